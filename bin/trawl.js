@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Runs the built CLI (npm run build); during development use `npm run trawl -- …`.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const built = new URL('../dist/shared/cli/main.js', import.meta.url);
+if (!existsSync(fileURLToPath(built))) {
+  process.stderr.write('trawl: not built yet: run npm run build (or use npm run trawl -- <args>)\n');
+  process.exit(2);
+}
+const { main } = await import(built.href);
+process.exitCode = await main(process.argv.slice(2));

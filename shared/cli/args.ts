@@ -1,0 +1,82 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
+import { SETTINGS, defaultSettings, type CrawlSettings, type SettingName } from '../config/settings.js';
+
+function describeIssue(schema: z.ZodType): string {
+  if (schema instanceof z.ZodEnum) return `one of ${(schema.options as string[]).join(', ')}`;
+  const probe = schema.safeParse('x');
+  if (!probe.success && schema.safeParse('1').success) {
+    const min = [0, 1, 1024].find((m) => schema.safeParse(String(m)).success && !schema.safeParse(String(m - 1)).success);
+    return min === undefined ? 'a number' : `a whole number of at least ${min}`;
+  }
+  return 'a valid value';
+}
+
+function parseValue(name: SettingName, raw: unknown, source: string): unknown {
+  const s = SETTINGS[name];
+  const value = s.type === 'list' && typeof raw === 'string' ? raw.split(',').map((v) => v.trim()).filter(Boolean) : raw;
+  const result = s.schema.safeParse(s.type === 'boolean' && typeof value === 'string' ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value);
+  if (!result.success) {
+    throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected ${describeIssue(s.schema)} (${s.help})`);
+  }
+  return result.data;
+}
+
+/** Settings from defaults, then `TRAWL_*` environment variables, then flags; validated once here. */
+export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): CrawlSettings {
+  const out = defaultSettings() as Record<string, unknown>;
+  for (const [name, s] of Object.entries(SETTINGS) as Array<[SettingName, (typeof SETTINGS)[SettingName]]>) {
+    const fromEnv = env[s.env];
+    if (fromEnv !== undefined && fromEnv !== '') out[name] = parseValue(name, fromEnv, s.env);
+    if (s.flag && flags[s.flag] !== undefined) out[name] = parseValue(name, flags[s.flag], `--${s.flag}`);
+  }
+  return out as CrawlSettings;
+}
+
+/** The node:util parseArgs options derived from the settings table. */
+export function flagOptions(): NonNullable<ParseArgsConfig['options']> {
+  const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean', short: 'h' } };
+  for (const s of Object.values(SETTINGS)) {
+    if (!s.flag) continue;
+    options[s.flag] = s.type === 'boolean' ? { type: 'boolean' } : s.type === 'list' ? { type: 'string', multiple: true } : { type: 'string' };
+  }
+  return options;
+}
+
+export interface ParsedCommand {
+  command: string;
+  positionals: string[];
+  flags: Record<string, unknown>;
+}
+
+/** Splits argv into a command, positionals and flags; unknown flags are a usage error. */
+export function parseCommandLine(argv: string[]): ParsedCommand {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: flagOptions(), allowPositionals: true, strict: true });
+    const [command = 'help', ...rest] = positionals;
+    return { command, positionals: rest, flags: values as Record<string, unknown> };
+  } catch (err) {
+    const message = err instanceof Error ? err.message.replace(/\. To specify a positional.*$/s, '') : String(err);
+    throw new UsageError(`${message}: see trawl --help for the flags`, { cause: err });
+  }
+}
+
+export function helpText(): string {
+  const lines = [
+    'trawl — a polite web crawler',
+    '',
+    'Usage:',
+    '  trawl crawl <seed…> [flags]   crawl from the seed URLs into the data directory',
+    '  trawl status [--data DIR]     summarise a data directory',
+    '',
+    'Flags (each also readable from the environment variable shown):',
+  ];
+  for (const s of Object.values(SETTINGS)) {
+    if (!s.flag) continue;
+    const arg = s.type === 'boolean' ? '' : ' <value>';
+    const def = s.type === 'boolean' ? '' : ` [default: ${Array.isArray(s.default) ? (s.default.length > 4 ? `${s.default.length} names` : s.default.join(',') || 'none') : String(s.default)}]`;
+    lines.push(`  --${s.flag}${arg}`.padEnd(34) + `${s.help}${def} (${s.env})`);
+  }
+  return lines.join('\n');
+}

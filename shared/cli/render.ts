@@ -1,0 +1,39 @@
+import type { RunSummary } from '../store/ports.js';
+import type { CrawlEvent, ProgressStats } from '../pipeline/progress.js';
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+export function progressLine(s: ProgressStats, queued: number, activeHosts: number): string {
+  return `pages ${s.pages}  queued ${queued}  hosts ${activeHosts} active / ${s.hostsParked} parked  ${s.pagesPerSecond.toFixed(1)} pages/s  errors ${s.errors}  blocked ${s.blocked}  ${formatBytes(s.bytes)}`;
+}
+
+function table(title: string, counts: Record<string, number>): string[] {
+  const entries = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+  if (entries.length === 0) return [`${title}: none`];
+  return [`${title}:`, ...entries.map(([k, v]) => `  ${k.padEnd(24)} ${v}`)];
+}
+
+/** The people-facing summary printed at the end of a crawl and by `trawl status`. */
+export function summaryText(summary: RunSummary, dataDir: string, elapsedMs?: number): string {
+  const traps = Object.entries(summary.skipsByReason).filter(([k]) => k.startsWith('trap:')).reduce((n, [, v]) => n + v, 0);
+  const lines = [
+    `run ${summary.runId} ${summary.status}  seeds: ${summary.seeds.join(' ')}`,
+    `requests ${summary.requests}  pages stored ${summary.pagesStored}  unchanged ${summary.unchanged}  duplicates ${summary.duplicates}  bytes ${formatBytes(summary.bytes)}`,
+    `robots-blocked ${summary.skipsByReason.robots ?? 0}  traps avoided ${traps}${elapsedMs !== undefined ? `  time ${(elapsedMs / 1000).toFixed(1)} s` : ''}`,
+    ...table('urls by state', summary.urlsByState),
+    ...table('responses by status', summary.fetchesByStatus),
+    ...table('skips by reason', summary.skipsByReason),
+  ];
+  if (summary.hostsParked.length) lines.push('parked hosts:', ...summary.hostsParked.map((h) => `  ${h.host}: ${h.reason}`));
+  lines.push(`stored in ${dataDir} (trawl.db + blobs/)`);
+  return lines.join('\n');
+}
+
+export function jsonLine(event: CrawlEvent | Record<string, unknown>): string {
+  return JSON.stringify(event);
+}

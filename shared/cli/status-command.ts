@@ -1,0 +1,26 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataDirError } from '../errors.js';
+import { DB_FILE, SqliteCrawlStore } from '../store/local/sqlite-store.js';
+import type { RunSummary } from '../store/ports.js';
+import { jsonLine, summaryText } from './render.js';
+
+/** `trawl status`: summarises the latest run of a data directory. */
+export async function statusCommand(dataDir: string, json: boolean, out: (line: string) => void): Promise<RunSummary | undefined> {
+  if (!existsSync(join(dataDir, DB_FILE))) {
+    throw new DataDirError(`no trawl data in ${dataDir}: run trawl crawl <url> --data ${dataDir} first, or pass --data with the directory of an earlier crawl`);
+  }
+  const store = new SqliteCrawlStore(dataDir);
+  try {
+    const latest = await store.latestRun();
+    if (!latest) {
+      out(json ? jsonLine({ type: 'status', runs: 0 }) : `${dataDir}: no crawl has run yet`);
+      return undefined;
+    }
+    const summary = await store.summary(latest.id);
+    out(json ? jsonLine({ type: 'status', ...summary }) : summaryText(summary, dataDir));
+    return summary;
+  } finally {
+    await store.close();
+  }
+}

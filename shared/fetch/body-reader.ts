@@ -1,0 +1,97 @@
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+export interface CappedBody {
+  body: Buffer;
+  /** True when the body was cut at the cap (on the wire or after decoding). */
+  truncated: boolean;
+  /** Bytes received from the network (before decoding). */
+  wireBytes: number;
+}
+
+class CapReachedError extends Error {
+  constructor() {
+    super('cap reached');
+    this.name = 'CapReachedError';
+  }
+}
+
+function decoderFor(encoding: string, firstByte: number | undefined): Transform | null {
+  switch (encoding) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'br':
+      return createBrotliDecompress();
+    case 'deflate':
+      // Some servers send raw DEFLATE instead of the zlib wrapper; 0x78 starts a zlib header.
+      return firstByte === 0x78 ? createInflate() : createInflateRaw();
+    default:
+      return null;
+  }
+}
+
+/**
+ * Reads a response body with a cap on the bytes received and on the bytes decoded, so neither a
+ * huge page nor a decompression bomb is read past `maxBytes`. Stops the stream at the cap.
+ */
+export async function readCappedBody(stream: Readable, contentEncoding: string | undefined, maxBytes: number): Promise<CappedBody> {
+  const encodings = (contentEncoding ?? '').toLowerCase().split(',').map((e) => e.trim()).filter((e) => e && e !== 'identity');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let wireBytes = 0;
+  let truncated = false;
+  const sink = async (source: AsyncIterable<Buffer>) => {
+    for await (const chunk of source) {
+      const room = maxBytes - size;
+      if (chunk.length > room) {
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        size = maxBytes;
+        truncated = true;
+        throw new CapReachedError();
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+  };
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      wireBytes += chunk.length;
+      if (wireBytes > maxBytes) {
+        truncated = true;
+        // Pass what fits so the decoder can still yield its share, then stop the download.
+        done(new CapReachedError());
+        return;
+      }
+      done(null, chunk);
+    },
+  });
+  const first = await peekFirstByte(stream);
+  const decoders = encodings.reverse().map((e, i) => decoderFor(e, i === 0 ? first.byte : undefined)).filter((d): d is Transform => d !== null);
+  try {
+    await (pipeline as unknown as (...streams: unknown[]) => Promise<void>)(first.stream, counter, ...decoders, sink);
+  } catch (err) {
+    if (!(err instanceof CapReachedError) && !truncated) throw err;
+    truncated = true;
+  } finally {
+    stream.destroy();
+  }
+  return { body: Buffer.concat(chunks), truncated, wireBytes };
+}
+
+async function peekFirstByte(stream: Readable): Promise<{ byte: number | undefined; stream: Readable }> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const head = await iterator.next();
+  if (head.done) return { byte: undefined, stream: Readable.from([]) };
+  const firstChunk = head.value as Buffer;
+  async function* rest() {
+    yield firstChunk;
+    while (true) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield next.value as Buffer;
+    }
+  }
+  return { byte: firstChunk[0], stream: Readable.from(rest(), { objectMode: false }) };
+}

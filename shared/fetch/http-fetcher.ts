@@ -1,0 +1,151 @@
+import { Agent, type Dispatcher } from 'undici';
+import { AddressGuard, type Resolver } from './address-guard.js';
+import { readCappedBody } from './body-reader.js';
+import { acceptedClass, parseContentType, type ContentClass, type FetchKind } from './content-type.js';
+import { AddressRefusedError, NonRetryableFetchError, RetryableFetchError } from '../errors.js';
+
+export interface FetchRequest {
+  url: string;
+  kind: FetchKind;
+  etag?: string;
+  lastModified?: string;
+}
+
+export interface FetchResponse {
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  /** The body (decoded from its Content-Encoding), or null when it was not read. */
+  body: Buffer | null;
+  truncated: boolean;
+  mime: string;
+  charset?: string;
+  contentClass: ContentClass | null;
+  /** Set when the body was deliberately not read. */
+  skipped?: 'content-type';
+  wireBytes: number;
+  durationMs: number;
+  /** The absolute Location of a 3xx response. */
+  location?: string;
+}
+
+/** The fetch port: the live HTTP fetcher and (later) the archive replay implement it. */
+export interface Fetcher {
+  fetch(request: FetchRequest): Promise<FetchResponse>;
+  close(): Promise<void>;
+}
+
+export interface HttpFetcherOptions {
+  userAgent: string;
+  allowPrivateNetwork: boolean;
+  maxBodyBytes: number;
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+  resolver?: Resolver;
+  clock?: () => number;
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function classifyError(err: unknown, url: string): Error {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e instanceof AddressRefusedError) return e;
+  }
+  const code = (err as { code?: string }).code ?? '';
+  const name = (err as Error).name ?? '';
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'ENOTFOUND' || code === 'EAI_NONAME') return new NonRetryableFetchError(`${url}: host not found (${code})`, { cause: err });
+  if (name === 'TimeoutError' || name === 'AbortError' || code.startsWith('UND_ERR') || code.startsWith('E')) {
+    return new RetryableFetchError(`${url}: ${code || name}: ${message}`, { cause: err });
+  }
+  return new RetryableFetchError(`${url}: ${message}`, { cause: err });
+}
+
+/** The live fetcher: undici with keep-alive, timeouts, a streaming body cap and the address guard. */
+export class HttpFetcher implements Fetcher {
+  private readonly agent: Agent;
+  private readonly guard: AddressGuard;
+  private readonly clock: () => number;
+
+  constructor(private readonly options: HttpFetcherOptions) {
+    this.guard = new AddressGuard({ allowPrivateNetwork: options.allowPrivateNetwork, resolver: options.resolver });
+    this.clock = options.clock ?? Date.now;
+    this.agent = new Agent({
+      keepAliveTimeout: 10_000,
+      connections: 4,
+      headersTimeout: options.totalTimeoutMs,
+      bodyTimeout: options.totalTimeoutMs,
+      connect: { timeout: options.connectTimeoutMs, lookup: this.guard.lookup as never },
+    });
+  }
+
+  async fetch(request: FetchRequest): Promise<FetchResponse> {
+    const url = new URL(request.url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NonRetryableFetchError(`${request.url}: only http and https are fetched`);
+    this.guard.checkHostLiteral(url.hostname);
+    const started = this.clock();
+    const headers: Record<string, string> = {
+      'user-agent': this.options.userAgent,
+      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.7,*/*;q=0.1',
+      'accept-encoding': 'gzip, deflate, br',
+    };
+    if (request.etag) headers['if-none-match'] = request.etag;
+    if (request.lastModified) headers['if-modified-since'] = request.lastModified;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers,
+        signal: AbortSignal.timeout(this.options.totalTimeoutMs),
+      });
+    } catch (err) {
+      throw classifyError(err, request.url);
+    }
+    return this.readResponse(request, res, started);
+  }
+
+  private async readResponse(request: FetchRequest, res: Dispatcher.ResponseData, started: number): Promise<FetchResponse> {
+    const headers = flattenHeaders(res.headers);
+    const { mime, charset } = parseContentType(headers['content-type']);
+    const base: FetchResponse = {
+      url: request.url, status: res.statusCode, headers, body: null, truncated: false, mime, charset,
+      contentClass: null, wireBytes: 0, durationMs: 0,
+    };
+    if (res.statusCode >= 300 && res.statusCode < 400 && headers.location) {
+      base.location = safeResolve(headers.location, request.url);
+    }
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    // robots.txt is read whatever its type; other kinds only when the type is on the allow-list.
+    const contentClass = ok ? (request.kind === 'robots' ? 'text' : acceptedClass(mime, request.kind)) : null;
+    res.body.on('error', () => {}); // aborts below are deliberate; errors while reading surface through the reader
+    if (contentClass === null) {
+      if (ok) res.body.destroy(); // a type we do not keep: close the stream without reading it
+      else await res.body.dump({ limit: 64 * 1024 }).catch(() => {}); // small error bodies are drained to keep the connection
+      return { ...base, skipped: res.statusCode < 300 && res.statusCode >= 200 ? 'content-type' : undefined, durationMs: this.clock() - started };
+    }
+    try {
+      const body = await readCappedBody(res.body, headers['content-encoding'], this.options.maxBodyBytes);
+      return { ...base, ...body, contentClass, durationMs: this.clock() - started };
+    } catch (err) {
+      throw classifyError(err, request.url);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+function safeResolve(location: string, base: string): string | undefined {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,96 @@
+import { Heap } from './heap.js';
+import type { FrontierRow } from '../store/ports.js';
+import { newHostState, readyAt, type HostState } from '../politeness/host-state.js';
+import type { RobotsPolicy } from '../robots/robots-policy.js';
+
+interface QueuedNode {
+  row: FrontierRow;
+  priority: number;
+}
+
+/** One host's share of the frontier: its URLs best-first, its politeness state and its robots policy. */
+export class HostQueue {
+  state: HostState;
+  robots?: RobotsPolicy;
+  /** robots.txt fetch attempts that found the host unreachable, in a row. */
+  robotsFailures = 0;
+  busy = false;
+  /** Pages fetched from this host in the run (for --max-pages-per-host). */
+  fetched = 0;
+  /** The readyAt this host was last pushed into the scheduler with; other heap nodes are stale. */
+  scheduledAt: number | undefined;
+  private readonly heap = new Heap<QueuedNode>((a, b) => a.priority > b.priority || (a.priority === b.priority && a.row.depth < b.row.depth));
+  private readonly live = new Map<string, FrontierRow>();
+
+  constructor(readonly host: string, readonly origin: string, state?: HostState) {
+    this.state = state ?? newHostState(host);
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  get parked(): boolean {
+    return this.state.parkedReason !== undefined;
+  }
+
+  needsRobots(now: number): boolean {
+    return this.robots === undefined || (this.robots.kind === 'unreachable' && readyAt(this.state) <= now);
+  }
+
+  /** Whether the host has anything to do: URLs waiting, or robots.txt still to read. */
+  hasWork(): boolean {
+    return !this.parked && this.live.size > 0;
+  }
+
+  push(row: FrontierRow): void {
+    this.live.set(row.urlId, row);
+    this.heap.push({ row, priority: row.priority });
+  }
+
+  get(urlId: string): FrontierRow | undefined {
+    return this.live.get(urlId);
+  }
+
+  /** Re-pushes a queued URL whose priority went up; the old heap node becomes stale. */
+  reprioritize(urlId: string, priority: number): void {
+    const row = this.live.get(urlId);
+    if (!row || row.priority === priority) return;
+    row.priority = priority;
+    this.heap.push({ row, priority });
+  }
+
+  /** Takes the best URL that may be fetched now; URLs waiting for `notBefore` stay queued. */
+  pop(now: number): FrontierRow | undefined {
+    const waiting: QueuedNode[] = [];
+    let found: FrontierRow | undefined;
+    while (this.heap.size > 0) {
+      const node = this.heap.pop()!;
+      const row = this.live.get(node.row.urlId);
+      if (!row || row !== node.row || row.priority !== node.priority) continue; // stale node
+      if (row.notBefore > now) {
+        waiting.push(node);
+        continue;
+      }
+      this.live.delete(row.urlId);
+      found = row;
+      break;
+    }
+    for (const node of waiting) this.heap.push(node);
+    return found;
+  }
+
+  /** Earliest notBefore of the queued URLs, for scheduling a host whose URLs all wait. */
+  earliestNotBefore(): number {
+    let min = Infinity;
+    for (const row of this.live.values()) min = Math.min(min, row.notBefore);
+    return min;
+  }
+
+  /** Removes every queued URL (when the host is parked) and returns them. */
+  drain(): FrontierRow[] {
+    const rows = [...this.live.values()];
+    this.live.clear();
+    return rows;
+  }
+}

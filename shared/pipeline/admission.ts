@@ -1,0 +1,73 @@
+import type { CrawlSettings } from '../config/settings.js';
+import type { FetchKind } from '../fetch/content-type.js';
+import type { PriorityFn } from '../frontier/priority.js';
+import { DEFAULT_TRAP_LIMITS, TrapGuard } from '../frontier/traps.js';
+import type { FrontierRow } from '../store/ports.js';
+import { canonicalize, hostKey, urlId, type CanonicalOptions } from '../url/canonical.js';
+import { scopeChecker, type ScopeVerdict } from '../url/scope.js';
+
+/** A URL found somewhere (link, redirect, sitemap, feed, seed) asking to enter the frontier. */
+export interface Candidate {
+  href: string;
+  depth: number;
+  kind: FetchKind;
+  fresh?: boolean;
+  structural?: boolean;
+  redirects?: number;
+  from?: string;
+  nofollow?: boolean;
+}
+
+/** The decision for a candidate: a frontier row, queued or skipped with a reason. */
+export type Admission = { row: FrontierRow } | { dropped: 'not-http' };
+
+export const MAX_REDIRECTS = 5;
+
+/** Decides which discovered URLs are crawled: canonical form, scope, deny patterns, depth, traps, nofollow. */
+export class Admitter {
+  readonly traps: TrapGuard;
+  private readonly inScope: (url: string) => ScopeVerdict;
+
+  constructor(
+    private readonly runId: number,
+    seeds: string[],
+    private readonly settings: CrawlSettings,
+    private readonly priority: PriorityFn,
+    private readonly canonical: CanonicalOptions,
+    clock: () => number,
+  ) {
+    this.traps = new TrapGuard(DEFAULT_TRAP_LIMITS, clock);
+    this.inScope = scopeChecker({ mode: settings.scope, seeds, allowDomains: settings.allowDomain, deny: settings.deny });
+  }
+
+  canonicalize(href: string): string | null {
+    return canonicalize(href, undefined, this.canonical);
+  }
+
+  /** Builds the frontier row for a candidate; `state` says whether it is queued or why not. */
+  admit(c: Candidate): Admission {
+    const url = this.canonicalize(c.href);
+    if (!url) return { dropped: 'not-http' };
+    const redirects = c.redirects ?? 0;
+    const row: FrontierRow = {
+      runId: this.runId, urlId: urlId(url), url, host: hostKey(url), depth: c.depth, kind: c.kind, state: 'queued',
+      inlinks: 0, fresh: c.fresh ?? false, redirects, attempts: 0, notBefore: 0, discoveredFrom: c.from,
+      priority: this.priority({ url, depth: c.depth, inlinks: 0, fresh: c.fresh ?? false, structural: c.structural }),
+    };
+    const reason = this.skipReason(c, url, redirects);
+    if (reason) {
+      row.state = 'skipped';
+      row.reason = reason;
+    }
+    return { row };
+  }
+
+  private skipReason(c: Candidate, url: string, redirects: number): string | undefined {
+    const scope = this.inScope(url);
+    if (!scope.inScope) return scope.reason;
+    if (redirects > MAX_REDIRECTS) return 'too-many-redirects';
+    if (c.nofollow && !this.settings.followNofollow) return 'nofollow';
+    if (c.depth > this.settings.maxDepth) return 'max-depth';
+    return this.traps.admit(url) ?? undefined;
+  }
+}

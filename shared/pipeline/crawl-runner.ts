@@ -1,0 +1,294 @@
+import { errorMessage, UsageError } from '../errors.js';
+import type { HostQueue } from '../frontier/host-queue.js';
+import { afterRequest, backoffMs, newHostState, readyAt } from '../politeness/host-state.js';
+import { RateLimiter } from '../politeness/rate-limiter.js';
+import { parseRetryAfter } from '../politeness/retry-after.js';
+import { robotsAllows, robotsCrawlDelayMs, robotsSitemaps } from '../robots/robots-policy.js';
+import type { FrontierRow, RunRecord, RunSummary } from '../store/ports.js';
+import { urlId } from '../url/canonical.js';
+import { Admitter, type Candidate } from './admission.js';
+import { politenessConfig, type CrawlContext } from './context.js';
+import { CrawlState, knownOf } from './crawl-state.js';
+import { fetchStage } from './fetch-stage.js';
+import { processStage, type ProcessResult } from './process-stage.js';
+import { loadRobots } from './robots-stage.js';
+import { CrawlProgress, type CrawlEvent } from './progress.js';
+
+function wasFetchedPage(seen: { kind: string; state: string; reason?: string }): boolean {
+  return seen.kind === 'page' && (['done', 'failed', 'duplicate'].includes(seen.state) || seen.reason === 'content-type') && seen.reason !== 'address-refused';
+}
+
+export interface CrawlOptions {
+  seeds: string[];
+  resume: boolean;
+  onEvent?: (event: CrawlEvent) => void;
+}
+
+/**
+ * The embedded runner: one process, many hosts at once, one request per host at a time.
+ * It owns scheduling; every decision about a URL is made by the stage functions.
+ */
+export class CrawlRunner {
+  private run!: RunRecord;
+  private admitter!: Admitter;
+  private readonly state = new CrawlState();
+  private readonly limiter: RateLimiter;
+  private readonly politeness;
+  private active = 0;
+  private pageSlots = 0;
+  private stopping = false;
+  private fatal: unknown;
+  private wakeUp: (() => void) | undefined;
+  readonly progress: CrawlProgress;
+
+  constructor(private readonly ctx: CrawlContext, private readonly options: CrawlOptions) {
+    this.limiter = new RateLimiter(ctx.settings.maxRps, ctx.clock());
+    this.politeness = politenessConfig(ctx.settings);
+    this.progress = new CrawlProgress(ctx.clock, options.onEvent);
+  }
+
+  /** URLs waiting and hosts being fetched right now, for the progress line. */
+  liveCounts(): { queued: number; activeHosts: number } {
+    return { queued: this.state.queuedCount(), activeHosts: this.active };
+  }
+
+  /** Asks the crawl to stop: nothing new starts, requests in flight finish, the run stays resumable. */
+  stop(): void {
+    this.stopping = true;
+    this.wakeUp?.();
+  }
+
+  async crawl(): Promise<RunSummary> {
+    await (this.options.resume ? this.resumeRun() : this.startRun());
+    while (true) {
+      const timer = this.dispatch();
+      if (this.active === 0 && (this.stopping || this.budgetReached() || this.state.scheduler.isEmpty())) break;
+      await this.sleep(timer);
+    }
+    if (this.fatal) throw this.fatal;
+    const status = this.stopping ? 'interrupted' : 'finished';
+    await this.ctx.store.setRunStatus(this.run.id, status, this.ctx.clock());
+    const summary = await this.ctx.store.summary(this.run.id);
+    this.progress.finish(summary);
+    return summary;
+  }
+
+  private async startRun(): Promise<void> {
+    const latest = await this.ctx.store.latestRun();
+    if (latest?.status === 'running' || latest?.status === 'interrupted') {
+      await this.ctx.store.setRunStatus(latest.id, 'abandoned', this.ctx.clock());
+      this.ctx.logger.warn('an unfinished crawl was abandoned; pass --resume to continue one instead', { runId: latest.id });
+    }
+    this.run = await this.ctx.store.createRun(this.options.seeds, { ...this.ctx.settings }, this.ctx.clock());
+    this.admitter = this.newAdmitter(this.options.seeds);
+    const rows = this.admitAll(this.options.seeds.map((href) => ({ href, depth: 0, kind: 'page', structural: true }))).rows;
+    const inserted = new Set(await this.ctx.store.addUrls(rows));
+    for (const row of rows) if (inserted.has(row.urlId) && row.state === 'queued') this.state.enqueue(row);
+    this.progress.started(this.run.id, false);
+  }
+
+  private async resumeRun(): Promise<void> {
+    const latest = await this.ctx.store.latestRun();
+    if (!latest || latest.status === 'finished' || latest.status === 'abandoned') {
+      throw new UsageError(`nothing to resume in ${this.ctx.settings.data}: ${latest ? `the last crawl (run ${latest.id}) is ${latest.status}` : 'no crawl has run there'}; start a crawl without --resume`);
+    }
+    this.run = latest;
+    await this.ctx.store.setRunStatus(latest.id, 'running', this.ctx.clock());
+    this.admitter = this.newAdmitter(latest.seeds);
+    const requeued = await this.ctx.store.requeueInFlight(latest.id);
+    const fetchedPerHost = new Map<string, number>();
+    for (const seen of await this.ctx.store.seenUrls(latest.id)) {
+      this.state.known.set(seen.urlId, knownOf(seen.state, seen.reason));
+      if (!seen.reason?.startsWith('trap:')) this.admitter.traps.admit(seen.url); // rebuild the per-run trap counters
+      if (wasFetchedPage(seen)) {
+        this.pageSlots++;
+        const host = new URL(seen.url).host;
+        fetchedPerHost.set(host, (fetchedPerHost.get(host) ?? 0) + 1);
+      }
+    }
+    for (const row of await this.ctx.store.queuedUrls(latest.id)) {
+      const q = this.state.hostQueue(row);
+      if (q.size === 0 && !q.robots) {
+        const saved = await this.ctx.store.getHost(row.host);
+        // Keep back-off and parking from the killed run; wait one delay before the first request.
+        q.state = { ...(saved?.state ?? newHostState(row.host)), nextAllowedAt: this.ctx.clock() + this.politeness.delayMs };
+      }
+      q.fetched = fetchedPerHost.get(row.host) ?? 0;
+      this.state.enqueue(row);
+    }
+    this.progress.started(this.run.id, true, requeued);
+  }
+
+  private newAdmitter(seeds: string[]): Admitter {
+    return new Admitter(this.run.id, seeds, this.ctx.settings, this.ctx.priority, this.ctx.canonical, this.ctx.clock);
+  }
+
+  private budgetReached(): boolean {
+    return this.pageSlots >= this.ctx.settings.maxPages;
+  }
+
+  /** Starts host tasks while slots are free; returns when the next host becomes ready, if known. */
+  private dispatch(): number | undefined {
+    const now = this.ctx.clock();
+    while (!this.stopping && this.active < this.ctx.settings.concurrency && !this.budgetReached()) {
+      const next = this.state.scheduler.next(now);
+      if (!next) return undefined;
+      if ('waitUntil' in next) return next.waitUntil;
+      const wait = this.limiter.tryTake(now);
+      if (wait > 0) {
+        this.state.scheduler.delay(next.queue, now + wait);
+        return now + wait;
+      }
+      this.launch(next.queue);
+    }
+    return undefined;
+  }
+
+  private launch(q: HostQueue): void {
+    q.busy = true;
+    this.active++;
+    this.hostTask(q)
+      .catch((err: unknown) => {
+        this.fatal ??= err;
+        this.stopping = true;
+        this.ctx.logger.error('crawl stopped by an unexpected error', { host: q.host, error: errorMessage(err) });
+      })
+      .finally(() => {
+        q.busy = false;
+        this.active--;
+        this.state.scheduler.schedule(q);
+        this.wakeUp?.();
+      });
+  }
+
+  private sleep(until: number | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = until === undefined ? undefined : setTimeout(resolve, Math.max(0, until - this.ctx.clock()));
+      this.wakeUp = () => {
+        if (timer) clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** One turn of a host: read robots.txt if needed, else fetch its best allowed URL. */
+  private async hostTask(q: HostQueue): Promise<void> {
+    if (q.needsRobots(this.ctx.clock())) return this.robotsTask(q);
+    while (true) {
+      if (q.fetched >= this.ctx.settings.maxPagesPerHost) return this.parkRows(q, q.drain(), 'skipped', 'max-pages-per-host');
+      if (this.budgetReached() || this.stopping) return;
+      const row = q.pop(this.ctx.clock());
+      if (!row) return;
+      const path = new URL(row.url).pathname + new URL(row.url).search;
+      if (q.robots && !robotsAllows(q.robots, path)) {
+        // Refused by robots.txt: recorded, no request made, so no delay is owed.
+        await this.ctx.store.commitFetch({ runId: this.run.id, urlId: row.urlId, state: 'blocked', reason: 'robots', attempts: row.attempts });
+        this.state.known.set(row.urlId, 'final');
+        this.progress.blocked(row);
+        continue;
+      }
+      return this.fetchTask(q, row);
+    }
+  }
+
+  private async robotsTask(q: HostQueue): Promise<void> {
+    const load = await loadRobots(this.ctx, this.run.id, q.origin, q.host, q.state);
+    const now = this.ctx.clock();
+    q.robots = load.policy;
+    q.state = { ...q.state, crawlDelayMs: robotsCrawlDelayMs(load.policy) };
+    if (load.policy.kind === 'unreachable') {
+      q.robotsFailures++;
+      const wait = parseRetryAfter(load.retryAfter, now) ?? backoffMs(q.robotsFailures - 1, this.politeness);
+      q.state = { ...q.state, backoffUntil: now + wait, nextAllowedAt: now + Math.max(wait, this.politeness.delayMs) };
+      if (q.robotsFailures >= this.ctx.settings.maxHostFailures) q.state.parkedReason = `robots.txt unreachable ${q.robotsFailures} times (${load.policy.reason})`;
+    } else {
+      q.robotsFailures = 0;
+      if (load.requested) q.state = afterRequest(q.state, { kind: 'response', status: 200, at: now }, this.politeness);
+      const sitemaps = robotsSitemaps(load.policy).map((href): Candidate => ({ href, depth: 0, kind: 'sitemap', structural: true }));
+      await this.addDiscovered(sitemaps);
+    }
+    await this.ctx.store.putHostState(q.state);
+    this.progress.robots(q.host, load);
+    if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
+  }
+
+  private async fetchTask(q: HostQueue, row: FrontierRow): Promise<void> {
+    const countsAsPage = row.kind === 'page';
+    if (countsAsPage) this.pageSlots++;
+    await this.ctx.store.markInFlight(this.run.id, row.urlId);
+    const outcome = await fetchStage(this.ctx, row);
+    const result = await processStage(this.ctx, row, outcome);
+    if (result.hostEvent) q.state = afterRequest(q.state, result.hostEvent, this.politeness);
+    if (result.retry && countsAsPage) this.pageSlots--;
+    if (countsAsPage && !result.retry && result.fetch?.status !== undefined) q.fetched++;
+    await this.commit(q, row, result);
+    if (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0)) await this.ctx.store.putHostState(q.state);
+    if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
+  }
+
+  private async commit(q: HostQueue, row: FrontierRow, result: ProcessResult): Promise<void> {
+    const attempts = row.attempts + 1;
+    const notBefore = result.retry ? readyAt(q.state) : 0;
+    const { rows, reprioritized } = this.admitAll(result.candidates);
+    const inserted = new Set(await this.ctx.store.commitFetch({
+      runId: this.run.id, urlId: row.urlId, state: result.state, reason: result.reason, attempts, notBefore,
+      fetch: result.fetch, page: result.page, edges: result.edges, aliases: result.aliases, discovered: rows, reprioritized,
+    }));
+    if (result.retry) q.push({ ...row, attempts, notBefore, state: 'queued' });
+    else this.state.known.set(row.urlId, 'final');
+    for (const r of rows) if (inserted.has(r.urlId) && r.state === 'queued') this.state.enqueue(r);
+    this.progress.fetched(row, result);
+  }
+
+  private async addDiscovered(candidates: Candidate[]): Promise<void> {
+    const { rows } = this.admitAll(candidates);
+    const inserted = new Set(await this.ctx.store.addUrls(rows));
+    for (const r of rows) if (inserted.has(r.urlId) && r.state === 'queued') this.state.enqueue(r);
+  }
+
+  /** Admits candidates the run has not seen; raises the priority of queued ones linked again. */
+  private admitAll(candidates: Candidate[]): { rows: FrontierRow[]; reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> } {
+    const rows: FrontierRow[] = [];
+    const reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> = [];
+    const seen = new Set<string>();
+    for (const c of candidates) {
+      const url = this.admitter.canonicalize(c.href);
+      if (!url) continue;
+      const id = urlId(url);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const known = this.state.known.get(id);
+      if (known === 'queued') {
+        const bumped = c.kind === 'page' && !c.nofollow ? this.bumpInlinks(url, id) : undefined;
+        if (bumped) reprioritized.push(bumped);
+        continue;
+      }
+      if (known === 'final') continue;
+      const admission = this.admitter.admit(c);
+      if (!('row' in admission)) continue;
+      const next = knownOf(admission.row.state, admission.row.reason);
+      if (known === 'soft' && next !== 'queued') continue;
+      this.state.known.set(id, next);
+      rows.push(admission.row);
+    }
+    return { rows, reprioritized };
+  }
+
+  private bumpInlinks(url: string, id: string): { urlId: string; priority: number; inlinks: number } | undefined {
+    const q = this.state.hosts.get(new URL(url).host);
+    const row = q?.get(id);
+    if (!q || !row) return undefined;
+    row.inlinks++;
+    const priority = this.ctx.priority({ url: row.url, depth: row.depth, inlinks: row.inlinks, fresh: row.fresh });
+    q.reprioritize(id, priority);
+    return { urlId: id, priority, inlinks: row.inlinks };
+  }
+
+  private async parkRows(q: HostQueue, rows: FrontierRow[], state: 'skipped', reason: string): Promise<void> {
+    if (rows.length === 0) return;
+    await this.ctx.store.setUrlStates(this.run.id, rows.map((r) => r.urlId), state, reason);
+    for (const r of rows) this.state.known.set(r.urlId, 'final');
+    if (reason === 'host-parked') this.progress.parked(q.host, q.state.parkedReason ?? reason, rows.length);
+  }
+}

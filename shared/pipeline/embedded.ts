@@ -1,0 +1,45 @@
+import { join } from 'node:path';
+import type { CrawlSettings } from '../config/settings.js';
+import type { Resolver } from '../fetch/address-guard.js';
+import { HttpFetcher, type Fetcher } from '../fetch/http-fetcher.js';
+import { defaultPriority, type PriorityFn } from '../frontier/priority.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { FileBlobStore } from '../store/local/blob-store.js';
+import { SqliteCrawlStore } from '../store/local/sqlite-store.js';
+import { canonicalize } from '../url/canonical.js';
+import { robotsTokenOf, type CrawlContext } from './context.js';
+
+export interface EmbeddedOverrides {
+  clock?: () => number;
+  fetcher?: Fetcher;
+  resolver?: Resolver;
+  priority?: PriorityFn;
+  logger?: Logger;
+}
+
+/** Builds the embedded runtime: SQLite + blob files in the data directory, the live HTTP fetcher. */
+export function openEmbedded(settings: CrawlSettings, overrides: EmbeddedOverrides = {}): CrawlContext & { close(): Promise<void> } {
+  const store = new SqliteCrawlStore(settings.data);
+  const blobs = new FileBlobStore(join(settings.data, 'blobs'));
+  const fetcher = overrides.fetcher ?? new HttpFetcher({
+    userAgent: settings.userAgent,
+    allowPrivateNetwork: settings.allowPrivateNetwork,
+    maxBodyBytes: settings.maxBodyBytes,
+    connectTimeoutMs: settings.connectTimeoutMs,
+    totalTimeoutMs: settings.timeoutMs,
+    resolver: overrides.resolver,
+  });
+  const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
+  return {
+    settings, store, blobs, fetcher, canonical,
+    clock: overrides.clock ?? Date.now,
+    priority: overrides.priority ?? defaultPriority,
+    logger: overrides.logger ?? createLogger('warn'),
+    robotsToken: robotsTokenOf(settings.userAgent),
+    canonicalize: (href) => canonicalize(href, undefined, canonical),
+    async close() {
+      await fetcher.close();
+      await store.close();
+    },
+  };
+}

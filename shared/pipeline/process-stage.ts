@@ -1,0 +1,99 @@
+import { AddressRefusedError, NonRetryableFetchError } from '../errors.js';
+import { isThrottle, type ResponseEvent } from '../politeness/host-state.js';
+import { parseRetryAfter } from '../politeness/retry-after.js';
+import type { AliasRecord, EdgeRecord, FetchRecord, FrontierRow, PageRecord, UrlState } from '../store/ports.js';
+import type { Candidate } from './admission.js';
+import type { CrawlContext } from './context.js';
+import type { FetchOutcome } from './fetch-stage.js';
+import { contentOf } from './process-content.js';
+
+/** What one fetch means for the crawl: the URL's new state, what to store, and what to crawl next. */
+export interface ProcessResult {
+  state: UrlState;
+  reason?: string;
+  /** Put the URL back in the queue (throttled or transient failure with attempts left). */
+  retry: boolean;
+  fetch?: FetchRecord;
+  page?: PageRecord;
+  edges?: EdgeRecord[];
+  aliases: AliasRecord[];
+  candidates: Candidate[];
+  /** What the host's politeness state learns; undefined when no request reached it. */
+  hostEvent?: ResponseEvent;
+  notModified: boolean;
+}
+
+function fetchRecord(row: FrontierRow, outcome: FetchOutcome): FetchRecord {
+  const base = { runId: row.runId, urlId: row.urlId, url: row.url, kind: row.kind, fetchedAt: outcome.at };
+  if (outcome.kind === 'error') return { ...base, durationMs: 0, bytes: 0, truncated: false, notModified: false, error: outcome.message };
+  const { res } = outcome;
+  return {
+    ...base, status: res.status, durationMs: res.durationMs, contentHash: outcome.contentHash, bytes: res.body?.length ?? 0,
+    truncated: res.truncated, notModified: res.status === 304, headers: res.headers,
+    error: res.skipped ? `skipped: content type ${res.mime || 'unknown'} is not on the allow-list` : undefined,
+  };
+}
+
+function empty(state: UrlState, reason?: string): ProcessResult {
+  return { state, reason, retry: false, aliases: [], candidates: [], notModified: false };
+}
+
+function retryOrFail(ctx: CrawlContext, row: FrontierRow, reason: string): ProcessResult {
+  return row.attempts + 1 < ctx.settings.maxAttempts ? { ...empty('queued', reason), retry: true } : empty('failed', reason);
+}
+
+function onError(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'error' }>): ProcessResult {
+  if (outcome.error instanceof AddressRefusedError) return empty('failed', 'address-refused');
+  const event: ResponseEvent = { kind: 'network-error', message: outcome.message, at: ctx.clock() };
+  if (outcome.error instanceof NonRetryableFetchError) return { ...empty('failed', 'fetch-error'), hostEvent: event };
+  return { ...retryOrFail(ctx, row, 'network-error'), hostEvent: event };
+}
+
+async function onNotModified(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'response' }>): Promise<ProcessResult> {
+  const previous = outcome.previous!;
+  // Unchanged: nothing is re-parsed; the stored outlinks carry the crawl on.
+  const follow = !previous.nofollow || ctx.settings.followNofollow;
+  const candidates = follow
+    ? (await ctx.store.outlinks(row.urlId)).map((e) => ({ href: e.toUrl, depth: row.depth + 1, kind: 'page' as const, nofollow: e.nofollow, from: row.urlId }))
+    : [];
+  return { ...empty('done', 'unchanged'), page: { ...previous, runId: row.runId, fetchedAt: outcome.at }, candidates, notModified: true };
+}
+
+function onRedirect(row: FrontierRow, location: string | undefined): ProcessResult {
+  if (!location) return empty('failed', 'redirect-without-location');
+  // The target goes through the frontier like any URL: robots, scope, address guard, and
+  // "already fetched" all apply to each hop.
+  return {
+    ...empty('done', 'redirect'),
+    aliases: [{ urlId: row.urlId, url: row.url, targetUrl: location, reason: 'redirect' }],
+    candidates: [{ href: location, depth: row.depth, kind: row.kind, redirects: row.redirects + 1, structural: true, from: row.urlId }],
+  };
+}
+
+/** Turns a fetch outcome into the URL's fate, the records to store and the URLs to consider next. */
+export async function processStage(ctx: CrawlContext, row: FrontierRow, outcome: FetchOutcome): Promise<ProcessResult> {
+  const fetch = fetchRecord(row, outcome);
+  if (outcome.kind === 'error') return { ...onError(ctx, row, outcome), fetch };
+  const { res } = outcome;
+  const hostEvent: ResponseEvent = { kind: 'response', status: res.status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], ctx.clock()), at: ctx.clock() };
+  const result = await byStatus(ctx, row, outcome);
+  return { ...result, fetch, hostEvent };
+}
+
+async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'response' }>): Promise<ProcessResult> {
+  const { res } = outcome;
+  if (res.status === 304 && outcome.previous) return onNotModified(ctx, row, outcome);
+  if (res.status >= 300 && res.status < 400) {
+    const location = res.location ? (ctx.canonicalize(res.location) ?? undefined) : undefined;
+    return onRedirect(row, location);
+  }
+  if (isThrottle(res.status) || res.status >= 500) return retryOrFail(ctx, row, `http-${res.status}`);
+  if (res.status >= 400 || res.status < 200) return empty('failed', `http-${res.status}`);
+  if (res.skipped) return empty('skipped', 'content-type');
+  const content = await contentOf(ctx, row, res, outcome.contentHash, outcome.at);
+  const state: UrlState = content.duplicateOf ? 'duplicate' : 'done';
+  return {
+    ...empty(state, content.duplicateOf ? 'duplicate-body' : undefined),
+    page: content.page, edges: content.edges, aliases: content.aliases, candidates: content.candidates,
+  };
+}

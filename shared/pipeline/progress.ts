@@ -1,0 +1,80 @@
+import type { FrontierRow, RunSummary } from '../store/ports.js';
+import type { ProcessResult } from './process-stage.js';
+import type { RobotsLoad } from './robots-stage.js';
+
+export interface ProgressStats {
+  runId: number;
+  pages: number;
+  requests: number;
+  errors: number;
+  blocked: number;
+  bytes: number;
+  hostsParked: number;
+  elapsedMs: number;
+  pagesPerSecond: number;
+}
+
+/** What the runner reports as it goes; the CLI renders these as a progress line or JSON lines. */
+export type CrawlEvent =
+  | { type: 'start'; runId: number; resumed: boolean; requeued?: number }
+  | { type: 'fetch'; url: string; kind: string; status?: number; state: string; reason?: string; ms: number; bytes: number }
+  | { type: 'blocked'; url: string; reason: 'robots' }
+  | { type: 'robots'; host: string; policy: string; requested: boolean; status?: number; error?: string }
+  | { type: 'host-parked'; host: string; reason: string; dropped: number }
+  | { type: 'done'; summary: RunSummary; stats: ProgressStats };
+
+/** Running counters of a crawl, and the event stream. */
+export class CrawlProgress {
+  private runId = 0;
+  private readonly startedAt: number;
+  private pages = 0;
+  private requests = 0;
+  private errors = 0;
+  private blockedCount = 0;
+  private bytes = 0;
+  private parkedHosts = 0;
+
+  constructor(private readonly clock: () => number, private readonly emit: (e: CrawlEvent) => void = () => {}) {
+    this.startedAt = clock();
+  }
+
+  started(runId: number, resumed: boolean, requeued?: number): void {
+    this.runId = runId;
+    this.emit({ type: 'start', runId, resumed, requeued });
+  }
+
+  fetched(row: FrontierRow, r: ProcessResult): void {
+    this.requests++;
+    if (row.kind === 'page' && !r.retry && r.fetch?.status !== undefined) this.pages++;
+    if (r.state === 'failed' || r.fetch?.error && !r.fetch.error.startsWith('skipped')) this.errors++;
+    this.bytes += r.fetch?.bytes ?? 0;
+    this.emit({ type: 'fetch', url: row.url, kind: row.kind, status: r.fetch?.status, state: r.state, reason: r.reason, ms: r.fetch?.durationMs ?? 0, bytes: r.fetch?.bytes ?? 0 });
+  }
+
+  blocked(row: FrontierRow): void {
+    this.blockedCount++;
+    this.emit({ type: 'blocked', url: row.url, reason: 'robots' });
+  }
+
+  robots(host: string, load: RobotsLoad): void {
+    if (load.requested) this.requests++;
+    this.emit({ type: 'robots', host, policy: load.policy.kind, requested: load.requested, status: load.lastStatus, error: load.error });
+  }
+
+  parked(host: string, reason: string, dropped: number): void {
+    this.parkedHosts++;
+    this.emit({ type: 'host-parked', host, reason, dropped });
+  }
+
+  stats(): ProgressStats {
+    const elapsedMs = this.clock() - this.startedAt;
+    return {
+      runId: this.runId, pages: this.pages, requests: this.requests, errors: this.errors, blocked: this.blockedCount, bytes: this.bytes,
+      hostsParked: this.parkedHosts, elapsedMs, pagesPerSecond: elapsedMs > 0 ? (this.pages * 1000) / elapsedMs : 0,
+    };
+  }
+
+  finish(summary: RunSummary): void {
+    this.emit({ type: 'done', summary, stats: this.stats() });
+  }
+}

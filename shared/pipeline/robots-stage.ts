@@ -1,0 +1,62 @@
+import { errorMessage } from '../errors.js';
+import { decodeBody } from '../fetch/charset.js';
+import type { FetchResponse } from '../fetch/http-fetcher.js';
+import { robotsPolicyFrom, type RobotsPolicy } from '../robots/robots-policy.js';
+import { ROBOTS_MAX_BYTES } from '../robots/robots-txt.js';
+import type { HostRecord } from '../store/ports.js';
+import type { HostState } from '../politeness/host-state.js';
+import { urlId } from '../url/canonical.js';
+import type { CrawlContext } from './context.js';
+
+/** RFC 9309 §2.3.1.2: follow at least five consecutive redirects for robots.txt. */
+const ROBOTS_MAX_HOPS = 5;
+
+export interface RobotsLoad {
+  policy: RobotsPolicy;
+  /** True when robots.txt was requested (not served from the store's cache). */
+  requested: boolean;
+  /** The status of the last response, if any, for the host's politeness state. */
+  lastStatus?: number;
+  retryAfter?: string;
+  error?: string;
+}
+
+/** Reads robots.txt for a host: from the store while its TTL lasts, else over the network (following ≤ 5 redirects). */
+export async function loadRobots(ctx: CrawlContext, runId: number, origin: string, host: string, hostState: HostState): Promise<RobotsLoad> {
+  const now = ctx.clock();
+  const cached = await ctx.store.getHost(host);
+  if (cached?.robotsStatus !== undefined && (cached.robotsExpiresAt ?? 0) > now) {
+    return { policy: robotsPolicyFrom({ status: cached.robotsStatus, body: cached.robotsBody }, ctx.robotsToken), requested: false };
+  }
+  let url = `${origin}/robots.txt`;
+  let res: FetchResponse | undefined;
+  let error: string | undefined;
+  for (let hop = 0; hop <= ROBOTS_MAX_HOPS; hop++) {
+    try {
+      res = await ctx.fetcher.fetch({ url, kind: 'robots' });
+    } catch (err) {
+      error = errorMessage(err);
+      res = undefined;
+    }
+    await recordRobotsFetch(ctx, runId, url, res, error, now);
+    if (!res?.location || res.status < 300 || res.status >= 400) break;
+    url = res.location;
+  }
+  const body = res?.body ? decodeBody(res.body.subarray(0, ROBOTS_MAX_BYTES), 'utf-8') : undefined;
+  const policy = robotsPolicyFrom({ status: res?.status, body, error }, ctx.robotsToken);
+  const record: HostRecord = {
+    host, state: hostState, robotsStatus: res?.status, robotsBody: body, robotsError: error, robotsFetchedAt: now,
+    // An unreachable robots.txt is not cached: it is asked again after the host's back-off.
+    robotsExpiresAt: policy.kind === 'unreachable' ? undefined : now + ctx.settings.robotsTtlMs,
+  };
+  await ctx.store.putHost(policy.kind === 'unreachable' ? { ...record, robotsStatus: undefined } : record);
+  return { policy, requested: true, lastStatus: res?.status, retryAfter: res?.headers['retry-after'], error };
+}
+
+async function recordRobotsFetch(ctx: CrawlContext, runId: number, url: string, res: FetchResponse | undefined, error: string | undefined, at: number) {
+  const contentHash = res?.body ? await ctx.blobs.put(res.body) : undefined;
+  await ctx.store.recordFetch({
+    runId, urlId: urlId(url), url, kind: 'robots', status: res?.status, fetchedAt: at, durationMs: res?.durationMs ?? 0, contentHash,
+    bytes: res?.body?.length ?? 0, truncated: res?.truncated ?? false, notModified: false, error, headers: res?.headers,
+  });
+}

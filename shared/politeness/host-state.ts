@@ -1,0 +1,87 @@
+/** Everything the scheduler knows about one host; transitions are pure functions of the state, the event and the clock. */
+export interface HostState {
+  host: string;
+  /** Earliest time the next request may start. */
+  nextAllowedAt: number;
+  /** Set by 429/503 or network trouble: no request before this time. */
+  backoffUntil: number;
+  /** 429/503 responses in a row without Retry-After: the exponent of the back-off. */
+  backoffStep: number;
+  consecutiveFailures: number;
+  crawlDelayMs: number;
+  parkedReason?: string;
+}
+
+export interface PolitenessConfig {
+  /** The floor between two requests to one host; max(Crawl-delay, delayMs) applies. */
+  delayMs: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** A Retry-After longer than this parks the host instead of waiting. */
+  maxRetryAfterMs: number;
+  /** This many failures in a row park the host. */
+  maxConsecutiveFailures: number;
+}
+
+export type ResponseEvent =
+  | { kind: 'response'; status: number; retryAfterMs?: number; at: number }
+  | { kind: 'network-error'; message: string; at: number };
+
+export function newHostState(host: string): HostState {
+  return { host, nextAllowedAt: 0, backoffUntil: 0, backoffStep: 0, consecutiveFailures: 0, crawlDelayMs: 0 };
+}
+
+/** The gap after each request: the larger of the site's Crawl-delay and our configured delay. */
+export function hostDelayMs(state: HostState, config: PolitenessConfig): number {
+  return Math.max(state.crawlDelayMs, config.delayMs);
+}
+
+/** Exponential back-off: base × 2^step, capped. Defaults: 30 s doubling up to 10 min. */
+export function backoffMs(step: number, config: PolitenessConfig): number {
+  return Math.min(config.backoffMaxMs, config.backoffBaseMs * 2 ** step);
+}
+
+function park(state: HostState, reason: string): HostState {
+  return { ...state, parkedReason: reason };
+}
+
+/** Whether a status asks us to slow down (RFC 9110 §15.5.30 / §15.6.4). */
+export function isThrottle(status: number): boolean {
+  return status === 429 || status === 503;
+}
+
+/** The host after a request finished: delay, back-off, failure count and parking. */
+export function afterRequest(state: HostState, event: ResponseEvent, config: PolitenessConfig): HostState {
+  const delay = hostDelayMs(state, config);
+  if (event.kind === 'network-error') {
+    const failures = state.consecutiveFailures + 1;
+    const wait = backoffMs(state.backoffStep, config);
+    const next = { ...state, consecutiveFailures: failures, backoffStep: state.backoffStep + 1, backoffUntil: event.at + wait, nextAllowedAt: event.at + Math.max(delay, wait) };
+    return failures >= config.maxConsecutiveFailures ? park(next, `${failures} network failures in a row (last: ${event.message})`) : next;
+  }
+  const { status } = event;
+  if (isThrottle(status)) {
+    const wait = event.retryAfterMs ?? backoffMs(state.backoffStep, config);
+    const failures = state.consecutiveFailures + 1;
+    const next = {
+      ...state,
+      consecutiveFailures: failures,
+      backoffStep: event.retryAfterMs === undefined ? state.backoffStep + 1 : state.backoffStep,
+      backoffUntil: event.at + wait,
+      nextAllowedAt: event.at + Math.max(delay, wait),
+    };
+    if (wait > config.maxRetryAfterMs) return park(next, `HTTP ${status} asked to wait ${Math.round(wait / 1000)} s, longer than the limit`);
+    return failures >= config.maxConsecutiveFailures ? park(next, `${failures} HTTP ${status} responses in a row`) : next;
+  }
+  if (status >= 500) {
+    const failures = state.consecutiveFailures + 1;
+    const next = { ...state, consecutiveFailures: failures, nextAllowedAt: event.at + delay };
+    return failures >= config.maxConsecutiveFailures ? park(next, `${failures} server errors in a row (last: HTTP ${status})`) : next;
+  }
+  return { ...state, consecutiveFailures: 0, backoffStep: 0, nextAllowedAt: event.at + delay };
+}
+
+/** When the host may next be asked, honouring back-off. */
+export function readyAt(state: HostState): number {
+  return Math.max(state.nextAllowedAt, state.backoffUntil);
+}

@@ -1,0 +1,68 @@
+import type { Database as Db } from 'better-sqlite3';
+import type { FetchKind } from '../../fetch/content-type.js';
+import type { FrontierRow, PageRecord, RunStatus, RunSummary, UrlState } from '../ports.js';
+
+const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
+
+export function frontierParams(r: FrontierRow): Record<string, unknown> {
+  return { ...r, reason: r.reason ?? null, fresh: r.fresh ? 1 : 0, discoveredFrom: r.discoveredFrom ?? null };
+}
+
+export function rowToFrontier(r: Record<string, unknown>): FrontierRow {
+  return {
+    runId: r.run_id as number, urlId: r.url_id as string, url: r.url as string, host: r.host as string, depth: r.depth as number,
+    priority: r.priority as number, kind: r.kind as FetchKind, state: r.state as UrlState, reason: opt<string>(r.reason), inlinks: r.inlinks as number,
+    fresh: r.fresh === 1, redirects: r.redirects as number, attempts: r.attempts as number, notBefore: r.not_before as number,
+    discoveredFrom: opt<string>(r.discovered_from),
+  };
+}
+
+export function pageParams(p: PageRecord): Record<string, unknown> {
+  return {
+    ...p, charset: p.charset ?? null, contentHash: p.contentHash ?? null, truncated: p.truncated ? 1 : 0, etag: p.etag ?? null,
+    lastModified: p.lastModified ?? null, title: p.title ?? null, indexable: p.indexable ? 1 : 0, nofollow: p.nofollow ? 1 : 0,
+    duplicateOf: p.duplicateOf ?? null, canonicalUrl: p.canonicalUrl ?? null,
+  };
+}
+
+export function rowToPage(r: Record<string, unknown>): PageRecord {
+  return {
+    urlId: r.url_id as string, url: r.url as string, host: r.host as string, runId: r.run_id as number, status: r.status as number,
+    mime: r.mime as string, charset: opt<string>(r.charset), contentHash: opt<string>(r.content_hash), bytes: r.bytes as number,
+    truncated: r.truncated === 1, etag: opt<string>(r.etag), lastModified: opt<string>(r.last_modified), fetchedAt: r.fetched_at as number,
+    title: opt<string>(r.title), indexable: r.indexable === 1, nofollow: r.nofollow === 1, duplicateOf: opt<string>(r.duplicate_of),
+    canonicalUrl: opt<string>(r.canonical_url),
+  };
+}
+
+function countBy(db: Db, sql: string, runId: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const row of db.prepare(sql).all(runId) as Array<{ k: string | number | null; n: number }>) out[String(row.k ?? 'none')] = row.n;
+  return out;
+}
+
+/** Aggregates a run from its frontier and fetch records. */
+export function summarize(db: Db, runId: number): RunSummary {
+  const run = db.prepare('SELECT * FROM runs WHERE id = ?').get(runId) as Record<string, unknown>;
+  const fetchTotals = db.prepare('SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b, coalesce(sum(not_modified), 0) AS u FROM fetches WHERE run_id = ?').get(runId) as { n: number; b: number; u: number };
+  const stored = db.prepare('SELECT count(*) AS n, coalesce(sum(duplicate_of IS NOT NULL), 0) AS d FROM pages WHERE run_id = ?').get(runId) as { n: number; d: number };
+  const parked = (db.prepare('SELECT host, state FROM hosts').all() as Array<{ host: string; state: string }>)
+    .map((h) => ({ host: h.host, reason: (JSON.parse(h.state) as { parkedReason?: string }).parkedReason }))
+    .filter((h): h is { host: string; reason: string } => typeof h.reason === 'string');
+  return {
+    runId,
+    status: run.status as RunStatus,
+    startedAt: run.started_at as number,
+    finishedAt: opt<number>(run.finished_at),
+    seeds: JSON.parse(run.seeds as string) as string[],
+    urlsByState: countBy(db, 'SELECT state AS k, count(*) AS n FROM frontier WHERE run_id = ? GROUP BY state', runId),
+    skipsByReason: countBy(db, "SELECT reason AS k, count(*) AS n FROM frontier WHERE run_id = ? AND state IN ('skipped', 'blocked', 'failed', 'duplicate') GROUP BY reason", runId),
+    fetchesByStatus: countBy(db, "SELECT coalesce(CAST(status AS TEXT), 'error') AS k, count(*) AS n FROM fetches WHERE run_id = ? GROUP BY k", runId),
+    requests: fetchTotals.n,
+    pagesStored: stored.n,
+    unchanged: fetchTotals.u,
+    duplicates: stored.d,
+    bytes: fetchTotals.b,
+    hostsParked: parked,
+  };
+}

@@ -1,0 +1,185 @@
+import type { FetchKind } from '../fetch/content-type.js';
+import type { HostState } from '../politeness/host-state.js';
+
+/** The fate of a URL within one run. */
+export type UrlState = 'queued' | 'in_flight' | 'done' | 'failed' | 'skipped' | 'blocked' | 'duplicate';
+
+/** Skip reasons that depend on how a URL was reached, so a later link may still queue it. */
+export const SOFT_SKIPS = ['max-depth', 'nofollow'] as const;
+
+export interface FrontierRow {
+  runId: number;
+  urlId: string;
+  url: string;
+  host: string;
+  depth: number;
+  priority: number;
+  kind: FetchKind;
+  state: UrlState;
+  /** Why a URL was skipped, blocked or failed (e.g. `robots`, `trap:calendar`, `max-depth`). */
+  reason?: string;
+  inlinks: number;
+  fresh: boolean;
+  redirects: number;
+  attempts: number;
+  /** Not before this time (a 429'd URL waits for its host's back-off). */
+  notBefore: number;
+  discoveredFrom?: string;
+}
+
+export interface SeenUrl {
+  urlId: string;
+  url: string;
+  kind: FetchKind;
+  state: UrlState;
+  reason?: string;
+}
+
+export interface PageRecord {
+  urlId: string;
+  url: string;
+  host: string;
+  runId: number;
+  status: number;
+  mime: string;
+  charset?: string;
+  contentHash?: string;
+  bytes: number;
+  truncated: boolean;
+  etag?: string;
+  lastModified?: string;
+  fetchedAt: number;
+  title?: string;
+  indexable: boolean;
+  nofollow: boolean;
+  /** The url id of the first page with the same body bytes. */
+  duplicateOf?: string;
+  canonicalUrl?: string;
+}
+
+/** One interaction with a server, success or not: the archive's index record. */
+export interface FetchRecord {
+  runId: number;
+  urlId: string;
+  url: string;
+  kind: FetchKind;
+  status?: number;
+  fetchedAt: number;
+  durationMs: number;
+  contentHash?: string;
+  bytes: number;
+  truncated: boolean;
+  notModified: boolean;
+  error?: string;
+  headers?: Record<string, string>;
+}
+
+export interface EdgeRecord {
+  fromId: string;
+  toId: string;
+  toUrl: string;
+  anchor: string;
+  rel: string;
+  nofollow: boolean;
+}
+
+export interface AliasRecord {
+  urlId: string;
+  url: string;
+  targetUrl: string;
+  reason: 'rel-canonical' | 'redirect';
+}
+
+export interface HostRecord {
+  host: string;
+  state: HostState;
+  robotsStatus?: number;
+  robotsBody?: string;
+  robotsError?: string;
+  robotsFetchedAt?: number;
+  robotsExpiresAt?: number;
+}
+
+export type RunStatus = 'running' | 'finished' | 'interrupted' | 'abandoned';
+
+export interface RunRecord {
+  id: number;
+  startedAt: number;
+  finishedAt?: number;
+  status: RunStatus;
+  seeds: string[];
+  config: Record<string, unknown>;
+}
+
+/** Everything one finished fetch changes, written atomically where the backend allows. */
+export interface FetchCommit {
+  runId: number;
+  urlId: string;
+  state: UrlState;
+  reason?: string;
+  attempts: number;
+  notBefore?: number;
+  fetch?: FetchRecord;
+  page?: PageRecord;
+  /** Replaces the outlinks of the page. */
+  edges?: EdgeRecord[];
+  aliases?: AliasRecord[];
+  /** New URLs: inserted only where the run has not seen them. */
+  discovered?: FrontierRow[];
+  /** Priority changes of already-queued URLs (more inlinks). */
+  reprioritized?: Array<{ urlId: string; priority: number; inlinks: number }>;
+}
+
+export interface RunSummary {
+  runId: number;
+  status: RunStatus;
+  startedAt: number;
+  finishedAt?: number;
+  seeds: string[];
+  urlsByState: Record<string, number>;
+  skipsByReason: Record<string, number>;
+  fetchesByStatus: Record<string, number>;
+  requests: number;
+  pagesStored: number;
+  unchanged: number;
+  duplicates: number;
+  bytes: number;
+  hostsParked: Array<{ host: string; reason: string }>;
+}
+
+/** The crawl state port: frontier, hosts, pages, fetch records, edges and runs. */
+export interface CrawlStore {
+  createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord>;
+  latestRun(): Promise<RunRecord | undefined>;
+  setRunStatus(runId: number, status: RunStatus, now: number): Promise<void>;
+  /** Inserts frontier rows the run has not seen; returns the url ids that were new. */
+  addUrls(rows: FrontierRow[]): Promise<string[]>;
+  /** Marks URLs as in flight before their request starts (so a resume knows what may repeat). */
+  markInFlight(runId: number, urlId: string): Promise<void>;
+  /** Sets the state of many URLs at once (e.g. when a host is parked). */
+  setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string): Promise<void>;
+  /** Puts URLs that were in flight when a run died back in the queue; returns how many. */
+  requeueInFlight(runId: number): Promise<number>;
+  queuedUrls(runId: number): Promise<FrontierRow[]>;
+  /** Every URL the run has seen, for rebuilding per-run state on resume. */
+  seenUrls(runId: number): Promise<SeenUrl[]>;
+  commitFetch(commit: FetchCommit): Promise<string[]>;
+  /** Records an interaction that belongs to no frontier URL (robots.txt). */
+  recordFetch(record: FetchRecord): Promise<void>;
+  getPage(urlId: string): Promise<PageRecord | undefined>;
+  findPageByContentHash(hash: string, exceptUrlId: string): Promise<PageRecord | undefined>;
+  outlinks(urlId: string): Promise<EdgeRecord[]>;
+  getHost(host: string): Promise<HostRecord | undefined>;
+  putHost(record: HostRecord): Promise<void>;
+  /** Saves the politeness state of a host, keeping its robots.txt fields. */
+  putHostState(state: HostState): Promise<void>;
+  summary(runId: number): Promise<RunSummary>;
+  close(): Promise<void>;
+}
+
+/** Content-addressed raw bodies. */
+export interface BlobStore {
+  /** Stores bytes under their SHA-256 and returns the hex digest. */
+  put(bytes: Buffer): Promise<string>;
+  get(hash: string): Promise<Buffer | undefined>;
+}
