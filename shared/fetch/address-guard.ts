@@ -13,20 +13,22 @@ const BLOCKED_V6: Array<[string, number]> = [
   ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ];
 
-const blocked = new BlockList();
-for (const [net, prefix] of BLOCKED_V4) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of BLOCKED_V6) blocked.addSubnet(net, prefix, 'ipv6');
+// Two lists: Node's BlockList matches IPv4 addresses against ::ffff:0:0/96 rules too.
+const blockedV4 = new BlockList();
+const blockedV6 = new BlockList();
+for (const [net, prefix] of BLOCKED_V4) blockedV4.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of BLOCKED_V6) blockedV6.addSubnet(net, prefix, 'ipv6');
 
 /** True when an IP literal is loopback, private, link-local, CGNAT, cloud metadata, unique-local or IPv4-mapped. */
 export function isBlockedAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family === 4) return blockedV4.check(address, 'ipv4');
   if (family === 6) {
     const lower = address.toLowerCase();
     // Mapped/compatible forms written with a dotted quad are caught by ::ffff:0:0/96 too, but
     // BlockList needs the hex form; refuse any dotted IPv6 outright.
     if (lower.includes('.')) return true;
-    return blocked.check(lower, 'ipv6');
+    return blockedV6.check(lower, 'ipv6');
   }
   return true;
 }

@@ -55,10 +55,12 @@ export async function readCappedBody(stream: Readable, contentEncoding: string |
       size += chunk.length;
     }
   };
+  // Identity bodies are capped exactly by the sink; compressed ones also on the wire.
+  const wireCap = encodings.length > 0 ? maxBytes : Infinity;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       wireBytes += chunk.length;
-      if (wireBytes > maxBytes) {
+      if (wireBytes > wireCap) {
         truncated = true;
         // Pass what fits so the decoder can still yield its share, then stop the download.
         done(new CapReachedError());

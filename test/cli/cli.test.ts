@@ -1,0 +1,102 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { resolveSettings, parseCommandLine } from '../../shared/cli/args.js';
+import { UsageError } from '../../shared/errors.js';
+import { tempDir } from '../helpers.js';
+
+function trawl(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('flags, environment and defaults resolve in that order', () => {
+  const s = resolveSettings({ 'max-pages': '7', 'deny': ['*/a*'] }, { TRAWL_MAX_PAGES: '3', TRAWL_DELAY_MS: '250', TRAWL_ALLOW_PRIVATE_NETWORK: 'true' });
+  assert.equal(s.maxPages, 7);
+  assert.equal(s.delayMs, 250);
+  assert.equal(s.allowPrivateNetwork, true);
+  assert.deepEqual(s.deny, ['*/a*']);
+  assert.equal(s.concurrency, 16);
+  assert.equal(s.data, './trawl-data');
+});
+
+test('a bad flag value names the flag and what it expects', () => {
+  assert.throws(() => resolveSettings({ 'max-pages': 'lots' }, {}), (e: unknown) => e instanceof UsageError && /--max-pages/.test(e.message) && /whole number of at least 1/.test(e.message));
+  assert.throws(() => resolveSettings({ scope: 'planet' }, {}), /one of host, domain/);
+  assert.throws(() => resolveSettings({}, { TRAWL_DELAY_MS: '-5' }), /TRAWL_DELAY_MS/);
+  assert.throws(() => parseCommandLine(['crawl', '--bogus']), UsageError);
+});
+
+test('an invalid seed exits 2 with a one-line error', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = trawl(['crawl', 'not-a-url', '--data', dir]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^trawl: invalid seed "not-a-url": give an absolute http:\/\/ or https:\/\/ URL\n$/);
+    assert.equal(trawl(['crawl', 'ftp://x.test/', '--data', dir]).code, 2);
+    assert.equal(trawl(['crawl', '--data', dir]).code, 2);
+  } finally {
+    cleanup();
+  }
+});
+
+test('a bad flag value and an unknown flag exit 2', () => {
+  const r = trawl(['crawl', 'http://a.test/', '--concurrency', '0']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--concurrency/);
+  assert.equal(r.stderr.trim().split('\n').length, 1);
+  assert.equal(trawl(['crawl', 'http://a.test/', '--frobnicate']).code, 2);
+  assert.equal(trawl(['launch']).code, 2);
+});
+
+test('an unwritable data directory exits 2', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    writeFileSync(join(dir, 'file'), 'x');
+    const r = trawl(['crawl', 'http://a.test/', '--data', join(dir, 'file', 'data')]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /cannot write to data directory .*pass --data with a writable directory/);
+  } finally {
+    cleanup();
+  }
+});
+
+test('a data dir from another version exits 2 and is left as it was', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const db = new Database(join(dir, 'trawl.db'));
+    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '0');");
+    db.close();
+    for (const args of [['crawl', 'http://a.test/', '--data', dir], ['status', '--data', dir]]) {
+      const r = trawl(args);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /another trawl version/);
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+test('status of an empty directory and resume with nothing to resume exit 2', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    assert.match(trawl(['status', '--data', dir]).stderr, /no trawl data in/);
+    const r = trawl(['crawl', '--resume', '--data', dir]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /nothing to resume/);
+  } finally {
+    cleanup();
+  }
+});
+
+test('--help lists every flag with its environment variable', () => {
+  const r = trawl(['--help']);
+  assert.equal(r.code, 0);
+  for (const flag of ['--max-pages', '--max-depth', '--max-pages-per-host', '--scope', '--allow-domain', '--deny', '--user-agent', '--delay-ms', '--concurrency', '--allow-private-network', '--follow-nofollow', '--resume', '--json']) {
+    assert.ok(r.stdout.includes(flag), flag);
+  }
+  assert.match(r.stdout, /TRAWL_DELAY_MS/);
+});

@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultPriority } from '../../shared/frontier/priority.js';
+import { Heap } from '../../shared/frontier/heap.js';
+import { HostQueue } from '../../shared/frontier/host-queue.js';
+import type { FrontierRow } from '../../shared/store/ports.js';
+
+test('scores depth, inlinks, freshness and content-type hints', () => {
+  const base = { url: 'http://a.test/page', depth: 0, inlinks: 0, fresh: false };
+  assert.equal(defaultPriority(base), 1);
+  assert.equal(defaultPriority({ ...base, depth: 3 }), 0.7);
+  assert.equal(defaultPriority({ ...base, inlinks: 2 }), 1.4);
+  assert.equal(defaultPriority({ ...base, fresh: true }), 1.3);
+  assert.equal(defaultPriority({ ...base, url: 'http://a.test/blog/x' }), 1.3);
+  assert.equal(defaultPriority({ ...base, url: 'http://a.test/x.pdf' }), 0.7);
+  assert.equal(defaultPriority({ ...base, url: 'http://a.test/x.zip' }), 0);
+});
+
+test('the heap pops in order', () => {
+  const h = new Heap<number>((a, b) => a < b);
+  for (const n of [5, 1, 4, 2, 3, 0, 9]) h.push(n);
+  const out: number[] = [];
+  while (h.size) out.push(h.pop()!);
+  assert.deepEqual(out, [0, 1, 2, 3, 4, 5, 9]);
+});
+
+function row(id: string, priority: number, notBefore = 0): FrontierRow {
+  return { runId: 1, urlId: id, url: `http://a.test/${id}`, host: 'a.test', depth: 1, priority, kind: 'page', state: 'queued', inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore };
+}
+
+test('a host queue serves best first, honours notBefore and re-prioritises', () => {
+  const q = new HostQueue('a.test', 'http://a.test');
+  q.push(row('low', 0.5));
+  q.push(row('high', 1.5));
+  q.push(row('later', 9, 1000));
+  q.push(row('mid', 1));
+  q.reprioritize('low', 2);
+  assert.deepEqual([q.pop(0)?.urlId, q.pop(0)?.urlId, q.pop(0)?.urlId, q.pop(0)?.urlId], ['low', 'high', 'mid', undefined]);
+  assert.equal(q.earliestNotBefore(), 1000);
+  assert.equal(q.pop(1000)?.urlId, 'later');
+});

@@ -1,0 +1,129 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
+import { FileBlobStore } from '../../shared/store/local/blob-store.js';
+import { DataDirError } from '../../shared/errors.js';
+import type { FrontierRow } from '../../shared/store/ports.js';
+import { tempDir } from '../helpers.js';
+
+function row(runId: number, id: string, state: FrontierRow['state'] = 'queued', reason?: string): FrontierRow {
+  return { runId, urlId: id, url: `http://a.test/${id}`, host: 'a.test', depth: 1, priority: 1, kind: 'page', state, reason, inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore: 0 };
+}
+
+test('inserts each URL once per run, and queues a soft-skipped URL when a better path appears', async () => {
+  const { dir, cleanup } = tempDir();
+  const store = new SqliteCrawlStore(dir);
+  try {
+    const run = await store.createRun(['http://a.test/'], {}, 1);
+    assert.deepEqual(await store.addUrls([row(run.id, 'x'), row(run.id, 'y', 'skipped', 'max-depth'), row(run.id, 'z', 'skipped', 'out-of-scope')]), ['x', 'y', 'z']);
+    assert.deepEqual(await store.addUrls([row(run.id, 'x'), row(run.id, 'y'), row(run.id, 'z')]), ['y']);
+    assert.deepEqual((await store.queuedUrls(run.id)).map((r) => r.urlId).sort(), ['x', 'y']);
+    const other = await store.createRun(['http://a.test/'], {}, 2);
+    assert.deepEqual(await store.addUrls([row(other.id, 'x')]), ['x']);
+  } finally {
+    await store.close();
+    cleanup();
+  }
+});
+
+test('requeues URLs that were in flight', async () => {
+  const { dir, cleanup } = tempDir();
+  const store = new SqliteCrawlStore(dir);
+  try {
+    const run = await store.createRun([], {}, 1);
+    await store.addUrls([row(run.id, 'a'), row(run.id, 'b')]);
+    await store.markInFlight(run.id, 'a');
+    assert.equal(await store.requeueInFlight(run.id), 1);
+    assert.equal((await store.queuedUrls(run.id)).length, 2);
+  } finally {
+    await store.close();
+    cleanup();
+  }
+});
+
+test('commits a fetch atomically: state, record, page, edges and new URLs', async () => {
+  const { dir, cleanup } = tempDir();
+  const store = new SqliteCrawlStore(dir);
+  try {
+    const run = await store.createRun([], {}, 1);
+    await store.addUrls([row(run.id, 'a')]);
+    const inserted = await store.commitFetch({
+      runId: run.id, urlId: 'a', state: 'done', attempts: 1,
+      fetch: { runId: run.id, urlId: 'a', url: 'http://a.test/a', kind: 'page', status: 200, fetchedAt: 5, durationMs: 3, bytes: 10, truncated: false, notModified: false, contentHash: 'h1' },
+      page: { urlId: 'a', url: 'http://a.test/a', host: 'a.test', runId: run.id, status: 200, mime: 'text/html', bytes: 10, truncated: false, fetchedAt: 5, indexable: true, nofollow: false, contentHash: 'h1', etag: '"e"' },
+      edges: [{ fromId: 'a', toId: 'b', toUrl: 'http://a.test/b', anchor: 'B', rel: '', nofollow: false }],
+      discovered: [row(run.id, 'b')],
+    });
+    assert.deepEqual(inserted, ['b']);
+    assert.equal((await store.getPage('a'))?.etag, '"e"');
+    assert.equal((await store.findPageByContentHash('h1', 'other'))?.urlId, 'a');
+    assert.equal(await store.findPageByContentHash('h1', 'a'), undefined);
+    assert.deepEqual((await store.outlinks('a')).map((e) => e.toUrl), ['http://a.test/b']);
+    const summary = await store.summary(run.id);
+    assert.equal(summary.requests, 1);
+    assert.equal(summary.pagesStored, 1);
+    assert.deepEqual(summary.urlsByState, { done: 1, queued: 1 });
+  } finally {
+    await store.close();
+    cleanup();
+  }
+});
+
+test('refuses a data dir written by another schema version, without touching it', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const db = new Database(join(dir, 'trawl.db'));
+    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '999'); CREATE TABLE pages (x); INSERT INTO pages VALUES (42);");
+    db.close();
+    assert.throws(() => new SqliteCrawlStore(dir), (err: unknown) => err instanceof DataDirError && /schema 999/.test(err.message) && /new --data directory/.test(err.message));
+    const again = new Database(join(dir, 'trawl.db'));
+    assert.equal((again.prepare('SELECT x FROM pages').get() as { x: number }).x, 42);
+    again.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('refuses a foreign SQLite file and a non-database file', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const db = new Database(join(dir, 'trawl.db'));
+    db.exec('CREATE TABLE other (x)');
+    db.close();
+    assert.throws(() => new SqliteCrawlStore(dir), /not trawl's/);
+    const junk = join(dir, 'junk');
+    mkdirSync(junk);
+    writeFileSync(join(junk, 'trawl.db'), 'this is not sqlite at all, just text'.repeat(200));
+    assert.throws(() => new SqliteCrawlStore(junk), DataDirError);
+  } finally {
+    cleanup();
+  }
+});
+
+test('refuses a data directory that cannot be created or written', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    // A path below a regular file fails even for root, unlike permission bits.
+    writeFileSync(join(dir, 'file'), 'x');
+    assert.throws(() => new SqliteCrawlStore(join(dir, 'file', 'sub')), (err: unknown) => err instanceof DataDirError && /cannot write to data directory/.test(err.message));
+  } finally {
+    cleanup();
+  }
+});
+
+test('stores blobs by content hash', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const blobs = new FileBlobStore(dir);
+    const h = await blobs.put(Buffer.from('hello'));
+    assert.equal(h, '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824');
+    assert.equal(await blobs.put(Buffer.from('hello')), h);
+    assert.equal((await blobs.get(h))?.toString(), 'hello');
+    assert.equal(await blobs.get('00'.repeat(32)), undefined);
+  } finally {
+    cleanup();
+  }
+});
