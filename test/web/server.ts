@@ -12,6 +12,8 @@ export interface RequestLogEntry {
   /** Requests to this host in progress when this one started (including itself). */
   concurrent: number;
   bytesSent: number;
+  /** The client closed before the whole body was sent (a capped download); `end` is when the server noticed. */
+  aborted: boolean;
 }
 
 /** `ip`: each host on its own loopback address (Linux); `port`: each host on its own port of 127.0.0.1 (macOS too). */
@@ -37,7 +39,7 @@ function listen(server: Server, host: string, port: number): Promise<number> {
   });
 }
 
-function send(res: ServerResponse, out: WebResponse, onDone: (bytes: number) => void): void {
+function send(res: ServerResponse, out: WebResponse, onDone: (bytes: number, aborted: boolean) => void): void {
   res.writeHead(out.status, out.headers);
   if (out.stream) {
     const { chunk, total } = out.stream;
@@ -52,12 +54,12 @@ function send(res: ServerResponse, out: WebResponse, onDone: (bytes: number) => 
       }
       res.end();
     };
-    res.on('close', () => onDone(sent));
+    res.on('close', () => onDone(sent, sent < total || !res.writableFinished));
     pump();
     return;
   }
   res.end(out.body);
-  onDone(out.body ? Buffer.byteLength(out.body) : 0);
+  onDone(out.body ? Buffer.byteLength(out.body) : 0, false);
 }
 
 /** Starts every host of the synthetic web on loopback and records each request it serves. */
@@ -77,9 +79,9 @@ export async function startWeb(options: Partial<WebOptions> = {}, mode: WebMode 
     const target = req.url ?? '/';
     const url = new URL(target, 'http://x');
     const out = spec.handle({ path: url.pathname, target, query: url.searchParams, headers: req.headers }, env(spec.name));
-    const finish = (bytesSent: number) => {
+    const finish = (bytesSent: number, aborted: boolean) => {
       inFlight.set(spec.name, (inFlight.get(spec.name) ?? 1) - 1);
-      log.push({ host: spec.name, target, start, end: Date.now(), status: out.status, userAgent: String(req.headers['user-agent'] ?? ''), concurrent, bytesSent });
+      log.push({ host: spec.name, target, start, end: Date.now(), status: out.status, userAgent: String(req.headers['user-agent'] ?? ''), concurrent, bytesSent, aborted });
     };
     if (out.delayMs) setTimeout(() => send(res, out, finish), out.delayMs);
     else send(res, out, finish);

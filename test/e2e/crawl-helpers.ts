@@ -1,0 +1,43 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { resolveSettings } from '../../shared/cli/args.js';
+import { crawlCommand } from '../../shared/cli/crawl-command.js';
+import type { RunSummary } from '../../shared/store/ports.js';
+import type { RequestLogEntry, SyntheticWeb } from '../web/server.js';
+
+/** Settings for crawling the synthetic web in tests: loopback allowed, short delays and back-off. */
+export function testFlags(data: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { data, 'allow-private-network': true, 'delay-ms': '50', 'backoff-base-ms': '200', 'max-rps': '0', 'max-host-failures': '4', ...extra };
+}
+
+export async function crawlWeb(web: SyntheticWeb, flags: Record<string, unknown>, seeds = web.seeds()): Promise<{ summary: RunSummary; lines: string[] }> {
+  const lines: string[] = [];
+  const summary = await crawlCommand(seeds, resolveSettings(flags, {}), { out: (l) => lines.push(l) });
+  return { summary, lines };
+}
+
+/** Reads the data directory with plain SQL, as a downstream user would. */
+export function openDb(dataDir: string): Database.Database {
+  return new Database(join(dataDir, 'trawl.db'), { readonly: true });
+}
+
+export function urlState(db: Database.Database, url: string): { state: string; reason: string | null } | undefined {
+  return db.prepare('SELECT state, reason FROM frontier WHERE url = ? ORDER BY run_id DESC LIMIT 1').get(url) as { state: string; reason: string | null } | undefined;
+}
+
+export function requestsBy(log: RequestLogEntry[], host: string): RequestLogEntry[] {
+  return log.filter((e) => e.host === host).sort((a, b) => a.start - b.start);
+}
+
+/** Smallest gap between the end of one request to a host and the start of the next. */
+export function minGap(entries: RequestLogEntry[]): number {
+  let min = Infinity;
+  for (let i = 1; i < entries.length; i++) min = Math.min(min, entries[i]!.start - entries[i - 1]!.end);
+  return min;
+}
+
+export function fetchCounts(log: RequestLogEntry[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const e of log) counts.set(`${e.host}${e.target}`, (counts.get(`${e.host}${e.target}`) ?? 0) + 1);
+  return counts;
+}
