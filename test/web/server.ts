@@ -63,7 +63,7 @@ function send(res: ServerResponse, out: WebResponse, onDone: (bytes: number, abo
 }
 
 /** Starts every host of the synthetic web on loopback and records each request it serves. */
-export async function startWeb(options: Partial<WebOptions> = {}, mode: WebMode = process.platform === 'linux' ? 'ip' : 'port'): Promise<SyntheticWeb> {
+export async function startWeb(options: Partial<WebOptions> = {}, mode: WebMode = process.platform === 'linux' ? 'ip' : 'port', basePort = 0): Promise<SyntheticWeb> {
   const opts = { ...DEFAULT_WEB_OPTIONS, ...options };
   const hosts = buildHosts(opts);
   const log: RequestLogEntry[] = [];
@@ -92,7 +92,8 @@ export async function startWeb(options: Partial<WebOptions> = {}, mode: WebMode 
     const server = createServer({ keepAliveTimeout: 5000 }, handler(spec));
     servers.push(server);
     if (mode === 'port') {
-      const port = await listen(server, '127.0.0.1', 0);
+      // A fixed base port keeps origins stable between runs (the demo's second crawl is conditional).
+      const port = await listen(server, '127.0.0.1', basePort ? basePort + i : 0).catch(() => listen(server, '127.0.0.1', 0));
       origins[spec.name] = `http://127.0.0.1:${port}`;
     } else {
       const ip = `127.0.0.${i + 2}`;
