@@ -3,7 +3,21 @@ import { join } from 'node:path';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { crawlCommand } from '../../shared/cli/crawl-command.js';
 import type { RunSummary } from '../../shared/store/ports.js';
-import type { RequestLogEntry, SyntheticWeb } from '../web/server.js';
+import { startWeb, type RequestLogEntry, type SyntheticWeb, type WebMode } from '../web/server.js';
+import type { WebOptions } from '../web/hosts.js';
+import { tempDir } from '../helpers.js';
+
+/** Runs `fn` with a fresh synthetic web and data directory, and removes both afterwards. */
+export async function withWeb(options: Partial<WebOptions>, fn: (web: SyntheticWeb, dataDir: string) => Promise<void>, mode?: WebMode): Promise<void> {
+  const web = await startWeb(options, mode);
+  const data = tempDir();
+  try {
+    await fn(web, data.dir);
+  } finally {
+    await web.close();
+    data.cleanup();
+  }
+}
 
 /** Settings for crawling the synthetic web in tests: loopback allowed, short delays and back-off. */
 export function testFlags(data: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

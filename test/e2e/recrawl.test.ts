@@ -1,64 +1,50 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWeb } from '../web/server.js';
-import { tempDir } from '../helpers.js';
-import { crawlWeb, openDb, testFlags, urlState } from './crawl-helpers.js';
+import { crawlWeb, openDb, testFlags, urlState, withWeb } from './crawl-helpers.js';
 import { statusCommand } from '../../shared/cli/status-command.js';
 
 test('a second crawl re-fetches conditionally and reports unchanged pages', async () => {
-  const web = await startWeb({ articles: 12, blogHosts: 1, crawlDelaySeconds: 0 });
-  const data = tempDir();
-  try {
+  await withWeb({ articles: 12, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dataDir) => {
     const seeds = [`${web.origins.blog1}/`];
-    const first = await crawlWeb(web, testFlags(data.dir), seeds);
+    const first = await crawlWeb(web, testFlags(dataDir), seeds);
     assert.equal(first.summary.unchanged, 0);
     web.clearLog();
-    const second = await crawlWeb(web, testFlags(data.dir), seeds);
+    const second = await crawlWeb(web, testFlags(dataDir), seeds);
     const articles = web.log.filter((e) => e.target.startsWith('/articles/'));
     assert.equal(articles.length, 12);
     assert.ok(articles.every((e) => e.status === 304), 'every unchanged article answered 304');
     assert.equal(second.summary.unchanged, 12);
     assert.match(second.lines.join('\n'), /unchanged 12/);
     assert.equal(second.summary.pagesStored, first.summary.pagesStored, 'unchanged pages count as stored in the new run');
-    const db = openDb(data.dir);
+    const db = openDb(dataDir);
     assert.equal(urlState(db, `${web.origins.blog1}/articles/5`)?.reason, 'unchanged');
     db.close();
     const lines: string[] = [];
-    const status = await statusCommand(data.dir, false, (l) => lines.push(l));
+    const status = await statusCommand(dataDir, false, (l) => lines.push(l));
     assert.equal(status?.runId, 2);
     assert.match(lines.join('\n'), /unchanged 12/);
-  } finally {
-    await web.close();
-    data.cleanup();
-  }
+  });
 });
 
 test('--follow-nofollow follows nofollow links', async () => {
-  const web = await startWeb({ articles: 3, blogHosts: 1, crawlDelaySeconds: 0 });
-  const data = tempDir();
-  try {
-    await crawlWeb(web, testFlags(data.dir, { 'follow-nofollow': true, 'delay-ms': '0' }), [`${web.origins.main}/`]);
+  await withWeb({ articles: 3, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dataDir) => {
+    await crawlWeb(web, testFlags(dataDir, { 'follow-nofollow': true, 'delay-ms': '0' }), [`${web.origins.main}/`]);
     assert.ok(web.log.some((e) => e.target === '/only-nofollow'));
     assert.ok(web.log.some((e) => e.target === '/only-from-nofollow-page'));
-  } finally {
-    await web.close();
-    data.cleanup();
-  }
+  });
 });
 
 test('limits: --max-pages, --max-depth, --max-pages-per-host and --deny', async () => {
-  const web = await startWeb({ articles: 30, blogHosts: 2, crawlDelaySeconds: 0 });
-  const data = tempDir();
-  try {
+  await withWeb({ articles: 30, blogHosts: 2, crawlDelaySeconds: 0 }, async (web, dataDir) => {
     const seeds = [`${web.origins.blog1}/`, `${web.origins.blog2}/`];
-    const capped = await crawlWeb(web, testFlags(data.dir, { 'delay-ms': '0', 'max-pages': '10' }), seeds);
+    const capped = await crawlWeb(web, testFlags(dataDir, { 'delay-ms': '0', 'max-pages': '10' }), seeds);
     assert.equal(web.log.filter((e) => e.target !== '/robots.txt').length, 10);
     assert.equal(capped.summary.status, 'finished');
     web.clearLog();
-    await crawlWeb(web, testFlags(tempDir().dir, { 'delay-ms': '0', 'max-pages-per-host': '4' }), seeds);
+    await crawlWeb(web, testFlags(`${dataDir}/crawl1`, { 'delay-ms': '0', 'max-pages-per-host': '4' }), seeds);
     assert.equal(web.log.filter((e) => e.host === 'blog1' && e.target !== '/robots.txt').length, 4);
     web.clearLog();
-    const shallow = await crawlWeb(web, testFlags(tempDir().dir, { 'delay-ms': '0', 'max-depth': '1' }), [`${web.origins.blog1}/`]);
+    const shallow = await crawlWeb(web, testFlags(`${dataDir}/crawl2`, { 'delay-ms': '0', 'max-depth': '1' }), [`${web.origins.blog1}/`]);
     // Depth 1 is what the front page links to: articles 1–20 and list page 2, never what those link to.
     const articleNumbers = web.log.map((e) => /^\/articles\/(\d+)$/.exec(e.target)?.[1]).filter(Boolean).map(Number);
     assert.equal(Math.max(...articleNumbers), 20);
@@ -66,53 +52,35 @@ test('limits: --max-pages, --max-depth, --max-pages-per-host and --deny', async 
     assert.ok(!web.log.some((e) => e.target === '/list?page=3'));
     assert.ok((shallow.summary.skipsByReason['max-depth'] ?? 0) > 0);
     web.clearLog();
-    const denied = await crawlWeb(web, testFlags(tempDir().dir, { 'delay-ms': '0', deny: ['*/articles/1*'] }), [`${web.origins.blog1}/`]);
+    const denied = await crawlWeb(web, testFlags(`${dataDir}/crawl3`, { 'delay-ms': '0', deny: ['*/articles/1*'] }), [`${web.origins.blog1}/`]);
     assert.ok(!web.log.some((e) => /^\/articles\/1/.test(e.target)));
     assert.ok((denied.summary.skipsByReason.denied ?? 0) > 0);
-  } finally {
-    await web.close();
-    data.cleanup();
-  }
+  });
 });
 
 test('scope: seed hosts by default, more with --allow-domain', async () => {
-  const web = await startWeb({ articles: 3, blogHosts: 2, crawlDelaySeconds: 0 }, 'port');
-  const data = tempDir();
-  try {
-    const hostOnly = await crawlWeb(web, testFlags(data.dir, { 'delay-ms': '0' }), [`${web.origins.blog1}/`]);
+  await withWeb({ articles: 3, blogHosts: 2, crawlDelaySeconds: 0 }, async (web, dataDir) => {
+    const hostOnly = await crawlWeb(web, testFlags(dataDir, { 'delay-ms': '0' }), [`${web.origins.blog1}/`]);
     assert.ok(web.log.every((e) => e.host === 'blog1'));
     assert.ok((hostOnly.summary.skipsByReason['out-of-scope'] ?? 0) > 0);
     web.clearLog();
-    await crawlWeb(web, testFlags(tempDir().dir, { 'delay-ms': '0', 'allow-domain': ['127.0.0.1'] }), [`${web.origins.blog1}/`]);
+    await crawlWeb(web, testFlags(`${dataDir}/crawl4`, { 'delay-ms': '0', 'allow-domain': ['127.0.0.1'] }), [`${web.origins.blog1}/`]);
     assert.ok(web.log.some((e) => e.host === 'blog2'), 'the neighbour host is crawled once its domain is allowed');
-  } finally {
-    await web.close();
-    data.cleanup();
-  }
+  }, 'port');
 });
 
 test('the synthetic web also runs with one port per host (macOS)', async () => {
-  const web = await startWeb({ articles: 5, blogHosts: 1, crawlDelaySeconds: 0 }, 'port');
-  const data = tempDir();
-  try {
+  await withWeb({ articles: 5, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dataDir) => {
     assert.ok(Object.values(web.origins).every((origin) => origin.startsWith('http://127.0.0.1:')));
-    const { summary } = await crawlWeb(web, testFlags(data.dir, { 'delay-ms': '0' }), [`${web.origins.blog1}/`, `${web.origins.nobots}/`]);
+    const { summary } = await crawlWeb(web, testFlags(dataDir, { 'delay-ms': '0' }), [`${web.origins.blog1}/`, `${web.origins.nobots}/`]);
     assert.ok(summary.pagesStored >= 9);
-  } finally {
-    await web.close();
-    data.cleanup();
-  }
+  }, 'port');
 });
 
 test('the address guard refuses the synthetic web without --allow-private-network', async () => {
-  const web = await startWeb({ articles: 2, blogHosts: 1, crawlDelaySeconds: 0 });
-  const data = tempDir();
-  try {
-    const { summary } = await crawlWeb(web, { data: data.dir, 'delay-ms': '0', 'max-host-failures': '2' }, [`${web.origins.blog1}/`]);
+  await withWeb({ articles: 2, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dataDir) => {
+    const { summary } = await crawlWeb(web, { data: dataDir, 'delay-ms': '0', 'max-host-failures': '2' }, [`${web.origins.blog1}/`]);
     assert.equal(web.log.length, 0, 'no request reached a loopback address');
     assert.ok(summary.pagesStored === 0);
-  } finally {
-    await web.close();
-    data.cleanup();
-  }
+  });
 });
