@@ -84,3 +84,15 @@ test('the address guard refuses the synthetic web without --allow-private-networ
     assert.ok(summary.pagesStored === 0);
   });
 });
+
+test('--max-rps caps requests across all hosts', async () => {
+  await withWeb({ articles: 20, blogHosts: 3, crawlDelaySeconds: 0 }, async (web, dataDir) => {
+    const seeds = ['blog1', 'blog2', 'blog3'].map((h) => `${web.origins[h]}/`);
+    await crawlWeb(web, testFlags(dataDir, { 'delay-ms': '0', 'max-rps': '20', 'max-pages': '40' }), seeds);
+    const starts = web.log.map((e) => e.start).sort((a, b) => a - b);
+    // A bucket of one second's worth: any 1 s window holds at most 2 × 20 requests.
+    for (let i = 0; i < starts.length; i++) assert.ok(starts.filter((t) => t >= starts[i]! && t < starts[i]! + 1000).length <= 40);
+    const span = starts.at(-1)! - starts[0]!;
+    assert.ok(span >= (starts.length - 20) * 50 - 100, `${starts.length} requests in ${span} ms`);
+  });
+});

@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolveSettings } from '../../shared/cli/args.js';
+import { openEmbedded } from '../../shared/pipeline/embedded.js';
+import { loadRobots } from '../../shared/pipeline/robots-stage.js';
+import { newHostState } from '../../shared/politeness/host-state.js';
+import { robotsAllows } from '../../shared/robots/robots-policy.js';
+import { serve, tempDir } from '../helpers.js';
+
+/** Serves a robots.txt behind `hops` redirects. */
+async function withRobotsServer(hops: number, fn: (origin: string, hits: string[], dataDir: string, now: { t: number }) => Promise<void>) {
+  const hits: string[] = [];
+  const server = await serve((req, res) => {
+    hits.push(req.url ?? '');
+    const hop = /^\/hop(\d+)$/.exec(req.url ?? '');
+    if (req.url === '/robots.txt') return void res.writeHead(301, { location: '/hop1' }).end();
+    if (hop && Number(hop[1]) < hops) return void res.writeHead(302, { location: `/hop${Number(hop[1]) + 1}` }).end();
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /secret\n');
+  });
+  const data = tempDir();
+  try {
+    await fn(server.origin, hits, data.dir, { t: 1_000_000 });
+  } finally {
+    await server.close();
+    data.cleanup();
+  }
+}
+
+function context(dataDir: string, now: { t: number }) {
+  return openEmbedded(resolveSettings({ data: dataDir, 'allow-private-network': true }, {}), { clock: () => now.t });
+}
+
+test('follows robots.txt redirects and caches the result for the TTL', async () => {
+  await withRobotsServer(3, async (origin, hits, dataDir, now) => {
+    const ctx = context(dataDir, now);
+    const host = new URL(origin).host;
+    const first = await loadRobots(ctx, 1, origin, host, newHostState(host));
+    assert.equal(first.requested, true);
+    assert.equal(robotsAllows(first.policy, '/secret'), false);
+    assert.deepEqual(hits, ['/robots.txt', '/hop1', '/hop2', '/hop3']);
+    now.t += 23 * 3600_000;
+    const cached = await loadRobots(ctx, 2, origin, host, newHostState(host));
+    assert.equal(cached.requested, false);
+    assert.equal(robotsAllows(cached.policy, '/secret'), false);
+    assert.equal(hits.length, 4);
+    now.t += 2 * 3600_000;
+    assert.equal((await loadRobots(ctx, 3, origin, host, newHostState(host))).requested, true, 'read again after 24 h');
+    await ctx.close();
+  });
+});
+
+test('treats more than five robots.txt redirects as unavailable (allow all)', async () => {
+  await withRobotsServer(10, async (origin, hits, dataDir, now) => {
+    const ctx = context(dataDir, now);
+    const host = new URL(origin).host;
+    const load = await loadRobots(ctx, 1, origin, host, newHostState(host));
+    assert.equal(hits.length, 6, 'the first request and five redirects');
+    assert.equal(load.policy.kind, 'allow-all');
+    await ctx.close();
+  });
+});
