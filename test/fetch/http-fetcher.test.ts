@@ -133,4 +133,5 @@ test('finds the charset from the header, a BOM or <meta>', () => {
   assert.equal(sniffCharset(sjis, undefined, true), 'shift_jis');
   assert.match(decodeBody(sjis, 'shift_jis'), /日本/);
   assert.equal(decodeBody(Buffer.from('caf\xe9 cr\xe8me', 'latin1'), 'utf-8'), 'café crème');
+  assert.equal(decodeBody(Buffer.from([0x93, 0x96, 0x80, 0x94]), 'windows-1252'), '\u201c\u2013\u20ac\u201d', 'windows-1252, not Latin-1, for 0x80–0x9F');
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import { makePdf } from './pdf.js';
 import { articleHtml, htmlPage, listPage, prose, rss, sitemapIndex, urlset } from './pages.js';
 
 export interface WebRequest {
@@ -133,7 +134,7 @@ function mainHost(o: WebOptions): HostSpec {
       if (chain) return { status: 302, headers: { location: `/chain/${Number(chain[1]) + 1}` } };
       if (path === '/image.png') return { status: 200, headers: { 'content-type': 'image/png' }, body: Buffer.alloc(64 * 1024, 7) };
       if (path === '/file.zip') return { status: 200, headers: { 'content-type': 'application/zip' }, body: Buffer.alloc(64 * 1024, 9) };
-      if (path === '/doc.pdf') return { status: 200, headers: { 'content-type': 'application/pdf' }, body: '%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n' };
+      if (path === '/doc.pdf') return { status: 200, headers: { 'content-type': 'application/pdf' }, body: makePdf(['A synthetic PDF about polite crawling.', 'Its second page.'], 'Crawling PDF') };
       if (path === '/notes.txt') return text('plain notes\n');
       if (path === '/huge') return { status: 200, headers: { 'content-type': 'text/html' }, stream: { chunk: Buffer.from(`<p>${'x'.repeat(65_000)}</p>\n`), total: 20 * 1024 * 1024 } };
       if (path === '/bomb') return { status: 200, headers: { 'content-type': 'text/html', 'content-encoding': 'gzip' }, body: gzipBomb() };

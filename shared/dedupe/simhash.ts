@@ -1,0 +1,70 @@
+/**
+ * 64-bit SimHash over word 3-gram shingles (Charikar 2002, as used for web near-duplicates by
+ * Manku et al. 2007), kept as 16 hex digits. Two pages within Hamming distance 3 are
+ * near-duplicates; split into 4 bands of 16 bits, any two such hashes share at least one band
+ * (pigeonhole: 3 differing bits touch at most 3 bands), so a band index finds candidates
+ * without scanning every page.
+ */
+export const SIMHASH_BITS = 64;
+export const NEAR_DUPLICATE_DISTANCE = 3;
+export const BANDS = 4;
+
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** FNV-1a over UTF-16 code units, two lanes with different offsets, for a 64-bit feature hash. */
+function hash64(s: string): [number, number] {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193 ^ 0x9e3779b9;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x01000193) ^ (h2 >>> 15);
+  }
+  // final avalanche (murmur3 fmix32) so nearby shingles spread over all bits
+  const fmix = (h: number) => {
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  };
+  return [fmix(h1), fmix(h2)];
+}
+
+/** The SimHash of a text as 16 hex digits; texts shorter than three words hash their words. */
+export function simhash(text: string): string {
+  const w = words(text);
+  const shingles = w.length >= 3 ? w.slice(2).map((_, i) => `${w[i]} ${w[i + 1]} ${w[i + 2]}`) : w;
+  const v = new Int32Array(SIMHASH_BITS);
+  for (const sh of shingles) {
+    const [hi, lo] = hash64(sh);
+    for (let b = 0; b < 32; b++) {
+      v[b] = v[b]! + ((hi >>> b) & 1 ? 1 : -1);
+      v[32 + b] = v[32 + b]! + ((lo >>> b) & 1 ? 1 : -1);
+    }
+  }
+  let hi = 0;
+  let lo = 0;
+  for (let b = 0; b < 32; b++) {
+    if (v[b]! > 0) hi |= 1 << b;
+    if (v[32 + b]! > 0) lo |= 1 << b;
+  }
+  return (hi >>> 0).toString(16).padStart(8, '0') + (lo >>> 0).toString(16).padStart(8, '0');
+}
+
+function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}
+
+export function hammingDistance(a: string, b: string): number {
+  return popcount32(parseInt(a.slice(0, 8), 16) ^ parseInt(b.slice(0, 8), 16)) + popcount32(parseInt(a.slice(8), 16) ^ parseInt(b.slice(8), 16));
+}
+
+/** The 4 bands of 16 bits (4 hex digits each) that index a hash. */
+export function simhashBands(hash: string): string[] {
+  return [0, 1, 2, 3].map((i) => hash.slice(i * 4, i * 4 + 4));
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { encode, decode } from 'gpt-tokenizer/encoding/cl100k_base';
+
+/** A piece of a document sized for an embedding model. */
+export interface Chunk {
+  id: string;
+  text: string;
+  tokens: number;
+  /** Where the chunk starts in the document, 0 (start) to 1 (end). */
+  position: number;
+  prevId?: string;
+  nextId?: string;
+}
+
+export interface ChunkOptions {
+  targetTokens: number;
+  overlap: number;
+  minTokens: number;
+  maxTokens: number;
+}
+
+/** 512 tokens with 15 % overlap, never below 100 or above 1024 (common embedding-model sweet spot). */
+export const DEFAULT_CHUNKING: ChunkOptions = { targetTokens: 512, overlap: 0.15, minTokens: 100, maxTokens: 1024 };
+
+interface Sentence {
+  text: string;
+  tokens: number;
+  offset: number;
+}
+
+export function countTokens(text: string): number {
+  return encode(text).length;
+}
+
+/** Sentences (and paragraph breaks) with their token counts; a sentence longer than the maximum is cut by tokens. */
+function sentences(text: string, maxTokens: number): Sentence[] {
+  const out: Sentence[] = [];
+  const re = /[^.!?\n]+(?:[.!?]+["')\]]*|\n+|$)\s*/g;
+  for (let m = re.exec(text); m && m[0].length > 0; m = re.exec(text)) {
+    const tokens = encode(m[0]);
+    if (tokens.length <= maxTokens) {
+      out.push({ text: m[0], tokens: tokens.length, offset: m.index });
+      continue;
+    }
+    let offset = m.index;
+    for (let i = 0; i < tokens.length; i += maxTokens) {
+      const piece = decode(tokens.slice(i, i + maxTokens));
+      out.push({ text: piece, tokens: Math.min(maxTokens, tokens.length - i), offset });
+      offset += piece.length;
+    }
+  }
+  return out;
+}
+
+/**
+ * Splits text into chunks for embedding: whole sentences up to the target size, each chunk
+ * starting with the last ~15 % of the one before, a short tail merged into its neighbour.
+ * Ids are content hashes; neighbours are linked both ways.
+ */
+export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING): Chunk[] {
+  const all = sentences(text, options.maxTokens);
+  if (all.length === 0) return [];
+  const groups: Sentence[][] = [];
+  let current: Sentence[] = [];
+  let size = 0;
+  const overlapTokens = Math.round(options.targetTokens * options.overlap);
+  for (const s of all) {
+    if (size + s.tokens > options.targetTokens && size >= options.minTokens) {
+      groups.push(current);
+      const carried: Sentence[] = [];
+      let carriedSize = 0;
+      for (let i = current.length - 1; i >= 0 && carriedSize < overlapTokens; i--) {
+        if (carriedSize + current[i]!.tokens + s.tokens > options.maxTokens) break;
+        carried.unshift(current[i]!);
+        carriedSize += current[i]!.tokens;
+      }
+      current = carried;
+      size = carriedSize;
+    }
+    current.push(s);
+    size += s.tokens;
+  }
+  const lastSize = current.reduce((n, s) => n + s.tokens, 0);
+  const previous = groups.at(-1);
+  const newInLast = current.filter((s) => !previous?.includes(s));
+  if (previous && lastSize < options.minTokens && previous.reduce((n, s) => n + s.tokens, 0) + newInLast.reduce((n, s) => n + s.tokens, 0) <= options.maxTokens) {
+    previous.push(...newInLast);
+  } else groups.push(current);
+  const chunks: Chunk[] = groups.map((g) => {
+    const body = g.map((s) => s.text).join('').trim();
+    return { id: createHash('sha256').update(body).digest('hex').slice(0, 32), text: body, tokens: countTokens(body), position: Math.round((g[0]!.offset / Math.max(1, text.length)) * 1000) / 1000 };
+  });
+  chunks.forEach((c, i) => {
+    c.prevId = chunks[i - 1]?.id;
+    c.nextId = chunks[i + 1]?.id;
+  });
+  return chunks;
+}

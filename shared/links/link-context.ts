@@ -1,0 +1,120 @@
+import { getDomain } from 'tldts';
+import { urlId } from '../url/canonical.js';
+import { attr, textOf, type Doc } from '../extract/dom.js';
+
+export type LinkSection = 'nav' | 'header' | 'footer' | 'sidebar' | 'body';
+
+/** An outbound link with what surrounds it: the unit of the link graph. */
+export interface ContextLink {
+  url: string;
+  urlId: string;
+  anchorText: string;
+  /** Up to ~200 characters around the link (the whole block when shorter). */
+  context: string;
+  section: LinkSection;
+  rel: string[];
+  internal: boolean;
+}
+
+export interface LinkOptions {
+  canonicalize: (href: string) => string | null;
+  maxLinks?: number;
+  contextChars?: number;
+}
+
+/** At most this many links per page after de-duplication (link farms and mega-menus). */
+export const MAX_LINKS = 500;
+const CONTEXT_CHARS = 200;
+const SKIP_SCHEME = /^\s*(#|javascript:|mailto:|tel:|data:|sms:|about:)/i;
+const BLOCKS = new Set(['P', 'LI', 'TD', 'TH', 'DD', 'DT', 'BLOCKQUOTE', 'FIGCAPTION', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'NAV', 'HEADER', 'FOOTER', 'ASIDE', 'BODY', 'TABLE', 'UL', 'OL', 'FORM']);
+const SECTION_BY_TAG: Record<string, LinkSection> = { NAV: 'nav', HEADER: 'header', FOOTER: 'footer', ASIDE: 'sidebar' };
+const SECTION_BY_ROLE: Record<string, LinkSection> = { navigation: 'nav', banner: 'header', contentinfo: 'footer', complementary: 'sidebar' };
+
+function sectionOf(el: Element): LinkSection {
+  for (let node = el.parentElement; node; node = node.parentElement) {
+    const byTag = SECTION_BY_TAG[node.tagName];
+    if (byTag) return byTag;
+    const role = SECTION_BY_ROLE[(node.getAttribute('role') ?? '').toLowerCase()];
+    if (role) return role;
+  }
+  return 'body';
+}
+
+function blockOf(el: Element): Element {
+  let node = el.parentElement;
+  while (node && !BLOCKS.has(node.tagName)) node = node.parentElement;
+  return node ?? el;
+}
+
+/** A window of about `size` characters centred on the anchor text, cut at word boundaries. */
+export function contextWindow(blockText: string, anchorText: string, size = CONTEXT_CHARS): string {
+  if (blockText.length <= size) return blockText;
+  const at = Math.max(0, anchorText ? blockText.indexOf(anchorText) : 0);
+  const centre = at + Math.floor(anchorText.length / 2);
+  let start = Math.max(0, Math.min(centre - Math.floor(size / 2), blockText.length - size));
+  let end = Math.min(blockText.length, start + size);
+  if (start > 0) start = blockText.indexOf(' ', start) + 1 || start;
+  if (end < blockText.length) end = blockText.lastIndexOf(' ', end) > start ? blockText.lastIndexOf(' ', end) : end;
+  return blockText.slice(start, end).trim();
+}
+
+function anchorTextOf(a: Element): string {
+  const text = textOf(a);
+  if (text) return text;
+  const alts = [...a.querySelectorAll('img[alt]')].map((img) => attr(img, 'alt')).filter(Boolean).join(' ');
+  return alts || attr(a, 'alt') || attr(a, 'aria-label') || attr(a, 'title') || '';
+}
+
+function better(a: ContextLink, b: ContextLink): boolean {
+  if ((a.section === 'body') !== (b.section === 'body')) return a.section === 'body';
+  return a.context.length > b.context.length;
+}
+
+/**
+ * Every outbound http(s) link of a page with anchor text, surrounding text, section and rel;
+ * one per target (body context first, then the longer context), at most 500.
+ */
+export function extractLinks(doc: Doc, pageUrl: string, options: LinkOptions): ContextLink[] {
+  const base = (() => {
+    const href = attr(doc.querySelector('base[href]'), 'href');
+    try {
+      return href ? new URL(href, pageUrl).href : pageUrl;
+    } catch {
+      return pageUrl;
+    }
+  })();
+  const self = options.canonicalize(pageUrl);
+  const pageDomain = getDomain(new URL(pageUrl).hostname, { allowPrivateDomains: true }) ?? new URL(pageUrl).hostname;
+  const blockText = new Map<Element, string>();
+  const byTarget = new Map<string, ContextLink>();
+  const order: string[] = [];
+  for (const a of doc.querySelectorAll('a[href], area[href]')) {
+    const raw = a.getAttribute('href') ?? '';
+    if (!raw.trim() || SKIP_SCHEME.test(raw)) continue;
+    let absolute: string;
+    try {
+      absolute = new URL(raw.trim(), base).href;
+    } catch {
+      continue;
+    }
+    const url = options.canonicalize(absolute);
+    if (!url || url === self) continue;
+    const block = blockOf(a);
+    let text = blockText.get(block);
+    if (text === undefined) {
+      text = textOf(block);
+      blockText.set(block, text);
+    }
+    const anchorText = anchorTextOf(a);
+    const hostname = new URL(url).hostname;
+    const link: ContextLink = {
+      url, urlId: urlId(url), anchorText, context: contextWindow(text, anchorText, options.contextChars ?? CONTEXT_CHARS),
+      section: sectionOf(a), rel: (a.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).filter(Boolean),
+      internal: (getDomain(hostname, { allowPrivateDomains: true }) ?? hostname) === pageDomain,
+    };
+    const existing = byTarget.get(link.urlId);
+    if (!existing) order.push(link.urlId);
+    if (!existing || better(link, existing)) byTarget.set(link.urlId, link);
+  }
+  return order.slice(0, options.maxLinks ?? MAX_LINKS).map((id) => byTarget.get(id)!);
+}

@@ -1,0 +1,82 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chunkText, countTokens, DEFAULT_CHUNKING } from '../../shared/extract/chunks.js';
+import { extractPdf } from '../../shared/extract/pdf.js';
+import { hammingDistance, simhash, simhashBands } from '../../shared/dedupe/simhash.js';
+import { makePdf } from '../web/pdf.js';
+import { prose } from '../web/pages.js';
+
+function sentencesText(n: number): string {
+  return Array.from({ length: n }, (_, i) => `Sentence number ${i} talks about ${prose(i, 12)}.`).join(' ');
+}
+
+test('chunks by tokens at sentence boundaries: ~512 tokens, 15 % overlap, linked both ways', () => {
+  const text = sentencesText(300);
+  const chunks = chunkText(text);
+  assert.ok(chunks.length >= 4);
+  for (const [i, c] of chunks.entries()) {
+    assert.equal(c.tokens, countTokens(c.text));
+    assert.ok(c.tokens <= DEFAULT_CHUNKING.maxTokens);
+    if (i < chunks.length - 1) assert.ok(c.tokens >= 400 && c.tokens <= 600, `chunk ${i}: ${c.tokens} tokens`);
+    assert.ok(c.tokens >= DEFAULT_CHUNKING.minTokens, `chunk ${i}: ${c.tokens}`);
+    assert.match(c.text, /^Sentence number \d+/, 'starts at a sentence');
+    assert.match(c.text, /\.$/, 'ends at a sentence');
+    assert.equal(c.prevId, chunks[i - 1]?.id);
+    assert.equal(c.nextId, chunks[i + 1]?.id);
+    assert.match(c.id, /^[0-9a-f]{32}$/);
+  }
+  assert.equal(chunks[0]!.position, 0);
+  assert.ok(chunks.every((c, i) => i === 0 || c.position > chunks[i - 1]!.position && c.position < 1));
+  const lastOfFirst = chunks[0]!.text.split(/(?<=\.) /).at(-1)!;
+  assert.ok(chunks[1]!.text.includes(lastOfFirst), 'the next chunk repeats the end of the one before');
+  const overlapTokens = countTokens(chunks[0]!.text.split(/(?<=\.) /).filter((s) => chunks[1]!.text.startsWith(s) || chunks[1]!.text.includes(s)).join(' '));
+  assert.ok(overlapTokens >= 0.15 * 512 * 0.8 && overlapTokens <= 0.15 * 512 * 2, `overlap ${overlapTokens} tokens`);
+});
+
+test('merges a short tail and splits an over-long sentence', () => {
+  const tail = chunkText(sentencesText(32));
+  assert.ok(tail.every((c) => c.tokens >= 100));
+  const huge = `${'word '.repeat(3000)}.`;
+  const parts = chunkText(huge);
+  assert.ok(parts.length >= 3);
+  assert.ok(parts.every((c) => c.tokens <= 1024));
+  assert.deepEqual(chunkText(''), []);
+});
+
+test('gives identical chunks identical ids', () => {
+  assert.deepEqual(chunkText(sentencesText(100)).map((c) => c.id), chunkText(sentencesText(100)).map((c) => c.id));
+});
+
+test('SimHash puts near-duplicates within distance 3 and different texts far apart', () => {
+  const base = prose(7, 400);
+  const edited = base.replace(/^(\w+)/, 'changed');
+  const other = prose(8, 400);
+  assert.match(simhash(base), /^[0-9a-f]{16}$/);
+  assert.ok(hammingDistance(simhash(base), simhash(edited)) <= 3);
+  assert.ok(hammingDistance(simhash(base), simhash(other)) > 10);
+  assert.equal(hammingDistance('ffffffffffffffff', '0000000000000000'), 64);
+  assert.equal(hammingDistance('0000000000000001', '0000000000000000'), 1);
+});
+
+test('hashes within distance 3 always share a band', () => {
+  const h = simhash(prose(3, 300));
+  for (const bits of [[0], [5, 21], [3, 30, 60], [15, 16, 47]]) {
+    let hi = parseInt(h.slice(0, 8), 16);
+    let lo = parseInt(h.slice(8), 16);
+    for (const b of bits) {
+      if (b < 32) hi ^= 1 << b;
+      else lo ^= 1 << (b - 32);
+    }
+    const flipped = (hi >>> 0).toString(16).padStart(8, '0') + (lo >>> 0).toString(16).padStart(8, '0');
+    assert.equal(hammingDistance(h, flipped), bits.length);
+    assert.ok(simhashBands(h).some((band, i) => simhashBands(flipped)[i] === band));
+  }
+});
+
+test('extracts text, page count and title from a PDF', async () => {
+  const pdf = await extractPdf(makePdf(['First page about crawling.', 'Second page (with parentheses).'], 'Crawler manual'));
+  assert.equal(pdf.pages, 2);
+  assert.match(pdf.text, /First page about crawling\./);
+  assert.match(pdf.text, /Second page \(with parentheses\)\./);
+  assert.equal(pdf.title, 'Crawler manual');
+});

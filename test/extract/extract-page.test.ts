@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Readability } from '@mozilla/readability';
+import { parseDocument } from '../../shared/extract/dom.js';
+import { extractPage } from '../../shared/extract/extract-page.js';
+import { textQuality } from '../../shared/extract/text-quality.js';
+import { canonicalize } from '../../shared/url/canonical.js';
+import { extractFixture, FIXTURES, fixtureHtml, fixtureTruth } from './fixtures.js';
+
+const opts = { canonicalize: (h: string) => canonicalize(h), robotsToken: 'trawl' };
+
+test('extracts the main text of every fixture at least as well as plain Readability', () => {
+  let ours = 0;
+  let plain = 0;
+  for (const name of FIXTURES) {
+    const truth = fixtureTruth(name);
+    const q = textQuality(extractFixture(name).text, truth);
+    const r = textQuality(new Readability(parseDocument(fixtureHtml(name))).parse()?.textContent ?? '', truth);
+    assert.ok(q.f1 >= r.f1, `${name}: ${q.f1.toFixed(3)} < plain ${r.f1.toFixed(3)}`);
+    assert.ok(q.f1 >= 0.8, `${name}: F1 ${q.f1.toFixed(3)}`);
+    ours += q.f1;
+    plain += r.f1;
+  }
+  assert.ok(ours > plain, 'better than plain Readability on the set');
+});
+
+test('converts the article to markdown with headings, links and GFM tables', () => {
+  const docs = extractFixture('docs-page');
+  assert.match(docs.markdown, /^# Configuring retries/);
+  assert.match(docs.markdown, /## Options/);
+  assert.match(docs.markdown, /\| Option \| Default \| Meaning \|\n\| --- \| --- \| --- \|/);
+  assert.match(docs.markdown, /```\nconst client = new Client/);
+  assert.match(docs.markdown, /\[Errors\]\(https:\/\/site\.example\/docs\/errors\)/);
+  assert.doesNotMatch(docs.markdown, /Installation|Pagination|CC BY/, 'sidebar, nav and footer stay out');
+});
+
+test('falls back to the body without boilerplate when Readability finds no article', () => {
+  const x = extractPage('<html><body><nav><a href="/a">Menu</a></nav><p>Just one short line.</p><footer>Footer text</footer></body></html>', 'https://a.test/', opts);
+  assert.equal(x.method, 'fallback');
+  assert.equal(x.text, 'Just one short line.');
+});
+
+test('reads metadata with JSON-LD over OpenGraph over Twitter over meta', () => {
+  const m = extractFixture('conflict-page').metadata;
+  assert.equal(m.title, 'JSON-LD headline wins');
+  assert.equal(m.sources.title, 'json-ld');
+  assert.equal(m.description, 'OpenGraph description wins over meta');
+  assert.equal(m.published, '2026-03-01');
+  assert.equal(m.canonicalUrl, 'https://blog.example/canonical-from-json-ld');
+  assert.equal(m.siteName, 'OG Site');
+  assert.equal(m.author, '@twitterauthor');
+  assert.equal(m.contentType, 'BlogPosting');
+});
+
+test('reads news and product metadata, word count and reading time', () => {
+  const news = extractFixture('news-article').metadata;
+  assert.deepEqual([news.title, news.author, news.published, news.modified, news.siteName, news.contentType, news.language], [
+    'City council approves riverside park plan', 'Maria Lopez', '2026-10-04T08:30:00Z', '2026-10-05T10:00:00Z', 'The Daily Ledger', 'NewsArticle', 'en-GB',
+  ]);
+  assert.ok(news.wordCount > 250 && news.wordCount < 330, String(news.wordCount));
+  assert.equal(news.readingTimeMinutes, Math.round(news.wordCount / 230));
+  const product = extractFixture('product-page').metadata;
+  assert.deepEqual([product.title, product.contentType, product.siteName, product.language], ['Trailrunner 3 Laufschuh', 'Product', 'Outdoorladen', 'de']);
+  const docs = extractFixture('docs-page').metadata;
+  assert.deepEqual([docs.author, docs.description, docs.sources.title], ['Widget SDK team', 'How the Widget SDK retries failed requests.', 'meta']);
+});
+
+test('decodes a windows-1252 page declared in <meta>', () => {
+  const x = extractFixture('windows-1252');
+  assert.equal(x.title, 'Café – menü');
+  assert.match(x.text, /Frühstück .* Preise in €/);
+});
+
+test('honours meta robots and X-Robots-Tag', () => {
+  const html = '<html><head><meta name="robots" content="noindex"></head><body><p>x</p></body></html>';
+  assert.deepEqual([extractPage(html, 'https://a.test/', opts).noindex, extractPage(html, 'https://a.test/', opts).nofollow], [true, false]);
+  const viaHeader = extractPage('<p>x</p>', 'https://a.test/', { ...opts, xRobotsTag: 'nofollow' });
+  assert.equal(viaHeader.nofollow, true);
+});
+
+test('hashes normalised text, so markup changes keep the text hash', () => {
+  const a = extractPage('<html><body><article><p>The same words in a paragraph, long enough to matter for the extractor to keep them.</p></article></body></html>', 'https://a.test/1', opts);
+  const b = extractPage('<html><body><div class="x"><p>The same   words in a paragraph, long enough to matter for the extractor to keep them.</p></div><script>var x=1</script></body></html>', 'https://a.test/2', opts);
+  assert.equal(a.textHash, b.textHash);
+  assert.equal(a.simhash, b.simhash);
+});
