@@ -34,9 +34,20 @@ export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.Proc
   return out as CrawlSettings;
 }
 
+/** Flags of single commands (not crawl settings): `extract --file/--url`, `export --format`, `replay --reextract`, … */
+export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
+  help: { type: 'boolean', short: 'h' },
+  file: { type: 'string' },
+  url: { type: 'string' },
+  format: { type: 'string' },
+  reextract: { type: 'boolean' },
+  run: { type: 'string' },
+  limit: { type: 'string' },
+};
+
 /** The node:util parseArgs options derived from the settings table. */
 export function flagOptions(): NonNullable<ParseArgsConfig['options']> {
-  const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean', short: 'h' } };
+  const options: NonNullable<ParseArgsConfig['options']> = { ...COMMAND_FLAGS };
   for (const s of Object.values(SETTINGS)) {
     if (!s.flag) continue;
     options[s.flag] = s.type === 'boolean' ? { type: 'boolean' } : s.type === 'list' ? { type: 'string', multiple: true } : { type: 'string' };
@@ -69,6 +80,11 @@ export function helpText(): string {
     'Usage:',
     '  trawl crawl <seed…> [flags]   crawl from the seed URLs into the data directory',
     '  trawl status [--data DIR]     summarise a data directory',
+    '  trawl extract <url> | --file page.html --url URL   the whole extraction of one page',
+    '  trawl graph top|inlinks <url>|outlinks <url>|unfetched [--limit N]   link graph queries',
+    '  trawl export --format jsonl   pages, edges and interactions as JSON lines',
+    '  trawl replay --reextract      re-run extraction over the archive, no network',
+    '  trawl history <url>           every fetch of a URL, with content drift',
     '',
     'Flags (each also readable from the environment variable shown):',
   ];

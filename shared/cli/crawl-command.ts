@@ -29,7 +29,7 @@ export function validateSeeds(seeds: string[]): string[] {
 export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, io: CrawlIo, overrides: EmbeddedOverrides = {}): Promise<RunSummary> {
   const seeds = settings.resume && seedArgs.length === 0 ? [] : validateSeeds(seedArgs);
   const ctx = openEmbedded(settings, overrides);
-  const runner = new CrawlRunner(ctx, { seeds, resume: settings.resume, onEvent: (e) => onEvent(e) });
+  const runner = new CrawlRunner(ctx, { seeds, resume: settings.resume, graph: ctx.graph, onEvent: (e) => onEvent(e) });
   let lastLine = 0;
   const onEvent = (e: CrawlEvent) => {
     if (settings.json) {

@@ -4,6 +4,18 @@ import { UsageError, errorMessage } from '../errors.js';
 import { helpText, parseCommandLine, resolveSettings } from './args.js';
 import { crawlCommand } from './crawl-command.js';
 import { statusCommand } from './status-command.js';
+import { extractCommand } from './extract-command.js';
+import { graphCommand } from './graph-command.js';
+import { exportCommand, historyCommand, replayCommand, requireDataDir } from './data-commands.js';
+import { SqliteCrawlStore } from '../store/local/sqlite-store.js';
+import { SqliteGraph } from '../store/local/sqlite-graph.js';
+
+function parseLimit(raw: unknown): number {
+  if (raw === undefined) return 20;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`invalid value ${JSON.stringify(raw)} for --limit: expected a whole number of at least 1`);
+  return n;
+}
 
 /** Runs the CLI and returns the exit code: 0 ok, 1 crawl failed, 2 bad input. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -30,7 +42,33 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       await statusCommand(settings.data, settings.json, out);
       return 0;
     }
-    throw new UsageError(`unknown command ${JSON.stringify(command)}: use crawl or status (trawl --help)`);
+    if (command === 'extract') {
+      await extractCommand(positionals, flags as { file?: string; url?: string }, settings, out);
+      return 0;
+    }
+    if (command === 'graph') {
+      requireDataDir(settings.data);
+      const store = new SqliteCrawlStore(settings.data);
+      try {
+        await graphCommand(new SqliteGraph(store.db), positionals, parseLimit(flags.limit), settings.json, out);
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+    if (command === 'export') {
+      await exportCommand(settings.data, flags.format as string | undefined, out);
+      return 0;
+    }
+    if (command === 'replay') {
+      await replayCommand(settings, flags as { reextract?: boolean; run?: string }, out);
+      return 0;
+    }
+    if (command === 'history') {
+      await historyCommand(settings.data, positionals[0], settings.json, out);
+      return 0;
+    }
+    throw new UsageError(`unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay or history (trawl --help)`);
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`trawl: ${err.message}\n`);

@@ -1,15 +1,11 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { DataDirError } from '../errors.js';
-import { DB_FILE, SqliteCrawlStore } from '../store/local/sqlite-store.js';
+import { SqliteCrawlStore } from '../store/local/sqlite-store.js';
+import { requireDataDir } from './data-commands.js';
 import type { RunSummary } from '../store/ports.js';
 import { jsonLine, summaryText } from './render.js';
 
 /** `trawl status`: summarises the latest run of a data directory. */
 export async function statusCommand(dataDir: string, json: boolean, out: (line: string) => void): Promise<RunSummary | undefined> {
-  if (!existsSync(join(dataDir, DB_FILE))) {
-    throw new DataDirError(`no trawl data in ${dataDir}: run trawl crawl <url> --data ${dataDir} first, or pass --data with the directory of an earlier crawl`);
-  }
+  requireDataDir(dataDir);
   const store = new SqliteCrawlStore(dataDir);
   try {
     const latest = await store.latestRun();

@@ -16,6 +16,8 @@ export interface PageExtraction {
   text: string;
   method: 'readability' | 'fallback';
   links: ContextLink[];
+  /** `<link rel="canonical">`, absolute: what the crawler records as an alias. */
+  linkCanonical?: string;
   feeds: string[];
   noindex: boolean;
   nofollow: boolean;
@@ -74,12 +76,14 @@ export function extractPage(html: string, url: string, options: ExtractOptions):
   const links = extractLinks(doc, url, { canonicalize: options.canonicalize });
   const robots = robotsMeta(doc, options.robotsToken, options.xRobotsTag);
   const feeds = feedsOf(doc, url);
+  const canonicalHref = attr(doc.querySelector('link[rel~="canonical"][href]'), 'href');
+  const linkCanonical = canonicalHref ? options.canonicalize(new URL(canonicalHref, url).href) ?? undefined : undefined;
   absolutizeUrls(doc, url);
   const main = extractMainContent(doc);
   const metadata = extractMetadata(doc, url, main.text, { title: main.title, byline: main.byline });
   return {
     url, title: metadata.title, metadata, markdown: main.markdown, text: main.text, method: main.method,
-    links, feeds, ...robots,
+    links, linkCanonical, feeds, ...robots,
     simhash: simhash(main.text),
     textHash: normalizedTextHash(main.text),
     chunks: chunkText(main.markdown, DEFAULT_CHUNKING),

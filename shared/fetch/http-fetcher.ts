@@ -32,6 +32,8 @@ export interface FetchResponse {
 /** The fetch port: the live HTTP fetcher and (later) the archive replay implement it. */
 export interface Fetcher {
   fetch(request: FetchRequest): Promise<FetchResponse>;
+  /** The headers a request is sent with, for the archive's request record. */
+  requestHeaders(request: FetchRequest): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -88,13 +90,7 @@ export class HttpFetcher implements Fetcher {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NonRetryableFetchError(`${request.url}: only http and https are fetched`);
     this.guard.checkHostLiteral(url.hostname);
     const started = this.clock();
-    const headers: Record<string, string> = {
-      'user-agent': this.options.userAgent,
-      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.7,*/*;q=0.1',
-      'accept-encoding': 'gzip, deflate, br',
-    };
-    if (request.etag) headers['if-none-match'] = request.etag;
-    if (request.lastModified) headers['if-modified-since'] = request.lastModified;
+    const headers = this.requestHeaders(request);
     let res: Dispatcher.ResponseData;
     try {
       res = await this.agent.request({
@@ -135,6 +131,17 @@ export class HttpFetcher implements Fetcher {
     } catch (err) {
       throw classifyError(err, request.url);
     }
+  }
+
+  requestHeaders(request: FetchRequest): Record<string, string> {
+    const headers: Record<string, string> = {
+      'user-agent': this.options.userAgent,
+      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.7,*/*;q=0.1',
+      'accept-encoding': 'gzip, deflate, br',
+    };
+    if (request.etag) headers['if-none-match'] = request.etag;
+    if (request.lastModified) headers['if-modified-since'] = request.lastModified;
+    return headers;
   }
 
   async close(): Promise<void> {

@@ -51,7 +51,7 @@ export class Admitter {
     const redirects = c.redirects ?? 0;
     const row: FrontierRow = {
       runId: this.runId, urlId: urlId(url), url, host: hostKey(url), depth: c.depth, kind: c.kind, state: 'queued',
-      inlinks: 0, fresh: c.fresh ?? false, redirects, attempts: 0, notBefore: 0, discoveredFrom: c.from,
+      inlinks: 0, fresh: c.fresh ?? false, redirects, attempts: 0, notBefore: 0, discoveredFrom: c.from, rawUrl: c.href !== url ? c.href : undefined,
       priority: this.priority({ url, depth: c.depth, inlinks: 0, fresh: c.fresh ?? false, structural: c.structural }),
     };
     const reason = this.skipReason(c, url, redirects);

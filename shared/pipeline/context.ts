@@ -6,6 +6,7 @@ import { productToken } from '../robots/robots-txt.js';
 import type { BlobStore, CrawlStore } from '../store/ports.js';
 import type { CanonicalOptions } from '../url/canonical.js';
 import type { Logger } from '../log/logger.js';
+import type { WarcWriter } from '../archive/warc-writer.js';
 
 /** What every stage function needs; both runners build one. */
 export interface CrawlContext {
@@ -21,6 +22,8 @@ export interface CrawlContext {
   canonical: CanonicalOptions;
   /** The canonical form of a URL under this crawl's parameter lists, or null when it is not http(s). */
   canonicalize(href: string): string | null;
+  /** Where raw exchanges go as WARC; absent when nothing is archived (replay, one-off extraction). */
+  archive?: WarcWriter;
 }
 
 export function politenessConfig(s: CrawlSettings): PolitenessConfig {

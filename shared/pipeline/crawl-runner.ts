@@ -4,7 +4,7 @@ import { afterRequest, backoffMs, newHostState, readyAt } from '../politeness/ho
 import { RateLimiter } from '../politeness/rate-limiter.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
 import { robotsAllows, robotsCrawlDelayMs, robotsSitemaps } from '../robots/robots-policy.js';
-import type { FrontierRow, RunRecord, RunSummary } from '../store/ports.js';
+import { ROBOTS_REFUSAL, type FetchRecord, type GraphStore, type FrontierRow, type RunRecord, type RunSummary } from '../store/ports.js';
 import { urlId } from '../url/canonical.js';
 import { Admitter, type Candidate } from './admission.js';
 import { politenessConfig, type CrawlContext } from './context.js';
@@ -14,6 +14,14 @@ import { processStage, type ProcessResult } from './process-stage.js';
 import { loadRobots } from './robots-stage.js';
 import { CrawlProgress, type CrawlEvent } from './progress.js';
 
+/** The interaction record of a URL refused by robots.txt: no request was made. */
+function robotsRefusal(row: FrontierRow, at: number): FetchRecord {
+  return {
+    runId: row.runId, urlId: row.urlId, url: row.url, rawUrl: row.rawUrl, kind: row.kind, fetcher: 'http', fetchedAt: at, durationMs: 0, bytes: 0,
+    truncated: false, notModified: false, error: ROBOTS_REFUSAL,
+  };
+}
+
 function wasFetchedPage(seen: { kind: string; state: string; reason?: string }): boolean {
   return seen.kind === 'page' && (['done', 'failed', 'duplicate'].includes(seen.state) || seen.reason === 'content-type') && seen.reason !== 'address-refused';
 }
@@ -21,6 +29,8 @@ function wasFetchedPage(seen: { kind: string; state: string; reason?: string }):
 export interface CrawlOptions {
   seeds: string[];
   resume: boolean;
+  /** When given, inlink counts and PageRank are computed at the end of a finished crawl. */
+  graph?: GraphStore;
   onEvent?: (event: CrawlEvent) => void;
 }
 
@@ -67,6 +77,7 @@ export class CrawlRunner {
     }
     if (this.fatal) throw this.fatal;
     const status = this.stopping ? 'interrupted' : 'finished';
+    if (status === 'finished' && this.options.graph) await this.options.graph.computeRanks(this.run.id);
     await this.ctx.store.setRunStatus(this.run.id, status, this.ctx.clock());
     const summary = await this.ctx.store.summary(this.run.id);
     this.progress.finish(summary);
@@ -183,7 +194,7 @@ export class CrawlRunner {
       const path = new URL(row.url).pathname + new URL(row.url).search;
       if (q.robots && !robotsAllows(q.robots, path)) {
         // Refused by robots.txt: recorded, no request made, so no delay is owed.
-        await this.ctx.store.commitFetch({ runId: this.run.id, urlId: row.urlId, state: 'blocked', reason: 'robots', attempts: row.attempts });
+        await this.ctx.store.commitFetch({ runId: this.run.id, urlId: row.urlId, state: 'blocked', reason: 'robots', attempts: row.attempts, fetch: robotsRefusal(row, this.ctx.clock()) });
         this.state.known.set(row.urlId, 'final');
         this.progress.blocked(row);
         continue;
@@ -233,7 +244,7 @@ export class CrawlRunner {
     const { rows, reprioritized } = this.admitAll(result.candidates);
     const inserted = new Set(await this.ctx.store.commitFetch({
       runId: this.run.id, urlId: row.urlId, state: result.state, reason: result.reason, attempts, notBefore,
-      fetch: result.fetch, page: result.page, edges: result.edges, aliases: result.aliases, discovered: rows, reprioritized,
+      fetch: result.fetch, page: result.page, edges: result.edges, extract: result.extract, chunks: result.chunks, aliases: result.aliases, discovered: rows, reprioritized,
     }));
     if (result.retry) q.push({ ...row, attempts, notBefore, state: 'queued' });
     else this.state.known.set(row.urlId, 'final');

@@ -8,20 +8,25 @@ import { FileBlobStore } from '../store/local/blob-store.js';
 import { SqliteCrawlStore } from '../store/local/sqlite-store.js';
 import { canonicalize } from '../url/canonical.js';
 import { robotsTokenOf, type CrawlContext } from './context.js';
+import { WarcWriter } from '../archive/warc-writer.js';
+import { SqliteGraph } from '../store/local/sqlite-graph.js';
+import type { CrawlStore, GraphStore } from '../store/ports.js';
 
 export interface EmbeddedOverrides {
   clock?: () => number;
   fetcher?: Fetcher;
+  /** Builds the fetcher from the store (the archive replay reads the store's index). */
+  fetcherFor?: (store: CrawlStore) => Fetcher;
   resolver?: Resolver;
   priority?: PriorityFn;
   logger?: Logger;
 }
 
 /** Builds the embedded runtime: SQLite + blob files in the data directory, the live HTTP fetcher. */
-export function openEmbedded(settings: CrawlSettings, overrides: EmbeddedOverrides = {}): CrawlContext & { close(): Promise<void> } {
+export function openEmbedded(settings: CrawlSettings, overrides: EmbeddedOverrides = {}): CrawlContext & { graph: GraphStore; close(): Promise<void> } {
   const store = new SqliteCrawlStore(settings.data);
   const blobs = new FileBlobStore(join(settings.data, 'blobs'));
-  const fetcher = overrides.fetcher ?? new HttpFetcher({
+  const fetcher = overrides.fetcher ?? overrides.fetcherFor?.(store) ?? new HttpFetcher({
     userAgent: settings.userAgent,
     allowPrivateNetwork: settings.allowPrivateNetwork,
     maxBodyBytes: settings.maxBodyBytes,
@@ -30,14 +35,17 @@ export function openEmbedded(settings: CrawlSettings, overrides: EmbeddedOverrid
     resolver: overrides.resolver,
   });
   const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
+  const archive = new WarcWriter(join(settings.data, 'warc'), { maxFileBytes: settings.warcMaxBytes });
   return {
-    settings, store, blobs, fetcher, canonical,
+    settings, store, blobs, fetcher, canonical, archive,
+    graph: new SqliteGraph(store.db),
     clock: overrides.clock ?? Date.now,
     priority: overrides.priority ?? defaultPriority,
     logger: overrides.logger ?? createLogger('warn'),
     robotsToken: robotsTokenOf(settings.userAgent),
     canonicalize: (href) => canonicalize(href, undefined, canonical),
     async close() {
+      archive.close();
       await fetcher.close();
       await store.close();
     },

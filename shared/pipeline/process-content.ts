@@ -1,20 +1,22 @@
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import type { FetchResponse } from '../fetch/http-fetcher.js';
+import { extractPage } from '../extract/extract-page.js';
 import { parseFeed } from '../extract/feed.js';
-import { extractHtmlSignals, robotsDirectives } from '../extract/html-signals.js';
+import { extractPdf } from '../extract/pdf.js';
 import { maybeGunzip, parseSitemap } from '../extract/sitemap.js';
-import type { AliasRecord, EdgeRecord, FrontierRow, PageRecord } from '../store/ports.js';
-import { urlId } from '../url/canonical.js';
+import { errorMessage } from '../errors.js';
+import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../store/ports.js';
 import type { Candidate } from './admission.js';
 import type { CrawlContext } from './context.js';
+import { edgesOf, extractRecords, pdfExtraction } from './content-records.js';
 
-/** Links kept per page after de-duplication, so one link farm cannot flood the frontier. */
-export const MAX_LINKS_PER_PAGE = 500;
 const FRESH_WINDOW_MS = 30 * 86_400_000;
 
 export interface ContentResult {
   page?: PageRecord;
   edges?: EdgeRecord[];
+  extract?: ExtractRecord;
+  chunks?: ChunkRecord[];
   aliases: AliasRecord[];
   candidates: Candidate[];
   duplicateOf?: string;
@@ -40,58 +42,54 @@ export function feedCandidates(row: FrontierRow, text: string): Candidate[] {
   return parseFeed(text, row.url).items.map((item) => ({ href: item.url, depth: row.depth + 1, kind: 'page' as const, fresh: true, from: row.urlId }));
 }
 
-function basePage(row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number, runId: number): PageRecord {
+function basePage(row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): PageRecord {
   return {
-    urlId: row.urlId, url: row.url, host: row.host, runId, status: res.status, mime: res.mime, charset: res.charset, contentHash,
+    urlId: row.urlId, url: row.url, host: row.host, runId: row.runId, status: res.status, mime: res.mime, charset: res.charset, contentHash,
     bytes: res.body?.length ?? 0, truncated: res.truncated, etag: res.headers.etag, lastModified: res.headers['last-modified'],
     fetchedAt: at, indexable: true, nofollow: false,
   };
 }
 
-function edgesOf(ctx: CrawlContext, row: FrontierRow, links: ReturnType<typeof extractHtmlSignals>['links'], pageNofollow: boolean): EdgeRecord[] {
-  const byTarget = new Map<string, EdgeRecord>();
-  for (const link of links) {
-    const toUrl = ctx.canonicalize(link.href);
-    if (!toUrl || toUrl === row.url) continue;
-    const toId = urlId(toUrl);
-    const nofollow = pageNofollow || link.rel.includes('nofollow');
-    const existing = byTarget.get(toId);
-    // Keep one edge per target; a followable link wins over a nofollow one.
-    if (existing && (existing.nofollow === false || nofollow)) continue;
-    byTarget.set(toId, { fromId: row.urlId, toId, toUrl, anchor: link.text.slice(0, 300), rel: link.rel.join(' '), nofollow });
-    if (byTarget.size >= MAX_LINKS_PER_PAGE) break;
-  }
-  return [...byTarget.values()];
-}
-
-/** An HTML page: robots directives, duplicates, links as edges and candidates, canonical alias, feeds. */
+/** An HTML page: full extraction (content, metadata, links with context), duplicates, canonical alias, feeds. */
 export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
   const body = res.body ?? Buffer.alloc(0);
   const charset = sniffCharset(body, res.charset, true);
-  const page = { ...basePage(row, res, contentHash, at, row.runId), charset };
+  const page = { ...basePage(row, res, contentHash, at), charset };
   const duplicate = contentHash ? await ctx.store.findPageByContentHash(contentHash, row.urlId) : undefined;
   if (duplicate) return { page: { ...page, duplicateOf: duplicate.urlId }, aliases: [], candidates: [], duplicateOf: duplicate.urlId };
-  const signals = extractHtmlSignals(decodeBody(body, charset), row.url, ctx.robotsToken);
-  const header = robotsDirectives(res.headers['x-robots-tag'], ctx.robotsToken);
-  page.indexable = !(signals.noindex || header.noindex);
-  page.nofollow = signals.nofollow || header.nofollow;
-  page.title = signals.title;
-  const edges = edgesOf(ctx, row, signals.links, page.nofollow);
+  const x = extractPage(decodeBody(body, charset), row.url, { canonicalize: ctx.canonicalize, robotsToken: ctx.robotsToken, xRobotsTag: res.headers['x-robots-tag'] });
+  page.indexable = !x.noindex;
+  page.nofollow = x.nofollow;
+  page.title = x.metadata.title;
+  const snapshot = contentHash ?? 'empty';
+  const edges = edgesOf(row, snapshot, x);
   const candidates: Candidate[] = edges.map((e) => ({ href: e.toUrl, depth: row.depth + 1, kind: 'page' as const, nofollow: e.nofollow, from: row.urlId }));
   const aliases: AliasRecord[] = [];
-  const canonical = signals.canonical ? ctx.canonicalize(signals.canonical) : null;
-  if (canonical && canonical !== row.url) {
-    page.canonicalUrl = canonical;
-    aliases.push({ urlId: row.urlId, url: row.url, targetUrl: canonical, reason: 'rel-canonical' });
-    candidates.push({ href: canonical, depth: row.depth, kind: 'page', structural: true, from: row.urlId });
+  if (x.linkCanonical && x.linkCanonical !== row.url) {
+    page.canonicalUrl = x.linkCanonical;
+    aliases.push({ urlId: row.urlId, url: row.url, targetUrl: x.linkCanonical, reason: 'rel-canonical' });
+    candidates.push({ href: x.linkCanonical, depth: row.depth, kind: 'page', structural: true, from: row.urlId });
   }
   if (!page.nofollow || ctx.settings.followNofollow) {
-    for (const feed of signals.feeds) candidates.push({ href: feed, depth: row.depth + 1, kind: 'feed', fresh: true, from: row.urlId });
+    for (const feed of x.feeds) candidates.push({ href: feed, depth: row.depth + 1, kind: 'feed', fresh: true, from: row.urlId });
   }
-  return { page, edges, aliases, candidates };
+  return { page, edges, aliases, candidates, ...(await extractRecords(ctx, row, snapshot, x)) };
 }
 
-/** Any 2xx body: HTML is parsed for links; XML pages that are feeds yield items; PDFs and text are kept as they are. */
+async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
+  const page = basePage(row, res, contentHash, at);
+  if (!res.body || res.truncated) return { page, aliases: [], candidates: [] };
+  try {
+    const pdf = await extractPdf(res.body);
+    page.title = pdf.title;
+    return { page, aliases: [], candidates: [], ...(await extractRecords(ctx, row, contentHash ?? 'empty', pdfExtraction(pdf), pdf.pages)) };
+  } catch (err) {
+    ctx.logger.warn('could not read PDF text; the raw bytes are kept', { url: row.url, error: errorMessage(err) });
+    return { page, aliases: [], candidates: [] };
+  }
+}
+
+/** Any 2xx body: HTML is extracted, XML feeds yield items, PDFs give text; other text is kept as it is. */
 export async function contentOf(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
   if (row.kind === 'sitemap') return { aliases: [], candidates: sitemapCandidates(ctx, row, res.body ?? Buffer.alloc(0)) };
   if (row.kind === 'feed' || (res.contentClass === 'xml' && looksLikeFeed(res.body))) {
@@ -100,7 +98,8 @@ export async function contentOf(ctx: CrawlContext, row: FrontierRow, res: FetchR
     if (row.kind === 'feed' || candidates.length > 0) return { aliases: [], candidates };
   }
   if (res.contentClass === 'html') return htmlContent(ctx, row, res, contentHash, at);
-  return { page: basePage(row, res, contentHash, at, row.runId), aliases: [], candidates: [] };
+  if (res.contentClass === 'pdf') return pdfContent(ctx, row, res, contentHash, at);
+  return { page: basePage(row, res, contentHash, at), aliases: [], candidates: [] };
 }
 
 function looksLikeFeed(body: Buffer | null): boolean {

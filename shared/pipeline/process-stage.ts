@@ -1,7 +1,7 @@
 import { AddressRefusedError, NonRetryableFetchError } from '../errors.js';
 import { isThrottle, type ResponseEvent } from '../politeness/host-state.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
-import type { AliasRecord, EdgeRecord, FetchRecord, FrontierRow, PageRecord, UrlState } from '../store/ports.js';
+import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord, RecordKind, UrlState } from '../store/ports.js';
 import type { Candidate } from './admission.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
@@ -16,6 +16,8 @@ export interface ProcessResult {
   fetch?: FetchRecord;
   page?: PageRecord;
   edges?: EdgeRecord[];
+  extract?: ExtractRecord;
+  chunks?: ChunkRecord[];
   aliases: AliasRecord[];
   candidates: Candidate[];
   /** What the host's politeness state learns; undefined when no request reached it. */
@@ -23,8 +25,16 @@ export interface ProcessResult {
   notModified: boolean;
 }
 
+/** What an interaction was once its response is known: a PDF, raw bytes of another type, or the kind asked for. */
+function recordKind(row: FrontierRow, outcome: FetchOutcome): RecordKind {
+  if (outcome.kind !== 'response') return row.kind;
+  if (outcome.res.contentClass === 'pdf') return 'pdf';
+  if (outcome.res.skipped || outcome.res.contentClass === 'text' && row.kind === 'page') return 'raw';
+  return row.kind;
+}
+
 function fetchRecord(row: FrontierRow, outcome: FetchOutcome): FetchRecord {
-  const base = { runId: row.runId, urlId: row.urlId, url: row.url, kind: row.kind, fetchedAt: outcome.at };
+  const base = { runId: row.runId, urlId: row.urlId, url: row.url, rawUrl: row.rawUrl, kind: recordKind(row, outcome), fetcher: 'http' as const, warc: outcome.warc, fetchedAt: outcome.at };
   if (outcome.kind === 'error') return { ...base, durationMs: 0, bytes: 0, truncated: false, notModified: false, error: outcome.message };
   const { res } = outcome;
   return {
@@ -94,6 +104,6 @@ async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<Fe
   const state: UrlState = content.duplicateOf ? 'duplicate' : 'done';
   return {
     ...empty(state, content.duplicateOf ? 'duplicate-body' : undefined),
-    page: content.page, edges: content.edges, aliases: content.aliases, candidates: content.candidates,
+    page: content.page, edges: content.edges, extract: content.extract, chunks: content.chunks, aliases: content.aliases, candidates: content.candidates,
   };
 }

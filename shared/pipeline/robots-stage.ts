@@ -7,6 +7,7 @@ import type { HostRecord } from '../store/ports.js';
 import type { HostState } from '../politeness/host-state.js';
 import { urlId } from '../url/canonical.js';
 import type { CrawlContext } from './context.js';
+import { archiveStage, type FetchOutcome } from './fetch-stage.js';
 
 /** RFC 9309 §2.3.1.2: follow at least five consecutive redirects for robots.txt. */
 const ROBOTS_MAX_HOPS = 5;
@@ -55,8 +56,10 @@ export async function loadRobots(ctx: CrawlContext, runId: number, origin: strin
 
 async function recordRobotsFetch(ctx: CrawlContext, runId: number, url: string, res: FetchResponse | undefined, error: string | undefined, at: number) {
   const contentHash = res?.body ? await ctx.blobs.put(res.body) : undefined;
+  const outcome: FetchOutcome = res ? { kind: 'response', res, at } : { kind: 'error', error, message: error ?? 'no response', at };
+  const warc = await archiveStage(ctx, runId, { url, kind: 'robots' }, outcome);
   await ctx.store.recordFetch({
-    runId, urlId: urlId(url), url, kind: 'robots', status: res?.status, fetchedAt: at, durationMs: res?.durationMs ?? 0, contentHash,
+    runId, urlId: urlId(url), url, kind: 'robots', fetcher: 'http', warc, status: res?.status, fetchedAt: at, durationMs: res?.durationMs ?? 0, contentHash,
     bytes: res?.body?.length ?? 0, truncated: res?.truncated ?? false, notModified: false, error, headers: res?.headers,
   });
 }

@@ -25,6 +25,8 @@ export interface FrontierRow {
   /** Not before this time (a 429'd URL waits for its host's back-off). */
   notBefore: number;
   discoveredFrom?: string;
+  /** The URL as it was found, before canonicalisation (kept in memory for the interaction record). */
+  rawUrl?: string;
 }
 
 export interface SeenUrl {
@@ -57,12 +59,29 @@ export interface PageRecord {
   canonicalUrl?: string;
 }
 
+/** The error of the interaction record of a URL that robots.txt refused: no request was made. */
+export const ROBOTS_REFUSAL = 'refused: disallowed by robots.txt';
+
+/** What an interaction turned out to be: the requested kind, or pdf/raw once the type is known. */
+export type RecordKind = FetchKind | 'pdf' | 'raw';
+
+/** Where an exchange's response (or, without one, its metadata) record sits in the WARC files. */
+export interface WarcLocation {
+  file: string;
+  offset: number;
+  length: number;
+}
+
 /** One interaction with a server, success or not: the archive's index record. */
 export interface FetchRecord {
   runId: number;
   urlId: string;
   url: string;
-  kind: FetchKind;
+  /** The target as it was found (before canonicalisation), when it differs. */
+  rawUrl?: string;
+  kind: RecordKind;
+  fetcher: 'http' | 'browser';
+  warc?: WarcLocation;
   status?: number;
   fetchedAt: number;
   durationMs: number;
@@ -74,13 +93,58 @@ export interface FetchRecord {
   headers?: Record<string, string>;
 }
 
+/** A link of one snapshot (body hash) of a source page, with its context. */
 export interface EdgeRecord {
   fromId: string;
+  snapshot: string;
   toId: string;
   toUrl: string;
   anchor: string;
+  context: string;
+  section: 'nav' | 'header' | 'footer' | 'sidebar' | 'body';
   rel: string;
+  internal: boolean;
   nofollow: boolean;
+  /** The stored page the target resolves to (directly or through a redirect/canonical alias). */
+  toPageId?: string;
+}
+
+/** The extraction of one page snapshot. */
+export interface ExtractRecord {
+  urlId: string;
+  runId: number;
+  snapshot: string;
+  title?: string;
+  description?: string;
+  author?: string;
+  published?: string;
+  modified?: string;
+  language?: string;
+  canonicalUrl?: string;
+  siteName?: string;
+  contentType?: string;
+  wordCount: number;
+  readingMinutes: number;
+  method: string;
+  markdown: string;
+  textHash: string;
+  simhash: string;
+  nearDuplicateOf?: string;
+  nearDuplicateDistance?: number;
+  textDuplicateOf?: string;
+  pdfPages?: number;
+  metadata: Record<string, unknown>;
+}
+
+export interface ChunkRecord {
+  urlId: string;
+  seq: number;
+  id: string;
+  position: number;
+  tokens: number;
+  text: string;
+  prevId?: string;
+  nextId?: string;
 }
 
 export interface AliasRecord {
@@ -121,8 +185,11 @@ export interface FetchCommit {
   notBefore?: number;
   fetch?: FetchRecord;
   page?: PageRecord;
-  /** Replaces the outlinks of the page. */
+  /** The outlinks of this snapshot of the page. */
   edges?: EdgeRecord[];
+  /** Replaces the page's extraction, chunks and SimHash bands. */
+  extract?: ExtractRecord;
+  chunks?: ChunkRecord[];
   aliases?: AliasRecord[];
   /** New URLs: inserted only where the run has not seen them. */
   discovered?: FrontierRow[];
@@ -166,9 +233,21 @@ export interface CrawlStore {
   commitFetch(commit: FetchCommit): Promise<string[]>;
   /** Records an interaction that belongs to no frontier URL (robots.txt). */
   recordFetch(record: FetchRecord): Promise<void>;
+  /** Every interaction with a URL, oldest first: the archive index of one target. */
+  fetchHistory(urlId: string): Promise<FetchRecord[]>;
+  /** Pages with a stored body, for re-extraction. */
+  storedPages(): Promise<PageRecord[]>;
+  /** Replaces a page's extraction, chunks and the edges of its snapshot (re-extraction from the archive). */
+  saveExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): Promise<void>;
+  getExtract(urlId: string): Promise<ExtractRecord | undefined>;
   getPage(urlId: string): Promise<PageRecord | undefined>;
   findPageByContentHash(hash: string, exceptUrlId: string): Promise<PageRecord | undefined>;
+  /** Outlinks of the page's current snapshot. */
   outlinks(urlId: string): Promise<EdgeRecord[]>;
+  /** The earliest other page whose SimHash is within `maxDistance`, found through the band index. */
+  findNearDuplicate(simhash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined>;
+  /** The earliest other page with the same normalised text. */
+  findTextDuplicate(textHash: string, exceptUrlId: string): Promise<string | undefined>;
   getHost(host: string): Promise<HostRecord | undefined>;
   putHost(record: HostRecord): Promise<void>;
   /** Saves the politeness state of a host, keeping its robots.txt fields. */
@@ -182,4 +261,34 @@ export interface BlobStore {
   /** Stores bytes under their SHA-256 and returns the hex digest. */
   put(bytes: Buffer): Promise<string>;
   get(hash: string): Promise<Buffer | undefined>;
+}
+
+export interface LinkView extends EdgeRecord {
+  fromUrl: string;
+}
+
+export interface RankedPage {
+  urlId: string;
+  url: string;
+  title?: string;
+  inlinks: number;
+  hosts: number;
+  pagerank: number;
+}
+
+export interface UnfetchedUrl {
+  url: string;
+  inlinks: number;
+  /** Distinct hosts linking to it: corroboration. */
+  hosts: number;
+}
+
+/** Link graph queries over the current snapshot of every page. */
+export interface GraphStore {
+  outlinks(urlId: string): Promise<LinkView[]>;
+  inlinks(urlId: string): Promise<LinkView[]>;
+  /** Computes inlink counts and PageRank for the stored graph (at the end of a crawl). */
+  computeRanks(runId: number): Promise<number>;
+  top(limit: number): Promise<RankedPage[]>;
+  unfetched(limit: number): Promise<UnfetchedUrl[]>;
 }

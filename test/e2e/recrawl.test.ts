@@ -96,3 +96,17 @@ test('--max-rps caps requests across all hosts', async () => {
     assert.ok(span >= (starts.length - 20) * 50 - 100, `${starts.length} requests in ${span} ms`);
   });
 });
+
+test('a slow host never stalls the others', async () => {
+  await withWeb({ articles: 12, blogHosts: 2, crawlDelaySeconds: 0, slowHosts: ['blog1'], slowMs: 150 }, async (web, dataDir) => {
+    await crawlWeb(web, testFlags(dataDir, { 'delay-ms': '0' }), [`${web.origins.blog1}/`, `${web.origins.blog2}/`]);
+    const span = (host: string) => {
+      const entries = web.log.filter((e) => e.host === host);
+      return { first: Math.min(...entries.map((e) => e.start)), last: Math.max(...entries.map((e) => e.end)) };
+    };
+    const slow = span('blog1');
+    const fast = span('blog2');
+    assert.ok(slow.last - slow.first >= 12 * 150, 'the slow host took its time');
+    assert.ok(fast.last < slow.first + (slow.last - slow.first) / 2, 'the fast host was done in the first half of the slow one');
+  });
+});

@@ -52,9 +52,9 @@ test('commits a fetch atomically: state, record, page, edges and new URLs', asyn
     await store.addUrls([row(run.id, 'a')]);
     const inserted = await store.commitFetch({
       runId: run.id, urlId: 'a', state: 'done', attempts: 1,
-      fetch: { runId: run.id, urlId: 'a', url: 'http://a.test/a', kind: 'page', status: 200, fetchedAt: 5, durationMs: 3, bytes: 10, truncated: false, notModified: false, contentHash: 'h1' },
+      fetch: { runId: run.id, urlId: 'a', url: 'http://a.test/a', kind: 'page', fetcher: 'http', status: 200, fetchedAt: 5, durationMs: 3, bytes: 10, truncated: false, notModified: false, contentHash: 'h1' },
       page: { urlId: 'a', url: 'http://a.test/a', host: 'a.test', runId: run.id, status: 200, mime: 'text/html', bytes: 10, truncated: false, fetchedAt: 5, indexable: true, nofollow: false, contentHash: 'h1', etag: '"e"' },
-      edges: [{ fromId: 'a', toId: 'b', toUrl: 'http://a.test/b', anchor: 'B', rel: '', nofollow: false }],
+      edges: [{ fromId: 'a', snapshot: 'h1', toId: 'b', toUrl: 'http://a.test/b', anchor: 'B', context: 'see B', section: 'body', rel: '', internal: true, nofollow: false }],
       discovered: [row(run.id, 'b')],
     });
     assert.deepEqual(inserted, ['b']);

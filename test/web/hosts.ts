@@ -42,6 +42,9 @@ export interface WebOptions {
   blogHosts: number;
   /** Crawl-delay of the `delay` host, in seconds. */
   crawlDelaySeconds: number;
+  /** Blog hosts whose every page answers this many ms late. */
+  slowHosts?: string[];
+  slowMs?: number;
 }
 
 const html = (body: string, extra: Record<string, string> = {}): WebResponse => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8', ...extra }, body });
@@ -86,7 +89,7 @@ function mainIndex(origin: (n: string) => string): string {
     '<a href="/image.png">Image</a> <a href="/file.zip">Zip</a> <a href="/doc.pdf">PDF</a> <a href="/notes.txt">Notes</a>',
     '<a href="/huge">Huge</a> <a href="/bomb">Bomb</a> <a href="/slow">Slow</a> <a href="/latin1">Latin-1</a> <a href="/sjis">Shift_JIS</a>',
     '<a href="/only-nofollow" rel="nofollow">Sponsored</a> <a href="/nofollow-page">Nofollow page</a> <a href="/noindex">Noindex</a>',
-    '<a href="/copy/1">Copy of article 1</a> <a href="mailto:team@example.com">Mail</a> <a href="javascript:void(0)">JS</a>',
+    '<a href="/copy/1">Copy of article 1</a> <a href="/near/2">Near copy of article 2</a> <a href="/restyled/6">Article 6 restyled</a> <a href="mailto:team@example.com">Mail</a> <a href="javascript:void(0)">JS</a>',
     `<a href="${origin('nobots')}/">Friends</a>`,
   ];
   return htmlPage('Main site', `<h1>Main</h1><p>${prose(1)}</p><p>${links.join('</p><p>')}</p>`, '<link rel="alternate" type="application/rss+xml" href="/feed.xml">');
@@ -117,6 +120,10 @@ function mainHost(o: WebOptions): HostSpec {
         return withEtag(req, html(articleHtml('main', k, n)));
       }
       if (path === '/copy/1') return html(articleHtml('main', 1, n));
+      // One word changed: a near-duplicate (SimHash within distance 3), not a byte duplicate.
+      if (path === '/near/2') return html(articleHtml('main', 2, n).replace('<p>', '<p>Updated: '));
+      // The same text in other markup: a text duplicate.
+      if (path === '/restyled/6') return html(articleHtml('main', 6, n).replace('<article>', '<article class="restyled" data-theme="dark">'));
       if (['/sitemap-only', '/feed-only', '/private/open', '/only-nofollow', '/only-from-nofollow-page', '/about'].includes(path)) return withEtag(req, html(htmlPage(path, `<p>${prose(path.length)}</p>`)));
       if (path === '/tool.cgi') return html(htmlPage('tool', '<p>tool</p>'));
       if (path === '/private/secret' || path === '/search') return html(htmlPage('secret', '<p>must not be fetched</p>'));
@@ -157,7 +164,10 @@ function blogHost(name: string, o: WebOptions, neighbour: string): HostSpec {
       if (path === '/') return html(listPage(name, 1, 20, o.articles).replace('<ul>', `<ul><li><a href="${env.origin(neighbour)}/">Neighbour</a></li>`));
       if (path === '/list') return html(listPage(name, Number(query.get('page') ?? 1), 20, o.articles));
       const m = /^\/articles\/(\d+)$/.exec(path);
-      if (m && Number(m[1]) >= 1 && Number(m[1]) <= o.articles) return withEtag(req, html(articleHtml(name, Number(m[1]), o.articles)));
+      if (m && Number(m[1]) >= 1 && Number(m[1]) <= o.articles) {
+        const res = withEtag(req, html(articleHtml(name, Number(m[1]), o.articles)));
+        return o.slowHosts?.includes(name) ? { ...res, delayMs: o.slowMs ?? 200 } : res;
+      }
       return notFound;
     },
   };

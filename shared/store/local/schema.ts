@@ -1,5 +1,5 @@
 /** Bumped whenever a table changes shape; a data dir with another version is refused. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -65,7 +65,12 @@ CREATE TABLE IF NOT EXISTS fetches (
   run_id INTEGER NOT NULL,
   url_id TEXT NOT NULL,
   url TEXT NOT NULL,
+  raw_url TEXT,
   kind TEXT NOT NULL,
+  fetcher TEXT NOT NULL DEFAULT 'http',
+  warc_file TEXT,
+  warc_offset INTEGER,
+  warc_length INTEGER,
   status INTEGER,
   fetched_at INTEGER NOT NULL,
   duration_ms INTEGER NOT NULL,
@@ -80,19 +85,77 @@ CREATE INDEX IF NOT EXISTS fetches_run ON fetches (run_id);
 CREATE INDEX IF NOT EXISTS fetches_url ON fetches (url_id);
 CREATE TABLE IF NOT EXISTS edges (
   from_id TEXT NOT NULL,
+  snapshot TEXT NOT NULL,
   to_id TEXT NOT NULL,
   to_url TEXT NOT NULL,
   anchor TEXT NOT NULL,
+  context TEXT NOT NULL DEFAULT '',
+  section TEXT NOT NULL DEFAULT 'body',
   rel TEXT NOT NULL,
+  internal INTEGER NOT NULL DEFAULT 1,
   nofollow INTEGER NOT NULL,
-  PRIMARY KEY (from_id, to_id)
+  to_page_id TEXT,
+  PRIMARY KEY (from_id, snapshot, to_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS edges_to ON edges (to_id);
+CREATE INDEX IF NOT EXISTS edges_to_page ON edges (to_page_id);
+CREATE TABLE IF NOT EXISTS extracts (
+  url_id TEXT PRIMARY KEY,
+  run_id INTEGER NOT NULL,
+  snapshot TEXT NOT NULL,
+  title TEXT,
+  description TEXT,
+  author TEXT,
+  published TEXT,
+  modified TEXT,
+  language TEXT,
+  canonical_url TEXT,
+  site_name TEXT,
+  content_type TEXT,
+  word_count INTEGER NOT NULL,
+  reading_minutes INTEGER NOT NULL,
+  method TEXT NOT NULL,
+  markdown TEXT NOT NULL,
+  text_hash TEXT NOT NULL,
+  simhash TEXT NOT NULL,
+  near_duplicate_of TEXT,
+  near_duplicate_distance INTEGER,
+  text_duplicate_of TEXT,
+  pdf_pages INTEGER,
+  metadata TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS extracts_text_hash ON extracts (text_hash);
+CREATE TABLE IF NOT EXISTS chunks (
+  url_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  position REAL NOT NULL,
+  tokens INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  prev_id TEXT,
+  next_id TEXT,
+  PRIMARY KEY (url_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS simhash_bands (
+  band INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  url_id TEXT NOT NULL,
+  PRIMARY KEY (band, value, url_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ranks (
+  url_id TEXT PRIMARY KEY,
+  run_id INTEGER NOT NULL,
+  inlinks INTEGER NOT NULL,
+  hosts INTEGER NOT NULL,
+  pagerank REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS aliases (
   url_id TEXT NOT NULL,
   url TEXT NOT NULL,
   target_url TEXT NOT NULL,
+  target_id TEXT NOT NULL,
   reason TEXT NOT NULL,
   PRIMARY KEY (url_id, reason)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS aliases_target ON aliases (target_id);
 `;

@@ -1,11 +1,12 @@
 import type { Database as Db } from 'better-sqlite3';
 import type { FetchKind } from '../../fetch/content-type.js';
-import type { FrontierRow, PageRecord, RunStatus, RunSummary, UrlState } from '../ports.js';
+import { ROBOTS_REFUSAL, type ExtractRecord, type FetchRecord, type EdgeRecord, type FrontierRow, type PageRecord, type RunStatus, type RunSummary, type UrlState } from '../ports.js';
 
 const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
 
 export function frontierParams(r: FrontierRow): Record<string, unknown> {
-  return { ...r, reason: r.reason ?? null, fresh: r.fresh ? 1 : 0, discoveredFrom: r.discoveredFrom ?? null };
+  const { rawUrl: _raw, ...rest } = r;
+  return { ...rest, reason: r.reason ?? null, fresh: r.fresh ? 1 : 0, discoveredFrom: rest.discoveredFrom ?? null };
 }
 
 export function rowToFrontier(r: Record<string, unknown>): FrontierRow {
@@ -44,7 +45,7 @@ function countBy(db: Db, sql: string, runId: number): Record<string, number> {
 /** Aggregates a run from its frontier and fetch records. */
 export function summarize(db: Db, runId: number): RunSummary {
   const run = db.prepare('SELECT * FROM runs WHERE id = ?').get(runId) as Record<string, unknown>;
-  const fetchTotals = db.prepare('SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b, coalesce(sum(not_modified), 0) AS u FROM fetches WHERE run_id = ?').get(runId) as { n: number; b: number; u: number };
+  const fetchTotals = db.prepare('SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b, coalesce(sum(not_modified), 0) AS u FROM fetches WHERE run_id = ? AND coalesce(error, \'\') != ?').get(runId, ROBOTS_REFUSAL) as { n: number; b: number; u: number };
   const stored = db.prepare('SELECT count(*) AS n, coalesce(sum(duplicate_of IS NOT NULL), 0) AS d FROM pages WHERE run_id = ?').get(runId) as { n: number; d: number };
   const parked = (db.prepare('SELECT host, state FROM hosts').all() as Array<{ host: string; state: string }>)
     .map((h) => ({ host: h.host, reason: (JSON.parse(h.state) as { parkedReason?: string }).parkedReason }))
@@ -57,12 +58,41 @@ export function summarize(db: Db, runId: number): RunSummary {
     seeds: JSON.parse(run.seeds as string) as string[],
     urlsByState: countBy(db, 'SELECT state AS k, count(*) AS n FROM frontier WHERE run_id = ? GROUP BY state', runId),
     skipsByReason: countBy(db, "SELECT reason AS k, count(*) AS n FROM frontier WHERE run_id = ? AND state IN ('skipped', 'blocked', 'failed', 'duplicate') GROUP BY reason", runId),
-    fetchesByStatus: countBy(db, "SELECT coalesce(CAST(status AS TEXT), 'error') AS k, count(*) AS n FROM fetches WHERE run_id = ? GROUP BY k", runId),
+    fetchesByStatus: countBy(db, `SELECT coalesce(CAST(status AS TEXT), 'error') AS k, count(*) AS n FROM fetches WHERE run_id = ? AND coalesce(error, '') != '${ROBOTS_REFUSAL}' GROUP BY k`, runId),
     requests: fetchTotals.n,
     pagesStored: stored.n,
     unchanged: fetchTotals.u,
     duplicates: stored.d,
     bytes: fetchTotals.b,
     hostsParked: parked,
+  };
+}
+
+export function rowToEdge(r: Record<string, unknown>): EdgeRecord {
+  return {
+    fromId: r.from_id as string, snapshot: r.snapshot as string, toId: r.to_id as string, toUrl: r.to_url as string, anchor: r.anchor as string,
+    context: r.context as string, section: r.section as EdgeRecord['section'], rel: r.rel as string, internal: r.internal === 1, nofollow: r.nofollow === 1,
+    toPageId: opt<string>(r.to_page_id),
+  };
+}
+
+export function rowToFetch(r: Record<string, unknown>): FetchRecord {
+  return {
+    runId: r.run_id as number, urlId: r.url_id as string, url: r.url as string, rawUrl: opt<string>(r.raw_url), kind: r.kind as FetchRecord['kind'],
+    fetcher: r.fetcher as FetchRecord['fetcher'], status: opt<number>(r.status), fetchedAt: r.fetched_at as number, durationMs: r.duration_ms as number,
+    contentHash: opt<string>(r.content_hash), bytes: r.bytes as number, truncated: r.truncated === 1, notModified: r.not_modified === 1, error: opt<string>(r.error),
+    headers: r.headers ? (JSON.parse(r.headers as string) as Record<string, string>) : undefined,
+    warc: r.warc_file ? { file: r.warc_file as string, offset: r.warc_offset as number, length: r.warc_length as number } : undefined,
+  };
+}
+
+export function rowToExtract(r: Record<string, unknown>): ExtractRecord {
+  const s = (k: string) => opt<string>(r[k]);
+  return {
+    urlId: r.url_id as string, runId: r.run_id as number, snapshot: r.snapshot as string, title: s('title'), description: s('description'), author: s('author'),
+    published: s('published'), modified: s('modified'), language: s('language'), canonicalUrl: s('canonical_url'), siteName: s('site_name'), contentType: s('content_type'),
+    wordCount: r.word_count as number, readingMinutes: r.reading_minutes as number, method: r.method as string, markdown: r.markdown as string,
+    textHash: r.text_hash as string, simhash: r.simhash as string, nearDuplicateOf: s('near_duplicate_of'), nearDuplicateDistance: opt<number>(r.near_duplicate_distance),
+    textDuplicateOf: s('text_duplicate_of'), pdfPages: opt<number>(r.pdf_pages), metadata: JSON.parse(r.metadata as string) as Record<string, unknown>,
   };
 }

@@ -1,14 +1,15 @@
 import Database from 'better-sqlite3';
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirError, errorMessage } from '../../errors.js';
 import type {
-  CrawlStore, EdgeRecord, FetchCommit, FetchRecord, FrontierRow, HostRecord, PageRecord, RunRecord, RunStatus, RunSummary, SeenUrl, UrlState,
+  ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, HostRecord, PageRecord, RunRecord, RunStatus, RunSummary, SeenUrl, UrlState,
 } from '../ports.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
-import { SOFT_SKIPS } from '../ports.js';
-import { frontierParams, pageParams, rowToFrontier, rowToPage, summarize } from './sqlite-rows.js';
+import { rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, summarize } from './sqlite-rows.js';
+import { SqliteWrites } from './sqlite-writes.js';
+import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 
 export const DB_FILE = 'trawl.db';
 
@@ -54,58 +55,14 @@ function openDatabase(file: string): Db {
 /** The embedded crawl store: one SQLite file (WAL) in the data directory. */
 export class SqliteCrawlStore implements CrawlStore {
   readonly db: Db;
-  private readonly stmts: Record<string, Statement>;
+  private readonly writes: SqliteWrites;
   private readonly commitTx: (commit: FetchCommit) => string[];
 
   constructor(dataDir: string) {
     prepareDataDir(dataDir);
     this.db = openDatabase(join(dataDir, DB_FILE));
-    const s = (sql: string) => this.db.prepare(sql);
-    this.stmts = {
-      // A URL skipped for a reason that depends on the path to it (too deep, nofollow) is
-      // queued after all when a better path turns up; any other seen URL is never re-added.
-      insertUrl: s(`INSERT INTO frontier (run_id, url_id, url, host, depth, priority, kind, state, reason, inlinks, fresh, redirects, attempts, not_before, discovered_from)
-        VALUES (@runId, @urlId, @url, @host, @depth, @priority, @kind, @state, @reason, @inlinks, @fresh, @redirects, @attempts, @notBefore, @discoveredFrom)
-        ON CONFLICT (run_id, url_id) DO UPDATE SET state = excluded.state, reason = NULL, depth = excluded.depth, priority = excluded.priority,
-          kind = excluded.kind, discovered_from = excluded.discovered_from
-        WHERE frontier.state = 'skipped' AND frontier.reason IN (${SOFT_SKIPS.map((r) => `'${r}'`).join(', ')}) AND excluded.state = 'queued'`),
-      setState: s('UPDATE frontier SET state = ?, reason = ?, attempts = ?, not_before = ? WHERE run_id = ? AND url_id = ?'),
-      reprioritize: s('UPDATE frontier SET priority = ?, inlinks = ? WHERE run_id = ? AND url_id = ?'),
-      insertFetch: s(`INSERT INTO fetches (run_id, url_id, url, kind, status, fetched_at, duration_ms, content_hash, bytes, truncated, not_modified, error, headers)
-        VALUES (@runId, @urlId, @url, @kind, @status, @fetchedAt, @durationMs, @contentHash, @bytes, @truncated, @notModified, @error, @headers)`),
-      upsertPage: s(`INSERT OR REPLACE INTO pages (url_id, url, host, run_id, status, mime, charset, content_hash, bytes, truncated, etag, last_modified, fetched_at, title, indexable, nofollow, duplicate_of, canonical_url)
-        VALUES (@urlId, @url, @host, @runId, @status, @mime, @charset, @contentHash, @bytes, @truncated, @etag, @lastModified, @fetchedAt, @title, @indexable, @nofollow, @duplicateOf, @canonicalUrl)`),
-      deleteEdges: s('DELETE FROM edges WHERE from_id = ?'),
-      insertEdge: s('INSERT OR IGNORE INTO edges (from_id, to_id, to_url, anchor, rel, nofollow) VALUES (@fromId, @toId, @toUrl, @anchor, @rel, @nofollow)'),
-      upsertAlias: s('INSERT OR REPLACE INTO aliases (url_id, url, target_url, reason) VALUES (@urlId, @url, @targetUrl, @reason)'),
-    };
-    this.commitTx = this.db.transaction((c: FetchCommit) => this.applyCommit(c));
-  }
-
-  private insertFetch(f: FetchRecord): void {
-    this.stmts.insertFetch!.run({
-      ...f, status: f.status ?? null, contentHash: f.contentHash ?? null, truncated: f.truncated ? 1 : 0,
-      notModified: f.notModified ? 1 : 0, error: f.error ?? null, headers: f.headers ? JSON.stringify(f.headers) : null,
-    });
-  }
-
-  private applyCommit(c: FetchCommit): string[] {
-    this.stmts.setState!.run(c.state, c.reason ?? null, c.attempts, c.notBefore ?? 0, c.runId, c.urlId);
-    if (c.fetch) this.insertFetch(c.fetch);
-    if (c.page) this.stmts.upsertPage!.run(pageParams(c.page));
-    if (c.edges) {
-      this.stmts.deleteEdges!.run(c.urlId);
-      for (const e of c.edges) this.stmts.insertEdge!.run({ ...e, nofollow: e.nofollow ? 1 : 0 });
-    }
-    for (const a of c.aliases ?? []) this.stmts.upsertAlias!.run(a);
-    for (const r of c.reprioritized ?? []) this.stmts.reprioritize!.run(r.priority, r.inlinks, c.runId, r.urlId);
-    return this.insertUrls(c.discovered ?? []);
-  }
-
-  private insertUrls(rows: FrontierRow[]): string[] {
-    const inserted: string[] = [];
-    for (const row of rows) if (this.stmts.insertUrl!.run(frontierParams(row)).changes > 0) inserted.push(row.urlId);
-    return inserted;
+    this.writes = new SqliteWrites(this.db);
+    this.commitTx = this.db.transaction((c: FetchCommit) => this.writes.apply(c));
   }
 
   async createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord> {
@@ -128,7 +85,7 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async addUrls(rows: FrontierRow[]): Promise<string[]> {
-    return this.db.transaction(() => this.insertUrls(rows))();
+    return this.db.transaction(() => this.writes.insertUrls(rows))();
   }
 
   async markInFlight(runId: number, urlId: string): Promise<void> {
@@ -160,7 +117,24 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async recordFetch(record: FetchRecord): Promise<void> {
-    this.insertFetch(record);
+    this.writes.insertFetch(record);
+  }
+
+  async fetchHistory(urlId: string): Promise<FetchRecord[]> {
+    return (this.db.prepare('SELECT * FROM fetches WHERE url_id = ? ORDER BY fetched_at, id').all(urlId) as Array<Record<string, unknown>>).map(rowToFetch);
+  }
+
+  async storedPages(): Promise<PageRecord[]> {
+    return (this.db.prepare('SELECT * FROM pages WHERE content_hash IS NOT NULL ORDER BY fetched_at').all() as Array<Record<string, unknown>>).map(rowToPage);
+  }
+
+  async saveExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): Promise<void> {
+    this.db.transaction(() => this.writes.applyExtraction(edges, extract, chunks))();
+  }
+
+  async getExtract(urlId: string): Promise<ExtractRecord | undefined> {
+    const r = this.db.prepare('SELECT * FROM extracts WHERE url_id = ?').get(urlId) as Record<string, unknown> | undefined;
+    return r ? rowToExtract(r) : undefined;
   }
 
   async getPage(urlId: string): Promise<PageRecord | undefined> {
@@ -174,9 +148,27 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async outlinks(urlId: string): Promise<EdgeRecord[]> {
-    return (this.db.prepare('SELECT * FROM edges WHERE from_id = ?').all(urlId) as Array<Record<string, unknown>>).map((r) => ({
-      fromId: r.from_id as string, toId: r.to_id as string, toUrl: r.to_url as string, anchor: r.anchor as string, rel: r.rel as string, nofollow: r.nofollow === 1,
-    }));
+    const rows = this.db.prepare('SELECT e.* FROM edges e JOIN pages p ON p.url_id = e.from_id AND p.content_hash = e.snapshot WHERE e.from_id = ?').all(urlId);
+    return (rows as Array<Record<string, unknown>>).map(rowToEdge);
+  }
+
+  async findNearDuplicate(hash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined> {
+    const bands = simhashBands(hash);
+    const candidates = this.db.prepare(`SELECT DISTINCT x.url_id, x.simhash, p.fetched_at FROM simhash_bands b JOIN extracts x ON x.url_id = b.url_id
+      LEFT JOIN pages p ON p.url_id = x.url_id
+      WHERE ((b.band = 0 AND b.value = ?) OR (b.band = 1 AND b.value = ?) OR (b.band = 2 AND b.value = ?) OR (b.band = 3 AND b.value = ?))
+        AND x.url_id != ? AND x.near_duplicate_of IS NULL ORDER BY p.fetched_at, x.url_id`).all(...bands, exceptUrlId) as Array<{ url_id: string; simhash: string }>;
+    for (const c of candidates) {
+      const distance = hammingDistance(hash, c.simhash);
+      if (distance <= maxDistance) return { urlId: c.url_id, distance };
+    }
+    return undefined;
+  }
+
+  async findTextDuplicate(textHash: string, exceptUrlId: string): Promise<string | undefined> {
+    const row = this.db.prepare(`SELECT x.url_id FROM extracts x LEFT JOIN pages p ON p.url_id = x.url_id WHERE x.text_hash = ? AND x.url_id != ? AND x.text_duplicate_of IS NULL
+      ORDER BY p.fetched_at LIMIT 1`).get(textHash, exceptUrlId) as { url_id: string } | undefined;
+    return row?.url_id;
   }
 
   async getHost(host: string): Promise<HostRecord | undefined> {

@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { TrawlError } from '../errors.js';
+import { acceptedClass, parseContentType } from '../fetch/content-type.js';
+import type { Fetcher, FetchRequest, FetchResponse } from '../fetch/http-fetcher.js';
+import type { CrawlStore, FetchRecord } from '../store/ports.js';
+import { canonicalize, urlId } from '../url/canonical.js';
+import { readResponse } from './warc-reader.js';
+
+/** The archive has no interaction at all with this URL. */
+export class NeverFetchedError extends TrawlError {
+  constructor(url: string) {
+    super(`${url} was never fetched: it is not in the archive`, 'skip');
+    this.name = 'NeverFetchedError';
+  }
+}
+
+/** The URL was fetched, but no response was archived (network error, robots refusal, …). */
+export class FetchedAndFailedError extends TrawlError {
+  constructor(url: string, readonly record: FetchRecord) {
+    super(`${url} was fetched but failed: ${record.error ?? `HTTP ${record.status ?? 'no response'}`}`, 'skip');
+    this.name = 'FetchedAndFailedError';
+  }
+}
+
+export interface ReplayOptions {
+  /** Replay the record of this run instead of the newest. */
+  runId?: number;
+}
+
+/** A fetcher with the live fetcher's interface that reads only from the WARC archive: no network. */
+export class ArchiveReplay implements Fetcher {
+  constructor(private readonly store: CrawlStore, private readonly dataDir: string, private readonly options: ReplayOptions = {}) {}
+
+  /** The record that replay would serve for a URL: the newest with a response, or the one of the given run. */
+  async recordFor(url: string): Promise<FetchRecord> {
+    const canonical = canonicalize(url) ?? url;
+    const history = (await this.store.fetchHistory(urlId(canonical))).filter((r) => this.options.runId === undefined || r.runId === this.options.runId);
+    if (history.length === 0) throw new NeverFetchedError(canonical);
+    const answered = history.filter((r) => r.warc && r.status !== undefined);
+    const record = answered.at(-1);
+    if (!record) throw new FetchedAndFailedError(canonical, history.at(-1)!);
+    return record;
+  }
+
+  async fetch(request: FetchRequest): Promise<FetchResponse> {
+    const record = await this.recordFor(request.url);
+    const archived = await readResponse(join(this.dataDir, 'warc'), record.warc!);
+    const { mime, charset } = parseContentType(archived.headers['content-type']);
+    const ok = archived.status >= 200 && archived.status < 300;
+    const contentClass = ok ? (request.kind === 'robots' ? 'text' : acceptedClass(mime, request.kind)) : null;
+    return {
+      url: request.url, status: archived.status, headers: archived.headers, body: contentClass ? archived.body : null, truncated: archived.truncated,
+      mime, charset, contentClass, skipped: ok && !contentClass ? 'content-type' : undefined, wireBytes: 0, durationMs: 0,
+      location: archived.headers.location ? new URL(archived.headers.location, request.url).href : undefined,
+    };
+  }
+
+  requestHeaders(): Record<string, string> {
+    return {};
+  }
+
+  async close(): Promise<void> {}
+}
+
+export interface HistoryEntry {
+  runId: number;
+  fetchedAt: number;
+  status?: number;
+  contentHash?: string;
+  error?: string;
+  /** The body differs from the previous response's (content drift). */
+  changed: boolean;
+}
+
+/** The history of a target over time, marking where its content changed between fetches. */
+export async function targetHistory(store: CrawlStore, url: string): Promise<HistoryEntry[]> {
+  const canonical = canonicalize(url) ?? url;
+  let last: string | undefined;
+  return (await store.fetchHistory(urlId(canonical))).map((r) => {
+    const hash = r.notModified ? last : r.contentHash;
+    const changed = r.contentHash !== undefined && last !== undefined && r.contentHash !== last;
+    if (hash) last = hash;
+    return { runId: r.runId, fetchedAt: r.fetchedAt, status: r.status, contentHash: hash, error: r.error, changed };
+  });
+}

@@ -1,0 +1,49 @@
+import { openSync, readSync, closeSync, createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { WARCParser, type WARCRecord } from 'warcio';
+import type { WarcLocation } from '../store/ports.js';
+
+export interface ArchivedResponse {
+  url: string;
+  date: string;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  truncated: boolean;
+}
+
+/** Reads the one gzipped record at a location (no scanning) and returns its HTTP response. */
+export async function readResponse(dir: string, location: WarcLocation): Promise<ArchivedResponse> {
+  const fd = openSync(join(dir, location.file), 'r');
+  const bytes = Buffer.alloc(location.length);
+  try {
+    readSync(fd, bytes, 0, location.length, location.offset);
+  } finally {
+    closeSync(fd);
+  }
+  const record = await new WARCParser([bytes]).parse();
+  if (!record || record.warcType !== 'response') throw new Error(`no response record at ${location.file}:${location.offset}`);
+  return toResponse(record, Buffer.from(await record.readFully(false)));
+}
+
+function toResponse(record: WARCRecord, body: Buffer): ArchivedResponse {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of record.httpHeaders?.headers ?? []) headers[k.toLowerCase()] = v;
+  return {
+    url: record.warcTargetURI ?? '', date: record.warcDate ?? '', status: Number(record.httpHeaders?.statusCode ?? 0), headers, body,
+    truncated: record.warcHeaders.headers.get('WARC-Truncated') !== null && record.warcHeaders.headers.get('WARC-Truncated') !== undefined,
+  };
+}
+
+/** Every record of a WARC file, in order, for checks and exports. */
+export async function* readWarc(path: string): AsyncGenerator<{ type: string; url?: string; headers: Map<string, string>; http?: { status: number; headers: Record<string, string> }; payload: Buffer }> {
+  for await (const record of WARCParser.iterRecords(createReadStream(path))) {
+    const payload = Buffer.from(await record.readFully(false));
+    const httpHeaders: Record<string, string> = {};
+    for (const [k, v] of record.httpHeaders?.headers ?? []) httpHeaders[k.toLowerCase()] = v;
+    yield {
+      type: record.warcType ?? '', url: record.warcTargetURI ?? undefined, headers: new Map(record.warcHeaders.headers as Iterable<[string, string]>), payload,
+      http: record.httpHeaders ? { status: Number(record.httpHeaders.statusCode ?? 0), headers: httpHeaders } : undefined,
+    };
+  }
+}

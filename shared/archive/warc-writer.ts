@@ -1,0 +1,114 @@
+import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import { basename, join } from 'node:path';
+import { WARCRecord, WARCSerializer } from 'warcio';
+import type { WarcLocation } from '../store/ports.js';
+
+/** One request/response exchange (or failed attempt) to archive. */
+export interface Exchange {
+  url: string;
+  runId: number;
+  kind: string;
+  fetcher: 'http' | 'browser';
+  date: Date;
+  durationMs: number;
+  requestHeaders: Record<string, string>;
+  response?: { status: number; headers: Record<string, string>; body: Buffer | null; truncated: boolean; skipped?: string };
+  error?: string;
+}
+
+export interface WarcWriterOptions {
+  /** A file is closed and a new one started once it passes this size (default 1 GiB, the common WARC size). */
+  maxFileBytes?: number;
+  software?: string;
+}
+
+const WARC_VERSION = 'WARC/1.1';
+/** Hop-by-hop and encoding headers no longer describe the payload we store (decoded bytes). */
+const DROP_HEADERS = new Set(['content-encoding', 'transfer-encoding', 'content-length', 'connection', 'keep-alive']);
+
+async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
+function recordId(record: WARCRecord): string {
+  return record.warcHeaders.headers.get('WARC-Record-ID') ?? '';
+}
+
+/**
+ * Writes exchanges as WARC 1.1 request, response and metadata records, gzip per record, into
+ * `warc/trawl-<run>-<time>-<n>.warc.gz` files rotated by size. The stored response payload is
+ * the decoded body; its original Content-Encoding is kept as `X-Trawl-Original-Content-Encoding`.
+ */
+export class WarcWriter {
+  private fd: number | undefined;
+  private file = '';
+  private size = 0;
+  private seq = 0;
+  private readonly maxFileBytes: number;
+
+  constructor(private readonly dir: string, private readonly options: WarcWriterOptions = {}) {
+    this.maxFileBytes = options.maxFileBytes ?? 1024 ** 3;
+    mkdirSync(dir, { recursive: true });
+  }
+
+  private async ensureFile(runId: number, date: Date): Promise<void> {
+    if (this.fd !== undefined && this.size < this.maxFileBytes) return;
+    this.close();
+    const stamp = date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    this.file = join(this.dir, `trawl-${runId}-${stamp}-${String(this.seq++).padStart(5, '0')}.warc.gz`);
+    this.fd = openSync(this.file, 'a');
+    this.size = fstatSync(this.fd).size;
+    const info = WARCRecord.createWARCInfo({ filename: basename(this.file), warcVersion: WARC_VERSION }, {
+      software: this.options.software ?? 'trawl', format: 'WARC File Format 1.1', 'run-id': String(runId),
+    });
+    this.append(await WARCSerializer.serialize(info, { gzip: true }));
+  }
+
+  private append(bytes: Uint8Array): WarcLocation {
+    const offset = this.size;
+    writeSync(this.fd!, bytes);
+    this.size += bytes.length;
+    return { file: basename(this.file), offset, length: bytes.length };
+  }
+
+  /** Archives one exchange; returns where its response record (or metadata record, without a response) is. */
+  async write(ex: Exchange): Promise<WarcLocation> {
+    const date = ex.date.toISOString();
+    const url = new URL(ex.url);
+    const request = WARCRecord.create({
+      url: ex.url, date, type: 'request', warcVersion: WARC_VERSION, statusline: `GET ${url.pathname}${url.search} HTTP/1.1`,
+      httpHeaders: { host: url.host, ...ex.requestHeaders },
+    }, once(new Uint8Array()));
+    let response: WARCRecord | undefined;
+    if (ex.response) {
+      const { status, headers, body, truncated } = ex.response;
+      const httpHeaders: Record<string, string> = {};
+      for (const [k, v] of Object.entries(headers)) if (!DROP_HEADERS.has(k)) httpHeaders[k] = v;
+      if (headers['content-encoding']) httpHeaders['x-trawl-original-content-encoding'] = headers['content-encoding'];
+      httpHeaders['content-length'] = String(body?.length ?? 0);
+      response = WARCRecord.create({
+        url: ex.url, date, type: 'response', warcVersion: WARC_VERSION, statusline: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trim(),
+        httpHeaders, warcHeaders: truncated ? { 'WARC-Truncated': 'length' } : {},
+      }, once(body ?? new Uint8Array()));
+    }
+    const fields = [
+      `run-id: ${ex.runId}`, `kind: ${ex.kind}`, `fetcher: ${ex.fetcher}`, `duration-ms: ${ex.durationMs}`,
+      ...(ex.response?.truncated ? ['truncated: length'] : []), ...(ex.response?.skipped ? [`skipped: ${ex.response.skipped}`] : []), ...(ex.error ? [`error: ${ex.error.replace(/\s+/g, ' ')}`] : []),
+    ];
+    const metadata = WARCRecord.create({
+      url: ex.url, date, type: 'metadata', warcVersion: WARC_VERSION, warcHeaders: { 'Content-Type': 'application/warc-fields', ...(response ? { 'WARC-Concurrent-To': recordId(response) } : {}) },
+    }, once(new TextEncoder().encode(`${fields.join('\r\n')}\r\n`)));
+    if (response) request.warcHeaders.headers.set('WARC-Concurrent-To', recordId(response));
+    // Serialise first, then append the three records in one synchronous run so exchanges never interleave.
+    const parts = await Promise.all([request, response, metadata].filter((r): r is WARCRecord => r !== undefined).map((r) => WARCSerializer.serialize(r, { gzip: true })));
+    await this.ensureFile(ex.runId, ex.date);
+    const locations = parts.map((p) => this.append(p));
+    return response ? locations[1]! : locations.at(-1)!;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}

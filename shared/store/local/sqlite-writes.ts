@@ -1,0 +1,110 @@
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { simhashBands } from '../../dedupe/simhash.js';
+import { urlId } from '../../url/canonical.js';
+import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, PageRecord } from '../ports.js';
+import { SOFT_SKIPS } from '../ports.js';
+import { frontierParams, pageParams } from './sqlite-rows.js';
+
+const SQL = {
+  // A URL skipped for a reason that depends on the path to it (too deep, nofollow) is
+  // queued after all when a better path turns up; any other seen URL is never re-added.
+  insertUrl: `INSERT INTO frontier (run_id, url_id, url, host, depth, priority, kind, state, reason, inlinks, fresh, redirects, attempts, not_before, discovered_from)
+    VALUES (@runId, @urlId, @url, @host, @depth, @priority, @kind, @state, @reason, @inlinks, @fresh, @redirects, @attempts, @notBefore, @discoveredFrom)
+    ON CONFLICT (run_id, url_id) DO UPDATE SET state = excluded.state, reason = NULL, depth = excluded.depth, priority = excluded.priority,
+      kind = excluded.kind, discovered_from = excluded.discovered_from
+    WHERE frontier.state = 'skipped' AND frontier.reason IN (${SOFT_SKIPS.map((r) => `'${r}'`).join(', ')}) AND excluded.state = 'queued'`,
+  setState: 'UPDATE frontier SET state = ?, reason = ?, attempts = ?, not_before = ? WHERE run_id = ? AND url_id = ?',
+  reprioritize: 'UPDATE frontier SET priority = ?, inlinks = ? WHERE run_id = ? AND url_id = ?',
+  insertFetch: `INSERT INTO fetches (run_id, url_id, url, raw_url, kind, fetcher, warc_file, warc_offset, warc_length, status, fetched_at, duration_ms, content_hash, bytes, truncated, not_modified, error, headers)
+    VALUES (@runId, @urlId, @url, @rawUrl, @kind, @fetcher, @warcFile, @warcOffset, @warcLength, @status, @fetchedAt, @durationMs, @contentHash, @bytes, @truncated, @notModified, @error, @headers)`,
+  upsertPage: `INSERT OR REPLACE INTO pages (url_id, url, host, run_id, status, mime, charset, content_hash, bytes, truncated, etag, last_modified, fetched_at, title, indexable, nofollow, duplicate_of, canonical_url)
+    VALUES (@urlId, @url, @host, @runId, @status, @mime, @charset, @contentHash, @bytes, @truncated, @etag, @lastModified, @fetchedAt, @title, @indexable, @nofollow, @duplicateOf, @canonicalUrl)`,
+  // New edges point at an already-stored target, directly or through a redirect/canonical alias.
+  insertEdge: `INSERT OR REPLACE INTO edges (from_id, snapshot, to_id, to_url, anchor, context, section, rel, internal, nofollow, to_page_id)
+    VALUES (@fromId, @snapshot, @toId, @toUrl, @anchor, @context, @section, @rel, @internal, @nofollow,
+      coalesce((SELECT url_id FROM pages WHERE url_id = @toId), (SELECT p.url_id FROM aliases a JOIN pages p ON p.url_id = a.target_id WHERE a.url_id = @toId LIMIT 1)))`,
+  // A newly stored page adopts the dangling edges that point at it or at one of its aliases.
+  adoptEdges: `UPDATE edges SET to_page_id = @urlId WHERE to_page_id IS NULL AND (to_id = @urlId OR to_id IN (SELECT url_id FROM aliases WHERE target_id = @urlId))`,
+  adoptAliasEdges: `UPDATE edges SET to_page_id = (SELECT url_id FROM pages WHERE url_id = @targetId) WHERE to_page_id IS NULL AND to_id = @urlId`,
+  upsertAlias: 'INSERT OR REPLACE INTO aliases (url_id, url, target_url, target_id, reason) VALUES (@urlId, @url, @targetUrl, @targetId, @reason)',
+  upsertExtract: `INSERT OR REPLACE INTO extracts (url_id, run_id, snapshot, title, description, author, published, modified, language, canonical_url, site_name, content_type,
+      word_count, reading_minutes, method, markdown, text_hash, simhash, near_duplicate_of, near_duplicate_distance, text_duplicate_of, pdf_pages, metadata)
+    VALUES (@urlId, @runId, @snapshot, @title, @description, @author, @published, @modified, @language, @canonicalUrl, @siteName, @contentType,
+      @wordCount, @readingMinutes, @method, @markdown, @textHash, @simhash, @nearDuplicateOf, @nearDuplicateDistance, @textDuplicateOf, @pdfPages, @metadata)`,
+  deleteChunks: 'DELETE FROM chunks WHERE url_id = ?',
+  insertChunk: 'INSERT INTO chunks (url_id, seq, id, position, tokens, text, prev_id, next_id) VALUES (@urlId, @seq, @id, @position, @tokens, @text, @prevId, @nextId)',
+  deleteBands: 'DELETE FROM simhash_bands WHERE url_id = ?',
+  insertBand: 'INSERT OR IGNORE INTO simhash_bands (band, value, url_id) VALUES (?, ?, ?)',
+} as const;
+
+const orNull = <T extends object>(o: T): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === undefined ? null : typeof v === 'boolean' ? (v ? 1 : 0) : v]));
+
+/** The writes of one fetch commit, as prepared statements run inside one transaction. */
+export class SqliteWrites {
+  private readonly s: { [K in keyof typeof SQL]: Statement };
+
+  constructor(db: Db) {
+    this.s = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => [k, db.prepare(sql)])) as { [K in keyof typeof SQL]: Statement };
+  }
+
+  insertUrls(rows: FrontierRow[]): string[] {
+    const inserted: string[] = [];
+    for (const row of rows) if (this.s.insertUrl.run(frontierParams(row)).changes > 0) inserted.push(row.urlId);
+    return inserted;
+  }
+
+  insertFetch(f: FetchRecord): void {
+    const { warc, headers, ...rest } = f;
+    this.s.insertFetch.run(orNull({
+      rawUrl: undefined, status: undefined, contentHash: undefined, error: undefined, ...rest,
+      warcFile: warc?.file, warcOffset: warc?.offset, warcLength: warc?.length, headers: headers ? JSON.stringify(headers) : undefined,
+    }));
+  }
+
+  private page(p: PageRecord): void {
+    this.s.upsertPage.run(pageParams(p));
+    this.s.adoptEdges.run({ urlId: p.urlId });
+  }
+
+  private alias(a: AliasRecord): void {
+    const targetId = urlId(a.targetUrl);
+    this.s.upsertAlias.run({ ...a, targetId });
+    this.s.adoptAliasEdges.run({ urlId: a.urlId, targetId });
+  }
+
+  private edge(e: EdgeRecord): void {
+    const { toPageId: _ignored, ...rest } = e;
+    this.s.insertEdge.run(orNull(rest));
+  }
+
+  private static readonly EXTRACT_OPTIONAL: Partial<ExtractRecord> = {
+    title: undefined, description: undefined, author: undefined, published: undefined, modified: undefined, language: undefined, canonicalUrl: undefined,
+    siteName: undefined, contentType: undefined, nearDuplicateOf: undefined, nearDuplicateDistance: undefined, textDuplicateOf: undefined, pdfPages: undefined,
+  };
+
+  private extract(x: ExtractRecord, chunks: ChunkRecord[]): void {
+    this.s.upsertExtract.run(orNull({ ...SqliteWrites.EXTRACT_OPTIONAL, ...x, metadata: JSON.stringify(x.metadata) }));
+    this.s.deleteChunks.run(x.urlId);
+    for (const c of chunks) this.s.insertChunk.run(orNull({ prevId: undefined, nextId: undefined, ...c }));
+    this.s.deleteBands.run(x.urlId);
+    simhashBands(x.simhash).forEach((value, band) => this.s.insertBand.run(band, value, x.urlId));
+  }
+
+  /** Edges of a snapshot plus the extraction, without touching the frontier (re-extraction). */
+  applyExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): void {
+    for (const e of edges) this.edge(e);
+    if (extract) this.extract(extract, chunks);
+  }
+
+  apply(c: FetchCommit): string[] {
+    this.s.setState.run(c.state, c.reason ?? null, c.attempts, c.notBefore ?? 0, c.runId, c.urlId);
+    if (c.fetch) this.insertFetch(c.fetch);
+    for (const a of c.aliases ?? []) this.alias(a);
+    if (c.page) this.page(c.page);
+    for (const e of c.edges ?? []) this.edge(e);
+    if (c.extract) this.extract(c.extract, c.chunks ?? []);
+    for (const r of c.reprioritized ?? []) this.s.reprioritize.run(r.priority, r.inlinks, c.runId, r.urlId);
+    return this.insertUrls(c.discovered ?? []);
+  }
+}

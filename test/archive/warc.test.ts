@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { WarcWriter } from '../../shared/archive/warc-writer.js';
+import { readResponse, readWarc } from '../../shared/archive/warc-reader.js';
+import { tempDir } from '../helpers.js';
+
+const exchange = (n: number, body = `<html><body>page ${n}</body></html>`) => ({
+  url: `https://a.test/p${n}?q=1`, runId: 7, kind: 'page', fetcher: 'http' as const, date: new Date('2026-11-23T10:00:00Z'), durationMs: 12,
+  requestHeaders: { 'user-agent': 'trawl-test', accept: 'text/html' },
+  response: { status: 200, headers: { 'content-type': 'text/html', 'content-encoding': 'gzip', etag: '"e1"' }, body: Buffer.from(body), truncated: false },
+});
+
+test('writes request, response and metadata records that a WARC reader reads back', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const writer = new WarcWriter(dir);
+    const loc = await writer.write(exchange(1));
+    await writer.write({ ...exchange(2), response: undefined, error: 'ECONNRESET: socket hang up' });
+    await writer.write({ ...exchange(3), response: { ...exchange(3).response, status: 200, truncated: true } });
+    writer.close();
+    const files = readdirSync(dir);
+    assert.equal(files.length, 1);
+    assert.match(files[0]!, /^trawl-7-20261123T100000Z-00000\.warc\.gz$/);
+    const records = [];
+    for await (const r of readWarc(join(dir, files[0]!))) records.push(r);
+    assert.deepEqual(records.map((r) => r.type), ['warcinfo', 'request', 'response', 'metadata', 'request', 'metadata', 'request', 'response', 'metadata']);
+    const [, request, response, metadata] = records;
+    assert.equal(request!.url, 'https://a.test/p1?q=1');
+    assert.equal(request!.http?.headers['user-agent'], 'trawl-test');
+    assert.equal(response!.http?.status, 200);
+    assert.equal(response!.payload.toString(), '<html><body>page 1</body></html>');
+    assert.equal(response!.http?.headers['content-encoding'], undefined, 'the payload is stored decoded');
+    assert.equal(response!.http?.headers['x-trawl-original-content-encoding'], 'gzip');
+    assert.equal(response!.headers.get('warc-concurrent-to'), undefined);
+    assert.equal(request!.headers.get('warc-concurrent-to'), response!.headers.get('warc-record-id'));
+    assert.match(response!.headers.get('warc-payload-digest') ?? '', /^sha256:/);
+    assert.match(metadata!.payload.toString(), /run-id: 7\r\nkind: page\r\nfetcher: http\r\nduration-ms: 12/);
+    assert.match(records[5]!.payload.toString(), /error: ECONNRESET: socket hang up/);
+    assert.equal(records[7]!.headers.get('warc-truncated'), 'length');
+    const back = await readResponse(dir, loc);
+    assert.deepEqual([back.status, back.body.toString(), back.headers.etag, back.url], [200, '<html><body>page 1</body></html>', '"e1"', 'https://a.test/p1?q=1']);
+  } finally {
+    cleanup();
+  }
+});
+
+test('rotates files by size', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const writer = new WarcWriter(dir, { maxFileBytes: 2000 });
+    for (let i = 0; i < 12; i++) await writer.write(exchange(i, `${'x'.repeat(500)} ${i} ${Math.random()}`));
+    writer.close();
+    const files = readdirSync(dir).sort();
+    assert.ok(files.length >= 3, files.join());
+    assert.ok(files.slice(0, -1).every((f) => statSync(join(dir, f)).size >= 2000 && statSync(join(dir, f)).size < 4000));
+    let responses = 0;
+    for (const f of files) for await (const r of readWarc(join(dir, f))) if (r.type === 'response') responses++;
+    assert.equal(responses, 12);
+  } finally {
+    cleanup();
+  }
+});
