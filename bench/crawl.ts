@@ -39,7 +39,8 @@ async function measure(name: string, script: string, args: (seeds: string[]) => 
   }
 }
 
-const trawl = await measure('trawl', 'bench/run-trawl.ts', (seeds) => [JSON.stringify(seeds), join(tmpdir(), 'trawl-bench-data')], 'trawl');
+const trawl = await measure('trawl', 'bench/run-trawl.ts', (seeds) => [JSON.stringify(seeds), join(tmpdir(), 'trawl-bench-data'), 'links'], 'trawl');
+const full = await measure('trawl full', 'bench/run-trawl.ts', (seeds) => [JSON.stringify(seeds), join(tmpdir(), 'trawl-bench-data'), 'full'], 'trawl');
 const crawlee = await measure('crawlee', 'bench/run-crawlee.ts', (seeds) => [JSON.stringify(seeds), String(CRAWLEE_MAX_REQUESTS), String(CRAWLEE_TIMEOUT_S)], '*');
 
 const rows: Array<[string, (r: typeof trawl) => string]> = [
@@ -54,10 +55,12 @@ const rows: Array<[string, (r: typeof trawl) => string]> = [
   ['CPU ms per page', (r) => (r.child.cpuMs / Math.max(1, r.web.requests)).toFixed(2)],
   ['peak RSS (MiB)', (r) => r.child.maxRssMb.toFixed(0)],
 ];
-console.log(`synthetic web: ${WEB.blogHosts} blog hosts × ${WEB.articles} articles + the feature hosts, on loopback; delays off; trawl stores to SQLite + blobs, Crawlee keeps memory storage`);
-console.log(`${'metric'.padEnd(30)}${'trawl'.padStart(12)}${'crawlee'.padStart(12)}`);
-for (const [label, get] of rows) console.log(`${label.padEnd(30)}${get(trawl).padStart(12)}${get(crawlee).padStart(12)}`);
+console.log(`synthetic web: ${WEB.blogHosts} blog hosts × ${WEB.articles} articles + the feature hosts, on loopback; delays off.`);
+console.log('trawl stores to SQLite + blobs + WARC; "links" extracts links with context (like CheerioCrawler), "full" also content, metadata, chunks and SimHash. Crawlee keeps memory storage.');
+console.log(`${'metric'.padEnd(30)}${'trawl links'.padStart(12)}${'trawl full'.padStart(12)}${'crawlee'.padStart(12)}`);
+for (const [label, get] of rows) console.log(`${label.padEnd(30)}${get(trawl).padStart(12)}${get(full).padStart(12)}${get(crawlee).padStart(12)}`);
 const ratio = (trawl.web.usefulPages / trawl.child.elapsedMs) / (crawlee.web.usefulPages / crawlee.child.elapsedMs);
-console.log(`\nuseful pages per second: trawl is ${ratio.toFixed(1)}× Crawlee`);
+const fullRatio = (full.web.usefulPages / full.child.elapsedMs) / (crawlee.web.usefulPages / crawlee.child.elapsedMs);
+console.log(`\nuseful pages per second: trawl (links) is ${ratio.toFixed(1)}× Crawlee; with full extraction ${fullRatio.toFixed(1)}×`);
 const trawlPps = trawl.web.requests / (trawl.child.elapsedMs / 1000);
 console.log(`targets: ≥ 300 pages/s with storage on: ${trawlPps >= 300 ? 'met' : 'MISSED'} (${trawlPps.toFixed(0)}); zero duplicates, traps and robots violations: ${trawl.web.duplicateFetches + trawl.web.trapFetches + trawl.web.robotsViolations === 0 ? 'met' : 'MISSED'}`);

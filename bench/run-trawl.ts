@@ -3,12 +3,12 @@ import { rmSync } from 'node:fs';
 import { resolveSettings } from '../shared/cli/args.js';
 import { crawlCommand } from '../shared/cli/crawl-command.js';
 
-const [seedsJson, dataDir] = process.argv.slice(2);
+const [seedsJson, dataDir, extract = 'full'] = process.argv.slice(2);
 const seeds = JSON.parse(seedsJson!) as string[];
 rmSync(dataDir!, { recursive: true, force: true });
 const settings = resolveSettings({
   data: dataDir, 'allow-private-network': true, 'delay-ms': '0', 'max-rps': '0', 'backoff-base-ms': '100',
-  'max-host-failures': '3', 'max-pages': '100000', 'max-pages-per-host': '100000', concurrency: '16',
+  'max-host-failures': '3', 'max-pages': '100000', 'max-pages-per-host': '100000', concurrency: '16', extract,
 }, {});
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();

@@ -19,6 +19,9 @@ export interface ChunkOptions {
   maxTokens: number;
 }
 
+/** Only this much of a document's text is chunked. */
+export const MAX_CHUNKED_CHARS = 1024 * 1024;
+
 /** 512 tokens with 15 % overlap, never below 100 or above 1024 (common embedding-model sweet spot). */
 export const DEFAULT_CHUNKING: ChunkOptions = { targetTokens: 512, overlap: 0.15, minTokens: 100, maxTokens: 1024 };
 
@@ -28,8 +31,20 @@ interface Sentence {
   offset: number;
 }
 
+/**
+ * BPE merging is quadratic in the length of one pre-token, so a 5 MB run without spaces (a
+ * base64 blob, a generated page) would take minutes. Runs longer than this are cut into pieces
+ * first; natural-language words are far shorter, so real text tokenizes exactly as before.
+ */
+const MAX_RUN = 64;
+const LONG_RUN = new RegExp(`\\S{${MAX_RUN + 1},}`, 'g');
+
+function tokenize(text: string): number[] {
+  return encode(text.length > MAX_RUN ? text.replace(LONG_RUN, (run) => run.replace(new RegExp(`.{${MAX_RUN}}`, 'g'), '$& ').trimEnd()) : text);
+}
+
 export function countTokens(text: string): number {
-  return encode(text).length;
+  return tokenize(text).length;
 }
 
 /** Sentences (and paragraph breaks) with their token counts; a sentence longer than the maximum is cut by tokens. */
@@ -37,7 +52,7 @@ function sentences(text: string, maxTokens: number): Sentence[] {
   const out: Sentence[] = [];
   const re = /[^.!?\n]+(?:[.!?]+["')\]]*|\n+|$)\s*/g;
   for (let m = re.exec(text); m && m[0].length > 0; m = re.exec(text)) {
-    const tokens = encode(m[0]);
+    const tokens = tokenize(m[0]);
     if (tokens.length <= maxTokens) {
       out.push({ text: m[0], tokens: tokens.length, offset: m.index });
       continue;
@@ -57,7 +72,9 @@ function sentences(text: string, maxTokens: number): Sentence[] {
  * starting with the last ~15 % of the one before, a short tail merged into its neighbour.
  * Ids are content hashes; neighbours are linked both ways.
  */
-export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING): Chunk[] {
+export function chunkText(fullText: string, options: ChunkOptions = DEFAULT_CHUNKING): Chunk[] {
+  // 1 MiB of text is ~250k tokens, ~500 chunks: past that a "page" is a data dump, not prose to embed.
+  const text = fullText.length > MAX_CHUNKED_CHARS ? fullText.slice(0, MAX_CHUNKED_CHARS) : fullText;
   const all = sentences(text, options.maxTokens);
   if (all.length === 0) return [];
   const groups: Sentence[][] = [];

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { simhash } from '../dedupe/simhash.js';
 import { extractLinks, type ContextLink } from '../links/link-context.js';
 import { chunkText, type Chunk, DEFAULT_CHUNKING } from './chunks.js';
-import { attr, parseDocument, type Doc } from './dom.js';
+import { attr, parseDocument, textOf, type Doc } from './dom.js';
 import { robotsDirectives } from './html-signals.js';
 import { absolutizeUrls, extractMainContent } from './main-content.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
@@ -32,6 +32,28 @@ export interface ExtractOptions {
   canonicalize: (href: string) => string | null;
   robotsToken: string;
   xRobotsTag?: string;
+}
+
+/** What a links-only extraction keeps: enough to crawl on and build the graph with context. */
+export type LinkExtraction = Pick<PageExtraction, 'url' | 'title' | 'links' | 'linkCanonical' | 'feeds' | 'noindex' | 'nofollow'>;
+
+function linkParts(doc: Doc, url: string, options: ExtractOptions): LinkExtraction {
+  const canonicalHref = attr(doc.querySelector('link[rel~="canonical"][href]'), 'href');
+  let linkCanonical: string | undefined;
+  try {
+    linkCanonical = canonicalHref ? options.canonicalize(new URL(canonicalHref, url).href) ?? undefined : undefined;
+  } catch {
+    linkCanonical = undefined;
+  }
+  return {
+    url, title: textOf(doc.querySelector('title')) || undefined, links: extractLinks(doc, url, { canonicalize: options.canonicalize }),
+    linkCanonical, feeds: feedsOf(doc, url), ...robotsMeta(doc, options.robotsToken, options.xRobotsTag),
+  };
+}
+
+/** Links with context, canonical, feeds and robots directives only: for discovery crawls (`--extract links`). */
+export function extractLinksOnly(html: string, url: string, options: ExtractOptions): LinkExtraction {
+  return linkParts(parseDocument(html), url, options);
 }
 
 const FEED_TYPES = new Set(['application/rss+xml', 'application/atom+xml', 'application/feed+json']);
@@ -73,17 +95,12 @@ function feedsOf(doc: Doc, pageUrl: string): string[] {
  */
 export function extractPage(html: string, url: string, options: ExtractOptions): PageExtraction {
   const doc = parseDocument(html);
-  const links = extractLinks(doc, url, { canonicalize: options.canonicalize });
-  const robots = robotsMeta(doc, options.robotsToken, options.xRobotsTag);
-  const feeds = feedsOf(doc, url);
-  const canonicalHref = attr(doc.querySelector('link[rel~="canonical"][href]'), 'href');
-  const linkCanonical = canonicalHref ? options.canonicalize(new URL(canonicalHref, url).href) ?? undefined : undefined;
+  const parts = linkParts(doc, url, options);
   absolutizeUrls(doc, url);
   const main = extractMainContent(doc);
   const metadata = extractMetadata(doc, url, main.text, { title: main.title, byline: main.byline });
   return {
-    url, title: metadata.title, metadata, markdown: main.markdown, text: main.text, method: main.method,
-    links, linkCanonical, feeds, ...robots,
+    ...parts, title: metadata.title, metadata, markdown: main.markdown, text: main.text, method: main.method,
     simhash: simhash(main.text),
     textHash: normalizedTextHash(main.text),
     chunks: chunkText(main.markdown, DEFAULT_CHUNKING),

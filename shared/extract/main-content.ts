@@ -26,9 +26,15 @@ function markdownService(): TurndownService {
   return turndown;
 }
 
-/** Markdown from an HTML fragment: ATX headings, fenced code, GFM tables. */
-export function toMarkdown(html: string): string {
-  return markdownService().turndown(html).replace(/\n{3,}/g, '\n\n').trim();
+/**
+ * Markdown from an HTML fragment: ATX headings, fenced code, GFM tables. Given the parsed
+ * fragment, turndown walks it directly instead of re-parsing the string with domino (measured:
+ * 1.3 s of a 12 s crawl); the GFM table rule needs `table.rows`, which linkedom lacks, so
+ * fragments with tables still go through the string.
+ */
+export function toMarkdown(html: string, parsed?: Element): string {
+  const input = parsed && !parsed.querySelector('table') ? (parsed as unknown as HTMLElement) : html;
+  return markdownService().turndown(input).replace(/\n{3,}/g, '\n\n').trim();
 }
 
 /** Makes link and image URLs absolute, so the markdown stands on its own. */
@@ -75,13 +81,13 @@ function fallback(doc: Doc): MainContent & { linkDensity: number } {
   for (const el of body.querySelectorAll(BOILERPLATE)) el.remove();
   const html = body.innerHTML;
   const text = blockText(body);
-  return { html, text, markdown: toMarkdown(html), method: 'fallback', linkDensity: linkDensity(body, text.length) };
+  return { html, text, markdown: toMarkdown(html, body), method: 'fallback', linkDensity: linkDensity(body, text.length) };
 }
 
-function fragmentText(doc: Doc, html: string): string {
+function parseFragment(doc: Doc, html: string): Element {
   const holder = doc.createElement('div');
   holder.innerHTML = html;
-  return blockText(holder);
+  return holder;
 }
 
 /** Readability drops a heading that repeats the title; put it back so the content reads whole. */
@@ -105,11 +111,12 @@ export function extractMainContent(doc: Doc): MainContent {
   }
   const rest = fallback(doc);
   const { linkDensity: restDensity, ...restContent } = rest;
-  const text = article?.content ? fragmentText(doc, article.content) : '';
+  const fragment = article?.content ? parseFragment(doc, article.content) : undefined;
+  const text = fragment ? blockText(fragment) : '';
   if (!article?.content || text.length < MIN_ARTICLE_CHARS) return withHeading(restContent, doc);
   // Readability sometimes discards real paragraphs of badly nested markup. When it keeps less
   // than 60 % of a body whose text is mostly not links, the cleaned body is the better answer.
   if (text.length < 0.6 * rest.text.length && restDensity < 0.15) return withHeading(restContent, doc);
-  const content: MainContent = { html: article.content, text, markdown: toMarkdown(article.content), method: 'readability', title: article.title ?? undefined, byline: article.byline ?? undefined };
+  const content: MainContent = { html: article.content, text, markdown: toMarkdown(article.content, fragment), method: 'readability', title: article.title ?? undefined, byline: article.byline ?? undefined };
   return withHeading(content, doc);
 }

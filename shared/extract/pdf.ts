@@ -1,4 +1,4 @@
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { Worker } from 'node:worker_threads';
 
 export interface PdfText {
   text: string;
@@ -6,22 +6,89 @@ export interface PdfText {
   title?: string;
 }
 
-/** Extracts the text and page count of a PDF with pdf.js (no workers, no fonts loaded, no eval). */
-export async function extractPdf(bytes: Buffer): Promise<PdfText> {
-  const task = getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, disableFontFace: true, isEvalSupported: false, verbosity: 0 });
+/** A PDF that takes longer than this is abandoned and its worker replaced (hostile or huge files). */
+const PDF_TIMEOUT_MS = 20_000;
+
+type Pending = { resolve: (r: PdfText) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
+let worker: Worker | undefined;
+let nextId = 0;
+const pending = new Map<number, Pending>();
+
+function failAll(err: Error): void {
+  for (const p of pending.values()) {
+    clearTimeout(p.timer);
+    p.reject(err);
+  }
+  pending.clear();
+  worker = undefined;
+}
+
+/**
+ * The worker runs pdf.js in its own realm: pdf.js's legacy build (the one that runs on Node 20)
+ * replaces Array.prototype.push and other built-ins with core-js polyfills (measured 2.5× slower
+ * pushes), which must not reach the crawler. Inline source, so no worker file has to be found or
+ * transpiled; pdf.js is imported by the absolute URL resolved here.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const loading = import(workerData.pdfjs);
+async function extract(bytes) {
+  const { getDocument } = await loading;
+  const task = getDocument({ data: bytes, useSystemFonts: false, disableFontFace: true, isEvalSupported: false, verbosity: 0 });
   const pdf = await task.promise;
   try {
-    const pages: string[] = [];
+    const pages = [];
     for (let i = 1; i <= pdf.numPages; i++) {
       const page = await pdf.getPage(i);
       const content = await page.getTextContent();
-      pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join('').trim());
+      pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\\n' : '') : '')).join('').trim());
       page.cleanup();
     }
     const meta = await pdf.getMetadata().catch(() => undefined);
-    const title = (meta?.info as { Title?: string } | undefined)?.Title?.trim() || undefined;
-    return { text: pages.join('\n\n').trim(), pages: pdf.numPages, title };
+    const title = meta && meta.info && typeof meta.info.Title === 'string' ? meta.info.Title.trim() || undefined : undefined;
+    return { text: pages.join('\\n\\n').trim(), pages: pdf.numPages, title };
   } finally {
     await task.destroy();
   }
+}
+parentPort.on('message', (msg) => {
+  extract(msg.bytes).then((result) => parentPort.postMessage({ id: msg.id, result }), (err) => parentPort.postMessage({ id: msg.id, error: String(err && err.message || err) }));
+});
+`;
+
+function pdfWorker(): Worker {
+  if (worker) return worker;
+  const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { pdfjs: import.meta.resolve('pdfjs-dist/legacy/build/pdf.mjs') } });
+  w.unref();
+  w.on('message', (msg: { id: number; result?: PdfText; error?: string }) => {
+    const p = pending.get(msg.id);
+    if (!p) return;
+    pending.delete(msg.id);
+    clearTimeout(p.timer);
+    if (msg.result) p.resolve(msg.result);
+    else p.reject(new Error(`PDF not readable: ${msg.error}`));
+  });
+  w.on('error', (err) => failAll(err));
+  w.on('exit', () => failAll(new Error('PDF worker stopped')));
+  worker = w;
+  return w;
+}
+
+/** Extracts the text and page count of a PDF with pdf.js, in a worker thread (no fonts, no eval). */
+export function extractPdf(bytes: Buffer): Promise<PdfText> {
+  const w = pdfWorker();
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      reject(new Error(`PDF not readable within ${PDF_TIMEOUT_MS / 1000} s`));
+      void w.terminate();
+    }, PDF_TIMEOUT_MS);
+    timer.unref();
+    pending.set(id, { resolve, reject, timer });
+    w.ref();
+    w.postMessage({ id, bytes: new Uint8Array(bytes) });
+  }).finally(() => {
+    if (pending.size === 0) w.unref();
+  }) as Promise<PdfText>;
 }

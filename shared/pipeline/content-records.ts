@@ -34,7 +34,7 @@ export function pdfExtraction(pdf: PdfText): ExtractionCore {
 }
 
 /** Edges of one page snapshot from its links with context. */
-export function edgesOf(row: FrontierRow, snapshot: string, x: PageExtraction): EdgeRecord[] {
+export function edgesOf(row: FrontierRow, snapshot: string, x: Pick<PageExtraction, 'links' | 'nofollow'>): EdgeRecord[] {
   return x.links.map((l) => ({
     fromId: row.urlId, snapshot, toId: l.urlId, toUrl: l.url, anchor: l.anchorText.slice(0, 500), context: l.context, section: l.section,
     rel: l.rel.join(' '), internal: l.internal, nofollow: x.nofollow || l.rel.includes('nofollow'),

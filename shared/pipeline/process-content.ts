@@ -1,6 +1,6 @@
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import type { FetchResponse } from '../fetch/http-fetcher.js';
-import { extractPage } from '../extract/extract-page.js';
+import { extractLinksOnly, extractPage, type PageExtraction } from '../extract/extract-page.js';
 import { parseFeed } from '../extract/feed.js';
 import { extractPdf } from '../extract/pdf.js';
 import { maybeGunzip, parseSitemap } from '../extract/sitemap.js';
@@ -57,10 +57,13 @@ export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: Fetc
   const page = { ...basePage(row, res, contentHash, at), charset };
   const duplicate = contentHash ? await ctx.store.findPageByContentHash(contentHash, row.urlId) : undefined;
   if (duplicate) return { page: { ...page, duplicateOf: duplicate.urlId }, aliases: [], candidates: [], duplicateOf: duplicate.urlId };
-  const x = extractPage(decodeBody(body, charset), row.url, { canonicalize: ctx.canonicalize, robotsToken: ctx.robotsToken, xRobotsTag: res.headers['x-robots-tag'] });
+  const options = { canonicalize: ctx.canonicalize, robotsToken: ctx.robotsToken, xRobotsTag: res.headers['x-robots-tag'] };
+  const html = decodeBody(body, charset);
+  const full = ctx.settings.extract === 'full';
+  const x = full ? extractPage(html, row.url, options) : extractLinksOnly(html, row.url, options);
   page.indexable = !x.noindex;
   page.nofollow = x.nofollow;
-  page.title = x.metadata.title;
+  page.title = x.title;
   const snapshot = contentHash ?? 'empty';
   const edges = edgesOf(row, snapshot, x);
   const candidates: Candidate[] = edges.map((e) => ({ href: e.toUrl, depth: row.depth + 1, kind: 'page' as const, nofollow: e.nofollow, from: row.urlId }));
@@ -73,7 +76,8 @@ export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: Fetc
   if (!page.nofollow || ctx.settings.followNofollow) {
     for (const feed of x.feeds) candidates.push({ href: feed, depth: row.depth + 1, kind: 'feed', fresh: true, from: row.urlId });
   }
-  return { page, edges, aliases, candidates, ...(await extractRecords(ctx, row, snapshot, x)) };
+  const records = full ? await extractRecords(ctx, row, snapshot, x as PageExtraction) : {};
+  return { page, edges, aliases, candidates, ...records };
 }
 
 async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {

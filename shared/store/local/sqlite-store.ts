@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Database as Db } from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirError, errorMessage } from '../../errors.js';
@@ -58,6 +58,18 @@ export class SqliteCrawlStore implements CrawlStore {
   private readonly writes: SqliteWrites;
   private readonly commitTx: (commit: FetchCommit) => string[];
 
+  private readonly statements = new Map<string, Statement>();
+
+  /** A prepared statement, prepared once per SQL text. */
+  private sql(text: string): Statement {
+    let stmt = this.statements.get(text);
+    if (!stmt) {
+      stmt = this.db.prepare(text);
+      this.statements.set(text, stmt);
+    }
+    return stmt;
+  }
+
   constructor(dataDir: string) {
     prepareDataDir(dataDir);
     this.db = openDatabase(join(dataDir, DB_FILE));
@@ -66,12 +78,12 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord> {
-    const info = this.db.prepare("INSERT INTO runs (started_at, status, seeds, config) VALUES (?, 'running', ?, ?)").run(now, JSON.stringify(seeds), JSON.stringify(config));
+    const info = this.sql("INSERT INTO runs (started_at, status, seeds, config) VALUES (?, 'running', ?, ?)").run(now, JSON.stringify(seeds), JSON.stringify(config));
     return { id: Number(info.lastInsertRowid), startedAt: now, status: 'running', seeds, config };
   }
 
   async latestRun(): Promise<RunRecord | undefined> {
-    const row = this.db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT 1').get() as Record<string, unknown> | undefined;
+    const row = this.sql('SELECT * FROM runs ORDER BY id DESC LIMIT 1').get() as Record<string, unknown> | undefined;
     if (!row) return undefined;
     return {
       id: row.id as number, startedAt: row.started_at as number, finishedAt: (row.finished_at as number | null) ?? undefined,
@@ -81,7 +93,7 @@ export class SqliteCrawlStore implements CrawlStore {
 
   async setRunStatus(runId: number, status: RunStatus, now: number): Promise<void> {
     const finished = status === 'running' ? null : now;
-    this.db.prepare('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(status, finished, runId);
+    this.sql('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(status, finished, runId);
   }
 
   async addUrls(rows: FrontierRow[]): Promise<string[]> {
@@ -89,26 +101,26 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async markInFlight(runId: number, urlId: string): Promise<void> {
-    this.db.prepare("UPDATE frontier SET state = 'in_flight' WHERE run_id = ? AND url_id = ?").run(runId, urlId);
+    this.sql("UPDATE frontier SET state = 'in_flight' WHERE run_id = ? AND url_id = ?").run(runId, urlId);
   }
 
   async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string): Promise<void> {
-    const stmt = this.db.prepare('UPDATE frontier SET state = ?, reason = ? WHERE run_id = ? AND url_id = ?');
+    const stmt = this.sql('UPDATE frontier SET state = ?, reason = ? WHERE run_id = ? AND url_id = ?');
     this.db.transaction(() => {
       for (const id of urlIds) stmt.run(state, reason, runId, id);
     })();
   }
 
   async requeueInFlight(runId: number): Promise<number> {
-    return this.db.prepare("UPDATE frontier SET state = 'queued' WHERE run_id = ? AND state = 'in_flight'").run(runId).changes;
+    return this.sql("UPDATE frontier SET state = 'queued' WHERE run_id = ? AND state = 'in_flight'").run(runId).changes;
   }
 
   async queuedUrls(runId: number): Promise<FrontierRow[]> {
-    return (this.db.prepare("SELECT * FROM frontier WHERE run_id = ? AND state = 'queued'").all(runId) as Record<string, unknown>[]).map(rowToFrontier);
+    return (this.sql("SELECT * FROM frontier WHERE run_id = ? AND state = 'queued'").all(runId) as Record<string, unknown>[]).map(rowToFrontier);
   }
 
   async seenUrls(runId: number): Promise<SeenUrl[]> {
-    const rows = this.db.prepare('SELECT url_id, url, kind, state, reason FROM frontier WHERE run_id = ?').all(runId) as Array<Record<string, string | null>>;
+    const rows = this.sql('SELECT url_id, url, kind, state, reason FROM frontier WHERE run_id = ?').all(runId) as Array<Record<string, string | null>>;
     return rows.map((r) => ({ urlId: r.url_id!, url: r.url!, kind: r.kind as SeenUrl['kind'], state: r.state as UrlState, reason: r.reason ?? undefined }));
   }
 
@@ -121,11 +133,11 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async fetchHistory(urlId: string): Promise<FetchRecord[]> {
-    return (this.db.prepare('SELECT * FROM fetches WHERE url_id = ? ORDER BY fetched_at, id').all(urlId) as Array<Record<string, unknown>>).map(rowToFetch);
+    return (this.sql('SELECT * FROM fetches WHERE url_id = ? ORDER BY fetched_at, id').all(urlId) as Array<Record<string, unknown>>).map(rowToFetch);
   }
 
   async storedPages(): Promise<PageRecord[]> {
-    return (this.db.prepare('SELECT * FROM pages WHERE content_hash IS NOT NULL ORDER BY fetched_at').all() as Array<Record<string, unknown>>).map(rowToPage);
+    return (this.sql('SELECT * FROM pages WHERE content_hash IS NOT NULL ORDER BY fetched_at').all() as Array<Record<string, unknown>>).map(rowToPage);
   }
 
   async saveExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): Promise<void> {
@@ -133,28 +145,28 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async getExtract(urlId: string): Promise<ExtractRecord | undefined> {
-    const r = this.db.prepare('SELECT * FROM extracts WHERE url_id = ?').get(urlId) as Record<string, unknown> | undefined;
+    const r = this.sql('SELECT * FROM extracts WHERE url_id = ?').get(urlId) as Record<string, unknown> | undefined;
     return r ? rowToExtract(r) : undefined;
   }
 
   async getPage(urlId: string): Promise<PageRecord | undefined> {
-    const row = this.db.prepare('SELECT * FROM pages WHERE url_id = ?').get(urlId) as Record<string, unknown> | undefined;
+    const row = this.sql('SELECT * FROM pages WHERE url_id = ?').get(urlId) as Record<string, unknown> | undefined;
     return row ? rowToPage(row) : undefined;
   }
 
   async findPageByContentHash(hash: string, exceptUrlId: string): Promise<PageRecord | undefined> {
-    const row = this.db.prepare('SELECT * FROM pages WHERE content_hash = ? AND url_id != ? AND duplicate_of IS NULL ORDER BY fetched_at LIMIT 1').get(hash, exceptUrlId) as Record<string, unknown> | undefined;
+    const row = this.sql('SELECT * FROM pages WHERE content_hash = ? AND url_id != ? AND duplicate_of IS NULL ORDER BY fetched_at LIMIT 1').get(hash, exceptUrlId) as Record<string, unknown> | undefined;
     return row ? rowToPage(row) : undefined;
   }
 
   async outlinks(urlId: string): Promise<EdgeRecord[]> {
-    const rows = this.db.prepare('SELECT e.* FROM edges e JOIN pages p ON p.url_id = e.from_id AND p.content_hash = e.snapshot WHERE e.from_id = ?').all(urlId);
+    const rows = this.sql('SELECT e.* FROM edges e JOIN pages p ON p.url_id = e.from_id AND p.content_hash = e.snapshot WHERE e.from_id = ?').all(urlId);
     return (rows as Array<Record<string, unknown>>).map(rowToEdge);
   }
 
   async findNearDuplicate(hash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined> {
     const bands = simhashBands(hash);
-    const candidates = this.db.prepare(`SELECT DISTINCT x.url_id, x.simhash, p.fetched_at FROM simhash_bands b JOIN extracts x ON x.url_id = b.url_id
+    const candidates = this.sql(`SELECT DISTINCT x.url_id, x.simhash, p.fetched_at FROM simhash_bands b JOIN extracts x ON x.url_id = b.url_id
       LEFT JOIN pages p ON p.url_id = x.url_id
       WHERE ((b.band = 0 AND b.value = ?) OR (b.band = 1 AND b.value = ?) OR (b.band = 2 AND b.value = ?) OR (b.band = 3 AND b.value = ?))
         AND x.url_id != ? AND x.near_duplicate_of IS NULL ORDER BY p.fetched_at, x.url_id`).all(...bands, exceptUrlId) as Array<{ url_id: string; simhash: string }>;
@@ -166,13 +178,13 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async findTextDuplicate(textHash: string, exceptUrlId: string): Promise<string | undefined> {
-    const row = this.db.prepare(`SELECT x.url_id FROM extracts x LEFT JOIN pages p ON p.url_id = x.url_id WHERE x.text_hash = ? AND x.url_id != ? AND x.text_duplicate_of IS NULL
+    const row = this.sql(`SELECT x.url_id FROM extracts x LEFT JOIN pages p ON p.url_id = x.url_id WHERE x.text_hash = ? AND x.url_id != ? AND x.text_duplicate_of IS NULL
       ORDER BY p.fetched_at LIMIT 1`).get(textHash, exceptUrlId) as { url_id: string } | undefined;
     return row?.url_id;
   }
 
   async getHost(host: string): Promise<HostRecord | undefined> {
-    const r = this.db.prepare('SELECT * FROM hosts WHERE host = ?').get(host) as Record<string, unknown> | undefined;
+    const r = this.sql('SELECT * FROM hosts WHERE host = ?').get(host) as Record<string, unknown> | undefined;
     if (!r) return undefined;
     const opt = <T>(v: unknown) => (v === null ? undefined : (v as T));
     return {
@@ -182,12 +194,12 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async putHost(h: HostRecord): Promise<void> {
-    this.db.prepare(`INSERT OR REPLACE INTO hosts (host, state, robots_status, robots_body, robots_error, robots_fetched_at, robots_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+    this.sql(`INSERT OR REPLACE INTO hosts (host, state, robots_status, robots_body, robots_error, robots_fetched_at, robots_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
       .run(h.host, JSON.stringify(h.state), h.robotsStatus ?? null, h.robotsBody ?? null, h.robotsError ?? null, h.robotsFetchedAt ?? null, h.robotsExpiresAt ?? null);
   }
 
   async putHostState(state: HostRecord['state']): Promise<void> {
-    this.db.prepare('INSERT INTO hosts (host, state) VALUES (?, ?) ON CONFLICT (host) DO UPDATE SET state = excluded.state').run(state.host, JSON.stringify(state));
+    this.sql('INSERT INTO hosts (host, state) VALUES (?, ?) ON CONFLICT (host) DO UPDATE SET state = excluded.state').run(state.host, JSON.stringify(state));
   }
 
   async summary(runId: number): Promise<RunSummary> {

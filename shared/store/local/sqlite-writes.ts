@@ -24,8 +24,11 @@ const SQL = {
     VALUES (@fromId, @snapshot, @toId, @toUrl, @anchor, @context, @section, @rel, @internal, @nofollow,
       coalesce((SELECT url_id FROM pages WHERE url_id = @toId), (SELECT p.url_id FROM aliases a JOIN pages p ON p.url_id = a.target_id WHERE a.url_id = @toId LIMIT 1)))`,
   // A newly stored page adopts the dangling edges that point at it or at one of its aliases.
-  adoptEdges: `UPDATE edges SET to_page_id = @urlId WHERE to_page_id IS NULL AND (to_id = @urlId OR to_id IN (SELECT url_id FROM aliases WHERE target_id = @urlId))`,
-  adoptAliasEdges: `UPDATE edges SET to_page_id = (SELECT url_id FROM pages WHERE url_id = @targetId) WHERE to_page_id IS NULL AND to_id = @urlId`,
+  // Two statements, each searching edges_to (an OR of both would scan every edge). The unary
+  // `+` keeps SQLite off the edges_to_page index, whose NULL range holds every dangling edge.
+  adoptEdges: `UPDATE edges SET to_page_id = @urlId WHERE to_id = @urlId AND +to_page_id IS NULL`,
+  adoptEdgesViaAlias: `UPDATE edges SET to_page_id = @urlId WHERE to_id IN (SELECT url_id FROM aliases WHERE target_id = @urlId) AND +to_page_id IS NULL`,
+  adoptAliasEdges: `UPDATE edges SET to_page_id = (SELECT url_id FROM pages WHERE url_id = @targetId) WHERE to_id = @urlId AND +to_page_id IS NULL`,
   upsertAlias: 'INSERT OR REPLACE INTO aliases (url_id, url, target_url, target_id, reason) VALUES (@urlId, @url, @targetUrl, @targetId, @reason)',
   upsertExtract: `INSERT OR REPLACE INTO extracts (url_id, run_id, snapshot, title, description, author, published, modified, language, canonical_url, site_name, content_type,
       word_count, reading_minutes, method, markdown, text_hash, simhash, near_duplicate_of, near_duplicate_distance, text_duplicate_of, pdf_pages, metadata)
@@ -65,6 +68,7 @@ export class SqliteWrites {
   private page(p: PageRecord): void {
     this.s.upsertPage.run(pageParams(p));
     this.s.adoptEdges.run({ urlId: p.urlId });
+    this.s.adoptEdgesViaAlias.run({ urlId: p.urlId });
   }
 
   private alias(a: AliasRecord): void {
