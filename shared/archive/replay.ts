@@ -36,7 +36,8 @@ export class ArchiveReplay implements Fetcher {
     const canonical = canonicalize(url) ?? url;
     const history = (await this.store.fetchHistory(urlId(canonical))).filter((r) => this.options.runId === undefined || r.runId === this.options.runId);
     if (history.length === 0) throw new NeverFetchedError(canonical);
-    const answered = history.filter((r) => r.warc && r.status !== undefined);
+    // A 304 says "as before": its body is the newest full response's.
+    const answered = history.filter((r) => r.warc && r.status !== undefined && r.status !== 304);
     const record = answered.at(-1);
     if (!record) throw new FetchedAndFailedError(canonical, history.at(-1)!);
     return record;

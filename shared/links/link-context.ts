@@ -7,6 +7,8 @@ export type LinkSection = 'nav' | 'header' | 'footer' | 'sidebar' | 'body';
 /** An outbound link with what surrounds it: the unit of the link graph. */
 export interface ContextLink {
   url: string;
+  /** The absolute href as written, before canonicalisation. */
+  href: string;
   urlId: string;
   anchorText: string;
   /** Up to ~200 characters around the link (the whole block when shorter). */
@@ -108,7 +110,7 @@ export function extractLinks(doc: Doc, pageUrl: string, options: LinkOptions): C
     const anchorText = anchorTextOf(a);
     const hostname = new URL(url).hostname;
     const link: ContextLink = {
-      url, urlId: urlId(url), anchorText, context: contextWindow(text, anchorText, options.contextChars ?? CONTEXT_CHARS),
+      url, href: absolute, urlId: urlId(url), anchorText, context: contextWindow(text, anchorText, options.contextChars ?? CONTEXT_CHARS),
       section: sectionOf(a), rel: (a.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).filter(Boolean),
       internal: (getDomain(hostname, { allowPrivateDomains: true }) ?? hostname) === pageDomain,
     };

@@ -66,7 +66,8 @@ export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: Fetc
   page.title = x.title;
   const snapshot = contentHash ?? 'empty';
   const edges = edgesOf(row, snapshot, x);
-  const candidates: Candidate[] = edges.map((e) => ({ href: e.toUrl, depth: row.depth + 1, kind: 'page' as const, nofollow: e.nofollow, from: row.urlId }));
+  // Candidates carry the href as written, so the interaction record keeps the raw target.
+  const candidates: Candidate[] = edges.map((e, i) => ({ href: x.links[i]!.href, depth: row.depth + 1, kind: 'page' as const, nofollow: e.nofollow, from: row.urlId }));
   const aliases: AliasRecord[] = [];
   if (x.linkCanonical && x.linkCanonical !== row.url) {
     page.canonicalUrl = x.linkCanonical;

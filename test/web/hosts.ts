@@ -89,7 +89,7 @@ function mainIndex(origin: (n: string) => string): string {
     '<a href="/image.png">Image</a> <a href="/file.zip">Zip</a> <a href="/doc.pdf">PDF</a> <a href="/notes.txt">Notes</a>',
     '<a href="/huge">Huge</a> <a href="/bomb">Bomb</a> <a href="/slow">Slow</a> <a href="/latin1">Latin-1</a> <a href="/sjis">Shift_JIS</a>',
     '<a href="/only-nofollow" rel="nofollow">Sponsored</a> <a href="/nofollow-page">Nofollow page</a> <a href="/noindex">Noindex</a>',
-    '<a href="/copy/1">Copy of article 1</a> <a href="/near/2">Near copy of article 2</a> <a href="/restyled/6">Article 6 restyled</a> <a href="mailto:team@example.com">Mail</a> <a href="javascript:void(0)">JS</a>',
+    '<a href="/only-tracked?utm_campaign=x#top">Tracked only</a> <a href="/changing">Changes every visit</a> <a href="/copy/1">Copy of article 1</a> <a href="/near/2">Near copy of article 2</a> <a href="/restyled/6">Article 6 restyled</a> <a href="mailto:team@example.com">Mail</a> <a href="javascript:void(0)">JS</a>',
     `<a href="${origin('nobots')}/">Friends</a>`,
   ];
   return htmlPage('Main site', `<h1>Main</h1><p>${prose(1)}</p><p>${links.join('</p><p>')}</p>`, '<link rel="alternate" type="application/rss+xml" href="/feed.xml">');
@@ -120,11 +120,16 @@ function mainHost(o: WebOptions): HostSpec {
         return withEtag(req, html(articleHtml('main', k, n)));
       }
       if (path === '/copy/1') return html(articleHtml('main', 1, n));
+      if (path === '/changing') {
+        const visit = (env.hits.get('/changing') ?? 0) + 1;
+        env.hits.set('/changing', visit);
+        return html(htmlPage(`Changing, visit ${visit}`, `<p>${prose(500 + visit)}</p>`));
+      }
       // One word changed: a near-duplicate (SimHash within distance 3), not a byte duplicate.
       if (path === '/near/2') return html(articleHtml('main', 2, n).replace('<p>', '<p>Updated: '));
       // The same text in other markup: a text duplicate.
       if (path === '/restyled/6') return html(articleHtml('main', 6, n).replace('<article>', '<article class="restyled" data-theme="dark">'));
-      if (['/sitemap-only', '/feed-only', '/private/open', '/only-nofollow', '/only-from-nofollow-page', '/about'].includes(path)) return withEtag(req, html(htmlPage(path, `<p>${prose(path.length)}</p>`)));
+      if (['/sitemap-only', '/feed-only', '/only-tracked', '/private/open', '/only-nofollow', '/only-from-nofollow-page', '/about'].includes(path)) return withEtag(req, html(htmlPage(path, `<p>${prose(path.length)}</p>`)));
       if (path === '/tool.cgi') return html(htmlPage('tool', '<p>tool</p>'));
       if (path === '/private/secret' || path === '/search') return html(htmlPage('secret', '<p>must not be fetched</p>'));
       if (path === '/nofollow-page') return html(htmlPage('Nofollow page', `<p>${prose(77)}</p><a href="/only-from-nofollow-page">Hidden</a>`, '<meta name="robots" content="nofollow">'));
