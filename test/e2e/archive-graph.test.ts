@@ -172,6 +172,9 @@ test('lists the history of a target and its content drift across runs', async ()
     const stable = await targetHistory(store, u('/'));
     assert.ok(stable.length === 2 && stable.every((h) => !h.changed));
     assert.match((await trawl(['history', u('/changing')])).stdout, /run 2 .* changed/);
+    const body = async (runId?: number) => (await new ArchiveReplay(store, data.dir, { runId }).fetch({ url: u('/changing'), kind: 'page' })).body!.toString();
+    assert.match(await body(), /Changing, visit 2/, 'the newest record by default');
+    assert.match(await body(1), /Changing, visit 1/, 'or the record of a given run');
   } finally {
     await store.close();
   }

@@ -5,6 +5,9 @@ import type { BlobStore } from '../ports.js';
 
 /** Raw bodies as files named by their SHA-256 under `blobs/ab/cd/`; written to a temp name, then renamed. */
 export class FileBlobStore implements BlobStore {
+  /** Fan-out directories already made (mkdir per body showed up as 3 % of a crawl's CPU). */
+  private readonly made = new Set<string>();
+
   constructor(private readonly root: string) {
     mkdirSync(root, { recursive: true });
   }
@@ -18,7 +21,10 @@ export class FileBlobStore implements BlobStore {
     const hash = createHash('sha256').update(bytes).digest('hex');
     const { dir, file } = this.pathOf(hash);
     if (existsSync(file)) return hash;
-    mkdirSync(dir, { recursive: true });
+    if (!this.made.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      this.made.add(dir);
+    }
     const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
     writeFileSync(tmp, bytes);
     renameSync(tmp, file);
