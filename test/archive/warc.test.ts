@@ -62,3 +62,21 @@ test('rotates files by size', async () => {
     cleanup();
   }
 });
+
+test('writes block and payload digests that match the stored bytes', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const writer = new WarcWriter(dir);
+    await writer.write(exchange(9, 'digest me'));
+    writer.close();
+    const { createHash } = await import('node:crypto');
+    for await (const r of readWarc(join(dir, readdirSync(dir)[0]!))) {
+      if (r.type !== 'response') continue;
+      assert.equal(r.headers.get('warc-payload-digest'), `sha256:${createHash('sha256').update('digest me').digest('hex')}`);
+      assert.match(r.headers.get('warc-block-digest') ?? '', /^sha256:[0-9a-f]{64}$/);
+      assert.notEqual(r.headers.get('warc-block-digest'), r.headers.get('warc-payload-digest'), 'the block includes the HTTP headers');
+    }
+  } finally {
+    cleanup();
+  }
+});
