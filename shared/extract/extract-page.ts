@@ -3,7 +3,7 @@ import { simhash } from '../dedupe/simhash.js';
 import { extractLinks, type ContextLink } from '../links/link-context.js';
 import { chunkText, type Chunk, DEFAULT_CHUNKING } from './chunks.js';
 import { attr, parseDocument, textOf, type Doc } from './dom.js';
-import { robotsDirectives } from './html-signals.js';
+import { robotsDirectives } from './robots-meta.js';
 import { absolutizeUrls, extractMainContent } from './main-content.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
 

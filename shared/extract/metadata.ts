@@ -1,16 +1,9 @@
 import { attr, textOf, type Doc } from './dom.js';
 
-export interface PageMetadata {
-  title?: string;
-  description?: string;
-  author?: string;
-  published?: string;
-  modified?: string;
-  language?: string;
-  canonicalUrl?: string;
-  siteName?: string;
-  /** Schema.org type from JSON-LD (`Article`, `Product`, …) or og:type. */
-  contentType?: string;
+/** The text fields of page metadata; `contentType` is the Schema.org type (`Article`, `Product`, …) or og:type. */
+export type MetadataFields = Partial<Record<MetaField, string>>;
+
+export interface PageMetadata extends MetadataFields {
   wordCount: number;
   readingTimeMinutes: number;
   /** Which source gave each field, for debugging conflicts. */

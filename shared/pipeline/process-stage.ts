@@ -1,25 +1,18 @@
 import { AddressRefusedError, NonRetryableFetchError } from '../errors.js';
 import { isThrottle, type ResponseEvent } from '../politeness/host-state.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
-import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord, RecordKind, UrlState } from '../store/ports.js';
-import type { Candidate } from './admission.js';
+import type { FetchRecord, FrontierRow, RecordKind, UrlState } from '../store/ports.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
-import { contentOf } from './process-content.js';
+import { contentOf, type ContentResult } from './process-content.js';
 
 /** What one fetch means for the crawl: the URL's new state, what to store, and what to crawl next. */
-export interface ProcessResult {
+export interface ProcessResult extends Omit<ContentResult, 'duplicateOf'> {
   state: UrlState;
   reason?: string;
   /** Put the URL back in the queue (throttled or transient failure with attempts left). */
   retry: boolean;
   fetch?: FetchRecord;
-  page?: PageRecord;
-  edges?: EdgeRecord[];
-  extract?: ExtractRecord;
-  chunks?: ChunkRecord[];
-  aliases: AliasRecord[];
-  candidates: Candidate[];
   /** What the host's politeness state learns; undefined when no request reached it. */
   hostEvent?: ResponseEvent;
   notModified: boolean;

@@ -1,5 +1,6 @@
 import type { FetchKind } from '../fetch/content-type.js';
 import type { HostState } from '../politeness/host-state.js';
+import type { MetadataFields } from '../extract/metadata.js';
 
 /** The fate of a URL within one run. */
 export type UrlState = 'queued' | 'in_flight' | 'done' | 'failed' | 'skipped' | 'blocked' | 'duplicate';
@@ -110,19 +111,10 @@ export interface EdgeRecord {
 }
 
 /** The extraction of one page snapshot. */
-export interface ExtractRecord {
+export interface ExtractRecord extends MetadataFields {
   urlId: string;
   runId: number;
   snapshot: string;
-  title?: string;
-  description?: string;
-  author?: string;
-  published?: string;
-  modified?: string;
-  language?: string;
-  canonicalUrl?: string;
-  siteName?: string;
-  contentType?: string;
   wordCount: number;
   readingMinutes: number;
   method: string;

@@ -4,6 +4,7 @@ import { Readability } from '@mozilla/readability';
 import { parseDocument } from '../../shared/extract/dom.js';
 import { extractPage } from '../../shared/extract/extract-page.js';
 import { textQuality } from '../../shared/extract/text-quality.js';
+import { robotsDirectives } from '../../shared/extract/robots-meta.js';
 import { canonicalize } from '../../shared/url/canonical.js';
 import { extractFixture, FIXTURES, fixtureHtml, fixtureTruth } from './fixtures.js';
 
@@ -83,4 +84,22 @@ test('hashes normalised text, so markup changes keep the text hash', () => {
   const b = extractPage('<html><body><div class="x"><p>The same   words in a paragraph, long enough to matter for the extractor to keep them.</p></div><script>var x=1</script></body></html>', 'https://a.test/2', opts);
   assert.equal(a.textHash, b.textHash);
   assert.equal(a.simhash, b.simhash);
+});
+
+test('parses robots directives, including agent-scoped X-Robots-Tag', () => {
+  assert.deepEqual(robotsDirectives('noindex', 'trawl'), { noindex: true, nofollow: false });
+  assert.deepEqual(robotsDirectives('none', 'trawl'), { noindex: true, nofollow: true });
+  assert.deepEqual(robotsDirectives('otherbot: noindex, nofollow', 'trawl'), { noindex: false, nofollow: false });
+  assert.deepEqual(robotsDirectives('trawl: nofollow', 'trawl'), { noindex: false, nofollow: true });
+  const forUs = extractPage('<head><meta name="trawl" content="nofollow"><meta name="otherbot" content="noindex"></head><p>x</p>', 'https://a.test/', opts);
+  assert.deepEqual([forUs.noindex, forUs.nofollow], [false, true]);
+});
+
+test('resolves links against <base href> and survives malformed HTML', () => {
+  const based = extractPage('<head><base href="http://cdn.test/root/"></head><body><p><a href="x">x</a></p></body>', 'http://a.test/p', opts);
+  assert.equal(based.links[0]!.url, 'http://cdn.test/root/x');
+  const broken = extractPage('<a href="/x">unclosed <div><a href="/y">y</p></b>', 'http://a.test/', opts);
+  assert.deepEqual(broken.links.map((l) => l.url), ['http://a.test/x', 'http://a.test/y']);
+  const feeds = extractPage('<head><link rel="alternate" type="application/rss+xml" href="/feed.xml"><link rel="canonical" href="/real"></head>', 'http://a.test/p?print=1', opts);
+  assert.deepEqual([feeds.feeds, feeds.linkCanonical], [['http://a.test/feed.xml'], 'http://a.test/real']);
 });
