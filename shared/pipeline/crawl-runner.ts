@@ -4,7 +4,8 @@ import { afterRequest, backoffMs, newHostState, readyAt } from '../politeness/ho
 import { RateLimiter } from '../politeness/rate-limiter.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
 import { robotsAllows, robotsCrawlDelayMs, robotsSitemaps } from '../robots/robots-policy.js';
-import { ROBOTS_REFUSAL, type FetchRecord, type GraphStore, type FrontierRow, type RunRecord, type RunSummary } from '../store/ports.js';
+import type { GraphStore, FrontierRow, RunRecord, RunSummary } from '../store/ports.js';
+import { robotsRefusal, wasFetchedPage } from './run-records.js';
 import { urlId } from '../url/canonical.js';
 import { Admitter, type Candidate } from './admission.js';
 import { politenessConfig, type CrawlContext } from './context.js';
@@ -13,18 +14,6 @@ import { fetchStage } from './fetch-stage.js';
 import { processStage, type ProcessResult } from './process-stage.js';
 import { loadRobots } from './robots-stage.js';
 import { CrawlProgress, type CrawlEvent } from './progress.js';
-
-/** The interaction record of a URL refused by robots.txt: no request was made. */
-function robotsRefusal(row: FrontierRow, at: number): FetchRecord {
-  return {
-    runId: row.runId, urlId: row.urlId, url: row.url, rawUrl: row.rawUrl, kind: row.kind, fetcher: 'http', fetchedAt: at, durationMs: 0, bytes: 0,
-    truncated: false, notModified: false, error: ROBOTS_REFUSAL,
-  };
-}
-
-function wasFetchedPage(seen: { kind: string; state: string; reason?: string }): boolean {
-  return seen.kind === 'page' && (['done', 'failed', 'duplicate'].includes(seen.state) || seen.reason === 'content-type') && seen.reason !== 'address-refused';
-}
 
 export interface CrawlOptions {
   seeds: string[];
