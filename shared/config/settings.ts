@@ -50,6 +50,7 @@ export const SETTINGS = {
   maxHostFailures: setting({ schema: count(1), default: 6, flag: 'max-host-failures', env: 'TRAWL_MAX_HOST_FAILURES', help: 'failures in a row that park a host', type: 'string' }),
   maxAttempts: setting({ schema: count(1), default: 4, flag: 'max-attempts', env: 'TRAWL_MAX_ATTEMPTS', help: 'tries per URL for retryable failures', type: 'string' }),
   extract: setting({ schema: z.enum(['full', 'links']), default: 'full' as 'full' | 'links', flag: 'extract', env: 'TRAWL_EXTRACT', help: 'full: content, metadata, chunks, SimHash and links; links: links with context only (discovery crawls)', type: 'string' }),
+  extractWorkers: setting({ schema: z.union([z.literal('auto'), count(0)]), default: 'auto' as 'auto' | number, flag: 'extract-workers', env: 'TRAWL_EXTRACT_WORKERS', help: 'worker threads for extraction (0: on the crawl thread; default: cores − 1)', type: 'string' }),
   warcMaxBytes: setting({ schema: count(1024), default: 1024 ** 3, flag: 'warc-max-bytes', env: 'TRAWL_WARC_MAX_BYTES', help: 'start a new WARC file past this size', type: 'string' }),
   trackingParams: setting({ schema: list, default: [...DEFAULT_TRACKING_PARAMS], flag: 'tracking-param', env: 'TRAWL_TRACKING_PARAMS', help: 'query parameters dropped from URLs (repeatable; replaces the default list)', type: 'list' }),
   sessionParams: setting({ schema: list, default: [...DEFAULT_SESSION_PARAMS], flag: 'session-param', env: 'TRAWL_SESSION_PARAMS', help: 'session-id parameters dropped from URLs (repeatable; replaces the default list)', type: 'list' }),

@@ -7,6 +7,7 @@ import type { BlobStore, CrawlStore } from '../store/ports.js';
 import type { CanonicalOptions } from '../url/canonical.js';
 import type { Logger } from '../log/logger.js';
 import type { WarcWriter } from '../archive/warc-writer.js';
+import type { Extractor } from '../extract/extractor.js';
 
 /** What every stage function needs; both runners build one. */
 export interface CrawlContext {
@@ -24,6 +25,8 @@ export interface CrawlContext {
   canonicalize(href: string): string | null;
   /** Where raw exchanges go as WARC; absent when nothing is archived (replay, one-off extraction). */
   archive?: WarcWriter;
+  /** Where pages are extracted; in this thread when absent. */
+  extractor?: Extractor;
 }
 
 export function politenessConfig(s: CrawlSettings): PolitenessConfig {

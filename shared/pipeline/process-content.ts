@@ -60,7 +60,9 @@ export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: Fetc
   const options = { canonicalize: ctx.canonicalize, robotsToken: ctx.robotsToken, xRobotsTag: res.headers['x-robots-tag'] };
   const html = decodeBody(body, charset);
   const full = ctx.settings.extract === 'full';
-  const x = full ? extractPage(html, row.url, options) : extractLinksOnly(html, row.url, options);
+  const x = ctx.extractor
+    ? await ctx.extractor.extract({ html, url: row.url, mode: ctx.settings.extract, robotsToken: ctx.robotsToken, xRobotsTag: options.xRobotsTag })
+    : full ? extractPage(html, row.url, options) : extractLinksOnly(html, row.url, options);
   page.indexable = !x.noindex;
   page.nofollow = x.nofollow;
   page.title = x.title;
