@@ -119,6 +119,10 @@ test('answers graph queries: top pages by PageRank, inlinks with context, unfetc
   assert.ok(Math.abs(sum.s - 1) < 1e-6);
   const inlinks = await trawl(['graph', 'inlinks', u('/articles/4')]);
   assert.match(inlinks.stdout, /old-page|articles\/3/);
+  const outlinks = (await trawl(['graph', 'outlinks', u('/'), '--json', '--limit', '500'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { toUrl: string; section: string; anchor: string; context: string });
+  const about = outlinks.find((l) => l.toUrl === u('/about'))!;
+  assert.deepEqual([about.section, about.anchor], ['footer', 'About']);
+  assert.ok(outlinks.every((l) => typeof l.context === 'string'));
   const unfetched = (await trawl(['graph', 'unfetched', '--json'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { url: string; hosts: number });
   assert.ok(unfetched.some((x) => x.url === u('/only-nofollow') && x.hosts === 1));
   assert.equal((await trawl(['graph', 'sideways'])).code, 2);
