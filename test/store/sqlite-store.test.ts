@@ -4,7 +4,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
-import { FileBlobStore } from '../../shared/store/local/blob-store.js';
 import { DataDirError } from '../../shared/errors.js';
 import type { FrontierRow } from '../../shared/store/ports.js';
 import { tempDir } from '../helpers.js';
@@ -13,38 +12,7 @@ function row(runId: number, id: string, state: FrontierRow['state'] = 'queued', 
   return { runId, urlId: id, url: `http://a.test/${id}`, host: 'a.test', depth: 1, priority: 1, kind: 'page', state, reason, inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore: 0 };
 }
 
-test('inserts each URL once per run, and queues a soft-skipped URL when a better path appears', async () => {
-  const { dir, cleanup } = tempDir();
-  const store = new SqliteCrawlStore(dir);
-  try {
-    const run = await store.createRun(['http://a.test/'], {}, 1);
-    assert.deepEqual(await store.addUrls([row(run.id, 'x'), row(run.id, 'y', 'skipped', 'max-depth'), row(run.id, 'z', 'skipped', 'out-of-scope')]), ['x', 'y', 'z']);
-    assert.deepEqual(await store.addUrls([row(run.id, 'x'), row(run.id, 'y'), row(run.id, 'z')]), ['y']);
-    assert.deepEqual((await store.queuedUrls(run.id)).map((r) => r.urlId).sort(), ['x', 'y']);
-    const other = await store.createRun(['http://a.test/'], {}, 2);
-    assert.deepEqual(await store.addUrls([row(other.id, 'x')]), ['x']);
-  } finally {
-    await store.close();
-    cleanup();
-  }
-});
-
-test('requeues URLs that were in flight', async () => {
-  const { dir, cleanup } = tempDir();
-  const store = new SqliteCrawlStore(dir);
-  try {
-    const run = await store.createRun([], {}, 1);
-    await store.addUrls([row(run.id, 'a'), row(run.id, 'b')]);
-    await store.markInFlight(run.id, 'a');
-    assert.equal(await store.requeueInFlight(run.id), 1);
-    assert.equal((await store.queuedUrls(run.id)).length, 2);
-  } finally {
-    await store.close();
-    cleanup();
-  }
-});
-
-test('commits a fetch atomically: state, record, page, edges and new URLs', async () => {
+test('summarises a run from its frontier and fetch records (the contract suite covers the writes)', async () => {
   const { dir, cleanup } = tempDir();
   const store = new SqliteCrawlStore(dir);
   try {
@@ -109,20 +77,6 @@ test('refuses a data directory that cannot be created or written', () => {
     // A path below a regular file fails even for root, unlike permission bits.
     writeFileSync(join(dir, 'file'), 'x');
     assert.throws(() => new SqliteCrawlStore(join(dir, 'file', 'sub')), (err: unknown) => err instanceof DataDirError && /cannot write to data directory/.test(err.message));
-  } finally {
-    cleanup();
-  }
-});
-
-test('stores blobs by content hash', async () => {
-  const { dir, cleanup } = tempDir();
-  try {
-    const blobs = new FileBlobStore(dir);
-    const h = await blobs.put(Buffer.from('hello'));
-    assert.equal(h, '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824');
-    assert.equal(await blobs.put(Buffer.from('hello')), h);
-    assert.equal((await blobs.get(h))?.toString(), 'hello');
-    assert.equal(await blobs.get('00'.repeat(32)), undefined);
   } finally {
     cleanup();
   }
