@@ -6,6 +6,7 @@ import { DataDirError, UsageError } from '../errors.js';
 import { openEmbedded } from '../pipeline/embedded.js';
 import { reextract, type ReextractReport } from '../pipeline/reextract.js';
 import { DB_FILE, SqliteCrawlStore } from '../store/local/sqlite-store.js';
+import { CURRENT_EDGES } from '../store/local/sqlite-rows.js';
 import { jsonLine } from './render.js';
 
 /** Opens an existing data directory, or says how to make one. */
@@ -28,7 +29,7 @@ export async function exportCommand(dataDir: string, format: string | undefined,
       n++;
     };
     for (const row of db.prepare('SELECT p.*, x.markdown, x.description, x.author, x.published, x.language, x.word_count, x.simhash, x.near_duplicate_of, x.text_duplicate_of FROM pages p LEFT JOIN extracts x ON x.url_id = p.url_id').iterate()) emit('page', row as Record<string, unknown>);
-    for (const row of db.prepare('SELECT e.* FROM edges e JOIN pages p ON p.url_id = e.from_id AND p.content_hash = e.snapshot').iterate()) emit('edge', row as Record<string, unknown>);
+    for (const row of db.prepare(`SELECT e.* FROM ${CURRENT_EDGES}`).iterate()) emit('edge', row as Record<string, unknown>);
     for (const row of db.prepare('SELECT * FROM fetches ORDER BY id').iterate()) {
       const r = row as Record<string, unknown>;
       emit('interaction', { ...r, headers: r.headers ? JSON.parse(r.headers as string) : null });

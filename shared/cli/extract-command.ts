@@ -4,7 +4,8 @@ import { UsageError } from '../errors.js';
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { HttpFetcher } from '../fetch/http-fetcher.js';
 import { extractPage, type PageExtraction } from '../extract/extract-page.js';
-import { robotsAllows, robotsPolicyFrom } from '../robots/robots-policy.js';
+import { robotsAllows } from '../robots/robots-policy.js';
+import { fetchRobotsTxt } from '../pipeline/robots-stage.js';
 import { productToken } from '../robots/robots-txt.js';
 import { canonicalize } from '../url/canonical.js';
 import { jsonLine } from './render.js';
@@ -13,10 +14,8 @@ async function fetchPage(url: string, settings: CrawlSettings): Promise<{ html: 
   const fetcher = new HttpFetcher({ userAgent: settings.userAgent, allowPrivateNetwork: settings.allowPrivateNetwork, maxBodyBytes: settings.maxBodyBytes, connectTimeoutMs: settings.connectTimeoutMs, totalTimeoutMs: settings.timeoutMs });
   try {
     // Even one page is fetched politely: robots.txt first.
-    const robotsUrl = new URL('/robots.txt', url).href;
-    const robots = await fetcher.fetch({ url: robotsUrl, kind: 'robots' }).then((r) => ({ status: r.status, body: r.body?.toString('utf8') }), (e: Error) => ({ status: undefined, error: e.message }));
-    const policy = robotsPolicyFrom(robots, productToken(settings.userAgent));
     const target = new URL(url);
+    const { policy } = await fetchRobotsTxt(fetcher, target.origin, productToken(settings.userAgent));
     if (!robotsAllows(policy, target.pathname + target.search)) throw new UsageError(`robots.txt of ${target.host} does not allow ${url} for ${productToken(settings.userAgent)}: not fetched`);
     const res = await fetcher.fetch({ url, kind: 'page' });
     if (res.status !== 200 || !res.body) throw new UsageError(`${url} answered HTTP ${res.status}${res.skipped ? ` with ${res.mime}, which is not HTML` : ''}: nothing to extract`);

@@ -113,6 +113,11 @@ function heuristicLayer(doc: Doc, fallback: { title?: string; byline?: string })
   };
 }
 
+/** Minutes to read `words` words: at least one for any text at all. */
+export function readingTimeMinutes(words: number): number {
+  return Math.max(words > 0 ? 1 : 0, Math.round(words / WORDS_PER_MINUTE));
+}
+
 export function countWords(text: string): number {
   const m = text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu);
   return m ? m.length : 0;
@@ -146,5 +151,5 @@ export function extractMetadata(doc: Doc, pageUrl: string, mainText: string, fal
     }
   }
   const wordCount = countWords(mainText);
-  return { ...out, wordCount, readingTimeMinutes: Math.max(wordCount > 0 ? 1 : 0, Math.round(wordCount / WORDS_PER_MINUTE)), sources };
+  return { ...out, wordCount, readingTimeMinutes: readingTimeMinutes(wordCount), sources };
 }

@@ -2,7 +2,7 @@ import { NEAR_DUPLICATE_DISTANCE, simhash } from '../dedupe/simhash.js';
 import { chunkText } from '../extract/chunks.js';
 import { normalizedTextHash, type PageExtraction } from '../extract/extract-page.js';
 import type { PdfText } from '../extract/pdf.js';
-import { countWords } from '../extract/metadata.js';
+import { countWords, readingTimeMinutes } from '../extract/metadata.js';
 import type { ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow } from '../store/ports.js';
 import type { CrawlContext } from './context.js';
 
@@ -28,7 +28,7 @@ export async function extractRecords(ctx: CrawlContext, row: FrontierRow, snapsh
 export function pdfExtraction(pdf: PdfText): ExtractionCore {
   const wordCount = countWords(pdf.text);
   return {
-    metadata: { title: pdf.title, wordCount, readingTimeMinutes: Math.round(wordCount / 230), contentType: 'PDF', sources: pdf.title ? { title: 'meta' } : {} },
+    metadata: { title: pdf.title, wordCount, readingTimeMinutes: readingTimeMinutes(wordCount), contentType: 'PDF', sources: pdf.title ? { title: 'meta' } : {} },
     markdown: pdf.text, method: 'pdf', simhash: simhash(pdf.text), textHash: normalizedTextHash(pdf.text), chunks: chunkText(pdf.text),
   };
 }

@@ -25,8 +25,8 @@ export interface CrawlContext {
   canonicalize(href: string): string | null;
   /** Where raw exchanges go as WARC; absent when nothing is archived (replay, one-off extraction). */
   archive?: WarcWriter;
-  /** Where pages are extracted; in this thread when absent. */
-  extractor?: Extractor;
+  /** Where pages are extracted: this thread, or a pool of worker threads. */
+  extractor: Extractor;
 }
 
 export function politenessConfig(s: CrawlSettings): PolitenessConfig {

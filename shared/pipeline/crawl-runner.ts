@@ -180,8 +180,8 @@ export class CrawlRunner {
       if (this.budgetReached() || this.stopping) return;
       const row = q.pop(this.ctx.clock());
       if (!row) return;
-      const path = new URL(row.url).pathname + new URL(row.url).search;
-      if (q.robots && !robotsAllows(q.robots, path)) {
+      const { pathname, search } = new URL(row.url);
+      if (q.robots && !robotsAllows(q.robots, pathname + search)) {
         // Refused by robots.txt: recorded, no request made, so no delay is owed.
         await this.ctx.store.commitFetch({ runId: this.run.id, urlId: row.urlId, state: 'blocked', reason: 'robots', attempts: row.attempts, fetch: robotsRefusal(row, this.ctx.clock()) });
         this.state.known.set(row.urlId, 'final');

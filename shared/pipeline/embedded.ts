@@ -9,7 +9,7 @@ import { SqliteCrawlStore } from '../store/local/sqlite-store.js';
 import { canonicalize } from '../url/canonical.js';
 import { robotsTokenOf, type CrawlContext } from './context.js';
 import { WarcWriter } from '../archive/warc-writer.js';
-import { WorkerExtractor } from '../extract/extractor.js';
+import { InlineExtractor, WorkerExtractor } from '../extract/extractor.js';
 import { availableParallelism } from 'node:os';
 import { SqliteGraph } from '../store/local/sqlite-graph.js';
 import type { CrawlStore, GraphStore } from '../store/ports.js';
@@ -39,7 +39,7 @@ export function openEmbedded(settings: CrawlSettings, overrides: EmbeddedOverrid
   const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
   const archive = new WarcWriter(join(settings.data, 'warc'), { maxFileBytes: settings.warcMaxBytes });
   const workers = settings.extractWorkers === 'auto' ? Math.max(1, availableParallelism() - 1) : settings.extractWorkers;
-  const extractor = workers > 0 ? new WorkerExtractor(canonical, workers) : undefined;
+  const extractor = workers > 0 ? new WorkerExtractor(canonical, workers) : new InlineExtractor(canonical);
   return {
     settings, store, blobs, fetcher, canonical, archive, extractor,
     graph: new SqliteGraph(store.db),
@@ -49,7 +49,7 @@ export function openEmbedded(settings: CrawlSettings, overrides: EmbeddedOverrid
     robotsToken: robotsTokenOf(settings.userAgent),
     canonicalize: (href) => canonicalize(href, undefined, canonical),
     async close() {
-      await extractor?.close();
+      await extractor.close();
       archive.close();
       await fetcher.close();
       await store.close();

@@ -1,6 +1,5 @@
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import type { FetchResponse } from '../fetch/http-fetcher.js';
-import { extractLinksOnly, extractPage, type PageExtraction } from '../extract/extract-page.js';
 import { parseFeed } from '../extract/feed.js';
 import { extractPdf } from '../extract/pdf.js';
 import { maybeGunzip, parseSitemap } from '../extract/sitemap.js';
@@ -57,12 +56,7 @@ export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: Fetc
   const page = { ...basePage(row, res, contentHash, at), charset };
   const duplicate = contentHash ? await ctx.store.findPageByContentHash(contentHash, row.urlId) : undefined;
   if (duplicate) return { page: { ...page, duplicateOf: duplicate.urlId }, aliases: [], candidates: [], duplicateOf: duplicate.urlId };
-  const options = { canonicalize: ctx.canonicalize, robotsToken: ctx.robotsToken, xRobotsTag: res.headers['x-robots-tag'] };
-  const html = decodeBody(body, charset);
-  const full = ctx.settings.extract === 'full';
-  const x = ctx.extractor
-    ? await ctx.extractor.extract({ html, url: row.url, mode: ctx.settings.extract, robotsToken: ctx.robotsToken, xRobotsTag: options.xRobotsTag })
-    : full ? extractPage(html, row.url, options) : extractLinksOnly(html, row.url, options);
+  const x = await ctx.extractor.extract({ html: decodeBody(body, charset), url: row.url, mode: ctx.settings.extract, robotsToken: ctx.robotsToken, xRobotsTag: res.headers['x-robots-tag'] });
   page.indexable = !x.noindex;
   page.nofollow = x.nofollow;
   page.title = x.title;
@@ -79,7 +73,7 @@ export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: Fetc
   if (!page.nofollow || ctx.settings.followNofollow) {
     for (const feed of x.feeds) candidates.push({ href: feed, depth: row.depth + 1, kind: 'feed', fresh: true, from: row.urlId });
   }
-  const records = full ? await extractRecords(ctx, row, snapshot, x as PageExtraction) : {};
+  const records = 'markdown' in x ? await extractRecords(ctx, row, snapshot, x) : {};
   return { page, edges, aliases, candidates, ...records };
 }
 

@@ -1,6 +1,6 @@
 import { errorMessage } from '../errors.js';
 import { decodeBody } from '../fetch/charset.js';
-import type { FetchResponse } from '../fetch/http-fetcher.js';
+import type { Fetcher, FetchResponse } from '../fetch/http-fetcher.js';
 import { robotsPolicyFrom, type RobotsPolicy } from '../robots/robots-policy.js';
 import { ROBOTS_MAX_BYTES } from '../robots/robots-txt.js';
 import type { HostRecord } from '../store/ports.js';
@@ -22,6 +22,39 @@ export interface RobotsLoad {
   error?: string;
 }
 
+export interface RobotsFetch {
+  policy: RobotsPolicy;
+  /** The last response (after redirects), if any. */
+  res?: FetchResponse;
+  /** The first 500 KiB of the body, decoded. */
+  body?: string;
+  error?: string;
+}
+
+/**
+ * Fetches robots.txt of an origin, following up to five redirects, and says what it means for
+ * `token`. `onHop` sees every request, for the archive.
+ */
+export async function fetchRobotsTxt(fetcher: Fetcher, origin: string, token: string, onHop?: (url: string, res: FetchResponse | undefined, error: string | undefined) => Promise<void>): Promise<RobotsFetch> {
+  let url = `${origin}/robots.txt`;
+  let res: FetchResponse | undefined;
+  let error: string | undefined;
+  for (let hop = 0; hop <= ROBOTS_MAX_HOPS; hop++) {
+    try {
+      res = await fetcher.fetch({ url, kind: 'robots' });
+      error = undefined;
+    } catch (err) {
+      error = errorMessage(err);
+      res = undefined;
+    }
+    await onHop?.(url, res, error);
+    if (!res?.location || res.status < 300 || res.status >= 400) break;
+    url = res.location;
+  }
+  const body = res?.body ? decodeBody(res.body.subarray(0, ROBOTS_MAX_BYTES), 'utf-8') : undefined;
+  return { policy: robotsPolicyFrom({ status: res?.status, body, error }, token), res, body, error };
+}
+
 /** Reads robots.txt for a host: from the store while its TTL lasts, else over the network (following ≤ 5 redirects). */
 export async function loadRobots(ctx: CrawlContext, runId: number, origin: string, host: string, hostState: HostState): Promise<RobotsLoad> {
   const now = ctx.clock();
@@ -29,22 +62,7 @@ export async function loadRobots(ctx: CrawlContext, runId: number, origin: strin
   if (cached?.robotsStatus !== undefined && (cached.robotsExpiresAt ?? 0) > now) {
     return { policy: robotsPolicyFrom({ status: cached.robotsStatus, body: cached.robotsBody }, ctx.robotsToken), requested: false };
   }
-  let url = `${origin}/robots.txt`;
-  let res: FetchResponse | undefined;
-  let error: string | undefined;
-  for (let hop = 0; hop <= ROBOTS_MAX_HOPS; hop++) {
-    try {
-      res = await ctx.fetcher.fetch({ url, kind: 'robots' });
-    } catch (err) {
-      error = errorMessage(err);
-      res = undefined;
-    }
-    await recordRobotsFetch(ctx, runId, url, res, error, now);
-    if (!res?.location || res.status < 300 || res.status >= 400) break;
-    url = res.location;
-  }
-  const body = res?.body ? decodeBody(res.body.subarray(0, ROBOTS_MAX_BYTES), 'utf-8') : undefined;
-  const policy = robotsPolicyFrom({ status: res?.status, body, error }, ctx.robotsToken);
+  const { policy, res, body, error } = await fetchRobotsTxt(ctx.fetcher, origin, ctx.robotsToken, (url, hop, hopError) => recordRobotsFetch(ctx, runId, url, hop, hopError, now));
   const record: HostRecord = {
     host, state: hostState, robotsStatus: res?.status, robotsBody: body, robotsError: error, robotsFetchedAt: now,
     // An unreachable robots.txt is not cached: it is asked again after the host's back-off.

@@ -1,28 +1,27 @@
 import type { Database as Db } from 'better-sqlite3';
 import type { GraphStore, LinkView, RankedPage, UnfetchedUrl } from '../ports.js';
-import { rowToEdge } from './sqlite-rows.js';
+import { CURRENT_EDGES, rowToEdge } from './sqlite-rows.js';
 import { pageRank } from '../../graph/pagerank.js';
 
-/** Edges of the current snapshot of every stored page. */
-const CURRENT = `edges e JOIN pages src ON src.url_id = e.from_id AND src.content_hash = e.snapshot`;
+
 
 /** Link graph queries on the embedded store. */
 export class SqliteGraph implements GraphStore {
   constructor(private readonly db: Db) {}
 
   async outlinks(urlId: string): Promise<LinkView[]> {
-    const rows = this.db.prepare(`SELECT e.*, src.url AS from_url FROM ${CURRENT} WHERE e.from_id = ? ORDER BY e.section != 'body', e.to_url`).all(urlId);
+    const rows = this.db.prepare(`SELECT e.*, src.url AS from_url FROM ${CURRENT_EDGES} WHERE e.from_id = ? ORDER BY e.section != 'body', e.to_url`).all(urlId);
     return (rows as Array<Record<string, unknown>>).map((r) => ({ ...rowToEdge(r), fromUrl: r.from_url as string }));
   }
 
   async inlinks(urlId: string): Promise<LinkView[]> {
-    const rows = this.db.prepare(`SELECT e.*, src.url AS from_url FROM ${CURRENT} WHERE (e.to_page_id = ? OR e.to_id = ?) AND e.from_id != ? ORDER BY e.section != 'body', src.url`).all(urlId, urlId, urlId);
+    const rows = this.db.prepare(`SELECT e.*, src.url AS from_url FROM ${CURRENT_EDGES} WHERE (e.to_page_id = ? OR e.to_id = ?) AND e.from_id != ? ORDER BY e.section != 'body', src.url`).all(urlId, urlId, urlId);
     return (rows as Array<Record<string, unknown>>).map((r) => ({ ...rowToEdge(r), fromUrl: r.from_url as string }));
   }
 
   async computeRanks(runId: number): Promise<number> {
     const nodes = (this.db.prepare('SELECT url_id FROM pages WHERE content_hash IS NOT NULL').all() as Array<{ url_id: string }>).map((r) => r.url_id);
-    const links = this.db.prepare(`SELECT DISTINCT e.from_id AS f, e.to_page_id AS t, src.host AS h FROM ${CURRENT} WHERE e.to_page_id IS NOT NULL AND e.to_page_id != e.from_id`).all() as Array<{ f: string; t: string; h: string }>;
+    const links = this.db.prepare(`SELECT DISTINCT e.from_id AS f, e.to_page_id AS t, src.host AS h FROM ${CURRENT_EDGES} WHERE e.to_page_id IS NOT NULL AND e.to_page_id != e.from_id`).all() as Array<{ f: string; t: string; h: string }>;
     const ranks = pageRank(nodes, links.map((l) => [l.f, l.t]));
     const inlinks = new Map<string, { n: number; hosts: Set<string> }>();
     for (const l of links) {
@@ -46,7 +45,7 @@ export class SqliteGraph implements GraphStore {
   }
 
   async unfetched(limit: number): Promise<UnfetchedUrl[]> {
-    const rows = this.db.prepare(`SELECT e.to_url AS url, count(DISTINCT e.from_id) AS inlinks, count(DISTINCT src.host) AS hosts FROM ${CURRENT}
+    const rows = this.db.prepare(`SELECT e.to_url AS url, count(DISTINCT e.from_id) AS inlinks, count(DISTINCT src.host) AS hosts FROM ${CURRENT_EDGES}
       WHERE e.to_page_id IS NULL AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.url_id = e.to_id)
       GROUP BY e.to_id ORDER BY hosts DESC, inlinks DESC, url LIMIT ?`).all(limit) as UnfetchedUrl[];
     return rows;

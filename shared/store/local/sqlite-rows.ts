@@ -4,6 +4,9 @@ import { ROBOTS_REFUSAL, type ExtractRecord, type FetchRecord, type EdgeRecord, 
 
 const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
 
+/** Edges of the current snapshot of every stored page (`e` the edge, `src` its source page). */
+export const CURRENT_EDGES = 'edges e JOIN pages src ON src.url_id = e.from_id AND src.content_hash = e.snapshot';
+
 export function frontierParams(r: FrontierRow): Record<string, unknown> {
   const { rawUrl: _raw, ...rest } = r;
   return { ...rest, reason: r.reason ?? null, fresh: r.fresh ? 1 : 0, discoveredFrom: rest.discoveredFrom ?? null };

@@ -7,7 +7,7 @@ import type {
   ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, HostRecord, PageRecord, RunRecord, RunStatus, RunSummary, SeenUrl, UrlState,
 } from '../ports.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
-import { rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, summarize } from './sqlite-rows.js';
+import { CURRENT_EDGES, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, summarize } from './sqlite-rows.js';
 import { SqliteWrites } from './sqlite-writes.js';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 
@@ -160,7 +160,7 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async outlinks(urlId: string): Promise<EdgeRecord[]> {
-    const rows = this.sql('SELECT e.* FROM edges e JOIN pages p ON p.url_id = e.from_id AND p.content_hash = e.snapshot WHERE e.from_id = ?').all(urlId);
+    const rows = this.sql(`SELECT e.* FROM ${CURRENT_EDGES} WHERE e.from_id = ?`).all(urlId);
     return (rows as Array<Record<string, unknown>>).map(rowToEdge);
   }
 
