@@ -2,31 +2,24 @@
 import { FileBlobStore } from '../../shared/store/local/blob-store.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { tempDir } from '../helpers.js';
-import { blobStoreContract, crawlStoreContract } from './crawl-store.contract.js';
+import { blobStoreContract, crawlStoreContract, type Adapter } from './crawl-store.contract.js';
 
-const dirs = new Map<object, () => void>();
+/** An adapter whose store lives in a fresh temporary directory, removed when it is closed. */
+function inTempDir<T extends object>(make: (dir: string) => T, close: (store: T) => Promise<void> = async () => {}): Adapter<T> {
+  const cleanups = new Map<T, () => void>();
+  return {
+    async open() {
+      const { dir, cleanup } = tempDir();
+      const store = make(dir);
+      cleanups.set(store, cleanup);
+      return store;
+    },
+    async close(store) {
+      await close(store);
+      cleanups.get(store)?.();
+    },
+  };
+}
 
-crawlStoreContract('sqlite', {
-  async open() {
-    const { dir, cleanup } = tempDir();
-    const store = new SqliteCrawlStore(dir);
-    dirs.set(store, cleanup);
-    return store;
-  },
-  async close(store) {
-    await store.close();
-    dirs.get(store)?.();
-  },
-});
-
-blobStoreContract('files', {
-  async open() {
-    const { dir, cleanup } = tempDir();
-    const blobs = new FileBlobStore(dir);
-    dirs.set(blobs, cleanup);
-    return blobs;
-  },
-  async close(blobs) {
-    dirs.get(blobs)?.();
-  },
-});
+crawlStoreContract('sqlite', inTempDir((dir) => new SqliteCrawlStore(dir), (store) => store.close()));
+blobStoreContract('files', inTempDir((dir) => new FileBlobStore(dir)));
