@@ -1,0 +1,568 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand,
+  type DynamoDBDocumentClient, type QueryCommandInput, type ScanCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
+import type { HostState } from '../../politeness/host-state.js';
+import {
+  ROBOTS_REFUSAL, SOFT_SKIPS,
+  type BlobStore, type ChunkRecord, type CrawlStore, type EdgeRecord, type ExtractRecord, type FetchCommit, type FetchRecord, type FrontierRow,
+  type HostRecord, type PageRecord, type RunRecord, type RunStatus, type RunSummary, type SeenUrl, type UrlState,
+} from '../ports.js';
+import { bandKeys, chunkItem, edgeItem, extractItem, fetchItem, FINAL_STATES, frontierItem, INDEX_NAMES, pageItem, recordOf, type Item } from './dynamo-items.js';
+import { BANDS_INDEX, keys } from './table.js';
+
+/** Text fields longer than this go to the blob store (DynamoDB items stop at 400 KB). */
+const SPILL_BYTES = 100_000;
+const BATCH = 25;
+
+export interface DynamoStoreOptions {
+  /** Days a frontier item lives after it is written (DynamoDB TTL); pages, edges and fetches stay. */
+  frontierRetentionDays?: number;
+  /** Where texts too large for an item (long markdown, huge robots.txt) are kept. */
+  blobs: BlobStore;
+}
+
+export function isConditionFailure(err: unknown): boolean {
+  return err instanceof ConditionalCheckFailedException || (err as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+}
+
+/** The run's counters, kept on the RUN item by conditional single-item updates. */
+export interface RunProgress {
+  status: RunStatus;
+  /** URLs put in the queue (seeds, links, retries are not counted twice). */
+  enqueued: number;
+  /** URLs that reached a final state. */
+  settled: number;
+  /** Page slots taken against the page budget. */
+  pages: number;
+  startedAt: number;
+}
+
+export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number };
+
+/**
+ * The cloud CrawlStore: one DynamoDB table (layout in `table.ts`). No transactions: every write
+ * is a single-item (often conditional) operation, ordered so that a crash at any point leaves
+ * data a redelivery completes, and counters move only when a conditional write succeeded.
+ */
+export class DynamoCrawlStore implements CrawlStore {
+  private readonly retentionSeconds: number;
+
+  constructor(private readonly doc: DynamoDBDocumentClient, readonly table: string, private readonly options: DynamoStoreOptions) {
+    this.retentionSeconds = (options.frontierRetentionDays ?? 90) * 86_400;
+  }
+
+  // ---- low-level helpers
+
+  private async get(key: Item): Promise<Item | undefined> {
+    return (await this.doc.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
+  }
+
+  private async queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+    const items: Item[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const res = await this.doc.send(new QueryCommand({ TableName: this.table, ...input, ExclusiveStartKey: start }));
+      items.push(...(res.Items ?? []));
+      start = res.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  private async scanAll(input: Omit<ScanCommandInput, 'TableName'>): Promise<Item[]> {
+    const items: Item[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const res = await this.doc.send(new ScanCommand({ TableName: this.table, ...input, ExclusiveStartKey: start }));
+      items.push(...(res.Items ?? []));
+      start = res.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  private partition(pk: string, skPrefix: string, filter?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): Promise<Item[]> {
+    return this.queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      FilterExpression: filter?.expr,
+      ExpressionAttributeNames: filter?.names,
+      ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix, ...filter?.values },
+      ConsistentRead: true,
+    });
+  }
+
+  /** Puts and deletes in batches of 25, resending what DynamoDB did not process. */
+  private async batchWrite(puts: Item[], deletes: Item[] = []): Promise<void> {
+    const requests = [...puts.map((Item) => ({ PutRequest: { Item } })), ...deletes.map((Key) => ({ DeleteRequest: { Key } }))];
+    for (let i = 0; i < requests.length; i += BATCH) {
+      let pending: unknown[] = requests.slice(i, i + BATCH);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+        const res = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: pending as never } }));
+        pending = res.UnprocessedItems?.[this.table] ?? [];
+      }
+    }
+  }
+
+  /** Puts an item unless one with its key exists; true when this call wrote it. */
+  private async putIfAbsent(item: Item, extraCondition?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): Promise<boolean> {
+    try {
+      await this.doc.send(new PutCommand({
+        TableName: this.table, Item: item,
+        ConditionExpression: `attribute_not_exists(PK)${extraCondition ? ` OR (${extraCondition.expr})` : ''}`,
+        ExpressionAttributeNames: extraCondition?.names, ExpressionAttributeValues: extraCondition?.values,
+      }));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  private async addCounters(runId: number, counters: Record<string, number>, statusKey?: string): Promise<void> {
+    const entries = Object.entries(counters).filter(([, n]) => n !== 0);
+    if (entries.length === 0 && !statusKey) return;
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const adds = entries.map(([k, n], i) => {
+      names[`#c${i}`] = k;
+      values[`:c${i}`] = n;
+      return `#c${i} :c${i}`;
+    });
+    if (statusKey) {
+      names['#f'] = 'fetches';
+      names['#s'] = statusKey;
+      values[':one'] = 1;
+      adds.push('#f.#s :one');
+    }
+    await this.doc.send(new UpdateCommand({ TableName: this.table, Key: keys.run(runId), UpdateExpression: `ADD ${adds.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
+  }
+
+  private async spill(text: string | undefined): Promise<{ text?: string; blob?: string }> {
+    if (text === undefined || Buffer.byteLength(text) <= SPILL_BYTES) return { text };
+    return { blob: await this.options.blobs.put(Buffer.from(text)) };
+  }
+
+  private async unspill(text: unknown, blob: unknown): Promise<string | undefined> {
+    if (typeof blob !== 'string') return text as string | undefined;
+    const bytes = await this.options.blobs.get(blob);
+    if (!bytes) throw new Error(`stored text ${blob} is missing from the blob store: restore the raw/ objects of the bucket`);
+    return bytes.toString();
+  }
+
+  // ---- runs
+
+  async createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord> {
+    const res = await this.doc.send(new UpdateCommand({
+      TableName: this.table, Key: keys.runCounter(), UpdateExpression: 'ADD #last :one', ExpressionAttributeNames: { '#last': 'last' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW',
+    }));
+    const id = Number(res.Attributes?.last);
+    const run: RunRecord = { id, startedAt: now, status: 'running', seeds, config };
+    await this.doc.send(new PutCommand({
+      TableName: this.table,
+      Item: { ...keys.run(id), type: 'RUN', ...run, enqueued: 0, settled: 0, pages: 0, requests: 0, bytes: 0, unchanged: 0, pagesStored: 0, duplicates: 0, fetches: {} },
+    }));
+    return run;
+  }
+
+  async getRun(runId: number): Promise<RunRecord | undefined> {
+    const item = await this.get(keys.run(runId));
+    if (!item) return undefined;
+    return { id: item.id as number, startedAt: item.startedAt as number, finishedAt: item.finishedAt as number | undefined, status: item.status as RunStatus, seeds: item.seeds as string[], config: item.config as Record<string, unknown> };
+  }
+
+  async latestRun(): Promise<RunRecord | undefined> {
+    const counter = await this.get(keys.runCounter());
+    return counter ? this.getRun(Number(counter.last)) : undefined;
+  }
+
+  async setRunStatus(runId: number, status: RunStatus, now: number): Promise<void> {
+    await this.doc.send(new UpdateCommand({
+      TableName: this.table, Key: keys.run(runId),
+      UpdateExpression: status === 'running' ? 'SET #st = :s REMOVE finishedAt' : 'SET #st = :s, finishedAt = :now',
+      ExpressionAttributeNames: { '#st': 'status' }, ExpressionAttributeValues: status === 'running' ? { ':s': status } : { ':s': status, ':now': now },
+    }));
+  }
+
+  async runProgress(runId: number): Promise<RunProgress | undefined> {
+    const item = await this.get(keys.run(runId));
+    if (!item) return undefined;
+    return { status: item.status as RunStatus, enqueued: Number(item.enqueued), settled: Number(item.settled), pages: Number(item.pages), startedAt: Number(item.startedAt) };
+  }
+
+  /** Takes one page slot of the run's budget; false when the budget is spent. */
+  async claimPageSlot(runId: number, maxPages: number): Promise<boolean> {
+    return this.conditionalAdd(keys.run(runId), 'pages', 1, maxPages);
+  }
+
+  async releasePageSlot(runId: number): Promise<void> {
+    await this.conditionalAdd(keys.run(runId), 'pages', -1);
+  }
+
+  /** Takes one of a host's page slots in a run (max pages per host); false when they are spent. */
+  async claimHostSlot(runId: number, host: string, maxPerHost: number): Promise<boolean> {
+    return this.conditionalAdd(keys.runHost(runId, host), 'fetched', 1, maxPerHost);
+  }
+
+  async releaseHostSlot(runId: number, host: string): Promise<void> {
+    await this.conditionalAdd(keys.runHost(runId, host), 'fetched', -1);
+  }
+
+  private async conditionalAdd(key: Item, field: string, by: number, below?: number): Promise<boolean> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: key, UpdateExpression: 'ADD #f :by',
+        ConditionExpression: below === undefined ? undefined : 'attribute_not_exists(#f) OR #f < :max',
+        ExpressionAttributeNames: { '#f': field }, ExpressionAttributeValues: below === undefined ? { ':by': by } : { ':by': by, ':max': below },
+      }));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  // ---- frontier
+
+  async addUrls(rows: FrontierRow[]): Promise<string[]> {
+    const expiresAt = Math.floor(Date.now() / 1000) + this.retentionSeconds;
+    const inserted: string[] = [];
+    const enqueued = new Map<number, number>();
+    await inBatches(rows, 16, async (row) => {
+      // A URL skipped for a reason that depends on the path to it is queued when a better path appears.
+      const soft = row.state === 'queued'
+        ? { expr: '#st = :skipped AND #r IN (:soft0, :soft1)', names: { '#st': 'state', '#r': 'reason' }, values: { ':skipped': 'skipped', ':soft0': SOFT_SKIPS[0], ':soft1': SOFT_SKIPS[1] } }
+        : undefined;
+      if (await this.putIfAbsent(frontierItem(row, expiresAt), soft)) {
+        inserted.push(row.urlId);
+        if (row.state === 'queued') enqueued.set(row.runId, (enqueued.get(row.runId) ?? 0) + 1);
+        else if (FINAL_STATES.has(row.state)) {
+          enqueued.set(row.runId, (enqueued.get(row.runId) ?? 0) + 1);
+          await this.addCounters(row.runId, { settled: 1 });
+        }
+      }
+    });
+    for (const [runId, n] of enqueued) await this.addCounters(runId, { enqueued: n });
+    return rows.filter((r) => inserted.includes(r.urlId)).map((r) => r.urlId);
+  }
+
+  async getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined> {
+    return recordOf<FrontierRow>(await this.get(keys.frontier(runId, urlId)));
+  }
+
+  /** Claims a queued URL for fetching (or one whose earlier claim lapsed); undefined when it is not fetchable now. */
+  async claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined> {
+    try {
+      const res = await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: keys.frontier(runId, urlId),
+        UpdateExpression: 'SET #st = :inflight, leaseUntil = :lease',
+        ConditionExpression: 'attribute_exists(PK) AND (#st = :queued OR (#st = :inflight AND leaseUntil < :now))',
+        ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':inflight': 'in_flight', ':queued': 'queued', ':now': now, ':lease': now + leaseMs },
+        ReturnValues: 'ALL_NEW',
+      }));
+      const { leaseUntil: _lease, ...row } = recordOf<FrontierRow & { leaseUntil: number }>(res.Attributes)!;
+      return row;
+    } catch (err) {
+      if (isConditionFailure(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async markInFlight(runId: number, urlId: string): Promise<void> {
+    await this.setState(runId, urlId, { state: 'in_flight' });
+  }
+
+  /** Sets a URL's state; true when it moved from a pending state to a final one (the run's settled count). */
+  private async setState(runId: number, urlId: string, fields: { state: UrlState; reason?: string; attempts?: number; notBefore?: number }): Promise<boolean> {
+    const sets = ['#st = :st'];
+    const values: Record<string, unknown> = { ':st': fields.state };
+    if (fields.reason !== undefined) {
+      sets.push('#r = :r');
+      values[':r'] = fields.reason;
+    }
+    if (fields.attempts !== undefined) {
+      sets.push('attempts = :a', 'notBefore = :nb');
+      values[':a'] = fields.attempts;
+      values[':nb'] = fields.notBefore ?? 0;
+    }
+    try {
+      const res = await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: keys.frontier(runId, urlId),
+        UpdateExpression: `SET ${sets.join(', ')}${fields.reason === undefined && FINAL_STATES.has(fields.state) ? ' REMOVE #r' : ''}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: fields.reason !== undefined || FINAL_STATES.has(fields.state) ? { '#st': 'state', '#r': 'reason' } : { '#st': 'state' },
+        ExpressionAttributeValues: values, ReturnValues: 'ALL_OLD',
+      }));
+      const settled = !FINAL_STATES.has(String(res.Attributes?.state)) && FINAL_STATES.has(fields.state);
+      if (settled) await this.addCounters(runId, { settled: 1 });
+      return settled;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string): Promise<void> {
+    await inBatches(urlIds, 16, (id) => this.setState(runId, id, { state, reason }));
+  }
+
+  async requeueInFlight(runId: number): Promise<number> {
+    const inFlight = await this.partition(`RUN#${runId}`, 'URL#', { expr: '#st = :s', names: { '#st': 'state' }, values: { ':s': 'in_flight' } });
+    await inBatches(inFlight, 16, (item) => this.setState(runId, String(item.urlId), { state: 'queued' }));
+    return inFlight.length;
+  }
+
+  async queuedUrls(runId: number): Promise<FrontierRow[]> {
+    const items = await this.partition(`RUN#${runId}`, 'URL#', { expr: '#st = :s', names: { '#st': 'state' }, values: { ':s': 'queued' } });
+    return items.map((i) => recordOf<FrontierRow>(i)!);
+  }
+
+  async seenUrls(runId: number): Promise<SeenUrl[]> {
+    return (await this.partition(`RUN#${runId}`, 'URL#')).map((i) => ({ urlId: String(i.urlId), url: String(i.url), kind: i.kind as SeenUrl['kind'], state: i.state as UrlState, reason: i.reason as string | undefined }));
+  }
+
+  // ---- fetches, pages, extraction
+
+  async commitFetch(c: FetchCommit): Promise<string[]> {
+    // Content first, frontier state last: a crash in between is redone by the redelivered message.
+    if (c.fetch) await this.recordFetch(c.fetch);
+    for (const a of c.aliases ?? []) await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.alias(a.urlId), type: 'ALIAS', ...a } }));
+    if (c.page) await this.putPage(c.page);
+    await this.batchWrite((c.edges ?? []).map(edgeItem));
+    if (c.extract) await this.writeExtraction(c.extract, c.chunks ?? []);
+    await inBatches(c.reprioritized ?? [], 16, async (r) => {
+      try {
+        await this.doc.send(new UpdateCommand({
+          TableName: this.table, Key: keys.frontier(c.runId, r.urlId), UpdateExpression: 'SET priority = :p, inlinks = :n',
+          ConditionExpression: '#st = :q', ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':p': r.priority, ':n': r.inlinks, ':q': 'queued' },
+        }));
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    });
+    const inserted = await this.addUrls(c.discovered ?? []);
+    await this.setState(c.runId, c.urlId, { state: c.state, reason: c.reason, attempts: c.attempts, notBefore: c.notBefore });
+    return inserted;
+  }
+
+  async recordFetch(record: FetchRecord): Promise<void> {
+    // Counted once: a redelivered commit writes the same key and the condition stops it.
+    if (!(await this.putIfAbsent(fetchItem(record)))) return;
+    if (record.error === ROBOTS_REFUSAL) return;
+    await this.addCounters(record.runId, { requests: 1, bytes: record.bytes, unchanged: record.notModified ? 1 : 0 }, record.status === undefined ? 'error' : String(record.status));
+  }
+
+  private async putPage(p: PageRecord): Promise<void> {
+    const res = await this.doc.send(new PutCommand({ TableName: this.table, Item: pageItem(p), ReturnValues: 'ALL_OLD' }));
+    if (p.contentHash && !p.duplicateOf) await this.putIfAbsent({ ...keys.body(p.contentHash), type: 'BODY', urlId: p.urlId, fetchedAt: p.fetchedAt });
+    if (res.Attributes?.runId !== p.runId) await this.addCounters(p.runId, { pagesStored: 1, duplicates: p.duplicateOf ? 1 : 0 });
+  }
+
+  private async writeExtraction(x: ExtractRecord, chunks: ChunkRecord[]): Promise<void> {
+    const previous = await this.get(keys.extract(x.urlId));
+    const { text, blob } = await this.spill(x.markdown);
+    const item = extractItem({ ...x, markdown: text ?? '' }, chunks.length);
+    if (blob) item.markdownBlob = blob;
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
+    if (!x.textDuplicateOf) await this.putIfAbsent({ ...keys.text(x.textHash), type: 'TEXT', urlId: x.urlId });
+    const stale = Array.from({ length: Math.max(0, Number(previous?.chunkCount ?? 0) - chunks.length) }, (_, i) => keys.chunk(x.urlId, chunks.length + i));
+    await this.batchWrite(chunks.map(chunkItem), stale);
+    const now = Date.now();
+    await Promise.all(simhashBands(x.simhash).map((value, band) => {
+      const k = bandKeys(x.urlId, band, value, now);
+      return this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: keys.band(x.urlId, band),
+        UpdateExpression: `SET #type = :t, urlId = :u, #gpk = :pk, #gsk = if_not_exists(#gsk, :sk), simhash = :h, nearDuplicate = :nd`,
+        ExpressionAttributeNames: { '#type': 'type', '#gpk': BANDS_INDEX.pk, '#gsk': BANDS_INDEX.sk },
+        ExpressionAttributeValues: { ':t': 'BAND', ':u': x.urlId, ':pk': k.pk, ':sk': k.sk, ':h': x.simhash, ':nd': x.nearDuplicateOf !== undefined },
+      }));
+    }));
+  }
+
+  async fetchHistory(urlId: string): Promise<FetchRecord[]> {
+    return (await this.partition(`URL#${urlId}`, 'FETCH#')).map((i) => recordOf<FetchRecord>(i)!);
+  }
+
+  async storedPages(): Promise<PageRecord[]> {
+    const items = await this.scanAll({ FilterExpression: '#type = :p AND attribute_exists(contentHash)', ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: { ':p': 'PAGE' } });
+    return items.map((i) => recordOf<PageRecord>(i)!).sort((a, b) => a.fetchedAt - b.fetchedAt);
+  }
+
+  async saveExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): Promise<void> {
+    await this.batchWrite(edges.map(edgeItem));
+    if (extract) await this.writeExtraction(extract, chunks);
+  }
+
+  async getExtract(urlId: string): Promise<ExtractRecord | undefined> {
+    const item = await this.get(keys.extract(urlId));
+    if (!item) return undefined;
+    const { chunkCount: _n, markdownBlob, ...x } = recordOf<ExtractRecord & { chunkCount: number; markdownBlob?: string }>(item)!;
+    return { ...x, markdown: (await this.unspill(x.markdown, markdownBlob)) ?? '' };
+  }
+
+  async chunks(urlId: string): Promise<ChunkRecord[]> {
+    return (await this.partition(`URL#${urlId}`, 'CHUNK#')).map((i) => recordOf<ChunkRecord>(i)!);
+  }
+
+  async getPage(urlId: string): Promise<PageRecord | undefined> {
+    return recordOf<PageRecord>(await this.get(keys.page(urlId)));
+  }
+
+  async findPageByContentHash(hash: string, exceptUrlId: string): Promise<PageRecord | undefined> {
+    const owner = await this.get(keys.body(hash));
+    if (!owner || owner.urlId === exceptUrlId) return undefined;
+    const page = await this.getPage(String(owner.urlId));
+    return page?.contentHash === hash ? page : undefined;
+  }
+
+  async outlinks(urlId: string): Promise<EdgeRecord[]> {
+    const page = await this.getPage(urlId);
+    if (!page?.contentHash) return [];
+    return (await this.partition(`URL#${urlId}`, `EDGE#${page.contentHash}#`)).map((i) => recordOf<EdgeRecord>(i)!);
+  }
+
+  async findNearDuplicate(hash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined> {
+    const found = await Promise.all(simhashBands(hash).map((value, band) => this.queryAll({
+      IndexName: INDEX_NAMES.bands, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': BANDS_INDEX.pk }, ExpressionAttributeValues: { ':pk': `BAND#${band}#${value}` },
+    })));
+    const candidates = new Map<string, Item>();
+    for (const item of found.flat()) if (item.urlId !== exceptUrlId && !item.nearDuplicate) candidates.set(String(item.urlId), item);
+    const ordered = [...candidates.values()].sort((a, b) => String(a[BANDS_INDEX.sk]).localeCompare(String(b[BANDS_INDEX.sk])));
+    for (const c of ordered) {
+      const distance = hammingDistance(hash, String(c.simhash));
+      if (distance <= maxDistance) return { urlId: String(c.urlId), distance };
+    }
+    return undefined;
+  }
+
+  async findTextDuplicate(textHash: string, exceptUrlId: string): Promise<string | undefined> {
+    const owner = await this.get(keys.text(textHash));
+    if (!owner || owner.urlId === exceptUrlId) return undefined;
+    const x = await this.get(keys.extract(String(owner.urlId)));
+    return x?.textHash === textHash ? String(owner.urlId) : undefined;
+  }
+
+  // ---- hosts
+
+  async getHost(host: string): Promise<HostRecord | undefined> {
+    const item = await this.get(keys.host(host));
+    if (!item) return undefined;
+    return {
+      host, state: item.state as HostState, robotsStatus: item.robotsStatus as number | undefined, robotsBody: await this.unspill(item.robotsBody, item.robotsBodyBlob),
+      robotsError: item.robotsError as string | undefined, robotsFetchedAt: item.robotsFetchedAt as number | undefined, robotsExpiresAt: item.robotsExpiresAt as number | undefined,
+    };
+  }
+
+  /** Writes the host's robots.txt fields and state, keeping a lease another call holds. */
+  async putHost(record: HostRecord): Promise<void> {
+    const { text, blob } = await this.spill(record.robotsBody);
+    const fields: Record<string, unknown> = {
+      robotsStatus: record.robotsStatus, robotsBody: text, robotsBodyBlob: blob, robotsError: record.robotsError, robotsFetchedAt: record.robotsFetchedAt, robotsExpiresAt: record.robotsExpiresAt,
+    };
+    const present = Object.entries(fields).filter(([, v]) => v !== undefined);
+    const absent = Object.entries(fields).filter(([, v]) => v === undefined).map(([k]) => k);
+    const names: Record<string, string> = { '#type': 'type', '#host': 'host', '#state': 'state' };
+    const values: Record<string, unknown> = { ':t': 'HOST', ':h': record.host, ':s': record.state, ':ready': readyAtOf(record.state) };
+    const sets = ['#type = :t', '#host = :h', '#state = :s', 'readyAt = :ready'];
+    present.forEach(([k, v], i) => {
+      names[`#f${i}`] = k;
+      values[`:f${i}`] = v;
+      sets.push(`#f${i} = :f${i}`);
+    });
+    await this.doc.send(new UpdateCommand({
+      TableName: this.table, Key: keys.host(record.host), UpdateExpression: `SET ${sets.join(', ')}${absent.length ? ` REMOVE ${absent.join(', ')}` : ''}`,
+      ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+    }));
+  }
+
+  async putHostState(state: HostState): Promise<void> {
+    await this.doc.send(new UpdateCommand({
+      TableName: this.table, Key: keys.host(state.host), UpdateExpression: 'SET #type = :t, #host = :h, #state = :s, readyAt = :ready',
+      ExpressionAttributeNames: { '#type': 'type', '#host': 'host', '#state': 'state' }, ExpressionAttributeValues: { ':t': 'HOST', ':h': state.host, ':s': state, ':ready': readyAtOf(state) },
+    }));
+  }
+
+  /**
+   * Claims the right to send the next request to a host: succeeds only when its next allowed time
+   * and back-off have passed and no other worker holds the lease. The politeness gate of the cloud.
+   */
+  async claimHost(host: string, owner: string, now: number, leaseMs: number): Promise<HostClaim> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: keys.host(host),
+        UpdateExpression: 'SET #type = :t, #host = :h, leaseUntil = :lease, leaseOwner = :owner',
+        ConditionExpression: '(attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(readyAt) OR readyAt <= :now)',
+        ExpressionAttributeNames: { '#type': 'type', '#host': 'host' }, ExpressionAttributeValues: { ':t': 'HOST', ':h': host, ':lease': now + leaseMs, ':owner': owner, ':now': now },
+      }));
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      const item = await this.get(keys.host(host));
+      return { claimed: false, readyAt: Math.max(Number(item?.readyAt ?? 0), Number(item?.leaseUntil ?? 0)) };
+    }
+    const record = await this.getHost(host);
+    return { claimed: true, record: record ?? { host, state: { host, nextAllowedAt: 0, backoffUntil: 0, backoffStep: 0, consecutiveFailures: 0, crawlDelayMs: 0 } } };
+  }
+
+  /** Saves the host's state after a request and gives the lease back. */
+  async releaseHost(state: HostState, owner: string): Promise<void> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: keys.host(state.host), UpdateExpression: 'SET #state = :s, readyAt = :ready REMOVE leaseUntil, leaseOwner',
+        ConditionExpression: 'leaseOwner = :owner', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':s': state, ':ready': readyAtOf(state), ':owner': owner },
+      }));
+    } catch (err) {
+      // The lease lapsed and another worker holds the host now: its state wins, ours is stale.
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+
+  // ---- summary
+
+  async summary(runId: number): Promise<RunSummary> {
+    const run = await this.get(keys.run(runId));
+    if (!run) throw new Error(`run ${runId} is not in table ${this.table}: list runs with \`trawl status\` or check the table name`);
+    const urls = await this.partition(`RUN#${runId}`, 'URL#');
+    const urlsByState: Record<string, number> = {};
+    const skipsByReason: Record<string, number> = {};
+    const hosts = new Set<string>();
+    for (const u of urls) {
+      urlsByState[String(u.state)] = (urlsByState[String(u.state)] ?? 0) + 1;
+      if (['skipped', 'blocked', 'failed', 'duplicate'].includes(String(u.state))) skipsByReason[String(u.reason ?? 'none')] = (skipsByReason[String(u.reason ?? 'none')] ?? 0) + 1;
+      hosts.add(String(u.host));
+    }
+    const hostItems = await this.batchGet([...hosts].map((h) => keys.host(h)));
+    return {
+      runId, status: run.status as RunStatus, startedAt: Number(run.startedAt), finishedAt: run.finishedAt as number | undefined, seeds: run.seeds as string[],
+      urlsByState, skipsByReason, fetchesByStatus: (run.fetches ?? {}) as Record<string, number>, requests: Number(run.requests), pagesStored: Number(run.pagesStored),
+      unchanged: Number(run.unchanged), duplicates: Number(run.duplicates), bytes: Number(run.bytes),
+      hostsParked: hostItems.map((h) => ({ host: String(h.host), reason: (h.state as HostState | undefined)?.parkedReason })).filter((h): h is { host: string; reason: string } => typeof h.reason === 'string'),
+    };
+  }
+
+  private async batchGet(keyList: Item[]): Promise<Item[]> {
+    const out: Item[] = [];
+    for (let i = 0; i < keyList.length; i += 100) {
+      let pending: { Keys: Item[] } | undefined = { Keys: keyList.slice(i, i + 100) };
+      while (pending && pending.Keys.length > 0) {
+        const res = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.table]: pending } }));
+        out.push(...(res.Responses?.[this.table] ?? []));
+        pending = res.UnprocessedKeys?.[this.table] as { Keys: Item[] } | undefined;
+      }
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {}
+}
+
+function readyAtOf(state: HostState): number {
+  return Math.max(state.nextAllowedAt, state.backoffUntil);
+}
+
+/** Runs `fn` over items with at most `width` calls in flight. */
+export async function inBatches<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map(fn))));
+  return out;
+}

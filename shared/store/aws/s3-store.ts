@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import { GetObjectCommand, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
+import type { BlobStore } from '../ports.js';
+import { s3Keys } from './table.js';
+
+function isMissing(err: unknown): boolean {
+  return err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404);
+}
+
+/** Objects in the crawl bucket under the key layout of `s3Keys`. */
+export class S3Objects {
+  constructor(readonly client: S3Client, readonly bucket: string) {}
+
+  async put(key: string, body: Buffer | string, contentType: string, onlyIfAbsent = false): Promise<void> {
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, IfNoneMatch: onlyIfAbsent ? '*' : undefined }));
+    } catch (err) {
+      // Content-addressed writes: someone stored these bytes first, which is the same outcome.
+      if (onlyIfAbsent && err instanceof S3ServiceException && err.$metadata.httpStatusCode === 412) return;
+      throw err;
+    }
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    try {
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return Buffer.from(await res.Body!.transformToByteArray());
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+  }
+}
+
+/** Raw bodies in S3 under `raw/ab/<sha256>`: the cloud BlobStore. */
+export class S3BlobStore implements BlobStore {
+  constructor(private readonly objects: S3Objects) {}
+
+  async put(bytes: Buffer): Promise<string> {
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    await this.objects.put(s3Keys.raw(hash), bytes, 'application/octet-stream', true);
+    return hash;
+  }
+
+  async get(hash: string): Promise<Buffer | undefined> {
+    return this.objects.get(s3Keys.raw(hash));
+  }
+}

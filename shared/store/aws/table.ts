@@ -1,0 +1,55 @@
+/**
+ * The single-table layout of the cloud store: a public contract for stream consumers (see the
+ * README's "DynamoDB items" section). The CDK storage construct and the test emulators build the
+ * table from these names, so code, stack and tests cannot drift apart.
+ */
+export const KEY = { pk: 'PK', sk: 'SK' } as const;
+
+/** Inlinks: every EDGE item by its target (`TO#<urlId>`), sorted by source. */
+export const INLINKS_INDEX = { name: 'inlinks', pk: 'GSI1PK', sk: 'GSI1SK' } as const;
+/** SimHash bands: every BAND item by band and value (`BAND#<i>#<hex>`), oldest page first. */
+export const BANDS_INDEX = { name: 'simhash-bands', pk: 'GSI2PK', sk: 'GSI2SK' } as const;
+/** Epoch seconds after which DynamoDB's TTL deletes a frontier item (set from the run's retention). */
+export const TTL_ATTRIBUTE = 'expiresAt';
+
+/** Partition and sort keys of every item type. */
+export const keys = {
+  runCounter: () => ({ PK: 'RUNS', SK: 'COUNTER' }),
+  run: (runId: number) => ({ PK: `RUN#${runId}`, SK: 'RUN' }),
+  frontier: (runId: number, urlId: string) => ({ PK: `RUN#${runId}`, SK: `URL#${urlId}` }),
+  runHost: (runId: number, host: string) => ({ PK: `RUN#${runId}`, SK: `HOST#${host}` }),
+  host: (host: string) => ({ PK: `HOST#${host}`, SK: 'HOST' }),
+  page: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'PAGE' }),
+  extract: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'EXTRACT' }),
+  alias: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'ALIAS' }),
+  fetch: (urlId: string, fetchedAt: number, discriminator: string) => ({ PK: `URL#${urlId}`, SK: `FETCH#${pad(fetchedAt, 15)}#${discriminator}` }),
+  edge: (fromId: string, snapshot: string, toId: string) => ({ PK: `URL#${fromId}`, SK: `EDGE#${snapshot}#${toId}` }),
+  chunk: (urlId: string, seq: number) => ({ PK: `URL#${urlId}`, SK: `CHUNK#${pad(seq, 5)}` }),
+  band: (urlId: string, band: number) => ({ PK: `URL#${urlId}`, SK: `BAND#${band}` }),
+  body: (hash: string) => ({ PK: `BODY#${hash}`, SK: 'BODY' }),
+  text: (hash: string) => ({ PK: `TEXT#${hash}`, SK: 'TEXT' }),
+} as const;
+
+export function pad(n: number, width: number): string {
+  return String(Math.max(0, Math.floor(n))).padStart(width, '0');
+}
+
+/** The table's key schema and indexes in CreateTable terms (used by the emulator setup in tests). */
+export const TABLE_DEFINITION = {
+  AttributeDefinitions: [KEY.pk, KEY.sk, INLINKS_INDEX.pk, INLINKS_INDEX.sk, BANDS_INDEX.pk, BANDS_INDEX.sk].map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
+  KeySchema: [{ AttributeName: KEY.pk, KeyType: 'HASH' as const }, { AttributeName: KEY.sk, KeyType: 'RANGE' as const }],
+  GlobalSecondaryIndexes: [INLINKS_INDEX, BANDS_INDEX].map((ix) => ({
+    IndexName: ix.name,
+    KeySchema: [{ AttributeName: ix.pk, KeyType: 'HASH' as const }, { AttributeName: ix.sk, KeyType: 'RANGE' as const }],
+    Projection: { ProjectionType: 'ALL' as const },
+  })),
+  BillingMode: 'PAY_PER_REQUEST' as const,
+};
+
+/** S3 key layout (also public): raw bodies by SHA-256, WARC files, extracted content, run reports. */
+export const s3Keys = {
+  raw: (hash: string) => `raw/${hash.slice(0, 2)}/${hash}`,
+  warc: (runId: number, name: string) => `warc/run-${runId}/${name}`,
+  extracted: (urlId: string, snapshot: string) => `extracted/${urlId}/${snapshot}.json`,
+  report: (runId: number) => `reports/run-${runId}.json`,
+} as const;
