@@ -23,6 +23,8 @@ export interface WarcWriterOptions {
   /** A file is closed and a new one started once it passes this size (default 1 GiB, the common WARC size). */
   maxFileBytes?: number;
   software?: string;
+  /** Put in every file name, so writers that share a destination (one per Lambda) never collide. */
+  fileTag?: string;
 }
 
 const WARC_VERSION = 'WARC/1.1';
@@ -93,6 +95,8 @@ export class WarcWriter {
   private size = 0;
   private seq = 0;
   private readonly maxFileBytes: number;
+  /** Every file this writer started, full paths, oldest first. */
+  readonly files: string[] = [];
 
   constructor(private readonly dir: string, private readonly options: WarcWriterOptions = {}) {
     this.maxFileBytes = options.maxFileBytes ?? 1024 ** 3;
@@ -103,7 +107,9 @@ export class WarcWriter {
     if (this.fd !== undefined && this.size < this.maxFileBytes) return;
     this.close();
     const stamp = date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-    this.file = join(this.dir, `trawl-${runId}-${stamp}-${String(this.seq++).padStart(5, '0')}.warc.gz`);
+    const tag = this.options.fileTag ? `-${this.options.fileTag}` : '';
+    this.file = join(this.dir, `trawl-${runId}-${stamp}${tag}-${String(this.seq++).padStart(5, '0')}.warc.gz`);
+    this.files.push(this.file);
     this.fd = openSync(this.file, 'a');
     this.size = fstatSync(this.fd).size;
     const info = WARCRecord.createWARCInfo({ filename: basename(this.file), warcVersion: WARC_VERSION }, {

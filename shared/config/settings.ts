@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_SESSION_PARAMS, DEFAULT_TRACKING_PARAMS } from '../url/canonical.js';
+import { UsageError } from '../errors.js';
 
 const count = (min: number) => z.coerce.number().int().min(min);
 const ms = z.coerce.number().int().min(0);
@@ -62,5 +63,22 @@ export type CrawlSettings = { [K in SettingName]: z.infer<(typeof SETTINGS)[K]['
 export function defaultSettings(): CrawlSettings {
   const out: Record<string, unknown> = {};
   for (const [name, s] of Object.entries(SETTINGS)) out[name] = Array.isArray(s.default) ? [...s.default] : s.default;
+  return out as CrawlSettings;
+}
+
+/**
+ * Settings from a plain object (a crawl of `crawls.json`, a stored run's config): every key must
+ * be a setting and every value must fit its schema; the rest are defaults. `where` names the
+ * source in error messages.
+ */
+export function settingsFrom(values: Record<string, unknown>, where: string): CrawlSettings {
+  const out = defaultSettings() as Record<string, unknown>;
+  for (const [name, value] of Object.entries(values)) {
+    const s = (SETTINGS as Record<string, Setting<z.ZodType>>)[name];
+    if (!s) throw new UsageError(`${where}: unknown setting "${name}"; known settings: ${Object.keys(SETTINGS).join(', ')}`);
+    const parsed = s.schema.safeParse(value);
+    if (!parsed.success) throw new UsageError(`${where}: setting "${name}" = ${JSON.stringify(value)} is not valid (${s.help}): ${parsed.error.issues[0]?.message ?? 'bad value'}`);
+    out[name] = parsed.data;
+  }
   return out as CrawlSettings;
 }

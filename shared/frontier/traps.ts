@@ -39,49 +39,58 @@ function calendarTemplate(pathAndQuery: string): { template: string; dates: stri
   return dates.length ? { template, dates } : null;
 }
 
+/** A per-run counter a URL joins: the dates of one calendar template, or the queries of one path. */
+export interface TrapVariant {
+  reason: 'trap:calendar' | 'trap:query-variants';
+  key: string;
+  value: string;
+  limit: number;
+}
+
+/**
+ * The stateless part of the trap check: a verdict from the URL's shape alone (path depth,
+ * repeated segments, far-future dates), or the per-run counters it must also fit in.
+ */
+export function trapShape(canonicalUrl: string, limits: TrapLimits, now: number): { reason: TrapReason } | { variants: TrapVariant[] } {
+  const url = new URL(canonicalUrl);
+  const segments = url.pathname.split('/').filter((s) => s.length > 0);
+  if (segments.length > limits.maxPathDepth) return { reason: 'trap:path-depth' };
+  const counts = new Map<string, number>();
+  for (const s of segments) {
+    const n = (counts.get(s) ?? 0) + 1;
+    if (n > limits.maxSegmentRepeats) return { reason: 'trap:repeated-segment' };
+    counts.set(s, n);
+  }
+  const variants: TrapVariant[] = [];
+  const calendar = calendarTemplate(`${url.host}${url.pathname}${url.search}`);
+  if (calendar) {
+    const horizon = now + limits.maxFutureDays * 86_400_000;
+    if (calendar.dates.some((d) => Date.parse(d.length === 7 ? `${d}-01` : d) > horizon)) return { reason: 'trap:calendar' };
+    variants.push({ reason: 'trap:calendar', key: `calendar:${calendar.template}`, value: calendar.dates.join('|'), limit: limits.maxCalendarVariants });
+  }
+  if (url.search) variants.push({ reason: 'trap:query-variants', key: `query:${url.host}${url.pathname}`, value: url.search, limit: limits.maxQueryVariants });
+  return { variants };
+}
+
 /**
  * Bounds on URL shapes that generate endless pages. Stateful per run: it remembers the query
- * variants and calendar dates already admitted.
+ * variants and calendar dates already admitted (in memory here; the cloud keeps them in DynamoDB).
  */
 export class TrapGuard {
-  private readonly queryVariants = new Map<string, Set<string>>();
-  private readonly calendarDates = new Map<string, Set<string>>();
+  private readonly seen = new Map<string, Set<string>>();
 
   constructor(private readonly limits: TrapLimits, private readonly clock: () => number) {}
 
   /** Returns why a URL is a trap, or null and records it as admitted. */
   admit(canonicalUrl: string): TrapReason | null {
-    const url = new URL(canonicalUrl);
-    const segments = url.pathname.split('/').filter((s) => s.length > 0);
-    if (segments.length > this.limits.maxPathDepth) return 'trap:path-depth';
-    const counts = new Map<string, number>();
-    for (const s of segments) {
-      const n = (counts.get(s) ?? 0) + 1;
-      if (n > this.limits.maxSegmentRepeats) return 'trap:repeated-segment';
-      counts.set(s, n);
+    const shape = trapShape(canonicalUrl, this.limits, this.clock());
+    if ('reason' in shape) return shape.reason;
+    for (const v of shape.variants) {
+      const seen = this.seen.get(v.key) ?? new Set<string>();
+      if (!seen.has(v.value) && seen.size >= v.limit) return v.reason;
+      seen.add(v.value);
+      this.seen.set(v.key, seen);
     }
-    const calendar = calendarTemplate(`${url.host}${url.pathname}${url.search}`);
-    if (calendar && !this.admitCalendar(calendar.template, calendar.dates)) return 'trap:calendar';
-    if (url.search && !this.admitVariant(`${url.host}${url.pathname}`, url.search)) return 'trap:query-variants';
     return null;
-  }
-
-  private admitCalendar(template: string, dates: string[]): boolean {
-    const horizon = this.clock() + this.limits.maxFutureDays * 86_400_000;
-    if (dates.some((d) => Date.parse(d.length === 7 ? `${d}-01` : d) > horizon)) return false;
-    const key = dates.join('|');
-    const seen = this.calendarDates.get(template) ?? new Set<string>();
-    if (!seen.has(key) && seen.size >= this.limits.maxCalendarVariants) return false;
-    seen.add(key);
-    this.calendarDates.set(template, seen);
-    return true;
-  }
-
-  private admitVariant(path: string, query: string): boolean {
-    const seen = this.queryVariants.get(path) ?? new Set<string>();
-    if (!seen.has(query) && seen.size >= this.limits.maxQueryVariants) return false;
-    seen.add(query);
-    this.queryVariants.set(path, seen);
-    return true;
   }
 }

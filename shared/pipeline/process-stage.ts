@@ -26,7 +26,8 @@ function recordKind(row: FrontierRow, outcome: FetchOutcome): RecordKind {
   return row.kind;
 }
 
-function fetchRecord(row: FrontierRow, outcome: FetchOutcome): FetchRecord {
+/** The interaction record of one fetch outcome. */
+export function fetchRecord(row: FrontierRow, outcome: FetchOutcome): FetchRecord {
   const base = { runId: row.runId, urlId: row.urlId, url: row.url, rawUrl: row.rawUrl, kind: recordKind(row, outcome), fetcher: 'http' as const, warc: outcome.warc, fetchedAt: outcome.at };
   if (outcome.kind === 'error') return { ...base, durationMs: 0, bytes: 0, truncated: false, notModified: false, error: outcome.message };
   const { res } = outcome;
@@ -73,14 +74,24 @@ function onRedirect(row: FrontierRow, location: string | undefined): ProcessResu
   };
 }
 
+/** What a response teaches the host's politeness state. */
+export function responseEvent(ctx: CrawlContext, res: { status: number; headers: Record<string, string> }): ResponseEvent {
+  return { kind: 'response', status: res.status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], ctx.clock()), at: ctx.clock() };
+}
+
+/** Whether an outcome carries a body to parse (2xx, read): the part the cloud hands to the page workflow. */
+export function needsContent(outcome: FetchOutcome): outcome is Extract<FetchOutcome, { kind: 'response' }> {
+  if (outcome.kind !== 'response') return false;
+  const { res } = outcome;
+  return res.status >= 200 && res.status < 300 && !res.skipped;
+}
+
 /** Turns a fetch outcome into the URL's fate, the records to store and the URLs to consider next. */
 export async function processStage(ctx: CrawlContext, row: FrontierRow, outcome: FetchOutcome): Promise<ProcessResult> {
   const fetch = fetchRecord(row, outcome);
   if (outcome.kind === 'error') return { ...onError(ctx, row, outcome), fetch };
-  const { res } = outcome;
-  const hostEvent: ResponseEvent = { kind: 'response', status: res.status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], ctx.clock()), at: ctx.clock() };
   const result = await byStatus(ctx, row, outcome);
-  return { ...result, fetch, hostEvent };
+  return { ...result, fetch, hostEvent: responseEvent(ctx, outcome.res) };
 }
 
 async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'response' }>): Promise<ProcessResult> {

@@ -284,3 +284,52 @@ export interface GraphStore {
   top(limit: number): Promise<RankedPage[]>;
   unfetched(limit: number): Promise<UnfetchedUrl[]>;
 }
+
+// ---- cloud runtime ports (SQS frontier, S3 objects, DynamoDB run ledger)
+
+/** The distributed frontier: one message per URL, one message group (in flight at a time) per host. */
+export interface FrontierQueue {
+  send(rows: FrontierRow[]): Promise<void>;
+}
+
+/** Named objects (WARC files, extracted content, reports) under the bucket's key layout. */
+export interface ObjectStore {
+  put(key: string, body: Buffer | string, contentType: string): Promise<void>;
+  get(key: string): Promise<Buffer | undefined>;
+}
+
+/** The run's counters, kept beside the run record. */
+export interface RunProgress {
+  status: RunStatus;
+  /** URLs that entered the frontier (queued, or settled at once). */
+  enqueued: number;
+  /** URLs that reached a final state. */
+  settled: number;
+  /** Page slots taken against the page budget. */
+  pages: number;
+  startedAt: number;
+}
+
+export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number };
+
+/**
+ * What many stateless workers need to share a run: claims and counters, each one conditional
+ * single-item write (the cloud has no in-process scheduler to keep them).
+ */
+export interface RunLedger {
+  getRun(runId: number): Promise<RunRecord | undefined>;
+  runProgress(runId: number): Promise<RunProgress | undefined>;
+  getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined>;
+  /** Claims a queued URL (or one whose claim lapsed); undefined when it is not fetchable now. */
+  claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined>;
+  /** Claims the next request to a host: only once its next allowed time and back-off have passed. */
+  claimHost(host: string, owner: string, now: number, leaseMs: number): Promise<HostClaim>;
+  /** Saves the host's politeness state and gives the claim back. */
+  releaseHost(state: HostState, owner: string): Promise<void>;
+  claimPageSlot(runId: number, maxPages: number): Promise<boolean>;
+  releasePageSlot(runId: number): Promise<void>;
+  claimHostSlot(runId: number, host: string, maxPerHost: number): Promise<boolean>;
+  releaseHostSlot(runId: number, host: string): Promise<void>;
+  /** Adds `value` to a per-run trap counter unless it already holds `limit` other values; false when full. */
+  rememberVariant(runId: number, key: string, value: string, limit: number): Promise<boolean>;
+}

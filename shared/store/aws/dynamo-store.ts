@@ -8,7 +8,7 @@ import type { HostState } from '../../politeness/host-state.js';
 import {
   ROBOTS_REFUSAL, SOFT_SKIPS,
   type BlobStore, type ChunkRecord, type CrawlStore, type EdgeRecord, type ExtractRecord, type FetchCommit, type FetchRecord, type FrontierRow,
-  type HostRecord, type PageRecord, type RunRecord, type RunStatus, type RunSummary, type SeenUrl, type UrlState,
+  type HostClaim, type HostRecord, type PageRecord, type RunLedger, type RunProgress, type RunRecord, type RunStatus, type RunSummary, type SeenUrl, type UrlState,
 } from '../ports.js';
 import { bandKeys, chunkItem, edgeItem, extractItem, fetchItem, FINAL_STATES, frontierItem, INDEX_NAMES, pageItem, recordOf, type Item } from './dynamo-items.js';
 import { BANDS_INDEX, keys } from './table.js';
@@ -28,26 +28,12 @@ export function isConditionFailure(err: unknown): boolean {
   return err instanceof ConditionalCheckFailedException || (err as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
 }
 
-/** The run's counters, kept on the RUN item by conditional single-item updates. */
-export interface RunProgress {
-  status: RunStatus;
-  /** URLs put in the queue (seeds, links, retries are not counted twice). */
-  enqueued: number;
-  /** URLs that reached a final state. */
-  settled: number;
-  /** Page slots taken against the page budget. */
-  pages: number;
-  startedAt: number;
-}
-
-export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number };
-
 /**
  * The cloud CrawlStore: one DynamoDB table (layout in `table.ts`). No transactions: every write
  * is a single-item (often conditional) operation, ordered so that a crash at any point leaves
  * data a redelivery completes, and counters move only when a conditional write succeeded.
  */
-export class DynamoCrawlStore implements CrawlStore {
+export class DynamoCrawlStore implements CrawlStore, RunLedger {
   private readonly retentionSeconds: number;
 
   constructor(private readonly doc: DynamoDBDocumentClient, readonly table: string, private readonly options: DynamoStoreOptions) {
@@ -215,6 +201,20 @@ export class DynamoCrawlStore implements CrawlStore {
         TableName: this.table, Key: key, UpdateExpression: 'ADD #f :by',
         ConditionExpression: below === undefined ? undefined : 'attribute_not_exists(#f) OR #f < :max',
         ExpressionAttributeNames: { '#f': field }, ExpressionAttributeValues: below === undefined ? { ':by': by } : { ':by': by, ':max': below },
+      }));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  async rememberVariant(runId: number, key: string, value: string, limit: number): Promise<boolean> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: { PK: `RUN#${runId}`, SK: `TRAP#${key}` }, UpdateExpression: 'ADD #seen :v',
+        ConditionExpression: 'attribute_not_exists(#seen) OR contains(#seen, :one) OR size(#seen) < :limit',
+        ExpressionAttributeNames: { '#seen': 'seen' }, ExpressionAttributeValues: { ':v': new Set([value]), ':one': value, ':limit': limit },
       }));
       return true;
     } catch (err) {

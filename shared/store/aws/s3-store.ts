@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
-import type { BlobStore } from '../ports.js';
+import type { BlobStore, ObjectStore } from '../ports.js';
 import { s3Keys } from './table.js';
 
 function isMissing(err: unknown): boolean {
@@ -8,7 +8,7 @@ function isMissing(err: unknown): boolean {
 }
 
 /** Objects in the crawl bucket under the key layout of `s3Keys`. */
-export class S3Objects {
+export class S3Objects implements ObjectStore {
   constructor(readonly client: S3Client, readonly bucket: string) {}
 
   async put(key: string, body: Buffer | string, contentType: string, onlyIfAbsent = false): Promise<void> {

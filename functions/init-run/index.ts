@@ -1,0 +1,12 @@
+// InitRun (run state machine): the EventBridge rule's input is one crawl of crawls.json.
+import { initRun, type RunInput, type RunState } from '../../shared/pipeline/run-control.js';
+import { instrumented, runtime } from '../runtime.js';
+
+export async function handler(event: RunInput): Promise<RunState> {
+  const rt = runtime('init-run');
+  return instrumented(rt, async () => {
+    const state = await initRun(rt, event);
+    rt.logger.info('run started', { crawl: event.crawl, runId: state.runId, seeds: event.seeds.length });
+    return state;
+  });
+}

@@ -1,0 +1,13 @@
+// RecordFailure (page workflow's Catch): the fetch stays in the archive with the error; the URL fails.
+import { withRun } from '../../shared/pipeline/cloud-context.js';
+import type { PageTask } from '../../shared/pipeline/fetch-worker.js';
+import { recordFailureStage, type ExtractResult } from '../../shared/pipeline/page-workflow.js';
+import { instrumented, MetricUnit, runtime } from '../runtime.js';
+
+export async function handler(event: { task: PageTask; error: { Error?: string; Cause?: string } }): Promise<ExtractResult> {
+  const rt = runtime('record-failure');
+  return instrumented(rt, async () => {
+    rt.metrics.addMetric('PagesFailed', MetricUnit.Count, 1);
+    return withRun(rt, event.task.runId, (ctx) => recordFailureStage(ctx, event.task, event.error));
+  });
+}

@@ -1,0 +1,78 @@
+// What every handler shares: the adapters built once per container from the environment, and
+// Powertools logging and metrics. A handler only parses its event, calls a stage, shapes the result.
+import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Logger } from '../shared/log/logger.js';
+import type { CloudDeps } from '../shared/pipeline/cloud-context.js';
+import { awsClients, type AwsClients } from '../shared/store/aws/clients.js';
+import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
+import { DynamoCrawlStore } from '../shared/store/aws/dynamo-store.js';
+import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
+import { SqsFrontier } from '../shared/store/aws/sqs-frontier.js';
+
+export { MetricUnit };
+
+export interface Runtime extends CloudDeps {
+  clients: AwsClients;
+  graph: DynamoGraph;
+  frontier: SqsFrontier;
+  metrics: Metrics;
+  powertools: PowertoolsLogger;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`environment variable ${name} is not set: deploy the function with the Crawler construct, which sets it`);
+  return value;
+}
+
+/** Powertools' logger behind the pipeline's Logger port. */
+function adapt(logger: PowertoolsLogger): Logger {
+  return {
+    debug: (m, f) => logger.debug(m, f ?? {}),
+    info: (m, f) => logger.info(m, f ?? {}),
+    warn: (m, f) => logger.warn(m, f ?? {}),
+    error: (m, f) => logger.error(m, f ?? {}),
+    child: (component) => adapt(logger.createChild({ persistentKeys: { component } })),
+  };
+}
+
+const runtimes = new Map<string, Runtime>();
+
+/** The adapters for this container's table, bucket and queue (cached; tests with other names get their own). */
+export function runtime(service: string): Runtime {
+  const table = required('TABLE_NAME');
+  const bucket = required('BUCKET_NAME');
+  const queueUrl = process.env.QUEUE_URL ?? '';
+  const key = `${service}|${table}|${bucket}|${queueUrl}|${process.env.AWS_ENDPOINT_URL_DYNAMODB ?? ''}`;
+  const cached = runtimes.get(key);
+  if (cached) return cached;
+  const clients = awsClients({ dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB, s3: process.env.AWS_ENDPOINT_URL_S3, sqs: process.env.AWS_ENDPOINT_URL_SQS });
+  const objects = new S3Objects(clients.s3, bucket);
+  const blobs = new S3BlobStore(objects);
+  const powertools = new PowertoolsLogger({ serviceName: 'trawl', persistentKeys: { function: service } });
+  const rt: Runtime = {
+    clients, objects, blobs, powertools,
+    store: new DynamoCrawlStore(clients.doc, table, { blobs, frontierRetentionDays: Number(process.env.FRONTIER_RETENTION_DAYS ?? 90) }),
+    graph: new DynamoGraph(clients.doc, table),
+    frontier: new SqsFrontier(clients.sqs, queueUrl),
+    logger: adapt(powertools),
+    metrics: new Metrics({ namespace: 'trawl', serviceName: 'trawl', defaultDimensions: { function: service } }),
+  };
+  runtimes.set(key, rt);
+  return rt;
+}
+
+/** Runs a handler body with the invocation's metrics flushed at the end, failure or not. */
+export async function instrumented<T>(rt: Runtime, body: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await body();
+  } catch (err) {
+    rt.metrics.addMetric('HandlerErrors', MetricUnit.Count, 1);
+    throw err;
+  } finally {
+    rt.metrics.addMetric('HandlerMs', MetricUnit.Milliseconds, Date.now() - started);
+    rt.metrics.publishStoredMetrics();
+  }
+}

@@ -1,0 +1,53 @@
+import { DEFAULT_TRAP_LIMITS, trapShape } from '../frontier/traps.js';
+import type { FrontierRow } from '../store/ports.js';
+import { urlId } from '../url/canonical.js';
+import { Admitter, type Candidate } from './admission.js';
+import type { CloudContext } from './cloud-context.js';
+import type { ProcessResult } from './process-stage.js';
+
+/**
+ * Admits candidates as the embedded runner does (scope, depth, nofollow, trap shapes), with the
+ * per-run trap counters kept in the ledger so every worker sees the same counts.
+ */
+export async function admitCloud(ctx: CloudContext, candidates: Candidate[]): Promise<FrontierRow[]> {
+  const admitter = new Admitter(ctx.run.id, ctx.run.seeds, ctx.settings, ctx.priority, ctx.canonical, ctx.clock);
+  const rows: FrontierRow[] = [];
+  const seen = new Set<string>();
+  for (const c of candidates) {
+    const url = admitter.canonicalize(c.href);
+    if (!url || seen.has(urlId(url))) continue;
+    seen.add(urlId(url));
+    const admission = admitter.admit(c);
+    if (!('row' in admission)) continue;
+    const { row } = admission;
+    if (row.state === 'queued') {
+      const shape = trapShape(row.url, DEFAULT_TRAP_LIMITS, ctx.clock());
+      if ('variants' in shape) {
+        for (const v of shape.variants) {
+          if (await ctx.store.rememberVariant(ctx.run.id, v.key, v.value, v.limit)) continue;
+          row.state = 'skipped';
+          row.reason = v.reason;
+          break;
+        }
+      }
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * Stores what one fetch (or its extraction) produced and sends the new URLs to the frontier.
+ * Safe to repeat: the store's conditional writes insert each URL once, so a redelivered
+ * message or a second Express start sends nothing twice.
+ */
+export async function commitCloud(ctx: CloudContext, row: FrontierRow, result: ProcessResult, notBefore = 0): Promise<void> {
+  const attempts = row.attempts + 1;
+  const discovered = await admitCloud(ctx, result.candidates);
+  const inserted = new Set(await ctx.store.commitFetch({
+    runId: row.runId, urlId: row.urlId, state: result.state, reason: result.reason, attempts, notBefore: result.retry ? notBefore : 0,
+    fetch: result.fetch, page: result.page, edges: result.edges, extract: result.extract, chunks: result.chunks, aliases: result.aliases, discovered,
+  }));
+  await ctx.frontier.send(discovered.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
+  if (result.retry) await ctx.frontier.send([{ ...row, attempts, notBefore, state: 'queued' }]);
+}

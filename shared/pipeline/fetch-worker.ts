@@ -1,0 +1,161 @@
+import type { FetchResponse } from '../fetch/http-fetcher.js';
+import { afterRequest, backoffMs, readyAt, type HostState } from '../politeness/host-state.js';
+import { parseRetryAfter } from '../politeness/retry-after.js';
+import { robotsAllows, robotsCrawlDelayMs, robotsSitemaps } from '../robots/robots-policy.js';
+import type { FrontierRow, PageRecord, WarcLocation } from '../store/ports.js';
+import { originOf } from '../url/canonical.js';
+import type { Candidate } from './admission.js';
+import { admitCloud, commitCloud } from './cloud-commit.js';
+import { withRun, type CloudContext, type CloudDeps } from './cloud-context.js';
+import { politenessConfig } from './context.js';
+import { fetchStage } from './fetch-stage.js';
+import { needsContent, processStage } from './process-stage.js';
+import { loadRobots } from './robots-stage.js';
+import { robotsRefusal } from './run-records.js';
+
+/** A claim on a host outlives any one request (timeouts included) but not a crashed worker for long. */
+export const HOST_LEASE_MS = 90_000;
+/**
+ * A claimed URL stays claimed through its fetch and its page workflow; only a crash leaves a
+ * claim to lapse, and then the redelivered message fetches the URL again.
+ */
+export const URL_LEASE_MS = 10 * 60_000;
+
+/** Everything the page workflow needs to extract a fetched page; the body is read from S3 by hash. */
+export interface PageTask {
+  runId: number;
+  row: FrontierRow;
+  response: Omit<FetchResponse, 'body'>;
+  contentHash?: string;
+  previous?: PageRecord;
+  at: number;
+  warc?: WarcLocation;
+}
+
+/** What to do with the frontier message: delete it (maybe starting the page workflow), or hand it back for later. */
+export type WorkerVerdict =
+  | { action: 'delete'; outcome: string; page?: PageTask }
+  | { action: 'later'; delayMs: number; outcome: string };
+
+const FINAL = new Set(['done', 'failed', 'skipped', 'blocked', 'duplicate']);
+
+/**
+ * The fetch worker's stage: one frontier message, under the host's politeness claim. The
+ * claim (a conditional write on the host item) is what keeps every host at its delay,
+ * Crawl-delay and back-off, whatever the number of workers.
+ */
+export async function fetchWorker(ctx: CloudContext, message: FrontierRow): Promise<WorkerVerdict> {
+  const now = ctx.clock();
+  if (ctx.run.status !== 'running') return { action: 'delete', outcome: `run-${ctx.run.status}` };
+  const current = await ctx.store.getUrl(message.runId, message.urlId);
+  if (!current || FINAL.has(current.state)) return { action: 'delete', outcome: 'already-settled' };
+  if (current.notBefore > now) return { action: 'later', delayMs: current.notBefore - now, outcome: 'not-before' };
+  const claim = await ctx.store.claimHost(message.host, ctx.workerId, now, HOST_LEASE_MS);
+  if (!claim.claimed) return { action: 'later', delayMs: Math.max(1, claim.readyAt - now), outcome: 'host-busy' };
+  let state: HostState = { ...claim.record.state, host: message.host };
+  try {
+    const verdict = await underClaim(ctx, current, state, (next) => {
+      state = next;
+    });
+    return verdict;
+  } finally {
+    await ctx.store.releaseHost(state, ctx.workerId);
+  }
+}
+
+async function underClaim(ctx: CloudContext, row: FrontierRow, initial: HostState, setState: (s: HostState) => void): Promise<WorkerVerdict> {
+  const politeness = politenessConfig(ctx.settings);
+  let state = initial;
+  if (state.parkedReason) {
+    await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'host-parked');
+    return { action: 'delete', outcome: 'host-parked' };
+  }
+  const load = await loadRobots(ctx, row.runId, originOf(row.url), row.host, state);
+  state = { ...state, crawlDelayMs: robotsCrawlDelayMs(load.policy) };
+  if (load.requested) {
+    // robots.txt was a request to the host: the page waits its turn like any other request.
+    const now = ctx.clock();
+    if (load.policy.kind === 'unreachable') {
+      const failures = state.consecutiveFailures + 1;
+      const wait = parseRetryAfter(load.retryAfter, now) ?? backoffMs(failures - 1, politeness);
+      state = { ...state, consecutiveFailures: failures, backoffUntil: now + wait, nextAllowedAt: now + Math.max(wait, politeness.delayMs) };
+      if (failures >= ctx.settings.maxHostFailures) state.parkedReason = `robots.txt unreachable ${failures} times (${load.policy.reason})`;
+    } else {
+      state = afterRequest({ ...state, consecutiveFailures: 0 }, { kind: 'response', status: 200, at: now }, politeness);
+      await sendCandidates(ctx, robotsSitemaps(load.policy).map((href): Candidate => ({ href, depth: 0, kind: 'sitemap', structural: true })));
+    }
+    setState(state);
+    if (state.parkedReason) {
+      await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'host-parked');
+      return { action: 'delete', outcome: 'host-parked' };
+    }
+    return { action: 'later', delayMs: Math.max(1, readyAt(state) - ctx.clock()), outcome: 'robots-fetched' };
+  }
+  setState(state);
+  const { pathname, search } = new URL(row.url);
+  if (load.policy.kind !== 'unreachable' && !robotsAllows(load.policy, pathname + search)) {
+    await ctx.store.commitFetch({ runId: row.runId, urlId: row.urlId, state: 'blocked', reason: 'robots', attempts: row.attempts, fetch: robotsRefusal(row, ctx.clock()) });
+    return { action: 'delete', outcome: 'robots' };
+  }
+  const claimed = await ctx.store.claimUrl(row.runId, row.urlId, ctx.clock(), URL_LEASE_MS);
+  // Claimed by a worker that may have crashed: try again once its claim can have lapsed.
+  if (!claimed) return { action: 'later', delayMs: 60_000, outcome: 'claimed-elsewhere' };
+  const countsAsPage = claimed.kind === 'page';
+  if (countsAsPage && !(await ctx.store.claimPageSlot(row.runId, ctx.settings.maxPages))) {
+    // The page budget is spent: the URL stays queued, as in an embedded crawl that hit --max-pages.
+    await ctx.store.setUrlStates(row.runId, [row.urlId], 'queued', 'max-pages');
+    return { action: 'delete', outcome: 'max-pages' };
+  }
+  if (countsAsPage && !(await ctx.store.claimHostSlot(row.runId, row.host, ctx.settings.maxPagesPerHost))) {
+    await ctx.store.releasePageSlot(row.runId);
+    await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'max-pages-per-host');
+    return { action: 'delete', outcome: 'max-pages-per-host' };
+  }
+  return fetchClaimed(ctx, claimed, state, setState);
+}
+
+async function fetchClaimed(ctx: CloudContext, row: FrontierRow, state: HostState, setState: (s: HostState) => void): Promise<WorkerVerdict> {
+  const politeness = politenessConfig(ctx.settings);
+  const outcome = await fetchStage(ctx, row);
+  if (needsContent(outcome)) {
+    setState(afterRequest(state, { kind: 'response', status: outcome.res.status, at: ctx.clock() }, politeness));
+    const { body: _body, ...response } = outcome.res;
+    return { action: 'delete', outcome: `http-${outcome.res.status}`, page: { runId: row.runId, row, response, contentHash: outcome.contentHash, previous: outcome.previous, at: outcome.at, warc: outcome.warc } };
+  }
+  const result = await processStage(ctx, row, outcome);
+  const next = result.hostEvent ? afterRequest(state, result.hostEvent, politeness) : state;
+  setState(next);
+  if (row.kind === 'page' && (result.retry || result.fetch?.status === undefined)) {
+    if (result.retry) await ctx.store.releasePageSlot(row.runId);
+    await ctx.store.releaseHostSlot(row.runId, row.host);
+  }
+  await commitCloud(ctx, row, result, readyAt(next));
+  if (next.parkedReason) ctx.logger.warn('host parked', { host: row.host, reason: next.parkedReason });
+  return { action: 'delete', outcome: result.reason ?? result.state };
+}
+
+async function sendCandidates(ctx: CloudContext, candidates: Candidate[]): Promise<void> {
+  const rows = await admitCloud(ctx, candidates);
+  const inserted = new Set(await ctx.store.addUrls(rows));
+  await ctx.frontier.send(rows.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
+}
+
+export interface WaitPolicy {
+  /** A host ready within this long is waited for in the handler instead of handing the message back. */
+  maxInlineWaitMs: number;
+  /** Stop waiting in the handler once this much time has gone by (stay well inside the Lambda timeout). */
+  maxTotalWaitMs: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** One frontier message from receipt to verdict: short waits for the host happen here, long ones go back to SQS. */
+export async function frontierMessageStage(deps: CloudDeps, message: FrontierRow, policy: WaitPolicy): Promise<WorkerVerdict> {
+  const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let waited = 0;
+  for (;;) {
+    const verdict = await withRun(deps, message.runId, (ctx) => fetchWorker(ctx, message));
+    if (verdict.action !== 'later' || verdict.delayMs > policy.maxInlineWaitMs || waited + verdict.delayMs > policy.maxTotalWaitMs) return verdict;
+    await sleep(verdict.delayMs);
+    waited += verdict.delayMs;
+  }
+}

@@ -1,0 +1,78 @@
+import { settingsFrom } from '../config/settings.js';
+import type { GraphStore, RunSummary } from '../store/ports.js';
+import { s3Keys } from '../store/aws/table.js';
+import { admitCloud } from './cloud-commit.js';
+import { withRun, type CloudDeps } from './cloud-context.js';
+
+/** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */
+export interface RunInput {
+  crawl: string;
+  seeds: string[];
+  /** Crawl settings by name (maxPages, maxDepth, delayMs, …); the rest are defaults. */
+  settings?: Record<string, unknown>;
+  /** The run is finalized after this many minutes even if the frontier is not drained. */
+  maxMinutes?: number;
+}
+
+/** The state the run state machine carries between its states. */
+export interface RunState {
+  runId: number;
+  crawl: string;
+  deadline: number;
+  maxPages: number;
+}
+
+export interface ProgressState extends RunState {
+  done: boolean;
+  /** Why the run ends (`drained`, `budget`, `deadline`), or `running`. */
+  reason: 'drained' | 'budget' | 'deadline' | 'running';
+  enqueued: number;
+  settled: number;
+  pages: number;
+}
+
+const DEFAULT_MAX_MINUTES = 24 * 60;
+
+/** InitRun: creates the run, admits the seeds and sends them to the frontier. */
+export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunState> {
+  if (!Array.isArray(input.seeds) || input.seeds.length === 0) throw new Error(`crawl "${input.crawl}" has no seeds: give it at least one http(s) URL in crawls.json`);
+  const settings = settingsFrom(input.settings ?? {}, `crawl "${input.crawl}"`);
+  const { data: _data, ...stored } = settings;
+  const now = (deps.clock ?? Date.now)();
+  const run = await deps.store.createRun(input.seeds, { ...stored, crawl: input.crawl }, now);
+  await withRun(deps, run.id, async (ctx) => {
+    const rows = await admitCloud(ctx, input.seeds.map((href) => ({ href, depth: 0, kind: 'page' as const, structural: true })));
+    const inserted = new Set(await ctx.store.addUrls(rows));
+    await ctx.frontier.send(rows.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
+  });
+  return { runId: run.id, crawl: input.crawl, deadline: now + (input.maxMinutes ?? DEFAULT_MAX_MINUTES) * 60_000, maxPages: settings.maxPages };
+}
+
+/** Progress: reads the run's counters (never the queue's approximate counts) and says whether it is over. */
+export async function progressStage(deps: CloudDeps, state: RunState): Promise<ProgressState> {
+  const p = await deps.store.runProgress(state.runId);
+  if (!p) throw new Error(`run ${state.runId} is not in the table: was it deleted while running?`);
+  const now = (deps.clock ?? Date.now)();
+  const base = { ...state, enqueued: p.enqueued, settled: p.settled, pages: p.pages };
+  if (p.enqueued > 0 && p.settled >= p.enqueued) return { ...base, done: true, reason: 'drained' };
+  if (p.pages >= state.maxPages && !(await hasInFlight(deps, state.runId))) return { ...base, done: true, reason: 'budget' };
+  if (now >= state.deadline) return { ...base, done: true, reason: 'deadline' };
+  return { ...base, done: false, reason: 'running' };
+}
+
+async function hasInFlight(deps: CloudDeps, runId: number): Promise<boolean> {
+  return (await deps.store.seenUrls(runId)).some((u) => u.state === 'in_flight');
+}
+
+/** FinalizeRun: inlink counts and PageRank, the run summary as a report in S3, the run's final status. */
+export async function finalizeRun(deps: CloudDeps & { graph: GraphStore }, state: ProgressState): Promise<{ runId: number; status: string; report: string; summary: RunSummary }> {
+  const now = (deps.clock ?? Date.now)();
+  const status = state.reason === 'deadline' ? 'interrupted' : 'finished';
+  // Stop the workers first: messages still queued are dropped once the run is not running.
+  await deps.store.setRunStatus(state.runId, status, now);
+  const ranked = await deps.graph.computeRanks(state.runId);
+  const summary = await deps.store.summary(state.runId);
+  const report = s3Keys.report(state.runId);
+  await deps.objects.put(report, JSON.stringify({ crawl: state.crawl, reason: state.reason, rankedPages: ranked, summary }, null, 2), 'application/json');
+  return { runId: state.runId, status, report, summary };
+}

@@ -1,0 +1,129 @@
+import { QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { pageRank } from '../../graph/pagerank.js';
+import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, UnfetchedUrl } from '../ports.js';
+import { recordOf, type Item } from './dynamo-items.js';
+import { inBatches } from './dynamo-store.js';
+import { INLINKS_INDEX, keys } from './table.js';
+
+interface Snapshot {
+  pages: Map<string, PageRecord & { pagerank?: number; inlinks?: number; inlinkHosts?: number }>;
+  aliases: Map<string, string>;
+  edges: EdgeRecord[];
+  fetched: Set<string>;
+}
+
+/**
+ * Link graph queries on the single table. Inlinks come from the inlinks index; the ranks are
+ * computed over one scan of the pages, aliases and current-snapshot edges at the end of a run
+ * and written onto the PAGE items (`pagerank`, `inlinks`, `inlinkHosts`).
+ */
+export class DynamoGraph implements GraphStore {
+  constructor(private readonly doc: DynamoDBDocumentClient, private readonly table: string) {}
+
+  private async snapshot(): Promise<Snapshot> {
+    const out: Snapshot = { pages: new Map(), aliases: new Map(), edges: [], fetched: new Set() };
+    const edges: EdgeRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const res = await this.doc.send(new ScanCommand({
+        TableName: this.table, ExclusiveStartKey: start, FilterExpression: '#t IN (:p, :a, :e, :f)',
+        ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':p': 'PAGE', ':a': 'ALIAS', ':e': 'EDGE', ':f': 'FETCH' },
+      }));
+      for (const item of res.Items ?? []) {
+        if (item.type === 'PAGE') out.pages.set(String(item.urlId), recordOf(item)!);
+        else if (item.type === 'ALIAS') {
+          const a = recordOf<AliasRecord>(item)!;
+          out.aliases.set(a.urlId, String(a.targetUrl));
+        } else if (item.type === 'EDGE') edges.push(recordOf<EdgeRecord>(item)!);
+        else out.fetched.add(String(item.urlId));
+      }
+      start = res.LastEvaluatedKey;
+    } while (start);
+    const byUrl = new Map([...out.pages.values()].map((p) => [p.url, p.urlId]));
+    const resolve = (toId: string): string | undefined => {
+      if (out.pages.has(toId)) return toId;
+      const target = out.aliases.get(toId);
+      return target ? byUrl.get(target) : undefined;
+    };
+    out.edges = edges
+      .filter((e) => out.pages.get(e.fromId)?.contentHash === e.snapshot)
+      .map((e) => ({ ...e, toPageId: resolve(e.toId) }));
+    return out;
+  }
+
+  async outlinks(urlId: string): Promise<LinkView[]> {
+    const page = await this.page(urlId);
+    if (!page?.contentHash) return [];
+    const res = await this.doc.send(new QueryCommand({
+      TableName: this.table, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': `URL#${urlId}`, ':sk': `EDGE#${page.contentHash}#` },
+    }));
+    return (res.Items ?? []).map((i) => ({ ...recordOf<EdgeRecord>(i)!, fromUrl: page.url }));
+  }
+
+  async inlinks(urlId: string): Promise<LinkView[]> {
+    const items: Item[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const res = await this.doc.send(new QueryCommand({
+        TableName: this.table, IndexName: INLINKS_INDEX.name, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': INLINKS_INDEX.pk },
+        ExpressionAttributeValues: { ':pk': `TO#${urlId}` }, ExclusiveStartKey: start,
+      }));
+      items.push(...(res.Items ?? []));
+      start = res.LastEvaluatedKey;
+    } while (start);
+    const edges = items.map((i) => recordOf<EdgeRecord>(i)!).filter((e) => e.fromId !== urlId);
+    const sources = new Map<string, PageRecord | undefined>();
+    for (const e of edges) if (!sources.has(e.fromId)) sources.set(e.fromId, await this.page(e.fromId));
+    return edges.filter((e) => sources.get(e.fromId)?.contentHash === e.snapshot).map((e) => ({ ...e, fromUrl: sources.get(e.fromId)!.url, toPageId: urlId }));
+  }
+
+  private async page(urlId: string): Promise<PageRecord | undefined> {
+    const res = await this.doc.send(new QueryCommand({ TableName: this.table, KeyConditionExpression: 'PK = :pk AND SK = :sk', ExpressionAttributeValues: { ':pk': `URL#${urlId}`, ':sk': 'PAGE' } }));
+    return recordOf<PageRecord>(res.Items?.[0]);
+  }
+
+  async computeRanks(runId: number): Promise<number> {
+    const snap = await this.snapshot();
+    const nodes = [...snap.pages.values()].filter((p) => p.contentHash).map((p) => p.urlId);
+    const links = new Map<string, { f: string; t: string; h: string }>();
+    for (const e of snap.edges) {
+      if (!e.toPageId || e.toPageId === e.fromId) continue;
+      links.set(`${e.fromId}>${e.toPageId}`, { f: e.fromId, t: e.toPageId, h: snap.pages.get(e.fromId)!.host });
+    }
+    const ranks = pageRank(nodes, [...links.values()].map((l) => [l.f, l.t]));
+    const inlinks = new Map<string, { n: number; hosts: Set<string> }>();
+    for (const l of links.values()) {
+      const entry = inlinks.get(l.t) ?? { n: 0, hosts: new Set<string>() };
+      entry.n++;
+      entry.hosts.add(l.h);
+      inlinks.set(l.t, entry);
+    }
+    await inBatches(nodes, 16, (id) => this.doc.send(new UpdateCommand({
+      TableName: this.table, Key: keys.page(id), UpdateExpression: 'SET pagerank = :r, inlinks = :n, inlinkHosts = :h, rankedInRun = :run',
+      ExpressionAttributeValues: { ':r': ranks.get(id) ?? 0, ':n': inlinks.get(id)?.n ?? 0, ':h': inlinks.get(id)?.hosts.size ?? 0, ':run': runId },
+    })));
+    return nodes.length;
+  }
+
+  async top(limit: number): Promise<RankedPage[]> {
+    const snap = await this.snapshot();
+    return [...snap.pages.values()].filter((p) => p.pagerank !== undefined)
+      .sort((a, b) => b.pagerank! - a.pagerank! || b.inlinks! - a.inlinks! || a.url.localeCompare(b.url))
+      .slice(0, limit)
+      .map((p) => ({ urlId: p.urlId, url: p.url, title: p.title, inlinks: p.inlinks ?? 0, hosts: p.inlinkHosts ?? 0, pagerank: p.pagerank! }));
+  }
+
+  async unfetched(limit: number): Promise<UnfetchedUrl[]> {
+    const snap = await this.snapshot();
+    const targets = new Map<string, { url: string; from: Set<string>; hosts: Set<string> }>();
+    for (const e of snap.edges) {
+      if (e.toPageId || snap.fetched.has(e.toId)) continue;
+      const t = targets.get(e.toId) ?? { url: e.toUrl, from: new Set<string>(), hosts: new Set<string>() };
+      t.from.add(e.fromId);
+      t.hosts.add(snap.pages.get(e.fromId)!.host);
+      targets.set(e.toId, t);
+    }
+    return [...targets.values()].map((t) => ({ url: t.url, inlinks: t.from.size, hosts: t.hosts.size }))
+      .sort((a, b) => b.hosts - a.hosts || b.inlinks - a.inlinks || a.url.localeCompare(b.url)).slice(0, limit);
+  }
+}

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { FrontierQueue, FrontierRow } from '../ports.js';
+
+/** SQS refuses a visibility timeout above 12 hours. */
+const MAX_VISIBILITY_S = 43_200;
+
+/**
+ * The frontier on an SQS FIFO queue: MessageGroupId = host, so SQS hands out at most one
+ * message of a host at a time. The deduplication id is the run, URL and attempt: a URL is sent
+ * once per attempt even when a commit is redone.
+ */
+export class SqsFrontier implements FrontierQueue {
+  constructor(private readonly sqs: SQSClient, readonly queueUrl: string) {}
+
+  async send(rows: FrontierRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += 10) {
+      const batch = rows.slice(i, i + 10);
+      const res = await this.sqs.send(new SendMessageBatchCommand({
+        QueueUrl: this.queueUrl,
+        Entries: batch.map((row, n) => ({
+          Id: String(n),
+          MessageBody: JSON.stringify(row),
+          MessageGroupId: row.host,
+          MessageDeduplicationId: createHash('sha256').update(`${row.runId}:${row.urlId}:${row.attempts}`).digest('hex'),
+        })),
+      }));
+      if (res.Failed?.length) throw new Error(`SQS refused ${res.Failed.length} frontier messages (${res.Failed[0]!.Code}: ${res.Failed[0]!.Message}); they stay queued in DynamoDB`);
+    }
+  }
+
+  /** Gives a message back to the queue, to be received again after `delayMs` (its host is not ready). */
+  async handBack(receiptHandle: string, delayMs: number): Promise<void> {
+    const seconds = Math.min(MAX_VISIBILITY_S, Math.max(0, Math.ceil(delayMs / 1000)));
+    await this.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: this.queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
+  }
+}
