@@ -15,6 +15,9 @@ import { robotsRefusal } from './run-records.js';
 
 /** A claim on a host outlives any one request (timeouts included) but not a crashed worker for long. */
 export const HOST_LEASE_MS = 90_000;
+/** How soon a message for a host another worker holds is looked at again. */
+const LEASED_RETRY_MS = 1_000;
+
 /**
  * A claimed URL stays claimed through its fetch and its page workflow; only a crash leaves a
  * claim to lapse, and then the redelivered message fetches the URL again.
@@ -51,7 +54,11 @@ export async function fetchWorker(ctx: CloudContext, message: FrontierRow): Prom
   if (!current || FINAL.has(current.state)) return { action: 'delete', outcome: 'already-settled' };
   if (current.notBefore > now) return { action: 'later', delayMs: current.notBefore - now, outcome: 'not-before' };
   const claim = await ctx.store.claimHost(message.host, ctx.workerId, now, HOST_LEASE_MS);
-  if (!claim.claimed) return { action: 'later', delayMs: Math.max(1, claim.readyAt - now), outcome: 'host-busy' };
+  if (!claim.claimed) {
+    // Another worker is at the host (its request takes seconds at most, the lease is only a crash guard): look again soon.
+    const delayMs = claim.leased ? Math.max(LEASED_RETRY_MS, claim.readyAt - now) : Math.max(1, claim.readyAt - now);
+    return { action: 'later', delayMs, outcome: claim.leased ? 'host-leased' : 'host-not-ready' };
+  }
   let state: HostState = { ...claim.record.state, host: message.host };
   try {
     const verdict = await underClaim(ctx, current, state, (next) => {

@@ -310,7 +310,8 @@ export interface RunProgress {
   startedAt: number;
 }
 
-export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number };
+/** A refused claim says when the host's rules allow the next request, and whether another worker holds it now. */
+export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number; leased: boolean };
 
 /**
  * What many stateless workers need to share a run: claims and counters, each one conditional

@@ -1,6 +1,6 @@
 // In-process AWS emulators on loopback, speaking the real wire protocols: dynalite (DynamoDB),
 // s3rver (S3) and local-aws-sqs (SQS). The table, bucket and queues are made as the stack makes them.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
@@ -12,8 +12,19 @@ import { awsClients, type AwsClients, type AwsEndpoints } from '../../shared/sto
 import { TABLE_DEFINITION } from '../../shared/store/aws/table.js';
 import { tempDir } from '../helpers.js';
 
+/** Requests the emulators served, by service and operation, with the DynamoDB capacity they would use. */
+export interface Meter {
+  requests: Map<string, number>;
+  /** DynamoDB write request units: one per started KB of each item written. */
+  writeUnits: number;
+  /** DynamoDB read request units: one per strongly consistent read of an item up to 4 KB (approximated per request). */
+  readUnits: number;
+  reset(): void;
+}
+
 export interface Emulators {
   endpoints: AwsEndpoints;
+  meter: Meter;
   clients: AwsClients;
   /** Makes a fresh table, bucket and FIFO queue (with its DLQ) with names unique to the caller. */
   provision(name: string): Promise<{ table: string; bucket: string; queueUrl: string; queueArn: string; dlqUrl: string }>;
@@ -45,8 +56,10 @@ export async function startEmulators(): Promise<Emulators> {
     sqs: `http://127.0.0.1:${sqsPort}`,
   };
   const clients = awsClients(endpoints);
+  const meter = metering(dynamo, s3.httpServer, sqs);
   return {
     endpoints,
+    meter,
     clients,
     async provision(name) {
       const safe = name.replace(/[^a-z0-9-]/gi, '-').toLowerCase().slice(0, 40);
@@ -71,6 +84,38 @@ export async function startEmulators(): Promise<Emulators> {
       s3dir.cleanup();
     },
   };
+}
+
+const count = (m: Map<string, number>, key: string, n = 1) => m.set(key, (m.get(key) ?? 0) + n);
+
+function metering(dynamo: Server, s3: Server, sqs: Server): Meter {
+  const meter: Meter = {
+    requests: new Map(), writeUnits: 0, readUnits: 0,
+    reset() {
+      meter.requests.clear();
+      meter.writeUnits = 0;
+      meter.readUnits = 0;
+    },
+  };
+  dynamo.on('request', (req: IncomingMessage) => {
+    const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
+    count(meter.requests, `dynamodb:${op}`);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (op === 'PutItem' || op === 'UpdateItem' || op === 'DeleteItem') meter.writeUnits += Math.max(1, Math.ceil(body.length / 1024));
+      else if (op === 'BatchWriteItem') {
+        const items = Object.values((JSON.parse(body.toString()) as { RequestItems: Record<string, unknown[]> }).RequestItems).flat();
+        for (const item of items) meter.writeUnits += Math.max(1, Math.ceil(JSON.stringify(item).length / 1024));
+      } else if (op === 'BatchGetItem') {
+        meter.readUnits += Object.values((JSON.parse(body.toString()) as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems).reduce((n, r) => n + r.Keys.length, 0);
+      } else if (op === 'GetItem' || op === 'Query' || op === 'Scan') meter.readUnits += 1;
+    });
+  });
+  s3.on('request', (req: IncomingMessage) => count(meter.requests, `s3:${req.method === 'PUT' ? 'PUT' : 'GET'}`));
+  sqs.on('request', (req: IncomingMessage) => count(meter.requests, `sqs:${String(req.headers['x-amz-target'] ?? 'query').split('.')[1] ?? 'unknown'}`));
+  return meter;
 }
 
 async function freePort(): Promise<number> {

@@ -5,9 +5,11 @@ declare module 'dynalite' {
 }
 declare module 's3rver' {
   import type { AddressInfo } from 'node:net';
+  import type { Server } from 'node:http';
   export default class S3rver {
     constructor(options: { port?: number; address?: string; silent?: boolean; directory: string; configureBuckets?: Array<{ name: string }> });
     run(): Promise<AddressInfo>;
+    httpServer: Server;
     close(): Promise<void>;
   }
 }

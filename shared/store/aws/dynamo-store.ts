@@ -4,7 +4,7 @@ import {
   type DynamoDBDocumentClient, type QueryCommandInput, type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
-import type { HostState } from '../../politeness/host-state.js';
+import { newHostState, type HostState } from '../../politeness/host-state.js';
 import {
   ROBOTS_REFUSAL, SOFT_SKIPS,
   type BlobStore, type ChunkRecord, type CrawlStore, type EdgeRecord, type ExtractRecord, type FetchCommit, type FetchRecord, type FrontierRow,
@@ -449,7 +449,8 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     const item = await this.get(keys.host(host));
     if (!item) return undefined;
     return {
-      host, state: item.state as HostState, robotsStatus: item.robotsStatus as number | undefined, robotsBody: await this.unspill(item.robotsBody, item.robotsBodyBlob),
+      // A host first seen by a claim has no politeness state yet: it starts fresh.
+      host, state: (item.state as HostState | undefined) ?? newHostState(host), robotsStatus: item.robotsStatus as number | undefined, robotsBody: await this.unspill(item.robotsBody, item.robotsBodyBlob),
       robotsError: item.robotsError as string | undefined, robotsFetchedAt: item.robotsFetchedAt as number | undefined, robotsExpiresAt: item.robotsExpiresAt as number | undefined,
     };
   }
@@ -498,10 +499,11 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
       const item = await this.get(keys.host(host));
-      return { claimed: false, readyAt: Math.max(Number(item?.readyAt ?? 0), Number(item?.leaseUntil ?? 0)) };
+      const leaseUntil = Number(item?.leaseUntil ?? 0);
+      return { claimed: false, readyAt: Number(item?.readyAt ?? 0), leased: leaseUntil >= now };
     }
     const record = await this.getHost(host);
-    return { claimed: true, record: record ?? { host, state: { host, nextAllowedAt: 0, backoffUntil: 0, backoffStep: 0, consecutiveFailures: 0, crawlDelayMs: 0 } } };
+    return { claimed: true, record: record ?? { host, state: newHostState(host) } };
   }
 
   /** Saves the host's state after a request and gives the lease back. */

@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { settingsFrom } from '../shared/config/settings.js';
+import { errorMessage } from '../shared/errors.js';
+
+/** Scoring profiles a crawl may name (link scoring adds more in a later release). */
+export const PROFILES = ['default'] as const;
+
+export interface CrawlDefinition {
+  /** Letters, digits, `-` and `_`; names the EventBridge rule. */
+  name: string;
+  /** An EventBridge schedule expression: `rate(1 day)` or `cron(0 3 * * ? *)`. */
+  schedule: string;
+  seeds: string[];
+  /** Crawl settings by name (maxPages, maxDepth, maxPagesPerHost, delayMs, scope, …). */
+  limits?: Record<string, unknown>;
+  /** The link-scoring profile. */
+  profile?: (typeof PROFILES)[number];
+  /** The run is finalized after this many minutes even if its frontier is not drained. */
+  maxMinutes?: number;
+}
+
+export class CrawlConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CrawlConfigError';
+  }
+}
+
+const RATE = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
+const CRON_FIELDS = 6;
+
+/** Checks an EventBridge schedule expression as EventBridge would, so a bad one fails at synth, not at deploy. */
+export function scheduleProblem(expression: string): string | undefined {
+  const rate = RATE.exec(expression);
+  if (rate) {
+    const n = Number(rate[1]);
+    if (n < 1) return 'a rate must be at least 1';
+    if ((n === 1) !== !rate[2]!.endsWith('s')) return `write "rate(${n} ${n === 1 ? rate[2]!.replace(/s$/, '') : `${rate[2]!.replace(/s$/, '')}s`})" (EventBridge wants the singular unit for 1 and the plural otherwise)`;
+    return undefined;
+  }
+  const cron = /^cron\((.*)\)$/.exec(expression);
+  if (cron) {
+    const fields = cron[1]!.trim().split(/\s+/);
+    if (fields.length !== CRON_FIELDS) return `a cron expression has 6 fields (minutes hours day-of-month month day-of-week year), this one has ${fields.length}`;
+    if (fields[2] !== '?' && fields[4] !== '?') return 'one of day-of-month and day-of-week must be "?"';
+    return undefined;
+  }
+  return 'use rate(<n> <minutes|hours|days>) or cron(<6 fields>)';
+}
+
+const crawlSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 letters, digits, "-" or "_"'),
+  schedule: z.string(),
+  seeds: z.array(z.string()).min(1, 'give at least one seed URL'),
+  limits: z.record(z.string(), z.unknown()).optional(),
+  profile: z.enum(PROFILES).optional(),
+  maxMinutes: z.number().int().min(1).max(7 * 24 * 60).optional(),
+}).strict();
+
+/** Validates crawl definitions; every problem names the crawl and the field, and says what to write instead. */
+export function validateCrawls(input: unknown, source = 'crawls.json'): CrawlDefinition[] {
+  const doc = z.object({ crawls: z.array(z.unknown()) }).safeParse(input);
+  if (!doc.success) throw new CrawlConfigError(`${source}: expected {"crawls": [ … ]} at the top level`);
+  const names = new Set<string>();
+  return doc.data.crawls.map((raw, i) => {
+    const where = `${source}: crawl #${i + 1}${typeof (raw as { name?: unknown })?.name === 'string' ? ` "${(raw as { name: string }).name}"` : ''}`;
+    const parsed = crawlSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new CrawlConfigError(`${where}: ${issue.path.join('.') || 'entry'}: ${issue.message}`);
+    }
+    const crawl = parsed.data;
+    if (names.has(crawl.name)) throw new CrawlConfigError(`${where}: the name is used twice; crawl names must be unique (they name the schedule rules)`);
+    names.add(crawl.name);
+    const problem = scheduleProblem(crawl.schedule);
+    if (problem) throw new CrawlConfigError(`${where}: schedule "${crawl.schedule}" is not an EventBridge expression: ${problem}`);
+    for (const seed of crawl.seeds) {
+      let url: URL | undefined;
+      try {
+        url = new URL(seed);
+      } catch {
+        url = undefined;
+      }
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new CrawlConfigError(`${where}: seed "${seed}" is not an absolute http(s) URL`);
+    }
+    try {
+      settingsFrom(crawl.limits ?? {}, `${where}: limits`);
+    } catch (err) {
+      throw new CrawlConfigError(errorMessage(err));
+    }
+    return crawl;
+  });
+}
+
+export function loadCrawls(file: string): CrawlDefinition[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CrawlConfigError(`cannot read ${file} (${errorMessage(err)}): create it with {"crawls": []} or pass the crawls to the Crawler construct`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new CrawlConfigError(`${file} is not valid JSON: ${errorMessage(err)}`);
+  }
+  return validateCrawls(json, file);
+}

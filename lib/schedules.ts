@@ -1,0 +1,25 @@
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import type { RunInput } from '../shared/pipeline/run-control.js';
+import type { CrawlDefinition } from './crawls-config.js';
+
+/** One EventBridge rule per crawl, starting the run state machine with the crawl as its input. */
+export class CrawlSchedules extends Construct {
+  readonly rules: Record<string, events.Rule> = {};
+
+  constructor(scope: Construct, id: string, props: { crawls: CrawlDefinition[]; runMachine: sfn.IStateMachine }) {
+    super(scope, id);
+    for (const crawl of props.crawls) {
+      const input: RunInput & { profile: string } = {
+        crawl: crawl.name, seeds: crawl.seeds, settings: crawl.limits ?? {}, maxMinutes: crawl.maxMinutes, profile: crawl.profile ?? 'default',
+      };
+      this.rules[crawl.name] = new events.Rule(this, `Crawl-${crawl.name}`, {
+        description: `trawl crawl "${crawl.name}" (${crawl.seeds.length} seeds)`,
+        schedule: events.Schedule.expression(crawl.schedule),
+        targets: [new targets.SfnStateMachine(props.runMachine, { input: events.RuleTargetInput.fromObject(input) })],
+      });
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { BANDS_INDEX, INLINKS_INDEX, KEY, TTL_ATTRIBUTE } from '../shared/store/aws/table.js';
+
+export interface StorageProps {
+  /** Raw bodies move to S3 Infrequent Access after this many days. */
+  rawInfrequentAccessDays: number;
+  /** Raw bodies are deleted after this many days (omit to keep them). */
+  rawRetentionDays?: number;
+  /** Old versions of overwritten objects are kept this long. */
+  noncurrentVersionDays: number;
+  removalPolicy: RemovalPolicy;
+}
+
+/** The archive bucket (warc/, raw/, extracted/, reports/) and the single crawl table. */
+export class CrawlStorage extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly table: dynamodb.Table;
+
+  constructor(scope: Construct, id: string, props: StorageProps) {
+    super(scope, id);
+    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL, encryption: s3.BucketEncryption.S3_MANAGED, enforceSSL: true,
+      lifecycleRules: [{ expiration: Duration.days(90) }], removalPolicy: props.removalPolicy, objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+    });
+    Validations.of(accessLogs).acknowledge({ id: 'AwsSolutions-S1', reason: 'This is the access-log bucket of the archive; logging it into itself would loop.' });
+    this.bucket = new s3.Bucket(this, 'Archive', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL, encryption: s3.BucketEncryption.S3_MANAGED, enforceSSL: true, versioned: true,
+      serverAccessLogsBucket: accessLogs, serverAccessLogsPrefix: 'archive/', removalPolicy: props.removalPolicy,
+      lifecycleRules: [
+        {
+          id: 'raw-bodies', prefix: 'raw/',
+          transitions: [{ storageClass: s3.StorageClass.INFREQUENT_ACCESS, transitionAfter: Duration.days(props.rawInfrequentAccessDays) }],
+          expiration: props.rawRetentionDays ? Duration.days(props.rawRetentionDays) : undefined,
+        },
+        { id: 'old-versions', noncurrentVersionExpiration: Duration.days(props.noncurrentVersionDays), abortIncompleteMultipartUploadAfter: Duration.days(7) },
+      ],
+    });
+    this.table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: KEY.pk, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: KEY.sk, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+      timeToLiveAttribute: TTL_ATTRIBUTE,
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      removalPolicy: props.removalPolicy,
+    });
+    for (const ix of [INLINKS_INDEX, BANDS_INDEX]) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: ix.name, partitionKey: { name: ix.pk, type: dynamodb.AttributeType.STRING }, sortKey: { name: ix.sk, type: dynamodb.AttributeType.STRING },
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { Duration, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { logicalIdOf } from './stages.js';
+
+/** Errors our handlers raise when AWS throttles them, plus the task timeout: retried with back-off. */
+export const THROTTLING_ERRORS = [
+  'Lambda.TooManyRequestsException', 'ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'TooManyRequestsException', 'SlowDown', 'States.Timeout',
+];
+
+/** One step of the page workflow; Render, Summarize/Tag and Index are added here as they are built. */
+export interface PageStep {
+  /** The state's name (also the key of its result under `$.results`). */
+  name: string;
+  fn: lambda.IFunction;
+  timeout: Duration;
+}
+
+export interface WorkflowsProps {
+  initRun: lambda.IFunction;
+  progress: lambda.IFunction;
+  finalizeRun: lambda.IFunction;
+  recordFailure: lambda.IFunction;
+  /** The page workflow's steps in order; each sees the page task and the results of the steps before it. */
+  pageSteps: PageStep[];
+  /** Seconds between two progress checks of a run. */
+  pollSeconds: number;
+  logRetention: logs.RetentionDays;
+  removalPolicy: RemovalPolicy;
+}
+
+function invoke(scope: Construct, name: string, fn: lambda.IFunction, options: Partial<tasks.LambdaInvokeProps> = {}): sfn.TaskStateBase {
+  return new tasks.LambdaInvoke(scope, name, { lambdaFunction: fn, payloadResponseOnly: true, ...options })
+    .addRetry({ errors: THROTTLING_ERRORS, interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 5, jitterStrategy: sfn.JitterType.FULL });
+}
+
+/** The run state machine (Standard) and the page workflow (Express), JSONPath throughout. */
+export class CrawlWorkflows extends Construct {
+  readonly runMachine: sfn.StateMachine;
+  readonly pageWorkflow: sfn.StateMachine;
+
+  constructor(scope: Construct, id: string, props: WorkflowsProps) {
+    super(scope, id);
+    this.pageWorkflow = this.machine('PageWorkflow', sfn.StateMachineType.EXPRESS, this.pageDefinition(props), Duration.minutes(5), props);
+    this.runMachine = this.machine('RunMachine', sfn.StateMachineType.STANDARD, this.runDefinition(props), Duration.days(8), props);
+  }
+
+  private pageDefinition(props: WorkflowsProps): sfn.IChainable {
+    const recordFailure = invoke(this, 'RecordFailure', props.recordFailure, {
+      payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'error.$': '$.error' }), resultPath: '$.failure',
+    }).next(new sfn.Fail(this, 'PageFailed', { error: 'PageProcessingFailed', cause: 'a page step failed; the failure is recorded in the archive' }));
+    const steps = props.pageSteps.map((step) => invoke(this, step.name, step.fn, {
+      resultPath: `$.results.${step.name}`, taskTimeout: sfn.Timeout.duration(step.timeout),
+    }).addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' }));
+    const done = new sfn.Succeed(this, 'PageDone');
+    if (steps.length === 0) return done;
+    let chain: sfn.Chain = sfn.Chain.start(steps[0]!);
+    for (const step of steps.slice(1)) chain = chain.next(step);
+    return chain.next(done);
+  }
+
+  private runDefinition(props: WorkflowsProps): sfn.IChainable {
+    const init = invoke(this, 'InitRun', props.initRun);
+    const wait = new sfn.Wait(this, 'WaitForProgress', { time: sfn.WaitTime.duration(Duration.seconds(props.pollSeconds)) });
+    const progress = invoke(this, 'Progress', props.progress);
+    const finalize = invoke(this, 'FinalizeRun', props.finalizeRun).next(new sfn.Succeed(this, 'RunDone'));
+    const choice = new sfn.Choice(this, 'RunOver')
+      .when(sfn.Condition.booleanEquals('$.done', true), finalize)
+      .otherwise(wait);
+    return init.next(wait).next(progress).next(choice);
+  }
+
+  private machine(id: string, type: sfn.StateMachineType, definition: sfn.IChainable, timeout: Duration, props: WorkflowsProps): sfn.StateMachine {
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    const machine = new sfn.StateMachine(this, id, {
+      stateMachineType: type,
+      queryLanguage: sfn.QueryLanguage.JSON_PATH,
+      definitionBody: sfn.DefinitionBody.fromChainable(definition),
+      timeout,
+      tracingEnabled: true,
+      logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
+    });
+    const fns = [props.initRun, props.progress, props.finalizeRun, props.recordFailure, ...props.pageSteps.map((s) => s.fn)];
+    Validations.of(machine.role).acknowledge(
+      { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray tracing and CloudWatch Logs delivery for Step Functions take no resource-level permissions.' },
+      ...fns.map((fn) => ({
+        id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(fn.node.defaultChild as CfnElement)}.Arn>:*]`,
+        reason: 'Invoking a stage function includes its versions and aliases (the ":*" suffix CDK adds); no other function.',
+      })),
+    );
+    return machine;
+  }
+}

@@ -1,0 +1,172 @@
+// The cloud code path on emulators: the synthesized state machines run by aws-local-stepfunctions
+// with every Lambda task mapped to its real handler, an SQS poller standing in for the event
+// source mapping, and a StartExecution endpoint that runs the page workflow. Used by the e2e
+// test and by `npm run bench:cloud`.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { handler as extractPage } from '../../functions/extract-page/index.js';
+import { handler as fetchWorker } from '../../functions/fetch-worker/index.js';
+import { handler as finalizeRun } from '../../functions/finalize-run/index.js';
+import { handler as initRun } from '../../functions/init-run/index.js';
+import { handler as recordFailure } from '../../functions/record-failure/index.js';
+import { handler as runProgress } from '../../functions/run-progress/index.js';
+import type { RunInput } from '../../shared/pipeline/run-control.js';
+import type { Emulators } from './emulators.js';
+import { stateMachines, type Synthesized } from '../lib/synth.js';
+
+// aws-local-stepfunctions 3.0 calls Promise.withResolvers (Node ≥ 22); Node 20 gets it here.
+const P = Promise as unknown as { withResolvers?: () => { promise: Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void } };
+P.withResolvers ??= () => {
+  let resolve!: (v: unknown) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+};
+
+/** A handler as a task override (the runner types its values as JSON). */
+const task = <I, O>(fn: (input: I) => Promise<O>): never => fn as unknown as never;
+
+/** Handler durations (ms) and invocation counts, per function: the cost model's input. */
+export class Timings {
+  readonly byFunction = new Map<string, number[]>();
+  async time<T>(fn: string, body: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await body();
+    } finally {
+      const list = this.byFunction.get(fn) ?? [];
+      list.push(performance.now() - started);
+      this.byFunction.set(fn, list);
+    }
+  }
+}
+
+export interface CloudCrawl {
+  output: Record<string, unknown>;
+  timings: Timings;
+  pageExecutions: number;
+  progressChecks: number;
+  elapsedMs: number;
+}
+
+export interface CloudCrawlOptions {
+  /** Fetch workers polling at once (the event source mapping's concurrency). */
+  workers: number;
+  /** Milliseconds the run state machine waits between progress checks. */
+  pollMs: number;
+  /** Give up (and fail) after this long. */
+  timeoutMs: number;
+}
+
+/** Points the handlers at the emulators and the provisioned resources (they read the environment, as on Lambda). */
+export function cloudEnvironment(emu: Emulators, names: { table: string; bucket: string; queueUrl: string }, sfnEndpoint: string): void {
+  Object.assign(process.env, {
+    TABLE_NAME: names.table, BUCKET_NAME: names.bucket, QUEUE_URL: names.queueUrl, PAGE_WORKFLOW_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:page',
+    AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: emu.endpoints.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: emu.endpoints.credentials!.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: emu.endpoints.dynamodb, AWS_ENDPOINT_URL_S3: emu.endpoints.s3, AWS_ENDPOINT_URL_SQS: emu.endpoints.sqs, AWS_ENDPOINT_URL_SFN: sfnEndpoint,
+    POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: process.env.TRAWL_CLOUD_LOG_LEVEL ?? 'ERROR',
+  });
+}
+
+/** A StartExecution endpoint (the Step Functions JSON protocol) that runs the page workflow locally. */
+async function pageWorkflowEndpoint(definition: Record<string, unknown>, timings: Timings): Promise<{ url: string; server: Server; pending: Set<Promise<unknown>>; started: () => number }> {
+  const machine = new StateMachine(definition as never, { validationOptions: { noValidate: true } });
+  const pending = new Set<Promise<unknown>>();
+  let started = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.headers['x-amz-target'] !== 'AWSStepFunctions.StartExecution') {
+        res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify({ __type: 'UnknownOperationException', message: String(req.headers['x-amz-target']) }));
+        return;
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { name: string; input: string };
+      started++;
+      const execution = machine.run(JSON.parse(body.input), {
+        overrides: {
+          taskResourceLocalHandlers: {
+            Extract: task((input: Parameters<typeof extractPage>[0]) => timings.time('extract-page', () => extractPage(input))),
+            RecordFailure: task((input: Parameters<typeof recordFailure>[0]) => timings.time('record-failure', () => recordFailure(input))),
+          },
+        },
+      });
+      // A failed page workflow is what the alarm sees; here the crawl goes on and the test reads the archive.
+      const done = execution.result.catch(() => undefined).finally(() => pending.delete(done));
+      pending.add(done);
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify({ executionArn: `arn:aws:states:us-east-1:123456789012:express:page:${body.name}`, startDate: Date.now() / 1000 }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, pending, started: () => started };
+}
+
+/** Stands in for the SQS event source mapping: receive one message, invoke the worker, delete unless it failed. */
+async function pollFrontier(emu: Emulators, queueUrl: string, queueArn: string, timings: Timings, stop: { done: boolean }): Promise<void> {
+  while (!stop.done) {
+    const res = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
+    for (const m of res.Messages ?? []) {
+      const event: SQSEvent = {
+        Records: [{
+          messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body!, md5OfBody: m.MD5OfBody!, messageAttributes: {},
+          attributes: { ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1', SentTimestamp: m.Attributes?.SentTimestamp ?? '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
+          eventSource: 'aws:sqs', eventSourceARN: queueArn, awsRegion: 'us-east-1',
+        }],
+      };
+      const out = await timings.time('fetch-worker', () => fetchWorker(event, { getRemainingTimeInMillis: () => 120_000 }));
+      if (!out.batchItemFailures.some((f) => f.itemIdentifier === m.MessageId)) {
+        await emu.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
+      }
+    }
+  }
+}
+
+/** Runs one crawl through the cloud path and returns the run state machine's output with the measurements. */
+export async function cloudCrawl(emu: Emulators, synth: Synthesized, names: { table: string; bucket: string; queueUrl: string; queueArn: string }, input: RunInput, options: CloudCrawlOptions): Promise<CloudCrawl> {
+  const machines = stateMachines(synth.template);
+  const timings = new Timings();
+  const page = await pageWorkflowEndpoint(machines.EXPRESS.definition, timings);
+  cloudEnvironment(emu, names, page.url);
+  const stop = { done: false };
+  const pollers = Array.from({ length: options.workers }, () => pollFrontier(emu, names.queueUrl, names.queueArn, timings, stop));
+  const started = performance.now();
+  let progressChecks = 0;
+  try {
+    const run = new StateMachine(machines.STANDARD.definition as never, { validationOptions: { noValidate: true } });
+    const execution = run.run(input as never, {
+      overrides: {
+        taskResourceLocalHandlers: {
+          InitRun: task((i: Parameters<typeof initRun>[0]) => timings.time('init-run', () => initRun(i))),
+          Progress: task((i: Parameters<typeof runProgress>[0]) => {
+            progressChecks++;
+            return timings.time('run-progress', () => runProgress(i));
+          }),
+          FinalizeRun: task(async (i: Parameters<typeof finalizeRun>[0]) => {
+            // Pages still in their workflow finish before the run is finalized (as the drained counters promise).
+            await Promise.all(page.pending);
+            return timings.time('finalize-run', () => finalizeRun(i));
+          }),
+        },
+        waitTimeOverrides: { WaitForProgress: options.pollMs },
+      },
+    });
+    const timer = setTimeout(() => execution.abort(), options.timeoutMs);
+    try {
+      const output = (await execution.result) as Record<string, unknown>;
+      return { output, timings, pageExecutions: page.started(), progressChecks, elapsedMs: performance.now() - started };
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    stop.done = true;
+    await Promise.allSettled(pollers);
+    await Promise.all(page.pending);
+    await new Promise<void>((r) => page.server.close(() => r()));
+  }
+}

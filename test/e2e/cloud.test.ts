@@ -1,0 +1,125 @@
+// The cloud path end to end: the synthesized run state machine and page workflow (run by
+// aws-local-stepfunctions), the SQS FIFO frontier (local-aws-sqs), DynamoDB (dynalite) and S3
+// (s3rver), crawling the synthetic web, compared with an embedded crawl of the same web.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type Database from 'better-sqlite3';
+import { startWeb, type SyntheticWeb } from '../web/server.js';
+import type { WebOptions } from '../web/hosts.js';
+import { tempDir } from '../helpers.js';
+import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { cloudCrawl, type CloudCrawl } from '../cloud/harness.js';
+import { synthApp, type Synthesized } from '../lib/synth.js';
+import { crawlWeb, minGap, openDb, requestsBy, testFlags } from './crawl-helpers.js';
+
+const WEB: Partial<WebOptions> = { articles: 8, blogHosts: 1, crawlDelaySeconds: 0.3 };
+/** The embedded test flags, as crawl settings. */
+const SETTINGS = { allowPrivateNetwork: true, delayMs: 50, backoffBaseMs: 200, maxRps: 0, maxHostFailures: 4 };
+
+let emu: Emulators;
+let synth: Synthesized;
+let cloudWeb: SyntheticWeb;
+let localWeb: SyntheticWeb;
+let data: ReturnType<typeof tempDir>;
+let db: Database.Database;
+let crawl: CloudCrawl;
+let items: Array<Record<string, unknown>>;
+let bucket: string;
+
+/** host name + path of a URL of a synthetic web, so two webs on different ports compare. */
+const key = (web: SyntheticWeb, url: string) => {
+  const u = new URL(url);
+  return `${web.hostOf(u.origin)?.name ?? u.host}${u.pathname}${u.search}`;
+};
+
+/**
+ * Calendar pages are a trap family: both crawls admit the same number of months (the trap
+ * limit), but which months depends on discovery order (a priority heap per host in the embedded
+ * crawl, FIFO per host in SQS). They are compared by count; everything else by identity.
+ */
+const TRAP_FAMILY = /^main\/calendar\?/;
+function split(keys: string[]): { exact: string[]; family: number } {
+  return { exact: keys.filter((k) => !TRAP_FAMILY.test(k) && !/ -> main\/calendar\?/.test(k)).sort(), family: keys.filter((k) => TRAP_FAMILY.test(k)).length };
+}
+
+before(async () => {
+  emu = await startEmulators();
+  synth = synthApp({ bundle: false });
+  const names = await emu.provision('e2e');
+  bucket = names.bucket;
+  cloudWeb = await startWeb(WEB);
+  localWeb = await startWeb(WEB);
+  crawl = await cloudCrawl(emu, synth, names, { crawl: 'synthetic', seeds: cloudWeb.seeds(), settings: SETTINGS }, { workers: 4, pollMs: 200, timeoutMs: 240_000 });
+  items = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await emu.clients.doc.send(new ScanCommand({ TableName: names.table, ExclusiveStartKey: start }));
+    items.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  data = tempDir();
+  await crawlWeb(localWeb, testFlags(data.dir));
+  db = openDb(data.dir);
+});
+
+after(async () => {
+  db?.close();
+  await cloudWeb?.close();
+  await localWeb?.close();
+  data?.cleanup();
+  synth?.cleanup();
+  await emu?.stop();
+});
+
+test('the run state machine ends with a finished run and its report', () => {
+  assert.equal(crawl.output.status, 'finished');
+  assert.equal(crawl.output.report, 'reports/run-1.json');
+  assert.ok(Number(crawl.output.pagesStored) > 20, `pages stored: ${crawl.output.pagesStored}`);
+});
+
+test('stores the same pages as the embedded crawl of the same web', () => {
+  const cloudPages = items.filter((i) => i.type === 'PAGE' && i.contentHash).map((i) => key(cloudWeb, String(i.url))).sort();
+  const localPages = (db.prepare('SELECT url FROM pages WHERE content_hash IS NOT NULL').all() as Array<{ url: string }>).map((r) => key(localWeb, r.url)).sort();
+  assert.deepEqual(split(cloudPages), split(localPages));
+  assert.ok(split(cloudPages).family > 0);
+});
+
+test('records the same link graph as the embedded crawl', () => {
+  const pages = new Map(items.filter((i) => i.type === 'PAGE').map((i) => [String(i.urlId), i]));
+  const cloudEdges = items.filter((i) => i.type === 'EDGE' && pages.get(String(i.fromId))?.contentHash === i.snapshot)
+    .map((i) => `${key(cloudWeb, String(pages.get(String(i.fromId))!.url))} -> ${key(cloudWeb, String(i.toUrl))} [${String(i.anchor)}]`).sort();
+  const localEdges = (db.prepare('SELECT src.url AS f, e.to_url AS t, e.anchor AS a FROM edges e JOIN pages src ON src.url_id = e.from_id AND src.content_hash = e.snapshot').all() as Array<{ f: string; t: string; a: string }>)
+    .map((r) => `${key(localWeb, r.f)} -> ${key(localWeb, r.t)} [${r.a}]`).sort();
+  assert.ok(cloudEdges.length > 50);
+  assert.deepEqual(split(cloudEdges).exact, split(localEdges).exact);
+  assert.equal(split(cloudEdges).family, split(localEdges).family);
+});
+
+test('is as polite as the embedded crawl: one request per host at a time, delays, Crawl-delay, robots.txt', () => {
+  for (const host of cloudWeb.hosts) {
+    const entries = requestsBy(cloudWeb.log, host.name);
+    assert.ok(entries.every((e) => e.concurrent === 1), `${host.name}: two requests at once`);
+    if (host.name === 'delay') assert.ok(minGap(entries) >= 295, `crawl-delay host gap ${minGap(entries)} ms`);
+    else if (host.name !== 'busy') {
+      const gaps = entries.slice(1).map((e, i) => (entries[i]!.aborted ? e.start - entries[i]!.start : e.start - entries[i]!.end));
+      assert.ok(gaps.every((g) => g >= 48), `${host.name}: gap ${Math.min(...gaps)} ms`);
+    }
+  }
+  const violations = cloudWeb.log.filter((e) => e.target !== '/robots.txt' && cloudWeb.hosts.find((h) => h.name === e.host)!.disallowed(e.target));
+  assert.deepEqual(violations.map((e) => `${e.host}${e.target}`), []);
+  assert.equal(cloudWeb.log.filter((e) => cloudWeb.hosts.find((h) => h.name === e.host)!.isTrap(e.target)).length, 0);
+});
+
+test('archives every exchange in WARC files under warc/ and the run report under reports/', async () => {
+  const list = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1000 }));
+  const keys = (list.Contents ?? []).map((o) => o.Key!);
+  assert.ok(keys.some((k) => /^warc\/run-1\/trawl-1-.*\.warc\.gz$/.test(k)));
+  assert.ok(keys.includes('reports/run-1.json'));
+  assert.ok(keys.some((k) => k.startsWith('raw/')));
+  assert.ok(keys.some((k) => k.startsWith('extracted/')));
+  const fetches = items.filter((i) => i.type === 'FETCH');
+  assert.ok(fetches.length >= cloudWeb.log.length, `${fetches.length} fetch records for ${cloudWeb.log.length} requests`);
+  assert.ok(fetches.filter((f) => f.status !== undefined).every((f) => (f.warc as { file?: string } | undefined)?.file), 'every response has its WARC location');
+});
