@@ -1,0 +1,148 @@
+// The synthesized stack: resources and their settings, the cdk-nag AwsSolutions pack, the bundles.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { Crawler } from '../../lib/crawler.js';
+import { CrawlConfigError, validateCrawls } from '../../lib/crawls-config.js';
+import { BANDS_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
+import { tempDir } from '../helpers.js';
+import { stateMachines, synthApp, type Synthesized } from './synth.js';
+
+let synth: Synthesized;
+let t: Template;
+before(() => {
+  // Real esbuild bundling, with the AwsSolutions pack registered: synth throws on any unacknowledged finding.
+  synth = synthApp();
+  t = Template.fromJSON(synth.template);
+});
+after(() => synth.cleanup());
+
+test('synthesizes with cdk-nag AwsSolutions and no unacknowledged finding', () => {
+  assert.ok(Object.keys(synth.template.Resources).length > 40);
+});
+
+test('cdk-nag is live: an unacknowledged finding stops synthesis', () => {
+  const app = new App({ outdir: tempDir('trawl-nag-').dir });
+  const stack = new Stack(app, 'Bad');
+  new s3.Bucket(stack, 'Plain');
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  assert.throws(() => app.synth(), /AwsSolutions-S1|validation/i);
+});
+
+test('the table: keys, on-demand, PITR, stream with both images, TTL, inlinks and SimHash-band indexes', () => {
+  t.hasResourceProperties('AWS::DynamoDB::Table', {
+    KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
+    BillingMode: 'PAY_PER_REQUEST',
+    PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+    GlobalSecondaryIndexes: Match.arrayWith([
+      Match.objectLike({ IndexName: INLINKS_INDEX.name }), Match.objectLike({ IndexName: BANDS_INDEX.name }),
+    ]),
+  });
+});
+
+test('the archive bucket: private, encrypted, versioned, TLS only, raw bodies age out to IA', () => {
+  t.hasResourceProperties('AWS::S3::Bucket', {
+    VersioningConfiguration: { Status: 'Enabled' },
+    PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+    BucketEncryption: Match.anyValue(),
+    LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'raw/', Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 30 }] })]) },
+  });
+  t.hasResourceProperties('AWS::S3::BucketPolicy', {
+    PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+  });
+});
+
+test('the frontier: FIFO without content-based dedupe, per-group throughput, a FIFO DLQ with a redrive limit', () => {
+  t.hasResourceProperties('AWS::SQS::Queue', {
+    FifoQueue: true, ContentBasedDeduplication: false, FifoThroughputLimit: 'perMessageGroupId', DeduplicationScope: 'messageGroup',
+    RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 50 },
+  });
+  t.resourceCountIs('AWS::SQS::Queue', 2);
+});
+
+test('every stage is nodejs24.x on arm64; the fetch worker takes one message at a time with partial batch failures', () => {
+  const fns = t.findResources('AWS::Lambda::Function');
+  const stages = Object.values(fns).filter((f) => (f.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.TABLE_NAME);
+  assert.equal(stages.length, 6);
+  for (const f of stages) {
+    const p = f.Properties as { Runtime: string; Architectures: string[]; Handler: string };
+    assert.equal(p.Runtime, 'nodejs24.x');
+    assert.deepEqual(p.Architectures, ['arm64']);
+    assert.equal(p.Handler, 'index.handler');
+  }
+  t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'], ScalingConfig: { MaximumConcurrency: 20 } });
+});
+
+test('the bundles are ESM built by esbuild, and the extract stage carries pdf.js for its worker thread', () => {
+  const assets = readdirSync(synth.outdir).filter((d) => d.startsWith('asset.'));
+  assert.equal(assets.length, 6);
+  for (const a of assets) assert.ok(existsSync(join(synth.outdir, a, 'index.mjs')), a);
+  assert.equal(assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/pdfjs-dist/legacy/build/pdf.mjs'))).length, 1);
+});
+
+test('the run state machine is Standard: InitRun, then a Wait/Progress/Choice loop, then FinalizeRun (JSONPath)', () => {
+  const { STANDARD, EXPRESS } = stateMachines(synth.template);
+  const states = STANDARD.definition.States as Record<string, { Type: string; Next?: string; Default?: string; Choices?: Array<{ Next: string }> }>;
+  assert.equal(STANDARD.definition.StartAt, 'InitRun');
+  assert.equal(STANDARD.definition.QueryLanguage, 'JSONPath');
+  assert.equal(states.InitRun!.Next, 'WaitForProgress');
+  assert.equal(states.WaitForProgress!.Next, 'Progress');
+  assert.equal(states.Progress!.Next, 'RunOver');
+  assert.equal(states.RunOver!.Choices![0]!.Next, 'FinalizeRun');
+  assert.equal(states.RunOver!.Default, 'WaitForProgress');
+  const page = EXPRESS.definition.States as Record<string, { Retry?: Array<{ ErrorEquals: string[] }>; Catch?: Array<{ Next: string }> }>;
+  assert.equal(EXPRESS.definition.StartAt, 'Extract');
+  assert.ok(page.Extract!.Retry!.some((r) => r.ErrorEquals.includes('States.Timeout') && r.ErrorEquals.includes('ThrottlingException')));
+  assert.equal(page.Extract!.Catch![0]!.Next, 'RecordFailure');
+  t.hasResourceProperties('AWS::StepFunctions::StateMachine', { StateMachineType: 'EXPRESS', TracingConfiguration: { Enabled: true }, LoggingConfiguration: Match.objectLike({ Level: 'ALL' }) });
+});
+
+test('one EventBridge rule per crawl of crawls.json, starting the run state machine with the crawl as input', () => {
+  t.resourceCountIs('AWS::Events::Rule', 1);
+  t.hasResourceProperties('AWS::Events::Rule', {
+    ScheduleExpression: 'rate(7 days)',
+    Targets: [Match.objectLike({ Input: Match.serializedJson(Match.objectLike({ crawl: 'example-docs', seeds: ['https://example.com/'], profile: 'default' })) })],
+  });
+});
+
+test('alarms on the DLQ, stage errors and throttles and failed executions; a dashboard', () => {
+  const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a) => (a.Properties as { MetricName: string }).MetricName);
+  assert.ok(alarms.includes('ApproximateNumberOfMessagesVisible'));
+  assert.equal(alarms.filter((m) => m === 'Errors').length, 6);
+  assert.equal(alarms.filter((m) => m === 'Throttles').length, 6);
+  assert.equal(alarms.filter((m) => m === 'ExecutionsFailed').length, 2);
+  t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+});
+
+test('a team can use the Crawler construct in its own stack with its own crawls and sizes', () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Team');
+  new Crawler(stack, 'News', { crawls: [{ name: 'news', schedule: 'cron(0 3 * * ? *)', seeds: ['https://news.example/'] }], memoryMb: { 'extract-page': 2048 }, maxFetchConcurrency: 5 });
+  const team = Template.fromStack(stack);
+  team.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0 3 * * ? *)' });
+  team.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 2048 });
+  team.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 5 } });
+});
+
+test('crawls.json problems fail at synth time with the crawl, the field and what to write', () => {
+  const bad = (crawl: Record<string, unknown>) => () => validateCrawls({ crawls: [{ name: 'c', schedule: 'rate(1 day)', seeds: ['https://a.example/'], ...crawl }] });
+  assert.throws(bad({ schedule: 'every day' }), (e: Error) => e instanceof CrawlConfigError && /crawl #1 "c": schedule "every day" is not an EventBridge expression/.test(e.message));
+  assert.throws(bad({ schedule: 'rate(2 day)' }), /rate\(2 days\)/);
+  assert.throws(bad({ schedule: 'cron(0 3 * * *)' }), /6 fields/);
+  assert.throws(bad({ seeds: ['ftp://x/'] }), /seed "ftp:\/\/x\/" is not an absolute http\(s\) URL/);
+  assert.throws(bad({ limits: { maxPagez: 3 } }), /unknown setting "maxPagez"/);
+  assert.throws(bad({ limits: { maxPages: -1 } }), /setting "maxPages" = -1 is not valid/);
+  assert.throws(bad({ profile: 'fancy' }), /profile/);
+  assert.throws(() => validateCrawls({ crawls: [{ name: 'c', schedule: 'rate(1 day)', seeds: ['https://a/'] }, { name: 'c', schedule: 'rate(1 day)', seeds: ['https://b/'] }] }), /used twice/);
+  const dir = tempDir();
+  writeFileSync(join(dir.dir, 'crawls.json'), '{"crawls": [');
+  assert.throws(() => synthApp({ bundle: false, crawlsFile: join(dir.dir, 'crawls.json') }), /crawls.json is not valid JSON/);
+  dir.cleanup();
+});
