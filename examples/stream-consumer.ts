@@ -1,0 +1,46 @@
+// An example downstream service: a Lambda on the crawl table's DynamoDB stream that reacts to
+// pages whose content changed and to new links. Deploy it in your own stack with
+// `fn.addEventSource(new DynamoEventSource(crawler.storage.table, { startingPosition: LATEST }))`.
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+
+export interface PageChange {
+  url: string;
+  /** The SHA-256 of the new body: its bytes are at `raw/<first two hex>/<hash>` in the bucket. */
+  contentHash: string;
+  previousHash?: string;
+  fetchedAt: number;
+}
+
+export interface NewLink {
+  fromId: string;
+  toUrl: string;
+  anchor: string;
+  context: string;
+  section: string;
+}
+
+/** Reads PAGE and EDGE items from stream records (NEW_AND_OLD_IMAGES): pages whose body changed, links never seen before. */
+export function changesFrom(event: DynamoDBStreamEvent): { pages: PageChange[]; links: NewLink[] } {
+  const pages: PageChange[] = [];
+  const links: NewLink[] = [];
+  for (const record of event.Records) {
+    const image = record.dynamodb?.NewImage;
+    if (!image || record.eventName === 'REMOVE') continue;
+    const item = unmarshall(image as Record<string, AttributeValue>);
+    const old = record.dynamodb?.OldImage ? unmarshall(record.dynamodb.OldImage as Record<string, AttributeValue>) : undefined;
+    if (item.type === 'PAGE' && item.contentHash && item.contentHash !== old?.contentHash) {
+      pages.push({ url: item.url, contentHash: item.contentHash, previousHash: old?.contentHash, fetchedAt: item.fetchedAt });
+    } else if (item.type === 'EDGE' && record.eventName === 'INSERT') {
+      links.push({ fromId: item.fromId, toUrl: item.toUrl, anchor: item.anchor, context: item.context, section: item.section });
+    }
+  }
+  return { pages, links };
+}
+
+export async function handler(event: DynamoDBStreamEvent): Promise<void> {
+  const { pages, links } = changesFrom(event);
+  for (const p of pages) console.log(JSON.stringify({ changed: p.url, from: p.previousHash ?? 'new', to: p.contentHash }));
+  console.log(JSON.stringify({ newLinks: links.length }));
+}
