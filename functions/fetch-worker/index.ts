@@ -32,7 +32,8 @@ export async function handler(event: SQSEvent, context?: Pick<Context, 'getRemai
         const budget = Math.max(0, (context?.getRemainingTimeInMillis() ?? 120_000) - 60_000);
         const verdict = await frontierMessageStage(rt, row, { maxInlineWaitMs: 5_000, maxTotalWaitMs: budget });
         rt.logger.debug('frontier message handled', { url: row.url, action: verdict.action, outcome: verdict.outcome, delayMs: verdict.action === 'later' ? verdict.delayMs : undefined });
-        rt.metrics.addMetric(`Outcome_${verdict.outcome.replace(/[^A-Za-z0-9-]/g, '_')}`, MetricUnit.Count, 1);
+        // A fixed set of metric names (outcomes like http-404 stay in the logs, not in metric names).
+        rt.metrics.addMetric(verdict.action === 'later' ? 'MessagesHandedBack' : verdict.page ? 'PagesFetched' : 'MessagesSettled', MetricUnit.Count, 1);
         if (verdict.action === 'later') {
           await rt.frontier.handBack(record.receiptHandle, verdict.delayMs);
           failures.push({ itemIdentifier: record.messageId });

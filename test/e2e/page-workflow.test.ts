@@ -1,0 +1,74 @@
+// The page workflow from the synthesized template, run by aws-local-stepfunctions with its real
+// handlers: a page is extracted once however often the workflow starts, and a failing step
+// ends in RecordFailure, which keeps the fetch in the archive with the error.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { handler as extractPage } from '../../functions/extract-page/index.js';
+import { handler as recordFailure } from '../../functions/record-failure/index.js';
+import type { PageTask } from '../../shared/pipeline/fetch-worker.js';
+import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
+import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
+import type { FrontierRow } from '../../shared/store/ports.js';
+import { cloudEnvironment } from '../cloud/harness.js';
+import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { stateMachines, synthApp } from '../lib/synth.js';
+
+let emu: Emulators;
+let store: DynamoCrawlStore;
+let blobs: S3BlobStore;
+let machine: StateMachine;
+let runId: number;
+
+before(async () => {
+  emu = await startEmulators();
+  const names = await emu.provision('page-workflow');
+  cloudEnvironment(emu, names, 'http://127.0.0.1:9');
+  blobs = new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket));
+  store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs });
+  const synth = synthApp({ bundle: false });
+  machine = new StateMachine(stateMachines(synth.template).EXPRESS.definition as never, { validationOptions: { noValidate: true } });
+  synth.cleanup();
+  runId = (await store.createRun(['http://a.test/'], { allowPrivateNetwork: true }, Date.now())).id;
+});
+after(() => emu.stop());
+
+const run = (task: PageTask) => machine.run(task as never, {
+  overrides: { taskResourceLocalHandlers: { Extract: extractPage as never, RecordFailure: recordFailure as never } },
+}).result;
+
+async function taskFor(path: string, body: Buffer | undefined): Promise<PageTask> {
+  const row: FrontierRow = { runId, urlId: `id-${path}`, url: `http://a.test/${path}`, host: 'a.test', depth: 0, priority: 1, kind: 'page', state: 'queued', inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore: 0 };
+  await store.addUrls([row]);
+  await store.claimUrl(runId, row.urlId, Date.now(), 60_000);
+  const contentHash = body ? await blobs.put(body) : 'ab'.repeat(32);
+  return {
+    runId, row, contentHash, at: Date.now(),
+    response: { url: row.url, status: 200, headers: { 'content-type': 'text/html' }, truncated: false, mime: 'text/html', charset: 'utf-8', contentClass: 'html', wireBytes: 10, durationMs: 3 },
+  };
+}
+
+test('extracts a page once, however often the workflow starts', async () => {
+  const html = Buffer.from('<html><head><title>Hello</title></head><body><article><h1>Hello</h1><p>Some words about a subject worth reading, with a <a href="/next">next page</a>.</p></article></body></html>');
+  const task = await taskFor('hello', html);
+  const first = (await run(task)) as { results: { Extract: { state: string; links: number; extracted: string } } };
+  assert.equal(first.results.Extract.state, 'done');
+  assert.equal(first.results.Extract.links, 1);
+  assert.match(first.results.Extract.extracted, /^extracted\/id-hello\/[0-9a-f]{64}\.json$/);
+  const progress = await store.runProgress(runId);
+  const again = (await run(task)) as { results: { Extract: { state: string; links: number } } };
+  assert.equal(again.results.Extract.state, 'done');
+  assert.deepEqual(await store.runProgress(runId), progress, 'a second start changes no counter and enqueues nothing');
+  assert.equal((await store.getExtract('id-hello'))?.title, 'Hello');
+  assert.equal((await store.getUrl(runId, 'id-hello'))?.state, 'done');
+});
+
+test('a failing step is caught: the URL fails and the fetch stays in the archive with the error', async () => {
+  const task = await taskFor('lost', undefined);
+  await assert.rejects(run(task), /a page step failed; the failure is recorded in the archive/);
+  const url = await store.getUrl(runId, 'id-lost');
+  assert.deepEqual([url?.state, url?.reason], ['failed', 'processing-failed']);
+  const history = await store.fetchHistory('id-lost');
+  assert.equal(history.length, 1);
+  assert.match(history[0]!.error ?? '', /processing-failed: Error: raw body .* is missing from S3/);
+});
