@@ -1,8 +1,8 @@
 import { QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { pageRank } from '../../graph/pagerank.js';
 import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, UnfetchedUrl } from '../ports.js';
-import { recordOf, type Item } from './dynamo-items.js';
-import { inBatches } from './dynamo-store.js';
+import { recordOf } from './dynamo-items.js';
+import { allPages, inBatches } from './dynamo-store.js';
 import { INLINKS_INDEX, keys } from './table.js';
 
 interface Snapshot {
@@ -23,22 +23,18 @@ export class DynamoGraph implements GraphStore {
   private async snapshot(): Promise<Snapshot> {
     const out: Snapshot = { pages: new Map(), aliases: new Map(), edges: [], fetched: new Set() };
     const edges: EdgeRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(new ScanCommand({
-        TableName: this.table, ExclusiveStartKey: start, FilterExpression: '#t IN (:p, :a, :e, :f)',
-        ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':p': 'PAGE', ':a': 'ALIAS', ':e': 'EDGE', ':f': 'FETCH' },
-      }));
-      for (const item of res.Items ?? []) {
-        if (item.type === 'PAGE') out.pages.set(String(item.urlId), recordOf(item)!);
-        else if (item.type === 'ALIAS') {
-          const a = recordOf<AliasRecord>(item)!;
-          out.aliases.set(a.urlId, String(a.targetUrl));
-        } else if (item.type === 'EDGE') edges.push(recordOf<EdgeRecord>(item)!);
-        else out.fetched.add(String(item.urlId));
-      }
-      start = res.LastEvaluatedKey;
-    } while (start);
+    const items = await allPages((start) => this.doc.send(new ScanCommand({
+      TableName: this.table, ExclusiveStartKey: start, FilterExpression: '#t IN (:p, :a, :e, :f)',
+      ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':p': 'PAGE', ':a': 'ALIAS', ':e': 'EDGE', ':f': 'FETCH' },
+    })));
+    for (const item of items) {
+      if (item.type === 'PAGE') out.pages.set(String(item.urlId), recordOf(item)!);
+      else if (item.type === 'ALIAS') {
+        const a = recordOf<AliasRecord>(item)!;
+        out.aliases.set(a.urlId, String(a.targetUrl));
+      } else if (item.type === 'EDGE') edges.push(recordOf<EdgeRecord>(item)!);
+      else out.fetched.add(String(item.urlId));
+    }
     const byUrl = new Map([...out.pages.values()].map((p) => [p.url, p.urlId]));
     const resolve = (toId: string): string | undefined => {
       if (out.pages.has(toId)) return toId;
@@ -61,16 +57,10 @@ export class DynamoGraph implements GraphStore {
   }
 
   async inlinks(urlId: string): Promise<LinkView[]> {
-    const items: Item[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(new QueryCommand({
-        TableName: this.table, IndexName: INLINKS_INDEX.name, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': INLINKS_INDEX.pk },
-        ExpressionAttributeValues: { ':pk': `TO#${urlId}` }, ExclusiveStartKey: start,
-      }));
-      items.push(...(res.Items ?? []));
-      start = res.LastEvaluatedKey;
-    } while (start);
+    const items = await allPages((start) => this.doc.send(new QueryCommand({
+      TableName: this.table, IndexName: INLINKS_INDEX.name, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': INLINKS_INDEX.pk },
+      ExpressionAttributeValues: { ':pk': `TO#${urlId}` }, ExclusiveStartKey: start,
+    })));
     const edges = items.map((i) => recordOf<EdgeRecord>(i)!).filter((e) => e.fromId !== urlId);
     const sources = new Map<string, PageRecord | undefined>();
     for (const e of edges) if (!sources.has(e.fromId)) sources.set(e.fromId, await this.page(e.fromId));

@@ -46,26 +46,12 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     return (await this.doc.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
   }
 
-  private async queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
-    const items: Item[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(new QueryCommand({ TableName: this.table, ...input, ExclusiveStartKey: start }));
-      items.push(...(res.Items ?? []));
-      start = res.LastEvaluatedKey;
-    } while (start);
-    return items;
+  private queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+    return allPages((start) => this.doc.send(new QueryCommand({ TableName: this.table, ...input, ExclusiveStartKey: start })));
   }
 
-  private async scanAll(input: Omit<ScanCommandInput, 'TableName'>): Promise<Item[]> {
-    const items: Item[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(new ScanCommand({ TableName: this.table, ...input, ExclusiveStartKey: start }));
-      items.push(...(res.Items ?? []));
-      start = res.LastEvaluatedKey;
-    } while (start);
-    return items;
+  private scanAll(input: Omit<ScanCommandInput, 'TableName'>): Promise<Item[]> {
+    return allPages((start) => this.doc.send(new ScanCommand({ TableName: this.table, ...input, ExclusiveStartKey: start })));
   }
 
   private partition(pk: string, skPrefix: string, filter?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): Promise<Item[]> {
@@ -556,6 +542,18 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
   }
 
   async close(): Promise<void> {}
+}
+
+/** Every item of a paginated Query or Scan. */
+export async function allPages(page: (start: Record<string, unknown> | undefined) => Promise<{ Items?: Item[]; LastEvaluatedKey?: Record<string, unknown> }>): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await page(start);
+    items.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return items;
 }
 
 function readyAtOf(state: HostState): number {
