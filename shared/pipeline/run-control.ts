@@ -24,6 +24,11 @@ export interface RunState {
 
 export interface ProgressState extends RunState {
   done: boolean;
+  /** Progress checks in a row in which no URL settled. */
+  stalledChecks: number;
+  lastSettled: number;
+  /** Queued URLs sent to the frontier again after a stall (a worker may have died between storing and sending them). */
+  resent: number;
   /** Why the run ends (`drained`, `budget`, `deadline`), or `running`. */
   reason: 'drained' | 'budget' | 'deadline' | 'running';
   enqueued: number;
@@ -32,6 +37,12 @@ export interface ProgressState extends RunState {
 }
 
 const DEFAULT_MAX_MINUTES = 24 * 60;
+/**
+ * After this many checks without a settled URL, queued URLs are sent again. Past SQS's 5-minute
+ * deduplication window a URL that still has its message gets a second one; the fetch worker
+ * drops whichever arrives after the URL settled.
+ */
+export const STALL_CHECKS = 5;
 
 /** InitRun: creates the run, admits the seeds and sends them to the frontier. */
 export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunState> {
@@ -49,14 +60,21 @@ export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunStat
 }
 
 /** Progress: reads the run's counters (never the queue's approximate counts) and says whether it is over. */
-export async function progressStage(deps: CloudDeps, state: RunState): Promise<ProgressState> {
+export async function progressStage(deps: CloudDeps, state: RunState & Partial<ProgressState>): Promise<ProgressState> {
   const p = await deps.store.runProgress(state.runId);
   if (!p) throw new Error(`run ${state.runId} is not in the table: was it deleted while running?`);
   const now = (deps.clock ?? Date.now)();
-  const base = { ...state, enqueued: p.enqueued, settled: p.settled, pages: p.pages };
+  const stalledChecks = p.settled === state.lastSettled ? (state.stalledChecks ?? 0) + 1 : 0;
+  const base = { ...state, enqueued: p.enqueued, settled: p.settled, pages: p.pages, lastSettled: p.settled, stalledChecks, resent: state.resent ?? 0 };
   if (p.enqueued > 0 && p.settled >= p.enqueued) return { ...base, done: true, reason: 'drained' };
   if (p.pages >= state.maxPages && !(await hasInFlight(deps, state.runId))) return { ...base, done: true, reason: 'budget' };
   if (now >= state.deadline) return { ...base, done: true, reason: 'deadline' };
+  if (stalledChecks >= STALL_CHECKS && p.pages < state.maxPages) {
+    const queued = (await deps.store.queuedUrls(state.runId)).filter((r) => r.notBefore <= now);
+    await deps.frontier.send(queued);
+    deps.logger.warn('run stalled: queued URLs sent to the frontier again', { runId: state.runId, urls: queued.length });
+    return { ...base, stalledChecks: 0, resent: base.resent + queued.length, done: false, reason: 'running' };
+  }
   return { ...base, done: false, reason: 'running' };
 }
 

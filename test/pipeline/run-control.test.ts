@@ -1,0 +1,56 @@
+// Run control on the emulators: when a run is over, and what a stalled run does.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { createLogger } from '../../shared/log/logger.js';
+import type { CloudDeps } from '../../shared/pipeline/cloud-context.js';
+import { progressStage, STALL_CHECKS, type ProgressState, type RunState } from '../../shared/pipeline/run-control.js';
+import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
+import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
+import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
+import type { FrontierRow } from '../../shared/store/ports.js';
+import { startEmulators, type Emulators } from '../cloud/emulators.js';
+
+let emu: Emulators;
+let n = 0;
+before(async () => {
+  emu = await startEmulators();
+});
+after(() => emu.stop());
+
+async function setup(now: () => number): Promise<{ deps: CloudDeps; queueUrl: string; state: RunState }> {
+  const names = await emu.provision(`run-control-${++n}`);
+  const objects = new S3Objects(emu.clients.s3, names.bucket);
+  const blobs = new S3BlobStore(objects);
+  const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs });
+  const deps: CloudDeps = { store, blobs, objects, frontier: new SqsFrontier(emu.clients.sqs, names.queueUrl), logger: createLogger('silent'), clock: now };
+  const run = await store.createRun(['http://a.test/'], {}, now());
+  const row = (id: string): FrontierRow => ({ runId: run.id, urlId: id, url: `http://a.test/${id}`, host: 'a.test', depth: 0, priority: 1, kind: 'page', state: 'queued', inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore: 0 });
+  await store.addUrls([row('a'), row('b')]);
+  return { deps, queueUrl: names.queueUrl, state: { runId: run.id, crawl: 'c', deadline: now() + 60_000, maxPages: 10 } };
+}
+
+test('a run is drained when every URL it enqueued has settled', async () => {
+  const { deps, state } = await setup(Date.now);
+  assert.equal((await progressStage(deps, state)).reason, 'running');
+  for (const id of ['a', 'b']) await deps.store.commitFetch({ runId: state.runId, urlId: id, state: 'done', attempts: 1 });
+  const p = await progressStage(deps, state);
+  assert.deepEqual([p.done, p.reason, p.enqueued, p.settled], [true, 'drained', 2, 2]);
+});
+
+test('a run past its deadline ends', async () => {
+  let now = 1_000;
+  const { deps, state } = await setup(() => now);
+  now = state.deadline;
+  assert.deepEqual(await progressStage(deps, state).then((p) => [p.done, p.reason]), [true, 'deadline']);
+});
+
+test('a stalled run sends its queued URLs to the frontier again', async () => {
+  const { deps, queueUrl, state } = await setup(Date.now);
+  let p: ProgressState = await progressStage(deps, state);
+  for (let i = 0; i < STALL_CHECKS; i++) p = await progressStage(deps, p);
+  assert.equal(p.resent, 2);
+  assert.equal(p.stalledChecks, 0);
+  const res = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+  assert.deepEqual((res.Messages ?? []).map((m) => (JSON.parse(m.Body!) as FrontierRow).urlId).sort(), ['a', 'b']);
+});
