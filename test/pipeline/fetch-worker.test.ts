@@ -1,0 +1,72 @@
+// The fetch worker's stage against a real HTTP server on loopback and the emulators:
+// robots.txt first, the host's delay between requests, redelivered messages fetched once.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLogger } from '../../shared/log/logger.js';
+import { withRun, type CloudDeps } from '../../shared/pipeline/cloud-context.js';
+import { fetchWorker, frontierMessageStage } from '../../shared/pipeline/fetch-worker.js';
+import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
+import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
+import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
+import type { FrontierRow } from '../../shared/store/ports.js';
+import { urlId } from '../../shared/url/canonical.js';
+import { serve } from '../helpers.js';
+import { startEmulators, type Emulators } from '../cloud/emulators.js';
+
+let emu: Emulators;
+let site: { origin: string; close: () => Promise<void> };
+const requests: string[] = [];
+before(async () => {
+  emu = await startEmulators();
+  site = await serve((req, res) => {
+    requests.push(req.url ?? '');
+    if (req.url === '/robots.txt') res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n');
+    else res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>gone</h1>');
+  });
+});
+after(async () => {
+  await site.close();
+  await emu.stop();
+});
+
+async function setup(): Promise<{ deps: CloudDeps; message: (path: string) => Promise<FrontierRow> }> {
+  const names = await emu.provision(`fetch-worker-${Date.now()}`);
+  const objects = new S3Objects(emu.clients.s3, names.bucket);
+  const blobs = new S3BlobStore(objects);
+  const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs });
+  const deps: CloudDeps = { store, blobs, objects, frontier: new SqsFrontier(emu.clients.sqs, names.queueUrl), logger: createLogger('silent') };
+  const run = await store.createRun([`${site.origin}/`], { allowPrivateNetwork: true, delayMs: 400 }, Date.now());
+  const host = new URL(site.origin).host;
+  return {
+    deps,
+    async message(path) {
+      const url = `${site.origin}${path}`;
+      const row: FrontierRow = { runId: run.id, urlId: urlId(url), url, host, depth: 0, priority: 1, kind: 'page', state: 'queued', inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore: 0 };
+      await store.addUrls([row]);
+      return row;
+    },
+  };
+}
+
+test('reads robots.txt first, keeps the host delay, refuses what robots.txt disallows, fetches a redelivered URL once', async () => {
+  requests.length = 0;
+  const { deps, message } = await setup();
+  const gone = await message('/gone');
+  const once = (row: FrontierRow) => withRun(deps, row.runId, (ctx) => fetchWorker(ctx, row));
+  const first = await once(gone);
+  assert.equal(first.outcome, 'robots-fetched');
+  assert.ok(first.action === 'later' && first.delayMs > 300 && first.delayMs <= 400, JSON.stringify(first));
+  assert.deepEqual(requests, ['/robots.txt']);
+  const waited = await frontierMessageStage(deps, gone, { maxInlineWaitMs: 1000, maxTotalWaitMs: 5000 });
+  assert.deepEqual([waited.action, waited.outcome], ['delete', 'http-404']);
+  assert.deepEqual(requests, ['/robots.txt', '/gone']);
+  // SQS delivers the message again (a lost delete): the URL has settled, nothing is fetched.
+  assert.deepEqual(await once(gone), { action: 'delete', outcome: 'already-settled' });
+  const next = await once(await message('/other'));
+  assert.ok(next.action === 'later' && next.outcome === 'host-not-ready' && next.delayMs > 300, JSON.stringify(next));
+  const refused = await frontierMessageStage(deps, await message('/private/x'), { maxInlineWaitMs: 1000, maxTotalWaitMs: 5000 });
+  assert.deepEqual([refused.action, refused.outcome], ['delete', 'robots']);
+  assert.deepEqual(requests, ['/robots.txt', '/gone']);
+  const history = await deps.store.fetchHistory(urlId(`${site.origin}/private/x`));
+  assert.match(history[0]!.error ?? '', /robots/);
+});
