@@ -108,7 +108,7 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
       values[':one'] = 1;
       adds.push('#f.#s :one');
     }
-    await this.doc.send(new UpdateCommand({ TableName: this.table, Key: keys.run(runId), UpdateExpression: `ADD ${adds.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
+    await this.doc.send(new UpdateCommand({ TableName: this.table, Key: keys.runCounters(runId), UpdateExpression: `ADD ${adds.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
   }
 
   private async spill(text: string | undefined): Promise<{ text?: string; blob?: string }> {
@@ -132,9 +132,9 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     const id = Number(res.Attributes?.last);
     const run: RunRecord = { id, startedAt: now, status: 'running', seeds, config };
     await this.doc.send(new PutCommand({
-      TableName: this.table,
-      Item: { ...keys.run(id), type: 'RUN', ...run, enqueued: 0, settled: 0, pages: 0, requests: 0, bytes: 0, unchanged: 0, pagesStored: 0, duplicates: 0, fetches: {} },
+      TableName: this.table, Item: { ...keys.runCounters(id), type: 'COUNTERS', runId: id, enqueued: 0, settled: 0, pages: 0, requests: 0, bytes: 0, unchanged: 0, pagesStored: 0, duplicates: 0, fetches: {} },
     }));
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.run(id), type: 'RUN', ...run } }));
     return run;
   }
 
@@ -158,18 +158,18 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
   }
 
   async runProgress(runId: number): Promise<RunProgress | undefined> {
-    const item = await this.get(keys.run(runId));
-    if (!item) return undefined;
-    return { status: item.status as RunStatus, enqueued: Number(item.enqueued), settled: Number(item.settled), pages: Number(item.pages), startedAt: Number(item.startedAt) };
+    const [run, c] = await Promise.all([this.get(keys.run(runId)), this.get(keys.runCounters(runId))]);
+    if (!run || !c) return undefined;
+    return { status: run.status as RunStatus, enqueued: Number(c.enqueued), settled: Number(c.settled), pages: Number(c.pages), startedAt: Number(run.startedAt) };
   }
 
   /** Takes one page slot of the run's budget; false when the budget is spent. */
   async claimPageSlot(runId: number, maxPages: number): Promise<boolean> {
-    return this.conditionalAdd(keys.run(runId), 'pages', 1, maxPages);
+    return this.conditionalAdd(keys.runCounters(runId), 'pages', 1, maxPages);
   }
 
   async releasePageSlot(runId: number): Promise<void> {
-    await this.conditionalAdd(keys.run(runId), 'pages', -1);
+    await this.conditionalAdd(keys.runCounters(runId), 'pages', -1);
   }
 
   /** Takes one of a host's page slots in a run (max pages per host); false when they are spent. */
@@ -432,35 +432,29 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
   // ---- hosts
 
   async getHost(host: string): Promise<HostRecord | undefined> {
-    const item = await this.get(keys.host(host));
-    if (!item) return undefined;
+    const items = await this.queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.host(host).PK }, ConsistentRead: true });
+    const politeness = items.find((i) => i.SK === 'HOST');
+    const robots = items.find((i) => i.SK === 'ROBOTS');
+    if (!politeness?.state && !robots) return undefined;
     return {
       // A host first seen by a claim has no politeness state yet: it starts fresh.
-      host, state: (item.state as HostState | undefined) ?? newHostState(host), robotsStatus: item.robotsStatus as number | undefined, robotsBody: await this.unspill(item.robotsBody, item.robotsBodyBlob),
-      robotsError: item.robotsError as string | undefined, robotsFetchedAt: item.robotsFetchedAt as number | undefined, robotsExpiresAt: item.robotsExpiresAt as number | undefined,
+      host, state: (politeness?.state as HostState | undefined) ?? newHostState(host), robotsStatus: robots?.robotsStatus as number | undefined,
+      robotsBody: await this.unspill(robots?.robotsBody, robots?.robotsBodyBlob), robotsError: robots?.robotsError as string | undefined,
+      robotsFetchedAt: robots?.robotsFetchedAt as number | undefined, robotsExpiresAt: robots?.robotsExpiresAt as number | undefined,
     };
   }
 
-  /** Writes the host's robots.txt fields and state, keeping a lease another call holds. */
+  /** Writes the host's robots.txt (replacing the stored one) and its politeness state, keeping a claim another call holds. */
   async putHost(record: HostRecord): Promise<void> {
     const { text, blob } = await this.spill(record.robotsBody);
-    const fields: Record<string, unknown> = {
-      robotsStatus: record.robotsStatus, robotsBody: text, robotsBodyBlob: blob, robotsError: record.robotsError, robotsFetchedAt: record.robotsFetchedAt, robotsExpiresAt: record.robotsExpiresAt,
-    };
-    const present = Object.entries(fields).filter(([, v]) => v !== undefined);
-    const absent = Object.entries(fields).filter(([, v]) => v === undefined).map(([k]) => k);
-    const names: Record<string, string> = { '#type': 'type', '#host': 'host', '#state': 'state' };
-    const values: Record<string, unknown> = { ':t': 'HOST', ':h': record.host, ':s': record.state, ':ready': readyAtOf(record.state) };
-    const sets = ['#type = :t', '#host = :h', '#state = :s', 'readyAt = :ready'];
-    present.forEach(([k, v], i) => {
-      names[`#f${i}`] = k;
-      values[`:f${i}`] = v;
-      sets.push(`#f${i} = :f${i}`);
-    });
-    await this.doc.send(new UpdateCommand({
-      TableName: this.table, Key: keys.host(record.host), UpdateExpression: `SET ${sets.join(', ')}${absent.length ? ` REMOVE ${absent.join(', ')}` : ''}`,
-      ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+    await this.doc.send(new PutCommand({
+      TableName: this.table,
+      Item: {
+        ...keys.robots(record.host), type: 'ROBOTS', host: record.host, robotsStatus: record.robotsStatus, robotsBody: text, robotsBodyBlob: blob,
+        robotsError: record.robotsError, robotsFetchedAt: record.robotsFetchedAt, robotsExpiresAt: record.robotsExpiresAt,
+      },
     }));
+    await this.putHostState(record.state);
   }
 
   async putHostState(state: HostState): Promise<void> {
@@ -508,8 +502,8 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
   // ---- summary
 
   async summary(runId: number): Promise<RunSummary> {
-    const run = await this.get(keys.run(runId));
-    if (!run) throw new Error(`run ${runId} is not in table ${this.table}: list runs with \`trawl status\` or check the table name`);
+    const [run, c] = await Promise.all([this.get(keys.run(runId)), this.get(keys.runCounters(runId))]);
+    if (!run || !c) throw new Error(`run ${runId} is not in table ${this.table}: check the run id and the table name`);
     const urls = await this.partition(`RUN#${runId}`, 'URL#');
     const urlsByState: Record<string, number> = {};
     const skipsByReason: Record<string, number> = {};
@@ -522,8 +516,8 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     const hostItems = await this.batchGet([...hosts].map((h) => keys.host(h)));
     return {
       runId, status: run.status as RunStatus, startedAt: Number(run.startedAt), finishedAt: run.finishedAt as number | undefined, seeds: run.seeds as string[],
-      urlsByState, skipsByReason, fetchesByStatus: (run.fetches ?? {}) as Record<string, number>, requests: Number(run.requests), pagesStored: Number(run.pagesStored),
-      unchanged: Number(run.unchanged), duplicates: Number(run.duplicates), bytes: Number(run.bytes),
+      urlsByState, skipsByReason, fetchesByStatus: (c.fetches ?? {}) as Record<string, number>, requests: Number(c.requests), pagesStored: Number(c.pagesStored),
+      unchanged: Number(c.unchanged), duplicates: Number(c.duplicates), bytes: Number(c.bytes),
       hostsParked: hostItems.map((h) => ({ host: String(h.host), reason: (h.state as HostState | undefined)?.parkedReason })).filter((h): h is { host: string; reason: string } => typeof h.reason === 'string'),
     };
   }

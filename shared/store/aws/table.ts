@@ -16,9 +16,14 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 export const keys = {
   runCounter: () => ({ PK: 'RUNS', SK: 'COUNTER' }),
   run: (runId: number) => ({ PK: `RUN#${runId}`, SK: 'RUN' }),
+  /** The run's counters: a small item of its own, so the many counter updates cost one write unit each. */
+  runCounters: (runId: number) => ({ PK: `RUN#${runId}`, SK: 'COUNTERS' }),
   frontier: (runId: number, urlId: string) => ({ PK: `RUN#${runId}`, SK: `URL#${urlId}` }),
   runHost: (runId: number, host: string) => ({ PK: `RUN#${runId}`, SK: `HOST#${host}` }),
+  /** Politeness state and the fetch claim: small, updated around every request. */
   host: (host: string) => ({ PK: `HOST#${host}`, SK: 'HOST' }),
+  /** robots.txt of a host: written when it is fetched, read with the host. */
+  robots: (host: string) => ({ PK: `HOST#${host}`, SK: 'ROBOTS' }),
   page: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'PAGE' }),
   extract: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'EXTRACT' }),
   alias: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'ALIAS' }),
