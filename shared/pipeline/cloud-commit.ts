@@ -36,6 +36,13 @@ export async function admitCloud(ctx: CloudContext, candidates: Candidate[]): Pr
   return rows;
 }
 
+/** Admits candidates and sends the URLs the run had not seen to the frontier (seeds, robots.txt sitemaps). */
+export async function enqueueCandidates(ctx: CloudContext, candidates: Candidate[]): Promise<void> {
+  const rows = await admitCloud(ctx, candidates);
+  const inserted = new Set(await ctx.store.addUrls(rows));
+  await ctx.frontier.send(rows.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
+}
+
 /**
  * Stores what one fetch (or its extraction) produced and sends the new URLs to the frontier.
  * Safe to repeat: the store's conditional writes insert each URL once, so a redelivered

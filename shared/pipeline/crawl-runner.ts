@@ -1,9 +1,8 @@
 import { errorMessage, UsageError } from '../errors.js';
 import type { HostQueue } from '../frontier/host-queue.js';
-import { afterRequest, backoffMs, newHostState, readyAt } from '../politeness/host-state.js';
+import { afterRequest, newHostState, readyAt } from '../politeness/host-state.js';
 import { RateLimiter } from '../politeness/rate-limiter.js';
-import { parseRetryAfter } from '../politeness/retry-after.js';
-import { robotsAllows, robotsCrawlDelayMs, robotsSitemaps } from '../robots/robots-policy.js';
+import { robotsAllows, robotsSitemaps } from '../robots/robots-policy.js';
 import type { GraphStore, FrontierRow, RunRecord, RunSummary } from '../store/ports.js';
 import { robotsRefusal, wasFetchedPage } from './run-records.js';
 import { urlId } from '../url/canonical.js';
@@ -12,7 +11,7 @@ import { politenessConfig, type CrawlContext } from './context.js';
 import { CrawlState, knownOf } from './crawl-state.js';
 import { fetchStage } from './fetch-stage.js';
 import { processStage, type ProcessResult } from './process-stage.js';
-import { loadRobots } from './robots-stage.js';
+import { hostAfterRobots, loadRobots } from './robots-stage.js';
 import { CrawlProgress, type CrawlEvent } from './progress.js';
 
 export interface CrawlOptions {
@@ -196,15 +195,9 @@ export class CrawlRunner {
     const load = await loadRobots(this.ctx, this.run.id, q.origin, q.host, q.state);
     const now = this.ctx.clock();
     q.robots = load.policy;
-    q.state = { ...q.state, crawlDelayMs: robotsCrawlDelayMs(load.policy) };
-    if (load.policy.kind === 'unreachable') {
-      q.robotsFailures++;
-      const wait = parseRetryAfter(load.retryAfter, now) ?? backoffMs(q.robotsFailures - 1, this.politeness);
-      q.state = { ...q.state, backoffUntil: now + wait, nextAllowedAt: now + Math.max(wait, this.politeness.delayMs) };
-      if (q.robotsFailures >= this.ctx.settings.maxHostFailures) q.state.parkedReason = `robots.txt unreachable ${q.robotsFailures} times (${load.policy.reason})`;
-    } else {
-      q.robotsFailures = 0;
-      if (load.requested) q.state = afterRequest(q.state, { kind: 'response', status: 200, at: now }, this.politeness);
+    q.robotsFailures = load.policy.kind === 'unreachable' ? q.robotsFailures + 1 : 0;
+    q.state = hostAfterRobots(q.state, load, q.robotsFailures, this.politeness, this.ctx.settings.maxHostFailures, now);
+    if (load.policy.kind !== 'unreachable') {
       const sitemaps = robotsSitemaps(load.policy).map((href): Candidate => ({ href, depth: 0, kind: 'sitemap', structural: true }));
       await this.addDiscovered(sitemaps);
     }

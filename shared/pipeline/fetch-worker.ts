@@ -1,16 +1,15 @@
 import type { FetchResponse } from '../fetch/http-fetcher.js';
-import { afterRequest, backoffMs, readyAt, type HostState } from '../politeness/host-state.js';
-import { parseRetryAfter } from '../politeness/retry-after.js';
-import { robotsAllows, robotsCrawlDelayMs, robotsSitemaps } from '../robots/robots-policy.js';
-import type { FrontierRow, PageRecord, WarcLocation } from '../store/ports.js';
+import { afterRequest, readyAt, type HostState } from '../politeness/host-state.js';
+import { robotsAllows, robotsSitemaps } from '../robots/robots-policy.js';
+import { FINAL_STATES, type FrontierRow, type HostRecord, type PageRecord, type WarcLocation } from '../store/ports.js';
 import { originOf } from '../url/canonical.js';
 import type { Candidate } from './admission.js';
-import { admitCloud, commitCloud } from './cloud-commit.js';
+import { commitCloud, enqueueCandidates } from './cloud-commit.js';
 import { withRun, type CloudContext, type CloudDeps } from './cloud-context.js';
 import { politenessConfig } from './context.js';
 import { fetchStage } from './fetch-stage.js';
 import { needsContent, processStage } from './process-stage.js';
-import { loadRobots } from './robots-stage.js';
+import { hostAfterRobots, loadRobots } from './robots-stage.js';
 import { robotsRefusal } from './run-records.js';
 
 /** A claim on a host outlives any one request (timeouts included) but not a crashed worker for long. */
@@ -40,8 +39,6 @@ export type WorkerVerdict =
   | { action: 'delete'; outcome: string; page?: PageTask }
   | { action: 'later'; delayMs: number; outcome: string };
 
-const FINAL = new Set(['done', 'failed', 'skipped', 'blocked', 'duplicate']);
-
 /**
  * The fetch worker's stage: one frontier message, under the host's politeness claim. The
  * claim (a conditional write on the host item) is what keeps every host at its delay,
@@ -51,7 +48,7 @@ export async function fetchWorker(ctx: CloudContext, message: FrontierRow): Prom
   const now = ctx.clock();
   if (ctx.run.status !== 'running') return { action: 'delete', outcome: `run-${ctx.run.status}` };
   const current = await ctx.store.getUrl(message.runId, message.urlId);
-  if (!current || FINAL.has(current.state)) return { action: 'delete', outcome: 'already-settled' };
+  if (!current || FINAL_STATES.has(current.state)) return { action: 'delete', outcome: 'already-settled' };
   if (current.notBefore > now) return { action: 'later', delayMs: current.notBefore - now, outcome: 'not-before' };
   const claim = await ctx.store.claimHost(message.host, ctx.workerId, now, HOST_LEASE_MS);
   if (!claim.claimed) {
@@ -61,44 +58,34 @@ export async function fetchWorker(ctx: CloudContext, message: FrontierRow): Prom
   }
   let state: HostState = { ...claim.record.state, host: message.host };
   try {
-    const verdict = await underClaim(ctx, current, state, (next) => {
+    return await underClaim(ctx, current, claim.record, (next) => {
       state = next;
     });
-    return verdict;
   } finally {
     await ctx.store.releaseHost(state, ctx.workerId);
   }
 }
 
-async function underClaim(ctx: CloudContext, row: FrontierRow, initial: HostState, setState: (s: HostState) => void): Promise<WorkerVerdict> {
-  const politeness = politenessConfig(ctx.settings);
-  let state = initial;
+async function underClaim(ctx: CloudContext, row: FrontierRow, host: HostRecord, setState: (s: HostState) => void): Promise<WorkerVerdict> {
+  let state: HostState = { ...host.state, host: row.host };
   if (state.parkedReason) {
     await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'host-parked');
     return { action: 'delete', outcome: 'host-parked' };
   }
-  const load = await loadRobots(ctx, row.runId, originOf(row.url), row.host, state);
-  state = { ...state, crawlDelayMs: robotsCrawlDelayMs(load.policy) };
+  const load = await loadRobots(ctx, row.runId, originOf(row.url), row.host, state, host);
+  // In the cloud the host's failure count doubles as the count of unreadable robots.txt in a row.
+  const failures = load.policy.kind === 'unreachable' ? state.consecutiveFailures + 1 : state.consecutiveFailures;
+  state = hostAfterRobots({ ...state, consecutiveFailures: failures }, load, failures, politenessConfig(ctx.settings), ctx.settings.maxHostFailures, ctx.clock());
+  setState(state);
   if (load.requested) {
     // robots.txt was a request to the host: the page waits its turn like any other request.
-    const now = ctx.clock();
-    if (load.policy.kind === 'unreachable') {
-      const failures = state.consecutiveFailures + 1;
-      const wait = parseRetryAfter(load.retryAfter, now) ?? backoffMs(failures - 1, politeness);
-      state = { ...state, consecutiveFailures: failures, backoffUntil: now + wait, nextAllowedAt: now + Math.max(wait, politeness.delayMs) };
-      if (failures >= ctx.settings.maxHostFailures) state.parkedReason = `robots.txt unreachable ${failures} times (${load.policy.reason})`;
-    } else {
-      state = afterRequest({ ...state, consecutiveFailures: 0 }, { kind: 'response', status: 200, at: now }, politeness);
-      await sendCandidates(ctx, robotsSitemaps(load.policy).map((href): Candidate => ({ href, depth: 0, kind: 'sitemap', structural: true })));
-    }
-    setState(state);
+    if (load.policy.kind !== 'unreachable') await enqueueCandidates(ctx, robotsSitemaps(load.policy).map((href): Candidate => ({ href, depth: 0, kind: 'sitemap', structural: true })));
     if (state.parkedReason) {
       await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'host-parked');
       return { action: 'delete', outcome: 'host-parked' };
     }
     return { action: 'later', delayMs: Math.max(1, readyAt(state) - ctx.clock()), outcome: 'robots-fetched' };
   }
-  setState(state);
   const { pathname, search } = new URL(row.url);
   if (load.policy.kind !== 'unreachable' && !robotsAllows(load.policy, pathname + search)) {
     await ctx.store.commitFetch({ runId: row.runId, urlId: row.urlId, state: 'blocked', reason: 'robots', attempts: row.attempts, fetch: robotsRefusal(row, ctx.clock()) });
@@ -141,12 +128,6 @@ async function fetchClaimed(ctx: CloudContext, row: FrontierRow, state: HostStat
   return { action: 'delete', outcome: result.reason ?? result.state };
 }
 
-async function sendCandidates(ctx: CloudContext, candidates: Candidate[]): Promise<void> {
-  const rows = await admitCloud(ctx, candidates);
-  const inserted = new Set(await ctx.store.addUrls(rows));
-  await ctx.frontier.send(rows.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
-}
-
 export interface WaitPolicy {
   /** A host ready within this long is waited for in the handler instead of handing the message back. */
   maxInlineWaitMs: number;
@@ -159,10 +140,13 @@ export interface WaitPolicy {
 export async function frontierMessageStage(deps: CloudDeps, message: FrontierRow, policy: WaitPolicy): Promise<WorkerVerdict> {
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let waited = 0;
-  for (;;) {
-    const verdict = await withRun(deps, message.runId, (ctx) => fetchWorker(ctx, message));
-    if (verdict.action !== 'later' || verdict.delayMs > policy.maxInlineWaitMs || waited + verdict.delayMs > policy.maxTotalWaitMs) return verdict;
-    await sleep(verdict.delayMs);
-    waited += verdict.delayMs;
-  }
+  // One context for the message however long it waits: one run read, one fetcher, one WARC file.
+  return withRun(deps, message.runId, async (ctx) => {
+    for (;;) {
+      const verdict = await fetchWorker(ctx, message);
+      if (verdict.action !== 'later' || verdict.delayMs > policy.maxInlineWaitMs || waited + verdict.delayMs > policy.maxTotalWaitMs) return verdict;
+      await sleep(verdict.delayMs);
+      waited += verdict.delayMs;
+    }
+  });
 }

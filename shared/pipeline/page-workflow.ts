@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors.js';
+import { FINAL_STATES } from '../store/ports.js';
 import { s3Keys } from '../store/aws/table.js';
 import { commitCloud } from './cloud-commit.js';
 import type { CloudContext } from './cloud-context.js';
@@ -15,8 +16,6 @@ export interface ExtractResult {
   links: number;
 }
 
-const FINAL = new Set(['done', 'failed', 'skipped', 'blocked', 'duplicate']);
-
 async function outcomeOf(ctx: CloudContext, task: PageTask): Promise<Extract<FetchOutcome, { kind: 'response' }>> {
   const body = task.contentHash ? await ctx.blobs.get(task.contentHash) : Buffer.alloc(0);
   if (!body) throw new Error(`raw body ${task.contentHash} of ${task.row.url} is missing from S3 (raw/): the fetch must be redone`);
@@ -30,7 +29,7 @@ async function outcomeOf(ctx: CloudContext, task: PageTask): Promise<Extract<Fet
  */
 export async function extractStage(ctx: CloudContext, task: PageTask): Promise<ExtractResult> {
   const current = await ctx.store.getUrl(task.runId, task.row.urlId);
-  if (current && FINAL.has(current.state)) return { urlId: task.row.urlId, state: current.state, reason: current.reason, links: 0 };
+  if (current && FINAL_STATES.has(current.state)) return { urlId: task.row.urlId, state: current.state, reason: current.reason, links: 0 };
   const result = await processStage(ctx, task.row, await outcomeOf(ctx, task));
   let extracted: string | undefined;
   if (result.extract && result.page?.contentHash) {

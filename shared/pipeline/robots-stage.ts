@@ -1,10 +1,11 @@
 import { errorMessage } from '../errors.js';
 import { decodeBody } from '../fetch/charset.js';
 import type { Fetcher, FetchResponse } from '../fetch/http-fetcher.js';
-import { robotsPolicyFrom, type RobotsPolicy } from '../robots/robots-policy.js';
+import { robotsCrawlDelayMs, robotsPolicyFrom, type RobotsPolicy } from '../robots/robots-policy.js';
 import { ROBOTS_MAX_BYTES } from '../robots/robots-txt.js';
 import type { HostRecord } from '../store/ports.js';
-import type { HostState } from '../politeness/host-state.js';
+import { afterRequest, backoffMs, type HostState, type PolitenessConfig } from '../politeness/host-state.js';
+import { parseRetryAfter } from '../politeness/retry-after.js';
 import { urlId } from '../url/canonical.js';
 import type { CrawlContext } from './context.js';
 import { archiveStage, type FetchOutcome } from './fetch-stage.js';
@@ -55,10 +56,25 @@ export async function fetchRobotsTxt(fetcher: Fetcher, origin: string, token: st
   return { policy: robotsPolicyFrom({ status: res?.status, body, error }, token), res, body, error };
 }
 
-/** Reads robots.txt for a host: from the store while its TTL lasts, else over the network (following ≤ 5 redirects). */
-export async function loadRobots(ctx: CrawlContext, runId: number, origin: string, host: string, hostState: HostState): Promise<RobotsLoad> {
+/**
+ * The host after a robots.txt load: its Crawl-delay; after a request, the delay it owes; when
+ * robots.txt was unreachable (`failures` times in a row), the back-off, and parking at `maxFailures`.
+ */
+export function hostAfterRobots(state: HostState, load: RobotsLoad, failures: number, config: PolitenessConfig, maxFailures: number, now: number): HostState {
+  const next = { ...state, crawlDelayMs: robotsCrawlDelayMs(load.policy) };
+  if (load.policy.kind === 'unreachable') {
+    const wait = parseRetryAfter(load.retryAfter, now) ?? backoffMs(failures - 1, config);
+    const backedOff: HostState = { ...next, backoffUntil: now + wait, nextAllowedAt: now + Math.max(wait, config.delayMs) };
+    if (failures >= maxFailures) backedOff.parkedReason = `robots.txt unreachable ${failures} times (${load.policy.reason})`;
+    return backedOff;
+  }
+  return load.requested ? afterRequest(next, { kind: 'response', status: 200, at: now }, config) : next;
+}
+
+/** Reads robots.txt for a host: from the store (or the `stored` record the caller just read) while its TTL lasts, else over the network (following ≤ 5 redirects). */
+export async function loadRobots(ctx: CrawlContext, runId: number, origin: string, host: string, hostState: HostState, stored?: HostRecord): Promise<RobotsLoad> {
   const now = ctx.clock();
-  const cached = await ctx.store.getHost(host);
+  const cached = stored ?? (await ctx.store.getHost(host));
   if (cached?.robotsStatus !== undefined && (cached.robotsExpiresAt ?? 0) > now) {
     return { policy: robotsPolicyFrom({ status: cached.robotsStatus, body: cached.robotsBody }, ctx.robotsToken), requested: false };
   }

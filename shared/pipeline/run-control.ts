@@ -1,7 +1,7 @@
 import { settingsFrom } from '../config/settings.js';
 import type { GraphStore, RunSummary } from '../store/ports.js';
 import { s3Keys } from '../store/aws/table.js';
-import { admitCloud } from './cloud-commit.js';
+import { enqueueCandidates } from './cloud-commit.js';
 import { withRun, type CloudDeps } from './cloud-context.js';
 
 /** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */
@@ -51,11 +51,7 @@ export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunStat
   const { data: _data, ...stored } = settings;
   const now = (deps.clock ?? Date.now)();
   const run = await deps.store.createRun(input.seeds, { ...stored, crawl: input.crawl }, now);
-  await withRun(deps, run.id, async (ctx) => {
-    const rows = await admitCloud(ctx, input.seeds.map((href) => ({ href, depth: 0, kind: 'page' as const, structural: true })));
-    const inserted = new Set(await ctx.store.addUrls(rows));
-    await ctx.frontier.send(rows.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
-  });
+  await withRun(deps, run.id, (ctx) => enqueueCandidates(ctx, input.seeds.map((href) => ({ href, depth: 0, kind: 'page' as const, structural: true }))));
   return { runId: run.id, crawl: input.crawl, deadline: now + (input.maxMinutes ?? DEFAULT_MAX_MINUTES) * 60_000, maxPages: settings.maxPages };
 }
 

@@ -5,6 +5,9 @@ import type { MetadataFields } from '../extract/metadata.js';
 /** The fate of a URL within one run. */
 export type UrlState = 'queued' | 'in_flight' | 'done' | 'failed' | 'skipped' | 'blocked' | 'duplicate';
 
+/** States a URL does not leave within a run. */
+export const FINAL_STATES: ReadonlySet<string> = new Set<UrlState>(['done', 'failed', 'skipped', 'blocked', 'duplicate']);
+
 /** Skip reasons that depend on how a URL was reached, so a later link may still queue it. */
 export const SOFT_SKIPS = ['max-depth', 'nofollow'] as const;
 

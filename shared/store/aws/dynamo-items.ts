@@ -12,8 +12,6 @@ export function recordOf<T>(item: Item | undefined): T | undefined {
   return rest as T;
 }
 
-export const FINAL_STATES = new Set(['done', 'failed', 'skipped', 'blocked', 'duplicate']);
-
 export function frontierItem(row: FrontierRow, expiresAt: number): Item {
   return { ...keys.frontier(row.runId, row.urlId), type: 'URL', ...row, expiresAt };
 }

@@ -6,11 +6,11 @@ import {
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
 import {
-  ROBOTS_REFUSAL, SOFT_SKIPS,
+  FINAL_STATES, ROBOTS_REFUSAL, SOFT_SKIPS,
   type BlobStore, type ChunkRecord, type CrawlStore, type EdgeRecord, type ExtractRecord, type FetchCommit, type FetchRecord, type FrontierRow,
   type HostClaim, type HostRecord, type PageRecord, type RunLedger, type RunProgress, type RunRecord, type RunStatus, type RunSummary, type SeenUrl, type UrlState,
 } from '../ports.js';
-import { bandKeys, chunkItem, edgeItem, extractItem, fetchItem, FINAL_STATES, frontierItem, INDEX_NAMES, pageItem, recordOf, type Item } from './dynamo-items.js';
+import { bandKeys, chunkItem, edgeItem, extractItem, fetchItem, frontierItem, INDEX_NAMES, pageItem, recordOf, type Item } from './dynamo-items.js';
 import { BANDS_INDEX, keys } from './table.js';
 
 /** Text fields longer than this go to the blob store (DynamoDB items stop at 400 KB). */
