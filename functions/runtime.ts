@@ -9,6 +9,7 @@ import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
 import { DynamoCrawlStore } from '../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../shared/store/aws/sqs-frontier.js';
+import { SfnWorkflow } from '../shared/store/aws/sfn-workflow.js';
 
 export { MetricUnit };
 
@@ -16,6 +17,8 @@ export interface Runtime extends CloudDeps {
   clients: AwsClients;
   graph: DynamoGraph;
   frontier: SqsFrontier;
+  /** The page workflow (set on the fetch worker, which starts it). */
+  pageWorkflow: SfnWorkflow;
   metrics: Metrics;
   powertools: PowertoolsLogger;
 }
@@ -44,10 +47,11 @@ export function runtime(service: string): Runtime {
   const table = required('TABLE_NAME');
   const bucket = required('BUCKET_NAME');
   const queueUrl = process.env.QUEUE_URL ?? '';
-  const key = `${service}|${table}|${bucket}|${queueUrl}|${process.env.AWS_ENDPOINT_URL_DYNAMODB ?? ''}`;
+  const env = process.env;
+  const key = [service, table, bucket, queueUrl, env.PAGE_WORKFLOW_ARN, env.AWS_ENDPOINT_URL_DYNAMODB, env.AWS_ENDPOINT_URL_S3, env.AWS_ENDPOINT_URL_SQS, env.AWS_ENDPOINT_URL_SFN].join('|');
   const cached = runtimes.get(key);
   if (cached) return cached;
-  const clients = awsClients({ dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB, s3: process.env.AWS_ENDPOINT_URL_S3, sqs: process.env.AWS_ENDPOINT_URL_SQS });
+  const clients = awsClients({ dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB, s3: env.AWS_ENDPOINT_URL_S3, sqs: env.AWS_ENDPOINT_URL_SQS, sfn: env.AWS_ENDPOINT_URL_SFN });
   const objects = new S3Objects(clients.s3, bucket);
   const blobs = new S3BlobStore(objects);
   const powertools = new PowertoolsLogger({ serviceName: 'trawl', persistentKeys: { function: service } });
@@ -56,6 +60,7 @@ export function runtime(service: string): Runtime {
     store: new DynamoCrawlStore(clients.doc, table, { blobs, frontierRetentionDays: Number(process.env.FRONTIER_RETENTION_DAYS ?? 90) }),
     graph: new DynamoGraph(clients.doc, table),
     frontier: new SqsFrontier(clients.sqs, queueUrl),
+    pageWorkflow: new SfnWorkflow(clients.sfn, env.PAGE_WORKFLOW_ARN ?? ''),
     logger: adapt(powertools),
     metrics: new Metrics({ namespace: 'trawl', serviceName: 'trawl', defaultDimensions: { function: service } }),
   };

@@ -1,7 +1,7 @@
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { afterRequest, readyAt, type HostState } from '../politeness/host-state.js';
 import { robotsAllows, robotsSitemaps } from '../robots/robots-policy.js';
-import { FINAL_STATES, type FrontierRow, type HostRecord, type PageRecord, type WarcLocation } from '../store/ports.js';
+import { FINAL_STATES, type FrontierRow, type HostRecord, type PageRecord, type WarcLocation, type WorkflowStarter } from '../store/ports.js';
 import { originOf } from '../url/canonical.js';
 import type { Candidate } from './admission.js';
 import { commitCloud, enqueueCandidates } from './cloud-commit.js';
@@ -136,7 +136,18 @@ export interface WaitPolicy {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** One frontier message from receipt to verdict: short waits for the host happen here, long ones go back to SQS. */
+/**
+ * One received frontier message, from receipt to what happens to it: short waits for the host
+ * here, longer ones hand the message back; a fetched page starts the page workflow.
+ */
+export async function handleFrontierMessage(deps: CloudDeps & { pageWorkflow: WorkflowStarter }, message: FrontierRow, receipt: string, policy: WaitPolicy): Promise<WorkerVerdict> {
+  const verdict = await frontierMessageStage(deps, message, policy);
+  if (verdict.action === 'later') await deps.frontier.handBack(receipt, verdict.delayMs);
+  else if (verdict.page) await deps.pageWorkflow.start(`r${message.runId}-${message.urlId}-${message.attempts}-${Date.now().toString(36)}`, verdict.page);
+  return verdict;
+}
+
+/** One frontier message to its verdict: short waits for the host happen here, long ones are for the caller to hand back. */
 export async function frontierMessageStage(deps: CloudDeps, message: FrontierRow, policy: WaitPolicy): Promise<WorkerVerdict> {
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let waited = 0;

@@ -293,6 +293,13 @@ export interface GraphStore {
 /** The distributed frontier: one message per URL, one message group (in flight at a time) per host. */
 export interface FrontierQueue {
   send(rows: FrontierRow[]): Promise<void>;
+  /** Gives a received message back, to be received again after `delayMs` (its host is not ready). */
+  handBack(receipt: string, delayMs: number): Promise<void>;
+}
+
+/** Starts a workflow execution (the page workflow) with a JSON input; at least once. */
+export interface WorkflowStarter {
+  start(name: string, input: unknown): Promise<void>;
 }
 
 /** Named objects (WARC files, extracted content, reports) under the bucket's key layout. */

@@ -78,6 +78,7 @@ export async function startEmulators(): Promise<Emulators> {
       clients.dynamo.destroy();
       clients.s3.destroy();
       clients.sqs.destroy();
+      clients.sfn.destroy();
       await close(dynamo);
       await s3.close();
       await close(sqs);

@@ -29,7 +29,6 @@ export class SqsFrontier implements FrontierQueue {
     }
   }
 
-  /** Gives a message back to the queue, to be received again after `delayMs` (its host is not ready). */
   async handBack(receiptHandle: string, delayMs: number): Promise<void> {
     const seconds = Math.min(MAX_VISIBILITY_S, Math.max(0, Math.ceil(delayMs / 1000)));
     await this.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: this.queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
