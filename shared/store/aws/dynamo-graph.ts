@@ -1,8 +1,8 @@
-import { QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { pageRank } from '../../graph/pagerank.js';
 import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, UnfetchedUrl } from '../ports.js';
 import { recordOf } from './dynamo-items.js';
-import { allPages, inBatches } from './dynamo-store.js';
+import { DynamoTable, inBatches } from './dynamo-table.js';
 import { INLINKS_INDEX, keys } from './table.js';
 
 interface Snapshot {
@@ -17,16 +17,13 @@ interface Snapshot {
  * computed over one scan of the pages, aliases and current-snapshot edges at the end of a run
  * and written onto the PAGE items (`pagerank`, `inlinks`, `inlinkHosts`).
  */
-export class DynamoGraph implements GraphStore {
-  constructor(private readonly doc: DynamoDBDocumentClient, private readonly table: string) {}
-
+export class DynamoGraph extends DynamoTable implements GraphStore {
   private async snapshot(): Promise<Snapshot> {
     const out: Snapshot = { pages: new Map(), aliases: new Map(), edges: [], fetched: new Set() };
     const edges: EdgeRecord[] = [];
-    const items = await allPages((start) => this.doc.send(new ScanCommand({
-      TableName: this.table, ExclusiveStartKey: start, FilterExpression: '#t IN (:p, :a, :e, :f)',
-      ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':p': 'PAGE', ':a': 'ALIAS', ':e': 'EDGE', ':f': 'FETCH' },
-    })));
+    const items = await this.scanAll({
+      FilterExpression: '#t IN (:p, :a, :e, :f)', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':p': 'PAGE', ':a': 'ALIAS', ':e': 'EDGE', ':f': 'FETCH' },
+    });
     for (const item of items) {
       if (item.type === 'PAGE') out.pages.set(String(item.urlId), recordOf(item)!);
       else if (item.type === 'ALIAS') {
@@ -50,17 +47,13 @@ export class DynamoGraph implements GraphStore {
   async outlinks(urlId: string): Promise<LinkView[]> {
     const page = await this.page(urlId);
     if (!page?.contentHash) return [];
-    const res = await this.doc.send(new QueryCommand({
-      TableName: this.table, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': `URL#${urlId}`, ':sk': `EDGE#${page.contentHash}#` },
-    }));
-    return (res.Items ?? []).map((i) => ({ ...recordOf<EdgeRecord>(i)!, fromUrl: page.url }));
+    return (await this.partition(`URL#${urlId}`, `EDGE#${page.contentHash}#`)).map((i) => ({ ...recordOf<EdgeRecord>(i)!, fromUrl: page.url }));
   }
 
   async inlinks(urlId: string): Promise<LinkView[]> {
-    const items = await allPages((start) => this.doc.send(new QueryCommand({
-      TableName: this.table, IndexName: INLINKS_INDEX.name, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': INLINKS_INDEX.pk },
-      ExpressionAttributeValues: { ':pk': `TO#${urlId}` }, ExclusiveStartKey: start,
-    })));
+    const items = await this.queryAll({
+      IndexName: INLINKS_INDEX.name, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': INLINKS_INDEX.pk }, ExpressionAttributeValues: { ':pk': `TO#${urlId}` },
+    });
     const edges = items.map((i) => recordOf<EdgeRecord>(i)!).filter((e) => e.fromId !== urlId);
     const sources = new Map<string, PageRecord | undefined>();
     for (const e of edges) if (!sources.has(e.fromId)) sources.set(e.fromId, await this.page(e.fromId));
@@ -68,8 +61,7 @@ export class DynamoGraph implements GraphStore {
   }
 
   private async page(urlId: string): Promise<PageRecord | undefined> {
-    const res = await this.doc.send(new QueryCommand({ TableName: this.table, KeyConditionExpression: 'PK = :pk AND SK = :sk', ExpressionAttributeValues: { ':pk': `URL#${urlId}`, ':sk': 'PAGE' } }));
-    return recordOf<PageRecord>(res.Items?.[0]);
+    return recordOf<PageRecord>(await this.get(keys.page(urlId)));
   }
 
   async computeRanks(runId: number): Promise<number> {

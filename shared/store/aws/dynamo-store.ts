@@ -1,21 +1,18 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand,
-  type DynamoDBDocumentClient, type QueryCommandInput, type ScanCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
 import {
   FINAL_STATES, ROBOTS_REFUSAL, SOFT_SKIPS,
   type BlobStore, type ChunkRecord, type CrawlStore, type EdgeRecord, type ExtractRecord, type FetchCommit, type FetchRecord, type FrontierRow,
-  type HostClaim, type HostRecord, type PageRecord, type RunLedger, type RunProgress, type RunRecord, type RunStatus, type RunSummary, type SeenUrl, type UrlState,
+  type HostRecord, type PageRecord, type RunRecord, type RunStatus, type RunSummary, type SeenUrl, type UrlState,
 } from '../ports.js';
 import { bandKeys, chunkItem, edgeItem, extractItem, fetchItem, frontierItem, INDEX_NAMES, pageItem, recordOf, type Item } from './dynamo-items.js';
+import { DynamoLedger } from './dynamo-ledger.js';
+import { inBatches, isConditionFailure } from './dynamo-table.js';
 import { BANDS_INDEX, keys } from './table.js';
 
 /** Text fields longer than this go to the blob store (DynamoDB items stop at 400 KB). */
 const SPILL_BYTES = 100_000;
-const BATCH = 25;
 
 export interface DynamoStoreOptions {
   /** Days a frontier item lives after it is written (DynamoDB TTL); pages, edges and fetches stay. */
@@ -24,91 +21,17 @@ export interface DynamoStoreOptions {
   blobs: BlobStore;
 }
 
-export function isConditionFailure(err: unknown): boolean {
-  return err instanceof ConditionalCheckFailedException || (err as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
-}
-
 /**
  * The cloud CrawlStore: one DynamoDB table (layout in `table.ts`). No transactions: every write
  * is a single-item (often conditional) operation, ordered so that a crash at any point leaves
  * data a redelivery completes, and counters move only when a conditional write succeeded.
  */
-export class DynamoCrawlStore implements CrawlStore, RunLedger {
+export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
   private readonly retentionSeconds: number;
 
-  constructor(private readonly doc: DynamoDBDocumentClient, readonly table: string, private readonly options: DynamoStoreOptions) {
+  constructor(doc: DynamoDBDocumentClient, table: string, private readonly options: DynamoStoreOptions) {
+    super(doc, table);
     this.retentionSeconds = (options.frontierRetentionDays ?? 90) * 86_400;
-  }
-
-  // ---- low-level helpers
-
-  private async get(key: Item): Promise<Item | undefined> {
-    return (await this.doc.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
-  }
-
-  private queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
-    return allPages((start) => this.doc.send(new QueryCommand({ TableName: this.table, ...input, ExclusiveStartKey: start })));
-  }
-
-  private scanAll(input: Omit<ScanCommandInput, 'TableName'>): Promise<Item[]> {
-    return allPages((start) => this.doc.send(new ScanCommand({ TableName: this.table, ...input, ExclusiveStartKey: start })));
-  }
-
-  private partition(pk: string, skPrefix: string, filter?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): Promise<Item[]> {
-    return this.queryAll({
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      FilterExpression: filter?.expr,
-      ExpressionAttributeNames: filter?.names,
-      ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix, ...filter?.values },
-      ConsistentRead: true,
-    });
-  }
-
-  /** Puts and deletes in batches of 25, resending what DynamoDB did not process. */
-  private async batchWrite(puts: Item[], deletes: Item[] = []): Promise<void> {
-    const requests = [...puts.map((Item) => ({ PutRequest: { Item } })), ...deletes.map((Key) => ({ DeleteRequest: { Key } }))];
-    for (let i = 0; i < requests.length; i += BATCH) {
-      let pending: unknown[] = requests.slice(i, i + BATCH);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-        const res = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: pending as never } }));
-        pending = res.UnprocessedItems?.[this.table] ?? [];
-      }
-    }
-  }
-
-  /** Puts an item unless one with its key exists; true when this call wrote it. */
-  private async putIfAbsent(item: Item, extraCondition?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): Promise<boolean> {
-    try {
-      await this.doc.send(new PutCommand({
-        TableName: this.table, Item: item,
-        ConditionExpression: `attribute_not_exists(PK)${extraCondition ? ` OR (${extraCondition.expr})` : ''}`,
-        ExpressionAttributeNames: extraCondition?.names, ExpressionAttributeValues: extraCondition?.values,
-      }));
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
-  }
-
-  private async addCounters(runId: number, counters: Record<string, number>, statusKey?: string): Promise<void> {
-    const entries = Object.entries(counters).filter(([, n]) => n !== 0);
-    if (entries.length === 0 && !statusKey) return;
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {};
-    const adds = entries.map(([k, n], i) => {
-      names[`#c${i}`] = k;
-      values[`:c${i}`] = n;
-      return `#c${i} :c${i}`;
-    });
-    if (statusKey) {
-      names['#f'] = 'fetches';
-      names['#s'] = statusKey;
-      values[':one'] = 1;
-      adds.push('#f.#s :one');
-    }
-    await this.doc.send(new UpdateCommand({ TableName: this.table, Key: keys.runCounters(runId), UpdateExpression: `ADD ${adds.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
   }
 
   private async spill(text: string | undefined): Promise<{ text?: string; blob?: string }> {
@@ -123,8 +46,6 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     return bytes.toString();
   }
 
-  // ---- runs
-
   async createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord> {
     const res = await this.doc.send(new UpdateCommand({
       TableName: this.table, Key: keys.runCounter(), UpdateExpression: 'ADD #last :one', ExpressionAttributeNames: { '#last': 'last' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW',
@@ -136,12 +57,6 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     }));
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.run(id), type: 'RUN', ...run } }));
     return run;
-  }
-
-  async getRun(runId: number): Promise<RunRecord | undefined> {
-    const item = await this.get(keys.run(runId));
-    if (!item) return undefined;
-    return { id: item.id as number, startedAt: item.startedAt as number, finishedAt: item.finishedAt as number | undefined, status: item.status as RunStatus, seeds: item.seeds as string[], config: item.config as Record<string, unknown> };
   }
 
   async latestRun(): Promise<RunRecord | undefined> {
@@ -156,60 +71,6 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
       ExpressionAttributeNames: { '#st': 'status' }, ExpressionAttributeValues: status === 'running' ? { ':s': status } : { ':s': status, ':now': now },
     }));
   }
-
-  async runProgress(runId: number): Promise<RunProgress | undefined> {
-    const [run, c] = await Promise.all([this.get(keys.run(runId)), this.get(keys.runCounters(runId))]);
-    if (!run || !c) return undefined;
-    return { status: run.status as RunStatus, enqueued: Number(c.enqueued), settled: Number(c.settled), pages: Number(c.pages), startedAt: Number(run.startedAt) };
-  }
-
-  /** Takes one page slot of the run's budget; false when the budget is spent. */
-  async claimPageSlot(runId: number, maxPages: number): Promise<boolean> {
-    return this.conditionalAdd(keys.runCounters(runId), 'pages', 1, maxPages);
-  }
-
-  async releasePageSlot(runId: number): Promise<void> {
-    await this.conditionalAdd(keys.runCounters(runId), 'pages', -1);
-  }
-
-  /** Takes one of a host's page slots in a run (max pages per host); false when they are spent. */
-  async claimHostSlot(runId: number, host: string, maxPerHost: number): Promise<boolean> {
-    return this.conditionalAdd(keys.runHost(runId, host), 'fetched', 1, maxPerHost);
-  }
-
-  async releaseHostSlot(runId: number, host: string): Promise<void> {
-    await this.conditionalAdd(keys.runHost(runId, host), 'fetched', -1);
-  }
-
-  private async conditionalAdd(key: Item, field: string, by: number, below?: number): Promise<boolean> {
-    try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: key, UpdateExpression: 'ADD #f :by',
-        ConditionExpression: below === undefined ? undefined : 'attribute_not_exists(#f) OR #f < :max',
-        ExpressionAttributeNames: { '#f': field }, ExpressionAttributeValues: below === undefined ? { ':by': by } : { ':by': by, ':max': below },
-      }));
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
-  }
-
-  async rememberVariant(runId: number, key: string, value: string, limit: number): Promise<boolean> {
-    try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: { PK: `RUN#${runId}`, SK: `TRAP#${key}` }, UpdateExpression: 'ADD #seen :v',
-        ConditionExpression: 'attribute_not_exists(#seen) OR contains(#seen, :one) OR size(#seen) < :limit',
-        ExpressionAttributeNames: { '#seen': 'seen' }, ExpressionAttributeValues: { ':v': new Set([value]), ':one': value, ':limit': limit },
-      }));
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
-  }
-
-  // ---- frontier
 
   async addUrls(rows: FrontierRow[]): Promise<string[]> {
     const expiresAt = Math.floor(Date.now() / 1000) + this.retentionSeconds;
@@ -231,28 +92,6 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     });
     for (const [runId, n] of enqueued) await this.addCounters(runId, { enqueued: n });
     return rows.filter((r) => inserted.includes(r.urlId)).map((r) => r.urlId);
-  }
-
-  async getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined> {
-    return recordOf<FrontierRow>(await this.get(keys.frontier(runId, urlId)));
-  }
-
-  /** Claims a queued URL for fetching (or one whose earlier claim lapsed); undefined when it is not fetchable now. */
-  async claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined> {
-    try {
-      const res = await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: keys.frontier(runId, urlId),
-        UpdateExpression: 'SET #st = :inflight, leaseUntil = :lease',
-        ConditionExpression: 'attribute_exists(PK) AND (#st = :queued OR (#st = :inflight AND leaseUntil < :now))',
-        ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':inflight': 'in_flight', ':queued': 'queued', ':now': now, ':lease': now + leaseMs },
-        ReturnValues: 'ALL_NEW',
-      }));
-      const { leaseUntil: _lease, ...row } = recordOf<FrontierRow & { leaseUntil: number }>(res.Attributes)!;
-      return row;
-    } catch (err) {
-      if (isConditionFailure(err)) return undefined;
-      throw err;
-    }
   }
 
   async markInFlight(runId: number, urlId: string): Promise<void> {
@@ -307,8 +146,6 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
   async seenUrls(runId: number): Promise<SeenUrl[]> {
     return (await this.partition(`RUN#${runId}`, 'URL#')).map((i) => ({ urlId: String(i.urlId), url: String(i.url), kind: i.kind as SeenUrl['kind'], state: i.state as UrlState, reason: i.reason as string | undefined }));
   }
-
-  // ---- fetches, pages, extraction
 
   async commitFetch(c: FetchCommit): Promise<string[]> {
     // Content first, frontier state last: a crash in between is redone by the redelivered message.
@@ -387,10 +224,6 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     return { ...x, markdown: (await this.unspill(x.markdown, markdownBlob)) ?? '' };
   }
 
-  async chunks(urlId: string): Promise<ChunkRecord[]> {
-    return (await this.partition(`URL#${urlId}`, 'CHUNK#')).map((i) => recordOf<ChunkRecord>(i)!);
-  }
-
   async getPage(urlId: string): Promise<PageRecord | undefined> {
     return recordOf<PageRecord>(await this.get(keys.page(urlId)));
   }
@@ -429,8 +262,6 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     return x?.textHash === textHash ? String(owner.urlId) : undefined;
   }
 
-  // ---- hosts
-
   async getHost(host: string): Promise<HostRecord | undefined> {
     const items = await this.queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.host(host).PK }, ConsistentRead: true });
     const politeness = items.find((i) => i.SK === 'HOST');
@@ -457,50 +288,6 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     await this.putHostState(record.state);
   }
 
-  async putHostState(state: HostState): Promise<void> {
-    await this.doc.send(new UpdateCommand({
-      TableName: this.table, Key: keys.host(state.host), UpdateExpression: 'SET #type = :t, #host = :h, #state = :s, readyAt = :ready',
-      ExpressionAttributeNames: { '#type': 'type', '#host': 'host', '#state': 'state' }, ExpressionAttributeValues: { ':t': 'HOST', ':h': state.host, ':s': state, ':ready': readyAtOf(state) },
-    }));
-  }
-
-  /**
-   * Claims the right to send the next request to a host: succeeds only when its next allowed time
-   * and back-off have passed and no other worker holds the lease. The politeness gate of the cloud.
-   */
-  async claimHost(host: string, owner: string, now: number, leaseMs: number): Promise<HostClaim> {
-    try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: keys.host(host),
-        UpdateExpression: 'SET #type = :t, #host = :h, leaseUntil = :lease, leaseOwner = :owner',
-        ConditionExpression: '(attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(readyAt) OR readyAt <= :now)',
-        ExpressionAttributeNames: { '#type': 'type', '#host': 'host' }, ExpressionAttributeValues: { ':t': 'HOST', ':h': host, ':lease': now + leaseMs, ':owner': owner, ':now': now },
-      }));
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-      const item = await this.get(keys.host(host));
-      const leaseUntil = Number(item?.leaseUntil ?? 0);
-      return { claimed: false, readyAt: Number(item?.readyAt ?? 0), leased: leaseUntil >= now };
-    }
-    const record = await this.getHost(host);
-    return { claimed: true, record: record ?? { host, state: newHostState(host) } };
-  }
-
-  /** Saves the host's state after a request and gives the lease back. */
-  async releaseHost(state: HostState, owner: string): Promise<void> {
-    try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: keys.host(state.host), UpdateExpression: 'SET #state = :s, readyAt = :ready REMOVE leaseUntil, leaseOwner',
-        ConditionExpression: 'leaseOwner = :owner', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':s': state, ':ready': readyAtOf(state), ':owner': owner },
-      }));
-    } catch (err) {
-      // The lease lapsed and another worker holds the host now: its state wins, ours is stale.
-      if (!isConditionFailure(err)) throw err;
-    }
-  }
-
-  // ---- summary
-
   async summary(runId: number): Promise<RunSummary> {
     const [run, c] = await Promise.all([this.get(keys.run(runId)), this.get(keys.runCounters(runId))]);
     if (!run || !c) throw new Error(`run ${runId} is not in table ${this.table}: check the run id and the table name`);
@@ -522,41 +309,5 @@ export class DynamoCrawlStore implements CrawlStore, RunLedger {
     };
   }
 
-  private async batchGet(keyList: Item[]): Promise<Item[]> {
-    const out: Item[] = [];
-    for (let i = 0; i < keyList.length; i += 100) {
-      let pending: { Keys: Item[] } | undefined = { Keys: keyList.slice(i, i + 100) };
-      while (pending && pending.Keys.length > 0) {
-        const res = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.table]: pending } }));
-        out.push(...(res.Responses?.[this.table] ?? []));
-        pending = res.UnprocessedKeys?.[this.table] as { Keys: Item[] } | undefined;
-      }
-    }
-    return out;
-  }
-
   async close(): Promise<void> {}
-}
-
-/** Every item of a paginated Query or Scan. */
-export async function allPages(page: (start: Record<string, unknown> | undefined) => Promise<{ Items?: Item[]; LastEvaluatedKey?: Record<string, unknown> }>): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await page(start);
-    items.push(...(res.Items ?? []));
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
-function readyAtOf(state: HostState): number {
-  return Math.max(state.nextAllowedAt, state.backoffUntil);
-}
-
-/** Runs `fn` over items with at most `width` calls in flight. */
-export async function inBatches<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map(fn))));
-  return out;
 }

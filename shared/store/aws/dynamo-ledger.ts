@@ -1,0 +1,145 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { newHostState, type HostState } from '../../politeness/host-state.js';
+import type { FrontierRow, HostClaim, HostRecord, RunLedger, RunProgress, RunRecord, RunStatus } from '../ports.js';
+import { recordOf } from './dynamo-items.js';
+import { DynamoTable, isConditionFailure } from './dynamo-table.js';
+import { keys } from './table.js';
+
+/**
+ * The run ledger on the single table: the claims and counters many stateless workers share,
+ * each one conditional single-item write (RUN, COUNTERS, URL, HOST and TRAP items).
+ */
+export abstract class DynamoLedger extends DynamoTable implements RunLedger {
+  abstract getHost(host: string): Promise<HostRecord | undefined>;
+
+  protected async addCounters(runId: number, counters: Record<string, number>, statusKey?: string): Promise<void> {
+    const entries = Object.entries(counters).filter(([, n]) => n !== 0);
+    if (entries.length === 0 && !statusKey) return;
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const adds = entries.map(([k, n], i) => {
+      names[`#c${i}`] = k;
+      values[`:c${i}`] = n;
+      return `#c${i} :c${i}`;
+    });
+    if (statusKey) {
+      names['#f'] = 'fetches';
+      names['#s'] = statusKey;
+      values[':one'] = 1;
+      adds.push('#f.#s :one');
+    }
+    await this.doc.send(new UpdateCommand({ TableName: this.table, Key: keys.runCounters(runId), UpdateExpression: `ADD ${adds.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
+  }
+
+  async getRun(runId: number): Promise<RunRecord | undefined> {
+    const item = await this.get(keys.run(runId));
+    if (!item) return undefined;
+    return { id: item.id as number, startedAt: item.startedAt as number, finishedAt: item.finishedAt as number | undefined, status: item.status as RunStatus, seeds: item.seeds as string[], config: item.config as Record<string, unknown> };
+  }
+
+  async runProgress(runId: number): Promise<RunProgress | undefined> {
+    const [run, c] = await Promise.all([this.get(keys.run(runId)), this.get(keys.runCounters(runId))]);
+    if (!run || !c) return undefined;
+    return { status: run.status as RunStatus, enqueued: Number(c.enqueued), settled: Number(c.settled), pages: Number(c.pages), startedAt: Number(run.startedAt) };
+  }
+
+  /** Takes one page slot of the run's budget; false when the budget is spent. */
+  async claimPageSlot(runId: number, maxPages: number): Promise<boolean> {
+    return this.conditionalAdd(keys.runCounters(runId), 'pages', 1, maxPages);
+  }
+
+  async releasePageSlot(runId: number): Promise<void> {
+    await this.conditionalAdd(keys.runCounters(runId), 'pages', -1);
+  }
+
+  /** Takes one of a host's page slots in a run (max pages per host); false when they are spent. */
+  async claimHostSlot(runId: number, host: string, maxPerHost: number): Promise<boolean> {
+    return this.conditionalAdd(keys.runHost(runId, host), 'fetched', 1, maxPerHost);
+  }
+
+  async releaseHostSlot(runId: number, host: string): Promise<void> {
+    await this.conditionalAdd(keys.runHost(runId, host), 'fetched', -1);
+  }
+
+  async rememberVariant(runId: number, key: string, value: string, limit: number): Promise<boolean> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: { PK: `RUN#${runId}`, SK: `TRAP#${key}` }, UpdateExpression: 'ADD #seen :v',
+        ConditionExpression: 'attribute_not_exists(#seen) OR contains(#seen, :one) OR size(#seen) < :limit',
+        ExpressionAttributeNames: { '#seen': 'seen' }, ExpressionAttributeValues: { ':v': new Set([value]), ':one': value, ':limit': limit },
+      }));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  async getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined> {
+    return recordOf<FrontierRow>(await this.get(keys.frontier(runId, urlId)));
+  }
+
+  /** Claims a queued URL for fetching (or one whose earlier claim lapsed); undefined when it is not fetchable now. */
+  async claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined> {
+    try {
+      const res = await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: keys.frontier(runId, urlId),
+        UpdateExpression: 'SET #st = :inflight, leaseUntil = :lease',
+        ConditionExpression: 'attribute_exists(PK) AND (#st = :queued OR (#st = :inflight AND leaseUntil < :now))',
+        ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':inflight': 'in_flight', ':queued': 'queued', ':now': now, ':lease': now + leaseMs },
+        ReturnValues: 'ALL_NEW',
+      }));
+      const { leaseUntil: _lease, ...row } = recordOf<FrontierRow & { leaseUntil: number }>(res.Attributes)!;
+      return row;
+    } catch (err) {
+      if (isConditionFailure(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async putHostState(state: HostState): Promise<void> {
+    await this.doc.send(new UpdateCommand({
+      TableName: this.table, Key: keys.host(state.host), UpdateExpression: 'SET #type = :t, #host = :h, #state = :s, readyAt = :ready',
+      ExpressionAttributeNames: { '#type': 'type', '#host': 'host', '#state': 'state' }, ExpressionAttributeValues: { ':t': 'HOST', ':h': state.host, ':s': state, ':ready': readyAtOf(state) },
+    }));
+  }
+
+  /**
+   * Claims the right to send the next request to a host: succeeds only when its next allowed time
+   * and back-off have passed and no other worker holds the lease. The politeness gate of the cloud.
+   */
+  async claimHost(host: string, owner: string, now: number, leaseMs: number): Promise<HostClaim> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: keys.host(host),
+        UpdateExpression: 'SET #type = :t, #host = :h, leaseUntil = :lease, leaseOwner = :owner',
+        ConditionExpression: '(attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(readyAt) OR readyAt <= :now)',
+        ExpressionAttributeNames: { '#type': 'type', '#host': 'host' }, ExpressionAttributeValues: { ':t': 'HOST', ':h': host, ':lease': now + leaseMs, ':owner': owner, ':now': now },
+      }));
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      const item = await this.get(keys.host(host));
+      const leaseUntil = Number(item?.leaseUntil ?? 0);
+      return { claimed: false, readyAt: Number(item?.readyAt ?? 0), leased: leaseUntil >= now };
+    }
+    const record = await this.getHost(host);
+    return { claimed: true, record: record ?? { host, state: newHostState(host) } };
+  }
+
+  /** Saves the host's state after a request and gives the lease back. */
+  async releaseHost(state: HostState, owner: string): Promise<void> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: keys.host(state.host), UpdateExpression: 'SET #state = :s, readyAt = :ready REMOVE leaseUntil, leaseOwner',
+        ConditionExpression: 'leaseOwner = :owner', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':s': state, ':ready': readyAtOf(state), ':owner': owner },
+      }));
+    } catch (err) {
+      // The lease lapsed and another worker holds the host now: its state wins, ours is stale.
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+}
+
+function readyAtOf(state: HostState): number {
+  return Math.max(state.nextAllowedAt, state.backoffUntil);
+}

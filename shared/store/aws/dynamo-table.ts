@@ -1,0 +1,113 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand,
+  type DynamoDBDocumentClient, type QueryCommandInput, type ScanCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { Item } from './dynamo-items.js';
+
+const BATCH = 25;
+
+export function isConditionFailure(err: unknown): boolean {
+  return err instanceof ConditionalCheckFailedException || (err as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+}
+
+/** The single table and the operations the adapters build on: reads, pagination, batches, conditional writes. */
+export class DynamoTable {
+  constructor(protected readonly doc: DynamoDBDocumentClient, readonly table: string) {}
+
+  protected async get(key: Item): Promise<Item | undefined> {
+    return (await this.doc.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
+  }
+
+  protected queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+    return allPages((start) => this.doc.send(new QueryCommand({ TableName: this.table, ...input, ExclusiveStartKey: start })));
+  }
+
+  protected scanAll(input: Omit<ScanCommandInput, 'TableName'>): Promise<Item[]> {
+    return allPages((start) => this.doc.send(new ScanCommand({ TableName: this.table, ...input, ExclusiveStartKey: start })));
+  }
+
+  protected partition(pk: string, skPrefix: string, filter?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): Promise<Item[]> {
+    return this.queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      FilterExpression: filter?.expr,
+      ExpressionAttributeNames: filter?.names,
+      ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix, ...filter?.values },
+      ConsistentRead: true,
+    });
+  }
+
+  /** Puts and deletes in batches of 25, resending what DynamoDB did not process. */
+  protected async batchWrite(puts: Item[], deletes: Item[] = []): Promise<void> {
+    const requests = [...puts.map((Item) => ({ PutRequest: { Item } })), ...deletes.map((Key) => ({ DeleteRequest: { Key } }))];
+    for (let i = 0; i < requests.length; i += BATCH) {
+      let pending: unknown[] = requests.slice(i, i + BATCH);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+        const res = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: pending as never } }));
+        pending = res.UnprocessedItems?.[this.table] ?? [];
+      }
+    }
+  }
+
+  protected async batchGet(keyList: Item[]): Promise<Item[]> {
+    const out: Item[] = [];
+    for (let i = 0; i < keyList.length; i += 100) {
+      let pending: { Keys: Item[] } | undefined = { Keys: keyList.slice(i, i + 100) };
+      while (pending && pending.Keys.length > 0) {
+        const res = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.table]: pending } }));
+        out.push(...(res.Responses?.[this.table] ?? []));
+        pending = res.UnprocessedKeys?.[this.table] as { Keys: Item[] } | undefined;
+      }
+    }
+    return out;
+  }
+
+  /** Puts an item unless one with its key exists; true when this call wrote it. */
+  protected async putIfAbsent(item: Item, extraCondition?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): Promise<boolean> {
+    try {
+      await this.doc.send(new PutCommand({
+        TableName: this.table, Item: item,
+        ConditionExpression: `attribute_not_exists(PK)${extraCondition ? ` OR (${extraCondition.expr})` : ''}`,
+        ExpressionAttributeNames: extraCondition?.names, ExpressionAttributeValues: extraCondition?.values,
+      }));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  protected async conditionalAdd(key: Item, field: string, by: number, below?: number): Promise<boolean> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table, Key: key, UpdateExpression: 'ADD #f :by',
+        ConditionExpression: below === undefined ? undefined : 'attribute_not_exists(#f) OR #f < :max',
+        ExpressionAttributeNames: { '#f': field }, ExpressionAttributeValues: below === undefined ? { ':by': by } : { ':by': by, ':max': below },
+      }));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+}
+
+/** Every item of a paginated Query or Scan. */
+async function allPages(page: (start: Record<string, unknown> | undefined) => Promise<{ Items?: Item[]; LastEvaluatedKey?: Record<string, unknown> }>): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await page(start);
+    items.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** Runs `fn` over items with at most `width` calls in flight. */
+export async function inBatches<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map(fn))));
+  return out;
+}
