@@ -37,6 +37,17 @@ export class AddressRefusedError extends TrawlError {
   }
 }
 
+/** Processing one fetched page failed (extraction, PDF text, a worker crash or timeout): that URL fails, the crawl goes on. */
+export class PageProcessingError extends TrawlError {
+  /** Where it failed: `extract`, `pdf`, `sitemap`, `feed`, … */
+  readonly stage: string;
+  constructor(stage: string, cause: unknown) {
+    super(`${stage}: ${errorMessage(cause)}`, 'skip', { cause });
+    this.name = 'PageProcessingError';
+    this.stage = stage;
+  }
+}
+
 /** Bad input from the user (flag, seed, data directory): printed as one line, exit code 2. */
 export class UsageError extends TrawlError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -50,6 +61,14 @@ export class DataDirError extends UsageError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'DataDirError';
+  }
+}
+
+/** Another trawl process writes to the data directory: one writer at a time. */
+export class DataDirLockedError extends DataDirError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DataDirLockedError';
   }
 }
 

@@ -1,37 +1,23 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { SETTINGS, defaultSettings, type CrawlSettings, type SettingName } from '../config/settings.js';
-
-function describeIssue(schema: z.ZodType): string {
-  if (schema instanceof z.ZodEnum) return `one of ${(schema.options as string[]).join(', ')}`;
-  const probe = schema.safeParse('x');
-  if (!probe.success && schema.safeParse('1').success) {
-    const min = [0, 1, 1024].find((m) => schema.safeParse(String(m)).success && !schema.safeParse(String(m - 1)).success);
-    return min === undefined ? 'a number' : `a whole number of at least ${min}`;
-  }
-  return 'a valid value';
-}
+import { SETTINGS, checkSettings, defaultSettings, parseSetting, settingSpec, type CrawlSettings, type SettingName } from '../config/settings.js';
 
 function parseValue(name: SettingName, raw: unknown, source: string): unknown {
-  const s = SETTINGS[name];
+  const s = settingSpec(name);
   const value = s.type === 'list' && typeof raw === 'string' ? raw.split(',').map((v) => v.trim()).filter(Boolean) : raw;
-  const result = s.schema.safeParse(s.type === 'boolean' && typeof value === 'string' ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value);
-  if (!result.success) {
-    throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected ${describeIssue(s.schema)} (${s.help})`);
-  }
-  return result.data;
+  return parseSetting(name, s.type === 'boolean' && typeof value === 'string' ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value, source);
 }
 
 /** Settings from defaults, then `TRAWL_*` environment variables, then flags; validated once here. */
 export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): CrawlSettings {
   const out = defaultSettings() as Record<string, unknown>;
-  for (const [name, s] of Object.entries(SETTINGS) as Array<[SettingName, (typeof SETTINGS)[SettingName]]>) {
+  for (const name of Object.keys(SETTINGS) as SettingName[]) {
+    const s = settingSpec(name);
     const fromEnv = env[s.env];
     if (fromEnv !== undefined && fromEnv !== '') out[name] = parseValue(name, fromEnv, s.env);
     if (s.flag && flags[s.flag] !== undefined) out[name] = parseValue(name, flags[s.flag], `--${s.flag}`);
   }
-  return out as CrawlSettings;
+  return checkSettings(out as CrawlSettings, 'settings');
 }
 
 /** Flags of single commands (not crawl settings): `extract --file/--url`, `export --format`, `replay --reextract`, … */
@@ -41,6 +27,7 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   url: { type: 'string' },
   format: { type: 'string' },
   reextract: { type: 'boolean' },
+  repair: { type: 'boolean' },
   run: { type: 'string' },
   limit: { type: 'string' },
 };
@@ -85,6 +72,7 @@ export function helpText(): string {
     '  trawl export --format jsonl   pages, edges and interactions as JSON lines',
     '  trawl replay --reextract      re-run extraction over the archive, no network',
     '  trawl history <url>           every fetch of a URL, with content drift',
+    '  trawl doctor [--repair]       check the data directory; salvage a damaged database',
     '',
     'Flags (each also readable from the environment variable shown):',
   ];

@@ -7,6 +7,20 @@ import type { CrawlEvent } from '../pipeline/progress.js';
 import type { RunSummary } from '../store/ports.js';
 import { canonicalize } from '../url/canonical.js';
 import { jsonLine, progressLine, summaryText } from './render.js';
+import { requireDataDir } from './data-commands.js';
+import { resumableRun } from '../pipeline/run-start.js';
+import { SqliteCrawlStore } from '../store/local/sqlite-store.js';
+
+/** Says why `--resume` cannot work, reading the data directory without changing it. */
+async function checkResumable(dataDir: string): Promise<void> {
+  requireDataDir(dataDir, 'nothing to resume');
+  const store = new SqliteCrawlStore(dataDir, { readonly: true });
+  try {
+    await resumableRun(store, dataDir);
+  } finally {
+    await store.close();
+  }
+}
 
 export interface CrawlIo {
   out: (line: string) => void;
@@ -28,7 +42,9 @@ export function validateSeeds(seeds: string[]): string[] {
 /** `trawl crawl`: runs the embedded crawler and prints progress and a summary. */
 export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, io: CrawlIo, overrides: EmbeddedOverrides = {}): Promise<RunSummary> {
   const seeds = settings.resume && seedArgs.length === 0 ? [] : validateSeeds(seedArgs);
-  const ctx = openEmbedded(settings, overrides);
+  // Everything is checked before the data directory is touched: a failed start leaves it as it was.
+  if (settings.resume) await checkResumable(settings.data);
+  const ctx = openEmbedded(settings, { command: `trawl crawl ${settings.resume ? '--resume' : seeds.join(' ')}`.slice(0, 200), ...overrides });
   const runner = new CrawlRunner(ctx, { seeds, resume: settings.resume, graph: ctx.graph, onEvent: (e) => onEvent(e) });
   let lastLine = 0;
   const onEvent = (e: CrawlEvent) => {
@@ -37,6 +53,7 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
       return;
     }
     if (e.type === 'host-parked') io.out(`parked ${e.host}: ${e.reason}`);
+    if (e.type === 'deferred') io.out(`deferred ${e.urls} URLs of ${e.host} until ${new Date(e.until).toISOString()} (backed off): trawl crawl --resume or the next crawl picks them up`);
     const now = ctx.clock();
     if (io.status && now - lastLine > 200) {
       lastLine = now;

@@ -10,17 +10,22 @@ import { CURRENT_EDGES } from '../store/local/sqlite-rows.js';
 import { jsonLine } from './render.js';
 
 /** Opens an existing data directory, or says how to make one. */
-export function requireDataDir(dir: string): void {
+export function requireDataDir(dir: string, what = 'no trawl data'): void {
   if (!existsSync(join(dir, DB_FILE))) {
-    throw new DataDirError(`no trawl data in ${dir}: run trawl crawl <url> --data ${dir} first, or pass --data with the directory of an earlier crawl`);
+    throw new DataDirError(`${what} in ${dir}: no crawl has run there; run trawl crawl <url> --data ${dir} first, or pass --data with the directory of an earlier crawl`);
   }
+}
+
+/** Opens a data directory for reading only: works while a crawl writes to it. */
+export function openForReading(dir: string): SqliteCrawlStore {
+  requireDataDir(dir);
+  return new SqliteCrawlStore(dir, { readonly: true });
 }
 
 /** `trawl export --format jsonl`: pages (with extraction), edges and interactions, one JSON object a line. */
 export async function exportCommand(dataDir: string, format: string | undefined, out: (line: string) => void): Promise<number> {
   if ((format ?? 'jsonl') !== 'jsonl') throw new UsageError(`unknown export format ${JSON.stringify(format)}: only jsonl is supported`);
-  requireDataDir(dataDir);
-  const store = new SqliteCrawlStore(dataDir);
+  const store = openForReading(dataDir);
   let n = 0;
   try {
     const db = store.db;
@@ -46,7 +51,7 @@ export async function replayCommand(settings: CrawlSettings, flags: { reextract?
   requireDataDir(settings.data);
   const runId = flags.run ? Number(flags.run) : undefined;
   if (runId !== undefined && !Number.isInteger(runId)) throw new UsageError(`invalid --run ${JSON.stringify(flags.run)}: give a run number (trawl status shows it)`);
-  const ctx = openEmbedded(settings, { fetcherFor: (store) => new ArchiveReplay(store, settings.data, { runId }) });
+  const ctx = openEmbedded(settings, { fetcherFor: (store) => new ArchiveReplay(store, settings.data, { runId }), command: 'trawl replay --reextract' });
   try {
     const report = await reextract({ ...ctx, archive: undefined });
     if (settings.json) out(jsonLine({ type: 'reextract', ...report }));
@@ -64,8 +69,7 @@ export async function replayCommand(settings: CrawlSettings, flags: { reextract?
 /** `trawl history <url>`: every interaction with a URL, marking content drift between fetches. */
 export async function historyCommand(dataDir: string, url: string | undefined, json: boolean, out: (line: string) => void): Promise<void> {
   if (!url) throw new UsageError('trawl history needs a URL: trawl history https://example.com/page');
-  requireDataDir(dataDir);
-  const store = new SqliteCrawlStore(dataDir);
+  const store = openForReading(dataDir);
   try {
     const entries = await targetHistory(store, url);
     if (entries.length === 0) out(json ? jsonLine({ type: 'history', url, entries: [] }) : `${url} was never fetched`);

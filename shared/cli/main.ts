@@ -6,8 +6,8 @@ import { crawlCommand } from './crawl-command.js';
 import { statusCommand } from './status-command.js';
 import { extractCommand } from './extract-command.js';
 import { graphCommand } from './graph-command.js';
-import { exportCommand, historyCommand, replayCommand, requireDataDir } from './data-commands.js';
-import { SqliteCrawlStore } from '../store/local/sqlite-store.js';
+import { doctorCommand } from './doctor-command.js';
+import { exportCommand, historyCommand, openForReading, replayCommand } from './data-commands.js';
 import { SqliteGraph } from '../store/local/sqlite-graph.js';
 
 function parseLimit(raw: unknown): number {
@@ -47,8 +47,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 0;
     }
     if (command === 'graph') {
-      requireDataDir(settings.data);
-      const store = new SqliteCrawlStore(settings.data);
+      const store = openForReading(settings.data);
       try {
         await graphCommand(new SqliteGraph(store.db), positionals, parseLimit(flags.limit), settings.json, out);
       } finally {
@@ -68,7 +67,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       await historyCommand(settings.data, positionals[0], settings.json, out);
       return 0;
     }
-    throw new UsageError(`unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay or history (trawl --help)`);
+    if (command === 'doctor') {
+      const report = await doctorCommand(settings.data, flags as { repair?: boolean }, settings.json, out);
+      return report.problems.length && !report.repaired ? 1 : 0;
+    }
+    throw new UsageError(`unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay, history or doctor (trawl --help)`);
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`trawl: ${err.message}\n`);

@@ -1,12 +1,10 @@
-import { SqliteCrawlStore } from '../store/local/sqlite-store.js';
-import { requireDataDir } from './data-commands.js';
+import { openForReading } from './data-commands.js';
 import type { RunSummary } from '../store/ports.js';
 import { jsonLine, summaryText } from './render.js';
 
 /** `trawl status`: summarises the latest run of a data directory. */
 export async function statusCommand(dataDir: string, json: boolean, out: (line: string) => void): Promise<RunSummary | undefined> {
-  requireDataDir(dataDir);
-  const store = new SqliteCrawlStore(dataDir);
+  const store = openForReading(dataDir);
   try {
     const latest = await store.latestRun();
     if (!latest) {

@@ -3,6 +3,7 @@ import { simhash } from '../dedupe/simhash.js';
 import { extractLinks, type ContextLink } from '../links/link-context.js';
 import { chunkText, type Chunk, DEFAULT_CHUNKING } from './chunks.js';
 import { attr, parseDocument, textOf, type Doc } from './dom.js';
+import { boundHtml, type BoundCut, type PageBounds } from './bounds.js';
 import { robotsDirectives } from './robots-meta.js';
 import { absolutizeUrls, extractMainContent } from './main-content.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
@@ -26,16 +27,26 @@ export interface PageExtraction {
   /** SHA-256 of the normalised main text: exact duplicates whatever the markup. */
   textHash: string;
   chunks: Chunk[];
+  /** Bounds the page went over before it was parsed, and what was cut (absent when none). */
+  cuts?: BoundCut[];
 }
 
 export interface ExtractOptions {
   canonicalize: (href: string) => string | null;
   robotsToken: string;
   xRobotsTag?: string;
+  /** Work limits applied before parsing (default: `DEFAULT_PAGE_BOUNDS`). */
+  bounds?: PageBounds;
 }
 
 /** What a links-only extraction keeps: enough to crawl on and build the graph with context. */
-export type LinkExtraction = Pick<PageExtraction, 'url' | 'title' | 'links' | 'linkCanonical' | 'feeds' | 'noindex' | 'nofollow'>;
+export type LinkExtraction = Pick<PageExtraction, 'url' | 'title' | 'links' | 'linkCanonical' | 'feeds' | 'noindex' | 'nofollow' | 'cuts'>;
+
+/** Parses a page within its bounds. */
+function boundedDocument(html: string, options: ExtractOptions): { doc: Doc; cuts?: BoundCut[] } {
+  const bounded = boundHtml(html, options.bounds);
+  return { doc: parseDocument(bounded.html), cuts: bounded.cuts.length ? bounded.cuts : undefined };
+}
 
 function linkParts(doc: Doc, url: string, options: ExtractOptions): LinkExtraction {
   const canonicalHref = attr(doc.querySelector('link[rel~="canonical"][href]'), 'href');
@@ -53,7 +64,8 @@ function linkParts(doc: Doc, url: string, options: ExtractOptions): LinkExtracti
 
 /** Links with context, canonical, feeds and robots directives only: for discovery crawls (`--extract links`). */
 export function extractLinksOnly(html: string, url: string, options: ExtractOptions): LinkExtraction {
-  return linkParts(parseDocument(html), url, options);
+  const { doc, cuts } = boundedDocument(html, options);
+  return { ...linkParts(doc, url, options), cuts };
 }
 
 const FEED_TYPES = new Set(['application/rss+xml', 'application/atom+xml', 'application/feed+json']);
@@ -94,7 +106,7 @@ function feedsOf(doc: Doc, pageUrl: string): string[] {
  * @example extractPage(html, 'https://a.test/post', { canonicalize, robotsToken: 'trawl' }).markdown
  */
 export function extractPage(html: string, url: string, options: ExtractOptions): PageExtraction {
-  const doc = parseDocument(html);
+  const { doc, cuts } = boundedDocument(html, options);
   const parts = linkParts(doc, url, options);
   absolutizeUrls(doc, url);
   const main = extractMainContent(doc);
@@ -104,5 +116,6 @@ export function extractPage(html: string, url: string, options: ExtractOptions):
     simhash: simhash(main.text),
     textHash: normalizedTextHash(main.text),
     chunks: chunkText(main.markdown, DEFAULT_CHUNKING),
+    cuts,
   };
 }

@@ -14,6 +14,8 @@ export interface ExtractRequest {
 /** Turns a page into its extraction; in this thread or in a pool of worker threads. */
 export interface Extractor {
   extract(request: ExtractRequest): Promise<PageExtraction | LinkExtraction>;
+  /** Resolves once the extractor can take pages at full speed (worker threads started); optional. */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,8 +35,15 @@ export class InlineExtractor implements Extractor {
   async close(): Promise<void> {}
 }
 
-/** A page whose extraction takes longer than this is given up (its worker is replaced). */
-const EXTRACT_TIMEOUT_MS = 30_000;
+
+export interface WorkerExtractorOptions {
+  /** Worker threads (default: cores − 1). */
+  size?: number;
+  /** A page whose extraction takes longer fails and its worker is replaced (its own time: pages queued behind it wait without a clock). */
+  timeoutMs?: number;
+  /** Heap limit of one worker: a page that exhausts it fails alone (the worker is replaced). */
+  memoryMb?: number;
+}
 
 // Inline source: no worker file to locate. Under tsx (sources are .ts) the worker registers
 // tsx's loader before importing the extraction modules; built code imports the .js directly.
@@ -45,6 +54,7 @@ const { parentPort, workerData } = require('node:worker_threads');
   const page = await import(workerData.extractPage);
   const urls = await import(workerData.canonical);
   const options = (msg) => ({ canonicalize: (h) => urls.canonicalize(h, undefined, workerData.canonicalOptions), robotsToken: msg.robotsToken, xRobotsTag: msg.xRobotsTag });
+  parentPort.postMessage({ ready: true });
   parentPort.on('message', (msg) => {
     try {
       const x = msg.mode === 'full' ? page.extractPage(msg.html, msg.url, options(msg)) : page.extractLinksOnly(msg.html, msg.url, options(msg));
@@ -56,26 +66,48 @@ const { parentPort, workerData } = require('node:worker_threads');
 })().catch((err) => { throw err; });
 `;
 
+interface Pending {
+  request: ExtractRequest;
+  resolve: (x: PageExtraction | LinkExtraction) => void;
+  reject: (e: Error) => void;
+  /** Runs only while the worker is on this page. */
+  timer?: NodeJS.Timeout;
+}
+
 interface Slot {
   worker: Worker;
-  pending: Map<number, { resolve: (x: PageExtraction | LinkExtraction) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>;
+  /** In the order sent: a worker answers its messages one after the other, so the first is the one running. */
+  pending: Map<number, Pending>;
+  /** Its modules are loaded: page clocks start only then. */
+  ready: boolean;
+  loaded: Promise<void>;
 }
 
 /**
  * Extraction in worker threads, so parsing, Readability and markdown use the other cores while
  * the crawl thread fetches and stores. Measured on 2 cores (npm run bench:crawl): full-extraction
- * crawls went from 123 to 200 pages/s with one worker.
+ * crawls went from 123 to 200 pages/s with one worker. A page that hangs or exhausts a worker's
+ * heap fails alone: the worker is replaced and the pages queued behind it go to another.
  */
 export class WorkerExtractor implements Extractor {
   private readonly slots: Slot[] = [];
   private nextId = 0;
+  private closed = false;
+  private readonly size: number;
+  private readonly timeoutMs: number;
+  private readonly memoryMb: number;
 
-  constructor(private readonly canonical: CanonicalOptions, private readonly size = Math.max(1, availableParallelism() - 1)) {}
+  constructor(private readonly canonical: CanonicalOptions, options: WorkerExtractorOptions = {}) {
+    this.size = options.size ?? Math.max(1, availableParallelism() - 1);
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.memoryMb = options.memoryMb ?? 512;
+  }
 
   private spawn(): Slot {
     const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
+      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.memoryMb / 8)) },
       workerData: {
         tsx: ext === 'ts' ? import.meta.resolve('tsx/esm/api') : undefined,
         extractPage: new URL(`./extract-page.${ext}`, import.meta.url).href,
@@ -83,30 +115,45 @@ export class WorkerExtractor implements Extractor {
         canonicalOptions: this.canonical,
       },
     });
-    const slot: Slot = { worker, pending: new Map() };
+    let loaded!: () => void;
+    const slot: Slot = { worker, pending: new Map(), ready: false, loaded: new Promise<void>((r) => (loaded = r)) };
     worker.unref();
-    worker.on('message', (msg: { id: number; x?: PageExtraction | LinkExtraction; error?: string }) => {
+    worker.on('message', (msg: { id: number; x?: PageExtraction | LinkExtraction; error?: string; ready?: boolean }) => {
+      if (msg.ready) {
+        slot.ready = true;
+        loaded();
+        this.armNext(slot);
+        return;
+      }
       const p = slot.pending.get(msg.id);
       if (!p) return;
       slot.pending.delete(msg.id);
       clearTimeout(p.timer);
+      this.armNext(slot);
       if (slot.pending.size === 0) worker.unref();
       if (msg.x) p.resolve(msg.x);
       else p.reject(new Error(`extraction failed: ${msg.error}`));
     });
-    const fail = (err: Error) => {
-      for (const p of slot.pending.values()) {
-        clearTimeout(p.timer);
-        p.reject(err);
-      }
-      slot.pending.clear();
-      const i = this.slots.indexOf(slot);
-      if (i >= 0) this.slots.splice(i, 1);
-    };
-    worker.on('error', fail);
-    worker.on('exit', () => fail(new Error('extraction worker stopped')));
+    worker.on('error', (err) => this.retire(slot, err));
+    worker.on('exit', () => {
+      loaded();
+      this.retire(slot, new Error('extraction worker stopped'));
+    });
     this.slots.push(slot);
     return slot;
+  }
+
+  /** Takes a worker out of the pool; the page it was on fails (with `culprit`), the pages behind it go to another worker. */
+  private retire(slot: Slot, err: Error, culprit = slot.pending.keys().next().value): void {
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    const pending = [...slot.pending.entries()];
+    slot.pending.clear();
+    for (const [id, p] of pending) {
+      clearTimeout(p.timer);
+      if (id === culprit || this.closed) p.reject(new Error(`extraction worker failed on this page: ${err.message}`));
+      else this.send(p.request, p.resolve, p.reject);
+    }
   }
 
   private pick(): Slot {
@@ -114,22 +161,39 @@ export class WorkerExtractor implements Extractor {
     return this.slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
   }
 
-  extract(request: ExtractRequest): Promise<PageExtraction | LinkExtraction> {
+  private send(request: ExtractRequest, resolve: Pending['resolve'], reject: Pending['reject']): void {
     const slot = this.pick();
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error(`extraction took longer than ${EXTRACT_TIMEOUT_MS / 1000} s`));
-        void slot.worker.terminate();
-      }, EXTRACT_TIMEOUT_MS);
-      timer.unref();
-      slot.pending.set(id, { resolve, reject, timer });
-      slot.worker.ref();
-      slot.worker.postMessage({ id, ...request });
-    });
+    slot.pending.set(id, { request, resolve, reject });
+    this.armNext(slot);
+    slot.worker.ref();
+    slot.worker.postMessage({ id, ...request });
+  }
+
+  /** Starts the clock of the page the worker is on now (the first it has not answered). */
+  private armNext(slot: Slot): void {
+    const first = slot.pending.entries().next();
+    if (!slot.ready || first.done || first.value[1].timer) return;
+    const [id, p] = first.value;
+    p.timer = setTimeout(() => {
+      this.retire(slot, new Error(`extraction took longer than ${this.timeoutMs / 1000} s`), id);
+      void slot.worker.terminate();
+    }, this.timeoutMs);
+    p.timer.unref();
+  }
+
+  extract(request: ExtractRequest): Promise<PageExtraction | LinkExtraction> {
+    return new Promise((resolve, reject) => this.send(request, resolve, reject));
+  }
+
+  /** Starts every worker and resolves when they have loaded the extraction modules (about a second under tsx). */
+  async ready(): Promise<void> {
+    while (this.slots.length < this.size) this.spawn();
+    await Promise.all(this.slots.map((s) => s.loaded));
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
     this.slots.length = 0;
   }

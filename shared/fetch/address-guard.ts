@@ -2,14 +2,20 @@ import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { AddressRefusedError } from '../errors.js';
 
-/** Ranges a public crawler must never connect to: loopback, private, link-local, CGNAT, metadata, ULA, mapped. */
+/** Ranges a public crawler must never connect to: loopback, private, link-local, CGNAT, metadata, reserved. */
 const BLOCKED_V4: Array<[string, number]> = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
   ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
   ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ];
+/**
+ * IPv6 ranges refused whatever they contain: unspecified, loopback and IPv4-compatible (::/96),
+ * IPv4-mapped, local-use NAT64 (RFC 8215), discard, documentation, unique-local, link-local,
+ * site-local, multicast. Forms that embed an IPv4 address (NAT64 64:ff9b::/96, 6to4 2002::/16,
+ * Teredo 2001::/32, IPv4-translated ::ffff:0:0:0/96) are checked by the address they embed.
+ */
 const BLOCKED_V6: Array<[string, number]> = [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
+  ['::', 96], ['::ffff:0:0', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
   ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ];
 
@@ -19,18 +25,54 @@ const blockedV6 = new BlockList();
 for (const [net, prefix] of BLOCKED_V4) blockedV4.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of BLOCKED_V6) blockedV6.addSubnet(net, prefix, 'ipv6');
 
-/** True when an IP literal is loopback, private, link-local, CGNAT, cloud metadata, unique-local or IPv4-mapped. */
+/** The 16 bytes of an IPv6 address (zone id dropped, dotted-quad tail allowed), or undefined. */
+export function ipv6Bytes(address: string): Uint8Array | undefined {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const quad = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (quad) {
+    if (isIP(quad[1]!) !== 4) return undefined;
+    const [a, b, c, d] = quad[1]!.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, -quad[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
+  const bytes = new Uint8Array(16);
+  for (const [i, g] of groups.entries()) {
+    if (!/^[0-9a-f]{1,4}$/.test(g)) return undefined;
+    const v = parseInt(g, 16);
+    bytes[i * 2] = v >> 8;
+    bytes[i * 2 + 1] = v & 0xff;
+  }
+  return bytes;
+}
+
+const v4 = (b: Uint8Array, at: number, xor = 0) => [0, 1, 2, 3].map((i) => b[at + i]! ^ xor).join('.');
+const startsWith = (b: Uint8Array, prefix: number[]) => prefix.every((v, i) => b[i] === v);
+
+/** The IPv4 addresses an IPv6 address carries (NAT64, 6to4, Teredo server and client, IPv4-translated). */
+export function embeddedIPv4(b: Uint8Array): string[] {
+  if (startsWith(b, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return [v4(b, 12)];
+  if (startsWith(b, [0x20, 0x02])) return [v4(b, 2)];
+  if (startsWith(b, [0x20, 0x01, 0, 0])) return [v4(b, 4), v4(b, 12, 0xff)];
+  if (startsWith(b, [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0])) return [v4(b, 12)];
+  return [];
+}
+
+/** True when an IP literal is loopback, private, link-local, CGNAT, cloud metadata, reserved, or an IPv6 form of one. */
 export function isBlockedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return blockedV4.check(address, 'ipv4');
-  if (family === 6) {
-    const lower = address.toLowerCase();
-    // Mapped/compatible forms written with a dotted quad are caught by ::ffff:0:0/96 too, but
-    // BlockList needs the hex form; refuse any dotted IPv6 outright.
-    if (lower.includes('.')) return true;
-    return blockedV6.check(lower, 'ipv6');
-  }
-  return true;
+  if (family !== 6) return true;
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return true;
+  const hex = Array.from({ length: 8 }, (_, i) => ((bytes[i * 2]! << 8) | bytes[i * 2 + 1]!).toString(16)).join(':');
+  if (blockedV6.check(hex, 'ipv6')) return true;
+  return embeddedIPv4(bytes).some((a) => blockedV4.check(a, 'ipv4'));
 }
 
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;

@@ -32,16 +32,42 @@ function decodeWindows1252(body: Buffer): string {
   return body.toString('latin1').replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
 }
 
+/** Above this share of invalid sequences among the non-ASCII characters, UTF-8 was the wrong guess. */
+const MOSTLY_INVALID = 0.5;
+
+export interface DecodedText {
+  text: string;
+  /** The charset the text was decoded with. */
+  charset: string;
+  /** Set when the bytes were mostly invalid for the declared (or assumed) charset and another was used. */
+  guessed?: { declared: string; invalidRatio: number };
+}
+
 /**
- * Decodes a body with its charset. A body declared (or assumed) UTF-8 whose bytes are mostly
- * not UTF-8 is decoded as windows-1252, the web's de-facto legacy default.
+ * Decodes a body with its charset. A body declared (or assumed) UTF-8 whose non-ASCII bytes are
+ * mostly invalid UTF-8 is decoded as windows-1252, the web's de-facto legacy default; a few stray
+ * bytes in a valid UTF-8 page (a ratio, not a count) keep the declared charset.
  */
-export function decodeBody(body: Buffer, charset: string): string {
-  if (charset === 'windows-1252') return decodeWindows1252(body);
+export function decodeText(body: Buffer, charset: string): DecodedText {
+  if (charset === 'windows-1252') return { text: decodeWindows1252(body), charset };
   const text = new TextDecoder(charset).decode(body);
-  if (charset !== 'utf-8') return text;
+  if (charset !== 'utf-8') return { text, charset };
   let bad = 0;
-  for (let i = text.indexOf('\uFFFD'); i >= 0; i = text.indexOf('\uFFFD', i + 1)) bad++;
-  // A cut-off final character yields one replacement; more than that means another encoding.
-  return bad > 1 ? decodeWindows1252(body) : text;
+  let nonAscii = 0;
+  // A body cut at the cap may end inside a character: the last few code units are not counted.
+  const end = Math.max(0, text.length - 3);
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    nonAscii++;
+    if (c === 0xfffd) bad++;
+  }
+  const ratio = nonAscii ? bad / nonAscii : 0;
+  if (bad === 0 || ratio <= MOSTLY_INVALID) return { text, charset };
+  return { text: decodeWindows1252(body), charset: 'windows-1252', guessed: { declared: charset, invalidRatio: Math.round(ratio * 1000) / 1000 } };
+}
+
+/** The decoded text of a body (see `decodeText`). */
+export function decodeBody(body: Buffer, charset: string): string {
+  return decodeText(body, charset).text;
 }

@@ -10,7 +10,14 @@ import type { CrawlContext } from './context.js';
 export type ExtractionCore = Pick<PageExtraction, 'metadata' | 'markdown' | 'simhash' | 'textHash' | 'chunks'> & { method: string };
 
 /** The stored form of an extraction, with near- and exact-duplicate flags looked up in the store. */
-export async function extractRecords(ctx: CrawlContext, row: FrontierRow, snapshot: string, x: ExtractionCore, pdfPages?: number): Promise<{ extract: ExtractRecord; chunks: ChunkRecord[] }> {
+/** What the extraction notes about itself beside the metadata: bounds cut, a guessed charset, parts that failed. */
+export interface ExtractionNotes {
+  cuts?: unknown[];
+  charset?: { declared: string; used: string; invalidRatio: number };
+  problems?: Array<{ part: string; error: string }>;
+}
+
+export async function extractRecords(ctx: CrawlContext, row: FrontierRow, snapshot: string, x: ExtractionCore, notes: ExtractionNotes = {}, pdfPages?: number): Promise<{ extract: ExtractRecord; chunks: ChunkRecord[] }> {
   const near = x.markdown.length > 0 ? await ctx.store.findNearDuplicate(x.simhash, row.urlId, NEAR_DUPLICATE_DISTANCE) : undefined;
   const textDuplicateOf = x.markdown.length > 0 ? await ctx.store.findTextDuplicate(x.textHash, row.urlId) : undefined;
   const m = x.metadata;
@@ -18,7 +25,7 @@ export async function extractRecords(ctx: CrawlContext, row: FrontierRow, snapsh
     urlId: row.urlId, runId: row.runId, snapshot, title: m.title, description: m.description, author: m.author, published: m.published,
     modified: m.modified, language: m.language, canonicalUrl: m.canonicalUrl, siteName: m.siteName, contentType: m.contentType,
     wordCount: m.wordCount, readingMinutes: m.readingTimeMinutes, method: x.method, markdown: x.markdown, textHash: x.textHash, simhash: x.simhash,
-    nearDuplicateOf: near?.urlId, nearDuplicateDistance: near?.distance, textDuplicateOf, pdfPages, metadata: { ...m },
+    nearDuplicateOf: near?.urlId, nearDuplicateDistance: near?.distance, textDuplicateOf, pdfPages, metadata: { ...m, ...definedNotes(notes) },
   };
   const chunks = x.chunks.map((c, seq): ChunkRecord => ({ urlId: row.urlId, seq, id: c.id, position: c.position, tokens: c.tokens, text: c.text, prevId: c.prevId, nextId: c.nextId }));
   return { extract, chunks };
@@ -39,4 +46,8 @@ export function edgesOf(row: FrontierRow, snapshot: string, x: Pick<PageExtracti
     fromId: row.urlId, snapshot, toId: l.urlId, toUrl: l.url, anchor: l.anchorText.slice(0, 500), context: l.context, section: l.section,
     rel: l.rel.join(' '), internal: l.internal, nofollow: x.nofollow || l.rel.includes('nofollow'),
   }));
+}
+
+function definedNotes(notes: ExtractionNotes): ExtractionNotes {
+  return Object.fromEntries(Object.entries(notes).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
 }

@@ -36,6 +36,7 @@ export function politenessConfig(s: CrawlSettings): PolitenessConfig {
     backoffMaxMs: s.backoffMaxMs,
     maxRetryAfterMs: s.maxRetryAfterMs,
     maxConsecutiveFailures: s.maxHostFailures,
+    maxCrawlDelayMs: s.maxCrawlDelayMs,
   };
 }
 

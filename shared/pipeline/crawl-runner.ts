@@ -1,10 +1,12 @@
-import { errorMessage, UsageError } from '../errors.js';
+import { errorMessage } from '../errors.js';
 import type { HostQueue } from '../frontier/host-queue.js';
 import { afterRequest, newHostState, readyAt } from '../politeness/host-state.js';
 import { RateLimiter } from '../politeness/rate-limiter.js';
 import { robotsAllows, robotsSitemaps } from '../robots/robots-policy.js';
 import type { GraphStore, FrontierRow, RunRecord, RunSummary } from '../store/ports.js';
-import { robotsRefusal, wasFetchedPage } from './run-records.js';
+import { robotsRefusal } from './run-records.js';
+import { timerDelay } from '../politeness/timers.js';
+import { carriedOver, resumableRun, resumeCounts } from './run-start.js';
 import { urlId } from '../url/canonical.js';
 import { Admitter, type Candidate } from './admission.js';
 import { politenessConfig, type CrawlContext } from './context.js';
@@ -35,6 +37,8 @@ export class CrawlRunner {
   private active = 0;
   private pageSlots = 0;
   private stopping = false;
+  /** The crawl's time budget ends here (`--max-minutes`); Infinity without one. */
+  private deadline = Infinity;
   private fatal: unknown;
   private wakeUp: (() => void) | undefined;
   readonly progress: CrawlProgress;
@@ -57,19 +61,70 @@ export class CrawlRunner {
   }
 
   async crawl(): Promise<RunSummary> {
-    await (this.options.resume ? this.resumeRun() : this.startRun());
+    // The extraction workers load while the run starts, so their start-up is not paid mid-crawl.
+    await Promise.all([this.options.resume ? this.resumeRun() : this.startRun(), this.ctx.extractor.ready?.()]);
+    if (this.ctx.settings.maxMinutes > 0) this.deadline = this.ctx.clock() + this.ctx.settings.maxMinutes * 60_000;
     while (true) {
-      const timer = this.dispatch();
-      if (this.active === 0 && (this.stopping || this.budgetReached() || this.state.scheduler.isEmpty())) break;
-      await this.sleep(timer);
+      const wake = this.dispatch();
+      if (this.active === 0) {
+        if (this.stopping || this.budgetReached() || this.state.scheduler.isEmpty()) break;
+        // Nothing runs and the next host is not ready: end now rather than wait for nothing but a back-off.
+        if (this.ctx.clock() >= this.deadline || (wake !== undefined && this.nothingButWaits(wake))) {
+          await this.leaveWaitingHosts();
+          break;
+        }
+      }
+      await this.sleep(wake === undefined ? undefined : Math.min(wake, this.deadline));
     }
     if (this.fatal) throw this.fatal;
     const status = this.stopping ? 'interrupted' : 'finished';
-    if (status === 'finished' && this.options.graph) await this.options.graph.computeRanks(this.run.id);
+    if (status === 'finished') {
+      // A finished run leaves nothing queued: what is left was cut by the page budget or the time budget.
+      await this.ctx.store.settleQueued(this.run.id, this.budgetReached() ? 'max-pages' : 'host-too-slow');
+      if (this.options.graph) await this.options.graph.computeRanks(this.run.id);
+    }
     await this.ctx.store.setRunStatus(this.run.id, status, this.ctx.clock());
     const summary = await this.ctx.store.summary(this.run.id);
     this.progress.finish(summary);
     return summary;
+  }
+
+  /** A host that waits on a back-off (robots.txt unreachable, 429/503), not merely on its delay. */
+  private backedOff(q: HostQueue): boolean {
+    return q.state.backoffUntil > this.ctx.clock() || q.robots?.kind === 'unreachable';
+  }
+
+  /**
+   * Whether to end the crawl now although hosts still wait: the next one is only ready after the
+   * time budget, or every waiting host is backed off for longer than `maxIdleWaitMs`.
+   */
+  private nothingButWaits(wake: number): boolean {
+    if (wake > this.deadline) return true;
+    if (wake - this.ctx.clock() <= this.ctx.settings.maxIdleWaitMs) return false;
+    for (const q of this.state.hosts.values()) if (!q.parked && q.size > 0 && !this.backedOff(q)) return false;
+    return true;
+  }
+
+  /**
+   * The crawl ends with hosts still waiting: those backed off have their URLs deferred to the next
+   * run or --resume, with the time they may be asked again; those merely slower than the time
+   * budget are skipped as host-too-slow.
+   */
+  private async leaveWaitingHosts(): Promise<void> {
+    for (const q of this.state.hosts.values()) {
+      if (q.parked || q.size === 0) continue;
+      if (!this.backedOff(q)) {
+        await this.parkRows(q, q.drain(), 'skipped', 'host-too-slow');
+        continue;
+      }
+      const ready = readyAt(q.state);
+      const rows = q.drain();
+      for (const row of rows) {
+        await this.ctx.store.setUrlStates(this.run.id, [row.urlId], 'deferred', q.robots?.kind === 'unreachable' ? 'robots-unreachable' : 'backed-off', Math.max(ready, row.notBefore));
+        this.state.known.set(row.urlId, 'final');
+      }
+      this.progress.deferred(q.host, rows.length, ready);
+    }
   }
 
   private async startRun(): Promise<void> {
@@ -78,33 +133,30 @@ export class CrawlRunner {
       await this.ctx.store.setRunStatus(latest.id, 'abandoned', this.ctx.clock());
       this.ctx.logger.warn('an unfinished crawl was abandoned; pass --resume to continue one instead', { runId: latest.id });
     }
+    const carried = await carriedOver(this.ctx.store, latest);
     this.run = await this.ctx.store.createRun(this.options.seeds, { ...this.ctx.settings }, this.ctx.clock());
     this.admitter = this.newAdmitter(this.options.seeds);
-    const rows = this.admitAll(this.options.seeds.map((href) => ({ href, depth: 0, kind: 'page', structural: true }))).rows;
+    const seeds = this.options.seeds.map((href): Candidate => ({ href, depth: 0, kind: 'page', structural: true }));
+    const rows = this.admitAll([...seeds, ...carried.candidates]).rows;
+    for (const row of rows) row.notBefore = carried.notBefore.get(row.url) ?? 0;
     const inserted = new Set(await this.ctx.store.addUrls(rows));
     for (const row of rows) if (inserted.has(row.urlId) && row.state === 'queued') this.state.enqueue(row);
-    this.progress.started(this.run.id, false);
+    this.progress.started(this.run.id, false, carried.candidates.length ? { carried: carried.candidates.length } : undefined);
   }
 
   private async resumeRun(): Promise<void> {
-    const latest = await this.ctx.store.latestRun();
-    if (!latest || latest.status === 'finished' || latest.status === 'abandoned') {
-      throw new UsageError(`nothing to resume in ${this.ctx.settings.data}: ${latest ? `the last crawl (run ${latest.id}) is ${latest.status}` : 'no crawl has run there'}; start a crawl without --resume`);
-    }
+    const latest = await resumableRun(this.ctx.store, this.ctx.settings.data);
     this.run = latest;
     await this.ctx.store.setRunStatus(latest.id, 'running', this.ctx.clock());
     this.admitter = this.newAdmitter(latest.seeds);
-    const requeued = await this.ctx.store.requeueInFlight(latest.id);
-    const fetchedPerHost = new Map<string, number>();
-    for (const seen of await this.ctx.store.seenUrls(latest.id)) {
-      this.state.known.set(seen.urlId, knownOf(seen.state, seen.reason));
-      if (!seen.reason?.startsWith('trap:')) this.admitter.traps.admit(seen.url); // rebuild the per-run trap counters
-      if (wasFetchedPage(seen)) {
-        this.pageSlots++;
-        const host = new URL(seen.url).host;
-        fetchedPerHost.set(host, (fetchedPerHost.get(host) ?? 0) + 1);
-      }
+    const { requeued, exhausted } = await this.ctx.store.requeueInFlight(latest.id, this.ctx.settings.maxAttempts);
+    const seen = await this.ctx.store.seenUrls(latest.id);
+    for (const s of seen) {
+      this.state.known.set(s.urlId, knownOf(s.state, s.reason));
+      if (!s.reason?.startsWith('trap:')) this.admitter.traps.admit(s.url); // rebuild the per-run trap counters
     }
+    const counts = resumeCounts(seen);
+    this.pageSlots = counts.pagesFetched;
     for (const row of await this.ctx.store.queuedUrls(latest.id)) {
       const q = this.state.hostQueue(row);
       if (q.size === 0 && !q.robots) {
@@ -112,10 +164,10 @@ export class CrawlRunner {
         // Keep back-off and parking from the killed run; wait one delay before the first request.
         q.state = { ...(saved?.state ?? newHostState(row.host)), nextAllowedAt: this.ctx.clock() + this.politeness.delayMs };
       }
-      q.fetched = fetchedPerHost.get(row.host) ?? 0;
+      q.fetched = counts.fetchedPerHost.get(row.host) ?? 0;
       this.state.enqueue(row);
     }
-    this.progress.started(this.run.id, true, requeued);
+    this.progress.started(this.run.id, true, { requeued, exhausted });
   }
 
   private newAdmitter(seeds: string[]): Admitter {
@@ -129,7 +181,7 @@ export class CrawlRunner {
   /** Starts host tasks while slots are free; returns when the next host becomes ready, if known. */
   private dispatch(): number | undefined {
     const now = this.ctx.clock();
-    while (!this.stopping && this.active < this.ctx.settings.concurrency && !this.budgetReached()) {
+    while (!this.stopping && this.active < this.ctx.settings.concurrency && !this.budgetReached() && now < this.deadline) {
       const next = this.state.scheduler.next(now);
       if (!next) return undefined;
       if ('waitUntil' in next) return next.waitUntil;
@@ -162,7 +214,7 @@ export class CrawlRunner {
 
   private sleep(until: number | undefined): Promise<void> {
     return new Promise((resolve) => {
-      const timer = until === undefined ? undefined : setTimeout(resolve, Math.max(0, until - this.ctx.clock()));
+      const timer = until === undefined ? undefined : setTimeout(resolve, timerDelay(until - this.ctx.clock()));
       this.wakeUp = () => {
         if (timer) clearTimeout(timer);
         this.wakeUp = undefined;

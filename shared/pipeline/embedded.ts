@@ -5,7 +5,8 @@ import { HttpFetcher, type Fetcher } from '../fetch/http-fetcher.js';
 import { defaultPriority, type PriorityFn } from '../frontier/priority.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { FileBlobStore } from '../store/local/blob-store.js';
-import { SqliteCrawlStore } from '../store/local/sqlite-store.js';
+import { prepareDataDir, SqliteCrawlStore } from '../store/local/sqlite-store.js';
+import { DataDirLock } from '../store/local/data-lock.js';
 import { canonicalize } from '../url/canonical.js';
 import { robotsTokenOf, type CrawlContext } from './context.js';
 import { WarcWriter } from '../archive/warc-writer.js';
@@ -22,11 +23,22 @@ export interface EmbeddedOverrides {
   resolver?: Resolver;
   priority?: PriorityFn;
   logger?: Logger;
+  /** What takes the data directory's lock, for the message a second writer sees (default `trawl`). */
+  command?: string;
 }
 
 /** Builds the embedded runtime: SQLite + blob files in the data directory, the live HTTP fetcher. */
 export function openEmbedded(settings: CrawlSettings, overrides: EmbeddedOverrides = {}): CrawlContext & { graph: GraphStore; close(): Promise<void> } {
-  const store = new SqliteCrawlStore(settings.data);
+  // One writer per data directory: the lock is taken before anything is opened for writing.
+  prepareDataDir(settings.data);
+  const lock = DataDirLock.acquire(settings.data, overrides.command ?? 'trawl');
+  let store: SqliteCrawlStore;
+  try {
+    store = new SqliteCrawlStore(settings.data, { check: true });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const blobs = new FileBlobStore(join(settings.data, 'blobs'));
   const fetcher = overrides.fetcher ?? overrides.fetcherFor?.(store) ?? new HttpFetcher({
     userAgent: settings.userAgent,
@@ -39,7 +51,7 @@ export function openEmbedded(settings: CrawlSettings, overrides: EmbeddedOverrid
   const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
   const archive = new WarcWriter(join(settings.data, 'warc'), { maxFileBytes: settings.warcMaxBytes });
   const workers = settings.extractWorkers === 'auto' ? Math.max(1, availableParallelism() - 1) : settings.extractWorkers;
-  const extractor = workers > 0 ? new WorkerExtractor(canonical, workers) : new InlineExtractor(canonical);
+  const extractor = workers > 0 ? new WorkerExtractor(canonical, { size: workers, timeoutMs: settings.extractTimeoutMs, memoryMb: settings.extractMemoryMb }) : new InlineExtractor(canonical);
   return {
     settings, store, blobs, fetcher, canonical, archive, extractor,
     graph: new SqliteGraph(store.db),
@@ -49,10 +61,14 @@ export function openEmbedded(settings: CrawlSettings, overrides: EmbeddedOverrid
     robotsToken: robotsTokenOf(settings.userAgent),
     canonicalize: (href) => canonicalize(href, undefined, canonical),
     async close() {
-      await extractor.close();
-      archive.close();
-      await fetcher.close();
-      await store.close();
+      try {
+        await extractor.close();
+        archive.close();
+        await fetcher.close();
+        await store.close();
+      } finally {
+        lock.release();
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { afterRequest, readyAt, type HostState } from '../politeness/host-state.js';
 import { robotsAllows, robotsSitemaps } from '../robots/robots-policy.js';
-import { FINAL_STATES, type FrontierRow, type HostRecord, type PageRecord, type WarcLocation, type WorkflowStarter } from '../store/ports.js';
+import { SETTLED_STATES, type FrontierRow, type HostRecord, type PageRecord, type WarcLocation, type WorkflowStarter } from '../store/ports.js';
 import { originOf } from '../url/canonical.js';
 import type { Candidate } from './admission.js';
 import { commitCloud, enqueueCandidates } from './cloud-commit.js';
@@ -48,9 +48,14 @@ export async function fetchWorker(ctx: CloudContext, message: FrontierRow): Prom
   const now = ctx.clock();
   if (ctx.run.status !== 'running') return { action: 'delete', outcome: `run-${ctx.run.status}` };
   const current = await ctx.store.getUrl(message.runId, message.urlId);
-  if (!current || FINAL_STATES.has(current.state)) return { action: 'delete', outcome: 'already-settled' };
+  if (!current || SETTLED_STATES.has(current.state)) return { action: 'delete', outcome: 'already-settled' };
   if (current.notBefore > now) return { action: 'later', delayMs: current.notBefore - now, outcome: 'not-before' };
   const claim = await ctx.store.claimHost(message.host, ctx.workerId, now, HOST_LEASE_MS);
+  if (!claim.claimed && claim.parkedReason) {
+    // A parked host may have a back-off far away: its URLs settle now, as in the embedded crawl.
+    await ctx.store.setUrlStates(message.runId, [message.urlId], 'skipped', 'host-parked');
+    return { action: 'delete', outcome: 'host-parked' };
+  }
   if (!claim.claimed) {
     // Another worker is at the host (its request takes seconds at most, the lease is only a crash guard): look again soon.
     const delayMs = claim.leased ? Math.max(LEASED_RETRY_MS, claim.readyAt - now) : Math.max(1, claim.readyAt - now);

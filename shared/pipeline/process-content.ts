@@ -1,9 +1,9 @@
-import { decodeBody, sniffCharset } from '../fetch/charset.js';
+import { decodeBody, decodeText, sniffCharset } from '../fetch/charset.js';
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { parseFeed } from '../extract/feed.js';
 import { extractPdf } from '../extract/pdf.js';
 import { maybeGunzip, parseSitemap } from '../extract/sitemap.js';
-import { errorMessage } from '../errors.js';
+import { PageProcessingError } from '../errors.js';
 import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../store/ports.js';
 import type { Candidate } from './admission.js';
 import type { CrawlContext } from './context.js';
@@ -19,6 +19,17 @@ export interface ContentResult {
   aliases: AliasRecord[];
   candidates: Candidate[];
   duplicateOf?: string;
+  /** Processing failed at this stage: the page is kept as fetched and the URL fails with the error. */
+  failure?: PageProcessingError;
+}
+
+/** Runs one processing stage; any error becomes a `PageProcessingError` naming the stage. */
+async function stage<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw err instanceof PageProcessingError ? err : new PageProcessingError(name, err);
+  }
 }
 
 function isFresh(date: string | undefined, now: number): boolean {
@@ -52,11 +63,16 @@ function basePage(row: FrontierRow, res: FetchResponse, contentHash: string | un
 /** An HTML page: full extraction (content, metadata, links with context), duplicates, canonical alias, feeds. */
 export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
   const body = res.body ?? Buffer.alloc(0);
-  const charset = sniffCharset(body, res.charset, true);
-  const page = { ...basePage(row, res, contentHash, at), charset };
+  const decoded = await stage('decode', () => decodeText(body, sniffCharset(body, res.charset, true)));
+  const page = { ...basePage(row, res, contentHash, at), charset: decoded.charset };
   const duplicate = contentHash ? await ctx.store.findPageByContentHash(contentHash, row.urlId) : undefined;
   if (duplicate) return { page: { ...page, duplicateOf: duplicate.urlId }, aliases: [], candidates: [], duplicateOf: duplicate.urlId };
-  const x = await ctx.extractor.extract({ html: decodeBody(body, charset), url: row.url, mode: ctx.settings.extract, robotsToken: ctx.robotsToken, xRobotsTag: res.headers['x-robots-tag'] });
+  let x;
+  try {
+    x = await stage('extract', () => ctx.extractor.extract({ html: decoded.text, url: row.url, mode: ctx.settings.extract, robotsToken: ctx.robotsToken, xRobotsTag: res.headers['x-robots-tag'] }));
+  } catch (err) {
+    return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
+  }
   page.indexable = !x.noindex;
   page.nofollow = x.nofollow;
   page.title = x.title;
@@ -73,29 +89,29 @@ export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: Fetc
   if (!page.nofollow || ctx.settings.followNofollow) {
     for (const feed of x.feeds) candidates.push({ href: feed, depth: row.depth + 1, kind: 'feed', fresh: true, from: row.urlId });
   }
-  const records = 'markdown' in x ? await extractRecords(ctx, row, snapshot, x) : {};
+  const records = 'markdown' in x ? await extractRecords(ctx, row, snapshot, x, { cuts: x.cuts, charset: decoded.guessed && { ...decoded.guessed, used: decoded.charset } }) : {};
   return { page, edges, aliases, candidates, ...records };
 }
 
 async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
   const page = basePage(row, res, contentHash, at);
   if (!res.body || res.truncated) return { page, aliases: [], candidates: [] };
+  let pdf;
   try {
-    const pdf = await extractPdf(res.body);
-    page.title = pdf.title;
-    return { page, aliases: [], candidates: [], ...(await extractRecords(ctx, row, contentHash ?? 'empty', pdfExtraction(pdf), pdf.pages)) };
+    pdf = await stage('pdf', () => extractPdf(res.body!));
   } catch (err) {
-    ctx.logger.warn('could not read PDF text; the raw bytes are kept', { url: row.url, error: errorMessage(err) });
-    return { page, aliases: [], candidates: [] };
+    return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
   }
+  page.title = pdf.title;
+  return { page, aliases: [], candidates: [], ...(await extractRecords(ctx, row, contentHash ?? 'empty', pdfExtraction(pdf), {}, pdf.pages)) };
 }
 
 /** Any 2xx body: HTML is extracted, XML feeds yield items, PDFs give text; other text is kept as it is. */
 export async function contentOf(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
-  if (row.kind === 'sitemap') return { aliases: [], candidates: sitemapCandidates(ctx, row, res.body ?? Buffer.alloc(0)) };
+  if (row.kind === 'sitemap') return { aliases: [], candidates: await stage('sitemap', () => sitemapCandidates(ctx, row, res.body ?? Buffer.alloc(0))) };
   if (row.kind === 'feed' || (res.contentClass === 'xml' && looksLikeFeed(res.body))) {
     const text = decodeBody(res.body ?? Buffer.alloc(0), sniffCharset(res.body ?? Buffer.alloc(0), res.charset, false));
-    const candidates = feedCandidates(row, text);
+    const candidates = await stage('feed', () => feedCandidates(row, text));
     if (row.kind === 'feed' || candidates.length > 0) return { aliases: [], candidates };
   }
   if (res.contentClass === 'html') return htmlContent(ctx, row, res, contentHash, at);

@@ -1,4 +1,4 @@
-import { AddressRefusedError, NonRetryableFetchError } from '../errors.js';
+import { AddressRefusedError, NonRetryableFetchError, PageProcessingError } from '../errors.js';
 import { isThrottle, type ResponseEvent } from '../politeness/host-state.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
 import type { FetchRecord, FrontierRow, RecordKind, UrlState } from '../store/ports.js';
@@ -47,7 +47,7 @@ function retryOrFail(ctx: CrawlContext, row: FrontierRow, reason: string): Proce
 }
 
 function onError(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'error' }>): ProcessResult {
-  if (outcome.error instanceof AddressRefusedError) return empty('failed', 'address-refused');
+  if (outcome.error instanceof AddressRefusedError) return { ...empty('failed', 'address-refused'), hostEvent: { kind: 'refused', message: outcome.message, at: ctx.clock() } };
   const event: ResponseEvent = { kind: 'network-error', message: outcome.message, at: ctx.clock() };
   if (outcome.error instanceof NonRetryableFetchError) return { ...empty('failed', 'fetch-error'), hostEvent: event };
   return { ...retryOrFail(ctx, row, 'network-error'), hostEvent: event };
@@ -91,7 +91,9 @@ export async function processStage(ctx: CrawlContext, row: FrontierRow, outcome:
   const fetch = fetchRecord(row, outcome);
   if (outcome.kind === 'error') return { ...onError(ctx, row, outcome), fetch };
   const result = await byStatus(ctx, row, outcome);
-  return { ...result, fetch, hostEvent: responseEvent(ctx, outcome.res) };
+  // The interaction stays in the archive; its record says why the page could not be processed.
+  const failed = result.failure ? { ...fetch, error: `processing failed (${result.failure.stage}): ${result.failure.message.replace(/^[^:]+: /, '')}`.slice(0, 2000) } : fetch;
+  return { ...result, fetch: failed, hostEvent: responseEvent(ctx, outcome.res) };
 }
 
 async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'response' }>): Promise<ProcessResult> {
@@ -104,7 +106,17 @@ async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<Fe
   if (isThrottle(res.status) || res.status >= 500) return retryOrFail(ctx, row, `http-${res.status}`);
   if (res.status >= 400 || res.status < 200) return empty('failed', `http-${res.status}`);
   if (res.skipped) return empty('skipped', 'content-type');
-  const content = await contentOf(ctx, row, res, outcome.contentHash, outcome.at);
+  let content;
+  try {
+    content = await contentOf(ctx, row, res, outcome.contentHash, outcome.at);
+  } catch (err) {
+    // A stage that failed before anything of the page was kept (sitemap, feed, decoding).
+    content = { aliases: [], candidates: [], failure: err instanceof PageProcessingError ? err : new PageProcessingError('process', err) };
+  }
+  if (content.failure) {
+    ctx.logger.warn('page processing failed; the URL fails and the crawl goes on', { url: row.url, stage: content.failure.stage, error: content.failure.message });
+    return { ...empty('failed', 'processing-failed'), page: content.page, failure: content.failure };
+  }
   const state: UrlState = content.duplicateOf ? 'duplicate' : 'done';
   return {
     ...empty(state, content.duplicateOf ? 'duplicate-body' : undefined),

@@ -16,11 +16,12 @@ export interface ProgressStats {
 
 /** What the runner reports as it goes; the CLI renders these as a progress line or JSON lines. */
 export type CrawlEvent =
-  | { type: 'start'; runId: number; resumed: boolean; requeued?: number }
+  | { type: 'start'; runId: number; resumed: boolean; requeued?: number; exhausted?: number; carried?: number }
   | { type: 'fetch'; url: string; kind: string; status?: number; state: string; reason?: string; ms: number; bytes: number }
   | { type: 'blocked'; url: string; reason: 'robots' }
   | { type: 'robots'; host: string; policy: string; requested: boolean; status?: number; error?: string }
   | { type: 'host-parked'; host: string; reason: string; dropped: number }
+  | { type: 'deferred'; host: string; urls: number; until: number }
   | { type: 'done'; summary: RunSummary; stats: ProgressStats };
 
 /** Running counters of a crawl, and the event stream. */
@@ -38,9 +39,13 @@ export class CrawlProgress {
     this.startedAt = clock();
   }
 
-  started(runId: number, resumed: boolean, requeued?: number): void {
+  started(runId: number, resumed: boolean, counts?: { requeued?: number; exhausted?: number; carried?: number }): void {
     this.runId = runId;
-    this.emit({ type: 'start', runId, resumed, requeued });
+    this.emit({ type: 'start', runId, resumed, ...counts });
+  }
+
+  deferred(host: string, urls: number, until: number): void {
+    this.emit({ type: 'deferred', host, urls, until });
   }
 
   fetched(row: FrontierRow, r: ProcessResult): void {

@@ -1,10 +1,10 @@
-import { errorMessage } from '../errors.js';
+import { AddressRefusedError, errorMessage } from '../errors.js';
 import { decodeBody } from '../fetch/charset.js';
 import type { Fetcher, FetchResponse } from '../fetch/http-fetcher.js';
 import { robotsCrawlDelayMs, robotsPolicyFrom, type RobotsPolicy } from '../robots/robots-policy.js';
 import { ROBOTS_MAX_BYTES } from '../robots/robots-txt.js';
 import type { HostRecord } from '../store/ports.js';
-import { afterRequest, backoffMs, type HostState, type PolitenessConfig } from '../politeness/host-state.js';
+import { afterRequest, backoffMs, withCrawlDelay, type HostState, type PolitenessConfig } from '../politeness/host-state.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
 import { urlId } from '../url/canonical.js';
 import type { CrawlContext } from './context.js';
@@ -40,12 +40,14 @@ export async function fetchRobotsTxt(fetcher: Fetcher, origin: string, token: st
   let url = `${origin}/robots.txt`;
   let res: FetchResponse | undefined;
   let error: string | undefined;
+  let refused = false;
   for (let hop = 0; hop <= ROBOTS_MAX_HOPS; hop++) {
     try {
       res = await fetcher.fetch({ url, kind: 'robots' });
       error = undefined;
     } catch (err) {
       error = errorMessage(err);
+      refused = err instanceof AddressRefusedError;
       res = undefined;
     }
     await onHop?.(url, res, error);
@@ -53,7 +55,7 @@ export async function fetchRobotsTxt(fetcher: Fetcher, origin: string, token: st
     url = res.location;
   }
   const body = res?.body ? decodeBody(res.body.subarray(0, ROBOTS_MAX_BYTES), 'utf-8') : undefined;
-  return { policy: robotsPolicyFrom({ status: res?.status, body, error }, token), res, body, error };
+  return { policy: robotsPolicyFrom({ status: res?.status, body, error, refused }, token), res, body, error };
 }
 
 /**
@@ -61,7 +63,8 @@ export async function fetchRobotsTxt(fetcher: Fetcher, origin: string, token: st
  * robots.txt was unreachable (`failures` times in a row), the back-off, and parking at `maxFailures`.
  */
 export function hostAfterRobots(state: HostState, load: RobotsLoad, failures: number, config: PolitenessConfig, maxFailures: number, now: number): HostState {
-  const next = { ...state, crawlDelayMs: robotsCrawlDelayMs(load.policy) };
+  if (load.policy.kind === 'refused') return afterRequest(state, { kind: 'refused', message: load.policy.reason, at: now }, config);
+  const next = withCrawlDelay(state, robotsCrawlDelayMs(load.policy), config);
   if (load.policy.kind === 'unreachable') {
     const wait = parseRetryAfter(load.retryAfter, now) ?? backoffMs(failures - 1, config);
     const backedOff: HostState = { ...next, backoffUntil: now + wait, nextAllowedAt: now + Math.max(wait, config.delayMs) };
@@ -79,12 +82,13 @@ export async function loadRobots(ctx: CrawlContext, runId: number, origin: strin
     return { policy: robotsPolicyFrom({ status: cached.robotsStatus, body: cached.robotsBody }, ctx.robotsToken), requested: false };
   }
   const { policy, res, body, error } = await fetchRobotsTxt(ctx.fetcher, origin, ctx.robotsToken, (url, hop, hopError) => recordRobotsFetch(ctx, runId, url, hop, hopError, now));
+  const transient = policy.kind === 'unreachable' || policy.kind === 'refused';
   const record: HostRecord = {
     host, state: hostState, robotsStatus: res?.status, robotsBody: body, robotsError: error, robotsFetchedAt: now,
-    // An unreachable robots.txt is not cached: it is asked again after the host's back-off.
-    robotsExpiresAt: policy.kind === 'unreachable' ? undefined : now + ctx.settings.robotsTtlMs,
+    // An unreachable or refused robots.txt is not cached: it is asked again after the host's back-off (or next run).
+    robotsExpiresAt: transient ? undefined : now + ctx.settings.robotsTtlMs,
   };
-  await ctx.store.putHost(policy.kind === 'unreachable' ? { ...record, robotsStatus: undefined } : record);
+  await ctx.store.putHost(transient ? { ...record, robotsStatus: undefined } : record);
   return { policy, requested: true, lastStatus: res?.status, retryAfter: res?.headers['retry-after'], error };
 }
 

@@ -1,8 +1,9 @@
 import { settingsFrom } from '../config/settings.js';
-import type { GraphStore, RunSummary } from '../store/ports.js';
+import { readyAt } from '../politeness/host-state.js';
+import type { FrontierRow, GraphStore, RunSummary } from '../store/ports.js';
 import { s3Keys } from '../store/aws/table.js';
 import { enqueueCandidates } from './cloud-commit.js';
-import { withRun, type CloudDeps } from './cloud-context.js';
+import { runSettings, withRun, type CloudDeps } from './cloud-context.js';
 
 /** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */
 export interface RunInput {
@@ -29,6 +30,8 @@ export interface ProgressState extends RunState {
   lastSettled: number;
   /** Queued URLs sent to the frontier again after a stall (a worker may have died between storing and sending them). */
   resent: number;
+  /** URLs deferred to a later run because their host was backed off longer than `maxIdleWaitMs` while nothing else moved. */
+  deferred?: number;
   /** Why the run ends (`drained`, `budget`, `deadline`), or `running`. */
   reason: 'drained' | 'budget' | 'deadline' | 'running';
   enqueued: number;
@@ -52,7 +55,8 @@ export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunStat
   const now = (deps.clock ?? Date.now)();
   const run = await deps.store.createRun(input.seeds, { ...stored, crawl: input.crawl }, now);
   await withRun(deps, run.id, (ctx) => enqueueCandidates(ctx, input.seeds.map((href) => ({ href, depth: 0, kind: 'page' as const, structural: true }))));
-  return { runId: run.id, crawl: input.crawl, deadline: now + (input.maxMinutes ?? DEFAULT_MAX_MINUTES) * 60_000, maxPages: settings.maxPages };
+  const minutes = input.maxMinutes ?? (settings.maxMinutes || DEFAULT_MAX_MINUTES);
+  return { runId: run.id, crawl: input.crawl, deadline: now + minutes * 60_000, maxPages: settings.maxPages };
 }
 
 /** Progress: reads the run's counters (never the queue's approximate counts) and says whether it is over. */
@@ -66,12 +70,37 @@ export async function progressStage(deps: CloudDeps, state: RunState & Partial<P
   if (p.pages >= state.maxPages && !(await hasInFlight(deps, state.runId))) return { ...base, done: true, reason: 'budget' };
   if (now >= state.deadline) return { ...base, done: true, reason: 'deadline' };
   if (stalledChecks >= STALL_CHECKS && p.pages < state.maxPages) {
-    const queued = (await deps.store.queuedUrls(state.runId)).filter((r) => r.notBefore <= now);
+    const { waiting, deferred } = await deferLongWaits(deps, state.runId, now);
+    const queued = waiting.filter((r) => r.notBefore <= now);
     await deps.frontier.send(queued);
-    deps.logger.warn('run stalled: queued URLs sent to the frontier again', { runId: state.runId, urls: queued.length });
-    return { ...base, stalledChecks: 0, resent: base.resent + queued.length, done: false, reason: 'running' };
+    deps.logger.warn('run stalled: queued URLs sent to the frontier again', { runId: state.runId, urls: queued.length, deferred });
+    return { ...base, stalledChecks: 0, resent: base.resent + queued.length, deferred: (state.deferred ?? 0) + deferred, done: false, reason: 'running' };
   }
   return { ...base, done: false, reason: 'running' };
+}
+
+/**
+ * A stalled run whose queued URLs wait only on hosts backed off for longer than the idle bound
+ * (robots.txt unreachable, Retry-After) defers them to the next run, as the embedded crawl does.
+ */
+async function deferLongWaits(deps: CloudDeps, runId: number, now: number): Promise<{ waiting: FrontierRow[]; deferred: number }> {
+  const run = await deps.store.getRun(runId);
+  const bound = run ? runSettings(run).maxIdleWaitMs : Infinity;
+  const waiting: FrontierRow[] = [];
+  const byHost = new Map<string, FrontierRow[]>();
+  for (const row of await deps.store.queuedUrls(runId)) byHost.set(row.host, [...(byHost.get(row.host) ?? []), row]);
+  let deferred = 0;
+  for (const [host, rows] of byHost) {
+    const state = (await deps.store.getHost(host))?.state;
+    const ready = state ? readyAt(state) : 0;
+    if (state?.parkedReason) {
+      await deps.store.setUrlStates(runId, rows.map((r) => r.urlId), 'skipped', 'host-parked');
+    } else if (state && state.backoffUntil > now && ready - now > bound) {
+      await deps.store.setUrlStates(runId, rows.map((r) => r.urlId), 'deferred', 'backed-off', ready);
+      deferred += rows.length;
+    } else waiting.push(...rows);
+  }
+  return { waiting, deferred };
 }
 
 async function hasInFlight(deps: CloudDeps, runId: number): Promise<boolean> {
@@ -81,9 +110,11 @@ async function hasInFlight(deps: CloudDeps, runId: number): Promise<boolean> {
 /** FinalizeRun: inlink counts and PageRank, the run summary as a report in S3, the run's final status. */
 export async function finalizeRun(deps: CloudDeps & { graph: GraphStore }, state: ProgressState): Promise<{ runId: number; status: string; report: string; summary: RunSummary }> {
   const now = (deps.clock ?? Date.now)();
-  const status = state.reason === 'deadline' ? 'interrupted' : 'finished';
+  const status = 'finished';
   // Stop the workers first: messages still queued are dropped once the run is not running.
   await deps.store.setRunStatus(state.runId, status, now);
+  // A finished run leaves nothing queued: what is left was cut by the page budget or the time budget.
+  await deps.store.settleQueued(state.runId, state.reason === 'budget' ? 'max-pages' : 'host-too-slow');
   const ranked = await deps.graph.computeRanks(state.runId);
   const summary = await deps.store.summary(state.runId);
   const report = s3Keys.report(state.runId);

@@ -21,11 +21,15 @@ export interface PolitenessConfig {
   maxRetryAfterMs: number;
   /** This many failures in a row park the host. */
   maxConsecutiveFailures: number;
+  /** A robots.txt Crawl-delay above this parks the host: we never crawl faster than a site asks. */
+  maxCrawlDelayMs: number;
 }
 
 export type ResponseEvent =
   | { kind: 'response'; status: number; retryAfterMs?: number; at: number }
-  | { kind: 'network-error'; message: string; at: number };
+  | { kind: 'network-error'; message: string; at: number }
+  /** The address guard refused the host: no request can ever reach it, so it is parked at once. */
+  | { kind: 'refused'; message: string; at: number };
 
 export function newHostState(host: string): HostState {
   return { host, nextAllowedAt: 0, backoffUntil: 0, backoffStep: 0, consecutiveFailures: 0, crawlDelayMs: 0 };
@@ -53,6 +57,7 @@ export function isThrottle(status: number): boolean {
 /** The host after a request finished: delay, back-off, failure count and parking. */
 export function afterRequest(state: HostState, event: ResponseEvent, config: PolitenessConfig): HostState {
   const delay = hostDelayMs(state, config);
+  if (event.kind === 'refused') return park(state, `address refused: ${event.message}`);
   if (event.kind === 'network-error') {
     const failures = state.consecutiveFailures + 1;
     const wait = backoffMs(state.backoffStep, config);
@@ -79,6 +84,20 @@ export function afterRequest(state: HostState, event: ResponseEvent, config: Pol
     return failures >= config.maxConsecutiveFailures ? park(next, `${failures} server errors in a row (last: HTTP ${status})`) : next;
   }
   return { ...state, consecutiveFailures: 0, backoffStep: 0, nextAllowedAt: event.at + delay };
+}
+
+/**
+ * The host after its robots.txt told it a Crawl-delay: recorded as asked, and a delay above the
+ * cap parks the host with the reason (clamping it would crawl faster than the site asks).
+ */
+export function withCrawlDelay(state: HostState, crawlDelayMs: number, config: PolitenessConfig): HostState {
+  const next = { ...state, crawlDelayMs: Math.min(crawlDelayMs, config.maxCrawlDelayMs) };
+  if (crawlDelayMs <= config.maxCrawlDelayMs) return next;
+  return park(next, `Crawl-delay of ${formatSeconds(crawlDelayMs)} is above the ${formatSeconds(config.maxCrawlDelayMs)} cap (--max-crawl-delay-ms)`);
+}
+
+function formatSeconds(ms: number): string {
+  return ms >= 1e12 ? `${(ms / 1000).toExponential(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 
 /** When the host may next be asked, honouring back-off. */

@@ -4,13 +4,17 @@ import { isPathAllowed, parseRobotsTxt, type RobotsRules } from './robots-txt.js
 export type RobotsPolicy =
   | { kind: 'rules'; rules: RobotsRules }
   | { kind: 'allow-all'; status: number }
-  | { kind: 'unreachable'; reason: string };
+  | { kind: 'unreachable'; reason: string }
+  /** The address guard refused the host: not transient, so the host is parked at once. */
+  | { kind: 'refused'; reason: string };
 
 export interface RobotsFetchOutcome {
   /** Final HTTP status after redirects, or undefined when no response came. */
   status?: number;
   body?: string;
   error?: string;
+  /** The address guard refused to connect (a private or metadata address). */
+  refused?: boolean;
 }
 
 /**
@@ -20,6 +24,7 @@ export interface RobotsFetchOutcome {
  */
 export function robotsPolicyFrom(outcome: RobotsFetchOutcome, userAgentToken: string): RobotsPolicy {
   const { status } = outcome;
+  if (outcome.refused) return { kind: 'refused', reason: outcome.error ?? 'address refused' };
   if (status === undefined) return { kind: 'unreachable', reason: outcome.error ?? 'no response' };
   if (status >= 200 && status < 300) return { kind: 'rules', rules: parseRobotsTxt(outcome.body ?? '', userAgentToken) };
   if (status === 429) return { kind: 'unreachable', reason: 'HTTP 429' };
@@ -30,7 +35,7 @@ export function robotsPolicyFrom(outcome: RobotsFetchOutcome, userAgentToken: st
 
 export function robotsAllows(policy: RobotsPolicy, pathAndQuery: string): boolean {
   if (policy.kind === 'allow-all') return true;
-  if (policy.kind === 'unreachable') return pathAndQuery === '/robots.txt';
+  if (policy.kind === 'unreachable' || policy.kind === 'refused') return pathAndQuery === '/robots.txt';
   return isPathAllowed(policy.rules, pathAndQuery);
 }
 

@@ -2,11 +2,17 @@ import type { FetchKind } from '../fetch/content-type.js';
 import type { HostState } from '../politeness/host-state.js';
 import type { MetadataFields } from '../extract/metadata.js';
 
-/** The fate of a URL within one run. */
-export type UrlState = 'queued' | 'in_flight' | 'done' | 'failed' | 'skipped' | 'blocked' | 'duplicate';
+/**
+ * The fate of a URL within one run. `deferred`: its host was backed off past the end of the
+ * crawl; the URL waits (with `notBefore`) for `--resume` or the next run.
+ */
+export type UrlState = 'queued' | 'in_flight' | 'deferred' | 'done' | 'failed' | 'skipped' | 'blocked' | 'duplicate';
 
 /** States a URL does not leave within a run. */
 export const FINAL_STATES: ReadonlySet<string> = new Set<UrlState>(['done', 'failed', 'skipped', 'blocked', 'duplicate']);
+
+/** States a run can end with: the final ones, and `deferred` (left for a later run). */
+export const SETTLED_STATES: ReadonlySet<string> = new Set<UrlState>(['done', 'failed', 'skipped', 'blocked', 'duplicate', 'deferred']);
 
 /** Skip reasons that depend on how a URL was reached, so a later link may still queue it. */
 export const SOFT_SKIPS = ['max-depth', 'nofollow'] as const;
@@ -216,13 +222,23 @@ export interface CrawlStore {
   setRunStatus(runId: number, status: RunStatus, now: number): Promise<void>;
   /** Inserts frontier rows the run has not seen; returns the url ids that were new. */
   addUrls(rows: FrontierRow[]): Promise<string[]>;
-  /** Marks URLs as in flight before their request starts (so a resume knows what may repeat). */
+  /**
+   * Marks a URL as in flight before its request starts and counts the attempt, so a resume knows
+   * what may repeat and a page that kills the process is not retried forever.
+   */
   markInFlight(runId: number, urlId: string): Promise<void>;
-  /** Sets the state of many URLs at once (e.g. when a host is parked). */
-  setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string): Promise<void>;
-  /** Puts URLs that were in flight when a run died back in the queue; returns how many. */
-  requeueInFlight(runId: number): Promise<number>;
+  /** Sets the state of many URLs at once (e.g. when a host is parked); `notBefore` for deferred ones. */
+  setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string, notBefore?: number): Promise<void>;
+  /**
+   * After a crash: URLs that were in flight go back to the queue, except those whose attempts
+   * reached `maxAttempts`, which fail (`attempts-exhausted`); deferred URLs are queued again.
+   */
+  requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }>;
+  /** Every URL still `queued` becomes `skipped` with `reason` (a finished run leaves none queued); returns how many. */
+  settleQueued(runId: number, reason: string): Promise<number>;
   queuedUrls(runId: number): Promise<FrontierRow[]>;
+  /** URLs a run deferred to a later one (host backed off past its end), with the time they may be asked. */
+  deferredUrls(runId: number): Promise<FrontierRow[]>;
   /** Every URL the run has seen, for rebuilding per-run state on resume. */
   seenUrls(runId: number): Promise<SeenUrl[]>;
   commitFetch(commit: FetchCommit): Promise<string[]>;
@@ -321,7 +337,7 @@ export interface RunProgress {
 }
 
 /** A refused claim says when the host's rules allow the next request, and whether another worker holds it now. */
-export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number; leased: boolean };
+export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number; leased: boolean; parkedReason?: string };
 
 /**
  * What many stateless workers need to share a run: claims and counters, each one conditional

@@ -22,6 +22,16 @@ export function denyPattern(pattern: string): RegExp {
   return new RegExp(escaped);
 }
 
+/** Why a deny pattern cannot be used (an invalid regular expression), or undefined when it can. */
+export function denyPatternProblem(pattern: string): string | undefined {
+  try {
+    denyPattern(pattern);
+    return undefined;
+  } catch (err) {
+    return `not a valid regular expression (${err instanceof Error ? err.message : String(err)}); write /…/ around a valid one, or use a glob such as */login*`;
+  }
+}
+
 /** Builds the scope check for a crawl: seed hosts (default), seed registrable domains, or explicit domains. */
 export function scopeChecker(rules: ScopeRules): (canonicalUrl: string) => ScopeVerdict {
   const seedHosts = new Set(rules.seeds.map((s) => new URL(s).host));

@@ -24,10 +24,32 @@ test('flags, environment and defaults resolve in that order', () => {
 });
 
 test('a bad flag value names the flag and what it expects', () => {
-  assert.throws(() => resolveSettings({ 'max-pages': 'lots' }, {}), (e: unknown) => e instanceof UsageError && /--max-pages/.test(e.message) && /whole number of at least 1/.test(e.message));
+  assert.throws(() => resolveSettings({ 'max-pages': 'lots' }, {}), (e: unknown) => e instanceof UsageError && /--max-pages/.test(e.message) && /whole number from 1 to 100000000/.test(e.message));
   assert.throws(() => resolveSettings({ scope: 'planet' }, {}), /one of host, domain/);
   assert.throws(() => resolveSettings({}, { TRAWL_DELAY_MS: '-5' }), /TRAWL_DELAY_MS/);
   assert.throws(() => parseCommandLine(['crawl', '--bogus']), UsageError);
+});
+
+test('every duration and rate a user can set has a range, checked up front', () => {
+  for (const [flag, value, range] of [
+    ['delay-ms', '3000000000', /from 0 to 3600000/],
+    ['timeout-ms', '3000000000', /from 1 to 600000/],
+    ['max-rps', '1e-9', /0 \(no cap\) or a number from 0.1 to 10000/],
+    ['max-crawl-delay-ms', '0', /from 1000 to 3600000/],
+    ['max-minutes', '99999999', /from 0 to 10080/],
+    ['backoff-max-ms', '1e12', /from 1 to 86400000/],
+  ] as const) {
+    assert.throws(() => resolveSettings({ [flag]: value }, {}), (e: unknown) => e instanceof UsageError && e.message.includes(`--${flag}`) && range.test(e.message), flag);
+  }
+  assert.throws(() => resolveSettings({ 'backoff-base-ms': '5000', 'backoff-max-ms': '1000' }, {}), /larger than backoffMaxMs/);
+  assert.equal(resolveSettings({ 'max-rps': '0' }, {}).maxRps, 0);
+  assert.equal(resolveSettings({ 'max-rps': '0.5' }, {}).maxRps, 0.5);
+});
+
+test('a header value with a line break and a deny pattern that is not a regular expression are refused up front', () => {
+  assert.throws(() => resolveSettings({ 'user-agent': 'trawl\r\nX-Evil: 1' }, {}), /--user-agent.*no line breaks/);
+  assert.throws(() => resolveSettings({ deny: ['/(/'] }, {}), (e: unknown) => e instanceof UsageError && /--deny/.test(e.message) && /pattern "\/\(\/": not a valid regular expression/.test(e.message));
+  assert.deepEqual(resolveSettings({ deny: ['*/login*', '/\\?sort=/'] }, {}).deny, ['*/login*', '/\\?sort=/']);
 });
 
 test('an invalid seed exits 2 with a one-line error', () => {

@@ -50,9 +50,38 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
     await s.addUrls([row(run.id, 'a'), row(run.id, 'b')]);
     await s.markInFlight(run.id, 'a');
     await s.setUrlStates(run.id, ['b'], 'skipped', 'host-parked');
-    assert.equal(await s.requeueInFlight(run.id), 1);
+    assert.deepEqual(await s.requeueInFlight(run.id, 4), { requeued: 1, exhausted: 0 });
     const seen = await s.seenUrls(run.id);
     assert.deepEqual(seen.map((x) => [x.urlId, x.state, x.reason ?? null]).sort(), [['a', 'queued', null], ['b', 'skipped', 'host-parked']]);
+  }));
+
+  test(`${name}: counts attempts when a URL goes in flight, so a page that kills the process fails after maxAttempts`, () => withStore(async (s) => {
+    const run = await s.createRun([], {}, 1);
+    await s.addUrls([row(run.id, 'crash'), row(run.id, 'fine')]);
+    for (let i = 0; i < 3; i++) {
+      await s.markInFlight(run.id, 'crash');
+      assert.deepEqual(await s.requeueInFlight(run.id, 3), i < 2 ? { requeued: 1, exhausted: 0 } : { requeued: 0, exhausted: 1 });
+    }
+    const seen = new Map((await s.seenUrls(run.id)).map((x) => [x.urlId, [x.state, x.reason ?? null]]));
+    assert.deepEqual(seen.get('crash'), ['failed', 'attempts-exhausted']);
+    assert.deepEqual(seen.get('fine'), ['queued', null]);
+    assert.equal((await s.queuedUrls(run.id)).find((r) => r.urlId === 'fine')?.attempts, 0);
+  }));
+
+  test(`${name}: defers URLs with the time they may be asked, hands them to a resume, and settles what is left queued`, () => withStore(async (s) => {
+    const run = await s.createRun([], {}, 1);
+    await s.addUrls([row(run.id, 'later'), row(run.id, 'left'), row(run.id, 'done')]);
+    await s.setUrlStates(run.id, ['later'], 'deferred', 'backed-off', 9_000);
+    assert.deepEqual((await s.deferredUrls(run.id)).map((r) => [r.urlId, r.notBefore, r.reason]), [['later', 9_000, 'backed-off']]);
+    assert.deepEqual(await s.requeueInFlight(run.id, 4), { requeued: 1, exhausted: 0 });
+    const later = (await s.queuedUrls(run.id)).find((r) => r.urlId === 'later');
+    assert.equal(later?.notBefore, 9_000);
+    assert.equal(later?.reason, undefined);
+    await s.setUrlStates(run.id, ['done'], 'skipped', 'robots');
+    assert.equal(await s.settleQueued(run.id, 'max-pages'), 2);
+    assert.deepEqual((await s.queuedUrls(run.id)).length, 0);
+    const states = (await s.seenUrls(run.id)).map((x) => [x.urlId, x.state, x.reason]).sort();
+    assert.deepEqual(states, [['done', 'skipped', 'robots'], ['later', 'skipped', 'max-pages'], ['left', 'skipped', 'max-pages']]);
   }));
 
   test(`${name}: commits a fetch with its page, edges and extraction, and answers lookups`, () => withStore(async (s) => {

@@ -12,6 +12,30 @@ test('blocks loopback, private, link-local, CGNAT, metadata, ULA and mapped addr
   for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1', '100.128.0.1']) assert.equal(isBlockedAddress(ip), false, ip);
 });
 
+test('refuses every IPv6 form that embeds a private or loopback IPv4 address', () => {
+  const forms: Array<[string, string]> = [
+    ['::7f00:1', 'IPv4-compatible 127.0.0.1'],
+    ['::127.0.0.1', 'IPv4-compatible, dotted'],
+    ['::a00:1', 'IPv4-compatible 10.0.0.1'],
+    ['::ffff:a9fe:a9fe', 'IPv4-mapped metadata address'],
+    ['::ffff:0:7f00:1', 'IPv4-translated 127.0.0.1'],
+    ['2002:7f00:1::', '6to4 of 127.0.0.1'],
+    ['2002:c0a8:101::1', '6to4 of 192.168.1.1'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'Teredo, client 127.0.0.1 (XORed)'],
+    ['2001:0:a00:1::1', 'Teredo, server 10.0.0.1'],
+    ['64:ff9b::7f00:1', 'NAT64 of 127.0.0.1'],
+    ['64:ff9b::10.1.2.3', 'NAT64 of 10.1.2.3, dotted'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64 of the metadata address'],
+    ['64:ff9b:1::1', 'local-use NAT64'],
+    ['fe80::1%eth0', 'link-local with a zone'],
+    ['::1', 'loopback'],
+  ];
+  for (const [ip, what] of forms) assert.equal(isBlockedAddress(ip), true, `${what}: ${ip}`);
+  // The same forms around public addresses stay allowed: a DNS64 network answers NAT64 for every site.
+  for (const ip of ['64:ff9b::5db8:d822', '2002:5db8:d822::1', '2001:0:4136:e378:8000:63bf:a247:27dd', '2a00:1450:4001:80b::200e']) assert.equal(isBlockedAddress(ip), false, ip);
+  for (const bad of ['1::2::3', '12345::', 'not-an-ip']) assert.equal(isBlockedAddress(bad), true, bad);
+});
+
 test('refuses a host name that resolves to a private address', async () => {
   const guard = new AddressGuard({ allowPrivateNetwork: false, resolver: async () => [{ address: '10.0.0.5', family: 4 }] });
   await assert.rejects(guard.resolve('intranet.example'), (err: unknown) => err instanceof AddressRefusedError && /10\.0\.0\.5/.test(err.message) && /--allow-private-network/.test(err.message));

@@ -138,7 +138,7 @@ test('crawls.json problems fail at synth time with the crawl, the field and what
   assert.throws(bad({ schedule: 'cron(0 3 * * *)' }), /6 fields/);
   assert.throws(bad({ seeds: ['ftp://x/'] }), /seed "ftp:\/\/x\/" is not an absolute http\(s\) URL/);
   assert.throws(bad({ limits: { maxPagez: 3 } }), /unknown setting "maxPagez"/);
-  assert.throws(bad({ limits: { maxPages: -1 } }), /setting "maxPages" = -1 is not valid/);
+  assert.throws(bad({ limits: { maxPages: -1 } }), /invalid value -1 for crawls.json: crawl #1 "c": limits: setting "maxPages": expected a whole number from 1 to 100000000/);
   assert.throws(bad({ profile: 'fancy' }), /profile/);
   assert.throws(() => validateCrawls({ crawls: [{ name: 'c', schedule: 'rate(1 day)', seeds: ['https://a/'] }, { name: 'c', schedule: 'rate(1 day)', seeds: ['https://b/'] }] }), /used twice/);
   const dir = tempDir();

@@ -63,7 +63,8 @@ test('reads robots.txt first, keeps the host delay, refuses what robots.txt disa
   // SQS delivers the message again (a lost delete): the URL has settled, nothing is fetched.
   assert.deepEqual(await once(gone), { action: 'delete', outcome: 'already-settled' });
   const next = await once(await message('/other'));
-  assert.ok(next.action === 'later' && next.outcome === 'host-not-ready' && next.delayMs > 300, JSON.stringify(next));
+  // The host's 400 ms delay holds: the next URL waits what is left of it (less under a loaded machine).
+  assert.ok(next.action === 'later' && next.outcome === 'host-not-ready' && next.delayMs > 0 && next.delayMs <= 400, JSON.stringify(next));
   const refused = await frontierMessageStage(deps, await message('/private/x'), { maxInlineWaitMs: 1000, maxTotalWaitMs: 5000 });
   assert.deepEqual([refused.action, refused.outcome], ['delete', 'robots']);
   assert.deepEqual(requests, ['/robots.txt', '/gone']);

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { afterRequest, backoffMs, hostDelayMs, newHostState, readyAt, type PolitenessConfig } from '../../shared/politeness/host-state.js';
+import { afterRequest, backoffMs, hostDelayMs, newHostState, readyAt, withCrawlDelay, type PolitenessConfig } from '../../shared/politeness/host-state.js';
+import { sleep, timerDelay } from '../../shared/politeness/timers.js';
 import { parseRetryAfter } from '../../shared/politeness/retry-after.js';
 import { RateLimiter } from '../../shared/politeness/rate-limiter.js';
 
-const cfg: PolitenessConfig = { delayMs: 1000, backoffBaseMs: 30_000, backoffMaxMs: 600_000, maxRetryAfterMs: 3600_000, maxConsecutiveFailures: 3 };
+const cfg: PolitenessConfig = { delayMs: 1000, backoffBaseMs: 30_000, backoffMaxMs: 600_000, maxRetryAfterMs: 3600_000, maxConsecutiveFailures: 3, maxCrawlDelayMs: 60_000 };
 
 test('waits max(Crawl-delay, delay) after each request', () => {
   const s = newHostState('a.test');
@@ -69,4 +70,36 @@ test('caps the global request rate with a token bucket', () => {
   assert.equal(limiter.tryTake(0), 500);
   assert.equal(limiter.tryTake(500), 0);
   assert.equal(new RateLimiter(0, 0).tryTake(0), 0);
+});
+
+test('a Crawl-delay above the cap parks the host with the reason; one within it is kept', () => {
+  const kept = withCrawlDelay(newHostState('a.test'), 30_000, cfg);
+  assert.equal(kept.crawlDelayMs, 30_000);
+  assert.equal(kept.parkedReason, undefined);
+  for (const asked of [86_400_000, 999_999_999_000, Infinity]) {
+    const parked = withCrawlDelay(newHostState('a.test'), asked, cfg);
+    assert.match(parked.parkedReason ?? '', /Crawl-delay of .* is above the 60 s cap/);
+    assert.ok(parked.crawlDelayMs <= cfg.maxCrawlDelayMs);
+  }
+});
+
+test('a refused address parks the host at once', () => {
+  const s = afterRequest(newHostState('a.test'), { kind: 'refused', message: 'resolves to 10.0.0.1', at: 5 }, cfg);
+  assert.match(s.parkedReason ?? '', /address refused: resolves to 10\.0\.0\.1/);
+});
+
+test('no timer ever gets an overflowing value', async () => {
+  assert.equal(timerDelay(3_000_000_000), 2 ** 31 - 1);
+  assert.equal(timerDelay(Infinity), 2 ** 31 - 1);
+  assert.equal(timerDelay(-5), 0);
+  assert.equal(timerDelay(Number.NaN), 0);
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.name);
+  process.on('warning', onWarning);
+  const timer = setTimeout(() => {}, timerDelay(1e12));
+  clearTimeout(timer);
+  await sleep(1);
+  await new Promise((r) => setImmediate(r));
+  process.off('warning', onWarning);
+  assert.deepEqual(warnings, []);
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { makePdf } from './pdf.js';
 import { articleHtml, htmlPage, listPage, prose, rss, sitemapIndex, urlset } from './pages.js';
+import { hostileHosts } from './hostile.js';
 
 export interface WebRequest {
   path: string;
@@ -45,6 +46,8 @@ export interface WebOptions {
   /** Blog hosts whose every page answers this many ms late. */
   slowHosts?: string[];
   slowMs?: number;
+  /** Adds the hostile hosts (test/web/hostile.ts) to the web. */
+  hostile?: boolean;
 }
 
 const html = (body: string, extra: Record<string, string> = {}): WebResponse => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8', ...extra }, body });
@@ -223,5 +226,6 @@ export function buildHosts(o: WebOptions): HostSpec[] {
       (t) => t.startsWith('/no-trawl/') || t.startsWith('/also-no/'),
     ),
     ...blogs.map((b, i) => blogHost(b, o, blogs[(i + 1) % blogs.length]!)),
+    ...(o.hostile ? hostileHosts() : []),
   ];
 }

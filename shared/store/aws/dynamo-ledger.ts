@@ -120,7 +120,8 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
       if (!isConditionFailure(err)) throw err;
       const item = await this.get(keys.host(host));
       const leaseUntil = Number(item?.leaseUntil ?? 0);
-      return { claimed: false, readyAt: Number(item?.readyAt ?? 0), leased: leaseUntil >= now };
+      const parkedReason = (item?.state as HostState | undefined)?.parkedReason;
+      return { claimed: false, readyAt: Number(item?.readyAt ?? 0), leased: leaseUntil >= now, ...(parkedReason ? { parkedReason } : {}) };
     }
     const record = await this.getHost(host);
     return { claimed: true, record: record ?? { host, state: newHostState(host) } };

@@ -2,7 +2,7 @@ import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
 import {
-  FINAL_STATES, ROBOTS_REFUSAL, SOFT_SKIPS,
+  FINAL_STATES, ROBOTS_REFUSAL, SETTLED_STATES, SOFT_SKIPS,
   type BlobStore, type ChunkRecord, type CrawlStore, type EdgeRecord, type ExtractRecord, type FetchCommit, type FetchRecord, type FrontierRow,
   type HostRecord, type PageRecord, type RunRecord, type RunStatus, type RunSummary, type SeenUrl, type UrlState,
 } from '../ports.js';
@@ -95,11 +95,14 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
   }
 
   async markInFlight(runId: number, urlId: string): Promise<void> {
-    await this.setState(runId, urlId, { state: 'in_flight' });
+    await this.doc.send(new UpdateCommand({
+      TableName: this.table, Key: keys.frontier(runId, urlId), UpdateExpression: 'SET #st = :st ADD attempts :one', ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':st': 'in_flight', ':one': 1 },
+    }));
   }
 
   /** Sets a URL's state; true when it moved from a pending state to a final one (the run's settled count). */
-  private async setState(runId: number, urlId: string, fields: { state: UrlState; reason?: string; attempts?: number; notBefore?: number }): Promise<boolean> {
+  private async setState(runId: number, urlId: string, fields: { state: UrlState; reason?: string; attempts?: number; notBefore?: number; clearReason?: boolean }): Promise<boolean> {
     const sets = ['#st = :st'];
     const values: Record<string, unknown> = { ':st': fields.state };
     if (fields.reason !== undefined) {
@@ -110,16 +113,22 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
       sets.push('attempts = :a', 'notBefore = :nb');
       values[':a'] = fields.attempts;
       values[':nb'] = fields.notBefore ?? 0;
+    } else if (fields.notBefore !== undefined) {
+      sets.push('notBefore = :nb');
+      values[':nb'] = fields.notBefore;
     }
+    const removeReason = fields.reason === undefined && (FINAL_STATES.has(fields.state) || fields.clearReason);
     try {
       const res = await this.doc.send(new UpdateCommand({
         TableName: this.table, Key: keys.frontier(runId, urlId),
-        UpdateExpression: `SET ${sets.join(', ')}${fields.reason === undefined && FINAL_STATES.has(fields.state) ? ' REMOVE #r' : ''}`,
+        UpdateExpression: `SET ${sets.join(', ')}${removeReason ? ' REMOVE #r' : ''}`,
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: fields.reason !== undefined || FINAL_STATES.has(fields.state) ? { '#st': 'state', '#r': 'reason' } : { '#st': 'state' },
+        ExpressionAttributeNames: fields.reason !== undefined || removeReason ? { '#st': 'state', '#r': 'reason' } : { '#st': 'state' },
         ExpressionAttributeValues: values, ReturnValues: 'ALL_OLD',
       }));
-      const settled = !FINAL_STATES.has(String(res.Attributes?.state)) && FINAL_STATES.has(fields.state);
+      // The run's settled count: URLs that reached a state the run can end with (final, or deferred to a later run).
+      const settled = !SETTLED_STATES.has(String(res.Attributes?.state)) && SETTLED_STATES.has(fields.state);
+      if (SETTLED_STATES.has(String(res.Attributes?.state)) && !SETTLED_STATES.has(fields.state)) await this.addCounters(runId, { settled: -1 });
       if (settled) await this.addCounters(runId, { settled: 1 });
       return settled;
     } catch (err) {
@@ -128,19 +137,40 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
     }
   }
 
-  async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string): Promise<void> {
-    await inBatches(urlIds, 16, (id) => this.setState(runId, id, { state, reason }));
+  async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string, notBefore?: number): Promise<void> {
+    await inBatches(urlIds, 16, (id) => this.setState(runId, id, { state, reason, notBefore }));
   }
 
-  async requeueInFlight(runId: number): Promise<number> {
-    const inFlight = await this.partition(`RUN#${runId}`, 'URL#', { expr: '#st = :s', names: { '#st': 'state' }, values: { ':s': 'in_flight' } });
-    await inBatches(inFlight, 16, (item) => this.setState(runId, String(item.urlId), { state: 'queued' }));
-    return inFlight.length;
+  async requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }> {
+    const pending = await this.partition(`RUN#${runId}`, 'URL#', { expr: '#st IN (:f, :d)', names: { '#st': 'state' }, values: { ':f': 'in_flight', ':d': 'deferred' } });
+    let exhausted = 0;
+    await inBatches(pending, 16, (item) => {
+      if (item.state === 'in_flight' && Number(item.attempts ?? 0) >= maxAttempts) {
+        exhausted++;
+        return this.setState(runId, String(item.urlId), { state: 'failed', reason: 'attempts-exhausted' });
+      }
+      return this.setState(runId, String(item.urlId), { state: 'queued', clearReason: true });
+    });
+    return { requeued: pending.length - exhausted, exhausted };
+  }
+
+  async settleQueued(runId: number, reason: string): Promise<number> {
+    const queued = await this.urlsIn(runId, 'queued');
+    await inBatches(queued, 16, (row) => this.setState(runId, row.urlId, { state: 'skipped', reason }));
+    return queued.length;
+  }
+
+  private async urlsIn(runId: number, state: UrlState): Promise<FrontierRow[]> {
+    const items = await this.partition(`RUN#${runId}`, 'URL#', { expr: '#st = :s', names: { '#st': 'state' }, values: { ':s': state } });
+    return items.map((i) => recordOf<FrontierRow>(i)!);
   }
 
   async queuedUrls(runId: number): Promise<FrontierRow[]> {
-    const items = await this.partition(`RUN#${runId}`, 'URL#', { expr: '#st = :s', names: { '#st': 'state' }, values: { ':s': 'queued' } });
-    return items.map((i) => recordOf<FrontierRow>(i)!);
+    return this.urlsIn(runId, 'queued');
+  }
+
+  async deferredUrls(runId: number): Promise<FrontierRow[]> {
+    return this.urlsIn(runId, 'deferred');
   }
 
   async seenUrls(runId: number): Promise<SeenUrl[]> {

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { accessSync, constants, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { DataDirError, errorMessage } from '../../errors.js';
 import type {
   ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, HostRecord, PageRecord, RunRecord, RunStatus, RunSummary, SeenUrl, UrlState,
@@ -23,33 +23,95 @@ export function prepareDataDir(dir: string): void {
   }
 }
 
-function openDatabase(file: string): Db {
-  let db: Db;
+export interface OpenOptions {
+  /** Reads only (status, graph, export, search): never writes, so it works while a crawl runs. */
+  readonly?: boolean;
+  /** Runs `PRAGMA quick_check` first (when opening to write), so damage is found before new writes go in. */
+  check?: boolean;
+}
+
+function isCorruption(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
+}
+
+/** The error for a damaged database file, with the command that recovers it. */
+export function damagedError(file: string, detail: string, cause?: unknown): DataDirError {
+  const dir = dirname(file);
+  return new DataDirError(`${file} is damaged (${detail}): run trawl doctor --data ${dir} to see what is wrong, then trawl doctor --repair --data ${dir} to salvage what can be read into a new file (the damaged one is kept beside it)`, { cause });
+}
+
+/**
+ * A reading connection refuses writes (`query_only`) but is an ordinary one, so that when it is
+ * the last it checkpoints and removes the -wal and -shm files: a read leaves no files behind. A
+ * directory we may not write to gets a read-only handle instead.
+ */
+function readingConnection(file: string): Db {
   try {
-    db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    // WAL with synchronous=NORMAL survives a killed process (SIGKILL) without losing commits.
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
+    const db = new Database(file, { fileMustExist: true });
+    db.pragma('query_only = 1');
+    return db;
   } catch (err) {
+    if (isCorruption(err) || (err as { code?: string }).code === 'SQLITE_CANTOPEN' && !existsSync(file)) throw err;
+    return new Database(file, { readonly: true, fileMustExist: true });
+  }
+}
+
+function connect(file: string, readonly: boolean): Db {
+  try {
+    const db = readonly ? readingConnection(file) : new Database(file);
+    if (!readonly) {
+      db.pragma('journal_mode = WAL');
+      // WAL with synchronous=NORMAL survives a killed process (SIGKILL) without losing commits.
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('busy_timeout = 5000');
+    return db;
+  } catch (err) {
+    if (isCorruption(err)) throw damagedError(file, errorMessage(err), err);
     throw new DataDirError(`cannot open ${file} as a trawl database (${errorMessage(err)}): pass --data with an empty directory or an existing trawl data directory`, { cause: err });
   }
+}
+
+/** Problems `PRAGMA quick_check` finds (empty when the file is sound). */
+export function quickCheck(db: Db, limit = 10): string[] {
+  const rows = db.pragma(`quick_check(${limit})`) as Array<{ quick_check: string }>;
+  return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
+}
+
+function checkSchema(db: Db, file: string): boolean {
   const hasMeta = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'").get();
   const tableCount = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type='table'").get() as { n: number }).n;
-  if (!hasMeta && tableCount > 0) {
-    db.close();
-    throw new DataDirError(`${file} is an SQLite database but not trawl's: pass --data with another directory`);
-  }
+  if (!hasMeta && tableCount > 0) throw new DataDirError(`${file} is an SQLite database but not trawl's: pass --data with another directory`);
   if (hasMeta) {
     const row = db.prepare("SELECT value FROM meta WHERE key='schema_version'").get() as { value: string } | undefined;
     if (Number(row?.value) !== SCHEMA_VERSION) {
-      db.close();
       throw new DataDirError(`${file} was written by another trawl version (data schema ${row?.value ?? 'unknown'}, this trawl uses ${SCHEMA_VERSION}): use a new --data directory, or the trawl version that wrote it`);
     }
   }
-  db.exec(SCHEMA_SQL);
-  db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
-  return db;
+  return Boolean(hasMeta);
+}
+
+function openDatabase(file: string, options: OpenOptions): Db {
+  const db = connect(file, options.readonly ?? false);
+  try {
+    if (options.check) {
+      const problems = quickCheck(db, 3);
+      if (problems.length) throw damagedError(file, problems.join('; ').replace(/\s+/g, ' ').slice(0, 300));
+    }
+    const initialised = checkSchema(db, file);
+    if (options.readonly) {
+      if (!initialised) throw new DataDirError(`${file} holds no trawl data yet: run trawl crawl <url> --data ${dirname(file)} first`);
+      return db;
+    }
+    db.exec(SCHEMA_SQL);
+    db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+    return db;
+  } catch (err) {
+    db.close();
+    if (isCorruption(err)) throw damagedError(file, errorMessage(err), err);
+    throw err;
+  }
 }
 
 /** The embedded crawl store: one SQLite file (WAL) in the data directory. */
@@ -70,9 +132,9 @@ export class SqliteCrawlStore implements CrawlStore {
     return stmt;
   }
 
-  constructor(dataDir: string) {
-    prepareDataDir(dataDir);
-    this.db = openDatabase(join(dataDir, DB_FILE));
+  constructor(dataDir: string, options: OpenOptions = {}) {
+    if (!options.readonly) prepareDataDir(dataDir);
+    this.db = openDatabase(join(dataDir, DB_FILE), options);
     this.writes = new SqliteWrites(this.db);
     this.commitTx = this.db.transaction((c: FetchCommit) => this.writes.apply(c));
   }
@@ -101,22 +163,34 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async markInFlight(runId: number, urlId: string): Promise<void> {
-    this.sql("UPDATE frontier SET state = 'in_flight' WHERE run_id = ? AND url_id = ?").run(runId, urlId);
+    this.sql("UPDATE frontier SET state = 'in_flight', attempts = attempts + 1 WHERE run_id = ? AND url_id = ?").run(runId, urlId);
   }
 
-  async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string): Promise<void> {
-    const stmt = this.sql('UPDATE frontier SET state = ?, reason = ? WHERE run_id = ? AND url_id = ?');
+  async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string, notBefore?: number): Promise<void> {
+    const stmt = this.sql('UPDATE frontier SET state = ?, reason = ?, not_before = coalesce(?, not_before) WHERE run_id = ? AND url_id = ?');
     this.db.transaction(() => {
-      for (const id of urlIds) stmt.run(state, reason, runId, id);
+      for (const id of urlIds) stmt.run(state, reason, notBefore ?? null, runId, id);
     })();
   }
 
-  async requeueInFlight(runId: number): Promise<number> {
-    return this.sql("UPDATE frontier SET state = 'queued' WHERE run_id = ? AND state = 'in_flight'").run(runId).changes;
+  async requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }> {
+    return this.db.transaction(() => {
+      const exhausted = this.sql("UPDATE frontier SET state = 'failed', reason = 'attempts-exhausted' WHERE run_id = ? AND state = 'in_flight' AND attempts >= ?").run(runId, maxAttempts).changes;
+      const requeued = this.sql("UPDATE frontier SET state = 'queued', reason = NULL WHERE run_id = ? AND state IN ('in_flight', 'deferred')").run(runId).changes;
+      return { requeued, exhausted };
+    })();
+  }
+
+  async settleQueued(runId: number, reason: string): Promise<number> {
+    return this.sql("UPDATE frontier SET state = 'skipped', reason = ? WHERE run_id = ? AND state = 'queued'").run(reason, runId).changes;
   }
 
   async queuedUrls(runId: number): Promise<FrontierRow[]> {
     return (this.sql("SELECT * FROM frontier WHERE run_id = ? AND state = 'queued'").all(runId) as Record<string, unknown>[]).map(rowToFrontier);
+  }
+
+  async deferredUrls(runId: number): Promise<FrontierRow[]> {
+    return (this.sql("SELECT * FROM frontier WHERE run_id = ? AND state = 'deferred'").all(runId) as Record<string, unknown>[]).map(rowToFrontier);
   }
 
   async seenUrls(runId: number): Promise<SeenUrl[]> {

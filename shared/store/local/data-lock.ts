@@ -1,0 +1,103 @@
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { DataDirLockedError } from '../../errors.js';
+
+export const LOCK_FILE = 'trawl.lock';
+
+/** Who holds a data directory: written into the lock file as JSON. */
+export interface LockOwner {
+  pid: number;
+  host: string;
+  startedAt: number;
+  command: string;
+}
+
+/** A lock file younger than this with unreadable contents is being written right now, not stale. */
+const TORN_LOCK_GRACE_MS = 10_000;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readOwner(file: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(readFileSync(file, 'utf8')) as LockOwner;
+    return typeof owner.pid === 'number' && typeof owner.host === 'string' ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(owner: LockOwner): string {
+  return `pid ${owner.pid} on ${owner.host}, started ${new Date(owner.startedAt).toISOString()} (${owner.command})`;
+}
+
+/**
+ * One writer per data directory: a lock file made with O_EXCL holding the owner's pid and host.
+ * A lock whose process is gone (a crash, SIGKILL) on this host is stale and taken over; a live
+ * one makes the second writer fail at once, naming the first. Readers never take it (SQLite WAL
+ * lets them read while a crawl writes).
+ */
+export class DataDirLock {
+  private released = false;
+  private readonly onExit = () => this.release();
+
+  private constructor(readonly file: string, readonly owner: LockOwner) {
+    process.once('exit', this.onExit);
+  }
+
+  /** Takes the lock of `dir` (which must exist) for `command`, or throws `DataDirLockedError`. */
+  static acquire(dir: string, command: string, now = Date.now()): DataDirLock {
+    const file = join(dir, LOCK_FILE);
+    const owner: LockOwner = { pid: process.pid, host: hostname(), startedAt: now, command };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const fd = openSync(file, 'wx');
+        try {
+          writeSync(fd, JSON.stringify(owner));
+        } finally {
+          closeSync(fd);
+        }
+        return new DataDirLock(file, owner);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const holder = readOwner(file);
+      if (!holder) {
+        const age = now - (statMtime(file) ?? now);
+        if (age < TORN_LOCK_GRACE_MS) throw new DataDirLockedError(`${dir} is locked by a trawl process that is starting up (${file}): wait for it, or try again in a few seconds`);
+      } else if (holder.host !== owner.host) {
+        throw new DataDirLockedError(`${dir} is in use by another trawl process (${describe(holder)}) on another machine: wait for it to finish; if it is gone, delete ${file}`);
+      } else if (isAlive(holder.pid) && holder.pid !== process.pid) {
+        throw new DataDirLockedError(`${dir} is in use by another trawl process (${describe(holder)}): wait for it to finish or stop it; status, graph, export and search work meanwhile`);
+      }
+      // Stale (its process is gone) or torn: take it over.
+      rmSync(file, { force: true });
+    }
+    throw new DataDirLockedError(`could not lock ${dir}: another process keeps taking ${file}`);
+  }
+
+  /** Gives the lock back (idempotent; also done when the process exits). */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    process.removeListener('exit', this.onExit);
+    const holder = readOwner(this.file);
+    if (holder?.pid === this.owner.pid && holder.startedAt === this.owner.startedAt) rmSync(this.file, { force: true });
+  }
+}
+
+function statMtime(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,146 @@
+import Database from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { errorMessage } from '../../errors.js';
+import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+
+/** What a damaged database still holds, table by table. */
+export interface TableReport {
+  table: string;
+  /** Rows read (and, when repairing, copied). */
+  rows: number;
+  /** The first read error, when the table could not be read to its end. */
+  error?: string;
+}
+
+export interface DoctorReport {
+  file: string;
+  /** `PRAGMA integrity_check` findings (empty when the file is sound). */
+  problems: string[];
+  tables: TableReport[];
+  /** When repaired: where the damaged file was moved, and the repaired file. */
+  repaired?: { damaged: string; rowsCopied: number; rowsLost: boolean };
+}
+
+/** Tables in the order they are copied (parents before children does not matter: there are no foreign keys). */
+function tablesOf(db: Db): string[] {
+  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+}
+
+function hasRowid(db: Db, table: string): boolean {
+  try {
+    db.prepare(`SELECT rowid FROM "${table}" LIMIT 0`).all();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads every row it can: rowid tables are read in rowid order and, past an unreadable page,
+ * from further rowids on (skipping ahead in growing steps); other tables up to the first error.
+ */
+function* readable(db: Db, table: string, report: TableReport): Generator<Record<string, unknown>> {
+  if (!hasRowid(db, table)) {
+    try {
+      for (const row of db.prepare(`SELECT * FROM "${table}"`).iterate()) {
+        report.rows++;
+        yield row as Record<string, unknown>;
+      }
+    } catch (err) {
+      report.error = errorMessage(err);
+    }
+    return;
+  }
+  const stmt = db.prepare(`SELECT rowid AS "__rowid", * FROM "${table}" WHERE rowid > ? ORDER BY rowid`);
+  let last = 0;
+  for (let skip = 1; skip <= 1_000_000; skip *= 10) {
+    try {
+      for (const raw of stmt.iterate(last)) {
+        const { __rowid: id, ...row } = raw as Record<string, unknown>;
+        last = Number(id);
+        report.rows++;
+        yield row;
+      }
+      return;
+    } catch (err) {
+      report.error ??= errorMessage(err);
+      last += skip;
+    }
+  }
+}
+
+/** Checks a database file thoroughly and counts what each table still yields. */
+export function diagnose(file: string): DoctorReport {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    let problems: string[];
+    try {
+      problems = (db.pragma('integrity_check(50)') as Array<{ integrity_check: string }>).map((r) => r.integrity_check).filter((r) => r !== 'ok');
+    } catch (err) {
+      problems = [errorMessage(err)];
+    }
+    const tables = tablesOf(db).map((table) => {
+      const report: TableReport = { table, rows: 0 };
+      for (const _row of readable(db, table, report)) {
+        // counting only
+      }
+      return report;
+    });
+    return { file, problems, tables };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Copies what can be read into a new file with the current schema, then puts it in place of the
+ * damaged one, which is kept beside it as `<file>.damaged-<time>`.
+ */
+export function salvage(file: string, now = Date.now()): DoctorReport {
+  const target = `${file}.repair-${now}`;
+  const source = new Database(file, { readonly: true, fileMustExist: true });
+  const out = new Database(target);
+  const tables: TableReport[] = [];
+  let problems: string[] = [];
+  try {
+    try {
+      problems = (source.pragma('quick_check(50)') as Array<{ quick_check: string }>).map((r) => r.quick_check).filter((r) => r !== 'ok');
+    } catch (err) {
+      problems = [errorMessage(err)];
+    }
+    out.exec(SCHEMA_SQL);
+    const known = new Set(tablesOf(out));
+    for (const table of tablesOf(source).filter((t) => known.has(t))) {
+      const columns = new Set((out.pragma(`table_info("${table}")`) as Array<{ name: string }>).map((c) => c.name));
+      const report: TableReport = { table, rows: 0 };
+      const insert = new Map<string, Database.Statement>();
+      out.transaction(() => {
+        for (const row of readable(source, table, report)) {
+          const keys = Object.keys(row).filter((k) => columns.has(k));
+          const sig = keys.join(',');
+          let stmt = insert.get(sig);
+          if (!stmt) {
+            stmt = out.prepare(`INSERT OR IGNORE INTO "${table}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`);
+            insert.set(sig, stmt);
+          }
+          stmt.run(...keys.map((k) => row[k]));
+        }
+      })();
+      tables.push(report);
+    }
+    out.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+  } finally {
+    source.close();
+    out.close();
+  }
+  const damaged = `${file}.damaged-${now}`;
+  renameSync(file, damaged);
+  for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, damaged + suffix);
+  renameSync(target, file);
+  rmSync(`${target}-journal`, { force: true });
+  return {
+    file, problems, tables,
+    repaired: { damaged, rowsCopied: tables.reduce((n, t) => n + t.rows, 0), rowsLost: problems.length > 0 || tables.some((t) => t.error) },
+  };
+}

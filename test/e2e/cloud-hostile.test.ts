@@ -1,0 +1,84 @@
+// The hostile web through the cloud path (synthesized state machines, real handlers, emulators):
+// the run ends on its own, normal pages are stored, hostile ones are recorded with their reasons.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { startWeb, type SyntheticWeb } from '../web/server.js';
+import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { cloudCrawl, type CloudCrawl } from '../cloud/harness.js';
+import { synthApp, type Synthesized } from '../lib/synth.js';
+
+let emu: Emulators;
+let synth: Synthesized;
+let web: SyntheticWeb;
+let crawl: CloudCrawl;
+let items: Array<Record<string, unknown>>;
+
+const SETTINGS = { allowPrivateNetwork: true, delayMs: 0, backoffBaseMs: 200, maxRps: 0, maxHostFailures: 4, maxIdleWaitMs: 300 };
+
+before(async () => {
+  emu = await startEmulators();
+  synth = synthApp({ bundle: false });
+  const names = await emu.provision('hostile');
+  web = await startWeb({ articles: 6, blogHosts: 1, crawlDelaySeconds: 0, hostile: true });
+  crawl = await cloudCrawl(emu, synth, names, { crawl: 'hostile', seeds: web.seeds(), settings: SETTINGS }, { workers: 4, pollMs: 200, timeoutMs: 240_000 });
+  items = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await emu.clients.doc.send(new ScanCommand({ TableName: names.table, ExclusiveStartKey: start }));
+    items.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start);
+});
+
+after(async () => {
+  await web?.close();
+  synth?.cleanup();
+  await emu?.stop();
+});
+
+const urlItem = (host: string, path: string) => items.find((i) => i.type === 'URL' && i.url === `${web.origins[host]}${path}`);
+const hostItem = (host: string) => items.find((i) => i.type === 'HOST' && i.host === new URL(web.origins[host]!).host);
+
+test('the run ends on its own, finished, in bounded time', () => {
+  assert.equal(crawl.output.status, 'finished');
+  assert.ok(crawl.elapsedMs < 200_000, `${crawl.elapsedMs} ms`);
+});
+
+test('every normal page is stored', () => {
+  for (let k = 1; k <= 6; k++) assert.equal(urlItem('blog1', `/articles/${k}`)?.state, 'done', `article ${k}`);
+  assert.equal(urlItem('heavy', '/fine')?.state, 'done');
+});
+
+test('heavy pages are processed within their bounds; broken ones fail with the stage', () => {
+  assert.equal(urlItem('heavy', '/deep')?.state, 'done');
+  const deepId = urlItem('heavy', '/deep')!.urlId;
+  const extract = items.find((i) => i.type === 'EXTRACT' && i.urlId === deepId) as { metadata: { cuts: Array<{ bound: string }> } };
+  assert.deepEqual(extract.metadata.cuts.map((c) => c.bound), ['maxDepth']);
+  for (const [path, stage] of [['/bad.pdf', 'pdf'], ['/broken-sitemap.xml.gz', 'sitemap']] as const) {
+    const row = urlItem('heavy', path);
+    assert.deepEqual([row?.state, row?.reason], ['failed', 'processing-failed'], path);
+    const fetch = items.find((i) => i.type === 'FETCH' && i.urlId === row!.urlId && typeof i.error === 'string');
+    assert.match(String(fetch?.error), new RegExp(`^processing failed \\(${stage}\\)`));
+  }
+});
+
+test('hosts beyond the caps are parked with the reason; their URLs settle at once', () => {
+  assert.match(String((hostItem('glacial')?.state as { parkedReason?: string }).parkedReason), /Crawl-delay of 999999999 s is above the 60 s cap/);
+  assert.match(String((hostItem('daily')?.state as { parkedReason?: string }).parkedReason), /Crawl-delay of 86400 s/);
+  assert.match(String((hostItem('never')?.state as { parkedReason?: string }).parkedReason), /HTTP 429 asked to wait 7200 s/);
+  for (const host of ['glacial', 'daily', 'never']) assert.deepEqual([urlItem(host, '/')?.state, urlItem(host, '/')?.reason], ['skipped', 'host-parked'], host);
+  assert.deepEqual(web.log.filter((e) => e.host === 'daily' || e.host === 'glacial').map((e) => e.target), ['/robots.txt', '/robots.txt']);
+});
+
+test('a host backed off past the idle bound has its URLs deferred with the time they may be asked', () => {
+  const later = urlItem('later', '/');
+  assert.equal(later?.state, 'deferred');
+  assert.ok(Number(later?.notBefore) > Date.now() + 400_000);
+  assert.equal(items.filter((i) => i.type === 'URL' && (i.state === 'queued' || i.state === 'in_flight')).length, 0);
+});
+
+test('reads the UTF-8 page with stray bytes as UTF-8', () => {
+  const page = items.find((i) => i.type === 'PAGE' && i.url === `${web.origins.jp}/kiji`);
+  assert.equal(page?.title, '日本語のページ');
+});

@@ -1,0 +1,155 @@
+// One writer per data directory, validation before any change, and damage found before new writes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
+import { LOCK_FILE } from '../../shared/store/local/data-lock.js';
+import { tempDir } from '../helpers.js';
+import { runCli, startCli } from './cli-process.js';
+import { withWeb } from './crawl-helpers.js';
+
+/** Every file of a directory with its size and content hash: what "unchanged" means. */
+function snapshot(dir: string): Record<string, string> {
+  if (!existsSync(dir)) return {};
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out[path.slice(dir.length)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+async function waitFor(check: () => boolean, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const slowCrawl = (seeds: string[], dir: string, extra: string[] = []) => ['crawl', ...seeds, '--data', dir, '--allow-private-network', '--delay-ms', '400', '--max-rps', '0', ...extra];
+
+test('a second crawl on the same data directory fails at once naming the first; reads keep working', async () => {
+  await withWeb({ articles: 30, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dir) => {
+    const first = startCli(slowCrawl([`${web.origins.blog1}/`], dir));
+    try {
+      await waitFor(() => existsSync(join(dir, LOCK_FILE)) && web.log.length > 2);
+      const second = await runCli(['crawl', `${web.origins.blog1}/`, '--data', dir, '--allow-private-network']);
+      assert.equal(second.code, 2);
+      assert.match(second.stderr, new RegExp(`in use by another trawl process \\(pid ${first.child.pid} on .*trawl crawl http`));
+      assert.equal(second.stderr.trim().split('\n').length, 1);
+      const status = await runCli(['status', '--data', dir]);
+      assert.equal(status.code, 0, status.stderr);
+      assert.match(status.stdout, /run 1 running/);
+      assert.equal((await runCli(['graph', 'top', '--data', dir])).code, 0);
+      assert.ok(web.log.every((e) => e.concurrent === 1), 'never two requests to the host at once');
+    } finally {
+      first.child.kill('SIGINT');
+      await first.done;
+    }
+    assert.equal(existsSync(join(dir, LOCK_FILE)), false, 'a clean stop gives the lock back');
+  });
+});
+
+test('a lock left by a killed crawl is stale: the next crawl takes it over and resumes', async () => {
+  await withWeb({ articles: 30, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dir) => {
+    const first = startCli(slowCrawl([`${web.origins.blog1}/`], dir));
+    await waitFor(() => existsSync(join(dir, LOCK_FILE)) && web.log.length > 2);
+    first.child.kill('SIGKILL');
+    await first.done;
+    assert.equal(existsSync(join(dir, LOCK_FILE)), true, 'SIGKILL leaves the lock behind');
+    const resumed = await runCli(['crawl', '--resume', '--data', dir, '--allow-private-network', '--delay-ms', '0', '--max-rps', '0']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, /run 1 finished/);
+    assert.equal(existsSync(join(dir, LOCK_FILE)), false);
+  });
+});
+
+test('a bad setting leaves the data directory exactly as it was, and the interrupted crawl resumable', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const store = new SqliteCrawlStore(dir);
+    const run = await store.createRun(['http://a.test/'], {}, 1);
+    await store.setRunStatus(run.id, 'interrupted', 2);
+    await store.close();
+    const before = snapshot(dir);
+    for (const bad of [['--deny', '/(/'], ['--user-agent', 'trawl\nX-Injected: 1'], ['--delay-ms', '3000000000'], ['--max-rps', '1e-9']]) {
+      const r = await runCli(['crawl', 'http://a.test/', '--data', dir, ...bad]);
+      assert.equal(r.code, 2, `${bad.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+      assert.deepEqual(snapshot(dir), before, bad.join(' '));
+    }
+    const reopened = new SqliteCrawlStore(dir, { readonly: true });
+    assert.equal((await reopened.latestRun())?.status, 'interrupted');
+    await reopened.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('--resume with nothing to resume creates nothing', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const missing = join(dir, 'never-used');
+    const r = await runCli(['crawl', '--resume', '--data', missing]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /nothing to resume in .*never-used: no crawl has run there/);
+    assert.equal(existsSync(missing), false);
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    assert.equal((await runCli(['crawl', '--resume', '--data', empty])).code, 2);
+    assert.deepEqual(readdirSync(empty), []);
+    const store = new SqliteCrawlStore(join(dir, 'done'));
+    const run = await store.createRun([], {}, 1);
+    await store.setRunStatus(run.id, 'finished', 2);
+    await store.close();
+    const before = snapshot(join(dir, 'done'));
+    const finished = await runCli(['crawl', '--resume', '--data', join(dir, 'done')]);
+    assert.match(finished.stderr, /run 1\) is finished with nothing deferred/);
+    assert.deepEqual(snapshot(join(dir, 'done')), before);
+  } finally {
+    cleanup();
+  }
+});
+
+test('damage in the middle of trawl.db is found at open; doctor reports it and --repair salvages the rest', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const store = new SqliteCrawlStore(dir);
+    const run = await store.createRun(['http://a.test/'], {}, 1);
+    for (let i = 0; i < 3000; i++) {
+      await store.recordFetch({ runId: run.id, urlId: `u${i}`, url: `http://a.test/page/${i}`, kind: 'page', fetcher: 'http', status: 200, fetchedAt: i, durationMs: 1, bytes: 10, truncated: false, notModified: false, headers: { 'x-pad': 'p'.repeat(200) } });
+    }
+    await store.setRunStatus(run.id, 'finished', 5000);
+    await store.close();
+    const file = join(dir, 'trawl.db');
+    const size = statSync(file).size;
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(4096 * 3, 0x55), 0, 4096 * 3, Math.floor(size / 2 / 4096) * 4096);
+    closeSync(fd);
+
+    const crawl = await runCli(['crawl', 'http://127.0.0.1:9/', '--data', dir, '--allow-private-network']);
+    assert.equal(crawl.code, 2);
+    assert.match(crawl.stderr, /trawl\.db is damaged .*trawl doctor --data .*trawl doctor --repair/);
+    const diagnosis = await runCli(['doctor', '--data', dir]);
+    assert.equal(diagnosis.code, 1);
+    assert.match(diagnosis.stdout, /problem\(s\) found/);
+    const repair = await runCli(['doctor', '--repair', '--data', dir]);
+    assert.equal(repair.code, 0, repair.stderr);
+    assert.match(repair.stdout, /repaired: \d+ rows copied/);
+    assert.ok(readdirSync(dir).some((f) => f.startsWith('trawl.db.damaged-')), 'the damaged file is kept');
+    const healed = new SqliteCrawlStore(dir, { check: true });
+    assert.equal((await healed.latestRun())?.status, 'finished');
+    const kept = (healed.db.prepare('SELECT count(*) AS n FROM fetches').get() as { n: number }).n;
+    assert.ok(kept > 2000 && kept <= 3000, `${kept} fetch records salvaged`);
+    await healed.close();
+  } finally {
+    cleanup();
+  }
+});
