@@ -12,12 +12,19 @@ import { startWeb } from '../test/web/server.js';
 
 const LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024;
 /** Memory (MB) of each stage as the Crawler construct deploys it by default. */
-const MEMORY: Record<StageName, number> = { 'init-run': 512, 'run-progress': 256, 'finalize-run': 1769, 'fetch-worker': 512, 'extract-page': 1024, 'record-failure': 256 };
+const MEMORY: Record<StageName, number> = {
+  'init-run': 512,
+  'run-progress': 256,
+  'finalize-run': 1769,
+  'fetch-worker': 512,
+  'extract-page': 1024,
+  'record-failure': 256,
+};
 /** us-east-1 list prices, November 2026. */
 const PRICE = {
-  lambdaRequest: 0.20 / 1e6,
+  lambdaRequest: 0.2 / 1e6,
   lambdaGbSecondArm: 0.0000133334,
-  sqsFifoRequest: 0.50 / 1e6,
+  sqsFifoRequest: 0.5 / 1e6,
   dynamoWriteUnit: 0.625 / 1e6,
   dynamoReadUnit: 0.125 / 1e6,
   s3Put: 0.005 / 1000,
@@ -70,8 +77,17 @@ for (const stage of STAGES) {
   const dir = join(coldDir, stage);
   mkdirSync(dir, { recursive: true });
   cpSync(asset, dir, { recursive: true });
-  const times = Array.from({ length: 5 }, () => Number(execFileSync(process.execPath, ['--input-type=module', '-e',
-    `const t = performance.now(); await import(${JSON.stringify(join(dir, 'index.mjs'))}); console.log(performance.now() - t);`]).toString().trim()));
+  const times = Array.from({ length: 5 }, () =>
+    Number(
+      execFileSync(process.execPath, [
+        '--input-type=module',
+        '-e',
+        `const t = performance.now(); await import(${JSON.stringify(join(dir, 'index.mjs'))}); console.log(performance.now() - t);`,
+      ])
+        .toString()
+        .trim(),
+    ),
+  );
   bundleRows.push([stage, mb(bytes), `${((bytes / LAMBDA_UNZIPPED_LIMIT) * 100).toFixed(2)} %`, `${median(times).toFixed(0)} ms`]);
 }
 rmSync(coldDir, { recursive: true, force: true });
@@ -83,9 +99,17 @@ const emu = await startEmulators();
 const web = await startWeb({ articles: Number(process.env.BENCH_ARTICLES ?? 40), blogHosts: 3, crawlDelaySeconds: 0.3 });
 const names = await emu.provision('bench');
 emu.meter.reset();
-const crawl = await cloudCrawl(emu, synth, names, {
-  crawl: 'bench', seeds: web.seeds(), settings: { allowPrivateNetwork: true, delayMs: 50, backoffBaseMs: 200, maxRps: 0, maxHostFailures: 4 },
-}, { workers: 4, pollMs: 200, timeoutMs: 600_000 });
+const crawl = await cloudCrawl(
+  emu,
+  synth,
+  names,
+  {
+    crawl: 'bench',
+    seeds: web.seeds(),
+    settings: { allowPrivateNetwork: true, delayMs: 50, backoffBaseMs: 200, maxRps: 0, maxHostFailures: 4 },
+  },
+  { workers: 4, pollMs: 200, timeoutMs: 600_000 },
+);
 const pages = Number(crawl.output.pagesStored);
 const requests = Number(crawl.output.requests);
 await web.close();
@@ -112,10 +136,18 @@ const transitions = 4 + 3 * Math.ceil(crawl.elapsedMs / 1000 / POLL_SECONDS);
 const costs: Array<[string, string, number]> = [
   ['Lambda (requests + arm64 GB-s)', `${[...crawl.timings.byFunction.values()].reduce((n, l) => n + l.length, 0)} invocations`, lambdaCost],
   ['SQS FIFO', `${sqsRequests} requests`, sqsRequests * PRICE.sqsFifoRequest],
-  ['DynamoDB on-demand', `${emu.meter.writeUnits} WRU, ${emu.meter.readUnits} RRU`, emu.meter.writeUnits * PRICE.dynamoWriteUnit + emu.meter.readUnits * PRICE.dynamoReadUnit],
+  [
+    'DynamoDB on-demand',
+    `${emu.meter.writeUnits} WRU, ${emu.meter.readUnits} RRU`,
+    emu.meter.writeUnits * PRICE.dynamoWriteUnit + emu.meter.readUnits * PRICE.dynamoReadUnit,
+  ],
   ['S3 requests', `${s3Puts} PUT, ${s3Gets} GET`, s3Puts * PRICE.s3Put + s3Gets * PRICE.s3Get],
   ['Step Functions Standard', `${transitions} transitions (60 s polling)`, transitions * PRICE.sfnStandardTransition],
-  ['Step Functions Express', `${crawl.pageExecutions} executions`, crawl.pageExecutions * PRICE.sfnExpressRequest + extractMs.reduce((a, b) => a + b, 0) / 1000 * (64 / 1024) * PRICE.sfnExpressGbSecond],
+  [
+    'Step Functions Express',
+    `${crawl.pageExecutions} executions`,
+    crawl.pageExecutions * PRICE.sfnExpressRequest + (extractMs.reduce((a, b) => a + b, 0) / 1000) * (64 / 1024) * PRICE.sfnExpressGbSecond,
+  ],
 ];
 console.log(`\nCrawl through the cloud path: ${pages} pages stored, ${requests} requests, ${(crawl.elapsedMs / 1000).toFixed(1)} s on ${4} workers\n`);
 table(lambdaRows);
@@ -124,7 +156,9 @@ const total = costs.reduce((n, [, , c]) => n + c, 0);
 table([['service', 'measured', 'cost / 1000 pages'], ...costs.map(([s, m, c]) => [s, m, usd(per1000(c))]), ['total', '', usd(per1000(total))]]);
 // Politeness is waited in the fetch worker: a 1 s host delay adds up to 1 s per fetch (the test web used 50 ms).
 const waitCost = per1000(requests * 0.95 * (MEMORY['fetch-worker'] / 1024) * PRICE.lambdaGbSecondArm);
-console.log(`\nWith the default 1 s per-host delay waited in the fetch worker: + ${usd(waitCost)} → ${usd(per1000(total) + waitCost)} per 1000 pages (target ≤ $0.10)`);
+console.log(
+  `\nWith the default 1 s per-host delay waited in the fetch worker: + ${usd(waitCost)} → ${usd(per1000(total) + waitCost)} per 1000 pages (target ≤ $0.10)`,
+);
 console.log(`Excluded: storage (S3, DynamoDB), CloudWatch logs and metrics, data transfer. Fetch worker total ${fetchSeconds.toFixed(1)} s.`);
 await emu.stop();
 synth.cleanup();

@@ -29,7 +29,12 @@ function runChild(script: string, args: string[]): Promise<ChildResult> {
   });
 }
 
-async function measure(name: string, script: string, args: (seeds: string[]) => string[], token: string): Promise<{ name: string; child: ChildResult; web: WebMetrics }> {
+async function measure(
+  name: string,
+  script: string,
+  args: (seeds: string[]) => string[],
+  token: string,
+): Promise<{ name: string; child: ChildResult; web: WebMetrics }> {
   const web = await startWeb(WEB);
   try {
     const child = await runChild(script, args(web.seeds()));
@@ -41,7 +46,12 @@ async function measure(name: string, script: string, args: (seeds: string[]) => 
 
 const trawl = await measure('trawl', 'bench/run-trawl.ts', (seeds) => [JSON.stringify(seeds), join(tmpdir(), 'trawl-bench-data'), 'links'], 'trawl');
 const full = await measure('trawl full', 'bench/run-trawl.ts', (seeds) => [JSON.stringify(seeds), join(tmpdir(), 'trawl-bench-data'), 'full'], 'trawl');
-const crawlee = await measure('crawlee', 'bench/run-crawlee.ts', (seeds) => [JSON.stringify(seeds), String(CRAWLEE_MAX_REQUESTS), String(CRAWLEE_TIMEOUT_S)], '*');
+const crawlee = await measure(
+  'crawlee',
+  'bench/run-crawlee.ts',
+  (seeds) => [JSON.stringify(seeds), String(CRAWLEE_MAX_REQUESTS), String(CRAWLEE_TIMEOUT_S)],
+  '*',
+);
 
 const rows: Array<[string, (r: typeof trawl) => string]> = [
   ['requests (excl. robots.txt)', (r) => String(r.web.requests)],
@@ -56,11 +66,15 @@ const rows: Array<[string, (r: typeof trawl) => string]> = [
   ['peak RSS (MiB)', (r) => r.child.maxRssMb.toFixed(0)],
 ];
 console.log(`synthetic web: ${WEB.blogHosts} blog hosts × ${WEB.articles} articles + the feature hosts, on loopback; delays off.`);
-console.log('trawl stores to SQLite + blobs + WARC; "links" extracts links with context (like CheerioCrawler), "full" also content, metadata, chunks and SimHash. Crawlee keeps memory storage.');
+console.log(
+  'trawl stores to SQLite + blobs + WARC; "links" extracts links with context (like CheerioCrawler), "full" also content, metadata, chunks and SimHash. Crawlee keeps memory storage.',
+);
 console.log(`${'metric'.padEnd(30)}${'trawl links'.padStart(12)}${'trawl full'.padStart(12)}${'crawlee'.padStart(12)}`);
 for (const [label, get] of rows) console.log(`${label.padEnd(30)}${get(trawl).padStart(12)}${get(full).padStart(12)}${get(crawlee).padStart(12)}`);
-const ratio = (trawl.web.usefulPages / trawl.child.elapsedMs) / (crawlee.web.usefulPages / crawlee.child.elapsedMs);
-const fullRatio = (full.web.usefulPages / full.child.elapsedMs) / (crawlee.web.usefulPages / crawlee.child.elapsedMs);
+const ratio = trawl.web.usefulPages / trawl.child.elapsedMs / (crawlee.web.usefulPages / crawlee.child.elapsedMs);
+const fullRatio = full.web.usefulPages / full.child.elapsedMs / (crawlee.web.usefulPages / crawlee.child.elapsedMs);
 console.log(`\nuseful pages per second: trawl (links) is ${ratio.toFixed(1)}× Crawlee; with full extraction ${fullRatio.toFixed(1)}×`);
 const trawlPps = trawl.web.requests / (trawl.child.elapsedMs / 1000);
-console.log(`targets: ≥ 300 pages/s with storage on: ${trawlPps >= 300 ? 'met' : 'MISSED'} (${trawlPps.toFixed(0)}); zero duplicates, traps and robots violations: ${trawl.web.duplicateFetches + trawl.web.trapFetches + trawl.web.robotsViolations === 0 ? 'met' : 'MISSED'}`);
+console.log(
+  `targets: ≥ 300 pages/s with storage on: ${trawlPps >= 300 ? 'met' : 'MISSED'} (${trawlPps.toFixed(0)}); zero duplicates, traps and robots violations: ${trawl.web.duplicateFetches + trawl.web.trapFetches + trawl.web.robotsViolations === 0 ? 'met' : 'MISSED'}`,
+);

@@ -28,7 +28,9 @@ function time(label: string, fn: () => void): number {
   for (let r = 0; r < ROUNDS; r++) fn();
   const cpu = process.cpuUsage(cpu0);
   const ms = (cpu.user + cpu.system) / 1000 / ROUNDS;
-  console.log(`${label.padEnd(44)} ${(ms / pages.length).toFixed(2).padStart(7)} ms/page  ${((pages.length * 1000) / ms).toFixed(0).padStart(6)} pages/s per core`);
+  console.log(
+    `${label.padEnd(44)} ${(ms / pages.length).toFixed(2).padStart(7)} ms/page  ${((pages.length * 1000) / ms).toFixed(0).padStart(6)} pages/s per core`,
+  );
   return ms;
 }
 
@@ -56,7 +58,9 @@ for (const f of fixtures) {
   ours += q.f1;
   plain += r.f1;
   onJsdom += j.f1;
-  console.log(`  ${f.name.padEnd(14)} trawl ${q.precision.toFixed(2)}/${q.recall.toFixed(2)}/${q.f1.toFixed(3)}   plain Readability ${r.f1.toFixed(3)} (linkedom)  ${j.f1.toFixed(3)} (jsdom)`);
+  console.log(
+    `  ${f.name.padEnd(14)} trawl ${q.precision.toFixed(2)}/${q.recall.toFixed(2)}/${q.f1.toFixed(3)}   plain Readability ${r.f1.toFixed(3)} (linkedom)  ${j.f1.toFixed(3)} (jsdom)`,
+  );
 }
 const n = fixtures.length;
 console.log(`  mean F1: trawl ${(ours / n).toFixed(3)}, plain Readability ${(plain / n).toFixed(3)} on linkedom, ${(onJsdom / n).toFixed(3)} on jsdom`);

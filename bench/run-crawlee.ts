@@ -6,16 +6,19 @@ const seeds = JSON.parse(seedsJson!) as string[];
 log.setLevel(LogLevel.OFF);
 const config = new Configuration({ persistStorage: false, purgeOnStart: true });
 let stored = 0;
-const crawler = new CheerioCrawler({
-  respectRobotsTxtFile: true,
-  maxConcurrency: 16,
-  maxRequestsPerCrawl: Number(maxRequests),
-  requestHandlerTimeoutSecs: 30,
-  async requestHandler({ enqueueLinks }) {
-    stored++;
-    await enqueueLinks({ strategy: 'same-hostname' });
+const crawler = new CheerioCrawler(
+  {
+    respectRobotsTxtFile: true,
+    maxConcurrency: 16,
+    maxRequestsPerCrawl: Number(maxRequests),
+    requestHandlerTimeoutSecs: 30,
+    async requestHandler({ enqueueLinks }) {
+      stored++;
+      await enqueueLinks({ strategy: 'same-hostname' });
+    },
   },
-}, config);
+  config,
+);
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const timer = setTimeout(() => void crawler.teardown(), Number(timeoutSecs) * 1000);
@@ -23,5 +26,7 @@ await crawler.run(seeds);
 clearTimeout(timer);
 const elapsedMs = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
-process.stdout.write(`${JSON.stringify({ elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, pagesStored: stored })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, pagesStored: stored })}\n`,
+);
 process.exit(0);

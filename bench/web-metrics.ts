@@ -19,7 +19,10 @@ export interface WebMetrics {
 export function webMetrics(web: SyntheticWeb, robotsToken: string): WebMetrics {
   const robots = new Map<string, ((target: string) => boolean) | null>();
   for (const host of web.hosts) {
-    const res = host.handle({ path: '/robots.txt', target: '/robots.txt', query: new URLSearchParams(), headers: {} }, { origin: (n) => web.origins[n]!, hits: new Map(), now: Date.now });
+    const res = host.handle(
+      { path: '/robots.txt', target: '/robots.txt', query: new URLSearchParams(), headers: {} },
+      { origin: (n) => web.origins[n]!, hits: new Map(), now: Date.now },
+    );
     if (res.status >= 500) robots.set(host.name, () => false);
     else if (res.status >= 400) robots.set(host.name, null);
     else {

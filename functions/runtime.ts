@@ -48,18 +48,37 @@ export function runtime(service: string): Runtime {
   const bucket = required('BUCKET_NAME');
   const queueUrl = process.env.QUEUE_URL ?? '';
   const env = process.env;
-  const key = [service, table, bucket, queueUrl, env.PAGE_WORKFLOW_ARN, env.AWS_ENDPOINT_URL_DYNAMODB, env.AWS_ENDPOINT_URL_S3, env.AWS_ENDPOINT_URL_SQS, env.AWS_ENDPOINT_URL_SFN].join('|');
+  const key = [
+    service,
+    table,
+    bucket,
+    queueUrl,
+    env.DEAD_LETTER_QUEUE_URL,
+    env.PAGE_WORKFLOW_ARN,
+    env.AWS_ENDPOINT_URL_DYNAMODB,
+    env.AWS_ENDPOINT_URL_S3,
+    env.AWS_ENDPOINT_URL_SQS,
+    env.AWS_ENDPOINT_URL_SFN,
+  ].join('|');
   const cached = runtimes.get(key);
   if (cached) return cached;
-  const clients = awsClients({ dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB, s3: env.AWS_ENDPOINT_URL_S3, sqs: env.AWS_ENDPOINT_URL_SQS, sfn: env.AWS_ENDPOINT_URL_SFN });
+  const clients = awsClients({
+    dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB,
+    s3: env.AWS_ENDPOINT_URL_S3,
+    sqs: env.AWS_ENDPOINT_URL_SQS,
+    sfn: env.AWS_ENDPOINT_URL_SFN,
+  });
   const objects = new S3Objects(clients.s3, bucket);
   const blobs = new S3BlobStore(objects);
   const powertools = new PowertoolsLogger({ serviceName: 'trawl', persistentKeys: { function: service } });
   const rt: Runtime = {
-    clients, objects, blobs, powertools,
+    clients,
+    objects,
+    blobs,
+    powertools,
     store: new DynamoCrawlStore(clients.doc, table, { blobs, frontierRetentionDays: Number(process.env.FRONTIER_RETENTION_DAYS ?? 90) }),
     graph: new DynamoGraph(clients.doc, table),
-    frontier: new SqsFrontier(clients.sqs, queueUrl),
+    frontier: new SqsFrontier(clients.sqs, queueUrl, process.env.DEAD_LETTER_QUEUE_URL),
     pageWorkflow: new SfnWorkflow(clients.sfn, env.PAGE_WORKFLOW_ARN ?? ''),
     logger: adapt(powertools),
     metrics: new Metrics({ namespace: 'trawl', serviceName: 'trawl', defaultDimensions: { function: service } }),

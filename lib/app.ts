@@ -6,7 +6,11 @@ import { loadCrawls } from './crawls-config.js';
 import { Crawler } from './crawler.js';
 import { ROOT } from './stages.js';
 
-export function buildApp(options: { crawlsFile?: string; outdir?: string; context?: Record<string, unknown> } = {}): { app: App; stack: Stack; crawler: Crawler } {
+export function buildApp(options: { crawlsFile?: string; outdir?: string; context?: Record<string, unknown> } = {}): {
+  app: App;
+  stack: Stack;
+  crawler: Crawler;
+} {
   const app = new App({ outdir: options.outdir, context: options.context });
   const stack = new Stack(app, app.node.tryGetContext('stackName') ?? 'Trawl', {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

@@ -1,33 +1,101 @@
 import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { validateCrawls, type CrawlDefinition } from './crawls-config.js';
 import { FrontierQueue } from './frontier.js';
 import { CrawlObservability } from './observability.js';
+import { checkCrawlerProps } from './props.js';
 import { CrawlSchedules } from './schedules.js';
-import { CrawlStages, type StageName, type StageSizing } from './stages.js';
+import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage } from './storage.js';
-import { CrawlWorkflows } from './workflows.js';
+import { CrawlWorkflows, type PageStep } from './workflows.js';
+
+/** A Lambda of your own in the page workflow, after Extract: it gets the page task and `$.results` of the steps before it. */
+export interface ExtraPageStep {
+  /** The state's name (letters, digits, `-`, `_`); its result lands under `$.results.<name>`. */
+  readonly name: string;
+  readonly fn: lambda.IFunction;
+  /**
+   * How long the step may take (1 s to 5 min, inside the Express workflow's limit).
+   * @default Duration.seconds(60)
+   */
+  readonly timeout?: Duration;
+}
 
 export interface CrawlerProps {
-  /** The scheduled crawls (validated here: a bad one fails `cdk synth` with the crawl's name). */
-  crawls: CrawlDefinition[];
-  /** Memory (MB) per stage; the defaults suit HTML pages of a few hundred KB. */
-  memoryMb?: Partial<Record<StageName, number>>;
-  /** Fetch workers running at once (SQS event source maximum concurrency); each holds one host. */
-  maxFetchConcurrency?: number;
-  /** Seconds between two progress checks of a running crawl. */
-  pollSeconds?: number;
-  /** Raw bodies go to S3 Infrequent Access after this many days. */
-  rawInfrequentAccessDays?: number;
-  /** Raw bodies are deleted after this many days (default: kept). */
-  rawRetentionDays?: number;
-  /** Frontier items expire (DynamoDB TTL) this many days after they are written. */
-  frontierRetentionDays?: number;
-  logRetention?: logs.RetentionDays;
-  /** What happens to the bucket, table and logs when the stack is deleted (default: retained). */
-  removalPolicy?: RemovalPolicy;
+  /** The scheduled crawls (validated here: a bad one fails `cdk synth` with the crawl's name and the field). */
+  readonly crawls: CrawlDefinition[];
+  /**
+   * Memory (MB, 128–10240) per stage.
+   * @default init-run 512, run-progress 256, finalize-run 1769, fetch-worker 512, extract-page 1024, record-failure 256
+   */
+  readonly memoryMb?: Partial<Record<StageName, number>>;
+  /**
+   * Fetch workers running at once (2–1000: the SQS event source's maximum concurrency); each holds one host.
+   * @default 20
+   */
+  readonly maxFetchConcurrency?: number;
+  /**
+   * Seconds between two progress checks of a running crawl (5–3600).
+   * @default 60
+   */
+  readonly pollSeconds?: number;
+  /**
+   * Raw bodies move to S3 Infrequent Access after this many days (at least 30, S3's minimum for the transition).
+   * @default 30
+   */
+  readonly rawInfrequentAccessDays?: number;
+  /**
+   * Raw bodies are deleted after this many days (more than `rawInfrequentAccessDays`).
+   * @default kept forever
+   */
+  readonly rawRetentionDays?: number;
+  /**
+   * Frontier items expire (DynamoDB TTL) this many days after they are written (1–3650).
+   * @default 90
+   */
+  readonly frontierRetentionDays?: number;
+  /**
+   * Retention of every log group.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * What happens to the bucket, table and logs when the stack is deleted.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * A table to use instead of creating one: it must have trawl's layout (string keys `PK`/`SK`, the
+   * `inlinks` and `simhash-bands` indexes, TTL on `expiresAt`, a stream for consumers). Not with `tableProps`.
+   * @default a new table
+   */
+  readonly existingTableObj?: dynamodb.ITable;
+  /**
+   * Overrides for the table trawl creates (encryption key, billing, contributor insights, …); its keys,
+   * indexes, stream and TTL stay trawl's. Not with `existingTableObj`.
+   * @default none
+   */
+  readonly tableProps?: Partial<dynamodb.TableProps>;
+  /**
+   * A bucket to use instead of creating one (the archive: `raw/`, `warc/`, `extracted/`, `reports/`). Not with `bucketProps`.
+   * @default a new private, encrypted, versioned bucket with access logs
+   */
+  readonly existingBucketObj?: s3.IBucket;
+  /**
+   * Overrides for the bucket trawl creates (encryption key, lifecycle additions, …). Not with `existingBucketObj`.
+   * @default none
+   */
+  readonly bucketProps?: Partial<s3.BucketProps>;
+  /**
+   * Your own Lambdas after Extract in the page workflow, in order (enrichment, your index, a webhook).
+   * @default none
+   */
+  readonly extraPageSteps?: ExtraPageStep[];
 }
 
 const DEFAULT_SIZING: Record<StageName, StageSizing> = {
@@ -42,6 +110,10 @@ const DEFAULT_SIZING: Record<StageName, StageSizing> = {
 /**
  * trawl on AWS: storage, the SQS FIFO frontier, the Lambda stages, the run state machine and
  * page workflow, one schedule per crawl, a dashboard and alarms. Instantiate it in any stack.
+ *
+ * @example
+ * import { Crawler } from 'trawl/cdk';
+ * new Crawler(stack, 'Crawler', { crawls: [{ name: 'docs', schedule: 'rate(7 days)', seeds: ['https://example.com/'] }] });
  */
 export class Crawler extends Construct {
   readonly storage: CrawlStorage;
@@ -53,38 +125,72 @@ export class Crawler extends Construct {
 
   constructor(scope: Construct, id: string, props: CrawlerProps) {
     super(scope, id);
+    checkCrawlerProps(id, props);
     const crawls = validateCrawls({ crawls: props.crawls }, `Crawler "${id}" crawls`);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
-    const sizing = Object.fromEntries(Object.entries(DEFAULT_SIZING).map(([name, s]) => [name, { ...s, memoryMb: props.memoryMb?.[name as StageName] ?? s.memoryMb }])) as Record<StageName, StageSizing>;
+    const sizing = Object.fromEntries(
+      STAGES.map((name) => [name, { ...DEFAULT_SIZING[name], memoryMb: props.memoryMb?.[name] ?? DEFAULT_SIZING[name].memoryMb }]),
+    ) as Record<StageName, StageSizing>;
 
     this.storage = new CrawlStorage(this, 'Storage', {
-      rawInfrequentAccessDays: props.rawInfrequentAccessDays ?? 30, rawRetentionDays: props.rawRetentionDays, noncurrentVersionDays: 30, removalPolicy,
+      rawInfrequentAccessDays: props.rawInfrequentAccessDays ?? 30,
+      rawRetentionDays: props.rawRetentionDays,
+      noncurrentVersionDays: 30,
+      removalPolicy,
+      existingTableObj: props.existingTableObj,
+      tableProps: props.tableProps,
+      existingBucketObj: props.existingBucketObj,
+      bucketProps: props.bucketProps,
     });
-    this.frontier = new FrontierQueue(this, 'Frontier', { maxReceiveCount: 50, visibilityTimeout: Duration.seconds(sizing['fetch-worker'].timeout.toSeconds() * 3) });
+    this.frontier = new FrontierQueue(this, 'Frontier', {
+      maxReceiveCount: 50,
+      visibilityTimeout: Duration.seconds(sizing['fetch-worker'].timeout.toSeconds() * 3),
+    });
     this.stages = new CrawlStages(this, 'Stages', {
-      table: this.storage.table, bucket: this.storage.bucket, sizing, logRetention, removalPolicy,
-      environment: { QUEUE_URL: this.frontier.queue.queueUrl, FRONTIER_RETENTION_DAYS: String(props.frontierRetentionDays ?? 90) },
+      table: this.storage.table,
+      bucket: this.storage.bucket,
+      sizing,
+      logRetention,
+      removalPolicy,
+      environment: {
+        QUEUE_URL: this.frontier.queue.queueUrl,
+        DEAD_LETTER_QUEUE_URL: this.frontier.deadLetters.queueUrl,
+        FRONTIER_RETENTION_DAYS: String(props.frontierRetentionDays ?? 90),
+      },
     });
     const fns = this.stages.functions;
+    const extra: PageStep[] = (props.extraPageSteps ?? []).map((s) => ({ name: s.name, fn: s.fn, timeout: s.timeout ?? Duration.seconds(60) }));
     this.workflows = new CrawlWorkflows(this, 'Workflows', {
-      initRun: fns['init-run'], progress: fns['run-progress'], finalizeRun: fns['finalize-run'], recordFailure: fns['record-failure'],
-      pageSteps: [{ name: 'Extract', fn: fns['extract-page'], timeout: Duration.seconds(55) }],
-      pollSeconds: props.pollSeconds ?? 60, logRetention, removalPolicy,
+      initRun: fns['init-run'],
+      progress: fns['run-progress'],
+      finalizeRun: fns['finalize-run'],
+      recordFailure: fns['record-failure'],
+      pageSteps: [{ name: 'Extract', fn: fns['extract-page'], timeout: Duration.seconds(55) }, ...extra],
+      pollSeconds: props.pollSeconds ?? 60,
+      logRetention,
+      removalPolicy,
     });
-    for (const sender of [fns['init-run'], fns['fetch-worker'], fns['extract-page']]) this.frontier.queue.grantSendMessages(sender);
+    for (const sender of [fns['init-run'], fns['fetch-worker'], fns['extract-page'], fns['run-progress']]) this.frontier.queue.grantSendMessages(sender);
+    this.frontier.deadLetters.grantSendMessages(fns['fetch-worker']);
     fns['fetch-worker'].addEnvironment('PAGE_WORKFLOW_ARN', this.workflows.pageWorkflow.stateMachineArn);
     this.workflows.pageWorkflow.grantStartExecution(fns['fetch-worker']);
-    fns['fetch-worker'].addEventSource(new SqsEventSource(this.frontier.queue, {
-      batchSize: 1, reportBatchItemFailures: true, maxConcurrency: Math.max(2, props.maxFetchConcurrency ?? 20),
-    }));
+    fns['fetch-worker'].addEventSource(
+      new SqsEventSource(this.frontier.queue, {
+        batchSize: 1,
+        reportBatchItemFailures: true,
+        maxConcurrency: props.maxFetchConcurrency ?? 20,
+      }),
+    );
     this.schedules = new CrawlSchedules(this, 'Schedules', { crawls, runMachine: this.workflows.runMachine });
     this.observability = new CrawlObservability(this, 'Observability', {
-      functions: fns, queue: this.frontier.queue, deadLetters: this.frontier.deadLetters,
+      functions: fns,
+      queue: this.frontier.queue,
+      deadLetters: this.frontier.deadLetters,
       machines: { run: this.workflows.runMachine, page: this.workflows.pageWorkflow },
     });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
-    new CfnOutput(this, 'TableStreamArn', { value: this.storage.table.tableStreamArn ?? '' });
+    if (this.storage.table.tableStreamArn) new CfnOutput(this, 'TableStreamArn', { value: this.storage.table.tableStreamArn });
     new CfnOutput(this, 'BucketName', { value: this.storage.bucket.bucketName });
     new CfnOutput(this, 'RunStateMachineArn', { value: this.workflows.runMachine.stateMachineArn });
   }

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { settingsFrom } from '../shared/config/settings.js';
-import { errorMessage } from '../shared/errors.js';
+import { CrawlConfigError, errorMessage } from '../shared/errors.js';
 
-/** Scoring profiles a crawl may name (link scoring adds more in a later release). */
-export const PROFILES = ['default'] as const;
+export { CrawlConfigError };
+
+import { knownProfiles } from '../shared/frontier/priority.js';
 
 export interface CrawlDefinition {
   /** Letters, digits, `-` and `_`; names the EventBridge rule. */
@@ -14,17 +15,10 @@ export interface CrawlDefinition {
   seeds: string[];
   /** Crawl settings by name (maxPages, maxDepth, maxPagesPerHost, delayMs, scope, …). */
   limits?: Record<string, unknown>;
-  /** The link-scoring profile. */
-  profile?: (typeof PROFILES)[number];
+  /** The link-scoring profile: decides which URLs of a host go first (the same priority as an embedded crawl with `--profile`). */
+  profile?: string;
   /** The run is finalized after this many minutes even if its frontier is not drained. */
   maxMinutes?: number;
-}
-
-export class CrawlConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CrawlConfigError';
-  }
 }
 
 const RATE = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
@@ -36,27 +30,39 @@ export function scheduleProblem(expression: string): string | undefined {
   if (rate) {
     const n = Number(rate[1]);
     if (n < 1) return 'a rate must be at least 1';
-    if ((n === 1) !== !rate[2]!.endsWith('s')) return `write "rate(${n} ${n === 1 ? rate[2]!.replace(/s$/, '') : `${rate[2]!.replace(/s$/, '')}s`})" (EventBridge wants the singular unit for 1 and the plural otherwise)`;
+    if ((n === 1) !== !rate[2]!.endsWith('s'))
+      return `write "rate(${n} ${n === 1 ? rate[2]!.replace(/s$/, '') : `${rate[2]!.replace(/s$/, '')}s`})" (EventBridge wants the singular unit for 1 and the plural otherwise)`;
     return undefined;
   }
   const cron = /^cron\((.*)\)$/.exec(expression);
   if (cron) {
     const fields = cron[1]!.trim().split(/\s+/);
-    if (fields.length !== CRON_FIELDS) return `a cron expression has 6 fields (minutes hours day-of-month month day-of-week year), this one has ${fields.length}`;
+    if (fields.length !== CRON_FIELDS)
+      return `a cron expression has 6 fields (minutes hours day-of-month month day-of-week year), this one has ${fields.length}`;
     if (fields[2] !== '?' && fields[4] !== '?') return 'one of day-of-month and day-of-week must be "?"';
     return undefined;
   }
   return 'use rate(<n> <minutes|hours|days>) or cron(<6 fields>)';
 }
 
-const crawlSchema = z.object({
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 letters, digits, "-" or "_"'),
-  schedule: z.string(),
-  seeds: z.array(z.string()).min(1, 'give at least one seed URL'),
-  limits: z.record(z.string(), z.unknown()).optional(),
-  profile: z.enum(PROFILES).optional(),
-  maxMinutes: z.number().int().min(1).max(7 * 24 * 60).optional(),
-}).strict();
+const crawlSchema = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 letters, digits, "-" or "_"'),
+    schedule: z.string(),
+    seeds: z.array(z.string()).min(1, 'give at least one seed URL'),
+    limits: z.record(z.string(), z.unknown()).optional(),
+    profile: z
+      .string()
+      .refine((p) => knownProfiles().includes(p), { message: `unknown profile; use one of ${knownProfiles().join(', ')}` })
+      .optional(),
+    maxMinutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 60)
+      .optional(),
+  })
+  .strict();
 
 /** Validates crawl definitions; every problem names the crawl and the field, and says what to write instead. */
 export function validateCrawls(input: unknown, source = 'crawls.json'): CrawlDefinition[] {
@@ -82,7 +88,8 @@ export function validateCrawls(input: unknown, source = 'crawls.json'): CrawlDef
       } catch {
         url = undefined;
       }
-      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new CrawlConfigError(`${where}: seed "${seed}" is not an absolute http(s) URL`);
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+        throw new CrawlConfigError(`${where}: seed "${seed}" is not an absolute http(s) URL`);
     }
     try {
       settingsFrom(crawl.limits ?? {}, `${where}: limits`);

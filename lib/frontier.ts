@@ -17,7 +17,10 @@ export class FrontierQueue extends Construct {
   constructor(scope: Construct, id: string, props: FrontierProps) {
     super(scope, id);
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
-      fifo: true, retentionPeriod: Duration.days(14), encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true,
+      fifo: true,
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
     });
     Validations.of(this.deadLetters).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is the dead-letter queue of the frontier.' });
     this.queue = new sqs.Queue(this, 'Queue', {

@@ -24,12 +24,22 @@ export class CrawlObservability extends Construct {
     super(scope, id);
     const period = Duration.minutes(5);
     const alarm = (name: string, metric: cloudwatch.IMetric, description: string) => {
-      this.alarms.push(new cloudwatch.Alarm(this, name, {
-        metric, threshold: 1, evaluationPeriods: 1, comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING, alarmDescription: description,
-      }));
+      this.alarms.push(
+        new cloudwatch.Alarm(this, name, {
+          metric,
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+          alarmDescription: description,
+        }),
+      );
     };
-    alarm('DeadLetters', props.deadLetters.metricApproximateNumberOfMessagesVisible({ period }), 'Frontier messages failed too often and went to the DLQ: inspect them, then redrive.');
+    alarm(
+      'DeadLetters',
+      props.deadLetters.metricApproximateNumberOfMessagesVisible({ period }),
+      'Frontier messages failed too often and went to the DLQ: inspect them, then redrive.',
+    );
     for (const [name, fn] of Object.entries(props.functions)) {
       alarm(`${name}-errors`, fn.metricErrors({ period }), `The ${name} stage failed.`);
       alarm(`${name}-throttles`, fn.metricThrottles({ period }), `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`);
@@ -39,12 +49,36 @@ export class CrawlObservability extends Construct {
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
     const fns = Object.entries(props.functions);
     this.dashboard.addWidgets(
-      new cloudwatch.GraphWidget({ title: 'Frontier', left: [props.queue.metricApproximateNumberOfMessagesVisible({ period }), props.queue.metricNumberOfMessagesDeleted({ period })], right: [props.deadLetters.metricApproximateNumberOfMessagesVisible({ period })] }),
+      new cloudwatch.GraphWidget({
+        title: 'Frontier',
+        left: [props.queue.metricApproximateNumberOfMessagesVisible({ period }), props.queue.metricNumberOfMessagesDeleted({ period })],
+        right: [props.deadLetters.metricApproximateNumberOfMessagesVisible({ period })],
+      }),
       new cloudwatch.GraphWidget({ title: 'Stage invocations', left: fns.map(([, fn]) => fn.metricInvocations({ period })) }),
-      new cloudwatch.GraphWidget({ title: 'Stage errors and throttles', left: fns.map(([, fn]) => fn.metricErrors({ period })), right: fns.map(([, fn]) => fn.metricThrottles({ period })) }),
+      new cloudwatch.GraphWidget({
+        title: 'Stage errors and throttles',
+        left: fns.map(([, fn]) => fn.metricErrors({ period })),
+        right: fns.map(([, fn]) => fn.metricThrottles({ period })),
+      }),
       new cloudwatch.GraphWidget({ title: 'Stage duration (p90)', left: fns.map(([, fn]) => fn.metricDuration({ period, statistic: 'p90' })) }),
-      new cloudwatch.GraphWidget({ title: 'Workflows', left: Object.values(props.machines).map((m) => m.metricSucceeded({ period })), right: Object.values(props.machines).map((m) => m.metricFailed({ period })) }),
-      new cloudwatch.GraphWidget({ title: 'Pages', left: ['PagesExtracted', 'PagesFailed', 'LinksFound'].map((m) => new cloudwatch.Metric({ namespace: 'trawl', metricName: m, statistic: 'Sum', period, dimensionsMap: { service: 'trawl', function: m === 'PagesFailed' ? 'record-failure' : 'extract-page' } })) }),
+      new cloudwatch.GraphWidget({
+        title: 'Workflows',
+        left: Object.values(props.machines).map((m) => m.metricSucceeded({ period })),
+        right: Object.values(props.machines).map((m) => m.metricFailed({ period })),
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Pages',
+        left: ['PagesExtracted', 'PagesFailed', 'LinksFound'].map(
+          (m) =>
+            new cloudwatch.Metric({
+              namespace: 'trawl',
+              metricName: m,
+              statistic: 'Sum',
+              period,
+              dimensionsMap: { service: 'trawl', function: m === 'PagesFailed' ? 'record-failure' : 'extract-page' },
+            }),
+        ),
+      }),
     );
   }
 }

@@ -12,8 +12,12 @@ export class CrawlSchedules extends Construct {
   constructor(scope: Construct, id: string, props: { crawls: CrawlDefinition[]; runMachine: sfn.IStateMachine }) {
     super(scope, id);
     for (const crawl of props.crawls) {
-      const input: RunInput & { profile: string } = {
-        crawl: crawl.name, seeds: crawl.seeds, settings: crawl.limits ?? {}, maxMinutes: crawl.maxMinutes, profile: crawl.profile ?? 'default',
+      const input: RunInput = {
+        crawl: crawl.name,
+        seeds: crawl.seeds,
+        settings: crawl.limits ?? {},
+        maxMinutes: crawl.maxMinutes,
+        profile: crawl.profile ?? 'default',
       };
       this.rules[crawl.name] = new events.Rule(this, `Crawl-${crawl.name}`, {
         description: `trawl crawl "${crawl.name}" (${crawl.seeds.length} seeds)`,

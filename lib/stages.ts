@@ -1,17 +1,24 @@
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { BANDS_INDEX, INLINKS_INDEX } from '../shared/store/aws/table.js';
+import { nagRef } from './nag.js';
 
-/** The repository root: functions are referenced by entry path only. */
+/** The repository root (a source checkout): functions are referenced by entry path only. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * Bundles built by `npm run build` beside the compiled construct (`dist/lambda/<stage>/index.mjs`):
+ * what an installed package uses, so a user's synth needs neither esbuild nor Docker.
+ */
+const BUNDLES = join(dirname(fileURLToPath(import.meta.url)), '..', 'lambda');
 
 /** Every Lambda stage: its folder under `functions/`. */
 export const STAGES = ['init-run', 'run-progress', 'finalize-run', 'fetch-worker', 'extract-page', 'record-failure'] as const;
@@ -23,8 +30,8 @@ export interface StageSizing {
 }
 
 export interface StagesProps {
-  table: dynamodb.Table;
-  bucket: s3.Bucket;
+  table: dynamodb.ITable;
+  bucket: s3.IBucket;
   sizing: Record<StageName, StageSizing>;
   logRetention: logs.RetentionDays;
   removalPolicy: RemovalPolicy;
@@ -32,34 +39,37 @@ export interface StagesProps {
 }
 
 /** pdf.js runs in a worker thread that imports it by path, so its legacy build ships beside the bundle. */
-const PDFJS_FILES = ['package.json', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs'];
+export const PDFJS_FILES = ['package.json', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs'];
+
+/** CommonJS dependencies call require(); give the ESM bundle one. */
+export const LAMBDA_BANNER = "import { createRequire as __trawlCreateRequire } from 'node:module'; const require = __trawlCreateRequire(import.meta.url);";
 
 /**
  * The Lambda stages: NodejsFunction bundled by esbuild on this machine (no Docker), ESM,
  * nodejs24.x on arm64, each with its own log group and only the table and bucket actions it uses.
  */
 export class CrawlStages extends Construct {
-  readonly functions = {} as Record<StageName, NodejsFunction>;
+  readonly functions = {} as Record<StageName, lambda.Function>;
 
-  constructor(scope: Construct, id: string, private readonly props: StagesProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: StagesProps,
+  ) {
     super(scope, id);
     for (const name of STAGES) this.functions[name] = this.stage(name);
   }
 
-  private stage(name: StageName): NodejsFunction {
+  private stage(name: StageName): lambda.Function {
     const sizing = this.props.sizing[name];
     const logGroup = new logs.LogGroup(this, `${name}-logs`, { retention: this.props.logRetention, removalPolicy: this.props.removalPolicy });
-    const needsPdf = name === 'extract-page';
-    const fn = new NodejsFunction(this, name, {
-      entry: join(ROOT, 'functions', name, 'index.ts'),
+    const common = {
       handler: 'handler',
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: sizing.memoryMb,
       timeout: sizing.timeout,
       logGroup,
-      projectRoot: ROOT,
-      depsLockFilePath: join(ROOT, 'package-lock.json'),
       environment: {
         ...this.props.environment,
         TABLE_NAME: this.props.table.tableName,
@@ -68,40 +78,77 @@ export class CrawlStages extends Construct {
         POWERTOOLS_METRICS_NAMESPACE: 'trawl',
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        platform: 'node',
-        mainFields: ['module', 'main'],
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // CommonJS dependencies call require(); give the ESM bundle one.
-        banner: "import { createRequire as __trawlCreateRequire } from 'node:module'; const require = __trawlCreateRequire(import.meta.url);",
-        // The nodejs24.x runtime ships AWS SDK v3.
-        externalModules: ['@aws-sdk/*'],
-        forceDockerBundling: false,
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) => needsPdf
-            ? PDFJS_FILES.map((f) => `mkdir -p "${join(outputDir, 'node_modules/pdfjs-dist', dirname(f))}" && cp "${join(inputDir, 'node_modules/pdfjs-dist', f)}" "${join(outputDir, 'node_modules/pdfjs-dist', f)}"`)
-            : [],
-        },
-      },
-    });
-    fn.addToRolePolicy(new iam.PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan'],
-      resources: [this.props.table.tableArn, ...[INLINKS_INDEX.name, BANDS_INDEX.name].map((ix) => `${this.props.table.tableArn}/index/${ix}`)],
-    }));
+    };
+    const bundle = join(BUNDLES, name);
+    const fn = existsSync(join(bundle, 'index.mjs'))
+      ? new lambda.Function(this, name, { ...common, handler: 'index.handler', code: lambda.Code.fromAsset(bundle) })
+      : new NodejsFunction(this, name, {
+          ...common,
+          entry: join(ROOT, 'functions', name, 'index.ts'),
+          projectRoot: ROOT,
+          depsLockFilePath: join(ROOT, 'package-lock.json'),
+          bundling: bundlingOptions(name),
+        });
+    this.grant(fn);
+    return fn;
+  }
+
+  private grant(fn: lambda.Function): void {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:Query',
+          'dynamodb:BatchWriteItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:Scan',
+        ],
+        resources: [this.props.table.tableArn, ...[INLINKS_INDEX.name, BANDS_INDEX.name].map((ix) => `${this.props.table.tableArn}/index/${ix}`)],
+      }),
+    );
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [this.props.bucket.arnForObjects('*')] }));
     const role = fn.role!;
     Validations.of(role).acknowledge(
-      { id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', reason: 'The managed basic execution role only lets the function write its own logs.' },
-      { id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(this.props.bucket.node.defaultChild as CfnElement)}.Arn>/*]`, reason: 'Objects are content-addressed and keyed by run and URL: their names are not known at deploy time. Only Get/Put on this bucket.' },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'The managed basic execution role only lets the function write its own logs.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${nagRef(this, this.props.bucket.bucketArn)}/*]`,
+        reason: 'Objects are content-addressed and keyed by run and URL: their names are not known at deploy time. Only Get/Put on this bucket.',
+      },
     );
-    return fn;
   }
+}
+
+/** esbuild options of a source checkout's bundles (and of `npm run build`'s prebuilt ones: scripts/build-lambdas.ts). */
+function bundlingOptions(name: StageName): BundlingOptions {
+  return {
+    format: OutputFormat.ESM,
+    target: 'node24',
+    platform: 'node',
+    mainFields: ['module', 'main'],
+    minify: true,
+    sourceMap: true,
+    sourcesContent: false,
+    banner: LAMBDA_BANNER,
+    // The nodejs24.x runtime ships AWS SDK v3.
+    externalModules: ['@aws-sdk/*'],
+    forceDockerBundling: false,
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) =>
+        name === 'extract-page'
+          ? PDFJS_FILES.map(
+              (f) =>
+                `mkdir -p "${join(outputDir, 'node_modules/pdfjs-dist', dirname(f))}" && cp "${join(inputDir, 'node_modules/pdfjs-dist', f)}" "${join(outputDir, 'node_modules/pdfjs-dist', f)}"`,
+            )
+          : [],
+    },
+  };
 }
 
 /** The logical id CloudFormation will give an element (cdk-nag names resources by it in findings). */

@@ -5,6 +5,12 @@ import { Construct } from 'constructs';
 import { BANDS_INDEX, INLINKS_INDEX, KEY, TTL_ATTRIBUTE } from '../shared/store/aws/table.js';
 
 export interface StorageProps {
+  /** Use this table instead of creating one (it must have trawl's layout). */
+  existingTableObj?: dynamodb.ITable;
+  tableProps?: Partial<dynamodb.TableProps>;
+  /** Use this bucket instead of creating one. */
+  existingBucketObj?: s3.IBucket;
+  bucketProps?: Partial<s3.BucketProps>;
   /** Raw bodies move to S3 Infrequent Access after this many days. */
   rawInfrequentAccessDays: number;
   /** Raw bodies are deleted after this many days (omit to keep them). */
@@ -16,43 +22,70 @@ export interface StorageProps {
 
 /** The archive bucket (warc/, raw/, extracted/, reports/) and the single crawl table. */
 export class CrawlStorage extends Construct {
-  readonly bucket: s3.Bucket;
-  readonly table: dynamodb.Table;
+  readonly bucket: s3.IBucket;
+  readonly table: dynamodb.ITable;
 
   constructor(scope: Construct, id: string, props: StorageProps) {
     super(scope, id);
+    this.bucket = props.existingBucketObj ?? this.newBucket(props);
+    this.table = props.existingTableObj ?? this.newTable(props);
+  }
+
+  private newBucket(props: StorageProps): s3.Bucket {
     const accessLogs = new s3.Bucket(this, 'AccessLogs', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL, encryption: s3.BucketEncryption.S3_MANAGED, enforceSSL: true,
-      lifecycleRules: [{ expiration: Duration.days(90) }], removalPolicy: props.removalPolicy, objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy: props.removalPolicy,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
     });
-    Validations.of(accessLogs).acknowledge({ id: 'AwsSolutions-S1', reason: 'This is the access-log bucket of the archive; logging it into itself would loop.' });
-    this.bucket = new s3.Bucket(this, 'Archive', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL, encryption: s3.BucketEncryption.S3_MANAGED, enforceSSL: true, versioned: true,
-      serverAccessLogsBucket: accessLogs, serverAccessLogsPrefix: 'archive/', removalPolicy: props.removalPolicy,
+    Validations.of(accessLogs).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the access-log bucket of the archive; logging it into itself would loop.',
+    });
+    return new s3.Bucket(this, 'Archive', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'archive/',
+      removalPolicy: props.removalPolicy,
       lifecycleRules: [
         {
-          id: 'raw-bodies', prefix: 'raw/',
+          id: 'raw-bodies',
+          prefix: 'raw/',
           transitions: [{ storageClass: s3.StorageClass.INFREQUENT_ACCESS, transitionAfter: Duration.days(props.rawInfrequentAccessDays) }],
           expiration: props.rawRetentionDays ? Duration.days(props.rawRetentionDays) : undefined,
         },
         { id: 'old-versions', noncurrentVersionExpiration: Duration.days(props.noncurrentVersionDays), abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
+      ...props.bucketProps,
     });
-    this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: KEY.pk, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: KEY.sk, type: dynamodb.AttributeType.STRING },
+  }
+
+  private newTable(props: StorageProps): dynamodb.Table {
+    const table = new dynamodb.Table(this, 'Table', {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
-      timeToLiveAttribute: TTL_ATTRIBUTE,
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       removalPolicy: props.removalPolicy,
+      ...props.tableProps,
+      // The layout is a public contract (stream consumers read it): never overridden.
+      partitionKey: { name: KEY.pk, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: KEY.sk, type: dynamodb.AttributeType.STRING },
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+      timeToLiveAttribute: TTL_ATTRIBUTE,
     });
     for (const ix of [INLINKS_INDEX, BANDS_INDEX]) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: ix.name, partitionKey: { name: ix.pk, type: dynamodb.AttributeType.STRING }, sortKey: { name: ix.sk, type: dynamodb.AttributeType.STRING },
+      table.addGlobalSecondaryIndex({
+        indexName: ix.name,
+        partitionKey: { name: ix.pk, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: ix.sk, type: dynamodb.AttributeType.STRING },
         projectionType: dynamodb.ProjectionType.ALL,
       });
     }
+    return table;
   }
 }

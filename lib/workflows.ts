@@ -1,14 +1,20 @@
-import { Duration, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { logicalIdOf } from './stages.js';
+import { nagRef } from './nag.js';
 
 /** Errors our handlers raise when AWS throttles them, plus the task timeout: retried with back-off. */
 export const THROTTLING_ERRORS = [
-  'Lambda.TooManyRequestsException', 'ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'TooManyRequestsException', 'SlowDown', 'States.Timeout',
+  'Lambda.TooManyRequestsException',
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'SlowDown',
+  'States.Timeout',
 ];
 
 /** One step of the page workflow; Render, Summarize/Tag and Index are added here as they are built. */
@@ -33,8 +39,13 @@ export interface WorkflowsProps {
 }
 
 function invoke(scope: Construct, name: string, fn: lambda.IFunction, options: Partial<tasks.LambdaInvokeProps> = {}): sfn.TaskStateBase {
-  return new tasks.LambdaInvoke(scope, name, { lambdaFunction: fn, payloadResponseOnly: true, ...options })
-    .addRetry({ errors: THROTTLING_ERRORS, interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 5, jitterStrategy: sfn.JitterType.FULL });
+  return new tasks.LambdaInvoke(scope, name, { lambdaFunction: fn, payloadResponseOnly: true, ...options }).addRetry({
+    errors: THROTTLING_ERRORS,
+    interval: Duration.seconds(2),
+    backoffRate: 2,
+    maxAttempts: 5,
+    jitterStrategy: sfn.JitterType.FULL,
+  });
 }
 
 /** The run state machine (Standard) and the page workflow (Express), JSONPath throughout. */
@@ -50,11 +61,15 @@ export class CrawlWorkflows extends Construct {
 
   private pageDefinition(props: WorkflowsProps): sfn.IChainable {
     const recordFailure = invoke(this, 'RecordFailure', props.recordFailure, {
-      payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'error.$': '$.error' }), resultPath: '$.failure',
+      payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'error.$': '$.error' }),
+      resultPath: '$.failure',
     }).next(new sfn.Fail(this, 'PageFailed', { error: 'PageProcessingFailed', cause: 'a page step failed; the failure is recorded in the archive' }));
-    const steps = props.pageSteps.map((step) => invoke(this, step.name, step.fn, {
-      resultPath: `$.results.${step.name}`, taskTimeout: sfn.Timeout.duration(step.timeout),
-    }).addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' }));
+    const steps = props.pageSteps.map((step) =>
+      invoke(this, step.name, step.fn, {
+        resultPath: `$.results.${step.name}`,
+        taskTimeout: sfn.Timeout.duration(step.timeout),
+      }).addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' }),
+    );
     const done = new sfn.Succeed(this, 'PageDone');
     if (steps.length === 0) return done;
     let chain: sfn.Chain = sfn.Chain.start(steps[0]!);
@@ -67,9 +82,7 @@ export class CrawlWorkflows extends Construct {
     const wait = new sfn.Wait(this, 'WaitForProgress', { time: sfn.WaitTime.duration(Duration.seconds(props.pollSeconds)) });
     const progress = invoke(this, 'Progress', props.progress);
     const finalize = invoke(this, 'FinalizeRun', props.finalizeRun).next(new sfn.Succeed(this, 'RunDone'));
-    const choice = new sfn.Choice(this, 'RunOver')
-      .when(sfn.Condition.booleanEquals('$.done', true), finalize)
-      .otherwise(wait);
+    const choice = new sfn.Choice(this, 'RunOver').when(sfn.Condition.booleanEquals('$.done', true), finalize).otherwise(wait);
     return init.next(wait).next(progress).next(choice);
   }
 
@@ -87,7 +100,7 @@ export class CrawlWorkflows extends Construct {
     Validations.of(machine.role).acknowledge(
       { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray tracing and CloudWatch Logs delivery for Step Functions take no resource-level permissions.' },
       ...fns.map((fn) => ({
-        id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(fn.node.defaultChild as CfnElement)}.Arn>:*]`,
+        id: `AwsSolutions-IAM5[Resource::${nagRef(this, fn.functionArn)}:*]`,
         reason: 'Invoking a stage function includes its versions and aliases (the ":*" suffix CDK adds); no other function.',
       })),
     );

@@ -12,9 +12,16 @@ console.log('synthetic web on loopback:');
 for (const [name, origin] of Object.entries(web.origins)) console.log(`  ${name.padEnd(8)} ${origin}/`);
 console.log(`\ncrawling into ${dataDir} (loopback allowed, 50 ms between requests to a host: it is our own server)\n`);
 
-const settings = resolveSettings({
-  data: dataDir, 'allow-private-network': true, 'delay-ms': '50', 'backoff-base-ms': '500', 'max-host-failures': '3',
-}, process.env);
+const settings = resolveSettings(
+  {
+    data: dataDir,
+    'allow-private-network': true,
+    'delay-ms': '50',
+    'backoff-base-ms': '500',
+    'max-host-failures': '3',
+  },
+  process.env,
+);
 const tty = process.stderr.isTTY;
 try {
   await crawlCommand(web.seeds(), settings, { out: (l) => console.log(l), status: tty ? (l) => process.stderr.write(`\r\x1b[2K${l}`) : undefined });
@@ -23,18 +30,31 @@ try {
 }
 
 const db = new Database(join(dataDir, 'trawl.db'), { readonly: true });
-const top = db.prepare(`SELECT p.url, coalesce(x.title, p.title) AS title, r.inlinks, r.hosts, r.pagerank FROM ranks r JOIN pages p ON p.url_id = r.url_id
-  LEFT JOIN extracts x ON x.url_id = r.url_id ORDER BY r.pagerank DESC LIMIT 8`).all() as Array<{ url: string; title: string | null; inlinks: number; hosts: number; pagerank: number }>;
+const top = db
+  .prepare(
+    `SELECT p.url, coalesce(x.title, p.title) AS title, r.inlinks, r.hosts, r.pagerank FROM ranks r JOIN pages p ON p.url_id = r.url_id
+  LEFT JOIN extracts x ON x.url_id = r.url_id ORDER BY r.pagerank DESC LIMIT 8`,
+  )
+  .all() as Array<{ url: string; title: string | null; inlinks: number; hosts: number; pagerank: number }>;
 console.log('\nmost linked pages (PageRank, inlinks):');
 for (const t of top) console.log(`  ${t.pagerank.toFixed(4)}  ${String(t.inlinks).padStart(3)} links  ${t.title ?? '(no title)'}  ${t.url}`);
 const query = 'polite crawler';
-const found = db.prepare(`SELECT p.url, x.title, x.word_count FROM extracts x JOIN pages p ON p.url_id = x.url_id
-  WHERE x.markdown LIKE ? AND x.near_duplicate_of IS NULL AND p.indexable = 1 ORDER BY x.word_count DESC LIMIT 5`).all(`%${query}%`) as Array<{ url: string; title: string; word_count: number }>;
+const found = db
+  .prepare(
+    `SELECT p.url, x.title, x.word_count FROM extracts x JOIN pages p ON p.url_id = x.url_id
+  WHERE x.markdown LIKE ? AND x.near_duplicate_of IS NULL AND p.indexable = 1 ORDER BY x.word_count DESC LIMIT 5`,
+  )
+  .all(`%${query}%`) as Array<{ url: string; title: string; word_count: number }>;
 console.log(`\npages whose text contains "${query}" (a plain text match; the search index comes with the search issue):`);
 for (const f of found) console.log(`  ${f.title}  (${f.word_count} words)  ${f.url}`);
 const dups = db.prepare('SELECT count(*) AS n FROM extracts WHERE near_duplicate_of IS NOT NULL OR text_duplicate_of IS NOT NULL').get() as { n: number };
-const warcs = db.prepare('SELECT count(DISTINCT warc_file) AS files, count(*) AS records FROM fetches WHERE warc_file IS NOT NULL').get() as { files: number; records: number };
+const warcs = db.prepare('SELECT count(DISTINCT warc_file) AS files, count(*) AS records FROM fetches WHERE warc_file IS NOT NULL').get() as {
+  files: number;
+  records: number;
+};
 console.log(`\n${dups.n} near- or text-duplicates flagged; ${warcs.records} exchanges archived in ${warcs.files} WARC file(s) under ${join(dataDir, 'warc')}`);
 db.close();
-console.log(`\nnext: npm run trawl -- graph top --data ${dataDir}   |   npm run trawl -- extract --file test/fixtures/extract/news-article.html --url https://news.example/x`);
+console.log(
+  `\nnext: npm run trawl -- graph top --data ${dataDir}   |   npm run trawl -- extract --file test/fixtures/extract/news-article.html --url https://news.example/x`,
+);
 console.log('run the demo again to see a conditional re-crawl (unchanged pages answer 304)');

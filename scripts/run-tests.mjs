@@ -12,7 +12,9 @@ function findTests(dir) {
 }
 
 const filter = process.argv.slice(2);
-const files = findTests('test').filter((f) => filter.length === 0 || filter.some((p) => f.includes(p))).sort();
+const files = findTests('test')
+  .filter((f) => filter.length === 0 || filter.some((p) => f.includes(p)))
+  .sort();
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

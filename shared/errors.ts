@@ -1,16 +1,29 @@
 /**
- * Error classes say what happens next: the URL is retried, skipped, the host is parked,
- * or the whole run stops. User-facing errors say what to do.
+ * Every error trawl raises, and what happens next when one reaches the crawl. The step is decided
+ * here, from the error's class, in one place (`nextStep`); callers act on the step, never on
+ * messages. User-facing errors say what to do.
  */
-export type Disposition = 'retry' | 'skip' | 'host' | 'run';
 
+/** What the crawl does with an error: retry the URL, fail the URL, park its host, or stop the run. */
+export type NextStep = 'retry' | 'fail-url' | 'park-host' | 'stop-run';
+
+/** The root of trawl's errors. */
 export class TrawlError extends Error {
-  readonly disposition: Disposition;
-  constructor(message: string, disposition: Disposition, options?: { cause?: unknown }) {
+  /** What happens next (see `nextStep`). */
+  readonly next: NextStep;
+  constructor(message: string, next: NextStep, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'TrawlError';
-    this.disposition = disposition;
+    this.next = next;
   }
+}
+
+/**
+ * What happens next for any error: a trawl error says so itself; anything else is a bug or a
+ * broken store, which stops the run (resumable) rather than corrupting it.
+ */
+export function nextStep(err: unknown): NextStep {
+  return err instanceof TrawlError ? err.next : 'stop-run';
 }
 
 /** A transient failure (timeout, reset, 5xx): the URL goes back to the frontier. */
@@ -21,18 +34,18 @@ export class RetryableFetchError extends TrawlError {
   }
 }
 
-/** A permanent failure for this URL (bad scheme, refused address): recorded, never retried. */
+/** A permanent failure for this URL (bad scheme, unknown host): recorded, never retried. */
 export class NonRetryableFetchError extends TrawlError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, 'skip', options);
+    super(message, 'fail-url', options);
     this.name = 'NonRetryableFetchError';
   }
 }
 
-/** The address guard refused to connect: the target resolves to a private or metadata address. */
+/** The address guard refused to connect: the host resolves to a private or metadata address, so it is parked. */
 export class AddressRefusedError extends TrawlError {
   constructor(message: string) {
-    super(message, 'skip');
+    super(message, 'park-host');
     this.name = 'AddressRefusedError';
   }
 }
@@ -42,21 +55,67 @@ export class PageProcessingError extends TrawlError {
   /** Where it failed: `extract`, `pdf`, `sitemap`, `feed`, … */
   readonly stage: string;
   constructor(stage: string, cause: unknown) {
-    super(`${stage}: ${errorMessage(cause)}`, 'skip', { cause });
+    super(`${stage}: ${errorMessage(cause)}`, 'fail-url', { cause });
     this.name = 'PageProcessingError';
     this.stage = stage;
   }
 }
 
-/** Bad input from the user (flag, seed, data directory): printed as one line, exit code 2. */
+/** The archive has no interaction at all with this URL (replay). */
+export class NeverFetchedError extends TrawlError {
+  constructor(url: string) {
+    super(`${url} was never fetched: it is not in the archive`, 'fail-url');
+    this.name = 'NeverFetchedError';
+  }
+}
+
+/** The URL was fetched, but no response was archived (network error, robots refusal, …). */
+export class FetchedAndFailedError extends TrawlError {
+  constructor(
+    url: string,
+    readonly record: { error?: string; status?: number },
+  ) {
+    super(`${url} was fetched but failed: ${record.error ?? `HTTP ${record.status ?? 'no response'}`}`, 'fail-url');
+    this.name = 'FetchedAndFailedError';
+  }
+}
+
+/** A frontier message of a run that is not in the table: the message is dropped. */
+export class RunNotFoundError extends TrawlError {
+  constructor(runId: number) {
+    super(`run ${runId} is not in the table: the message belongs to a run that was never created or was deleted; it is dropped`, 'fail-url');
+    this.name = 'RunNotFoundError';
+  }
+}
+
+/** A frontier message that is not a frontier row: it is dead-lettered with the reason, never retried. */
+export class MalformedMessageError extends TrawlError {
+  constructor(reason: string) {
+    super(`malformed frontier message: ${reason}`, 'fail-url');
+    this.name = 'MalformedMessageError';
+  }
+}
+
+/** A frontier message whose host is not ready: it goes back to the queue (a batch item failure) to be received later. */
+export class MessageHandedBackError extends TrawlError {
+  constructor(
+    readonly delayMs: number,
+    readonly outcome: string,
+  ) {
+    super(`handed back for ${delayMs} ms (${outcome})`, 'retry');
+    this.name = 'MessageHandedBackError';
+  }
+}
+
+/** Bad input from the user (flag, option, seed, data directory): printed as one line, exit code 2. */
 export class UsageError extends TrawlError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, 'run', options);
+    super(message, 'stop-run', options);
     this.name = 'UsageError';
   }
 }
 
-/** The data directory cannot be used (unwritable, from another schema version). */
+/** The data directory cannot be used (unwritable, from another schema version, damaged). */
 export class DataDirError extends UsageError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -69,6 +128,14 @@ export class DataDirLockedError extends DataDirError {
   constructor(message: string) {
     super(message);
     this.name = 'DataDirLockedError';
+  }
+}
+
+/** A crawl definition (crawls.json, construct props) that cannot be deployed: synthesis stops with it. */
+export class CrawlConfigError extends UsageError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CrawlConfigError';
   }
 }
 

@@ -1,26 +1,12 @@
 import { join } from 'node:path';
-import { TrawlError } from '../errors.js';
+import { FetchedAndFailedError, NeverFetchedError } from '../errors.js';
+
+export { FetchedAndFailedError, NeverFetchedError };
 import { acceptedClass, parseContentType } from '../fetch/content-type.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../fetch/http-fetcher.js';
-import type { CrawlStore, FetchRecord } from '../store/ports.js';
+import type { CrawlStore, FetchRecord } from '../store/ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
 import { readResponse } from './warc-reader.js';
-
-/** The archive has no interaction at all with this URL. */
-export class NeverFetchedError extends TrawlError {
-  constructor(url: string) {
-    super(`${url} was never fetched: it is not in the archive`, 'skip');
-    this.name = 'NeverFetchedError';
-  }
-}
-
-/** The URL was fetched, but no response was archived (network error, robots refusal, …). */
-export class FetchedAndFailedError extends TrawlError {
-  constructor(url: string, readonly record: FetchRecord) {
-    super(`${url} was fetched but failed: ${record.error ?? `HTTP ${record.status ?? 'no response'}`}`, 'skip');
-    this.name = 'FetchedAndFailedError';
-  }
-}
 
 export interface ReplayOptions {
   /** Replay the record of this run instead of the newest. */
@@ -29,7 +15,11 @@ export interface ReplayOptions {
 
 /** A fetcher with the live fetcher's interface that reads only from the WARC archive: no network. */
 export class ArchiveReplay implements Fetcher {
-  constructor(private readonly store: CrawlStore, private readonly dataDir: string, private readonly options: ReplayOptions = {}) {}
+  constructor(
+    private readonly store: CrawlStore,
+    private readonly dataDir: string,
+    private readonly options: ReplayOptions = {},
+  ) {}
 
   /** The record that replay would serve for a URL: the newest with a response, or the one of the given run. */
   async recordFor(url: string): Promise<FetchRecord> {
@@ -50,8 +40,17 @@ export class ArchiveReplay implements Fetcher {
     const ok = archived.status >= 200 && archived.status < 300;
     const contentClass = ok ? (request.kind === 'robots' ? 'text' : acceptedClass(mime, request.kind)) : null;
     return {
-      url: request.url, status: archived.status, headers: archived.headers, body: contentClass ? archived.body : null, truncated: archived.truncated,
-      mime, charset, contentClass, skipped: ok && !contentClass ? 'content-type' : undefined, wireBytes: 0, durationMs: 0,
+      url: request.url,
+      status: archived.status,
+      headers: archived.headers,
+      body: contentClass ? archived.body : null,
+      truncated: archived.truncated,
+      mime,
+      charset,
+      contentClass,
+      skipped: ok && !contentClass ? 'content-type' : undefined,
+      wireBytes: 0,
+      durationMs: 0,
       location: archived.headers.location ? new URL(archived.headers.location, request.url).href : undefined,
     };
   }

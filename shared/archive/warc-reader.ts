@@ -1,7 +1,7 @@
 import { openSync, readSync, closeSync, createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { WARCParser, type WARCRecord } from 'warcio';
-import type { WarcLocation } from '../store/ports.js';
+import type { WarcLocation } from '../store/ports/index.js';
 
 export interface ArchivedResponse {
   url: string;
@@ -30,19 +30,28 @@ function toResponse(record: WARCRecord, body: Buffer): ArchivedResponse {
   const headers: Record<string, string> = {};
   for (const [k, v] of record.httpHeaders?.headers ?? []) headers[k.toLowerCase()] = v;
   return {
-    url: record.warcTargetURI ?? '', date: record.warcDate ?? '', status: Number(record.httpHeaders?.statusCode ?? 0), headers, body,
+    url: record.warcTargetURI ?? '',
+    date: record.warcDate ?? '',
+    status: Number(record.httpHeaders?.statusCode ?? 0),
+    headers,
+    body,
     truncated: record.warcHeaders.headers.get('WARC-Truncated') !== null && record.warcHeaders.headers.get('WARC-Truncated') !== undefined,
   };
 }
 
 /** Every record of a WARC file, in order, for checks and exports. */
-export async function* readWarc(path: string): AsyncGenerator<{ type: string; url?: string; headers: Map<string, string>; http?: { status: number; headers: Record<string, string> }; payload: Buffer }> {
+export async function* readWarc(
+  path: string,
+): AsyncGenerator<{ type: string; url?: string; headers: Map<string, string>; http?: { status: number; headers: Record<string, string> }; payload: Buffer }> {
   for await (const record of WARCParser.iterRecords(createReadStream(path))) {
     const payload = Buffer.from(await record.readFully(false));
     const httpHeaders: Record<string, string> = {};
     for (const [k, v] of record.httpHeaders?.headers ?? []) httpHeaders[k.toLowerCase()] = v;
     yield {
-      type: record.warcType ?? '', url: record.warcTargetURI ?? undefined, headers: new Map(record.warcHeaders.headers as Iterable<[string, string]>), payload,
+      type: record.warcType ?? '',
+      url: record.warcTargetURI ?? undefined,
+      headers: new Map(record.warcHeaders.headers as Iterable<[string, string]>),
+      payload,
       http: record.httpHeaders ? { status: Number(record.httpHeaders.statusCode ?? 0), headers: httpHeaders } : undefined,
     };
   }

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { WARCRecord, WARCSerializer } from 'warcio';
-import type { WarcLocation } from '../store/ports.js';
+import type { WarcLocation } from '../store/ports/index.js';
 
 /** One request/response exchange (or failed attempt) to archive. */
 export interface Exchange {
@@ -98,7 +98,10 @@ export class WarcWriter {
   /** Every file this writer started, full paths, oldest first. */
   readonly files: string[] = [];
 
-  constructor(private readonly dir: string, private readonly options: WarcWriterOptions = {}) {
+  constructor(
+    private readonly dir: string,
+    private readonly options: WarcWriterOptions = {},
+  ) {
     this.maxFileBytes = options.maxFileBytes ?? 1024 ** 3;
     mkdirSync(dir, { recursive: true });
   }
@@ -106,15 +109,23 @@ export class WarcWriter {
   private async ensureFile(runId: number, date: Date): Promise<void> {
     if (this.fd !== undefined && this.size < this.maxFileBytes) return;
     this.close();
-    const stamp = date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const stamp = date
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
     const tag = this.options.fileTag ? `-${this.options.fileTag}` : '';
     this.file = join(this.dir, `trawl-${runId}-${stamp}${tag}-${String(this.seq++).padStart(5, '0')}.warc.gz`);
     this.files.push(this.file);
     this.fd = openSync(this.file, 'a');
     this.size = fstatSync(this.fd).size;
-    const info = WARCRecord.createWARCInfo({ filename: basename(this.file), warcVersion: WARC_VERSION }, {
-      software: this.options.software ?? 'trawl', format: 'WARC File Format 1.1', 'run-id': String(runId),
-    });
+    const info = WARCRecord.createWARCInfo(
+      { filename: basename(this.file), warcVersion: WARC_VERSION },
+      {
+        software: this.options.software ?? 'trawl',
+        format: 'WARC File Format 1.1',
+        'run-id': String(runId),
+      },
+    );
     this.append(await serializeGzipped(info));
   }
 
@@ -129,10 +140,17 @@ export class WarcWriter {
   async write(ex: Exchange): Promise<WarcLocation> {
     const date = ex.date.toISOString();
     const url = new URL(ex.url);
-    const request = WARCRecord.create({
-      url: ex.url, date, type: 'request', warcVersion: WARC_VERSION, statusline: `GET ${url.pathname}${url.search} HTTP/1.1`,
-      httpHeaders: { host: url.host, ...ex.requestHeaders },
-    }, once(new Uint8Array()));
+    const request = WARCRecord.create(
+      {
+        url: ex.url,
+        date,
+        type: 'request',
+        warcVersion: WARC_VERSION,
+        statusline: `GET ${url.pathname}${url.search} HTTP/1.1`,
+        httpHeaders: { host: url.host, ...ex.requestHeaders },
+      },
+      once(new Uint8Array()),
+    );
     let response: WARCRecord | undefined;
     if (ex.response) {
       const { status, headers, body, truncated } = ex.response;
@@ -140,18 +158,38 @@ export class WarcWriter {
       for (const [k, v] of Object.entries(headers)) if (!DROP_HEADERS.has(k)) httpHeaders[k] = v;
       if (headers['content-encoding']) httpHeaders['x-trawl-original-content-encoding'] = headers['content-encoding'];
       httpHeaders['content-length'] = String(body?.length ?? 0);
-      response = WARCRecord.create({
-        url: ex.url, date, type: 'response', warcVersion: WARC_VERSION, statusline: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trim(),
-        httpHeaders, warcHeaders: truncated ? { 'WARC-Truncated': 'length' } : {},
-      }, once(body ?? new Uint8Array()));
+      response = WARCRecord.create(
+        {
+          url: ex.url,
+          date,
+          type: 'response',
+          warcVersion: WARC_VERSION,
+          statusline: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trim(),
+          httpHeaders,
+          warcHeaders: truncated ? { 'WARC-Truncated': 'length' } : {},
+        },
+        once(body ?? new Uint8Array()),
+      );
     }
     const fields = [
-      `run-id: ${ex.runId}`, `kind: ${ex.kind}`, `fetcher: ${ex.fetcher}`, `duration-ms: ${ex.durationMs}`,
-      ...(ex.response?.truncated ? ['truncated: length'] : []), ...(ex.response?.skipped ? [`skipped: ${ex.response.skipped}`] : []), ...(ex.error ? [`error: ${ex.error.replace(/\s+/g, ' ')}`] : []),
+      `run-id: ${ex.runId}`,
+      `kind: ${ex.kind}`,
+      `fetcher: ${ex.fetcher}`,
+      `duration-ms: ${ex.durationMs}`,
+      ...(ex.response?.truncated ? ['truncated: length'] : []),
+      ...(ex.response?.skipped ? [`skipped: ${ex.response.skipped}`] : []),
+      ...(ex.error ? [`error: ${ex.error.replace(/\s+/g, ' ')}`] : []),
     ];
-    const metadata = WARCRecord.create({
-      url: ex.url, date, type: 'metadata', warcVersion: WARC_VERSION, warcHeaders: { 'Content-Type': 'application/warc-fields', ...(response ? { 'WARC-Concurrent-To': recordId(response) } : {}) },
-    }, once(new TextEncoder().encode(`${fields.join('\r\n')}\r\n`)));
+    const metadata = WARCRecord.create(
+      {
+        url: ex.url,
+        date,
+        type: 'metadata',
+        warcVersion: WARC_VERSION,
+        warcHeaders: { 'Content-Type': 'application/warc-fields', ...(response ? { 'WARC-Concurrent-To': recordId(response) } : {}) },
+      },
+      once(new TextEncoder().encode(`${fields.join('\r\n')}\r\n`)),
+    );
     if (response) request.warcHeaders.headers.set('WARC-Concurrent-To', recordId(response));
     // Serialise first, then append the three records in one synchronous run so exchanges never interleave.
     const parts = await Promise.all([request, response, metadata].filter((r): r is WARCRecord => r !== undefined).map((r) => serializeGzipped(r)));

@@ -1,23 +1,15 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
-import { SETTINGS, checkSettings, defaultSettings, parseSetting, settingSpec, type CrawlSettings, type SettingName } from '../config/settings.js';
+import { SETTINGS, resolveSettings as resolveFromSources, settingSpec, type CrawlSettings, type SettingName } from '../config/settings.js';
 
-function parseValue(name: SettingName, raw: unknown, source: string): unknown {
-  const s = settingSpec(name);
-  const value = s.type === 'list' && typeof raw === 'string' ? raw.split(',').map((v) => v.trim()).filter(Boolean) : raw;
-  return parseSetting(name, s.type === 'boolean' && typeof value === 'string' ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value, source);
-}
-
-/** Settings from defaults, then `TRAWL_*` environment variables, then flags; validated once here. */
+/** Settings from defaults, then `TRAWL_*` environment variables, then flags. */
 export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): CrawlSettings {
-  const out = defaultSettings() as Record<string, unknown>;
+  const values: Partial<Record<SettingName, unknown>> = {};
   for (const name of Object.keys(SETTINGS) as SettingName[]) {
-    const s = settingSpec(name);
-    const fromEnv = env[s.env];
-    if (fromEnv !== undefined && fromEnv !== '') out[name] = parseValue(name, fromEnv, s.env);
-    if (s.flag && flags[s.flag] !== undefined) out[name] = parseValue(name, flags[s.flag], `--${s.flag}`);
+    const flag = settingSpec(name).flag;
+    if (flag && flags[flag] !== undefined) values[name] = flags[flag];
   }
-  return checkSettings(out as CrawlSettings, 'settings');
+  return resolveFromSources(values, env, (name) => `--${settingSpec(name).flag}`);
 }
 
 /** Flags of single commands (not crawl settings): `extract --file/--url`, `export --format`, `replay --reextract`, … */
@@ -28,6 +20,7 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   format: { type: 'string' },
   reextract: { type: 'boolean' },
   repair: { type: 'boolean' },
+  json: { type: 'boolean' },
   run: { type: 'string' },
   limit: { type: 'string' },
 };
@@ -74,12 +67,18 @@ export function helpText(): string {
     '  trawl history <url>           every fetch of a URL, with content drift',
     '  trawl doctor [--repair]       check the data directory; salvage a damaged database',
     '',
+    '',
+    'Output: --json prints JSON lines (TRAWL_JSON); --limit N for graph queries.',
+    '',
     'Flags (each also readable from the environment variable shown):',
   ];
   for (const s of Object.values(SETTINGS)) {
     if (!s.flag) continue;
     const arg = s.type === 'boolean' ? '' : ' <value>';
-    const def = s.type === 'boolean' ? '' : ` [default: ${Array.isArray(s.default) ? (s.default.length > 4 ? `${s.default.length} names` : s.default.join(',') || 'none') : String(s.default)}]`;
+    const def =
+      s.type === 'boolean'
+        ? ''
+        : ` [default: ${Array.isArray(s.default) ? (s.default.length > 4 ? `${s.default.length} names` : s.default.join(',') || 'none') : String(s.default)}]`;
     lines.push(`  --${s.flag}${arg}`.padEnd(34) + `${s.help}${def} (${s.env})`);
   }
   return lines.join('\n');

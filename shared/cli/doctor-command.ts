@@ -1,8 +1,6 @@
 import { join } from 'node:path';
-import { DataDirLock } from '../store/local/data-lock.js';
-import { diagnose, salvage, type DoctorReport } from '../store/local/sqlite-salvage.js';
+import { doctor, type DoctorReport } from '../library/maintenance.js';
 import { DB_FILE } from '../store/local/sqlite-store.js';
-import { requireDataDir } from './data-commands.js';
 import { jsonLine } from './render.js';
 
 function describe(report: DoctorReport): string[] {
@@ -11,7 +9,10 @@ function describe(report: DoctorReport): string[] {
   for (const t of report.tables) lines.push(`  ${t.table.padEnd(16)} ${String(t.rows).padStart(8)} rows${t.error ? `  (read stopped: ${t.error})` : ''}`);
   if (report.repaired) {
     lines.push(`repaired: ${report.repaired.rowsCopied} rows copied into a new ${DB_FILE}; the damaged file is kept as ${report.repaired.damaged}`);
-    if (report.repaired.rowsLost) lines.push('some rows could not be read and are missing; raw bodies (blobs/) and the WARC archive are untouched: trawl replay --reextract rebuilds extractions from them');
+    if (report.repaired.rowsLost)
+      lines.push(
+        'some rows could not be read and are missing; raw bodies (blobs/) and the WARC archive are untouched: trawl replay --reextract rebuilds extractions from them',
+      );
   } else if (report.problems.length || report.tables.some((t) => t.error)) {
     lines.push(`run trawl doctor --repair --data ${join(report.file, '..')} to salvage what can be read`);
   }
@@ -20,19 +21,7 @@ function describe(report: DoctorReport): string[] {
 
 /** `trawl doctor [--repair]`: checks the data directory's database and salvages a damaged one. */
 export async function doctorCommand(dataDir: string, flags: { repair?: boolean }, json: boolean, out: (line: string) => void): Promise<DoctorReport> {
-  requireDataDir(dataDir);
-  const file = join(dataDir, DB_FILE);
-  let report: DoctorReport;
-  if (flags.repair) {
-    const lock = DataDirLock.acquire(dataDir, 'trawl doctor --repair');
-    try {
-      report = salvage(file);
-    } finally {
-      lock.release();
-    }
-  } else {
-    report = diagnose(file);
-  }
+  const report = await doctor(dataDir, { repair: flags.repair });
   if (json) out(jsonLine({ type: 'doctor', ...report }));
   else for (const line of describe(report)) out(line);
   return report;

@@ -7,8 +7,8 @@ import { statusCommand } from './status-command.js';
 import { extractCommand } from './extract-command.js';
 import { graphCommand } from './graph-command.js';
 import { doctorCommand } from './doctor-command.js';
-import { exportCommand, historyCommand, openForReading, replayCommand } from './data-commands.js';
-import { SqliteGraph } from '../store/local/sqlite-graph.js';
+import { exportCommand, historyCommand, replayCommand } from './data-commands.js';
+import { openStore } from '../library/store.js';
 
 function parseLimit(raw: unknown): number {
   if (raw === undefined) return 20;
@@ -26,11 +26,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 0;
     }
     const settings = resolveSettings(flags, env);
+    const json = Boolean(flags.json) || ['1', 'true', 'yes'].includes((env.TRAWL_JSON ?? '').toLowerCase());
     const out = (line: string) => process.stdout.write(`${line}\n`);
     if (command === 'crawl') {
-      const tty = process.stderr.isTTY && !settings.json;
+      const tty = process.stderr.isTTY && !json;
       await crawlCommand(positionals, settings, {
         out,
+        json,
         status: tty ? (line) => process.stderr.write(`\r\x1b[2K${line}`) : undefined,
         onSignal: (stop) => {
           for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, stop);
@@ -39,17 +41,17 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 0;
     }
     if (command === 'status') {
-      await statusCommand(settings.data, settings.json, out);
+      await statusCommand(settings.data, json, out);
       return 0;
     }
     if (command === 'extract') {
-      await extractCommand(positionals, flags as { file?: string; url?: string }, settings, out);
+      await extractCommand(positionals, flags as { file?: string; url?: string }, settings, json, out);
       return 0;
     }
     if (command === 'graph') {
-      const store = openForReading(settings.data);
+      const store = openStore(settings.data);
       try {
-        await graphCommand(new SqliteGraph(store.db), positionals, parseLimit(flags.limit), settings.json, out);
+        await graphCommand(store, positionals, parseLimit(flags.limit), json, out);
       } finally {
         await store.close();
       }
@@ -60,15 +62,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 0;
     }
     if (command === 'replay') {
-      await replayCommand(settings, flags as { reextract?: boolean; run?: string }, out);
+      await replayCommand(settings, flags as { reextract?: boolean; run?: string }, json, out);
       return 0;
     }
     if (command === 'history') {
-      await historyCommand(settings.data, positionals[0], settings.json, out);
+      await historyCommand(settings.data, positionals[0], json, out);
       return 0;
     }
     if (command === 'doctor') {
-      const report = await doctorCommand(settings.data, flags as { repair?: boolean }, settings.json, out);
+      const report = await doctorCommand(settings.data, flags as { repair?: boolean }, json, out);
       return report.problems.length && !report.repaired ? 1 : 0;
     }
     throw new UsageError(`unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay, history or doctor (trawl --help)`);

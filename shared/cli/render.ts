@@ -1,4 +1,4 @@
-import type { RunSummary } from '../store/ports.js';
+import type { RunSummary } from '../store/ports/index.js';
 import type { CrawlEvent, ProgressStats } from '../pipeline/progress.js';
 
 export function formatBytes(n: number): string {
@@ -20,7 +20,9 @@ function table(title: string, counts: Record<string, number>): string[] {
 
 /** The people-facing summary printed at the end of a crawl and by `trawl status`. */
 export function summaryText(summary: RunSummary, dataDir: string, elapsedMs?: number): string {
-  const traps = Object.entries(summary.skipsByReason).filter(([k]) => k.startsWith('trap:')).reduce((n, [, v]) => n + v, 0);
+  const traps = Object.entries(summary.skipsByReason)
+    .filter(([k]) => k.startsWith('trap:'))
+    .reduce((n, [, v]) => n + v, 0);
   const lines = [
     `run ${summary.runId} ${summary.status}  seeds: ${summary.seeds.join(' ')}`,
     `requests ${summary.requests}  pages stored ${summary.pagesStored}  unchanged ${summary.unchanged}  duplicates ${summary.duplicates}  bytes ${formatBytes(summary.bytes)}`,

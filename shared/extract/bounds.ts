@@ -41,15 +41,80 @@ interface Scan {
 // htmlparser2's tree rules (which linkedom parses with), so depths here are the parsed document's.
 const P = ['p'];
 const FORM = ['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea'];
-const IMPLIES_CLOSE = new Map<string, Set<string>>([
-  ['tr', ['tr', 'th', 'td']], ['th', ['th']], ['td', ['thead', 'th', 'td']], ['body', ['head', 'link', 'script']], ['li', ['li']],
-  ['select', FORM], ['input', FORM], ['output', FORM], ['button', FORM], ['datalist', FORM], ['textarea', FORM],
-  ['option', ['option']], ['optgroup', ['optgroup', 'option']], ['dd', ['dd', 'dt']], ['dt', ['dd', 'dt']], ['rt', ['rt', 'rp']], ['rp', ['rt', 'rp']],
-  ['tbody', ['thead', 'tbody']], ['tfoot', ['thead', 'tbody']],
-  ...['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption', 'figure', 'footer',
-    'form', 'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul'].map((t): [string, string[]] => [t, P]),
-].map(([k, v]) => [k as string, new Set(v as string[])]));
-const VOID = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const IMPLIES_CLOSE = new Map<string, Set<string>>(
+  [
+    ['tr', ['tr', 'th', 'td']],
+    ['th', ['th']],
+    ['td', ['thead', 'th', 'td']],
+    ['body', ['head', 'link', 'script']],
+    ['li', ['li']],
+    ['select', FORM],
+    ['input', FORM],
+    ['output', FORM],
+    ['button', FORM],
+    ['datalist', FORM],
+    ['textarea', FORM],
+    ['option', ['option']],
+    ['optgroup', ['optgroup', 'option']],
+    ['dd', ['dd', 'dt']],
+    ['dt', ['dd', 'dt']],
+    ['rt', ['rt', 'rp']],
+    ['rp', ['rt', 'rp']],
+    ['tbody', ['thead', 'tbody']],
+    ['tfoot', ['thead', 'tbody']],
+    ...[
+      'p',
+      'h1',
+      'h2',
+      'h3',
+      'h4',
+      'h5',
+      'h6',
+      'address',
+      'article',
+      'aside',
+      'blockquote',
+      'details',
+      'div',
+      'dl',
+      'fieldset',
+      'figcaption',
+      'figure',
+      'footer',
+      'form',
+      'header',
+      'hr',
+      'main',
+      'nav',
+      'ol',
+      'pre',
+      'section',
+      'table',
+      'ul',
+    ].map((t): [string, string[]] => [t, P]),
+  ].map(([k, v]) => [k as string, new Set(v as string[])]),
+);
+const VOID = new Set([
+  'area',
+  'base',
+  'basefont',
+  'br',
+  'col',
+  'command',
+  'embed',
+  'frame',
+  'hr',
+  'img',
+  'input',
+  'isindex',
+  'keygen',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
 const FOREIGN = new Set(['math', 'svg']);
 
 interface Open {
@@ -73,49 +138,61 @@ function scan(html: string, bounds: PageBounds): Scan {
   const close = (open: Open, range?: [number, number]) => {
     if (open.drop && range) out.ranges.push(range);
   };
-  const tokenizer = new Tokenizer({ decodeEntities: false }, {
-    onopentagname(start, end) {
-      tagStart = start - 1;
-      const name = html.slice(start, end).toLowerCase();
-      const implied = IMPLIES_CLOSE.get(name);
-      while (implied && stack.length > 0 && implied.has(stack.at(-1)!.name)) close(stack.pop()!);
-      const depth = stack.length + 1;
-      out.maxDepth = Math.max(out.maxDepth, depth);
-      let drop = depth > bounds.maxDepth;
-      if (name === 'a' && !drop && ++out.links > bounds.maxLinks) drop = true;
-      // Only the elements that will exist in the parsed document count.
-      if (!drop && ++out.elements > bounds.maxElements) {
-        out.cutAt = tagStart;
-        throw new StopScan();
-      }
-      current = { name, drop, foreign: FOREIGN.has(name) || (stack.at(-1)?.foreign ?? false) };
+  const tokenizer = new Tokenizer(
+    { decodeEntities: false },
+    {
+      onopentagname(start, end) {
+        tagStart = start - 1;
+        const name = html.slice(start, end).toLowerCase();
+        const implied = IMPLIES_CLOSE.get(name);
+        while (implied && stack.length > 0 && implied.has(stack.at(-1)!.name)) close(stack.pop()!);
+        const depth = stack.length + 1;
+        out.maxDepth = Math.max(out.maxDepth, depth);
+        let drop = depth > bounds.maxDepth;
+        if (name === 'a' && !drop && ++out.links > bounds.maxLinks) drop = true;
+        // Only the elements that will exist in the parsed document count.
+        if (!drop && ++out.elements > bounds.maxElements) {
+          out.cutAt = tagStart;
+          throw new StopScan();
+        }
+        current = { name, drop, foreign: FOREIGN.has(name) || (stack.at(-1)?.foreign ?? false) };
+      },
+      onopentagend(end) {
+        if (!current) return;
+        if (current.drop) out.ranges.push([tagStart, end + 1]);
+        if (!VOID.has(current.name)) stack.push(current);
+        current = undefined;
+      },
+      onselfclosingtag(end) {
+        if (!current) return;
+        if (current.drop) out.ranges.push([tagStart, end + 1]);
+        // Self-closing syntax closes an element only in foreign content (htmlparser2's HTML mode).
+        if (!VOID.has(current.name) && !current.foreign) stack.push(current);
+        current = undefined;
+      },
+      onclosetag(start, end) {
+        const name = html.slice(start, end).toLowerCase();
+        if (VOID.has(name)) return;
+        let i = stack.length - 1;
+        while (i >= 0 && stack[i]!.name !== name) i--;
+        if (i < 0) return;
+        while (stack.length > i + 1) close(stack.pop()!);
+        const gt = html.indexOf('>', end);
+        close(stack.pop()!, [start - 2, (gt < 0 ? end : gt) + 1]);
+      },
+      onattribdata() {},
+      onattribentity() {},
+      onattribend() {},
+      onattribname() {},
+      oncdata() {},
+      oncomment() {},
+      ondeclaration() {},
+      onend() {},
+      onprocessinginstruction() {},
+      ontext() {},
+      ontextentity() {},
     },
-    onopentagend(end) {
-      if (!current) return;
-      if (current.drop) out.ranges.push([tagStart, end + 1]);
-      if (!VOID.has(current.name)) stack.push(current);
-      current = undefined;
-    },
-    onselfclosingtag(end) {
-      if (!current) return;
-      if (current.drop) out.ranges.push([tagStart, end + 1]);
-      // Self-closing syntax closes an element only in foreign content (htmlparser2's HTML mode).
-      if (!VOID.has(current.name) && !current.foreign) stack.push(current);
-      current = undefined;
-    },
-    onclosetag(start, end) {
-      const name = html.slice(start, end).toLowerCase();
-      if (VOID.has(name)) return;
-      let i = stack.length - 1;
-      while (i >= 0 && stack[i]!.name !== name) i--;
-      if (i < 0) return;
-      while (stack.length > i + 1) close(stack.pop()!);
-      const gt = html.indexOf('>', end);
-      close(stack.pop()!, [start - 2, (gt < 0 ? end : gt) + 1]);
-    },
-    onattribdata() {}, onattribentity() {}, onattribend() {}, onattribname() {}, oncdata() {}, oncomment() {}, ondeclaration() {},
-    onend() {}, onprocessinginstruction() {}, ontext() {}, ontextentity() {},
-  });
+  );
   try {
     tokenizer.write(html);
     tokenizer.end();
@@ -140,7 +217,12 @@ export function boundHtml(html: string, bounds: PageBounds = DEFAULT_PAGE_BOUNDS
   const cuts: BoundCut[] = [];
   let source = html;
   if (source.length > bounds.maxChars) {
-    cuts.push({ bound: 'maxChars', limit: bounds.maxChars, found: source.length, cut: `${source.length - bounds.maxChars} characters after the first ${bounds.maxChars}` });
+    cuts.push({
+      bound: 'maxChars',
+      limit: bounds.maxChars,
+      found: source.length,
+      cut: `${source.length - bounds.maxChars} characters after the first ${bounds.maxChars}`,
+    });
     source = cutAtTag(source, bounds.maxChars);
   }
   // Fewer tags than the depth bound: no bound can be exceeded, so no scan is needed.
@@ -154,7 +236,8 @@ export function boundHtml(html: string, bounds: PageBounds = DEFAULT_PAGE_BOUNDS
   if (s.maxDepth > bounds.maxDepth) {
     cuts.push({ bound: 'maxDepth', limit: bounds.maxDepth, found: s.maxDepth, cut: 'tags nested deeper than the limit (their text kept)' });
   }
-  if (s.links > bounds.maxLinks) cuts.push({ bound: 'maxLinks', limit: bounds.maxLinks, found: s.links, cut: `${s.links - bounds.maxLinks} links (their text kept)` });
+  if (s.links > bounds.maxLinks)
+    cuts.push({ bound: 'maxLinks', limit: bounds.maxLinks, found: s.links, cut: `${s.links - bounds.maxLinks} links (their text kept)` });
   if (cuts.length === 0) return { html: source, cuts };
   const end = s.cutAt ?? source.length;
   const parts: string[] = [];

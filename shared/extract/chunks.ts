@@ -100,12 +100,24 @@ export function chunkText(fullText: string, options: ChunkOptions = DEFAULT_CHUN
   const lastSize = current.reduce((n, s) => n + s.tokens, 0);
   const previous = groups.at(-1);
   const newInLast = current.filter((s) => !previous?.includes(s));
-  if (previous && lastSize < options.minTokens && previous.reduce((n, s) => n + s.tokens, 0) + newInLast.reduce((n, s) => n + s.tokens, 0) <= options.maxTokens) {
+  if (
+    previous &&
+    lastSize < options.minTokens &&
+    previous.reduce((n, s) => n + s.tokens, 0) + newInLast.reduce((n, s) => n + s.tokens, 0) <= options.maxTokens
+  ) {
     previous.push(...newInLast);
   } else groups.push(current);
   const chunks: Chunk[] = groups.map((g) => {
-    const body = g.map((s) => s.text).join('').trim();
-    return { id: createHash('sha256').update(body).digest('hex').slice(0, 32), text: body, tokens: countTokens(body), position: Math.round((g[0]!.offset / Math.max(1, text.length)) * 1000) / 1000 };
+    const body = g
+      .map((s) => s.text)
+      .join('')
+      .trim();
+    return {
+      id: createHash('sha256').update(body).digest('hex').slice(0, 32),
+      text: body,
+      tokens: countTokens(body),
+      position: Math.round((g[0]!.offset / Math.max(1, text.length)) * 1000) / 1000,
+    };
   });
   chunks.forEach((c, i) => {
     c.prevId = chunks[i - 1]?.id;

@@ -52,13 +52,17 @@ function linkParts(doc: Doc, url: string, options: ExtractOptions): LinkExtracti
   const canonicalHref = attr(doc.querySelector('link[rel~="canonical"][href]'), 'href');
   let linkCanonical: string | undefined;
   try {
-    linkCanonical = canonicalHref ? options.canonicalize(new URL(canonicalHref, url).href) ?? undefined : undefined;
+    linkCanonical = canonicalHref ? (options.canonicalize(new URL(canonicalHref, url).href) ?? undefined) : undefined;
   } catch {
     linkCanonical = undefined;
   }
   return {
-    url, title: textOf(doc.querySelector('title')) || undefined, links: extractLinks(doc, url, { canonicalize: options.canonicalize }),
-    linkCanonical, feeds: feedsOf(doc, url), ...robotsMeta(doc, options.robotsToken, options.xRobotsTag),
+    url,
+    title: textOf(doc.querySelector('title')) || undefined,
+    links: extractLinks(doc, url, { canonicalize: options.canonicalize }),
+    linkCanonical,
+    feeds: feedsOf(doc, url),
+    ...robotsMeta(doc, options.robotsToken, options.xRobotsTag),
   };
 }
 
@@ -112,7 +116,12 @@ export function extractPage(html: string, url: string, options: ExtractOptions):
   const main = extractMainContent(doc);
   const metadata = extractMetadata(doc, url, main.text, { title: main.title, byline: main.byline });
   return {
-    ...parts, title: metadata.title, metadata, markdown: main.markdown, text: main.text, method: main.method,
+    ...parts,
+    title: metadata.title,
+    metadata,
+    markdown: main.markdown,
+    text: main.text,
+    method: main.method,
     simhash: simhash(main.text),
     textHash: normalizedTextHash(main.text),
     chunks: chunkText(main.markdown, DEFAULT_CHUNKING),

@@ -35,7 +35,6 @@ export class InlineExtractor implements Extractor {
   async close(): Promise<void> {}
 }
 
-
 export interface WorkerExtractorOptions {
   /** Worker threads (default: cores − 1). */
   size?: number;
@@ -97,7 +96,10 @@ export class WorkerExtractor implements Extractor {
   private readonly timeoutMs: number;
   private readonly memoryMb: number;
 
-  constructor(private readonly canonical: CanonicalOptions, options: WorkerExtractorOptions = {}) {
+  constructor(
+    private readonly canonical: CanonicalOptions,
+    options: WorkerExtractorOptions = {},
+  ) {
     this.size = options.size ?? Math.max(1, availableParallelism() - 1);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.memoryMb = options.memoryMb ?? 512;

@@ -12,7 +12,8 @@ export interface MainContent {
   byline?: string;
 }
 
-const BOILERPLATE = 'nav, header, footer, aside, script, style, noscript, template, iframe, svg, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [aria-hidden="true"]';
+const BOILERPLATE =
+  'nav, header, footer, aside, script, style, noscript, template, iframe, svg, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [aria-hidden="true"]';
 /** Below this many characters Readability's "article" is usually a cookie banner or a fragment. */
 const MIN_ARTICLE_CHARS = 140;
 
@@ -34,12 +35,18 @@ function markdownService(): TurndownService {
  */
 export function toMarkdown(html: string, parsed?: Element): string {
   const input = parsed && !parsed.querySelector('table') ? (parsed as unknown as HTMLElement) : html;
-  return markdownService().turndown(input).replace(/\n{3,}/g, '\n\n').trim();
+  return markdownService()
+    .turndown(input)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /** Makes link and image URLs absolute, so the markdown stands on its own. */
 export function absolutizeUrls(doc: Doc, pageUrl: string): void {
-  for (const [selector, name] of [['a[href]', 'href'], ['img[src]', 'src']] as const) {
+  for (const [selector, name] of [
+    ['a[href]', 'href'],
+    ['img[src]', 'src'],
+  ] as const) {
     for (const el of doc.querySelectorAll(selector)) {
       try {
         el.setAttribute(name, new URL(el.getAttribute(name) ?? '', pageUrl).href);
@@ -50,7 +57,32 @@ export function absolutizeUrls(doc: Doc, pageUrl: string): void {
   }
 }
 
-const BLOCK_TAGS = new Set(['P', 'DIV', 'LI', 'TD', 'TH', 'TR', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'BR', 'TABLE', 'UL', 'OL', 'PRE', 'BLOCKQUOTE', 'SECTION', 'ARTICLE', 'DD', 'DT', 'FIGCAPTION', 'HR']);
+const BLOCK_TAGS = new Set([
+  'P',
+  'DIV',
+  'LI',
+  'TD',
+  'TH',
+  'TR',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'BR',
+  'TABLE',
+  'UL',
+  'OL',
+  'PRE',
+  'BLOCKQUOTE',
+  'SECTION',
+  'ARTICLE',
+  'DD',
+  'DT',
+  'FIGCAPTION',
+  'HR',
+]);
 
 /** Text like innerText: block elements and table cells are separated, so words never run together. */
 export function blockText(root: Node): string {
@@ -117,6 +149,13 @@ export function extractMainContent(doc: Doc): MainContent {
   // Readability sometimes discards real paragraphs of badly nested markup. When it keeps less
   // than 60 % of a body whose text is mostly not links, the cleaned body is the better answer.
   if (text.length < 0.6 * rest.text.length && restDensity < 0.15) return withHeading(restContent, doc);
-  const content: MainContent = { html: article.content, text, markdown: toMarkdown(article.content, fragment), method: 'readability', title: article.title ?? undefined, byline: article.byline ?? undefined };
+  const content: MainContent = {
+    html: article.content,
+    text,
+    markdown: toMarkdown(article.content, fragment),
+    method: 'readability',
+    title: article.title ?? undefined,
+    byline: article.byline ?? undefined,
+  };
   return withHeading(content, doc);
 }

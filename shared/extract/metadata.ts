@@ -16,7 +16,8 @@ type Layer = Partial<Record<MetaField, string>>;
 
 /** Reading speed behind reading time: 230 words a minute, the commonly cited adult average for screens. */
 const WORDS_PER_MINUTE = 230;
-const CONTENT_TYPES = /^(Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|TechArticle|Product|Recipe|Event|Review|WebPage|AboutPage|FAQPage|QAPage|Course|Book|Movie|VideoObject|JobPosting|LocalBusiness|Organization|Person|HowTo|SoftwareApplication|DiscussionForumPosting|LiveBlogPosting)$/;
+const CONTENT_TYPES =
+  /^(Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|TechArticle|Product|Recipe|Event|Review|WebPage|AboutPage|FAQPage|QAPage|Course|Book|Movie|VideoObject|JobPosting|LocalBusiness|Organization|Person|HowTo|SoftwareApplication|DiscussionForumPosting|LiveBlogPosting)$/;
 
 type JsonLd = Record<string, unknown>;
 
@@ -55,7 +56,9 @@ function nameOf(v: unknown): string | undefined {
 
 function jsonLdLayer(doc: Doc): Layer {
   const items = ldItems(doc);
-  const main = items.find((i) => CONTENT_TYPES.test(typeOf(i) ?? '') && typeOf(i) !== 'WebPage' && typeOf(i) !== 'Organization' && typeOf(i) !== 'Person') ?? items.find((i) => typeOf(i) === 'WebPage');
+  const main =
+    items.find((i) => CONTENT_TYPES.test(typeOf(i) ?? '') && typeOf(i) !== 'WebPage' && typeOf(i) !== 'Organization' && typeOf(i) !== 'Person') ??
+    items.find((i) => typeOf(i) === 'WebPage');
   if (!main) return {};
   const str = (v: unknown) => (typeof v === 'string' ? v.trim() || undefined : undefined);
   const mainEntity = main.mainEntityOfPage;
@@ -81,9 +84,15 @@ function openGraphLayer(doc: Doc): Layer {
   const m = (k: string) => metaContent(doc, k);
   const ogType = m('og:type');
   return {
-    title: m('og:title'), description: m('og:description'), siteName: m('og:site_name'), canonicalUrl: m('og:url'),
-    author: m('article:author'), published: m('article:published_time'), modified: m('article:modified_time') ?? m('og:updated_time'),
-    language: m('og:locale')?.replace('_', '-'), contentType: ogType ? ogType.charAt(0).toUpperCase() + ogType.slice(1) : undefined,
+    title: m('og:title'),
+    description: m('og:description'),
+    siteName: m('og:site_name'),
+    canonicalUrl: m('og:url'),
+    author: m('article:author'),
+    published: m('article:published_time'),
+    modified: m('article:modified_time') ?? m('og:updated_time'),
+    language: m('og:locale')?.replace('_', '-'),
+    contentType: ogType ? ogType.charAt(0).toUpperCase() + ogType.slice(1) : undefined,
   };
 }
 
@@ -129,7 +138,11 @@ export function countWords(text: string): number {
  */
 export function extractMetadata(doc: Doc, pageUrl: string, mainText: string, fallback: { title?: string; byline?: string } = {}): PageMetadata {
   const layers: Array<[MetaSource, Layer]> = [
-    ['json-ld', jsonLdLayer(doc)], ['opengraph', openGraphLayer(doc)], ['twitter', twitterLayer(doc)], ['meta', metaLayer(doc)], ['heuristic', heuristicLayer(doc, fallback)],
+    ['json-ld', jsonLdLayer(doc)],
+    ['opengraph', openGraphLayer(doc)],
+    ['twitter', twitterLayer(doc)],
+    ['meta', metaLayer(doc)],
+    ['heuristic', heuristicLayer(doc, fallback)],
   ];
   const out: Partial<Record<MetaField, string>> = {};
   const sources: PageMetadata['sources'] = {};

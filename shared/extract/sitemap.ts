@@ -58,7 +58,12 @@ export function parseSitemap(xml: string): Sitemap {
   parser.end();
   if (result.kind === 'unknown' && !xml.trimStart().startsWith('<')) {
     result.kind = 'urlset';
-    result.entries = xml.split(/\r?\n/).map((l) => l.trim()).filter((l) => /^https?:\/\//.test(l)).slice(0, SITEMAP_MAX_ENTRIES).map((loc) => ({ loc }));
+    result.entries = xml
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => /^https?:\/\//.test(l))
+      .slice(0, SITEMAP_MAX_ENTRIES)
+      .map((loc) => ({ loc }));
   }
   return result;
 }

@@ -4,9 +4,20 @@ import { AddressRefusedError } from '../errors.js';
 
 /** Ranges a public crawler must never connect to: loopback, private, link-local, CGNAT, metadata, reserved. */
 const BLOCKED_V4: Array<[string, number]> = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
 /**
  * IPv6 ranges refused whatever they contain: unspecified, loopback and IPv4-compatible (::/96),
@@ -15,8 +26,15 @@ const BLOCKED_V4: Array<[string, number]> = [
  * Teredo 2001::/32, IPv4-translated ::ffff:0:0:0/96) are checked by the address they embed.
  */
 const BLOCKED_V6: Array<[string, number]> = [
-  ['::', 96], ['::ffff:0:0', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
-  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ['::', 96],
+  ['::ffff:0:0', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
 ];
 
 // Two lists: Node's BlockList matches IPv4 addresses against ::ffff:0:0/96 rules too.
@@ -117,7 +135,9 @@ export class AddressGuard {
     if (!this.allowPrivate) {
       const bad = addresses.find((a) => isBlockedAddress(a.address));
       if (bad) {
-        throw new AddressRefusedError(`refused ${hostname}: resolves to ${bad.address}, a private, loopback or metadata address (use --allow-private-network for intranets and tests)`);
+        throw new AddressRefusedError(
+          `refused ${hostname}: resolves to ${bad.address}, a private, loopback or metadata address (use --allow-private-network for intranets and tests)`,
+        );
       }
     }
     return addresses[0]!;

@@ -37,7 +37,11 @@ function decoderFor(encoding: string, firstByte: number | undefined): Transform 
  * huge page nor a decompression bomb is read past `maxBytes`. Stops the stream at the cap.
  */
 export async function readCappedBody(stream: Readable, contentEncoding: string | undefined, maxBytes: number): Promise<CappedBody> {
-  const encodings = (contentEncoding ?? '').toLowerCase().split(',').map((e) => e.trim()).filter((e) => e && e !== 'identity');
+  const encodings = (contentEncoding ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e && e !== 'identity');
   const chunks: Buffer[] = [];
   let size = 0;
   let wireBytes = 0;
@@ -70,7 +74,10 @@ export async function readCappedBody(stream: Readable, contentEncoding: string |
     },
   });
   const first = await peekFirstByte(stream);
-  const decoders = encodings.reverse().map((e, i) => decoderFor(e, i === 0 ? first.byte : undefined)).filter((d): d is Transform => d !== null);
+  const decoders = encodings
+    .reverse()
+    .map((e, i) => decoderFor(e, i === 0 ? first.byte : undefined))
+    .filter((d): d is Transform => d !== null);
   try {
     await (pipeline as unknown as (...streams: unknown[]) => Promise<void>)(first.stream, counter, ...decoders, sink);
   } catch (err) {

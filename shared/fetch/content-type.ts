@@ -23,7 +23,11 @@ export function parseContentType(header: string | undefined): { mime: string; ch
   const [mimePart, ...params] = header.split(';');
   const mime = (mimePart ?? '').trim().toLowerCase();
   const charsetParam = params.map((p) => p.trim()).find((p) => p.toLowerCase().startsWith('charset='));
-  const charset = charsetParam?.slice(8).trim().replace(/^["']|["']$/g, '').toLowerCase();
+  const charset = charsetParam
+    ?.slice(8)
+    .trim()
+    .replace(/^["']|["']$/g, '')
+    .toLowerCase();
   return { mime, charset: charset || undefined };
 }
 

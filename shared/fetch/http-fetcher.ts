@@ -110,8 +110,16 @@ export class HttpFetcher implements Fetcher {
     const headers = flattenHeaders(res.headers);
     const { mime, charset } = parseContentType(headers['content-type']);
     const base: FetchResponse = {
-      url: request.url, status: res.statusCode, headers, body: null, truncated: false, mime, charset,
-      contentClass: null, wireBytes: 0, durationMs: 0,
+      url: request.url,
+      status: res.statusCode,
+      headers,
+      body: null,
+      truncated: false,
+      mime,
+      charset,
+      contentClass: null,
+      wireBytes: 0,
+      durationMs: 0,
     };
     if (res.statusCode >= 300 && res.statusCode < 400 && headers.location) {
       base.location = safeResolve(headers.location, request.url);
@@ -121,7 +129,8 @@ export class HttpFetcher implements Fetcher {
     const contentClass = ok ? (request.kind === 'robots' ? 'text' : acceptedClass(mime, request.kind)) : null;
     res.body.on('error', () => {}); // aborts below are deliberate; errors while reading surface through the reader
     if (contentClass === null) {
-      if (ok) res.body.destroy(); // a type we do not keep: close the stream without reading it
+      if (ok)
+        res.body.destroy(); // a type we do not keep: close the stream without reading it
       else await res.body.dump({ limit: 64 * 1024 }).catch(() => {}); // small error bodies are drained to keep the connection
       return { ...base, skipped: res.statusCode < 300 && res.statusCode >= 200 ? 'content-type' : undefined, durationMs: this.clock() - started };
     }

@@ -1,5 +1,5 @@
 import { Heap } from './heap.js';
-import type { FrontierRow } from '../store/ports.js';
+import type { FrontierRow } from '../store/ports/index.js';
 import { newHostState, readyAt, type HostState } from '../politeness/host-state.js';
 import type { RobotsPolicy } from '../robots/robots-policy.js';
 
@@ -22,7 +22,11 @@ export class HostQueue {
   private readonly heap = new Heap<QueuedNode>((a, b) => a.priority > b.priority || (a.priority === b.priority && a.row.depth < b.row.depth));
   private readonly live = new Map<string, FrontierRow>();
 
-  constructor(readonly host: string, readonly origin: string, state?: HostState) {
+  constructor(
+    readonly host: string,
+    readonly origin: string,
+    state?: HostState,
+  ) {
     this.state = state ?? newHostState(host);
   }
 

@@ -32,3 +32,17 @@ export const defaultPriority: PriorityFn = ({ url, depth, inlinks, fresh, struct
   if (structural) score += 1;
   return Math.round(score * 1000) / 1000;
 };
+
+/** Priority functions by profile name: the same choice in both runtimes (a scheduled crawl names its profile). */
+const PROFILES: Record<string, PriorityFn> = { default: defaultPriority };
+
+export function knownProfiles(): string[] {
+  return Object.keys(PROFILES);
+}
+
+/** The frontier priority of a profile. */
+export function priorityFor(profile: string): PriorityFn {
+  const fn = PROFILES[profile];
+  if (!fn) throw new Error(`unknown profile ${JSON.stringify(profile)}: use one of ${knownProfiles().join(', ')}`);
+  return fn;
+}

@@ -79,7 +79,10 @@ export function trapShape(canonicalUrl: string, limits: TrapLimits, now: number)
 export class TrapGuard {
   private readonly seen = new Map<string, Set<string>>();
 
-  constructor(private readonly limits: TrapLimits, private readonly clock: () => number) {}
+  constructor(
+    private readonly limits: TrapLimits,
+    private readonly clock: () => number,
+  ) {}
 
   /** Returns why a URL is a trap, or null and records it as admitted. */
   admit(canonicalUrl: string): TrapReason | null {

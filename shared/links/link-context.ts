@@ -28,7 +28,35 @@ export interface LinkOptions {
 export const MAX_LINKS = 500;
 const CONTEXT_CHARS = 200;
 const SKIP_SCHEME = /^\s*(#|javascript:|mailto:|tel:|data:|sms:|about:)/i;
-const BLOCKS = new Set(['P', 'LI', 'TD', 'TH', 'DD', 'DT', 'BLOCKQUOTE', 'FIGCAPTION', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'NAV', 'HEADER', 'FOOTER', 'ASIDE', 'BODY', 'TABLE', 'UL', 'OL', 'FORM']);
+const BLOCKS = new Set([
+  'P',
+  'LI',
+  'TD',
+  'TH',
+  'DD',
+  'DT',
+  'BLOCKQUOTE',
+  'FIGCAPTION',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'DIV',
+  'SECTION',
+  'ARTICLE',
+  'MAIN',
+  'NAV',
+  'HEADER',
+  'FOOTER',
+  'ASIDE',
+  'BODY',
+  'TABLE',
+  'UL',
+  'OL',
+  'FORM',
+]);
 const SECTION_BY_TAG: Record<string, LinkSection> = { NAV: 'nav', HEADER: 'header', FOOTER: 'footer', ASIDE: 'sidebar' };
 const SECTION_BY_ROLE: Record<string, LinkSection> = { navigation: 'nav', banner: 'header', contentinfo: 'footer', complementary: 'sidebar' };
 
@@ -63,7 +91,10 @@ export function contextWindow(blockText: string, anchorText: string, size = CONT
 function anchorTextOf(a: Element): string {
   const text = textOf(a);
   if (text) return text;
-  const alts = [...a.querySelectorAll('img[alt]')].map((img) => attr(img, 'alt')).filter(Boolean).join(' ');
+  const alts = [...a.querySelectorAll('img[alt]')]
+    .map((img) => attr(img, 'alt'))
+    .filter(Boolean)
+    .join(' ');
   return alts || attr(a, 'alt') || attr(a, 'aria-label') || attr(a, 'title') || '';
 }
 
@@ -110,8 +141,13 @@ export function extractLinks(doc: Doc, pageUrl: string, options: LinkOptions): C
     const anchorText = anchorTextOf(a);
     const hostname = new URL(url).hostname;
     const link: ContextLink = {
-      url, href: absolute, urlId: urlId(url), anchorText, context: contextWindow(text, anchorText, options.contextChars ?? CONTEXT_CHARS),
-      section: sectionOf(a), rel: (a.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).filter(Boolean),
+      url,
+      href: absolute,
+      urlId: urlId(url),
+      anchorText,
+      context: contextWindow(text, anchorText, options.contextChars ?? CONTEXT_CHARS),
+      section: sectionOf(a),
+      rel: (a.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).filter(Boolean),
       internal: (getDomain(hostname, { allowPrivateDomains: true }) ?? hostname) === pageDomain,
     };
     const existing = byTarget.get(link.urlId);

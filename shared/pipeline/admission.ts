@@ -2,7 +2,7 @@ import type { CrawlSettings } from '../config/settings.js';
 import type { FetchKind } from '../fetch/content-type.js';
 import type { PriorityFn } from '../frontier/priority.js';
 import { DEFAULT_TRAP_LIMITS, TrapGuard } from '../frontier/traps.js';
-import type { FrontierRow } from '../store/ports.js';
+import type { FrontierRow } from '../store/ports/index.js';
 import { canonicalize, hostKey, urlId, type CanonicalOptions } from '../url/canonical.js';
 import { scopeChecker, type ScopeVerdict } from '../url/scope.js';
 
@@ -50,8 +50,20 @@ export class Admitter {
     if (!url) return { dropped: 'not-http' };
     const redirects = c.redirects ?? 0;
     const row: FrontierRow = {
-      runId: this.runId, urlId: urlId(url), url, host: hostKey(url), depth: c.depth, kind: c.kind, state: 'queued',
-      inlinks: 0, fresh: c.fresh ?? false, redirects, attempts: 0, notBefore: 0, discoveredFrom: c.from, rawUrl: c.href !== url ? c.href : undefined,
+      runId: this.runId,
+      urlId: urlId(url),
+      url,
+      host: hostKey(url),
+      depth: c.depth,
+      kind: c.kind,
+      state: 'queued',
+      inlinks: 0,
+      fresh: c.fresh ?? false,
+      redirects,
+      attempts: 0,
+      notBefore: 0,
+      discoveredFrom: c.from,
+      rawUrl: c.href !== url ? c.href : undefined,
       priority: this.priority({ url, depth: c.depth, inlinks: 0, fresh: c.fresh ?? false, structural: c.structural }),
     };
     const reason = this.skipReason(c, url, redirects);

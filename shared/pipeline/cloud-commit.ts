@@ -1,5 +1,5 @@
 import { DEFAULT_TRAP_LIMITS, trapShape } from '../frontier/traps.js';
-import type { FrontierRow } from '../store/ports.js';
+import type { FrontierRow } from '../store/ports/index.js';
 import { urlId } from '../url/canonical.js';
 import { Admitter, type Candidate } from './admission.js';
 import type { CloudContext } from './cloud-context.js';
@@ -51,10 +51,23 @@ export async function enqueueCandidates(ctx: CloudContext, candidates: Candidate
 export async function commitCloud(ctx: CloudContext, row: FrontierRow, result: ProcessResult, notBefore = 0): Promise<void> {
   const attempts = row.attempts + 1;
   const discovered = await admitCloud(ctx, result.candidates);
-  const inserted = new Set(await ctx.store.commitFetch({
-    runId: row.runId, urlId: row.urlId, state: result.state, reason: result.reason, attempts, notBefore: result.retry ? notBefore : 0,
-    fetch: result.fetch, page: result.page, edges: result.edges, extract: result.extract, chunks: result.chunks, aliases: result.aliases, discovered,
-  }));
+  const inserted = new Set(
+    await ctx.store.commitFetch({
+      runId: row.runId,
+      urlId: row.urlId,
+      state: result.state,
+      reason: result.reason,
+      attempts,
+      notBefore: result.retry ? notBefore : 0,
+      fetch: result.fetch,
+      page: result.page,
+      edges: result.edges,
+      extract: result.extract,
+      chunks: result.chunks,
+      aliases: result.aliases,
+      discovered,
+    }),
+  );
   await ctx.frontier.send(discovered.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
   if (result.retry) await ctx.frontier.send([{ ...row, attempts, notBefore, state: 'queued' }]);
 }

@@ -2,17 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { WarcWriter } from '../archive/warc-writer.js';
 import { settingsFrom } from '../config/settings.js';
-import { InlineExtractor } from '../extract/extractor.js';
+import { RunNotFoundError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
-import { HttpFetcher } from '../fetch/http-fetcher.js';
-import { defaultPriority } from '../frontier/priority.js';
 import type { Logger } from '../log/logger.js';
-import type { BlobStore, CrawlStore, FrontierQueue, ObjectStore, RunLedger, RunRecord } from '../store/ports.js';
-import { s3Keys } from '../store/aws/table.js';
-import { canonicalize } from '../url/canonical.js';
-import { robotsTokenOf, type CrawlContext } from './context.js';
+import type { BlobStore, CrawlStore, FrontierQueue, ObjectStore, RunLedger, RunRecord } from '../store/ports/index.js';
+import { buildContext, type CrawlContext } from './context.js';
 
 /** What every cloud stage is built from: the adapters, made once per Lambda container. */
 export interface CloudDeps {
@@ -38,13 +33,6 @@ export interface CloudContext extends CrawlContext {
   close(): Promise<void>;
 }
 
-export class RunNotFoundError extends Error {
-  constructor(runId: number) {
-    super(`run ${runId} is not in the table: the message belongs to a run that was never created or was deleted; it is dropped`);
-    this.name = 'RunNotFoundError';
-  }
-}
-
 /** The settings a run was started with (stored in its record), without the embedded-only data directory. */
 export function runSettings(run: RunRecord) {
   const { data: _data, crawl: _crawl, ...rest } = run.config;
@@ -54,26 +42,33 @@ export function runSettings(run: RunRecord) {
 export async function cloudContext(deps: CloudDeps, runId: number): Promise<CloudContext> {
   const run = await deps.store.getRun(runId);
   if (!run) throw new RunNotFoundError(runId);
-  const settings = runSettings(run);
   const workerId = randomBytes(6).toString('hex');
-  const fetcher = new HttpFetcher({
-    userAgent: settings.userAgent, allowPrivateNetwork: settings.allowPrivateNetwork, maxBodyBytes: settings.maxBodyBytes,
-    connectTimeoutMs: settings.connectTimeoutMs, totalTimeoutMs: settings.timeoutMs, resolver: deps.resolver,
-  });
-  const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
   const dir = mkdtempSync(join(tmpdir(), 'trawl-warc-'));
-  const archive = new WarcWriter(dir, { maxFileBytes: settings.warcMaxBytes, fileTag: workerId });
+  // Lambda extracts on its own thread; each invocation's WARC files go to warc/run-N/ when it ends.
+  const base = buildContext({
+    settings: runSettings(run),
+    store: deps.store,
+    blobs: deps.blobs,
+    warcDir: dir,
+    warcFileTag: workerId,
+    extraction: 'inline',
+    resolver: deps.resolver,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
   return {
-    settings, store: deps.store, blobs: deps.blobs, objects: deps.objects, frontier: deps.frontier, fetcher, canonical, archive,
-    extractor: new InlineExtractor(canonical), clock: deps.clock ?? Date.now, priority: defaultPriority, logger: deps.logger,
-    robotsToken: robotsTokenOf(settings.userAgent), canonicalize: (href) => canonicalize(href, undefined, canonical), run, workerId,
+    ...base,
+    store: deps.store,
+    objects: deps.objects,
+    frontier: deps.frontier,
+    run,
+    workerId,
     async close() {
-      archive.close();
+      await base.close();
       try {
-        for (const file of archive.files) await deps.objects.put(s3Keys.warc(runId, basename(file)), readFileSync(file), 'application/warc');
+        for (const file of base.archive!.files) await deps.objects.putWarc(runId, basename(file), readFileSync(file));
       } finally {
         rmSync(dir, { recursive: true, force: true });
-        await fetcher.close();
       }
     },
   };

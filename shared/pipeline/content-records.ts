@@ -3,7 +3,7 @@ import { chunkText } from '../extract/chunks.js';
 import { normalizedTextHash, type PageExtraction } from '../extract/extract-page.js';
 import type { PdfText } from '../extract/pdf.js';
 import { countWords, readingTimeMinutes } from '../extract/metadata.js';
-import type { ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow } from '../store/ports.js';
+import type { ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow } from '../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 
 /** What the store keeps of an extraction, HTML or PDF. */
@@ -17,17 +17,52 @@ export interface ExtractionNotes {
   problems?: Array<{ part: string; error: string }>;
 }
 
-export async function extractRecords(ctx: CrawlContext, row: FrontierRow, snapshot: string, x: ExtractionCore, notes: ExtractionNotes = {}, pdfPages?: number): Promise<{ extract: ExtractRecord; chunks: ChunkRecord[] }> {
+export async function extractRecords(
+  ctx: CrawlContext,
+  row: FrontierRow,
+  snapshot: string,
+  x: ExtractionCore,
+  notes: ExtractionNotes = {},
+  pdfPages?: number,
+): Promise<{ extract: ExtractRecord; chunks: ChunkRecord[] }> {
   const near = x.markdown.length > 0 ? await ctx.store.findNearDuplicate(x.simhash, row.urlId, NEAR_DUPLICATE_DISTANCE) : undefined;
   const textDuplicateOf = x.markdown.length > 0 ? await ctx.store.findTextDuplicate(x.textHash, row.urlId) : undefined;
   const m = x.metadata;
   const extract: ExtractRecord = {
-    urlId: row.urlId, runId: row.runId, snapshot, title: m.title, description: m.description, author: m.author, published: m.published,
-    modified: m.modified, language: m.language, canonicalUrl: m.canonicalUrl, siteName: m.siteName, contentType: m.contentType,
-    wordCount: m.wordCount, readingMinutes: m.readingTimeMinutes, method: x.method, markdown: x.markdown, textHash: x.textHash, simhash: x.simhash,
-    nearDuplicateOf: near?.urlId, nearDuplicateDistance: near?.distance, textDuplicateOf, pdfPages, metadata: { ...m, ...definedNotes(notes) },
+    urlId: row.urlId,
+    runId: row.runId,
+    snapshot,
+    title: m.title,
+    description: m.description,
+    author: m.author,
+    published: m.published,
+    modified: m.modified,
+    language: m.language,
+    canonicalUrl: m.canonicalUrl,
+    siteName: m.siteName,
+    contentType: m.contentType,
+    wordCount: m.wordCount,
+    readingMinutes: m.readingTimeMinutes,
+    method: x.method,
+    markdown: x.markdown,
+    textHash: x.textHash,
+    simhash: x.simhash,
+    nearDuplicateOf: near?.urlId,
+    nearDuplicateDistance: near?.distance,
+    textDuplicateOf,
+    pdfPages,
+    metadata: { ...m, ...definedNotes(notes) },
   };
-  const chunks = x.chunks.map((c, seq): ChunkRecord => ({ urlId: row.urlId, seq, id: c.id, position: c.position, tokens: c.tokens, text: c.text, prevId: c.prevId, nextId: c.nextId }));
+  const chunks = x.chunks.map((c, seq): ChunkRecord => ({
+    urlId: row.urlId,
+    seq,
+    id: c.id,
+    position: c.position,
+    tokens: c.tokens,
+    text: c.text,
+    prevId: c.prevId,
+    nextId: c.nextId,
+  }));
   return { extract, chunks };
 }
 
@@ -35,16 +70,34 @@ export async function extractRecords(ctx: CrawlContext, row: FrontierRow, snapsh
 export function pdfExtraction(pdf: PdfText): ExtractionCore {
   const wordCount = countWords(pdf.text);
   return {
-    metadata: { title: pdf.title, wordCount, readingTimeMinutes: readingTimeMinutes(wordCount), contentType: 'PDF', sources: pdf.title ? { title: 'meta' } : {} },
-    markdown: pdf.text, method: 'pdf', simhash: simhash(pdf.text), textHash: normalizedTextHash(pdf.text), chunks: chunkText(pdf.text),
+    metadata: {
+      title: pdf.title,
+      wordCount,
+      readingTimeMinutes: readingTimeMinutes(wordCount),
+      contentType: 'PDF',
+      sources: pdf.title ? { title: 'meta' } : {},
+    },
+    markdown: pdf.text,
+    method: 'pdf',
+    simhash: simhash(pdf.text),
+    textHash: normalizedTextHash(pdf.text),
+    chunks: chunkText(pdf.text),
   };
 }
 
 /** Edges of one page snapshot from its links with context. */
 export function edgesOf(row: FrontierRow, snapshot: string, x: Pick<PageExtraction, 'links' | 'nofollow'>): EdgeRecord[] {
   return x.links.map((l) => ({
-    fromId: row.urlId, snapshot, toId: l.urlId, toUrl: l.url, anchor: l.anchorText.slice(0, 500), context: l.context, section: l.section,
-    rel: l.rel.join(' '), internal: l.internal, nofollow: x.nofollow || l.rel.includes('nofollow'),
+    fromId: row.urlId,
+    snapshot,
+    toId: l.urlId,
+    toUrl: l.url,
+    anchor: l.anchorText.slice(0, 500),
+    context: l.context,
+    section: l.section,
+    rel: l.rel.join(' '),
+    internal: l.internal,
+    nofollow: x.nofollow || l.rel.includes('nofollow'),
   }));
 }
 

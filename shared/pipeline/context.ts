@@ -1,15 +1,36 @@
+import { availableParallelism } from 'node:os';
+import { WarcWriter } from '../archive/warc-writer.js';
 import type { CrawlSettings } from '../config/settings.js';
-import type { Fetcher } from '../fetch/http-fetcher.js';
-import type { PriorityFn } from '../frontier/priority.js';
+import { InlineExtractor, WorkerExtractor, type Extractor } from '../extract/extractor.js';
+import type { Resolver } from '../fetch/address-guard.js';
+import { HttpFetcher, type Fetcher } from '../fetch/http-fetcher.js';
+import { priorityFor, type PriorityFn } from '../frontier/priority.js';
+import { createLogger, type Logger } from '../log/logger.js';
 import type { PolitenessConfig } from '../politeness/host-state.js';
 import { productToken } from '../robots/robots-txt.js';
-import type { BlobStore, CrawlStore } from '../store/ports.js';
-import type { CanonicalOptions } from '../url/canonical.js';
-import type { Logger } from '../log/logger.js';
-import type { WarcWriter } from '../archive/warc-writer.js';
-import type { Extractor } from '../extract/extractor.js';
+import type { BlobStore, ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, PageRecord } from '../store/ports/index.js';
+import { canonicalize, type CanonicalOptions } from '../url/canonical.js';
+import type { CrawlEvent } from './progress.js';
 
-/** What every stage function needs; both runners build one. */
+/** A page as stored by the crawl: what `onPage` receives, after the commit. */
+export interface StoredPage {
+  url: string;
+  page: PageRecord;
+  /** Absent for a links-only crawl, a duplicate body, or a page whose processing failed. */
+  extract?: ExtractRecord;
+  chunks: ChunkRecord[];
+  /** The page's outlinks with anchor text, context and section. */
+  links: EdgeRecord[];
+}
+
+/** Code a library user runs as the crawl goes. */
+export interface CrawlHooks {
+  onEvent?: (event: CrawlEvent) => void;
+  /** Called after each stored page is committed; an error it throws is logged and the crawl goes on. */
+  onPage?: (page: StoredPage) => void | Promise<void>;
+}
+
+/** What every stage function needs; built by `buildContext` for both runtimes. */
 export interface CrawlContext {
   settings: CrawlSettings;
   store: CrawlStore;
@@ -27,6 +48,30 @@ export interface CrawlContext {
   archive?: WarcWriter;
   /** Where pages are extracted: this thread, or a pool of worker threads. */
   extractor: Extractor;
+  hooks: CrawlHooks;
+  /** Releases what the context opened (workers, sockets, the WARC file); not the store. */
+  close(): Promise<void>;
+}
+
+/** The pieces a runtime hands in; everything else is built from the settings here, once. */
+export interface ContextParts {
+  settings: CrawlSettings;
+  store: CrawlStore;
+  blobs: BlobStore;
+  /** Where WARC files are written (a directory); none: nothing is archived. */
+  warcDir?: string;
+  /** Put into WARC file names, so writers sharing a destination never collide. */
+  warcFileTag?: string;
+  /** The live HTTP fetcher is built from the settings unless one is given (the archive replay). */
+  fetcher?: Fetcher;
+  resolver?: Resolver;
+  /** `workers` (default where threads help: the embedded crawl) or `inline` (Lambda, replay). */
+  extraction?: 'workers' | 'inline';
+  /** The frontier's priority function; default: the one of the settings' profile. */
+  priority?: PriorityFn;
+  hooks?: CrawlHooks;
+  clock?: () => number;
+  logger?: Logger;
 }
 
 export function politenessConfig(s: CrawlSettings): PolitenessConfig {
@@ -42,4 +87,51 @@ export function politenessConfig(s: CrawlSettings): PolitenessConfig {
 
 export function robotsTokenOf(userAgent: string): string {
   return productToken(userAgent);
+}
+
+function extractorFor(settings: CrawlSettings, canonical: CanonicalOptions, mode: 'workers' | 'inline'): Extractor {
+  const workers = settings.extractWorkers === 'auto' ? Math.max(1, availableParallelism() - 1) : settings.extractWorkers;
+  if (mode === 'inline' || workers === 0) return new InlineExtractor(canonical);
+  return new WorkerExtractor(canonical, { size: workers, timeoutMs: settings.extractTimeoutMs, memoryMb: settings.extractMemoryMb });
+}
+
+/**
+ * The one wiring of a crawl: fetcher, WARC writer, canonicalisation, priority, extraction and
+ * hooks from the settings and the adapters a runtime chose. A new setting is wired here once.
+ */
+export function buildContext(parts: ContextParts): CrawlContext {
+  const { settings } = parts;
+  const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
+  const fetcher =
+    parts.fetcher ??
+    new HttpFetcher({
+      userAgent: settings.userAgent,
+      allowPrivateNetwork: settings.allowPrivateNetwork,
+      maxBodyBytes: settings.maxBodyBytes,
+      connectTimeoutMs: settings.connectTimeoutMs,
+      totalTimeoutMs: settings.timeoutMs,
+      resolver: parts.resolver,
+    });
+  const archive = parts.warcDir ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag }) : undefined;
+  const extractor = extractorFor(settings, canonical, parts.extraction ?? 'workers');
+  return {
+    settings,
+    store: parts.store,
+    blobs: parts.blobs,
+    fetcher,
+    canonical,
+    archive,
+    extractor,
+    clock: parts.clock ?? Date.now,
+    priority: parts.priority ?? priorityFor(settings.profile),
+    logger: parts.logger ?? createLogger('warn'),
+    robotsToken: robotsTokenOf(settings.userAgent),
+    canonicalize: (href) => canonicalize(href, undefined, canonical),
+    hooks: parts.hooks ?? {},
+    async close() {
+      await extractor.close();
+      archive?.close();
+      await fetcher.close();
+    },
+  };
 }

@@ -3,7 +3,7 @@ import type { HostQueue } from '../frontier/host-queue.js';
 import { afterRequest, newHostState, readyAt } from '../politeness/host-state.js';
 import { RateLimiter } from '../politeness/rate-limiter.js';
 import { robotsAllows, robotsSitemaps } from '../robots/robots-policy.js';
-import type { GraphStore, FrontierRow, RunRecord, RunSummary } from '../store/ports.js';
+import type { GraphStore, FrontierRow, RunRecord, RunSummary } from '../store/ports/index.js';
 import { robotsRefusal } from './run-records.js';
 import { timerDelay } from '../politeness/timers.js';
 import { carriedOver, resumableRun, resumeCounts } from './run-start.js';
@@ -14,14 +14,13 @@ import { CrawlState, knownOf } from './crawl-state.js';
 import { fetchStage } from './fetch-stage.js';
 import { processStage, type ProcessResult } from './process-stage.js';
 import { hostAfterRobots, loadRobots } from './robots-stage.js';
-import { CrawlProgress, type CrawlEvent } from './progress.js';
+import { CrawlProgress } from './progress.js';
 
-export interface CrawlOptions {
+export interface RunnerOptions {
   seeds: string[];
   resume: boolean;
   /** When given, inlink counts and PageRank are computed at the end of a finished crawl. */
   graph?: GraphStore;
-  onEvent?: (event: CrawlEvent) => void;
 }
 
 /**
@@ -43,10 +42,13 @@ export class CrawlRunner {
   private wakeUp: (() => void) | undefined;
   readonly progress: CrawlProgress;
 
-  constructor(private readonly ctx: CrawlContext, private readonly options: CrawlOptions) {
+  constructor(
+    private readonly ctx: CrawlContext,
+    private readonly options: RunnerOptions,
+  ) {
     this.limiter = new RateLimiter(ctx.settings.maxRps, ctx.clock());
     this.politeness = politenessConfig(ctx.settings);
-    this.progress = new CrawlProgress(ctx.clock, options.onEvent);
+    this.progress = new CrawlProgress(ctx.clock, ctx.hooks.onEvent);
   }
 
   /** URLs waiting and hosts being fetched right now, for the progress line. */
@@ -120,7 +122,13 @@ export class CrawlRunner {
       const ready = readyAt(q.state);
       const rows = q.drain();
       for (const row of rows) {
-        await this.ctx.store.setUrlStates(this.run.id, [row.urlId], 'deferred', q.robots?.kind === 'unreachable' ? 'robots-unreachable' : 'backed-off', Math.max(ready, row.notBefore));
+        await this.ctx.store.setUrlStates(
+          this.run.id,
+          [row.urlId],
+          'deferred',
+          q.robots?.kind === 'unreachable' ? 'robots-unreachable' : 'backed-off',
+          Math.max(ready, row.notBefore),
+        );
         this.state.known.set(row.urlId, 'final');
       }
       this.progress.deferred(q.host, rows.length, ready);
@@ -234,7 +242,14 @@ export class CrawlRunner {
       const { pathname, search } = new URL(row.url);
       if (q.robots && !robotsAllows(q.robots, pathname + search)) {
         // Refused by robots.txt: recorded, no request made, so no delay is owed.
-        await this.ctx.store.commitFetch({ runId: this.run.id, urlId: row.urlId, state: 'blocked', reason: 'robots', attempts: row.attempts, fetch: robotsRefusal(row, this.ctx.clock()) });
+        await this.ctx.store.commitFetch({
+          runId: this.run.id,
+          urlId: row.urlId,
+          state: 'blocked',
+          reason: 'robots',
+          attempts: row.attempts,
+          fetch: robotsRefusal(row, this.ctx.clock()),
+        });
         this.state.known.set(row.urlId, 'final');
         this.progress.blocked(row);
         continue;
@@ -268,7 +283,8 @@ export class CrawlRunner {
     if (result.retry && countsAsPage) this.pageSlots--;
     if (countsAsPage && !result.retry && result.fetch?.status !== undefined) q.fetched++;
     await this.commit(q, row, result);
-    if (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0)) await this.ctx.store.putHostState(q.state);
+    if (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0))
+      await this.ctx.store.putHostState(q.state);
     if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
   }
 
@@ -276,14 +292,41 @@ export class CrawlRunner {
     const attempts = row.attempts + 1;
     const notBefore = result.retry ? readyAt(q.state) : 0;
     const { rows, reprioritized } = this.admitAll(result.candidates);
-    const inserted = new Set(await this.ctx.store.commitFetch({
-      runId: this.run.id, urlId: row.urlId, state: result.state, reason: result.reason, attempts, notBefore,
-      fetch: result.fetch, page: result.page, edges: result.edges, extract: result.extract, chunks: result.chunks, aliases: result.aliases, discovered: rows, reprioritized,
-    }));
+    const inserted = new Set(
+      await this.ctx.store.commitFetch({
+        runId: this.run.id,
+        urlId: row.urlId,
+        state: result.state,
+        reason: result.reason,
+        attempts,
+        notBefore,
+        fetch: result.fetch,
+        page: result.page,
+        edges: result.edges,
+        extract: result.extract,
+        chunks: result.chunks,
+        aliases: result.aliases,
+        discovered: rows,
+        reprioritized,
+      }),
+    );
     if (result.retry) q.push({ ...row, attempts, notBefore, state: 'queued' });
     else this.state.known.set(row.urlId, 'final');
     for (const r of rows) if (inserted.has(r.urlId) && r.state === 'queued') this.state.enqueue(r);
     this.progress.fetched(row, result);
+    this.progress.tick(() => this.liveCounts());
+    if (result.page && !result.retry) await this.notifyPage(row, result);
+  }
+
+  /** The library's onPage hook, after the commit; an error it throws is the user's and does not stop the crawl. */
+  private async notifyPage(row: FrontierRow, result: ProcessResult): Promise<void> {
+    const hook = this.ctx.hooks.onPage;
+    if (!hook || !result.page) return;
+    try {
+      await hook({ url: row.url, page: result.page, extract: result.extract, chunks: result.chunks ?? [], links: result.edges ?? [] });
+    } catch (err) {
+      this.ctx.logger.warn('the onPage hook failed; the crawl goes on', { url: row.url, error: errorMessage(err) });
+    }
   }
 
   private async addDiscovered(candidates: Candidate[]): Promise<void> {
@@ -332,7 +375,12 @@ export class CrawlRunner {
 
   private async parkRows(q: HostQueue, rows: FrontierRow[], state: 'skipped', reason: string): Promise<void> {
     if (rows.length === 0) return;
-    await this.ctx.store.setUrlStates(this.run.id, rows.map((r) => r.urlId), state, reason);
+    await this.ctx.store.setUrlStates(
+      this.run.id,
+      rows.map((r) => r.urlId),
+      state,
+      reason,
+    );
     for (const r of rows) this.state.known.set(r.urlId, 'final');
     if (reason === 'host-parked') this.progress.parked(q.host, q.state.parkedReason ?? reason, rows.length);
   }

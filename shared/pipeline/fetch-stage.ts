@@ -1,11 +1,12 @@
 import { errorMessage } from '../errors.js';
 import type { FetchResponse } from '../fetch/http-fetcher.js';
-import type { FrontierRow, PageRecord, WarcLocation } from '../store/ports.js';
+import type { FrontierRow, PageRecord, WarcLocation } from '../store/ports/index.js';
 import type { FetchRequest } from '../fetch/http-fetcher.js';
 import type { CrawlContext } from './context.js';
 
 export type FetchOutcome =
-  | { kind: 'response'; res: FetchResponse; contentHash?: string; previous?: PageRecord; at: number; warc?: WarcLocation }
+  /** `bodyOwner`: the page that first fetched these bytes (this one unless it is a byte duplicate). */
+  | { kind: 'response'; res: FetchResponse; contentHash?: string; bodyOwner?: string; previous?: PageRecord; at: number; warc?: WarcLocation }
   | { kind: 'error'; error: unknown; message: string; at: number; warc?: WarcLocation };
 
 /**
@@ -16,12 +17,20 @@ export async function fetchStage(ctx: CrawlContext, row: FrontierRow): Promise<F
   const at = ctx.clock();
   const previous = row.kind === 'page' ? await ctx.store.getPage(row.urlId) : undefined;
   const usable = previous && previous.status === 200 && !previous.truncated && previous.contentHash;
-  const request: FetchRequest = { url: row.url, kind: row.kind, etag: usable ? previous.etag : undefined, lastModified: usable ? previous.lastModified : undefined };
+  const request: FetchRequest = {
+    url: row.url,
+    kind: row.kind,
+    etag: usable ? previous.etag : undefined,
+    lastModified: usable ? previous.lastModified : undefined,
+  };
   let outcome: FetchOutcome;
   try {
     const res = await ctx.fetcher.fetch(request);
     const contentHash = res.body && res.body.length > 0 ? await ctx.blobs.put(res.body) : undefined;
-    outcome = { kind: 'response', res, contentHash, previous: usable ? previous : undefined, at };
+    // Claimed at fetch time: the first fetch owns a body, however its processing is scheduled.
+    const bodyOwner =
+      contentHash && row.kind === 'page' && res.status >= 200 && res.status < 300 ? await ctx.store.claimBody(contentHash, row.urlId, at) : undefined;
+    outcome = { kind: 'response', res, contentHash, bodyOwner, previous: usable ? previous : undefined, at };
   } catch (error) {
     outcome = { kind: 'error', error, message: errorMessage(error), at };
   }
@@ -33,7 +42,12 @@ export async function archiveStage(ctx: CrawlContext, runId: number, request: Fe
   if (!ctx.archive) return undefined;
   const res = outcome.kind === 'response' ? outcome.res : undefined;
   return ctx.archive.write({
-    url: request.url, runId, kind: request.kind, fetcher: 'http', date: new Date(outcome.at), durationMs: res?.durationMs ?? 0,
+    url: request.url,
+    runId,
+    kind: request.kind,
+    fetcher: 'http',
+    date: new Date(outcome.at),
+    durationMs: res?.durationMs ?? 0,
     requestHeaders: ctx.fetcher.requestHeaders(request),
     response: res && { status: res.status, headers: res.headers, body: res.body, truncated: res.truncated, skipped: res.skipped },
     error: outcome.kind === 'error' ? outcome.message : undefined,

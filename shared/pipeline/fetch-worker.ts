@@ -1,7 +1,7 @@
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { afterRequest, readyAt, type HostState } from '../politeness/host-state.js';
 import { robotsAllows, robotsSitemaps } from '../robots/robots-policy.js';
-import { SETTLED_STATES, type FrontierRow, type HostRecord, type PageRecord, type WarcLocation, type WorkflowStarter } from '../store/ports.js';
+import { SETTLED_STATES, type FrontierRow, type HostRecord, type PageRecord, type WarcLocation, type WorkflowStarter } from '../store/ports/index.js';
 import { originOf } from '../url/canonical.js';
 import type { Candidate } from './admission.js';
 import { commitCloud, enqueueCandidates } from './cloud-commit.js';
@@ -29,15 +29,15 @@ export interface PageTask {
   row: FrontierRow;
   response: Omit<FetchResponse, 'body'>;
   contentHash?: string;
+  /** The page that first fetched these bytes, claimed at fetch time. */
+  bodyOwner?: string;
   previous?: PageRecord;
   at: number;
   warc?: WarcLocation;
 }
 
 /** What to do with the frontier message: delete it (maybe starting the page workflow), or hand it back for later. */
-export type WorkerVerdict =
-  | { action: 'delete'; outcome: string; page?: PageTask }
-  | { action: 'later'; delayMs: number; outcome: string };
+export type WorkerVerdict = { action: 'delete'; outcome: string; page?: PageTask } | { action: 'later'; delayMs: number; outcome: string };
 
 /**
  * The fetch worker's stage: one frontier message, under the host's politeness claim. The
@@ -80,11 +80,22 @@ async function underClaim(ctx: CloudContext, row: FrontierRow, host: HostRecord,
   const load = await loadRobots(ctx, row.runId, originOf(row.url), row.host, state, host);
   // In the cloud the host's failure count doubles as the count of unreadable robots.txt in a row.
   const failures = load.policy.kind === 'unreachable' ? state.consecutiveFailures + 1 : state.consecutiveFailures;
-  state = hostAfterRobots({ ...state, consecutiveFailures: failures }, load, failures, politenessConfig(ctx.settings), ctx.settings.maxHostFailures, ctx.clock());
+  state = hostAfterRobots(
+    { ...state, consecutiveFailures: failures },
+    load,
+    failures,
+    politenessConfig(ctx.settings),
+    ctx.settings.maxHostFailures,
+    ctx.clock(),
+  );
   setState(state);
   if (load.requested) {
     // robots.txt was a request to the host: the page waits its turn like any other request.
-    if (load.policy.kind !== 'unreachable') await enqueueCandidates(ctx, robotsSitemaps(load.policy).map((href): Candidate => ({ href, depth: 0, kind: 'sitemap', structural: true })));
+    if (load.policy.kind !== 'unreachable')
+      await enqueueCandidates(
+        ctx,
+        robotsSitemaps(load.policy).map((href): Candidate => ({ href, depth: 0, kind: 'sitemap', structural: true })),
+      );
     if (state.parkedReason) {
       await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'host-parked');
       return { action: 'delete', outcome: 'host-parked' };
@@ -93,7 +104,14 @@ async function underClaim(ctx: CloudContext, row: FrontierRow, host: HostRecord,
   }
   const { pathname, search } = new URL(row.url);
   if (load.policy.kind !== 'unreachable' && !robotsAllows(load.policy, pathname + search)) {
-    await ctx.store.commitFetch({ runId: row.runId, urlId: row.urlId, state: 'blocked', reason: 'robots', attempts: row.attempts, fetch: robotsRefusal(row, ctx.clock()) });
+    await ctx.store.commitFetch({
+      runId: row.runId,
+      urlId: row.urlId,
+      state: 'blocked',
+      reason: 'robots',
+      attempts: row.attempts,
+      fetch: robotsRefusal(row, ctx.clock()),
+    });
     return { action: 'delete', outcome: 'robots' };
   }
   const claimed = await ctx.store.claimUrl(row.runId, row.urlId, ctx.clock(), URL_LEASE_MS);
@@ -119,7 +137,20 @@ async function fetchClaimed(ctx: CloudContext, row: FrontierRow, state: HostStat
   if (needsContent(outcome)) {
     setState(afterRequest(state, { kind: 'response', status: outcome.res.status, at: ctx.clock() }, politeness));
     const { body: _body, ...response } = outcome.res;
-    return { action: 'delete', outcome: `http-${outcome.res.status}`, page: { runId: row.runId, row, response, contentHash: outcome.contentHash, previous: outcome.previous, at: outcome.at, warc: outcome.warc } };
+    return {
+      action: 'delete',
+      outcome: `http-${outcome.res.status}`,
+      page: {
+        runId: row.runId,
+        row,
+        response,
+        contentHash: outcome.contentHash,
+        bodyOwner: outcome.bodyOwner,
+        previous: outcome.previous,
+        at: outcome.at,
+        warc: outcome.warc,
+      },
+    };
   }
   const result = await processStage(ctx, row, outcome);
   const next = result.hostEvent ? afterRequest(state, result.hostEvent, politeness) : state;
@@ -145,7 +176,12 @@ export interface WaitPolicy {
  * One received frontier message, from receipt to what happens to it: short waits for the host
  * here, longer ones hand the message back; a fetched page starts the page workflow.
  */
-export async function handleFrontierMessage(deps: CloudDeps & { pageWorkflow: WorkflowStarter }, message: FrontierRow, receipt: string, policy: WaitPolicy): Promise<WorkerVerdict> {
+export async function handleFrontierMessage(
+  deps: CloudDeps & { pageWorkflow: WorkflowStarter },
+  message: FrontierRow,
+  receipt: string,
+  policy: WaitPolicy,
+): Promise<WorkerVerdict> {
   const verdict = await frontierMessageStage(deps, message, policy);
   if (verdict.action === 'later') await deps.frontier.handBack(receipt, verdict.delayMs);
   else if (verdict.page) await deps.pageWorkflow.start(`r${message.runId}-${message.urlId}-${message.attempts}-${Date.now().toString(36)}`, verdict.page);

@@ -1,6 +1,5 @@
 import { errorMessage } from '../errors.js';
-import { FINAL_STATES } from '../store/ports.js';
-import { s3Keys } from '../store/aws/table.js';
+import { FINAL_STATES } from '../store/ports/index.js';
 import { commitCloud } from './cloud-commit.js';
 import type { CloudContext } from './cloud-context.js';
 import type { FetchOutcome } from './fetch-stage.js';
@@ -19,7 +18,15 @@ export interface ExtractResult {
 async function outcomeOf(ctx: CloudContext, task: PageTask): Promise<Extract<FetchOutcome, { kind: 'response' }>> {
   const body = task.contentHash ? await ctx.blobs.get(task.contentHash) : Buffer.alloc(0);
   if (!body) throw new Error(`raw body ${task.contentHash} of ${task.row.url} is missing from S3 (raw/): the fetch must be redone`);
-  return { kind: 'response', res: { ...task.response, body }, contentHash: task.contentHash, previous: task.previous, at: task.at, warc: task.warc };
+  return {
+    kind: 'response',
+    res: { ...task.response, body },
+    contentHash: task.contentHash,
+    bodyOwner: task.bodyOwner,
+    previous: task.previous,
+    at: task.at,
+    warc: task.warc,
+  };
 }
 
 /**
@@ -33,9 +40,15 @@ export async function extractStage(ctx: CloudContext, task: PageTask): Promise<E
   const result = await processStage(ctx, task.row, await outcomeOf(ctx, task));
   let extracted: string | undefined;
   if (result.extract && result.page?.contentHash) {
-    extracted = s3Keys.extracted(task.row.urlId, result.page.contentHash);
     const { markdown, ...metadata } = result.extract;
-    await ctx.objects.put(extracted, JSON.stringify({ url: task.row.url, page: result.page, metadata, markdown, chunks: result.chunks ?? [], links: result.edges ?? [] }), 'application/json');
+    extracted = await ctx.objects.putExtracted(task.row.urlId, result.page.contentHash, {
+      url: task.row.url,
+      page: result.page,
+      metadata,
+      markdown,
+      chunks: result.chunks ?? [],
+      links: result.edges ?? [],
+    });
   }
   await commitCloud(ctx, task.row, result);
   return { urlId: task.row.urlId, state: result.state, reason: result.reason, extracted, links: result.edges?.length ?? 0 };
@@ -49,7 +62,14 @@ export async function recordFailureStage(ctx: CloudContext, task: PageTask, erro
   const reason = `processing-failed: ${error.Error ?? 'Error'}`;
   const outcome: FetchOutcome = { kind: 'response', res: { ...task.response, body: null }, contentHash: task.contentHash, at: task.at, warc: task.warc };
   const fetch = { ...fetchRecord(task.row, outcome), error: `${reason}: ${errorMessage(causeOf(error.Cause))}`.slice(0, 2000) };
-  await ctx.store.commitFetch({ runId: task.runId, urlId: task.row.urlId, state: 'failed', reason: 'processing-failed', attempts: task.row.attempts + 1, fetch });
+  await ctx.store.commitFetch({
+    runId: task.runId,
+    urlId: task.row.urlId,
+    state: 'failed',
+    reason: 'processing-failed',
+    attempts: task.row.attempts + 1,
+    fetch,
+  });
   ctx.logger.error('page processing failed', { url: task.row.url, error: fetch.error });
   return { urlId: task.row.urlId, state: 'failed', reason: 'processing-failed', links: 0 };
 }

@@ -4,7 +4,7 @@ import { parseFeed } from '../extract/feed.js';
 import { extractPdf } from '../extract/pdf.js';
 import { maybeGunzip, parseSitemap } from '../extract/sitemap.js';
 import { PageProcessingError } from '../errors.js';
-import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../store/ports.js';
+import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../store/ports/index.js';
 import type { Candidate } from './admission.js';
 import type { CrawlContext } from './context.js';
 import { edgesOf, extractRecords, pdfExtraction } from './content-records.js';
@@ -43,9 +43,11 @@ export function sitemapCandidates(ctx: CrawlContext, row: FrontierRow, body: Buf
   const xml = maybeGunzip(body, ctx.settings.maxBodyBytes * 10).toString('utf8');
   const sitemap = parseSitemap(xml);
   const now = ctx.clock();
-  return sitemap.entries.map((e) => sitemap.kind === 'index'
-    ? { href: e.loc, depth: row.depth, kind: 'sitemap' as const, structural: true, from: row.urlId }
-    : { href: e.loc, depth: row.depth + 1, kind: 'page' as const, fresh: isFresh(e.lastmod, now), from: row.urlId });
+  return sitemap.entries.map((e) =>
+    sitemap.kind === 'index'
+      ? { href: e.loc, depth: row.depth, kind: 'sitemap' as const, structural: true, from: row.urlId }
+      : { href: e.loc, depth: row.depth + 1, kind: 'page' as const, fresh: isFresh(e.lastmod, now), from: row.urlId },
+  );
 }
 
 export function feedCandidates(row: FrontierRow, text: string): Candidate[] {
@@ -54,22 +56,49 @@ export function feedCandidates(row: FrontierRow, text: string): Candidate[] {
 
 function basePage(row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): PageRecord {
   return {
-    urlId: row.urlId, url: row.url, host: row.host, runId: row.runId, status: res.status, mime: res.mime, charset: res.charset, contentHash,
-    bytes: res.body?.length ?? 0, truncated: res.truncated, etag: res.headers.etag, lastModified: res.headers['last-modified'],
-    fetchedAt: at, indexable: true, nofollow: false,
+    urlId: row.urlId,
+    url: row.url,
+    host: row.host,
+    runId: row.runId,
+    status: res.status,
+    mime: res.mime,
+    charset: res.charset,
+    contentHash,
+    bytes: res.body?.length ?? 0,
+    truncated: res.truncated,
+    etag: res.headers.etag,
+    lastModified: res.headers['last-modified'],
+    fetchedAt: at,
+    indexable: true,
+    nofollow: false,
   };
 }
 
 /** An HTML page: full extraction (content, metadata, links with context), duplicates, canonical alias, feeds. */
-export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
+export async function htmlContent(
+  ctx: CrawlContext,
+  row: FrontierRow,
+  res: FetchResponse,
+  contentHash: string | undefined,
+  at: number,
+  bodyOwner?: string,
+): Promise<ContentResult> {
   const body = res.body ?? Buffer.alloc(0);
   const decoded = await stage('decode', () => decodeText(body, sniffCharset(body, res.charset, true)));
   const page = { ...basePage(row, res, contentHash, at), charset: decoded.charset };
-  const duplicate = contentHash ? await ctx.store.findPageByContentHash(contentHash, row.urlId) : undefined;
-  if (duplicate) return { page: { ...page, duplicateOf: duplicate.urlId }, aliases: [], candidates: [], duplicateOf: duplicate.urlId };
+  const owner = bodyOwner ?? (contentHash ? await ctx.store.claimBody(contentHash, row.urlId, at) : row.urlId);
+  if (owner !== row.urlId) return { page: { ...page, duplicateOf: owner }, aliases: [], candidates: [], duplicateOf: owner };
   let x;
   try {
-    x = await stage('extract', () => ctx.extractor.extract({ html: decoded.text, url: row.url, mode: ctx.settings.extract, robotsToken: ctx.robotsToken, xRobotsTag: res.headers['x-robots-tag'] }));
+    x = await stage('extract', () =>
+      ctx.extractor.extract({
+        html: decoded.text,
+        url: row.url,
+        mode: ctx.settings.extract,
+        robotsToken: ctx.robotsToken,
+        xRobotsTag: res.headers['x-robots-tag'],
+      }),
+    );
   } catch (err) {
     return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
   }
@@ -79,7 +108,13 @@ export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: Fetc
   const snapshot = contentHash ?? 'empty';
   const edges = edgesOf(row, snapshot, x);
   // Candidates carry the href as written, so the interaction record keeps the raw target.
-  const candidates: Candidate[] = edges.map((e, i) => ({ href: x.links[i]!.href, depth: row.depth + 1, kind: 'page' as const, nofollow: e.nofollow, from: row.urlId }));
+  const candidates: Candidate[] = edges.map((e, i) => ({
+    href: x.links[i]!.href,
+    depth: row.depth + 1,
+    kind: 'page' as const,
+    nofollow: e.nofollow,
+    from: row.urlId,
+  }));
   const aliases: AliasRecord[] = [];
   if (x.linkCanonical && x.linkCanonical !== row.url) {
     page.canonicalUrl = x.linkCanonical;
@@ -89,7 +124,10 @@ export async function htmlContent(ctx: CrawlContext, row: FrontierRow, res: Fetc
   if (!page.nofollow || ctx.settings.followNofollow) {
     for (const feed of x.feeds) candidates.push({ href: feed, depth: row.depth + 1, kind: 'feed', fresh: true, from: row.urlId });
   }
-  const records = 'markdown' in x ? await extractRecords(ctx, row, snapshot, x, { cuts: x.cuts, charset: decoded.guessed && { ...decoded.guessed, used: decoded.charset } }) : {};
+  const records =
+    'markdown' in x
+      ? await extractRecords(ctx, row, snapshot, x, { cuts: x.cuts, charset: decoded.guessed && { ...decoded.guessed, used: decoded.charset } })
+      : {};
   return { page, edges, aliases, candidates, ...records };
 }
 
@@ -107,14 +145,21 @@ async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchRespons
 }
 
 /** Any 2xx body: HTML is extracted, XML feeds yield items, PDFs give text; other text is kept as it is. */
-export async function contentOf(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
+export async function contentOf(
+  ctx: CrawlContext,
+  row: FrontierRow,
+  res: FetchResponse,
+  contentHash: string | undefined,
+  at: number,
+  bodyOwner?: string,
+): Promise<ContentResult> {
   if (row.kind === 'sitemap') return { aliases: [], candidates: await stage('sitemap', () => sitemapCandidates(ctx, row, res.body ?? Buffer.alloc(0))) };
   if (row.kind === 'feed' || (res.contentClass === 'xml' && looksLikeFeed(res.body))) {
     const text = decodeBody(res.body ?? Buffer.alloc(0), sniffCharset(res.body ?? Buffer.alloc(0), res.charset, false));
     const candidates = await stage('feed', () => feedCandidates(row, text));
     if (row.kind === 'feed' || candidates.length > 0) return { aliases: [], candidates };
   }
-  if (res.contentClass === 'html') return htmlContent(ctx, row, res, contentHash, at);
+  if (res.contentClass === 'html') return htmlContent(ctx, row, res, contentHash, at, bodyOwner);
   if (res.contentClass === 'pdf') return pdfContent(ctx, row, res, contentHash, at);
   return { page: basePage(row, res, contentHash, at), aliases: [], candidates: [] };
 }

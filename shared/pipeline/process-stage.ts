@@ -1,7 +1,7 @@
-import { AddressRefusedError, NonRetryableFetchError, PageProcessingError } from '../errors.js';
+import { nextStep, PageProcessingError } from '../errors.js';
 import { isThrottle, type ResponseEvent } from '../politeness/host-state.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
-import type { FetchRecord, FrontierRow, RecordKind, UrlState } from '../store/ports.js';
+import type { FetchRecord, FrontierRow, RecordKind, UrlState } from '../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
 import { contentOf, type ContentResult } from './process-content.js';
@@ -22,18 +22,33 @@ export interface ProcessResult extends Omit<ContentResult, 'duplicateOf'> {
 function recordKind(row: FrontierRow, outcome: FetchOutcome): RecordKind {
   if (outcome.kind !== 'response') return row.kind;
   if (outcome.res.contentClass === 'pdf') return 'pdf';
-  if (outcome.res.skipped || outcome.res.contentClass === 'text' && row.kind === 'page') return 'raw';
+  if (outcome.res.skipped || (outcome.res.contentClass === 'text' && row.kind === 'page')) return 'raw';
   return row.kind;
 }
 
 /** The interaction record of one fetch outcome. */
 export function fetchRecord(row: FrontierRow, outcome: FetchOutcome): FetchRecord {
-  const base = { runId: row.runId, urlId: row.urlId, url: row.url, rawUrl: row.rawUrl, kind: recordKind(row, outcome), fetcher: 'http' as const, warc: outcome.warc, fetchedAt: outcome.at };
+  const base = {
+    runId: row.runId,
+    urlId: row.urlId,
+    url: row.url,
+    rawUrl: row.rawUrl,
+    kind: recordKind(row, outcome),
+    fetcher: 'http' as const,
+    warc: outcome.warc,
+    fetchedAt: outcome.at,
+  };
   if (outcome.kind === 'error') return { ...base, durationMs: 0, bytes: 0, truncated: false, notModified: false, error: outcome.message };
   const { res } = outcome;
   return {
-    ...base, status: res.status, durationMs: res.durationMs, contentHash: outcome.contentHash, bytes: res.body?.length ?? 0,
-    truncated: res.truncated, notModified: res.status === 304, headers: res.headers,
+    ...base,
+    status: res.status,
+    durationMs: res.durationMs,
+    contentHash: outcome.contentHash,
+    bytes: res.body?.length ?? 0,
+    truncated: res.truncated,
+    notModified: res.status === 304,
+    headers: res.headers,
     error: res.skipped ? `skipped: content type ${res.mime || 'unknown'} is not on the allow-list` : undefined,
   };
 }
@@ -46,11 +61,19 @@ function retryOrFail(ctx: CrawlContext, row: FrontierRow, reason: string): Proce
   return row.attempts + 1 < ctx.settings.maxAttempts ? { ...empty('queued', reason), retry: true } : empty('failed', reason);
 }
 
+/** A request that got no response: what happens next is the error's own step (`nextStep`). */
 function onError(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'error' }>): ProcessResult {
-  if (outcome.error instanceof AddressRefusedError) return { ...empty('failed', 'address-refused'), hostEvent: { kind: 'refused', message: outcome.message, at: ctx.clock() } };
   const event: ResponseEvent = { kind: 'network-error', message: outcome.message, at: ctx.clock() };
-  if (outcome.error instanceof NonRetryableFetchError) return { ...empty('failed', 'fetch-error'), hostEvent: event };
-  return { ...retryOrFail(ctx, row, 'network-error'), hostEvent: event };
+  switch (nextStep(outcome.error)) {
+    case 'park-host':
+      return { ...empty('failed', 'address-refused'), hostEvent: { kind: 'refused', message: outcome.message, at: ctx.clock() } };
+    case 'fail-url':
+      return { ...empty('failed', 'fetch-error'), hostEvent: event };
+    case 'retry':
+      return { ...retryOrFail(ctx, row, 'network-error'), hostEvent: event };
+    case 'stop-run':
+      throw outcome.error;
+  }
 }
 
 async function onNotModified(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'response' }>): Promise<ProcessResult> {
@@ -92,7 +115,9 @@ export async function processStage(ctx: CrawlContext, row: FrontierRow, outcome:
   if (outcome.kind === 'error') return { ...onError(ctx, row, outcome), fetch };
   const result = await byStatus(ctx, row, outcome);
   // The interaction stays in the archive; its record says why the page could not be processed.
-  const failed = result.failure ? { ...fetch, error: `processing failed (${result.failure.stage}): ${result.failure.message.replace(/^[^:]+: /, '')}`.slice(0, 2000) } : fetch;
+  const failed = result.failure
+    ? { ...fetch, error: `processing failed (${result.failure.stage}): ${result.failure.message.replace(/^[^:]+: /, '')}`.slice(0, 2000) }
+    : fetch;
   return { ...result, fetch: failed, hostEvent: responseEvent(ctx, outcome.res) };
 }
 
@@ -108,18 +133,27 @@ async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<Fe
   if (res.skipped) return empty('skipped', 'content-type');
   let content;
   try {
-    content = await contentOf(ctx, row, res, outcome.contentHash, outcome.at);
+    content = await contentOf(ctx, row, res, outcome.contentHash, outcome.at, outcome.bodyOwner);
   } catch (err) {
     // A stage that failed before anything of the page was kept (sitemap, feed, decoding).
     content = { aliases: [], candidates: [], failure: err instanceof PageProcessingError ? err : new PageProcessingError('process', err) };
   }
   if (content.failure) {
-    ctx.logger.warn('page processing failed; the URL fails and the crawl goes on', { url: row.url, stage: content.failure.stage, error: content.failure.message });
+    ctx.logger.warn('page processing failed; the URL fails and the crawl goes on', {
+      url: row.url,
+      stage: content.failure.stage,
+      error: content.failure.message,
+    });
     return { ...empty('failed', 'processing-failed'), page: content.page, failure: content.failure };
   }
   const state: UrlState = content.duplicateOf ? 'duplicate' : 'done';
   return {
     ...empty(state, content.duplicateOf ? 'duplicate-body' : undefined),
-    page: content.page, edges: content.edges, extract: content.extract, chunks: content.chunks, aliases: content.aliases, candidates: content.candidates,
+    page: content.page,
+    edges: content.edges,
+    extract: content.extract,
+    chunks: content.chunks,
+    aliases: content.aliases,
+    candidates: content.candidates,
   };
 }

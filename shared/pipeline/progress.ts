@@ -1,4 +1,4 @@
-import type { FrontierRow, RunSummary } from '../store/ports.js';
+import type { FrontierRow, RunSummary } from '../store/ports/index.js';
 import type { ProcessResult } from './process-stage.js';
 import type { RobotsLoad } from './robots-stage.js';
 
@@ -22,6 +22,8 @@ export type CrawlEvent =
   | { type: 'robots'; host: string; policy: string; requested: boolean; status?: number; error?: string }
   | { type: 'host-parked'; host: string; reason: string; dropped: number }
   | { type: 'deferred'; host: string; urls: number; until: number }
+  /** At most every 250 ms while the crawl runs: the counters, URLs waiting and hosts being fetched. */
+  | { type: 'progress'; stats: ProgressStats; queued: number; activeHosts: number }
   | { type: 'done'; summary: RunSummary; stats: ProgressStats };
 
 /** Running counters of a crawl, and the event stream. */
@@ -34,8 +36,12 @@ export class CrawlProgress {
   private blockedCount = 0;
   private bytes = 0;
   private parkedHosts = 0;
+  private lastTick = 0;
 
-  constructor(private readonly clock: () => number, private readonly emit: (e: CrawlEvent) => void = () => {}) {
+  constructor(
+    private readonly clock: () => number,
+    private readonly emit: (e: CrawlEvent) => void = () => {},
+  ) {
     this.startedAt = clock();
   }
 
@@ -51,9 +57,18 @@ export class CrawlProgress {
   fetched(row: FrontierRow, r: ProcessResult): void {
     this.requests++;
     if (row.kind === 'page' && !r.retry && r.fetch?.status !== undefined) this.pages++;
-    if (r.state === 'failed' || r.fetch?.error && !r.fetch.error.startsWith('skipped')) this.errors++;
+    if (r.state === 'failed' || (r.fetch?.error && !r.fetch.error.startsWith('skipped'))) this.errors++;
     this.bytes += r.fetch?.bytes ?? 0;
-    this.emit({ type: 'fetch', url: row.url, kind: row.kind, status: r.fetch?.status, state: r.state, reason: r.reason, ms: r.fetch?.durationMs ?? 0, bytes: r.fetch?.bytes ?? 0 });
+    this.emit({
+      type: 'fetch',
+      url: row.url,
+      kind: row.kind,
+      status: r.fetch?.status,
+      state: r.state,
+      reason: r.reason,
+      ms: r.fetch?.durationMs ?? 0,
+      bytes: r.fetch?.bytes ?? 0,
+    });
   }
 
   blocked(row: FrontierRow): void {
@@ -71,11 +86,26 @@ export class CrawlProgress {
     this.emit({ type: 'host-parked', host, reason, dropped });
   }
 
+  /** Emits a `progress` event unless one went out in the last 250 ms. */
+  tick(live: () => { queued: number; activeHosts: number }): void {
+    const now = this.clock();
+    if (now - this.lastTick < 250) return;
+    this.lastTick = now;
+    this.emit({ type: 'progress', stats: this.stats(), ...live() });
+  }
+
   stats(): ProgressStats {
     const elapsedMs = this.clock() - this.startedAt;
     return {
-      runId: this.runId, pages: this.pages, requests: this.requests, errors: this.errors, blocked: this.blockedCount, bytes: this.bytes,
-      hostsParked: this.parkedHosts, elapsedMs, pagesPerSecond: elapsedMs > 0 ? (this.pages * 1000) / elapsedMs : 0,
+      runId: this.runId,
+      pages: this.pages,
+      requests: this.requests,
+      errors: this.errors,
+      blocked: this.blockedCount,
+      bytes: this.bytes,
+      hostsParked: this.parkedHosts,
+      elapsedMs,
+      pagesPerSecond: elapsedMs > 0 ? (this.pages * 1000) / elapsedMs : 0,
     };
   }
 

@@ -1,5 +1,5 @@
 import { errorMessage } from '../errors.js';
-import type { FrontierRow } from '../store/ports.js';
+import type { FrontierRow } from '../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 import { contentOf } from './process-content.js';
 
@@ -25,8 +25,19 @@ export async function reextract(ctx: CrawlContext): Promise<ReextractReport> {
     try {
       const res = await ctx.fetcher.fetch({ url: page.url, kind: 'page' });
       const row: FrontierRow = {
-        runId: page.runId, urlId: page.urlId, url: page.url, host: page.host, depth: 0, priority: 0, kind: 'page', state: 'done',
-        inlinks: 0, fresh: false, redirects: 0, attempts: 1, notBefore: 0,
+        runId: page.runId,
+        urlId: page.urlId,
+        url: page.url,
+        host: page.host,
+        depth: 0,
+        priority: 0,
+        kind: 'page',
+        state: 'done',
+        inlinks: 0,
+        fresh: false,
+        redirects: 0,
+        attempts: 1,
+        notBefore: 0,
       };
       const before = await ctx.store.getExtract(page.urlId);
       const linksBefore = (await ctx.store.outlinks(page.urlId)).length;
@@ -34,10 +45,16 @@ export async function reextract(ctx: CrawlContext): Promise<ReextractReport> {
       if (!content.extract) continue;
       const after = content.extract;
       const diffs = {
-        title: before?.title !== after.title, text: before?.textHash !== after.textHash, simhash: before?.simhash !== after.simhash,
-        words: before?.wordCount !== after.wordCount, links: linksBefore !== (content.edges?.length ?? 0), chunks: before === undefined,
+        title: before?.title !== after.title,
+        text: before?.textHash !== after.textHash,
+        simhash: before?.simhash !== after.simhash,
+        words: before?.wordCount !== after.wordCount,
+        links: linksBefore !== (content.edges?.length ?? 0),
+        chunks: before === undefined,
       };
-      const changedFields = Object.entries(diffs).filter(([, v]) => v).map(([k]) => k);
+      const changedFields = Object.entries(diffs)
+        .filter(([, v]) => v)
+        .map(([k]) => k);
       for (const f of changedFields) report.fields[f] = (report.fields[f] ?? 0) + 1;
       if (changedFields.length) report.changed++;
       else report.unchanged++;

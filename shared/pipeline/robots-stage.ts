@@ -3,7 +3,7 @@ import { decodeBody } from '../fetch/charset.js';
 import type { Fetcher, FetchResponse } from '../fetch/http-fetcher.js';
 import { robotsCrawlDelayMs, robotsPolicyFrom, type RobotsPolicy } from '../robots/robots-policy.js';
 import { ROBOTS_MAX_BYTES } from '../robots/robots-txt.js';
-import type { HostRecord } from '../store/ports.js';
+import type { HostRecord } from '../store/ports/index.js';
 import { afterRequest, backoffMs, withCrawlDelay, type HostState, type PolitenessConfig } from '../politeness/host-state.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
 import { urlId } from '../url/canonical.js';
@@ -36,7 +36,12 @@ export interface RobotsFetch {
  * Fetches robots.txt of an origin, following up to five redirects, and says what it means for
  * `token`. `onHop` sees every request, for the archive.
  */
-export async function fetchRobotsTxt(fetcher: Fetcher, origin: string, token: string, onHop?: (url: string, res: FetchResponse | undefined, error: string | undefined) => Promise<void>): Promise<RobotsFetch> {
+export async function fetchRobotsTxt(
+  fetcher: Fetcher,
+  origin: string,
+  token: string,
+  onHop?: (url: string, res: FetchResponse | undefined, error: string | undefined) => Promise<void>,
+): Promise<RobotsFetch> {
   let url = `${origin}/robots.txt`;
   let res: FetchResponse | undefined;
   let error: string | undefined;
@@ -75,16 +80,30 @@ export function hostAfterRobots(state: HostState, load: RobotsLoad, failures: nu
 }
 
 /** Reads robots.txt for a host: from the store (or the `stored` record the caller just read) while its TTL lasts, else over the network (following ≤ 5 redirects). */
-export async function loadRobots(ctx: CrawlContext, runId: number, origin: string, host: string, hostState: HostState, stored?: HostRecord): Promise<RobotsLoad> {
+export async function loadRobots(
+  ctx: CrawlContext,
+  runId: number,
+  origin: string,
+  host: string,
+  hostState: HostState,
+  stored?: HostRecord,
+): Promise<RobotsLoad> {
   const now = ctx.clock();
   const cached = stored ?? (await ctx.store.getHost(host));
   if (cached?.robotsStatus !== undefined && (cached.robotsExpiresAt ?? 0) > now) {
     return { policy: robotsPolicyFrom({ status: cached.robotsStatus, body: cached.robotsBody }, ctx.robotsToken), requested: false };
   }
-  const { policy, res, body, error } = await fetchRobotsTxt(ctx.fetcher, origin, ctx.robotsToken, (url, hop, hopError) => recordRobotsFetch(ctx, runId, url, hop, hopError, now));
+  const { policy, res, body, error } = await fetchRobotsTxt(ctx.fetcher, origin, ctx.robotsToken, (url, hop, hopError) =>
+    recordRobotsFetch(ctx, runId, url, hop, hopError, now),
+  );
   const transient = policy.kind === 'unreachable' || policy.kind === 'refused';
   const record: HostRecord = {
-    host, state: hostState, robotsStatus: res?.status, robotsBody: body, robotsError: error, robotsFetchedAt: now,
+    host,
+    state: hostState,
+    robotsStatus: res?.status,
+    robotsBody: body,
+    robotsError: error,
+    robotsFetchedAt: now,
     // An unreachable or refused robots.txt is not cached: it is asked again after the host's back-off (or next run).
     robotsExpiresAt: transient ? undefined : now + ctx.settings.robotsTtlMs,
   };
@@ -97,7 +116,20 @@ async function recordRobotsFetch(ctx: CrawlContext, runId: number, url: string, 
   const outcome: FetchOutcome = res ? { kind: 'response', res, at } : { kind: 'error', error, message: error ?? 'no response', at };
   const warc = await archiveStage(ctx, runId, { url, kind: 'robots' }, outcome);
   await ctx.store.recordFetch({
-    runId, urlId: urlId(url), url, kind: 'robots', fetcher: 'http', warc, status: res?.status, fetchedAt: at, durationMs: res?.durationMs ?? 0, contentHash,
-    bytes: res?.body?.length ?? 0, truncated: res?.truncated ?? false, notModified: false, error, headers: res?.headers,
+    runId,
+    urlId: urlId(url),
+    url,
+    kind: 'robots',
+    fetcher: 'http',
+    warc,
+    status: res?.status,
+    fetchedAt: at,
+    durationMs: res?.durationMs ?? 0,
+    contentHash,
+    bytes: res?.body?.length ?? 0,
+    truncated: res?.truncated ?? false,
+    notModified: false,
+    error,
+    headers: res?.headers,
   });
 }

@@ -1,7 +1,6 @@
 import { settingsFrom } from '../config/settings.js';
 import { readyAt } from '../politeness/host-state.js';
-import type { FrontierRow, GraphStore, RunSummary } from '../store/ports.js';
-import { s3Keys } from '../store/aws/table.js';
+import type { FrontierRow, GraphStore, RunSummary } from '../store/ports/index.js';
 import { enqueueCandidates } from './cloud-commit.js';
 import { runSettings, withRun, type CloudDeps } from './cloud-context.js';
 
@@ -13,6 +12,8 @@ export interface RunInput {
   settings?: Record<string, unknown>;
   /** The run is finalized after this many minutes even if the frontier is not drained. */
   maxMinutes?: number;
+  /** The link-scoring profile (the frontier's priority), as in an embedded crawl's `--profile`. */
+  profile?: string;
 }
 
 /** The state the run state machine carries between its states. */
@@ -49,12 +50,18 @@ export const STALL_CHECKS = 5;
 
 /** InitRun: creates the run, admits the seeds and sends them to the frontier. */
 export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunState> {
-  if (!Array.isArray(input.seeds) || input.seeds.length === 0) throw new Error(`crawl "${input.crawl}" has no seeds: give it at least one http(s) URL in crawls.json`);
-  const settings = settingsFrom(input.settings ?? {}, `crawl "${input.crawl}"`);
+  if (!Array.isArray(input.seeds) || input.seeds.length === 0)
+    throw new Error(`crawl "${input.crawl}" has no seeds: give it at least one http(s) URL in crawls.json`);
+  const settings = settingsFrom({ ...input.settings, ...(input.profile ? { profile: input.profile } : {}) }, `crawl "${input.crawl}"`);
   const { data: _data, ...stored } = settings;
   const now = (deps.clock ?? Date.now)();
   const run = await deps.store.createRun(input.seeds, { ...stored, crawl: input.crawl }, now);
-  await withRun(deps, run.id, (ctx) => enqueueCandidates(ctx, input.seeds.map((href) => ({ href, depth: 0, kind: 'page' as const, structural: true }))));
+  await withRun(deps, run.id, (ctx) =>
+    enqueueCandidates(
+      ctx,
+      input.seeds.map((href) => ({ href, depth: 0, kind: 'page' as const, structural: true })),
+    ),
+  );
   const minutes = input.maxMinutes ?? (settings.maxMinutes || DEFAULT_MAX_MINUTES);
   return { runId: run.id, crawl: input.crawl, deadline: now + minutes * 60_000, maxPages: settings.maxPages };
 }
@@ -94,9 +101,20 @@ async function deferLongWaits(deps: CloudDeps, runId: number, now: number): Prom
     const state = (await deps.store.getHost(host))?.state;
     const ready = state ? readyAt(state) : 0;
     if (state?.parkedReason) {
-      await deps.store.setUrlStates(runId, rows.map((r) => r.urlId), 'skipped', 'host-parked');
+      await deps.store.setUrlStates(
+        runId,
+        rows.map((r) => r.urlId),
+        'skipped',
+        'host-parked',
+      );
     } else if (state && state.backoffUntil > now && ready - now > bound) {
-      await deps.store.setUrlStates(runId, rows.map((r) => r.urlId), 'deferred', 'backed-off', ready);
+      await deps.store.setUrlStates(
+        runId,
+        rows.map((r) => r.urlId),
+        'deferred',
+        'backed-off',
+        ready,
+      );
       deferred += rows.length;
     } else waiting.push(...rows);
   }
@@ -108,7 +126,10 @@ async function hasInFlight(deps: CloudDeps, runId: number): Promise<boolean> {
 }
 
 /** FinalizeRun: inlink counts and PageRank, the run summary as a report in S3, the run's final status. */
-export async function finalizeRun(deps: CloudDeps & { graph: GraphStore }, state: ProgressState): Promise<{ runId: number; status: string; report: string; summary: RunSummary }> {
+export async function finalizeRun(
+  deps: CloudDeps & { graph: GraphStore },
+  state: ProgressState,
+): Promise<{ runId: number; status: string; report: string; summary: RunSummary }> {
   const now = (deps.clock ?? Date.now)();
   const status = 'finished';
   // Stop the workers first: messages still queued are dropped once the run is not running.
@@ -117,7 +138,6 @@ export async function finalizeRun(deps: CloudDeps & { graph: GraphStore }, state
   await deps.store.settleQueued(state.runId, state.reason === 'budget' ? 'max-pages' : 'host-too-slow');
   const ranked = await deps.graph.computeRanks(state.runId);
   const summary = await deps.store.summary(state.runId);
-  const report = s3Keys.report(state.runId);
-  await deps.objects.put(report, JSON.stringify({ crawl: state.crawl, reason: state.reason, rankedPages: ranked, summary }, null, 2), 'application/json');
+  const report = await deps.objects.putReport(`run-${state.runId}`, { crawl: state.crawl, reason: state.reason, rankedPages: ranked, summary });
   return { runId: state.runId, status, report, summary };
 }

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import type { CrawlStore, FrontierRow, RunRecord } from '../store/ports.js';
+import type { CrawlStore, FrontierRow, RunRecord } from '../store/ports/index.js';
 import { wasFetchedPage } from './run-records.js';
 import type { Candidate } from './admission.js';
 
@@ -8,7 +8,9 @@ export async function resumableRun(store: CrawlStore, dataDir: string): Promise<
   const latest = await store.latestRun();
   const deferred = latest?.status === 'finished' ? (await store.deferredUrls(latest.id)).length : 0;
   if (!latest || latest.status === 'abandoned' || (latest.status === 'finished' && deferred === 0)) {
-    const why = latest ? `the last crawl (run ${latest.id}) is ${latest.status}${latest.status === 'finished' ? ' with nothing deferred' : ''}` : 'no crawl has run there';
+    const why = latest
+      ? `the last crawl (run ${latest.id}) is ${latest.status}${latest.status === 'finished' ? ' with nothing deferred' : ''}`
+      : 'no crawl has run there';
     throw new UsageError(`nothing to resume in ${dataDir}: ${why}; start a crawl without --resume`);
   }
   return latest;

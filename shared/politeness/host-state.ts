@@ -61,7 +61,13 @@ export function afterRequest(state: HostState, event: ResponseEvent, config: Pol
   if (event.kind === 'network-error') {
     const failures = state.consecutiveFailures + 1;
     const wait = backoffMs(state.backoffStep, config);
-    const next = { ...state, consecutiveFailures: failures, backoffStep: state.backoffStep + 1, backoffUntil: event.at + wait, nextAllowedAt: event.at + Math.max(delay, wait) };
+    const next = {
+      ...state,
+      consecutiveFailures: failures,
+      backoffStep: state.backoffStep + 1,
+      backoffUntil: event.at + wait,
+      nextAllowedAt: event.at + Math.max(delay, wait),
+    };
     return failures >= config.maxConsecutiveFailures ? park(next, `${failures} network failures in a row (last: ${event.message})`) : next;
   }
   const { status } = event;

@@ -7,7 +7,10 @@ export class RateLimiter {
   private last: number;
   private readonly burst: number;
 
-  constructor(private readonly ratePerSecond: number, now: number) {
+  constructor(
+    private readonly ratePerSecond: number,
+    now: number,
+  ) {
     this.burst = Math.max(1, ratePerSecond);
     this.tokens = this.burst;
     this.last = now;

@@ -2,15 +2,31 @@ import { createHash } from 'node:crypto';
 
 /** Query parameters that only track the visitor; dropped from canonical URLs (lower-case names). */
 export const DEFAULT_TRACKING_PARAMS: readonly string[] = [
-  'utm_*', 'gclid', 'gclsrc', 'dclid', 'fbclid', 'msclkid', 'yclid', 'twclid', 'igshid',
-  'mc_cid', 'mc_eid', '_ga', '_gl', '_hsenc', '_hsmi', 'mkt_tok', 'oly_anon_id', 'oly_enc_id',
-  'vero_id', 'wickedid', 'ref_src',
+  'utm_*',
+  'gclid',
+  'gclsrc',
+  'dclid',
+  'fbclid',
+  'msclkid',
+  'yclid',
+  'twclid',
+  'igshid',
+  'mc_cid',
+  'mc_eid',
+  '_ga',
+  '_gl',
+  '_hsenc',
+  '_hsmi',
+  'mkt_tok',
+  'oly_anon_id',
+  'oly_enc_id',
+  'vero_id',
+  'wickedid',
+  'ref_src',
 ];
 
 /** Session-id parameters; dropped from the query and from `;name=value` path parameters. */
-export const DEFAULT_SESSION_PARAMS: readonly string[] = [
-  'jsessionid', 'phpsessid', 'sid', 'sessionid', 'session_id', 'aspsessionid*', 'cfid', 'cftoken',
-];
+export const DEFAULT_SESSION_PARAMS: readonly string[] = ['jsessionid', 'phpsessid', 'sid', 'sessionid', 'session_id', 'aspsessionid*', 'cfid', 'cftoken'];
 
 export interface CanonicalOptions {
   trackingParams?: readonly string[];
@@ -48,11 +64,16 @@ function cachedMatcher(patterns: readonly string[]): (name: string) => boolean {
 
 function canonicalQuery(search: string, drop: (name: string) => boolean): string {
   if (search.length <= 1) return '';
-  const pairs = search.slice(1).split('&').filter((p) => p.length > 0).map((p) => {
-    const eq = p.indexOf('=');
-    const key = eq < 0 ? p : p.slice(0, eq);
-    return { key: normalizePercentEncoding(key), pair: normalizePercentEncoding(p) };
-  }).filter(({ key }) => !drop(safeDecode(key)));
+  const pairs = search
+    .slice(1)
+    .split('&')
+    .filter((p) => p.length > 0)
+    .map((p) => {
+      const eq = p.indexOf('=');
+      const key = eq < 0 ? p : p.slice(0, eq);
+      return { key: normalizePercentEncoding(key), pair: normalizePercentEncoding(p) };
+    })
+    .filter(({ key }) => !drop(safeDecode(key)));
   if (pairs.length === 0) return '';
   pairs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : 0));
   return `?${pairs.map((p) => p.pair).join('&')}`;

@@ -7,7 +7,12 @@ import { readResponse, readWarc } from '../../shared/archive/warc-reader.js';
 import { tempDir } from '../helpers.js';
 
 const exchange = (n: number, body = `<html><body>page ${n}</body></html>`) => ({
-  url: `https://a.test/p${n}?q=1`, runId: 7, kind: 'page', fetcher: 'http' as const, date: new Date('2026-11-23T10:00:00Z'), durationMs: 12,
+  url: `https://a.test/p${n}?q=1`,
+  runId: 7,
+  kind: 'page',
+  fetcher: 'http' as const,
+  date: new Date('2026-11-23T10:00:00Z'),
+  durationMs: 12,
   requestHeaders: { 'user-agent': 'trawl-test', accept: 'text/html' },
   response: { status: 200, headers: { 'content-type': 'text/html', 'content-encoding': 'gzip', etag: '"e1"' }, body: Buffer.from(body), truncated: false },
 });
@@ -25,7 +30,10 @@ test('writes request, response and metadata records that a WARC reader reads bac
     assert.match(files[0]!, /^trawl-7-20261123T100000Z-00000\.warc\.gz$/);
     const records = [];
     for await (const r of readWarc(join(dir, files[0]!))) records.push(r);
-    assert.deepEqual(records.map((r) => r.type), ['warcinfo', 'request', 'response', 'metadata', 'request', 'metadata', 'request', 'response', 'metadata']);
+    assert.deepEqual(
+      records.map((r) => r.type),
+      ['warcinfo', 'request', 'response', 'metadata', 'request', 'metadata', 'request', 'response', 'metadata'],
+    );
     const [, request, response, metadata] = records;
     assert.equal(request!.url, 'https://a.test/p1?q=1');
     assert.equal(request!.http?.headers['user-agent'], 'trawl-test');
@@ -40,7 +48,10 @@ test('writes request, response and metadata records that a WARC reader reads bac
     assert.match(records[5]!.payload.toString(), /error: ECONNRESET: socket hang up/);
     assert.equal(records[7]!.headers.get('warc-truncated'), 'length');
     const back = await readResponse(dir, loc);
-    assert.deepEqual([back.status, back.body.toString(), back.headers.etag, back.url], [200, '<html><body>page 1</body></html>', '"e1"', 'https://a.test/p1?q=1']);
+    assert.deepEqual(
+      [back.status, back.body.toString(), back.headers.etag, back.url],
+      [200, '<html><body>page 1</body></html>', '"e1"', 'https://a.test/p1?q=1'],
+    );
   } finally {
     cleanup();
   }

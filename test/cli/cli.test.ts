@@ -9,12 +9,16 @@ import { UsageError } from '../../shared/errors.js';
 import { tempDir } from '../helpers.js';
 
 function trawl(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 30_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 test('flags, environment and defaults resolve in that order', () => {
-  const s = resolveSettings({ 'max-pages': '7', 'deny': ['*/a*'] }, { TRAWL_MAX_PAGES: '3', TRAWL_DELAY_MS: '250', TRAWL_ALLOW_PRIVATE_NETWORK: 'true' });
+  const s = resolveSettings({ 'max-pages': '7', deny: ['*/a*'] }, { TRAWL_MAX_PAGES: '3', TRAWL_DELAY_MS: '250', TRAWL_ALLOW_PRIVATE_NETWORK: 'true' });
   assert.equal(s.maxPages, 7);
   assert.equal(s.delayMs, 250);
   assert.equal(s.allowPrivateNetwork, true);
@@ -24,7 +28,10 @@ test('flags, environment and defaults resolve in that order', () => {
 });
 
 test('a bad flag value names the flag and what it expects', () => {
-  assert.throws(() => resolveSettings({ 'max-pages': 'lots' }, {}), (e: unknown) => e instanceof UsageError && /--max-pages/.test(e.message) && /whole number from 1 to 100000000/.test(e.message));
+  assert.throws(
+    () => resolveSettings({ 'max-pages': 'lots' }, {}),
+    (e: unknown) => e instanceof UsageError && /--max-pages/.test(e.message) && /whole number from 1 to 100000000/.test(e.message),
+  );
   assert.throws(() => resolveSettings({ scope: 'planet' }, {}), /one of host, domain/);
   assert.throws(() => resolveSettings({}, { TRAWL_DELAY_MS: '-5' }), /TRAWL_DELAY_MS/);
   assert.throws(() => parseCommandLine(['crawl', '--bogus']), UsageError);
@@ -39,7 +46,11 @@ test('every duration and rate a user can set has a range, checked up front', () 
     ['max-minutes', '99999999', /from 0 to 10080/],
     ['backoff-max-ms', '1e12', /from 1 to 86400000/],
   ] as const) {
-    assert.throws(() => resolveSettings({ [flag]: value }, {}), (e: unknown) => e instanceof UsageError && e.message.includes(`--${flag}`) && range.test(e.message), flag);
+    assert.throws(
+      () => resolveSettings({ [flag]: value }, {}),
+      (e: unknown) => e instanceof UsageError && e.message.includes(`--${flag}`) && range.test(e.message),
+      flag,
+    );
   }
   assert.throws(() => resolveSettings({ 'backoff-base-ms': '5000', 'backoff-max-ms': '1000' }, {}), /larger than backoffMaxMs/);
   assert.equal(resolveSettings({ 'max-rps': '0' }, {}).maxRps, 0);
@@ -48,7 +59,10 @@ test('every duration and rate a user can set has a range, checked up front', () 
 
 test('a header value with a line break and a deny pattern that is not a regular expression are refused up front', () => {
   assert.throws(() => resolveSettings({ 'user-agent': 'trawl\r\nX-Evil: 1' }, {}), /--user-agent.*no line breaks/);
-  assert.throws(() => resolveSettings({ deny: ['/(/'] }, {}), (e: unknown) => e instanceof UsageError && /--deny/.test(e.message) && /pattern "\/\(\/": not a valid regular expression/.test(e.message));
+  assert.throws(
+    () => resolveSettings({ deny: ['/(/'] }, {}),
+    (e: unknown) => e instanceof UsageError && /--deny/.test(e.message) && /pattern "\/\(\/": not a valid regular expression/.test(e.message),
+  );
   assert.deepEqual(resolveSettings({ deny: ['*/login*', '/\\?sort=/'] }, {}).deny, ['*/login*', '/\\?sort=/']);
 });
 
@@ -92,7 +106,10 @@ test('a data dir from another version exits 2 and is left as it was', () => {
     const db = new Database(join(dir, 'trawl.db'));
     db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '0');");
     db.close();
-    for (const args of [['crawl', 'http://a.test/', '--data', dir], ['status', '--data', dir]]) {
+    for (const args of [
+      ['crawl', 'http://a.test/', '--data', dir],
+      ['status', '--data', dir],
+    ]) {
       const r = trawl(args);
       assert.equal(r.code, 2);
       assert.match(r.stderr, /another trawl version/);
@@ -117,7 +134,21 @@ test('status of an empty directory and resume with nothing to resume exit 2', ()
 test('--help lists every flag with its environment variable', () => {
   const r = trawl(['--help']);
   assert.equal(r.code, 0);
-  for (const flag of ['--max-pages', '--max-depth', '--max-pages-per-host', '--scope', '--allow-domain', '--deny', '--user-agent', '--delay-ms', '--concurrency', '--allow-private-network', '--follow-nofollow', '--resume', '--json']) {
+  for (const flag of [
+    '--max-pages',
+    '--max-depth',
+    '--max-pages-per-host',
+    '--scope',
+    '--allow-domain',
+    '--deny',
+    '--user-agent',
+    '--delay-ms',
+    '--concurrency',
+    '--allow-private-network',
+    '--follow-nofollow',
+    '--resume',
+    '--json',
+  ]) {
     assert.ok(r.stdout.includes(flag), flag);
   }
   assert.match(r.stdout, /TRAWL_DELAY_MS/);

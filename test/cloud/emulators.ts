@@ -31,10 +31,11 @@ export interface Emulators {
   stop(): Promise<void>;
 }
 
-const close = (server: Server) => new Promise<void>((resolve) => {
-  server.closeAllConnections?.();
-  server.close(() => resolve());
-});
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections?.();
+    server.close(() => resolve());
+  });
 
 let sqsPort = 0;
 
@@ -62,16 +63,27 @@ export async function startEmulators(): Promise<Emulators> {
     meter,
     clients,
     async provision(name) {
-      const safe = name.replace(/[^a-z0-9-]/gi, '-').toLowerCase().slice(0, 40);
+      const safe = name
+        .replace(/[^a-z0-9-]/gi, '-')
+        .toLowerCase()
+        .slice(0, 40);
       await clients.dynamo.send(new CreateTableCommand({ TableName: safe, ...TABLE_DEFINITION }));
       await clients.s3.send(new CreateBucketCommand({ Bucket: safe }));
       const dlq = await clients.sqs.send(new CreateQueueCommand({ QueueName: `${safe}-dlq.fifo`, Attributes: { FifoQueue: 'true' } }));
       const dlqArn = (await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-      const queue = await clients.sqs.send(new CreateQueueCommand({
-        QueueName: `${safe}.fifo`,
-        Attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', VisibilityTimeout: '30', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 5 }) },
-      }));
-      const queueArn = (await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+      const queue = await clients.sqs.send(
+        new CreateQueueCommand({
+          QueueName: `${safe}.fifo`,
+          Attributes: {
+            FifoQueue: 'true',
+            ContentBasedDeduplication: 'false',
+            VisibilityTimeout: '30',
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1000 }),
+          },
+        }),
+      );
+      const queueArn = (await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!
+        .QueueArn!;
       return { table: safe, bucket: safe, queueUrl: queue.QueueUrl!, queueArn, dlqUrl: dlq.QueueUrl! };
     },
     async stop() {
@@ -91,7 +103,9 @@ const count = (m: Map<string, number>, key: string, n = 1) => m.set(key, (m.get(
 
 function metering(dynamo: Server, s3: Server, sqs: Server): Meter {
   const meter: Meter = {
-    requests: new Map(), writeUnits: 0, readUnits: 0,
+    requests: new Map(),
+    writeUnits: 0,
+    readUnits: 0,
     reset() {
       meter.requests.clear();
       meter.writeUnits = 0;
@@ -110,7 +124,10 @@ function metering(dynamo: Server, s3: Server, sqs: Server): Meter {
         const items = Object.values((JSON.parse(body.toString()) as { RequestItems: Record<string, unknown[]> }).RequestItems).flat();
         for (const item of items) meter.writeUnits += Math.max(1, Math.ceil(JSON.stringify(item).length / 1024));
       } else if (op === 'BatchGetItem') {
-        meter.readUnits += Object.values((JSON.parse(body.toString()) as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems).reduce((n, r) => n + r.Keys.length, 0);
+        meter.readUnits += Object.values((JSON.parse(body.toString()) as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems).reduce(
+          (n, r) => n + r.Keys.length,
+          0,
+        );
       } else if (op === 'GetItem' || op === 'Query' || op === 'Scan') meter.readUnits += 1;
     });
   });

@@ -4,7 +4,7 @@
 // test and by `npm run bench:cloud`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { handler as extractPage } from '../../functions/extract-page/index.js';
@@ -67,15 +67,27 @@ export interface CloudCrawlOptions {
 /** Points the handlers at the emulators and the provisioned resources (they read the environment, as on Lambda). */
 export function cloudEnvironment(emu: Emulators, names: { table: string; bucket: string; queueUrl: string }, sfnEndpoint: string): void {
   Object.assign(process.env, {
-    TABLE_NAME: names.table, BUCKET_NAME: names.bucket, QUEUE_URL: names.queueUrl, PAGE_WORKFLOW_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:page',
-    AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: emu.endpoints.credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: emu.endpoints.credentials!.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: emu.endpoints.dynamodb, AWS_ENDPOINT_URL_S3: emu.endpoints.s3, AWS_ENDPOINT_URL_SQS: emu.endpoints.sqs, AWS_ENDPOINT_URL_SFN: sfnEndpoint,
-    POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: process.env.TRAWL_CLOUD_LOG_LEVEL ?? 'ERROR',
+    TABLE_NAME: names.table,
+    BUCKET_NAME: names.bucket,
+    QUEUE_URL: names.queueUrl,
+    PAGE_WORKFLOW_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:page',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: emu.endpoints.credentials!.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: emu.endpoints.credentials!.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: emu.endpoints.dynamodb,
+    AWS_ENDPOINT_URL_S3: emu.endpoints.s3,
+    AWS_ENDPOINT_URL_SQS: emu.endpoints.sqs,
+    AWS_ENDPOINT_URL_SFN: sfnEndpoint,
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: process.env.TRAWL_CLOUD_LOG_LEVEL ?? 'ERROR',
   });
 }
 
 /** A StartExecution endpoint (the Step Functions JSON protocol) that runs the page workflow locally. */
-async function pageWorkflowEndpoint(definition: Record<string, unknown>, timings: Timings): Promise<{ url: string; server: Server; pending: Set<Promise<unknown>>; started: () => number }> {
+async function pageWorkflowEndpoint(
+  definition: Record<string, unknown>,
+  timings: Timings,
+): Promise<{ url: string; server: Server; pending: Set<Promise<unknown>>; started: () => number }> {
   const machine = new StateMachine(definition as never, { validationOptions: { noValidate: true } });
   const pending = new Set<Promise<unknown>>();
   let started = 0;
@@ -84,7 +96,9 @@ async function pageWorkflowEndpoint(definition: Record<string, unknown>, timings
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       if (req.headers['x-amz-target'] !== 'AWSStepFunctions.StartExecution') {
-        res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify({ __type: 'UnknownOperationException', message: String(req.headers['x-amz-target']) }));
+        res
+          .writeHead(400, { 'content-type': 'application/x-amz-json-1.0' })
+          .end(JSON.stringify({ __type: 'UnknownOperationException', message: String(req.headers['x-amz-target']) }));
         return;
       }
       const body = JSON.parse(Buffer.concat(chunks).toString()) as { name: string; input: string };
@@ -100,41 +114,98 @@ async function pageWorkflowEndpoint(definition: Record<string, unknown>, timings
       // A failed page workflow is what the alarm sees; here the crawl goes on and the test reads the archive.
       const done = execution.result.catch(() => undefined).finally(() => pending.delete(done));
       pending.add(done);
-      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify({ executionArn: `arn:aws:states:us-east-1:123456789012:express:page:${body.name}`, startDate: Date.now() / 1000 }));
+      res
+        .writeHead(200, { 'content-type': 'application/x-amz-json-1.0' })
+        .end(JSON.stringify({ executionArn: `arn:aws:states:us-east-1:123456789012:express:page:${body.name}`, startDate: Date.now() / 1000 }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, pending, started: () => started };
 }
 
-/** Stands in for the SQS event source mapping: receive one message, invoke the worker, delete unless it failed. */
-async function pollFrontier(emu: Emulators, queueUrl: string, queueArn: string, timings: Timings, stop: { done: boolean }): Promise<void> {
+/**
+ * Stands in for the SQS event source mapping: receive one message, invoke the worker, delete unless
+ * it failed. SQS FIFO delivers nothing of a group while one of its messages is in flight or handed
+ * back (invisible) until that message is deleted; local-aws-sqs does not hold groups, so `heads`
+ * does: the message that holds each group, and any other message of that group goes back.
+ */
+async function pollFrontier(
+  emu: Emulators,
+  queueUrl: string,
+  queueArn: string,
+  timings: Timings,
+  stop: { done: boolean },
+  heads: Map<string, string>,
+): Promise<void> {
   while (!stop.done) {
-    const res = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
+    const res = await emu.clients.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 1,
+        WaitTimeSeconds: 1,
+        AttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
     for (const m of res.Messages ?? []) {
-      const event: SQSEvent = {
-        Records: [{
-          messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body!, md5OfBody: m.MD5OfBody!, messageAttributes: {},
-          attributes: { ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1', SentTimestamp: m.Attributes?.SentTimestamp ?? '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
-          eventSource: 'aws:sqs', eventSourceARN: queueArn, awsRegion: 'us-east-1',
-        }],
-      };
-      const out = await timings.time('fetch-worker', () => fetchWorker(event, { getRemainingTimeInMillis: () => 120_000 }));
-      if (!out.batchItemFailures.some((f) => f.itemIdentifier === m.MessageId)) {
-        await emu.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
+      const group = m.Attributes?.MessageGroupId ?? '';
+      const head = heads.get(group);
+      if (head !== undefined && head !== m.MessageId) {
+        await emu.clients.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: 0 }));
+        await new Promise((r) => setTimeout(r, 5));
+        continue;
       }
+      heads.set(group, m.MessageId!);
+      const settled = await handleOne(emu, queueUrl, queueArn, timings, m).catch(() => false);
+      if (settled) heads.delete(group);
     }
   }
 }
 
+/** Invokes the worker on one message; true when it was deleted (the group moves on). */
+async function handleOne(emu: Emulators, queueUrl: string, queueArn: string, timings: Timings, m: Message): Promise<boolean> {
+  const event: SQSEvent = {
+    Records: [
+      {
+        messageId: m.MessageId!,
+        receiptHandle: m.ReceiptHandle!,
+        body: m.Body!,
+        md5OfBody: m.MD5OfBody!,
+        messageAttributes: {},
+        attributes: {
+          ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
+          SentTimestamp: m.Attributes?.SentTimestamp ?? '0',
+          SenderId: 'test',
+          ApproximateFirstReceiveTimestamp: '0',
+          MessageGroupId: m.Attributes?.MessageGroupId,
+        },
+        eventSource: 'aws:sqs',
+        eventSourceARN: queueArn,
+        awsRegion: 'us-east-1',
+      },
+    ],
+  };
+  const out = await timings.time('fetch-worker', () => fetchWorker(event, { getRemainingTimeInMillis: () => 120_000 }));
+  if (out.batchItemFailures.some((f) => f.itemIdentifier === m.MessageId)) return false;
+  await emu.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
+  return true;
+}
+
 /** Runs one crawl through the cloud path and returns the run state machine's output with the measurements. */
-export async function cloudCrawl(emu: Emulators, synth: Synthesized, names: { table: string; bucket: string; queueUrl: string; queueArn: string }, input: RunInput, options: CloudCrawlOptions): Promise<CloudCrawl> {
+export async function cloudCrawl(
+  emu: Emulators,
+  synth: Synthesized,
+  names: { table: string; bucket: string; queueUrl: string; queueArn: string },
+  input: RunInput,
+  options: CloudCrawlOptions,
+): Promise<CloudCrawl> {
   const machines = stateMachines(synth.template);
   const timings = new Timings();
   const page = await pageWorkflowEndpoint(machines.EXPRESS.definition, timings);
   cloudEnvironment(emu, names, page.url);
   const stop = { done: false };
-  const pollers = Array.from({ length: options.workers }, () => pollFrontier(emu, names.queueUrl, names.queueArn, timings, stop));
+  const heads = new Map<string, string>();
+  const pollers = Array.from({ length: options.workers }, () => pollFrontier(emu, names.queueUrl, names.queueArn, timings, stop, heads));
   const started = performance.now();
   let progressChecks = 0;
   try {

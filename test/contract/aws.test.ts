@@ -1,9 +1,23 @@
-// The port contracts, run against the AWS adapters on in-process emulators (DynamoDB, S3).
+// The port contracts, run against the AWS adapters on in-process emulators (DynamoDB, S3, SQS) and a
+// local endpoint speaking the Step Functions JSON protocol.
 import { after, before } from 'node:test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
+import { DynamoGraph } from '../../shared/store/aws/dynamo-graph.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
+import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
+import { SfnWorkflow } from '../../shared/store/aws/sfn-workflow.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { blobStoreContract, crawlStoreContract } from './crawl-store.contract.js';
+import { blobStoreContract } from './blob-store.contract.js';
+import { crawlStoreContract } from './crawl-store.contract.js';
+import { frontierQueueContract } from './frontier-queue.contract.js';
+import { graphStoreContract } from './graph-store.contract.js';
+import { objectStoreContract } from './object-store.contract.js';
+import { runLedgerContract } from './run-ledger.contract.js';
+import { workflowStarterContract } from './workflow-starter.contract.js';
 
 let emu: Emulators;
 let n = 0;
@@ -12,16 +26,75 @@ before(async () => {
 });
 after(() => emu.stop());
 
-async function fresh(): Promise<{ objects: S3Objects; table: string }> {
-  const { table, bucket } = await emu.provision(`contract-${++n}`);
-  return { objects: new S3Objects(emu.clients.s3, bucket), table };
-}
+const fresh = () => emu.provision(`contract-${++n}`);
+const dynamo = async () => {
+  const names = await fresh();
+  return { names, store: new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket)) }) };
+};
 
-crawlStoreContract('dynamodb', {
+crawlStoreContract('dynamodb', { open: async () => (await dynamo()).store, close: (store) => store.close() });
+runLedgerContract('dynamodb', { open: async () => (await dynamo()).store, close: (store) => store.close() });
+graphStoreContract('dynamodb', {
   async open() {
-    const { objects, table } = await fresh();
-    return new DynamoCrawlStore(emu.clients.doc, table, { blobs: new S3BlobStore(objects) });
+    const { names, store } = await dynamo();
+    return { store, graph: new DynamoGraph(emu.clients.doc, names.table) };
   },
-  close: (store) => store.close(),
+  close: async () => {},
 });
-blobStoreContract('s3', { open: async () => new S3BlobStore((await fresh()).objects), close: async () => {} });
+blobStoreContract('s3', { open: async () => new S3BlobStore(new S3Objects(emu.clients.s3, (await fresh()).bucket)), close: async () => {} });
+objectStoreContract('s3', { open: async () => new S3Objects(emu.clients.s3, (await fresh()).bucket), close: async () => {} });
+frontierQueueContract('sqs', {
+  async open() {
+    const { queueUrl, dlqUrl } = await fresh();
+    const receive = async (url: string, visibilityS = 30) => {
+      const res = await emu.clients.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: url,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 0,
+          VisibilityTimeout: visibilityS,
+          AttributeNames: ['All'],
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      return res.Messages ?? [];
+    };
+    return {
+      queue: new SqsFrontier(emu.clients.sqs, queueUrl, dlqUrl),
+      receive: async (visibilityS) =>
+        (await receive(queueUrl, visibilityS)).map((m) => ({ body: m.Body!, receipt: m.ReceiptHandle!, group: m.Attributes?.MessageGroupId })),
+      deadLetters: async () =>
+        (await receive(dlqUrl)).map((m) => ({ body: m.Body!, reason: m.MessageAttributes?.reason?.StringValue, group: m.Attributes?.MessageGroupId })),
+    };
+  },
+  close: async () => {},
+});
+workflowStarterContract('step-functions', {
+  async open() {
+    const started: Array<{ name: string; input: unknown }> = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const parsed = JSON.parse(body) as { name: string; input: string };
+        started.push({ name: parsed.name, input: JSON.parse(parsed.input) });
+        res
+          .writeHead(200, { 'content-type': 'application/x-amz-json-1.0' })
+          .end(JSON.stringify({ executionArn: `arn:aws:states:us-east-1:1:execution:x:${parsed.name}`, startDate: 1 }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new SFNClient({
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+    return Object.assign({ starter: new SfnWorkflow(client, 'arn:aws:states:us-east-1:1:stateMachine:page'), started: () => started }, { server, client });
+  },
+  async close(p) {
+    const { server, client } = p as typeof p & { server: ReturnType<typeof createServer>; client: SFNClient };
+    client.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  },
+});

@@ -1,27 +1,78 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BlobStore, CrawlStore, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../../shared/store/ports.js';
+import type { CrawlStore, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../../shared/store/ports/index.js';
 import { simhash } from '../../shared/dedupe/simhash.js';
 
-export interface Adapter<T> {
-  open(): Promise<T>;
-  close(store: T): Promise<void>;
-}
+import type { Adapter } from './adapter.js';
 
 const row = (runId: number, id: string, state: FrontierRow['state'] = 'queued', reason?: string): FrontierRow => ({
-  runId, urlId: id, url: `http://a.test/${id}`, host: 'a.test', depth: 1, priority: 1, kind: 'page', state, reason, inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore: 0,
+  runId,
+  urlId: id,
+  url: `http://a.test/${id}`,
+  host: 'a.test',
+  depth: 1,
+  priority: 1,
+  kind: 'page',
+  state,
+  reason,
+  inlinks: 0,
+  fresh: false,
+  redirects: 0,
+  attempts: 0,
+  notBefore: 0,
 });
 const fetchRecord = (runId: number, id: string, at: number, hash?: string, extra: Partial<FetchRecord> = {}): FetchRecord => ({
-  runId, urlId: id, url: `http://a.test/${id}`, kind: 'page', fetcher: 'http', status: 200, fetchedAt: at, durationMs: 5, bytes: 10, truncated: false, notModified: false, contentHash: hash, ...extra,
+  runId,
+  urlId: id,
+  url: `http://a.test/${id}`,
+  kind: 'page',
+  fetcher: 'http',
+  status: 200,
+  fetchedAt: at,
+  durationMs: 5,
+  bytes: 10,
+  truncated: false,
+  notModified: false,
+  contentHash: hash,
+  ...extra,
 });
 const page = (runId: number, id: string, hash: string, at: number): PageRecord => ({
-  urlId: id, url: `http://a.test/${id}`, host: 'a.test', runId, status: 200, mime: 'text/html', bytes: 10, truncated: false, fetchedAt: at, indexable: true, nofollow: false, contentHash: hash,
+  urlId: id,
+  url: `http://a.test/${id}`,
+  host: 'a.test',
+  runId,
+  status: 200,
+  mime: 'text/html',
+  bytes: 10,
+  truncated: false,
+  fetchedAt: at,
+  indexable: true,
+  nofollow: false,
+  contentHash: hash,
 });
 const edge = (from: string, snapshot: string, to: string): EdgeRecord => ({
-  fromId: from, snapshot, toId: to, toUrl: `http://a.test/${to}`, anchor: to, context: `see ${to}`, section: 'body', rel: '', internal: true, nofollow: false,
+  fromId: from,
+  snapshot,
+  toId: to,
+  toUrl: `http://a.test/${to}`,
+  anchor: to,
+  context: `see ${to}`,
+  section: 'body',
+  rel: '',
+  internal: true,
+  nofollow: false,
 });
 const extract = (id: string, text: string, snapshot: string): ExtractRecord => ({
-  urlId: id, runId: 1, snapshot, wordCount: 3, readingMinutes: 0, method: 'readability', markdown: text, textHash: `t-${text}`, simhash: simhash(text), metadata: {},
+  urlId: id,
+  runId: 1,
+  snapshot,
+  wordCount: 3,
+  readingMinutes: 0,
+  method: 'readability',
+  markdown: text,
+  textHash: `t-${text}`,
+  simhash: simhash(text),
+  metadata: {},
 });
 
 /** The behaviour every CrawlStore adapter must have; run against each adapter. */
@@ -35,110 +86,191 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
     }
   };
 
-  test(`${name}: inserts a URL once per run; a soft skip is queued when a better path appears`, () => withStore(async (s) => {
-    const run = await s.createRun(['http://a.test/'], {}, 1);
-    assert.deepEqual((await s.addUrls([row(run.id, 'x'), row(run.id, 'y', 'skipped', 'max-depth'), row(run.id, 'z', 'skipped', 'out-of-scope')])).sort(), ['x', 'y', 'z']);
-    assert.deepEqual(await s.addUrls([row(run.id, 'x'), row(run.id, 'y'), row(run.id, 'z')]), ['y']);
-    assert.deepEqual((await s.queuedUrls(run.id)).map((r) => r.urlId).sort(), ['x', 'y']);
-    const other = await s.createRun([], {}, 2);
-    assert.deepEqual(await s.addUrls([row(other.id, 'x')]), ['x']);
-    assert.equal((await s.latestRun())?.id, other.id);
-  }));
+  test(`${name}: inserts a URL once per run; a soft skip is queued when a better path appears`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun(['http://a.test/'], {}, 1);
+      assert.deepEqual((await s.addUrls([row(run.id, 'x'), row(run.id, 'y', 'skipped', 'max-depth'), row(run.id, 'z', 'skipped', 'out-of-scope')])).sort(), [
+        'x',
+        'y',
+        'z',
+      ]);
+      assert.deepEqual(await s.addUrls([row(run.id, 'x'), row(run.id, 'y'), row(run.id, 'z')]), ['y']);
+      assert.deepEqual((await s.queuedUrls(run.id)).map((r) => r.urlId).sort(), ['x', 'y']);
+      const other = await s.createRun([], {}, 2);
+      assert.deepEqual(await s.addUrls([row(other.id, 'x')]), ['x']);
+      assert.equal((await s.latestRun())?.id, other.id);
+    }));
 
-  test(`${name}: requeues what was in flight and remembers what the run has seen`, () => withStore(async (s) => {
-    const run = await s.createRun([], {}, 1);
-    await s.addUrls([row(run.id, 'a'), row(run.id, 'b')]);
-    await s.markInFlight(run.id, 'a');
-    await s.setUrlStates(run.id, ['b'], 'skipped', 'host-parked');
-    assert.deepEqual(await s.requeueInFlight(run.id, 4), { requeued: 1, exhausted: 0 });
-    const seen = await s.seenUrls(run.id);
-    assert.deepEqual(seen.map((x) => [x.urlId, x.state, x.reason ?? null]).sort(), [['a', 'queued', null], ['b', 'skipped', 'host-parked']]);
-  }));
+  test(`${name}: requeues what was in flight and remembers what the run has seen`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun([], {}, 1);
+      await s.addUrls([row(run.id, 'a'), row(run.id, 'b')]);
+      await s.markInFlight(run.id, 'a');
+      await s.setUrlStates(run.id, ['b'], 'skipped', 'host-parked');
+      assert.deepEqual(await s.requeueInFlight(run.id, 4), { requeued: 1, exhausted: 0 });
+      const seen = await s.seenUrls(run.id);
+      assert.deepEqual(seen.map((x) => [x.urlId, x.state, x.reason ?? null]).sort(), [
+        ['a', 'queued', null],
+        ['b', 'skipped', 'host-parked'],
+      ]);
+    }));
 
-  test(`${name}: counts attempts when a URL goes in flight, so a page that kills the process fails after maxAttempts`, () => withStore(async (s) => {
-    const run = await s.createRun([], {}, 1);
-    await s.addUrls([row(run.id, 'crash'), row(run.id, 'fine')]);
-    for (let i = 0; i < 3; i++) {
-      await s.markInFlight(run.id, 'crash');
-      assert.deepEqual(await s.requeueInFlight(run.id, 3), i < 2 ? { requeued: 1, exhausted: 0 } : { requeued: 0, exhausted: 1 });
-    }
-    const seen = new Map((await s.seenUrls(run.id)).map((x) => [x.urlId, [x.state, x.reason ?? null]]));
-    assert.deepEqual(seen.get('crash'), ['failed', 'attempts-exhausted']);
-    assert.deepEqual(seen.get('fine'), ['queued', null]);
-    assert.equal((await s.queuedUrls(run.id)).find((r) => r.urlId === 'fine')?.attempts, 0);
-  }));
+  test(`${name}: counts attempts when a URL goes in flight, so a page that kills the process fails after maxAttempts`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun([], {}, 1);
+      await s.addUrls([row(run.id, 'crash'), row(run.id, 'fine')]);
+      for (let i = 0; i < 3; i++) {
+        await s.markInFlight(run.id, 'crash');
+        assert.deepEqual(await s.requeueInFlight(run.id, 3), i < 2 ? { requeued: 1, exhausted: 0 } : { requeued: 0, exhausted: 1 });
+      }
+      const seen = new Map((await s.seenUrls(run.id)).map((x) => [x.urlId, [x.state, x.reason ?? null]]));
+      assert.deepEqual(seen.get('crash'), ['failed', 'attempts-exhausted']);
+      assert.deepEqual(seen.get('fine'), ['queued', null]);
+      assert.equal((await s.queuedUrls(run.id)).find((r) => r.urlId === 'fine')?.attempts, 0);
+    }));
 
-  test(`${name}: defers URLs with the time they may be asked, hands them to a resume, and settles what is left queued`, () => withStore(async (s) => {
-    const run = await s.createRun([], {}, 1);
-    await s.addUrls([row(run.id, 'later'), row(run.id, 'left'), row(run.id, 'done')]);
-    await s.setUrlStates(run.id, ['later'], 'deferred', 'backed-off', 9_000);
-    assert.deepEqual((await s.deferredUrls(run.id)).map((r) => [r.urlId, r.notBefore, r.reason]), [['later', 9_000, 'backed-off']]);
-    assert.deepEqual(await s.requeueInFlight(run.id, 4), { requeued: 1, exhausted: 0 });
-    const later = (await s.queuedUrls(run.id)).find((r) => r.urlId === 'later');
-    assert.equal(later?.notBefore, 9_000);
-    assert.equal(later?.reason, undefined);
-    await s.setUrlStates(run.id, ['done'], 'skipped', 'robots');
-    assert.equal(await s.settleQueued(run.id, 'max-pages'), 2);
-    assert.deepEqual((await s.queuedUrls(run.id)).length, 0);
-    const states = (await s.seenUrls(run.id)).map((x) => [x.urlId, x.state, x.reason]).sort();
-    assert.deepEqual(states, [['done', 'skipped', 'robots'], ['later', 'skipped', 'max-pages'], ['left', 'skipped', 'max-pages']]);
-  }));
+  test(`${name}: defers URLs with the time they may be asked, hands them to a resume, and settles what is left queued`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun([], {}, 1);
+      await s.addUrls([row(run.id, 'later'), row(run.id, 'left'), row(run.id, 'done')]);
+      await s.setUrlStates(run.id, ['later'], 'deferred', 'backed-off', 9_000);
+      assert.deepEqual(
+        (await s.deferredUrls(run.id)).map((r) => [r.urlId, r.notBefore, r.reason]),
+        [['later', 9_000, 'backed-off']],
+      );
+      assert.deepEqual(await s.requeueInFlight(run.id, 4), { requeued: 1, exhausted: 0 });
+      const later = (await s.queuedUrls(run.id)).find((r) => r.urlId === 'later');
+      assert.equal(later?.notBefore, 9_000);
+      assert.equal(later?.reason, undefined);
+      await s.setUrlStates(run.id, ['done'], 'skipped', 'robots');
+      assert.equal(await s.settleQueued(run.id, 'max-pages'), 2);
+      assert.deepEqual((await s.queuedUrls(run.id)).length, 0);
+      const states = (await s.seenUrls(run.id)).map((x) => [x.urlId, x.state, x.reason]).sort();
+      assert.deepEqual(states, [
+        ['done', 'skipped', 'robots'],
+        ['later', 'skipped', 'max-pages'],
+        ['left', 'skipped', 'max-pages'],
+      ]);
+    }));
 
-  test(`${name}: commits a fetch with its page, edges and extraction, and answers lookups`, () => withStore(async (s) => {
-    const run = await s.createRun([], {}, 1);
-    await s.addUrls([row(run.id, 'p'), row(run.id, 'q')]);
-    const inserted = await s.commitFetch({
-      runId: run.id, urlId: 'p', state: 'done', attempts: 1, fetch: fetchRecord(run.id, 'p', 10, 'h1'), page: page(run.id, 'p', 'h1', 10),
-      edges: [edge('p', 'h1', 'q'), edge('p', 'h1', 'r')], extract: extract('p', 'alpha beta gamma delta epsilon', 'h1'),
-      chunks: [{ urlId: 'p', seq: 0, id: 'c0', position: 0, tokens: 5, text: 'alpha beta gamma delta epsilon' }], discovered: [row(run.id, 'r')],
-    });
-    assert.deepEqual(inserted, ['r']);
-    assert.equal((await s.getPage('p'))?.contentHash, 'h1');
-    assert.equal((await s.findPageByContentHash('h1', 'other'))?.urlId, 'p');
-    assert.deepEqual((await s.outlinks('p')).map((e) => e.toId).sort(), ['q', 'r']);
-    assert.equal((await s.getExtract('p'))?.markdown, 'alpha beta gamma delta epsilon');
-    assert.deepEqual(await s.findNearDuplicate(simhash('alpha beta gamma delta epsilon'), 'other', 3), { urlId: 'p', distance: 0 });
-    assert.equal(await s.findNearDuplicate(simhash('completely different words here'), 'other', 3), undefined);
-    assert.equal(await s.findTextDuplicate('t-alpha beta gamma delta epsilon', 'other'), 'p');
-    assert.equal(await s.findTextDuplicate('t-alpha beta gamma delta epsilon', 'p'), undefined);
-  }));
+  test(`${name}: commits a fetch with its page, edges and extraction, and answers lookups`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun([], {}, 1);
+      await s.addUrls([row(run.id, 'p'), row(run.id, 'q')]);
+      const inserted = await s.commitFetch({
+        runId: run.id,
+        urlId: 'p',
+        state: 'done',
+        attempts: 1,
+        fetch: fetchRecord(run.id, 'p', 10, 'h1'),
+        page: page(run.id, 'p', 'h1', 10),
+        edges: [edge('p', 'h1', 'q'), edge('p', 'h1', 'r')],
+        extract: extract('p', 'alpha beta gamma delta epsilon', 'h1'),
+        chunks: [{ urlId: 'p', seq: 0, id: 'c0', position: 0, tokens: 5, text: 'alpha beta gamma delta epsilon' }],
+        discovered: [row(run.id, 'r')],
+      });
+      assert.deepEqual(inserted, ['r']);
+      assert.equal((await s.getPage('p'))?.contentHash, 'h1');
+      assert.deepEqual((await s.outlinks('p')).map((e) => e.toId).sort(), ['q', 'r']);
+      assert.equal((await s.getExtract('p'))?.markdown, 'alpha beta gamma delta epsilon');
+      assert.deepEqual(await s.findNearDuplicate(simhash('alpha beta gamma delta epsilon'), 'other', 3), { urlId: 'p', distance: 0 });
+      assert.equal(await s.findNearDuplicate(simhash('completely different words here'), 'other', 3), undefined);
+      assert.equal(await s.findTextDuplicate('t-alpha beta gamma delta epsilon', 'other'), 'p');
+      assert.equal(await s.findTextDuplicate('t-alpha beta gamma delta epsilon', 'p'), undefined);
+    }));
 
-  test(`${name}: keeps the history of a target and the edges of its current snapshot`, () => withStore(async (s) => {
-    const run = await s.createRun([], {}, 1);
-    await s.addUrls([row(run.id, 'p')]);
-    await s.commitFetch({ runId: run.id, urlId: 'p', state: 'done', attempts: 1, fetch: fetchRecord(run.id, 'p', 10, 'h1'), page: page(run.id, 'p', 'h1', 10), edges: [edge('p', 'h1', 'old')] });
-    await s.commitFetch({ runId: run.id, urlId: 'p', state: 'done', attempts: 2, fetch: fetchRecord(run.id, 'p', 20, 'h2'), page: page(run.id, 'p', 'h2', 20), edges: [edge('p', 'h2', 'new')] });
-    await s.recordFetch(fetchRecord(run.id, 'p', 30, undefined, { status: undefined, error: 'ECONNRESET' }));
-    const history = await s.fetchHistory('p');
-    assert.deepEqual(history.map((h) => [h.fetchedAt, h.contentHash ?? null, h.error ?? null]), [[10, 'h1', null], [20, 'h2', null], [30, null, 'ECONNRESET']]);
-    assert.deepEqual((await s.outlinks('p')).map((e) => e.toId), ['new']);
-    await s.saveExtraction([edge('p', 'h2', 'again')], extract('p', 'new words for the page', 'h2'), []);
-    assert.deepEqual((await s.outlinks('p')).map((e) => e.toId).sort(), ['again', 'new']);
-    assert.equal((await s.storedPages()).length, 1);
-  }));
+  test(`${name}: keeps the history of a target and the edges of its current snapshot`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun([], {}, 1);
+      await s.addUrls([row(run.id, 'p')]);
+      await s.commitFetch({
+        runId: run.id,
+        urlId: 'p',
+        state: 'done',
+        attempts: 1,
+        fetch: fetchRecord(run.id, 'p', 10, 'h1'),
+        page: page(run.id, 'p', 'h1', 10),
+        edges: [edge('p', 'h1', 'old')],
+      });
+      await s.commitFetch({
+        runId: run.id,
+        urlId: 'p',
+        state: 'done',
+        attempts: 2,
+        fetch: fetchRecord(run.id, 'p', 20, 'h2'),
+        page: page(run.id, 'p', 'h2', 20),
+        edges: [edge('p', 'h2', 'new')],
+      });
+      await s.recordFetch(fetchRecord(run.id, 'p', 30, undefined, { status: undefined, error: 'ECONNRESET' }));
+      const history = await s.fetchHistory('p');
+      assert.deepEqual(
+        history.map((h) => [h.fetchedAt, h.contentHash ?? null, h.error ?? null]),
+        [
+          [10, 'h1', null],
+          [20, 'h2', null],
+          [30, null, 'ECONNRESET'],
+        ],
+      );
+      assert.deepEqual(
+        (await s.outlinks('p')).map((e) => e.toId),
+        ['new'],
+      );
+      await s.saveExtraction([edge('p', 'h2', 'again')], extract('p', 'new words for the page', 'h2'), []);
+      assert.deepEqual((await s.outlinks('p')).map((e) => e.toId).sort(), ['again', 'new']);
+      assert.equal((await s.storedPages()).length, 1);
+    }));
 
-  test(`${name}: stores host state without losing robots.txt fields`, () => withStore(async (s) => {
-    const state = { host: 'a.test', nextAllowedAt: 5, backoffUntil: 9, backoffStep: 1, consecutiveFailures: 1, crawlDelayMs: 2000 };
-    await s.putHost({ host: 'a.test', state, robotsStatus: 200, robotsBody: 'User-agent: *\nDisallow: /x\n', robotsFetchedAt: 1, robotsExpiresAt: 100 });
-    await s.putHostState({ ...state, parkedReason: 'too many failures' });
-    const back = await s.getHost('a.test');
-    assert.deepEqual([back?.robotsStatus, back?.robotsExpiresAt, back?.state.parkedReason], [200, 100, 'too many failures']);
-    assert.equal(await s.getHost('b.test'), undefined);
-  }));
-}
+  test(`${name}: the first page fetched with some bytes owns them; an owner whose page moved on gives them up`, () =>
+    withStore(async (s) => {
+      assert.equal(await s.claimBody('b1', 'first', 10), 'first');
+      assert.equal(await s.claimBody('b1', 'second', 20), 'first', 'a byte duplicate, even before the owner is processed');
+      assert.equal(await s.claimBody('b1', 'first', 30), 'first', 'a refetch keeps it');
+      const run = await s.createRun([], {}, 1);
+      await s.addUrls([row(run.id, 'first')]);
+      await s.commitFetch({ runId: run.id, urlId: 'first', state: 'done', attempts: 1, page: { ...page(run.id, 'first', 'b2', 40) } });
+      assert.equal(await s.claimBody('b1', 'second', 50), 'second', 'the owner now has other bytes');
+      assert.equal(await s.claimBody('b1', 'third', 60), 'second');
+    }));
 
-/** The behaviour every BlobStore adapter must have. */
-export function blobStoreContract(name: string, adapter: Adapter<BlobStore>): void {
-  test(`${name}: stores bodies under their SHA-256, once`, async () => {
-    const blobs = await adapter.open();
-    try {
-      const h = await blobs.put(Buffer.from('hello'));
-      assert.equal(h, '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824');
-      assert.equal(await blobs.put(Buffer.from('hello')), h);
-      assert.equal((await blobs.get(h))?.toString(), 'hello');
-      assert.equal(await blobs.get('00'.repeat(32)), undefined);
-    } finally {
-      await adapter.close(blobs);
-    }
-  });
+  test(`${name}: lists runs oldest first and reads a page's chunks in order`, () =>
+    withStore(async (s) => {
+      const first = await s.createRun(['http://a.test/'], { maxPages: 5 }, 1);
+      const second = await s.createRun(['http://b.test/'], {}, 2);
+      assert.deepEqual(
+        (await s.runs()).map((r) => [r.id, r.seeds[0]]),
+        [
+          [first.id, 'http://a.test/'],
+          [second.id, 'http://b.test/'],
+        ],
+      );
+      const chunk = (seq: number) => ({
+        urlId: 'p',
+        seq,
+        id: `c${seq}`,
+        position: seq / 3,
+        tokens: 10,
+        text: `chunk ${seq}`,
+        prevId: seq ? `c${seq - 1}` : undefined,
+      });
+      await s.saveExtraction([], extract('p', 'alpha beta', 'h1'), [chunk(0), chunk(1), chunk(2)]);
+      assert.deepEqual(
+        (await s.chunks('p')).map((c) => [c.seq, c.text, c.prevId ?? null]),
+        [
+          [0, 'chunk 0', null],
+          [1, 'chunk 1', 'c0'],
+          [2, 'chunk 2', 'c1'],
+        ],
+      );
+      assert.deepEqual(await s.chunks('none'), []);
+    }));
+
+  test(`${name}: stores host state without losing robots.txt fields`, () =>
+    withStore(async (s) => {
+      const state = { host: 'a.test', nextAllowedAt: 5, backoffUntil: 9, backoffStep: 1, consecutiveFailures: 1, crawlDelayMs: 2000 };
+      await s.putHost({ host: 'a.test', state, robotsStatus: 200, robotsBody: 'User-agent: *\nDisallow: /x\n', robotsFetchedAt: 1, robotsExpiresAt: 100 });
+      await s.putHostState({ ...state, parkedReason: 'too many failures' });
+      const back = await s.getHost('a.test');
+      assert.deepEqual([back?.robotsStatus, back?.robotsExpiresAt, back?.state.parkedReason], [200, 100, 'too many failures']);
+      assert.equal(await s.getHost('b.test'), undefined);
+    }));
 }

@@ -1,25 +1,36 @@
-// The port contracts, run against the embedded adapters (the AWS adapters join with the cloud runtime).
+// The port contracts, run against the embedded adapters (SQLite and files).
 import { FileBlobStore } from '../../shared/store/local/blob-store.js';
+import { FileObjects } from '../../shared/store/local/file-objects.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
-import { tempDir } from '../helpers.js';
-import { blobStoreContract, crawlStoreContract, type Adapter } from './crawl-store.contract.js';
+import { SqliteGraph } from '../../shared/store/local/sqlite-graph.js';
+import { inTempDir } from './adapter.js';
+import { blobStoreContract } from './blob-store.contract.js';
+import { crawlStoreContract } from './crawl-store.contract.js';
+import { graphStoreContract } from './graph-store.contract.js';
+import { objectStoreContract } from './object-store.contract.js';
 
-/** An adapter whose store lives in a fresh temporary directory, removed when it is closed. */
-function inTempDir<T extends object>(make: (dir: string) => T, close: (store: T) => Promise<void> = async () => {}): Adapter<T> {
-  const cleanups = new Map<T, () => void>();
-  return {
-    async open() {
-      const { dir, cleanup } = tempDir();
-      const store = make(dir);
-      cleanups.set(store, cleanup);
-      return store;
+crawlStoreContract(
+  'sqlite',
+  inTempDir(
+    (dir) => new SqliteCrawlStore(dir),
+    (store) => store.close(),
+  ),
+);
+blobStoreContract(
+  'files',
+  inTempDir((dir) => new FileBlobStore(dir)),
+);
+objectStoreContract(
+  'files',
+  inTempDir((dir) => new FileObjects(dir)),
+);
+graphStoreContract(
+  'sqlite',
+  inTempDir(
+    (dir) => {
+      const store = new SqliteCrawlStore(dir);
+      return { store, graph: new SqliteGraph(store.db) };
     },
-    async close(store) {
-      await close(store);
-      cleanups.get(store)?.();
-    },
-  };
-}
-
-crawlStoreContract('sqlite', inTempDir((dir) => new SqliteCrawlStore(dir), (store) => store.close()));
-blobStoreContract('files', inTempDir((dir) => new FileBlobStore(dir)));
+    (pair) => pair.store.close(),
+  ),
+);

@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { readResponse, readWarc } from '../../shared/archive/warc-reader.js';
 import { ArchiveReplay, FetchedAndFailedError, NeverFetchedError, targetHistory } from '../../shared/archive/replay.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
-import { ROBOTS_REFUSAL } from '../../shared/store/ports.js';
+import { ROBOTS_REFUSAL } from '../../shared/store/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import { tempDir } from '../helpers.js';
@@ -49,7 +49,16 @@ test('archives every exchange as WARC records whose payloads match the stored bo
   const warcDir = join(data.dir, 'warc');
   const records: Array<{ type: string; url?: string; payload: Buffer }> = [];
   for (const file of readdirSync(warcDir)) for await (const r of readWarc(join(warcDir, file))) records.push(r);
-  const fetches = db.prepare('SELECT * FROM fetches').all() as Array<{ url: string; status: number | null; warc_file: string | null; warc_offset: number; warc_length: number; content_hash: string | null; truncated: number; error: string | null }>;
+  const fetches = db.prepare('SELECT * FROM fetches').all() as Array<{
+    url: string;
+    status: number | null;
+    warc_file: string | null;
+    warc_offset: number;
+    warc_length: number;
+    content_hash: string | null;
+    truncated: number;
+    error: string | null;
+  }>;
   const answered = fetches.filter((f) => f.status !== null);
   assert.equal(records.filter((r) => r.type === 'response').length, answered.length);
   assert.equal(records.filter((r) => r.type === 'request').length, fetches.filter((f) => f.error !== ROBOTS_REFUSAL).length);
@@ -64,7 +73,12 @@ test('archives every exchange as WARC records whose payloads match the stored bo
 });
 
 test('records every interaction with its kind, including robots refusals and skipped types', () => {
-  const kind = (path: string) => (db.prepare('SELECT kind, error, warc_file FROM fetches WHERE url = ? ORDER BY id DESC').get(u(path)) as { kind: string; error: string | null; warc_file: string | null });
+  const kind = (path: string) =>
+    db.prepare('SELECT kind, error, warc_file FROM fetches WHERE url = ? ORDER BY id DESC').get(u(path)) as {
+      kind: string;
+      error: string | null;
+      warc_file: string | null;
+    };
   assert.equal(kind('/robots.txt').kind, 'robots');
   assert.equal(kind('/sitemap-index.xml').kind, 'sitemap');
   assert.equal(kind('/feed.xml').kind, 'feed');
@@ -77,7 +91,13 @@ test('records every interaction with its kind, including robots refusals and ski
 });
 
 test('stores the extraction, chunks and PDF text of pages', () => {
-  const x = db.prepare('SELECT * FROM extracts WHERE url_id = ?').get(id('/articles/5')) as { title: string; markdown: string; word_count: number; simhash: string; language: string };
+  const x = db.prepare('SELECT * FROM extracts WHERE url_id = ?').get(id('/articles/5')) as {
+    title: string;
+    markdown: string;
+    word_count: number;
+    simhash: string;
+    language: string;
+  };
   assert.equal(x.title, 'main article 5');
   assert.match(x.markdown, /\[Article 6\]\(http/);
   assert.equal(x.language, 'en');
@@ -89,7 +109,10 @@ test('stores the extraction, chunks and PDF text of pages', () => {
 });
 
 test('flags near-duplicates through the SimHash bands and text duplicates through the text hash', () => {
-  const near = db.prepare('SELECT near_duplicate_of, near_duplicate_distance FROM extracts WHERE url_id = ?').get(id('/near/2')) as { near_duplicate_of: string; near_duplicate_distance: number };
+  const near = db.prepare('SELECT near_duplicate_of, near_duplicate_distance FROM extracts WHERE url_id = ?').get(id('/near/2')) as {
+    near_duplicate_of: string;
+    near_duplicate_distance: number;
+  };
   assert.equal(near.near_duplicate_of, id('/articles/2'));
   assert.ok(near.near_duplicate_distance <= 3);
   const restyled = db.prepare('SELECT text_duplicate_of FROM extracts WHERE url_id = ?').get(id('/restyled/6')) as { text_duplicate_of: string };
@@ -101,7 +124,14 @@ test('flags near-duplicates through the SimHash bands and text duplicates throug
 });
 
 test('stores edges with anchor, context and section, resolved to stored pages both ways', () => {
-  const edge = (from: string, to: string) => db.prepare('SELECT * FROM edges WHERE from_id = ? AND to_id = ?').get(id(from), id(to)) as { anchor: string; context: string; section: string; to_page_id: string | null; internal: number };
+  const edge = (from: string, to: string) =>
+    db.prepare('SELECT * FROM edges WHERE from_id = ? AND to_id = ?').get(id(from), id(to)) as {
+      anchor: string;
+      context: string;
+      section: string;
+      to_page_id: string | null;
+      internal: number;
+    };
   assert.deepEqual([edge('/', '/about').section, edge('/articles/3', '/').section], ['footer', 'nav']);
   assert.equal(edge('/articles/3', '/articles/4').anchor, 'Article 4');
   assert.equal(edge('/', '/old-page').to_page_id, id('/articles/4'), 'resolved through the redirect alias');
@@ -112,18 +142,27 @@ test('stores edges with anchor, context and section, resolved to stored pages bo
 test('answers graph queries: top pages by PageRank, inlinks with context, unfetched URLs with corroboration', async () => {
   const top = await trawl(['graph', 'top', '--json', '--limit', '5']);
   assert.equal(top.code, 0, top.stderr);
-  const pages = top.stdout.trim().split('\n').map((l) => JSON.parse(l) as { url: string; pagerank: number; inlinks: number });
+  const pages = top.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { url: string; pagerank: number; inlinks: number });
   assert.equal(pages.length, 5);
   assert.ok(pages[0]!.pagerank >= pages[4]!.pagerank);
   const sum = db.prepare('SELECT sum(pagerank) AS s FROM ranks').get() as { s: number };
   assert.ok(Math.abs(sum.s - 1) < 1e-6);
   const inlinks = await trawl(['graph', 'inlinks', u('/articles/4')]);
   assert.match(inlinks.stdout, /old-page|articles\/3/);
-  const outlinks = (await trawl(['graph', 'outlinks', u('/'), '--json', '--limit', '500'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { toUrl: string; section: string; anchor: string; context: string });
+  const outlinks = (await trawl(['graph', 'outlinks', u('/'), '--json', '--limit', '500'])).stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { toUrl: string; section: string; anchor: string; context: string });
   const about = outlinks.find((l) => l.toUrl === u('/about'))!;
   assert.deepEqual([about.section, about.anchor], ['footer', 'About']);
   assert.ok(outlinks.every((l) => typeof l.context === 'string'));
-  const unfetched = (await trawl(['graph', 'unfetched', '--json'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { url: string; hosts: number });
+  const unfetched = (await trawl(['graph', 'unfetched', '--json'])).stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { url: string; hosts: number });
   assert.ok(unfetched.some((x) => x.url === u('/only-nofollow') && x.hosts === 1));
   assert.equal((await trawl(['graph', 'sideways'])).code, 2);
 });
@@ -131,7 +170,10 @@ test('answers graph queries: top pages by PageRank, inlinks with context, unfetc
 test('exports pages, edges and interactions as JSON lines', async () => {
   const out = await trawl(['export', '--format', 'jsonl']);
   assert.equal(out.code, 0, out.stderr);
-  const rows = out.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+  const rows = out.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string });
   const count = (t: string) => rows.filter((r) => r.type === t).length;
   assert.equal(count('page'), (db.prepare('SELECT count(*) AS n FROM pages').get() as { n: number }).n);
   assert.equal(count('interaction'), (db.prepare('SELECT count(*) AS n FROM fetches').get() as { n: number }).n);
@@ -168,11 +210,20 @@ test('replays from the archive with no network, telling never-fetched from faile
 });
 
 test('lists the history of a target and its content drift across runs', async () => {
-  await crawlWeb(web, testFlags(data.dir, { 'delay-ms': '0', 'backoff-base-ms': '100', 'max-host-failures': '2', 'max-pages': '30' }), [u('/changing'), u('/')]);
+  await crawlWeb(web, testFlags(data.dir, { 'delay-ms': '0', 'backoff-base-ms': '100', 'max-host-failures': '2', 'max-pages': '30' }), [
+    u('/changing'),
+    u('/'),
+  ]);
   const store = new SqliteCrawlStore(data.dir);
   try {
     const changing = await targetHistory(store, u('/changing'));
-    assert.deepEqual(changing.map((h) => [h.runId, h.changed]), [[1, false], [2, true]]);
+    assert.deepEqual(
+      changing.map((h) => [h.runId, h.changed]),
+      [
+        [1, false],
+        [2, true],
+      ],
+    );
     const stable = await targetHistory(store, u('/'));
     assert.ok(stable.length === 2 && stable.every((h) => !h.changed));
     assert.match((await trawl(['history', u('/changing')])).stdout, /run 2 .* changed/);

@@ -11,7 +11,10 @@ export interface CliResult {
 /** Starts `trawl <args>` as its own process (the way a user runs it); `done` resolves when it exits. */
 export function startCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));

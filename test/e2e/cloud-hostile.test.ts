@@ -54,8 +54,14 @@ test('heavy pages are processed within their bounds; broken ones fail with the s
   assert.equal(urlItem('heavy', '/deep')?.state, 'done');
   const deepId = urlItem('heavy', '/deep')!.urlId;
   const extract = items.find((i) => i.type === 'EXTRACT' && i.urlId === deepId) as { metadata: { cuts: Array<{ bound: string }> } };
-  assert.deepEqual(extract.metadata.cuts.map((c) => c.bound), ['maxDepth']);
-  for (const [path, stage] of [['/bad.pdf', 'pdf'], ['/broken-sitemap.xml.gz', 'sitemap']] as const) {
+  assert.deepEqual(
+    extract.metadata.cuts.map((c) => c.bound),
+    ['maxDepth'],
+  );
+  for (const [path, stage] of [
+    ['/bad.pdf', 'pdf'],
+    ['/broken-sitemap.xml.gz', 'sitemap'],
+  ] as const) {
     const row = urlItem('heavy', path);
     assert.deepEqual([row?.state, row?.reason], ['failed', 'processing-failed'], path);
     const fetch = items.find((i) => i.type === 'FETCH' && i.urlId === row!.urlId && typeof i.error === 'string');
@@ -68,7 +74,10 @@ test('hosts beyond the caps are parked with the reason; their URLs settle at onc
   assert.match(String((hostItem('daily')?.state as { parkedReason?: string }).parkedReason), /Crawl-delay of 86400 s/);
   assert.match(String((hostItem('never')?.state as { parkedReason?: string }).parkedReason), /HTTP 429 asked to wait 7200 s/);
   for (const host of ['glacial', 'daily', 'never']) assert.deepEqual([urlItem(host, '/')?.state, urlItem(host, '/')?.reason], ['skipped', 'host-parked'], host);
-  assert.deepEqual(web.log.filter((e) => e.host === 'daily' || e.host === 'glacial').map((e) => e.target), ['/robots.txt', '/robots.txt']);
+  assert.deepEqual(
+    web.log.filter((e) => e.host === 'daily' || e.host === 'glacial').map((e) => e.target),
+    ['/robots.txt', '/robots.txt'],
+  );
 });
 
 test('a host backed off past the idle bound has its URLs deferred with the time they may be asked', () => {

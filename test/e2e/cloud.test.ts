@@ -51,7 +51,13 @@ before(async () => {
   bucket = names.bucket;
   cloudWeb = await startWeb(WEB);
   localWeb = await startWeb(WEB);
-  crawl = await cloudCrawl(emu, synth, names, { crawl: 'synthetic', seeds: cloudWeb.seeds(), settings: SETTINGS }, { workers: 4, pollMs: 200, timeoutMs: 240_000 });
+  crawl = await cloudCrawl(
+    emu,
+    synth,
+    names,
+    { crawl: 'synthetic', seeds: cloudWeb.seeds(), settings: SETTINGS },
+    { workers: 4, pollMs: 200, timeoutMs: 240_000 },
+  );
   items = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -80,18 +86,30 @@ test('the run state machine ends with a finished run and its report', () => {
 });
 
 test('stores the same pages as the embedded crawl of the same web', () => {
-  const cloudPages = items.filter((i) => i.type === 'PAGE' && i.contentHash).map((i) => key(cloudWeb, String(i.url))).sort();
-  const localPages = (db.prepare('SELECT url FROM pages WHERE content_hash IS NOT NULL').all() as Array<{ url: string }>).map((r) => key(localWeb, r.url)).sort();
+  const cloudPages = items
+    .filter((i) => i.type === 'PAGE' && i.contentHash)
+    .map((i) => key(cloudWeb, String(i.url)))
+    .sort();
+  const localPages = (db.prepare('SELECT url FROM pages WHERE content_hash IS NOT NULL').all() as Array<{ url: string }>)
+    .map((r) => key(localWeb, r.url))
+    .sort();
   assert.deepEqual(split(cloudPages), split(localPages));
   assert.ok(split(cloudPages).family > 0);
 });
 
 test('records the same link graph as the embedded crawl', () => {
   const pages = new Map(items.filter((i) => i.type === 'PAGE').map((i) => [String(i.urlId), i]));
-  const cloudEdges = items.filter((i) => i.type === 'EDGE' && pages.get(String(i.fromId))?.contentHash === i.snapshot)
-    .map((i) => `${key(cloudWeb, String(pages.get(String(i.fromId))!.url))} -> ${key(cloudWeb, String(i.toUrl))} [${String(i.anchor)}]`).sort();
-  const localEdges = (db.prepare('SELECT src.url AS f, e.to_url AS t, e.anchor AS a FROM edges e JOIN pages src ON src.url_id = e.from_id AND src.content_hash = e.snapshot').all() as Array<{ f: string; t: string; a: string }>)
-    .map((r) => `${key(localWeb, r.f)} -> ${key(localWeb, r.t)} [${r.a}]`).sort();
+  const cloudEdges = items
+    .filter((i) => i.type === 'EDGE' && pages.get(String(i.fromId))?.contentHash === i.snapshot)
+    .map((i) => `${key(cloudWeb, String(pages.get(String(i.fromId))!.url))} -> ${key(cloudWeb, String(i.toUrl))} [${String(i.anchor)}]`)
+    .sort();
+  const localEdges = (
+    db
+      .prepare('SELECT src.url AS f, e.to_url AS t, e.anchor AS a FROM edges e JOIN pages src ON src.url_id = e.from_id AND src.content_hash = e.snapshot')
+      .all() as Array<{ f: string; t: string; a: string }>
+  )
+    .map((r) => `${key(localWeb, r.f)} -> ${key(localWeb, r.t)} [${r.a}]`)
+    .sort();
   assert.ok(cloudEdges.length > 50);
   assert.deepEqual(split(cloudEdges).exact, split(localEdges).exact);
   assert.equal(split(cloudEdges).family, split(localEdges).family);
@@ -100,15 +118,24 @@ test('records the same link graph as the embedded crawl', () => {
 test('is as polite as the embedded crawl: one request per host at a time, delays, Crawl-delay, robots.txt', () => {
   for (const host of cloudWeb.hosts) {
     const entries = requestsBy(cloudWeb.log, host.name);
-    assert.ok(entries.every((e) => e.concurrent === 1), `${host.name}: two requests at once`);
+    assert.ok(
+      entries.every((e) => e.concurrent === 1),
+      `${host.name}: two requests at once`,
+    );
     if (host.name === 'delay') assert.ok(minGap(entries) >= 295, `crawl-delay host gap ${minGap(entries)} ms`);
     else if (host.name !== 'busy') {
       const gaps = entries.slice(1).map((e, i) => (entries[i]!.aborted ? e.start - entries[i]!.start : e.start - entries[i]!.end));
-      assert.ok(gaps.every((g) => g >= 48), `${host.name}: gap ${Math.min(...gaps)} ms`);
+      assert.ok(
+        gaps.every((g) => g >= 48),
+        `${host.name}: gap ${Math.min(...gaps)} ms`,
+      );
     }
   }
   const violations = cloudWeb.log.filter((e) => e.target !== '/robots.txt' && cloudWeb.hosts.find((h) => h.name === e.host)!.disallowed(e.target));
-  assert.deepEqual(violations.map((e) => `${e.host}${e.target}`), []);
+  assert.deepEqual(
+    violations.map((e) => `${e.host}${e.target}`),
+    [],
+  );
   assert.equal(cloudWeb.log.filter((e) => cloudWeb.hosts.find((h) => h.name === e.host)!.isTrap(e.target)).length, 0);
 });
 
@@ -121,5 +148,8 @@ test('archives every exchange in WARC files under warc/ and the run report under
   assert.ok(keys.some((k) => k.startsWith('extracted/')));
   const fetches = items.filter((i) => i.type === 'FETCH');
   assert.ok(fetches.length >= cloudWeb.log.length, `${fetches.length} fetch records for ${cloudWeb.log.length} requests`);
-  assert.ok(fetches.filter((f) => f.status !== undefined).every((f) => (f.warc as { file?: string } | undefined)?.file), 'every response has its WARC location');
+  assert.ok(
+    fetches.filter((f) => f.status !== undefined).every((f) => (f.warc as { file?: string } | undefined)?.file),
+    'every response has its WARC location',
+  );
 });

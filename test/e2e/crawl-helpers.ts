@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { crawlCommand } from '../../shared/cli/crawl-command.js';
-import type { RunSummary } from '../../shared/store/ports.js';
+import type { RunSummary } from '../../shared/store/ports/index.js';
 import { startWeb, type RequestLogEntry, type SyntheticWeb, type WebMode } from '../web/server.js';
 import type { WebOptions } from '../web/hosts.js';
 import { tempDir } from '../helpers.js';
@@ -26,7 +26,7 @@ export function testFlags(data: string, extra: Record<string, unknown> = {}): Re
 
 export async function crawlWeb(web: SyntheticWeb, flags: Record<string, unknown>, seeds = web.seeds()): Promise<{ summary: RunSummary; lines: string[] }> {
   const lines: string[] = [];
-  const summary = await crawlCommand(seeds, resolveSettings(flags, {}), { out: (l) => lines.push(l) });
+  const summary = await crawlCommand(seeds, resolveSettings(flags, {}), { out: (l) => lines.push(l), json: Boolean(flags.json) });
   return { summary, lines };
 }
 
@@ -36,7 +36,8 @@ export function openDb(dataDir: string): Database.Database {
 }
 
 export function urlState(db: Database.Database, url: string): { state: string; reason: string | null } | undefined {
-  return db.prepare('SELECT state, reason FROM frontier WHERE url = ? ORDER BY run_id DESC LIMIT 1').get(url) as { state: string; reason: string | null } | undefined;
+  return db.prepare('SELECT state, reason FROM frontier WHERE url = ? ORDER BY run_id DESC LIMIT 1').get(url) as
+    { state: string; reason: string | null } | undefined;
 }
 
 export function requestsBy(log: RequestLogEntry[], host: string): RequestLogEntry[] {

@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import { tempDir } from '../helpers.js';
 import { crawlWeb, fetchCounts, minGap, openDb, requestsBy, testFlags, urlState } from './crawl-helpers.js';
-import type { RunSummary } from '../../shared/store/ports.js';
+import type { RunSummary } from '../../shared/store/ports/index.js';
 
 let web: SyntheticWeb;
 let data: ReturnType<typeof tempDir>;
@@ -26,7 +26,11 @@ after(async () => {
 });
 
 test('never has two requests in flight to one host', () => {
-  for (const host of web.hosts) assert.ok(requestsBy(web.log, host.name).every((e) => e.concurrent === 1), host.name);
+  for (const host of web.hosts)
+    assert.ok(
+      requestsBy(web.log, host.name).every((e) => e.concurrent === 1),
+      host.name,
+    );
 });
 
 test('keeps --delay-ms between requests to a host, and Crawl-delay where it is larger', () => {
@@ -38,7 +42,11 @@ test('keeps --delay-ms between requests to a host, and Crawl-delay where it is l
       const prev = entries[i]!;
       return { gap: prev.aborted ? e.start - prev.start : e.start - prev.end, after: prev.target, next: e.target };
     });
-    assert.deepEqual(gaps.filter((g) => g.gap < 48), [], host.name);
+    assert.deepEqual(
+      gaps.filter((g) => g.gap < 48),
+      [],
+      host.name,
+    );
   }
   const delayed = requestsBy(web.log, 'delay');
   assert.ok(delayed.length >= 5);
@@ -47,7 +55,10 @@ test('keeps --delay-ms between requests to a host, and Crawl-delay where it is l
 
 test('fetches nothing that robots.txt disallows for trawl', () => {
   const violations = web.log.filter((e) => e.target !== '/robots.txt' && web.hosts.find((h) => h.name === e.host)!.disallowed(e.target));
-  assert.deepEqual(violations.map((e) => `${e.host}${e.target}`), []);
+  assert.deepEqual(
+    violations.map((e) => `${e.host}${e.target}`),
+    [],
+  );
   assert.ok(summary.skipsByReason.robots! >= 5);
   assert.equal(urlState(db, `${o('agent')}/no-trawl/x`)?.reason, 'robots');
   assert.equal(urlState(db, `${o('agent')}/also-no/y`)?.reason, 'robots');
@@ -57,12 +68,18 @@ test('fetches nothing that robots.txt disallows for trawl', () => {
 });
 
 test('fetches nothing twice, apart from throttled retries and unreadable robots.txt', () => {
-  const repeats = [...fetchCounts(web.log)].filter(([, n]) => n > 1).map(([k]) => k).sort();
+  const repeats = [...fetchCounts(web.log)]
+    .filter(([, n]) => n > 1)
+    .map(([k]) => k)
+    .sort();
   assert.deepEqual(repeats, ['broken/robots.txt', 'busy/', 'busy/a', 'busy/b']);
 });
 
 test('falls into no trap', () => {
-  assert.deepEqual(web.log.filter((e) => web.hosts.find((h) => h.name === e.host)!.isTrap(e.target)).map((e) => e.target), []);
+  assert.deepEqual(
+    web.log.filter((e) => web.hosts.find((h) => h.name === e.host)!.isTrap(e.target)).map((e) => e.target),
+    [],
+  );
   assert.ok((summary.skipsByReason['trap:calendar'] ?? 0) > 0);
   assert.ok((summary.skipsByReason['trap:repeated-segment'] ?? 0) > 0);
   assert.ok(web.log.some((e) => e.target === '/rel/more/more/'));
@@ -116,7 +133,10 @@ test('records rel=canonical and redirects as aliases, and duplicate bodies as du
 
 test('follows at most five redirects, each through the frontier, and loops end', () => {
   const main = requestsBy(web.log, 'main');
-  assert.deepEqual(main.filter((e) => e.target.startsWith('/chain/')).map((e) => e.target), ['/chain/0', '/chain/1', '/chain/2', '/chain/3', '/chain/4', '/chain/5']);
+  assert.deepEqual(
+    main.filter((e) => e.target.startsWith('/chain/')).map((e) => e.target),
+    ['/chain/0', '/chain/1', '/chain/2', '/chain/3', '/chain/4', '/chain/5'],
+  );
   assert.equal(urlState(db, `${o('main')}/chain/6`)?.reason, 'too-many-redirects');
   assert.equal(main.filter((e) => e.target === '/loop-a').length, 1);
   assert.equal(main.filter((e) => e.target === '/loop-b').length, 1);
@@ -133,12 +153,18 @@ test('skips nofollow links and nofollow pages, and marks noindex pages', () => {
   assert.equal(urlState(db, `${o('main')}/only-nofollow`)?.reason, 'nofollow');
   const noindex = db.prepare('SELECT indexable FROM pages WHERE url = ?').get(`${o('main')}/noindex`) as { indexable: number };
   assert.equal(noindex.indexable, 0);
-  const edge = db.prepare("SELECT nofollow FROM edges WHERE to_url = ?").get(`${o('main')}/only-nofollow`) as { nofollow: number };
+  const edge = db.prepare('SELECT nofollow FROM edges WHERE to_url = ?').get(`${o('main')}/only-nofollow`) as { nofollow: number };
   assert.equal(edge.nofollow, 1);
 });
 
 test('caps huge bodies and gzip bombs, skips other types, keeps PDFs and text', () => {
-  const page = (path: string) => db.prepare('SELECT truncated, bytes, mime, title FROM pages WHERE url = ?').get(`${o('main')}${path}`) as { truncated: number; bytes: number; mime: string; title: string | null };
+  const page = (path: string) =>
+    db.prepare('SELECT truncated, bytes, mime, title FROM pages WHERE url = ?').get(`${o('main')}${path}`) as {
+      truncated: number;
+      bytes: number;
+      mime: string;
+      title: string | null;
+    };
   assert.deepEqual([page('/huge').truncated, page('/huge').bytes], [1, 5 * 1024 * 1024]);
   assert.deepEqual([page('/bomb').truncated, page('/bomb').bytes], [1, 5 * 1024 * 1024]);
   assert.ok(web.log.find((e) => e.target === '/huge')!.bytesSent < 15 * 1024 * 1024);

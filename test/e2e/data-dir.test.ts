@@ -33,7 +33,18 @@ async function waitFor(check: () => boolean, ms = 20_000): Promise<void> {
   }
 }
 
-const slowCrawl = (seeds: string[], dir: string, extra: string[] = []) => ['crawl', ...seeds, '--data', dir, '--allow-private-network', '--delay-ms', '400', '--max-rps', '0', ...extra];
+const slowCrawl = (seeds: string[], dir: string, extra: string[] = []) => [
+  'crawl',
+  ...seeds,
+  '--data',
+  dir,
+  '--allow-private-network',
+  '--delay-ms',
+  '400',
+  '--max-rps',
+  '0',
+  ...extra,
+];
 
 test('a second crawl on the same data directory fails at once naming the first; reads keep working', async () => {
   await withWeb({ articles: 30, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dir) => {
@@ -48,7 +59,10 @@ test('a second crawl on the same data directory fails at once naming the first; 
       assert.equal(status.code, 0, status.stderr);
       assert.match(status.stdout, /run 1 running/);
       assert.equal((await runCli(['graph', 'top', '--data', dir])).code, 0);
-      assert.ok(web.log.every((e) => e.concurrent === 1), 'never two requests to the host at once');
+      assert.ok(
+        web.log.every((e) => e.concurrent === 1),
+        'never two requests to the host at once',
+      );
     } finally {
       first.child.kill('SIGINT');
       await first.done;
@@ -79,7 +93,12 @@ test('a bad setting leaves the data directory exactly as it was, and the interru
     await store.setRunStatus(run.id, 'interrupted', 2);
     await store.close();
     const before = snapshot(dir);
-    for (const bad of [['--deny', '/(/'], ['--user-agent', 'trawl\nX-Injected: 1'], ['--delay-ms', '3000000000'], ['--max-rps', '1e-9']]) {
+    for (const bad of [
+      ['--deny', '/(/'],
+      ['--user-agent', 'trawl\nX-Injected: 1'],
+      ['--delay-ms', '3000000000'],
+      ['--max-rps', '1e-9'],
+    ]) {
       const r = await runCli(['crawl', 'http://a.test/', '--data', dir, ...bad]);
       assert.equal(r.code, 2, `${bad.join(' ')}: ${r.stderr}`);
       assert.equal(r.stderr.trim().split('\n').length, 1);
@@ -124,7 +143,20 @@ test('damage in the middle of trawl.db is found at open; doctor reports it and -
     const store = new SqliteCrawlStore(dir);
     const run = await store.createRun(['http://a.test/'], {}, 1);
     for (let i = 0; i < 3000; i++) {
-      await store.recordFetch({ runId: run.id, urlId: `u${i}`, url: `http://a.test/page/${i}`, kind: 'page', fetcher: 'http', status: 200, fetchedAt: i, durationMs: 1, bytes: 10, truncated: false, notModified: false, headers: { 'x-pad': 'p'.repeat(200) } });
+      await store.recordFetch({
+        runId: run.id,
+        urlId: `u${i}`,
+        url: `http://a.test/page/${i}`,
+        kind: 'page',
+        fetcher: 'http',
+        status: 200,
+        fetchedAt: i,
+        durationMs: 1,
+        bytes: 10,
+        truncated: false,
+        notModified: false,
+        headers: { 'x-pad': 'p'.repeat(200) },
+      });
     }
     await store.setRunStatus(run.id, 'finished', 5000);
     await store.close();
@@ -143,7 +175,10 @@ test('damage in the middle of trawl.db is found at open; doctor reports it and -
     const repair = await runCli(['doctor', '--repair', '--data', dir]);
     assert.equal(repair.code, 0, repair.stderr);
     assert.match(repair.stdout, /repaired: \d+ rows copied/);
-    assert.ok(readdirSync(dir).some((f) => f.startsWith('trawl.db.damaged-')), 'the damaged file is kept');
+    assert.ok(
+      readdirSync(dir).some((f) => f.startsWith('trawl.db.damaged-')),
+      'the damaged file is kept',
+    );
     const healed = new SqliteCrawlStore(dir, { check: true });
     assert.equal((await healed.latestRun())?.status, 'finished');
     const kept = (healed.db.prepare('SELECT count(*) AS n FROM fetches').get() as { n: number }).n;

@@ -15,15 +15,35 @@ let result: CliResult;
 let db: Database.Database;
 
 const url = (host: string, path: string) => `${web.origins[host]}${path}`;
-const state = (u: string) => db.prepare('SELECT state, reason, not_before AS notBefore FROM frontier WHERE url = ?').get(u) as { state: string; reason: string | null; notBefore: number } | undefined;
+const state = (u: string) =>
+  db.prepare('SELECT state, reason, not_before AS notBefore FROM frontier WHERE url = ?').get(u) as
+    { state: string; reason: string | null; notBefore: number } | undefined;
 
 before(async () => {
   web = await startWeb({ articles: 8, blogHosts: 2, crawlDelaySeconds: 0, hostile: true });
   data = tempDir();
-  result = await runCli([
-    'crawl', ...web.seeds(), '--data', data.dir, '--allow-private-network', '--delay-ms', '0', '--max-rps', '0',
-    '--backoff-base-ms', '200', '--max-host-failures', '4', '--max-idle-wait-ms', '300', '--extract-timeout-ms', '20000',
-  ], 120_000);
+  result = await runCli(
+    [
+      'crawl',
+      ...web.seeds(),
+      '--data',
+      data.dir,
+      '--allow-private-network',
+      '--delay-ms',
+      '0',
+      '--max-rps',
+      '0',
+      '--backoff-base-ms',
+      '200',
+      '--max-host-failures',
+      '4',
+      '--max-idle-wait-ms',
+      '300',
+      '--extract-timeout-ms',
+      '20000',
+    ],
+    120_000,
+  );
   db = openDb(data.dir);
 });
 
@@ -47,20 +67,33 @@ test('stores every page of the normal hosts', () => {
 });
 
 test('processes the heavy pages within their bounds and records what was cut', () => {
-  const extract = (u: string) => db.prepare('SELECT x.metadata FROM extracts x JOIN pages p ON p.url_id = x.url_id WHERE p.url = ?').get(u) as { metadata: string } | undefined;
+  const extract = (u: string) =>
+    db.prepare('SELECT x.metadata FROM extracts x JOIN pages p ON p.url_id = x.url_id WHERE p.url = ?').get(u) as { metadata: string } | undefined;
   assert.equal(state(url('heavy', '/deep'))?.state, 'done');
   const deep = JSON.parse(extract(url('heavy', '/deep'))!.metadata) as { cuts: Array<{ bound: string }> };
-  assert.deepEqual(deep.cuts.map((c) => c.bound), ['maxDepth']);
+  assert.deepEqual(
+    deep.cuts.map((c) => c.bound),
+    ['maxDepth'],
+  );
   const links = JSON.parse(extract(url('heavy', '/many-links'))!.metadata) as { cuts: Array<{ bound: string }> };
   assert.ok(links.cuts.some((c) => c.bound === 'maxLinks'));
-  const markdown = db.prepare('SELECT x.markdown FROM extracts x JOIN pages p ON p.url_id = x.url_id WHERE p.url = ?').get(url('heavy', '/deep')) as { markdown: string };
+  const markdown = db.prepare('SELECT x.markdown FROM extracts x JOIN pages p ON p.url_id = x.url_id WHERE p.url = ?').get(url('heavy', '/deep')) as {
+    markdown: string;
+  };
   assert.match(markdown.markdown, /bottom of the well/);
 });
 
 test('fails a page whose processing breaks, with the stage, and keeps its interaction', () => {
-  for (const [path, stage] of [['/bad.pdf', 'pdf'], ['/broken-sitemap.xml.gz', 'sitemap']] as const) {
+  for (const [path, stage] of [
+    ['/bad.pdf', 'pdf'],
+    ['/broken-sitemap.xml.gz', 'sitemap'],
+  ] as const) {
     assert.deepEqual(state(url('heavy', path)), { state: 'failed', reason: 'processing-failed', notBefore: 0 });
-    const fetch = db.prepare('SELECT status, error, warc_file FROM fetches WHERE url = ?').get(url('heavy', path)) as { status: number; error: string; warc_file: string };
+    const fetch = db.prepare('SELECT status, error, warc_file FROM fetches WHERE url = ?').get(url('heavy', path)) as {
+      status: number;
+      error: string;
+      warc_file: string;
+    };
     assert.equal(fetch.status, 200);
     assert.match(fetch.error, new RegExp(`^processing failed \\(${stage}\\): `));
     assert.ok(fetch.warc_file, 'the raw exchange is archived');
@@ -68,14 +101,22 @@ test('fails a page whose processing breaks, with the stage, and keeps its intera
 });
 
 test('parks hosts whose Crawl-delay or Retry-After is beyond the caps, with the reason', () => {
-  const parked = new Map((db.prepare('SELECT host, state FROM hosts').all() as Array<{ host: string; state: string }>).map((h) => [h.host, (JSON.parse(h.state) as { parkedReason?: string }).parkedReason]));
+  const parked = new Map(
+    (db.prepare('SELECT host, state FROM hosts').all() as Array<{ host: string; state: string }>).map((h) => [
+      h.host,
+      (JSON.parse(h.state) as { parkedReason?: string }).parkedReason,
+    ]),
+  );
   const hostOf = (name: string) => new URL(web.origins[name]!).host;
   assert.match(parked.get(hostOf('glacial')) ?? '', /Crawl-delay of 999999999 s is above the 60 s cap/);
   assert.match(parked.get(hostOf('daily')) ?? '', /Crawl-delay of 86400 s is above the 60 s cap/);
   assert.match(parked.get(hostOf('never')) ?? '', /HTTP 429 asked to wait 7200 s/);
   assert.deepEqual(state(url('glacial', '/')), { state: 'skipped', reason: 'host-parked', notBefore: 0 });
   // Nothing beyond robots.txt was asked of a host that asked for a day between requests.
-  assert.deepEqual(web.log.filter((e) => e.host === 'daily' || e.host === 'glacial').map((e) => e.target), ['/robots.txt', '/robots.txt']);
+  assert.deepEqual(
+    web.log.filter((e) => e.host === 'daily' || e.host === 'glacial').map((e) => e.target),
+    ['/robots.txt', '/robots.txt'],
+  );
 });
 
 test('defers the URLs of a host backed off past the idle bound, with the time they may be asked', () => {
@@ -91,7 +132,9 @@ test('defers the URLs of a host backed off past the idle bound, with the time th
 test('reads a UTF-8 page with two stray bytes as UTF-8', () => {
   const page = db.prepare('SELECT title, charset FROM pages WHERE url = ?').get(url('jp', '/kiji')) as { title: string; charset: string };
   assert.deepEqual(page, { title: '日本語のページ', charset: 'utf-8' });
-  const text = db.prepare('SELECT markdown FROM extracts x JOIN pages p ON p.url_id = x.url_id WHERE p.url = ?').get(url('jp', '/kiji')) as { markdown: string };
+  const text = db.prepare('SELECT markdown FROM extracts x JOIN pages p ON p.url_id = x.url_id WHERE p.url = ?').get(url('jp', '/kiji')) as {
+    markdown: string;
+  };
   assert.match(text.markdown, /東京の天気は晴れです。/);
 });
 

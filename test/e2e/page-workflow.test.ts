@@ -9,7 +9,7 @@ import { handler as recordFailure } from '../../functions/record-failure/index.j
 import type { PageTask } from '../../shared/pipeline/fetch-worker.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
-import type { FrontierRow } from '../../shared/store/ports.js';
+import type { FrontierRow } from '../../shared/store/ports/index.js';
 import { cloudEnvironment } from '../cloud/harness.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { stateMachines, synthApp } from '../lib/synth.js';
@@ -33,23 +33,53 @@ before(async () => {
 });
 after(() => emu.stop());
 
-const run = (task: PageTask) => machine.run(task as never, {
-  overrides: { taskResourceLocalHandlers: { Extract: extractPage as never, RecordFailure: recordFailure as never } },
-}).result;
+const run = (task: PageTask) =>
+  machine.run(task as never, {
+    overrides: { taskResourceLocalHandlers: { Extract: extractPage as never, RecordFailure: recordFailure as never } },
+  }).result;
 
 async function taskFor(path: string, body: Buffer | undefined): Promise<PageTask> {
-  const row: FrontierRow = { runId, urlId: `id-${path}`, url: `http://a.test/${path}`, host: 'a.test', depth: 0, priority: 1, kind: 'page', state: 'queued', inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore: 0 };
+  const row: FrontierRow = {
+    runId,
+    urlId: `id-${path}`,
+    url: `http://a.test/${path}`,
+    host: 'a.test',
+    depth: 0,
+    priority: 1,
+    kind: 'page',
+    state: 'queued',
+    inlinks: 0,
+    fresh: false,
+    redirects: 0,
+    attempts: 0,
+    notBefore: 0,
+  };
   await store.addUrls([row]);
   await store.claimUrl(runId, row.urlId, Date.now(), 60_000);
   const contentHash = body ? await blobs.put(body) : 'ab'.repeat(32);
   return {
-    runId, row, contentHash, at: Date.now(),
-    response: { url: row.url, status: 200, headers: { 'content-type': 'text/html' }, truncated: false, mime: 'text/html', charset: 'utf-8', contentClass: 'html', wireBytes: 10, durationMs: 3 },
+    runId,
+    row,
+    contentHash,
+    at: Date.now(),
+    response: {
+      url: row.url,
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      truncated: false,
+      mime: 'text/html',
+      charset: 'utf-8',
+      contentClass: 'html',
+      wireBytes: 10,
+      durationMs: 3,
+    },
   };
 }
 
 test('extracts a page once, however often the workflow starts', async () => {
-  const html = Buffer.from('<html><head><title>Hello</title></head><body><article><h1>Hello</h1><p>Some words about a subject worth reading, with a <a href="/next">next page</a>.</p></article></body></html>');
+  const html = Buffer.from(
+    '<html><head><title>Hello</title></head><body><article><h1>Hello</h1><p>Some words about a subject worth reading, with a <a href="/next">next page</a>.</p></article></body></html>',
+  );
   const task = await taskFor('hello', html);
   const first = (await run(task)) as { results: { Extract: { state: string; links: number; extracted: string } } };
   assert.equal(first.results.Extract.state, 'done');

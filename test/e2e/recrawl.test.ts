@@ -12,7 +12,10 @@ test('a second crawl re-fetches conditionally and reports unchanged pages', asyn
     const second = await crawlWeb(web, testFlags(dataDir), seeds);
     const articles = web.log.filter((e) => e.target.startsWith('/articles/'));
     assert.equal(articles.length, 12);
-    assert.ok(articles.every((e) => e.status === 304), 'every unchanged article answered 304');
+    assert.ok(
+      articles.every((e) => e.status === 304),
+      'every unchanged article answered 304',
+    );
     assert.equal(second.summary.unchanged, 12);
     assert.match(second.lines.join('\n'), /unchanged 12/);
     assert.equal(second.summary.pagesStored, first.summary.pagesStored, 'unchanged pages count as stored in the new run');
@@ -46,7 +49,10 @@ test('limits: --max-pages, --max-depth, --max-pages-per-host and --deny', async 
     web.clearLog();
     const shallow = await crawlWeb(web, testFlags(`${dataDir}/crawl2`, { 'delay-ms': '0', 'max-depth': '1' }), [`${web.origins.blog1}/`]);
     // Depth 1 is what the front page links to: articles 1–20 and list page 2, never what those link to.
-    const articleNumbers = web.log.map((e) => /^\/articles\/(\d+)$/.exec(e.target)?.[1]).filter(Boolean).map(Number);
+    const articleNumbers = web.log
+      .map((e) => /^\/articles\/(\d+)$/.exec(e.target)?.[1])
+      .filter(Boolean)
+      .map(Number);
     assert.equal(Math.max(...articleNumbers), 20);
     assert.ok(web.log.some((e) => e.target === '/list?page=2'));
     assert.ok(!web.log.some((e) => e.target === '/list?page=3'));
@@ -59,22 +65,33 @@ test('limits: --max-pages, --max-depth, --max-pages-per-host and --deny', async 
 });
 
 test('scope: seed hosts by default, more with --allow-domain', async () => {
-  await withWeb({ articles: 3, blogHosts: 2, crawlDelaySeconds: 0 }, async (web, dataDir) => {
-    const hostOnly = await crawlWeb(web, testFlags(dataDir, { 'delay-ms': '0' }), [`${web.origins.blog1}/`]);
-    assert.ok(web.log.every((e) => e.host === 'blog1'));
-    assert.ok((hostOnly.summary.skipsByReason['out-of-scope'] ?? 0) > 0);
-    web.clearLog();
-    await crawlWeb(web, testFlags(`${dataDir}/crawl4`, { 'delay-ms': '0', 'allow-domain': ['127.0.0.1'] }), [`${web.origins.blog1}/`]);
-    assert.ok(web.log.some((e) => e.host === 'blog2'), 'the neighbour host is crawled once its domain is allowed');
-  }, 'port');
+  await withWeb(
+    { articles: 3, blogHosts: 2, crawlDelaySeconds: 0 },
+    async (web, dataDir) => {
+      const hostOnly = await crawlWeb(web, testFlags(dataDir, { 'delay-ms': '0' }), [`${web.origins.blog1}/`]);
+      assert.ok(web.log.every((e) => e.host === 'blog1'));
+      assert.ok((hostOnly.summary.skipsByReason['out-of-scope'] ?? 0) > 0);
+      web.clearLog();
+      await crawlWeb(web, testFlags(`${dataDir}/crawl4`, { 'delay-ms': '0', 'allow-domain': ['127.0.0.1'] }), [`${web.origins.blog1}/`]);
+      assert.ok(
+        web.log.some((e) => e.host === 'blog2'),
+        'the neighbour host is crawled once its domain is allowed',
+      );
+    },
+    'port',
+  );
 });
 
 test('the synthetic web also runs with one port per host (macOS)', async () => {
-  await withWeb({ articles: 5, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dataDir) => {
-    assert.ok(Object.values(web.origins).every((origin) => origin.startsWith('http://127.0.0.1:')));
-    const { summary } = await crawlWeb(web, testFlags(dataDir, { 'delay-ms': '0' }), [`${web.origins.blog1}/`, `${web.origins.nobots}/`]);
-    assert.ok(summary.pagesStored >= 9);
-  }, 'port');
+  await withWeb(
+    { articles: 5, blogHosts: 1, crawlDelaySeconds: 0 },
+    async (web, dataDir) => {
+      assert.ok(Object.values(web.origins).every((origin) => origin.startsWith('http://127.0.0.1:')));
+      const { summary } = await crawlWeb(web, testFlags(dataDir, { 'delay-ms': '0' }), [`${web.origins.blog1}/`, `${web.origins.nobots}/`]);
+      assert.ok(summary.pagesStored >= 9);
+    },
+    'port',
+  );
 });
 
 test('the address guard refuses the synthetic web without --allow-private-network', async () => {

@@ -13,10 +13,14 @@ function donePaths(web: SyntheticWeb, dataDir: string): Set<string> {
   const db = openDb(dataDir);
   const rows = db.prepare("SELECT url FROM frontier WHERE state IN ('done', 'duplicate')").all() as Array<{ url: string }>;
   db.close();
-  return new Set(rows.map(({ url }) => {
-    const u = new URL(url);
-    return `${web.hostOf(u.origin)?.name}${u.pathname}${u.search}`;
-  }).filter((p) => !p.includes('/calendar')));
+  return new Set(
+    rows
+      .map(({ url }) => {
+        const u = new URL(url);
+        return `${web.hostOf(u.origin)?.name}${u.pathname}${u.search}`;
+      })
+      .filter((p) => !p.includes('/calendar')),
+  );
 }
 
 test('a crawl killed with SIGKILL resumes without losing stored work or refetching more than was in flight', async () => {
@@ -24,7 +28,25 @@ test('a crawl killed with SIGKILL resumes without losing stored work or refetchi
   const data = tempDir();
   const seeds = HOSTS.map((h) => `${web.origins[h]}/`);
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', 'crawl', ...seeds, '--data', data.dir, '--allow-private-network', '--delay-ms', '20', '--max-rps', '0', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'shared/cli/main.ts',
+        'crawl',
+        ...seeds,
+        '--data',
+        data.dir,
+        '--allow-private-network',
+        '--delay-ms',
+        '20',
+        '--max-rps',
+        '0',
+        '--json',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     child.stdout.resume();
     const exited = new Promise((resolve) => child.once('exit', resolve));
     const deadline = Date.now() + 30_000;
@@ -50,7 +72,11 @@ test('a crawl killed with SIGKILL resumes without losing stored work or refetchi
     const reference = await startWeb(OPTIONS);
     const refData = tempDir();
     try {
-      await crawlWeb(reference, testFlags(refData.dir, { 'delay-ms': '0' }), HOSTS.map((h) => `${reference.origins[h]}/`));
+      await crawlWeb(
+        reference,
+        testFlags(refData.dir, { 'delay-ms': '0' }),
+        HOSTS.map((h) => `${reference.origins[h]}/`),
+      );
       assert.deepEqual([...after].sort(), [...donePaths(reference, refData.dir)].sort(), 'the resumed crawl ends where an uninterrupted one does');
     } finally {
       await reference.close();

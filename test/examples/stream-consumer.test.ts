@@ -18,14 +18,45 @@ after(() => emu.stop());
 test('reports a page whose body changed and the links that appeared', async () => {
   const names = await emu.provision('stream');
   const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket)) });
-  const raw = async (key: Record<string, string>) => (await emu.clients.dynamo.send(new GetItemCommand({ TableName: names.table, Key: { PK: { S: key.PK! }, SK: { S: key.SK! } } }))).Item;
-  const page = (hash: string, at: number) => ({ urlId: 'p', url: 'http://a.test/p', host: 'a.test', runId: 1, status: 200, mime: 'text/html', bytes: 1, truncated: false, fetchedAt: at, indexable: true, nofollow: false, contentHash: hash });
+  const raw = async (key: Record<string, string>) =>
+    (await emu.clients.dynamo.send(new GetItemCommand({ TableName: names.table, Key: { PK: { S: key.PK! }, SK: { S: key.SK! } } }))).Item;
+  const page = (hash: string, at: number) => ({
+    urlId: 'p',
+    url: 'http://a.test/p',
+    host: 'a.test',
+    runId: 1,
+    status: 200,
+    mime: 'text/html',
+    bytes: 1,
+    truncated: false,
+    fetchedAt: at,
+    indexable: true,
+    nofollow: false,
+    contentHash: hash,
+  });
   const run = await store.createRun([], {}, 1);
   await store.commitFetch({ runId: run.id, urlId: 'p', state: 'done', attempts: 1, page: page('h1', 10) });
   const before = await raw(keys.page('p'));
   await store.commitFetch({
-    runId: run.id, urlId: 'p', state: 'done', attempts: 2, page: page('h2', 20),
-    edges: [{ fromId: 'p', snapshot: 'h2', toId: 'q', toUrl: 'http://a.test/q', anchor: 'Q', context: 'see Q here', section: 'body', rel: '', internal: true, nofollow: false }],
+    runId: run.id,
+    urlId: 'p',
+    state: 'done',
+    attempts: 2,
+    page: page('h2', 20),
+    edges: [
+      {
+        fromId: 'p',
+        snapshot: 'h2',
+        toId: 'q',
+        toUrl: 'http://a.test/q',
+        anchor: 'Q',
+        context: 'see Q here',
+        section: 'body',
+        rel: '',
+        internal: true,
+        nofollow: false,
+      },
+    ],
   });
   const event = {
     Records: [

@@ -40,7 +40,10 @@ test('measures depth as the parser builds the tree: implied closes, void and sel
 
 test('flattens nesting past the depth bound, keeping the text and recording the cut', () => {
   const { html, cuts } = boundHtml(deepPage());
-  assert.deepEqual(cuts.map((c) => [c.bound, c.limit, c.found]), [['maxDepth', 100, 100_002]]);
+  assert.deepEqual(
+    cuts.map((c) => [c.bound, c.limit, c.found]),
+    [['maxDepth', 100, 100_002]],
+  );
   assert.ok(parserDepth(html) <= 100);
   assert.match(html, /A sentence at the bottom of the well\./);
   const x = extractPage(deepPage(), 'https://deep.test/', options);
@@ -50,7 +53,10 @@ test('flattens nesting past the depth bound, keeping the text and recording the 
 
 test('keeps the first links as links and the text of the rest', () => {
   const { html, cuts } = boundHtml(manyLinksPage(), { ...DEFAULT_PAGE_BOUNDS, maxChars: 10_000_000 });
-  assert.deepEqual(cuts.map((c) => [c.bound, c.found]), [['maxLinks', 100_000]]);
+  assert.deepEqual(
+    cuts.map((c) => [c.bound, c.found]),
+    [['maxLinks', 100_000]],
+  );
   assert.equal(html.match(/<a /g)?.length, 5000);
   assert.equal(html.match(/<\/a>/g)?.length, 5000);
   assert.match(html, /link 99999/);

@@ -26,10 +26,15 @@ test('chunks by tokens at sentence boundaries: ~512 tokens, 15 % overlap, linked
     assert.match(c.id, /^[0-9a-f]{32}$/);
   }
   assert.equal(chunks[0]!.position, 0);
-  assert.ok(chunks.every((c, i) => i === 0 || c.position > chunks[i - 1]!.position && c.position < 1));
+  assert.ok(chunks.every((c, i) => i === 0 || (c.position > chunks[i - 1]!.position && c.position < 1)));
   const lastOfFirst = chunks[0]!.text.split(/(?<=\.) /).at(-1)!;
   assert.ok(chunks[1]!.text.includes(lastOfFirst), 'the next chunk repeats the end of the one before');
-  const overlapTokens = countTokens(chunks[0]!.text.split(/(?<=\.) /).filter((s) => chunks[1]!.text.startsWith(s) || chunks[1]!.text.includes(s)).join(' '));
+  const overlapTokens = countTokens(
+    chunks[0]!.text
+      .split(/(?<=\.) /)
+      .filter((s) => chunks[1]!.text.startsWith(s) || chunks[1]!.text.includes(s))
+      .join(' '),
+  );
   assert.ok(overlapTokens >= 0.15 * 512 * 0.8 && overlapTokens <= 0.15 * 512 * 2, `overlap ${overlapTokens} tokens`);
 });
 
@@ -44,7 +49,10 @@ test('merges a short tail and splits an over-long sentence', () => {
 });
 
 test('gives identical chunks identical ids', () => {
-  assert.deepEqual(chunkText(sentencesText(100)).map((c) => c.id), chunkText(sentencesText(100)).map((c) => c.id));
+  assert.deepEqual(
+    chunkText(sentencesText(100)).map((c) => c.id),
+    chunkText(sentencesText(100)).map((c) => c.id),
+  );
 });
 
 test('SimHash puts near-duplicates within distance 3 and different texts far apart', () => {

@@ -36,7 +36,11 @@ test('converts the article to markdown with headings, links and GFM tables', () 
 });
 
 test('falls back to the body without boilerplate when Readability finds no article', () => {
-  const x = extractPage('<html><body><nav><a href="/a">Menu</a></nav><p>Just one short line.</p><footer>Footer text</footer></body></html>', 'https://a.test/', opts);
+  const x = extractPage(
+    '<html><body><nav><a href="/a">Menu</a></nav><p>Just one short line.</p><footer>Footer text</footer></body></html>',
+    'https://a.test/',
+    opts,
+  );
   assert.equal(x.method, 'fallback');
   assert.equal(x.text, 'Just one short line.');
 });
@@ -55,9 +59,10 @@ test('reads metadata with JSON-LD over OpenGraph over Twitter over meta', () => 
 
 test('reads news and product metadata, word count and reading time', () => {
   const news = extractFixture('news-article').metadata;
-  assert.deepEqual([news.title, news.author, news.published, news.modified, news.siteName, news.contentType, news.language], [
-    'City council approves riverside park plan', 'Maria Lopez', '2026-10-04T08:30:00Z', '2026-10-05T10:00:00Z', 'The Daily Ledger', 'NewsArticle', 'en-GB',
-  ]);
+  assert.deepEqual(
+    [news.title, news.author, news.published, news.modified, news.siteName, news.contentType, news.language],
+    ['City council approves riverside park plan', 'Maria Lopez', '2026-10-04T08:30:00Z', '2026-10-05T10:00:00Z', 'The Daily Ledger', 'NewsArticle', 'en-GB'],
+  );
   assert.ok(news.wordCount > 250 && news.wordCount < 330, String(news.wordCount));
   assert.equal(news.readingTimeMinutes, Math.round(news.wordCount / 230));
   const product = extractFixture('product-page').metadata;
@@ -80,8 +85,16 @@ test('honours meta robots and X-Robots-Tag', () => {
 });
 
 test('hashes normalised text, so markup changes keep the text hash', () => {
-  const a = extractPage('<html><body><article><p>The same words in a paragraph, long enough to matter for the extractor to keep them.</p></article></body></html>', 'https://a.test/1', opts);
-  const b = extractPage('<html><body><div class="x"><p>The same   words in a paragraph, long enough to matter for the extractor to keep them.</p></div><script>var x=1</script></body></html>', 'https://a.test/2', opts);
+  const a = extractPage(
+    '<html><body><article><p>The same words in a paragraph, long enough to matter for the extractor to keep them.</p></article></body></html>',
+    'https://a.test/1',
+    opts,
+  );
+  const b = extractPage(
+    '<html><body><div class="x"><p>The same   words in a paragraph, long enough to matter for the extractor to keep them.</p></div><script>var x=1</script></body></html>',
+    'https://a.test/2',
+    opts,
+  );
   assert.equal(a.textHash, b.textHash);
   assert.equal(a.simhash, b.simhash);
 });
@@ -99,7 +112,14 @@ test('resolves links against <base href> and survives malformed HTML', () => {
   const based = extractPage('<head><base href="http://cdn.test/root/"></head><body><p><a href="x">x</a></p></body>', 'http://a.test/p', opts);
   assert.equal(based.links[0]!.url, 'http://cdn.test/root/x');
   const broken = extractPage('<a href="/x">unclosed <div><a href="/y">y</p></b>', 'http://a.test/', opts);
-  assert.deepEqual(broken.links.map((l) => l.url), ['http://a.test/x', 'http://a.test/y']);
-  const feeds = extractPage('<head><link rel="alternate" type="application/rss+xml" href="/feed.xml"><link rel="canonical" href="/real"></head>', 'http://a.test/p?print=1', opts);
+  assert.deepEqual(
+    broken.links.map((l) => l.url),
+    ['http://a.test/x', 'http://a.test/y'],
+  );
+  const feeds = extractPage(
+    '<head><link rel="alternate" type="application/rss+xml" href="/feed.xml"><link rel="canonical" href="/real"></head>',
+    'http://a.test/p?print=1',
+    opts,
+  );
   assert.deepEqual([feeds.feeds, feeds.linkCanonical], [['http://a.test/feed.xml'], 'http://a.test/real']);
 });

@@ -37,14 +37,27 @@ test('a crawl without extraction workers stores the same content', async () => {
   });
 });
 
-const small = (n: number) => ({ html: `<html><body><p>hello world, small page ${n}</p></body></html>`, url: `https://a.test/${n}`, mode: 'full' as const, robotsToken: 'trawl' });
-const heavy = { html: `<html><body>${Array.from({ length: 55_000 }, (_, i) => `<p>paragraph ${i} with some words in it ${'x'.repeat(40)}</p>`).join('')}</body></html>`, url: 'https://a.test/heavy', mode: 'full' as const, robotsToken: 'trawl' };
+const small = (n: number) => ({
+  html: `<html><body><p>hello world, small page ${n}</p></body></html>`,
+  url: `https://a.test/${n}`,
+  mode: 'full' as const,
+  robotsToken: 'trawl',
+});
+const heavy = {
+  html: `<html><body>${Array.from({ length: 55_000 }, (_, i) => `<p>paragraph ${i} with some words in it ${'x'.repeat(40)}</p>`).join('')}</body></html>`,
+  url: 'https://a.test/heavy',
+  mode: 'full' as const,
+  robotsToken: 'trawl',
+};
 
 test('a page that exhausts its worker heap fails alone; the pages behind it finish on a new worker', async () => {
   const workers = new WorkerExtractor(canonical, { size: 1, memoryMb: 48, timeoutMs: 60_000 });
   try {
     const results = await Promise.allSettled([workers.extract(small(1)), workers.extract(heavy), workers.extract(small(2)), workers.extract(small(3))]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
     assert.match(String((results[1] as PromiseRejectedResult).reason), /extraction worker failed on this page: .*memory/);
     assert.match((await workers.extract(small(4))).title ?? (await workers.extract(small(4))).url, /a\.test/);
   } finally {
@@ -56,7 +69,10 @@ test('a page that takes too long fails alone; its worker is replaced and the oth
   const workers = new WorkerExtractor(canonical, { size: 1, timeoutMs: 400 });
   try {
     const results = await Promise.allSettled([workers.extract(heavy), workers.extract(small(1)), workers.extract(small(2))]);
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'fulfilled', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'fulfilled', 'fulfilled'],
+    );
     assert.match(String((results[0] as PromiseRejectedResult).reason), /took longer than 0.4 s/);
   } finally {
     await workers.close();

@@ -6,7 +6,22 @@ import { AddressRefusedError, NonRetryableFetchError } from '../../shared/errors
 import { serve } from '../helpers.js';
 
 test('blocks loopback, private, link-local, CGNAT, metadata, ULA and mapped addresses', () => {
-  for (const ip of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00:ec2::254', 'fc00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::']) {
+  for (const ip of [
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    'fd00:ec2::254',
+    'fc00::1',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::',
+  ]) {
     assert.equal(isBlockedAddress(ip), true, ip);
   }
   for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1', '100.128.0.1']) assert.equal(isBlockedAddress(ip), false, ip);
@@ -32,17 +47,27 @@ test('refuses every IPv6 form that embeds a private or loopback IPv4 address', (
   ];
   for (const [ip, what] of forms) assert.equal(isBlockedAddress(ip), true, `${what}: ${ip}`);
   // The same forms around public addresses stay allowed: a DNS64 network answers NAT64 for every site.
-  for (const ip of ['64:ff9b::5db8:d822', '2002:5db8:d822::1', '2001:0:4136:e378:8000:63bf:a247:27dd', '2a00:1450:4001:80b::200e']) assert.equal(isBlockedAddress(ip), false, ip);
+  for (const ip of ['64:ff9b::5db8:d822', '2002:5db8:d822::1', '2001:0:4136:e378:8000:63bf:a247:27dd', '2a00:1450:4001:80b::200e'])
+    assert.equal(isBlockedAddress(ip), false, ip);
   for (const bad of ['1::2::3', '12345::', 'not-an-ip']) assert.equal(isBlockedAddress(bad), true, bad);
 });
 
 test('refuses a host name that resolves to a private address', async () => {
   const guard = new AddressGuard({ allowPrivateNetwork: false, resolver: async () => [{ address: '10.0.0.5', family: 4 }] });
-  await assert.rejects(guard.resolve('intranet.example'), (err: unknown) => err instanceof AddressRefusedError && /10\.0\.0\.5/.test(err.message) && /--allow-private-network/.test(err.message));
+  await assert.rejects(
+    guard.resolve('intranet.example'),
+    (err: unknown) => err instanceof AddressRefusedError && /10\.0\.0\.5/.test(err.message) && /--allow-private-network/.test(err.message),
+  );
 });
 
 test('refuses when any resolved address is private', async () => {
-  const guard = new AddressGuard({ allowPrivateNetwork: false, resolver: async () => [{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }] });
+  const guard = new AddressGuard({
+    allowPrivateNetwork: false,
+    resolver: async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ],
+  });
   await assert.rejects(guard.resolve('rebind.example'), AddressRefusedError);
 });
 
@@ -54,7 +79,14 @@ test('connects to the address it checked, so DNS cannot rebind in between', asyn
     // First answer is the checked one; a rebinding resolver would answer differently later.
     return lookups === 1 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '10.9.9.9', family: 4 }];
   };
-  const fetcher = new HttpFetcher({ userAgent: 'trawl-test', allowPrivateNetwork: true, maxBodyBytes: 1024, connectTimeoutMs: 1000, totalTimeoutMs: 2000, resolver });
+  const fetcher = new HttpFetcher({
+    userAgent: 'trawl-test',
+    allowPrivateNetwork: true,
+    maxBodyBytes: 1024,
+    connectTimeoutMs: 1000,
+    totalTimeoutMs: 2000,
+    resolver,
+  });
   try {
     const port = new URL(server.origin).port;
     const res = await fetcher.fetch({ url: `http://rebind.test:${port}/`, kind: 'page' });
@@ -72,7 +104,14 @@ test('the fetcher refuses private IP literals and non-http schemes unless allowe
     await assert.rejects(fetcher.fetch({ url: 'http://127.0.0.1:9/', kind: 'page' }), AddressRefusedError);
     await assert.rejects(fetcher.fetch({ url: 'http://[::ffff:169.254.169.254]/', kind: 'page' }), AddressRefusedError);
     await assert.rejects(fetcher.fetch({ url: 'ftp://example.com/', kind: 'page' }), NonRetryableFetchError);
-    const viaName = new HttpFetcher({ userAgent: 't', allowPrivateNetwork: false, maxBodyBytes: 1024, connectTimeoutMs: 500, totalTimeoutMs: 1000, resolver: async () => [{ address: '169.254.169.254', family: 4 }] });
+    const viaName = new HttpFetcher({
+      userAgent: 't',
+      allowPrivateNetwork: false,
+      maxBodyBytes: 1024,
+      connectTimeoutMs: 500,
+      totalTimeoutMs: 1000,
+      resolver: async () => [{ address: '169.254.169.254', family: 4 }],
+    });
     await assert.rejects(viaName.fetch({ url: 'http://metadata.test/latest/', kind: 'page' }), AddressRefusedError);
     await viaName.close();
   } finally {

@@ -48,7 +48,14 @@ before(async () => {
 after(() => server.close());
 
 const fetcher = (overrides: Partial<ConstructorParameters<typeof HttpFetcher>[0]> = {}) =>
-  new HttpFetcher({ userAgent: 'trawl-test/1 (+https://contact.example)', allowPrivateNetwork: true, maxBodyBytes: 5 * 1024 * 1024, connectTimeoutMs: 1000, totalTimeoutMs: 3000, ...overrides });
+  new HttpFetcher({
+    userAgent: 'trawl-test/1 (+https://contact.example)',
+    allowPrivateNetwork: true,
+    maxBodyBytes: 5 * 1024 * 1024,
+    connectTimeoutMs: 1000,
+    totalTimeoutMs: 3000,
+    ...overrides,
+  });
 
 test('cuts a 20 MB body at the cap without reading it all', async () => {
   const f = fetcher();

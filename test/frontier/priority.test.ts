@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { defaultPriority } from '../../shared/frontier/priority.js';
 import { Heap } from '../../shared/frontier/heap.js';
 import { HostQueue } from '../../shared/frontier/host-queue.js';
-import type { FrontierRow } from '../../shared/store/ports.js';
+import type { FrontierRow } from '../../shared/store/ports/index.js';
 
 test('scores depth, inlinks, freshness and content-type hints', () => {
   const base = { url: 'http://a.test/page', depth: 0, inlinks: 0, fresh: false };
@@ -25,7 +25,21 @@ test('the heap pops in order', () => {
 });
 
 function row(id: string, priority: number, notBefore = 0): FrontierRow {
-  return { runId: 1, urlId: id, url: `http://a.test/${id}`, host: 'a.test', depth: 1, priority, kind: 'page', state: 'queued', inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore };
+  return {
+    runId: 1,
+    urlId: id,
+    url: `http://a.test/${id}`,
+    host: 'a.test',
+    depth: 1,
+    priority,
+    kind: 'page',
+    state: 'queued',
+    inlinks: 0,
+    fresh: false,
+    redirects: 0,
+    attempts: 0,
+    notBefore,
+  };
 }
 
 test('a host queue serves best first, honours notBefore and re-prioritises', () => {

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { pageRank } from '../../shared/graph/pagerank.js';
 
 test('ranks the page everyone links to first, and ranks sum to one', () => {
-  const ranks = pageRank(['hub', 'a', 'b', 'c'], [['a', 'hub'], ['b', 'hub'], ['c', 'hub'], ['hub', 'a']]);
+  const ranks = pageRank(
+    ['hub', 'a', 'b', 'c'],
+    [
+      ['a', 'hub'],
+      ['b', 'hub'],
+      ['c', 'hub'],
+      ['hub', 'a'],
+    ],
+  );
   const sum = [...ranks.values()].reduce((x, y) => x + y, 0);
   assert.ok(Math.abs(sum - 1) < 1e-9);
   assert.ok(ranks.get('hub')! > ranks.get('a')!);
@@ -12,7 +20,13 @@ test('ranks the page everyone links to first, and ranks sum to one', () => {
 });
 
 test('spreads dangling pages evenly and ignores self-links and unknown nodes', () => {
-  const ranks = pageRank(['x', 'y'], [['x', 'x'], ['x', 'ghost']]);
+  const ranks = pageRank(
+    ['x', 'y'],
+    [
+      ['x', 'x'],
+      ['x', 'ghost'],
+    ],
+  );
   assert.ok(Math.abs(ranks.get('x')! - 0.5) < 1e-9 && Math.abs(ranks.get('y')! - 0.5) < 1e-9);
   assert.equal(pageRank([], []).size, 0);
 });

@@ -36,14 +36,15 @@ test('cdk-nag is live: an unacknowledged finding stops synthesis', () => {
 
 test('the table: keys, on-demand, PITR, stream with both images, TTL, inlinks and SimHash-band indexes', () => {
   t.hasResourceProperties('AWS::DynamoDB::Table', {
-    KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
+    KeySchema: [
+      { AttributeName: 'PK', KeyType: 'HASH' },
+      { AttributeName: 'SK', KeyType: 'RANGE' },
+    ],
     BillingMode: 'PAY_PER_REQUEST',
     PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
     StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
     TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
-    GlobalSecondaryIndexes: Match.arrayWith([
-      Match.objectLike({ IndexName: INLINKS_INDEX.name }), Match.objectLike({ IndexName: BANDS_INDEX.name }),
-    ]),
+    GlobalSecondaryIndexes: Match.arrayWith([Match.objectLike({ IndexName: INLINKS_INDEX.name }), Match.objectLike({ IndexName: BANDS_INDEX.name })]),
   });
 });
 
@@ -52,7 +53,9 @@ test('the archive bucket: private, encrypted, versioned, TLS only, raw bodies ag
     VersioningConfiguration: { Status: 'Enabled' },
     PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
     BucketEncryption: Match.anyValue(),
-    LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'raw/', Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 30 }] })]) },
+    LifecycleConfiguration: {
+      Rules: Match.arrayWith([Match.objectLike({ Prefix: 'raw/', Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 30 }] })]),
+    },
   });
   t.hasResourceProperties('AWS::S3::BucketPolicy', {
     PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
@@ -61,7 +64,10 @@ test('the archive bucket: private, encrypted, versioned, TLS only, raw bodies ag
 
 test('the frontier: FIFO without content-based dedupe, per-group throughput, a FIFO DLQ with a redrive limit', () => {
   t.hasResourceProperties('AWS::SQS::Queue', {
-    FifoQueue: true, ContentBasedDeduplication: false, FifoThroughputLimit: 'perMessageGroupId', DeduplicationScope: 'messageGroup',
+    FifoQueue: true,
+    ContentBasedDeduplication: false,
+    FifoThroughputLimit: 'perMessageGroupId',
+    DeduplicationScope: 'messageGroup',
     RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 50 },
   });
   t.resourceCountIs('AWS::SQS::Queue', 2);
@@ -69,7 +75,9 @@ test('the frontier: FIFO without content-based dedupe, per-group throughput, a F
 
 test('every stage is nodejs24.x on arm64; the fetch worker takes one message at a time with partial batch failures', () => {
   const fns = t.findResources('AWS::Lambda::Function');
-  const stages = Object.values(fns).filter((f) => (f.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.TABLE_NAME);
+  const stages = Object.values(fns).filter(
+    (f) => (f.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.TABLE_NAME,
+  );
   assert.equal(stages.length, 6);
   for (const f of stages) {
     const p = f.Properties as { Runtime: string; Architectures: string[]; Handler: string };
@@ -77,7 +85,11 @@ test('every stage is nodejs24.x on arm64; the fetch worker takes one message at 
     assert.deepEqual(p.Architectures, ['arm64']);
     assert.equal(p.Handler, 'index.handler');
   }
-  t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'], ScalingConfig: { MaximumConcurrency: 20 } });
+  t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+    BatchSize: 1,
+    FunctionResponseTypes: ['ReportBatchItemFailures'],
+    ScalingConfig: { MaximumConcurrency: 20 },
+  });
 });
 
 test('the bundles are ESM built by esbuild, and the extract stage carries pdf.js for its worker thread', () => {
@@ -101,14 +113,20 @@ test('the run state machine is Standard: InitRun, then a Wait/Progress/Choice lo
   assert.equal(EXPRESS.definition.StartAt, 'Extract');
   assert.ok(page.Extract!.Retry!.some((r) => r.ErrorEquals.includes('States.Timeout') && r.ErrorEquals.includes('ThrottlingException')));
   assert.equal(page.Extract!.Catch![0]!.Next, 'RecordFailure');
-  t.hasResourceProperties('AWS::StepFunctions::StateMachine', { StateMachineType: 'EXPRESS', TracingConfiguration: { Enabled: true }, LoggingConfiguration: Match.objectLike({ Level: 'ALL' }) });
+  t.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+    StateMachineType: 'EXPRESS',
+    TracingConfiguration: { Enabled: true },
+    LoggingConfiguration: Match.objectLike({ Level: 'ALL' }),
+  });
 });
 
 test('one EventBridge rule per crawl of crawls.json, starting the run state machine with the crawl as input', () => {
   t.resourceCountIs('AWS::Events::Rule', 1);
   t.hasResourceProperties('AWS::Events::Rule', {
     ScheduleExpression: 'rate(7 days)',
-    Targets: [Match.objectLike({ Input: Match.serializedJson(Match.objectLike({ crawl: 'example-docs', seeds: ['https://example.com/'], profile: 'default' })) })],
+    Targets: [
+      Match.objectLike({ Input: Match.serializedJson(Match.objectLike({ crawl: 'example-docs', seeds: ['https://example.com/'], profile: 'default' })) }),
+    ],
   });
 });
 
@@ -124,7 +142,11 @@ test('alarms on the DLQ, stage errors and throttles and failed executions; a das
 test('a team can use the Crawler construct in its own stack with its own crawls and sizes', () => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Team');
-  new Crawler(stack, 'News', { crawls: [{ name: 'news', schedule: 'cron(0 3 * * ? *)', seeds: ['https://news.example/'] }], memoryMb: { 'extract-page': 2048 }, maxFetchConcurrency: 5 });
+  new Crawler(stack, 'News', {
+    crawls: [{ name: 'news', schedule: 'cron(0 3 * * ? *)', seeds: ['https://news.example/'] }],
+    memoryMb: { 'extract-page': 2048 },
+    maxFetchConcurrency: 5,
+  });
   const team = Template.fromStack(stack);
   team.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0 3 * * ? *)' });
   team.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 2048 });
@@ -132,15 +154,31 @@ test('a team can use the Crawler construct in its own stack with its own crawls 
 });
 
 test('crawls.json problems fail at synth time with the crawl, the field and what to write', () => {
-  const bad = (crawl: Record<string, unknown>) => () => validateCrawls({ crawls: [{ name: 'c', schedule: 'rate(1 day)', seeds: ['https://a.example/'], ...crawl }] });
-  assert.throws(bad({ schedule: 'every day' }), (e: Error) => e instanceof CrawlConfigError && /crawl #1 "c": schedule "every day" is not an EventBridge expression/.test(e.message));
+  const bad = (crawl: Record<string, unknown>) => () =>
+    validateCrawls({ crawls: [{ name: 'c', schedule: 'rate(1 day)', seeds: ['https://a.example/'], ...crawl }] });
+  assert.throws(
+    bad({ schedule: 'every day' }),
+    (e: Error) => e instanceof CrawlConfigError && /crawl #1 "c": schedule "every day" is not an EventBridge expression/.test(e.message),
+  );
   assert.throws(bad({ schedule: 'rate(2 day)' }), /rate\(2 days\)/);
   assert.throws(bad({ schedule: 'cron(0 3 * * *)' }), /6 fields/);
   assert.throws(bad({ seeds: ['ftp://x/'] }), /seed "ftp:\/\/x\/" is not an absolute http\(s\) URL/);
   assert.throws(bad({ limits: { maxPagez: 3 } }), /unknown setting "maxPagez"/);
-  assert.throws(bad({ limits: { maxPages: -1 } }), /invalid value -1 for crawls.json: crawl #1 "c": limits: setting "maxPages": expected a whole number from 1 to 100000000/);
+  assert.throws(
+    bad({ limits: { maxPages: -1 } }),
+    /invalid value -1 for crawls.json: crawl #1 "c": limits: setting "maxPages": expected a whole number from 1 to 100000000/,
+  );
   assert.throws(bad({ profile: 'fancy' }), /profile/);
-  assert.throws(() => validateCrawls({ crawls: [{ name: 'c', schedule: 'rate(1 day)', seeds: ['https://a/'] }, { name: 'c', schedule: 'rate(1 day)', seeds: ['https://b/'] }] }), /used twice/);
+  assert.throws(
+    () =>
+      validateCrawls({
+        crawls: [
+          { name: 'c', schedule: 'rate(1 day)', seeds: ['https://a/'] },
+          { name: 'c', schedule: 'rate(1 day)', seeds: ['https://b/'] },
+        ],
+      }),
+    /used twice/,
+  );
   const dir = tempDir();
   writeFileSync(join(dir.dir, 'crawls.json'), '{"crawls": [');
   assert.throws(() => synthApp({ bundle: false, crawlsFile: join(dir.dir, 'crawls.json') }), /crawls.json is not valid JSON/);

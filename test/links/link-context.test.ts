@@ -28,7 +28,10 @@ test('drops fragments, javascript:, mailto:, tel: and self-links; keeps one row 
   const out = links(`<a href="#top">t</a><a href="javascript:go()">j</a><a href="mailto:a@b.c">m</a><a href="tel:+1">p</a>
     <a href="/page">self</a><a href="/page#section">self with fragment</a><a href="ftp://x/">ftp</a>
     <nav><a href="/x">X in nav</a></nav><p>Read <a href="/x?utm_source=a">about x</a> in the body.</p>`);
-  assert.deepEqual(out.map((l) => [l.url, l.section, l.anchorText]), [['https://www.site.example/x', 'body', 'about x']]);
+  assert.deepEqual(
+    out.map((l) => [l.url, l.section, l.anchorText]),
+    [['https://www.site.example/x', 'body', 'about x']],
+  );
 });
 
 test('uses alt text for image links and counts subdomains of the site as internal', () => {

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveSettings } from '../../shared/cli/args.js';
-import { openEmbedded } from '../../shared/pipeline/embedded.js';
+import { buildContext } from '../../shared/pipeline/context.js';
+import { openLocalForWriting } from '../../shared/store/local/open-local.js';
 import { loadRobots } from '../../shared/pipeline/robots-stage.js';
 import { newHostState } from '../../shared/politeness/host-state.js';
 import { robotsAllows } from '../../shared/robots/robots-policy.js';
@@ -27,7 +28,21 @@ async function withRobotsServer(hops: number, fn: (origin: string, hits: string[
 }
 
 function context(dataDir: string, now: { t: number }) {
-  return openEmbedded(resolveSettings({ data: dataDir, 'allow-private-network': true }, {}), { clock: () => now.t });
+  const local = openLocalForWriting(dataDir, 'test');
+  const ctx = buildContext({
+    settings: resolveSettings({ data: dataDir, 'allow-private-network': true }, {}),
+    store: local.store,
+    blobs: local.blobs,
+    warcDir: local.warcDir,
+    clock: () => now.t,
+  });
+  return {
+    ...ctx,
+    close: async () => {
+      await ctx.close();
+      await local.close();
+    },
+  };
 }
 
 test('follows robots.txt redirects and caches the result for the TTL', async () => {

@@ -8,7 +8,7 @@ import { progressStage, STALL_CHECKS, type ProgressState, type RunState } from '
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
-import type { FrontierRow } from '../../shared/store/ports.js';
+import type { FrontierRow } from '../../shared/store/ports/index.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 
 let emu: Emulators;
@@ -25,7 +25,21 @@ async function setup(now: () => number): Promise<{ deps: CloudDeps; queueUrl: st
   const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs });
   const deps: CloudDeps = { store, blobs, objects, frontier: new SqsFrontier(emu.clients.sqs, names.queueUrl), logger: createLogger('silent'), clock: now };
   const run = await store.createRun(['http://a.test/'], {}, now());
-  const row = (id: string): FrontierRow => ({ runId: run.id, urlId: id, url: `http://a.test/${id}`, host: 'a.test', depth: 0, priority: 1, kind: 'page', state: 'queued', inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore: 0 });
+  const row = (id: string): FrontierRow => ({
+    runId: run.id,
+    urlId: id,
+    url: `http://a.test/${id}`,
+    host: 'a.test',
+    depth: 0,
+    priority: 1,
+    kind: 'page',
+    state: 'queued',
+    inlinks: 0,
+    fresh: false,
+    redirects: 0,
+    attempts: 0,
+    notBefore: 0,
+  });
   await store.addUrls([row('a'), row('b')]);
   return { deps, queueUrl: names.queueUrl, state: { runId: run.id, crawl: 'c', deadline: now() + 60_000, maxPages: 10 } };
 }

@@ -5,7 +5,14 @@ import { sleep, timerDelay } from '../../shared/politeness/timers.js';
 import { parseRetryAfter } from '../../shared/politeness/retry-after.js';
 import { RateLimiter } from '../../shared/politeness/rate-limiter.js';
 
-const cfg: PolitenessConfig = { delayMs: 1000, backoffBaseMs: 30_000, backoffMaxMs: 600_000, maxRetryAfterMs: 3600_000, maxConsecutiveFailures: 3, maxCrawlDelayMs: 60_000 };
+const cfg: PolitenessConfig = {
+  delayMs: 1000,
+  backoffBaseMs: 30_000,
+  backoffMaxMs: 600_000,
+  maxRetryAfterMs: 3600_000,
+  maxConsecutiveFailures: 3,
+  maxCrawlDelayMs: 60_000,
+};
 
 test('waits max(Crawl-delay, delay) after each request', () => {
   const s = newHostState('a.test');
@@ -24,7 +31,10 @@ test('honours Retry-After on 429 and 503', () => {
 });
 
 test('backs off exponentially without Retry-After: 30 s doubling up to 10 min', () => {
-  assert.deepEqual([0, 1, 2, 3, 4, 5, 6].map((k) => backoffMs(k, cfg)), [30_000, 60_000, 120_000, 240_000, 480_000, 600_000, 600_000]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5, 6].map((k) => backoffMs(k, cfg)),
+    [30_000, 60_000, 120_000, 240_000, 480_000, 600_000, 600_000],
+  );
   let s = newHostState('a.test');
   s = afterRequest(s, { kind: 'response', status: 429, at: 0 }, cfg);
   assert.equal(s.backoffUntil, 30_000);

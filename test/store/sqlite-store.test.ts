@@ -5,11 +5,26 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { DataDirError } from '../../shared/errors.js';
-import type { FrontierRow } from '../../shared/store/ports.js';
+import type { FrontierRow } from '../../shared/store/ports/index.js';
 import { tempDir } from '../helpers.js';
 
 function row(runId: number, id: string, state: FrontierRow['state'] = 'queued', reason?: string): FrontierRow {
-  return { runId, urlId: id, url: `http://a.test/${id}`, host: 'a.test', depth: 1, priority: 1, kind: 'page', state, reason, inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore: 0 };
+  return {
+    runId,
+    urlId: id,
+    url: `http://a.test/${id}`,
+    host: 'a.test',
+    depth: 1,
+    priority: 1,
+    kind: 'page',
+    state,
+    reason,
+    inlinks: 0,
+    fresh: false,
+    redirects: 0,
+    attempts: 0,
+    notBefore: 0,
+  };
 }
 
 test('summarises a run from its frontier and fetch records (the contract suite covers the writes)', async () => {
@@ -19,17 +34,61 @@ test('summarises a run from its frontier and fetch records (the contract suite c
     const run = await store.createRun([], {}, 1);
     await store.addUrls([row(run.id, 'a')]);
     const inserted = await store.commitFetch({
-      runId: run.id, urlId: 'a', state: 'done', attempts: 1,
-      fetch: { runId: run.id, urlId: 'a', url: 'http://a.test/a', kind: 'page', fetcher: 'http', status: 200, fetchedAt: 5, durationMs: 3, bytes: 10, truncated: false, notModified: false, contentHash: 'h1' },
-      page: { urlId: 'a', url: 'http://a.test/a', host: 'a.test', runId: run.id, status: 200, mime: 'text/html', bytes: 10, truncated: false, fetchedAt: 5, indexable: true, nofollow: false, contentHash: 'h1', etag: '"e"' },
-      edges: [{ fromId: 'a', snapshot: 'h1', toId: 'b', toUrl: 'http://a.test/b', anchor: 'B', context: 'see B', section: 'body', rel: '', internal: true, nofollow: false }],
+      runId: run.id,
+      urlId: 'a',
+      state: 'done',
+      attempts: 1,
+      fetch: {
+        runId: run.id,
+        urlId: 'a',
+        url: 'http://a.test/a',
+        kind: 'page',
+        fetcher: 'http',
+        status: 200,
+        fetchedAt: 5,
+        durationMs: 3,
+        bytes: 10,
+        truncated: false,
+        notModified: false,
+        contentHash: 'h1',
+      },
+      page: {
+        urlId: 'a',
+        url: 'http://a.test/a',
+        host: 'a.test',
+        runId: run.id,
+        status: 200,
+        mime: 'text/html',
+        bytes: 10,
+        truncated: false,
+        fetchedAt: 5,
+        indexable: true,
+        nofollow: false,
+        contentHash: 'h1',
+        etag: '"e"',
+      },
+      edges: [
+        {
+          fromId: 'a',
+          snapshot: 'h1',
+          toId: 'b',
+          toUrl: 'http://a.test/b',
+          anchor: 'B',
+          context: 'see B',
+          section: 'body',
+          rel: '',
+          internal: true,
+          nofollow: false,
+        },
+      ],
       discovered: [row(run.id, 'b')],
     });
     assert.deepEqual(inserted, ['b']);
     assert.equal((await store.getPage('a'))?.etag, '"e"');
-    assert.equal((await store.findPageByContentHash('h1', 'other'))?.urlId, 'a');
-    assert.equal(await store.findPageByContentHash('h1', 'a'), undefined);
-    assert.deepEqual((await store.outlinks('a')).map((e) => e.toUrl), ['http://a.test/b']);
+    assert.deepEqual(
+      (await store.outlinks('a')).map((e) => e.toUrl),
+      ['http://a.test/b'],
+    );
     const summary = await store.summary(run.id);
     assert.equal(summary.requests, 1);
     assert.equal(summary.pagesStored, 1);
@@ -40,13 +99,61 @@ test('summarises a run from its frontier and fetch records (the contract suite c
   }
 });
 
+test('migrates a data directory of the previous schema forward, keeping its data', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const first = new SqliteCrawlStore(dir);
+    const run = await first.createRun(['http://a.test/'], {}, 1);
+    await first.addUrls([row(run.id, 'a')]);
+    await first.commitFetch({
+      runId: run.id,
+      urlId: 'a',
+      state: 'done',
+      attempts: 1,
+      page: {
+        urlId: 'a',
+        url: 'http://a.test/a',
+        host: 'a.test',
+        runId: run.id,
+        status: 200,
+        mime: 'text/html',
+        bytes: 1,
+        truncated: false,
+        fetchedAt: 5,
+        indexable: true,
+        nofollow: false,
+        contentHash: 'h1',
+      },
+    });
+    await first.close();
+    // Back to schema 2: no bodies table.
+    const db = new Database(join(dir, 'trawl.db'));
+    db.exec("DROP TABLE bodies; UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    db.close();
+    const reader = new SqliteCrawlStore(dir, { readonly: true });
+    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '3');
+    assert.equal((await reader.latestRun())?.id, run.id);
+    await reader.close();
+    const store = new SqliteCrawlStore(dir);
+    assert.equal(await store.claimBody('h1', 'other', 9), 'a', 'the owners of stored bodies were carried over');
+    await store.close();
+  } finally {
+    cleanup();
+  }
+});
+
 test('refuses a data dir written by another schema version, without touching it', async () => {
   const { dir, cleanup } = tempDir();
   try {
     const db = new Database(join(dir, 'trawl.db'));
-    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '999'); CREATE TABLE pages (x); INSERT INTO pages VALUES (42);");
+    db.exec(
+      "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '999'); CREATE TABLE pages (x); INSERT INTO pages VALUES (42);",
+    );
     db.close();
-    assert.throws(() => new SqliteCrawlStore(dir), (err: unknown) => err instanceof DataDirError && /schema 999/.test(err.message) && /new --data directory/.test(err.message));
+    assert.throws(
+      () => new SqliteCrawlStore(dir),
+      (err: unknown) => err instanceof DataDirError && /schema 999/.test(err.message) && /new --data directory/.test(err.message),
+    );
     const again = new Database(join(dir, 'trawl.db'));
     assert.equal((again.prepare('SELECT x FROM pages').get() as { x: number }).x, 42);
     again.close();
@@ -76,7 +183,10 @@ test('refuses a data directory that cannot be created or written', () => {
   try {
     // A path below a regular file fails even for root, unlike permission bits.
     writeFileSync(join(dir, 'file'), 'x');
-    assert.throws(() => new SqliteCrawlStore(join(dir, 'file', 'sub')), (err: unknown) => err instanceof DataDirError && /cannot write to data directory/.test(err.message));
+    assert.throws(
+      () => new SqliteCrawlStore(join(dir, 'file', 'sub')),
+      (err: unknown) => err instanceof DataDirError && /cannot write to data directory/.test(err.message),
+    );
   } finally {
     cleanup();
   }

@@ -26,27 +26,53 @@ export function manyLinksPage(): string {
 
 /** A valid UTF-8 Japanese page, declared utf-8, with two stray bytes (FF FE) in its body. */
 export function strayBytesPage(): Buffer {
-  const head = Buffer.from('<!doctype html><html lang="ja"><head><meta charset="utf-8"><title>日本語のページ</title></head><body><p>これは日本語で書かれた記事です。東京の天気は晴れです。', 'utf8');
+  const head = Buffer.from(
+    '<!doctype html><html lang="ja"><head><meta charset="utf-8"><title>日本語のページ</title></head><body><p>これは日本語で書かれた記事です。東京の天気は晴れです。',
+    'utf8',
+  );
   const tail = Buffer.from('ウェブクローラーは礼儀正しくあるべきです。</p></body></html>', 'utf8');
   return Buffer.concat([head, Buffer.from([0xff, 0xfe]), tail]);
 }
 
 function heavyHost(): HostSpec {
   return {
-    name: 'heavy', disallowed: () => false, isTrap: () => false,
+    name: 'heavy',
+    disallowed: () => false,
+    isTrap: () => false,
     handle(req, env) {
       const origin = env.origin('heavy');
       switch (req.path) {
-        case '/robots.txt': return text(`User-agent: *\nAllow: /\nSitemap: ${origin}/broken-sitemap.xml.gz\n`);
-        case '/': return html(htmlPage('Heavy', `<p>${prose(7)}</p><a href="/deep">Deep</a> <a href="/many-links">Many links</a> <a href="/bad.pdf">Bad PDF</a> <a href="/fine">Fine</a>`));
-        case '/deep': return html(deepPage());
-        case '/many-links': return html(manyLinksPage());
-        case '/fine': return html(htmlPage('Fine', `<p>${prose(8)}</p>`));
+        case '/robots.txt':
+          return text(`User-agent: *\nAllow: /\nSitemap: ${origin}/broken-sitemap.xml.gz\n`);
+        case '/':
+          return html(
+            htmlPage(
+              'Heavy',
+              `<p>${prose(7)}</p><a href="/deep">Deep</a> <a href="/many-links">Many links</a> <a href="/bad.pdf">Bad PDF</a> <a href="/fine">Fine</a>`,
+            ),
+          );
+        case '/deep':
+          return html(deepPage());
+        case '/many-links':
+          return html(manyLinksPage());
+        case '/fine':
+          return html(htmlPage('Fine', `<p>${prose(8)}</p>`));
         // Not gzip at all, though it says so: the sitemap stage fails, the crawl goes on.
-        case '/broken-sitemap.xml.gz': return { status: 200, headers: { 'content-type': 'application/gzip' }, body: Buffer.concat([gzipSync('<urlset>').subarray(0, 12), Buffer.from('garbage')]) };
+        case '/broken-sitemap.xml.gz':
+          return {
+            status: 200,
+            headers: { 'content-type': 'application/gzip' },
+            body: Buffer.concat([gzipSync('<urlset>').subarray(0, 12), Buffer.from('garbage')]),
+          };
         // A PDF header and nothing that pdf.js can read.
-        case '/bad.pdf': return { status: 200, headers: { 'content-type': 'application/pdf' }, body: Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ntrailer <<>>\n%%EOF garbage') };
-        default: return notFound;
+        case '/bad.pdf':
+          return {
+            status: 200,
+            headers: { 'content-type': 'application/pdf' },
+            body: Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ntrailer <<>>\n%%EOF garbage'),
+          };
+        default:
+          return notFound;
       }
     },
   };
@@ -54,7 +80,9 @@ function heavyHost(): HostSpec {
 
 function delayHost(name: string, crawlDelay: string): HostSpec {
   return {
-    name, disallowed: () => false, isTrap: () => false,
+    name,
+    disallowed: () => false,
+    isTrap: () => false,
     handle(req) {
       if (req.path === '/robots.txt') return text(`User-agent: *\nCrawl-delay: ${crawlDelay}\n`);
       if (req.path === '/') return html(htmlPage(name, '<a href="/a">A</a> <a href="/b">B</a>'));
@@ -66,7 +94,9 @@ function delayHost(name: string, crawlDelay: string): HostSpec {
 
 function japaneseHost(): HostSpec {
   return {
-    name: 'jp', disallowed: () => false, isTrap: () => false,
+    name: 'jp',
+    disallowed: () => false,
+    isTrap: () => false,
     handle(req) {
       if (req.path === '/robots.txt') return notFound;
       if (req.path === '/') return html(htmlPage('jp', '<a href="/kiji">記事</a>'));
@@ -79,7 +109,9 @@ function japaneseHost(): HostSpec {
 /** Every request answers 503 with a Retry-After of `seconds` (within the cap: the host waits, then is deferred). */
 function retryAfterHost(name: string, status: number, seconds: number): HostSpec {
   return {
-    name, disallowed: () => false, isTrap: () => false,
+    name,
+    disallowed: () => false,
+    isTrap: () => false,
     handle(req) {
       if (req.path === '/robots.txt') return text('User-agent: *\nAllow: /\n');
       return { status, headers: { 'retry-after': String(seconds), 'content-type': 'text/plain' }, body: 'come back later' };

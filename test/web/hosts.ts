@@ -50,7 +50,11 @@ export interface WebOptions {
   hostile?: boolean;
 }
 
-const html = (body: string, extra: Record<string, string> = {}): WebResponse => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8', ...extra }, body });
+const html = (body: string, extra: Record<string, string> = {}): WebResponse => ({
+  status: 200,
+  headers: { 'content-type': 'text/html; charset=utf-8', ...extra },
+  body,
+});
 const notFound: WebResponse = { status: 404, headers: { 'content-type': 'text/html' }, body: '<h1>Not found</h1>' };
 const text = (body: string, type = 'text/plain'): WebResponse => ({ status: 200, headers: { 'content-type': type }, body });
 
@@ -95,31 +99,48 @@ function mainIndex(origin: (n: string) => string): string {
     '<a href="/only-tracked?utm_campaign=x#top">Tracked only</a> <a href="/changing">Changes every visit</a> <a href="/copy/1">Copy of article 1</a> <a href="/near/2">Near copy of article 2</a> <a href="/restyled/6">Article 6 restyled</a> <a href="mailto:team@example.com">Mail</a> <a href="javascript:void(0)">JS</a>',
     `<a href="${origin('nobots')}/">Friends</a>`,
   ];
-  return htmlPage('Main site', `<h1>Main</h1><p>${prose(1)}</p><p>${links.join('</p><p>')}</p>`, '<link rel="alternate" type="application/rss+xml" href="/feed.xml">');
+  return htmlPage(
+    'Main site',
+    `<h1>Main</h1><p>${prose(1)}</p><p>${links.join('</p><p>')}</p>`,
+    '<link rel="alternate" type="application/rss+xml" href="/feed.xml">',
+  );
 }
 
 function mainHost(o: WebOptions): HostSpec {
   const n = o.articles;
   return {
     name: 'main',
-    disallowed: (t) => t.startsWith('/private/') && !t.startsWith('/private/open') || /\.cgi$/.test(t) || t.startsWith('/search'),
-    isTrap: (t) => (t.startsWith('/calendar') && Math.abs(monthOffset(new URLSearchParams(t.split('?')[1]).get('month') ?? '2026-01', Date.now())) > 24) || (t.match(/more\//g)?.length ?? 0) > 3,
+    disallowed: (t) => (t.startsWith('/private/') && !t.startsWith('/private/open')) || /\.cgi$/.test(t) || t.startsWith('/search'),
+    isTrap: (t) =>
+      (t.startsWith('/calendar') && Math.abs(monthOffset(new URLSearchParams(t.split('?')[1]).get('month') ?? '2026-01', Date.now())) > 24) ||
+      (t.match(/more\//g)?.length ?? 0) > 3,
     handle(req, env) {
       const { path, query } = req;
       const origin = env.origin('main');
-      if (path === '/robots.txt') return text(`User-agent: *\nDisallow: /private/\nAllow: /private/open\nDisallow: /*.cgi$\nDisallow: /search\n\nUser-agent: otherbot\nDisallow: /\n\nSitemap: ${origin}/sitemap-index.xml\n`);
+      if (path === '/robots.txt')
+        return text(
+          `User-agent: *\nDisallow: /private/\nAllow: /private/open\nDisallow: /*.cgi$\nDisallow: /search\n\nUser-agent: otherbot\nDisallow: /\n\nSitemap: ${origin}/sitemap-index.xml\n`,
+        );
       if (path === '/') return html(mainIndex(env.origin));
       if (path === '/sitemap-index.xml') return text(sitemapIndex([`${origin}/sitemap-pages.xml.gz`]), 'application/xml');
       if (path === '/sitemap-pages.xml.gz') {
         const urls = [...Array.from({ length: n }, (_, i) => `${origin}/articles/${i + 1}`), `${origin}/sitemap-only`];
         return { status: 200, headers: { 'content-type': 'application/gzip' }, body: gzipSync(urlset(urls)) };
       }
-      if (path === '/feed.xml') return text(rss('Main feed', [{ url: `${origin}/articles/5`, title: 'Five' }, { url: `${origin}/feed-only`, title: 'Only in the feed' }]), 'application/rss+xml');
+      if (path === '/feed.xml')
+        return text(
+          rss('Main feed', [
+            { url: `${origin}/articles/5`, title: 'Five' },
+            { url: `${origin}/feed-only`, title: 'Only in the feed' },
+          ]),
+          'application/rss+xml',
+        );
       if (path === '/list') return html(listPage('main', Number(query.get('page') ?? 1), 20, n));
       const article = /^\/articles\/(\d+)$/.exec(path);
       if (article && Number(article[1]) >= 1 && Number(article[1]) <= n) {
         const k = Number(article[1]);
-        if (k === 3 && query.get('print') === '1') return html(htmlPage('Article 3 (print)', `<p>${prose(3)}</p>`, `<link rel="canonical" href="${origin}/articles/3">`));
+        if (k === 3 && query.get('print') === '1')
+          return html(htmlPage('Article 3 (print)', `<p>${prose(3)}</p>`, `<link rel="canonical" href="${origin}/articles/3">`));
         return withEtag(req, html(articleHtml('main', k, n)));
       }
       if (path === '/copy/1') return html(articleHtml('main', 1, n));
@@ -132,14 +153,21 @@ function mainHost(o: WebOptions): HostSpec {
       if (path === '/near/2') return html(articleHtml('main', 2, n).replace('<p>', '<p>Updated: '));
       // The same text in other markup: a text duplicate.
       if (path === '/restyled/6') return html(articleHtml('main', 6, n).replace('<article>', '<article class="restyled" data-theme="dark">'));
-      if (['/sitemap-only', '/feed-only', '/only-tracked', '/private/open', '/only-nofollow', '/only-from-nofollow-page', '/about'].includes(path)) return withEtag(req, html(htmlPage(path, `<p>${prose(path.length)}</p>`)));
+      if (['/sitemap-only', '/feed-only', '/only-tracked', '/private/open', '/only-nofollow', '/only-from-nofollow-page', '/about'].includes(path))
+        return withEtag(req, html(htmlPage(path, `<p>${prose(path.length)}</p>`)));
       if (path === '/tool.cgi') return html(htmlPage('tool', '<p>tool</p>'));
       if (path === '/private/secret' || path === '/search') return html(htmlPage('secret', '<p>must not be fetched</p>'));
-      if (path === '/nofollow-page') return html(htmlPage('Nofollow page', `<p>${prose(77)}</p><a href="/only-from-nofollow-page">Hidden</a>`, '<meta name="robots" content="nofollow">'));
+      if (path === '/nofollow-page')
+        return html(htmlPage('Nofollow page', `<p>${prose(77)}</p><a href="/only-from-nofollow-page">Hidden</a>`, '<meta name="robots" content="nofollow">'));
       if (path === '/noindex') return html(htmlPage('Noindex', `<p>${prose(78)}</p>`, '<meta name="robots" content="noindex">'));
       if (path === '/calendar') {
         const month = query.get('month') ?? '2026-11';
-        return html(htmlPage(`Calendar ${month}`, `<p>Events in ${month}</p><a href="/calendar?month=${shiftMonth(month, -1)}">Previous</a> <a href="/calendar?month=${shiftMonth(month, 1)}">Next</a>`));
+        return html(
+          htmlPage(
+            `Calendar ${month}`,
+            `<p>Events in ${month}</p><a href="/calendar?month=${shiftMonth(month, -1)}">Previous</a> <a href="/calendar?month=${shiftMonth(month, 1)}">Next</a>`,
+          ),
+        );
       }
       if (path.startsWith('/rel/')) return html(htmlPage(`Maze ${path}`, '<a href="more/">More</a>'));
       if (path === '/old-page') return { status: 301, headers: { location: '/articles/4' } };
@@ -149,13 +177,36 @@ function mainHost(o: WebOptions): HostSpec {
       if (chain) return { status: 302, headers: { location: `/chain/${Number(chain[1]) + 1}` } };
       if (path === '/image.png') return { status: 200, headers: { 'content-type': 'image/png' }, body: Buffer.alloc(64 * 1024, 7) };
       if (path === '/file.zip') return { status: 200, headers: { 'content-type': 'application/zip' }, body: Buffer.alloc(64 * 1024, 9) };
-      if (path === '/doc.pdf') return { status: 200, headers: { 'content-type': 'application/pdf' }, body: makePdf(['A synthetic PDF about polite crawling.', 'Its second page.'], 'Crawling PDF') };
+      if (path === '/doc.pdf')
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/pdf' },
+          body: makePdf(['A synthetic PDF about polite crawling.', 'Its second page.'], 'Crawling PDF'),
+        };
       if (path === '/notes.txt') return text('plain notes\n');
-      if (path === '/huge') return { status: 200, headers: { 'content-type': 'text/html' }, stream: { chunk: Buffer.from(`<p>${'x'.repeat(65_000)}</p>\n`), total: 20 * 1024 * 1024 } };
+      if (path === '/huge')
+        return {
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+          stream: { chunk: Buffer.from(`<p>${'x'.repeat(65_000)}</p>\n`), total: 20 * 1024 * 1024 },
+        };
       if (path === '/bomb') return { status: 200, headers: { 'content-type': 'text/html', 'content-encoding': 'gzip' }, body: gzipBomb() };
       if (path === '/slow') return { ...html(htmlPage('Slow', `<p>${prose(99)}</p>`)), delayMs: 300 };
-      if (path === '/latin1') return { status: 200, headers: { 'content-type': 'text/html; charset=iso-8859-1' }, body: Buffer.from(htmlPage('Caf\u00e9 cr\u00e8me', '<p>Gr\u00fc\u00dfe aus K\u00f6ln</p>').replace('charset="utf-8"', ''), 'latin1') };
-      if (path === '/sjis') return { status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from('<html><head><meta charset="shift_jis"><title>\x93\xfa\x96\x7b</title></head><body><p>\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd</p></body></html>', 'latin1') };
+      if (path === '/latin1')
+        return {
+          status: 200,
+          headers: { 'content-type': 'text/html; charset=iso-8859-1' },
+          body: Buffer.from(htmlPage('Caf\u00e9 cr\u00e8me', '<p>Gr\u00fc\u00dfe aus K\u00f6ln</p>').replace('charset="utf-8"', ''), 'latin1'),
+        };
+      if (path === '/sjis')
+        return {
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+          body: Buffer.from(
+            '<html><head><meta charset="shift_jis"><title>\x93\xfa\x96\x7b</title></head><body><p>\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd</p></body></html>',
+            'latin1',
+          ),
+        };
       return notFound;
     },
   };
@@ -183,7 +234,9 @@ function blogHost(name: string, o: WebOptions, neighbour: string): HostSpec {
 
 function smallHost(name: string, robots: WebResponse | undefined, pages: Record<string, string>, disallowed: (t: string) => boolean = () => false): HostSpec {
   return {
-    name, disallowed, isTrap: () => false,
+    name,
+    disallowed,
+    isTrap: () => false,
     handle(req) {
       if (req.path === '/robots.txt') return robots ?? notFound;
       const body = pages[req.path];
@@ -199,11 +252,17 @@ function busyHost(): HostSpec {
     return n === 1;
   };
   return {
-    name: 'busy', disallowed: () => false, isTrap: () => false,
+    name: 'busy',
+    disallowed: () => false,
+    isTrap: () => false,
     handle(req, env) {
       if (req.path === '/robots.txt') return text('User-agent: *\nAllow: /\n');
-      if (req.path === '/') return firstHit(env, '/') ? { status: 429, headers: { 'retry-after': '1' }, body: 'slow down' } : html(htmlPage('busy', '<a href="/a">A</a> <a href="/b">B</a>'));
-      if (req.path === '/a') return firstHit(env, '/a') ? { status: 503, headers: { 'retry-after': new Date(env.now() + 2000).toUTCString() } } : html(htmlPage('a', '<p>a</p>'));
+      if (req.path === '/')
+        return firstHit(env, '/')
+          ? { status: 429, headers: { 'retry-after': '1' }, body: 'slow down' }
+          : html(htmlPage('busy', '<a href="/a">A</a> <a href="/b">B</a>'));
+      if (req.path === '/a')
+        return firstHit(env, '/a') ? { status: 503, headers: { 'retry-after': new Date(env.now() + 2000).toUTCString() } } : html(htmlPage('a', '<p>a</p>'));
       if (req.path === '/b') return firstHit(env, '/b') ? { status: 429 } : html(htmlPage('b', '<p>b</p>'));
       return notFound;
     },
@@ -217,12 +276,24 @@ export function buildHosts(o: WebOptions): HostSpec[] {
     mainHost(o),
     smallHost('nobots', undefined, { '/': '<a href="/one">One</a> <a href="/two">Two</a>', '/one': '<p>one</p>', '/two': '<p>two</p>' }),
     smallHost('broken', { status: 500, body: 'oops' }, { '/': '<a href="/x">X</a>', '/x': '<p>x</p>' }, () => true),
-    smallHost('delay', text(`User-agent: *\nCrawl-delay: ${o.crawlDelaySeconds}\n`), { '/': '<a href="/d1">1</a> <a href="/d2">2</a> <a href="/d3">3</a>', '/d1': '<p>1</p>', '/d2': '<p>2</p>', '/d3': '<p>3</p>' }),
+    smallHost('delay', text(`User-agent: *\nCrawl-delay: ${o.crawlDelaySeconds}\n`), {
+      '/': '<a href="/d1">1</a> <a href="/d2">2</a> <a href="/d3">3</a>',
+      '/d1': '<p>1</p>',
+      '/d2': '<p>2</p>',
+      '/d3': '<p>3</p>',
+    }),
     busyHost(),
     smallHost(
       'agent',
-      text('User-agent: *\nDisallow: /\n\nUser-agent: Trawl/2.0\nDisallow: /no-trawl/\n\nUser-agent: otherbot\nAllow: /\n\nuser-agent: TRAWL\nDisallow: /also-no/\n'),
-      { '/': '<a href="/ok">ok</a> <a href="/no-trawl/x">no</a> <a href="/also-no/y">also no</a>', '/ok': '<p>ok</p>', '/no-trawl/x': '<p>x</p>', '/also-no/y': '<p>y</p>' },
+      text(
+        'User-agent: *\nDisallow: /\n\nUser-agent: Trawl/2.0\nDisallow: /no-trawl/\n\nUser-agent: otherbot\nAllow: /\n\nuser-agent: TRAWL\nDisallow: /also-no/\n',
+      ),
+      {
+        '/': '<a href="/ok">ok</a> <a href="/no-trawl/x">no</a> <a href="/also-no/y">also no</a>',
+        '/ok': '<p>ok</p>',
+        '/no-trawl/x': '<p>x</p>',
+        '/also-no/y': '<p>y</p>',
+      },
       (t) => t.startsWith('/no-trawl/') || t.startsWith('/also-no/'),
     ),
     ...blogs.map((b, i) => blogHost(b, o, blogs[(i + 1) % blogs.length]!)),

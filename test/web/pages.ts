@@ -4,11 +4,14 @@ export function htmlPage(title: string, body: string, head = ''): string {
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title>${head}</head>\n<body><nav><a href="/">Home</a></nav>\n<main>${body}</main>\n<footer><a href="/about">About</a></footer></body></html>\n`;
 }
 
-const WORDS = 'crawler polite archive graph content search index robots delay sitemap feed canonical duplicate page link anchor section summary vector fetch host queue frontier'.split(' ');
+const WORDS =
+  'crawler polite archive graph content search index robots delay sitemap feed canonical duplicate page link anchor section summary vector fetch host queue frontier'.split(
+    ' ',
+  );
 
 /** Deterministic filler prose, different for every seed. */
 export function prose(seed: number, words = 120): string {
-  let x = seed * 2654435761 >>> 0;
+  let x = (seed * 2654435761) >>> 0;
   const out: string[] = [];
   for (let i = 0; i < words; i++) {
     x = (x * 1103515245 + 12345) >>> 0;
@@ -18,7 +21,10 @@ export function prose(seed: number, words = 120): string {
 }
 
 export function articleHtml(host: string, n: number, total: number, extraLinks = ''): string {
-  const links = [1, 2, 3, 7].map((k) => ((n + k - 1) % total) + 1).map((k) => `<li><a href="/articles/${k}">Article ${k}</a></li>`).join('');
+  const links = [1, 2, 3, 7]
+    .map((k) => ((n + k - 1) % total) + 1)
+    .map((k) => `<li><a href="/articles/${k}">Article ${k}</a></li>`)
+    .join('');
   return htmlPage(`${host} article ${n}`, `<article><h1>Article ${n}</h1><p>${prose(n + host.length * 1000)}</p><ul>${links}</ul>${extraLinks}</article>`);
 }
 

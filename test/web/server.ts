@@ -63,7 +63,11 @@ function send(res: ServerResponse, out: WebResponse, onDone: (bytes: number, abo
 }
 
 /** Starts every host of the synthetic web on loopback and records each request it serves. */
-export async function startWeb(options: Partial<WebOptions> = {}, mode: WebMode = process.platform === 'linux' ? 'ip' : 'port', basePort = 0): Promise<SyntheticWeb> {
+export async function startWeb(
+  options: Partial<WebOptions> = {},
+  mode: WebMode = process.platform === 'linux' ? 'ip' : 'port',
+  basePort = 0,
+): Promise<SyntheticWeb> {
   const opts = { ...DEFAULT_WEB_OPTIONS, ...options };
   const hosts = buildHosts(opts);
   const log: RequestLogEntry[] = [];
@@ -81,7 +85,17 @@ export async function startWeb(options: Partial<WebOptions> = {}, mode: WebMode 
     const out = spec.handle({ path: url.pathname, target, query: url.searchParams, headers: req.headers }, env(spec.name));
     const finish = (bytesSent: number, aborted: boolean) => {
       inFlight.set(spec.name, (inFlight.get(spec.name) ?? 1) - 1);
-      log.push({ host: spec.name, target, start, end: Date.now(), status: out.status, userAgent: String(req.headers['user-agent'] ?? ''), concurrent, bytesSent, aborted });
+      log.push({
+        host: spec.name,
+        target,
+        start,
+        end: Date.now(),
+        status: out.status,
+        userAgent: String(req.headers['user-agent'] ?? ''),
+        concurrent,
+        bytesSent,
+        aborted,
+      });
     };
     if (out.delayMs) setTimeout(() => send(res, out, finish), out.delayMs);
     else send(res, out, finish);
@@ -110,9 +124,15 @@ export async function startWeb(options: Partial<WebOptions> = {}, mode: WebMode 
     clearLog: () => {
       log.length = 0;
     },
-    close: () => Promise.all(servers.map((s) => new Promise<void>((r) => {
-      s.closeAllConnections();
-      s.close(() => r());
-    }))).then(() => undefined),
+    close: () =>
+      Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((r) => {
+              s.closeAllConnections();
+              s.close(() => r());
+            }),
+        ),
+      ).then(() => undefined),
   };
 }

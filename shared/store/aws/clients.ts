@@ -29,7 +29,13 @@ export function awsClients(e: AwsEndpoints = {}): AwsClients {
     dynamo,
     doc: DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } }),
     // Checksums only where S3 requires them: streamed bodies with flexible checksums break S3-compatible servers.
-    s3: new S3Client({ ...common, endpoint: e.s3, forcePathStyle: e.s3 !== undefined, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
+    s3: new S3Client({
+      ...common,
+      endpoint: e.s3,
+      forcePathStyle: e.s3 !== undefined,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    }),
     sqs: new SQSClient({ ...common, endpoint: e.sqs }),
     sfn: new SFNClient({ ...common, endpoint: e.sfn }),
   };

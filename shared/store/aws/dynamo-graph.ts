@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { pageRank } from '../../graph/pagerank.js';
-import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, UnfetchedUrl } from '../ports.js';
+import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, UnfetchedUrl } from '../ports/index.js';
 import { recordOf } from './dynamo-items.js';
 import { DynamoTable, inBatches } from './dynamo-table.js';
 import { INLINKS_INDEX, keys } from './table.js';
@@ -22,7 +22,9 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
     const out: Snapshot = { pages: new Map(), aliases: new Map(), edges: [], fetched: new Set() };
     const edges: EdgeRecord[] = [];
     const items = await this.scanAll({
-      FilterExpression: '#t IN (:p, :a, :e, :f)', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':p': 'PAGE', ':a': 'ALIAS', ':e': 'EDGE', ':f': 'FETCH' },
+      FilterExpression: '#t IN (:p, :a, :e, :f)',
+      ExpressionAttributeNames: { '#t': 'type' },
+      ExpressionAttributeValues: { ':p': 'PAGE', ':a': 'ALIAS', ':e': 'EDGE', ':f': 'FETCH' },
     });
     for (const item of items) {
       if (item.type === 'PAGE') out.pages.set(String(item.urlId), recordOf(item)!);
@@ -38,9 +40,7 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
       const target = out.aliases.get(toId);
       return target ? byUrl.get(target) : undefined;
     };
-    out.edges = edges
-      .filter((e) => out.pages.get(e.fromId)?.contentHash === e.snapshot)
-      .map((e) => ({ ...e, toPageId: resolve(e.toId) }));
+    out.edges = edges.filter((e) => out.pages.get(e.fromId)?.contentHash === e.snapshot).map((e) => ({ ...e, toPageId: resolve(e.toId) }));
     return out;
   }
 
@@ -50,10 +50,19 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
     return (await this.partition(`URL#${urlId}`, `EDGE#${page.contentHash}#`)).map((i) => ({ ...recordOf<EdgeRecord>(i)!, fromUrl: page.url }));
   }
 
-  async inlinks(urlId: string): Promise<LinkView[]> {
-    const items = await this.queryAll({
-      IndexName: INLINKS_INDEX.name, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': INLINKS_INDEX.pk }, ExpressionAttributeValues: { ':pk': `TO#${urlId}` },
+  private byInlinksKey(pk: string) {
+    return this.queryAll({
+      IndexName: INLINKS_INDEX.name,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': INLINKS_INDEX.pk },
+      ExpressionAttributeValues: { ':pk': pk },
     });
+  }
+
+  /** Links to the page and to its aliases (redirects and rel=canonical that lead to it). */
+  async inlinks(urlId: string): Promise<LinkView[]> {
+    const aliases = (await this.byInlinksKey(`ALIAS#${urlId}`)).map((a) => String(a.urlId));
+    const items = (await Promise.all([urlId, ...aliases].map((id) => this.byInlinksKey(`TO#${id}`)))).flat();
     const edges = items.map((i) => recordOf<EdgeRecord>(i)!).filter((e) => e.fromId !== urlId);
     const sources = new Map<string, PageRecord | undefined>();
     for (const e of edges) if (!sources.has(e.fromId)) sources.set(e.fromId, await this.page(e.fromId));
@@ -72,7 +81,10 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
       if (!e.toPageId || e.toPageId === e.fromId) continue;
       links.set(`${e.fromId}>${e.toPageId}`, { f: e.fromId, t: e.toPageId, h: snap.pages.get(e.fromId)!.host });
     }
-    const ranks = pageRank(nodes, [...links.values()].map((l) => [l.f, l.t]));
+    const ranks = pageRank(
+      nodes,
+      [...links.values()].map((l) => [l.f, l.t]),
+    );
     const inlinks = new Map<string, { n: number; hosts: Set<string> }>();
     for (const l of links.values()) {
       const entry = inlinks.get(l.t) ?? { n: 0, hosts: new Set<string>() };
@@ -80,16 +92,23 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
       entry.hosts.add(l.h);
       inlinks.set(l.t, entry);
     }
-    await inBatches(nodes, 16, (id) => this.doc.send(new UpdateCommand({
-      TableName: this.table, Key: keys.page(id), UpdateExpression: 'SET pagerank = :r, inlinks = :n, inlinkHosts = :h, rankedInRun = :run',
-      ExpressionAttributeValues: { ':r': ranks.get(id) ?? 0, ':n': inlinks.get(id)?.n ?? 0, ':h': inlinks.get(id)?.hosts.size ?? 0, ':run': runId },
-    })));
+    await inBatches(nodes, 16, (id) =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.page(id),
+          UpdateExpression: 'SET pagerank = :r, inlinks = :n, inlinkHosts = :h, rankedInRun = :run',
+          ExpressionAttributeValues: { ':r': ranks.get(id) ?? 0, ':n': inlinks.get(id)?.n ?? 0, ':h': inlinks.get(id)?.hosts.size ?? 0, ':run': runId },
+        }),
+      ),
+    );
     return nodes.length;
   }
 
   async top(limit: number): Promise<RankedPage[]> {
     const snap = await this.snapshot();
-    return [...snap.pages.values()].filter((p) => p.pagerank !== undefined)
+    return [...snap.pages.values()]
+      .filter((p) => p.pagerank !== undefined)
       .sort((a, b) => b.pagerank! - a.pagerank! || b.inlinks! - a.inlinks! || a.url.localeCompare(b.url))
       .slice(0, limit)
       .map((p) => ({ urlId: p.urlId, url: p.url, title: p.title, inlinks: p.inlinks ?? 0, hosts: p.inlinkHosts ?? 0, pagerank: p.pagerank! }));
@@ -105,7 +124,9 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
       t.hosts.add(snap.pages.get(e.fromId)!.host);
       targets.set(e.toId, t);
     }
-    return [...targets.values()].map((t) => ({ url: t.url, inlinks: t.from.size, hosts: t.hosts.size }))
-      .sort((a, b) => b.hosts - a.hosts || b.inlinks - a.inlinks || a.url.localeCompare(b.url)).slice(0, limit);
+    return [...targets.values()]
+      .map((t) => ({ url: t.url, inlinks: t.from.size, hosts: t.hosts.size }))
+      .sort((a, b) => b.hosts - a.hosts || b.inlinks - a.inlinks || a.url.localeCompare(b.url))
+      .slice(0, limit);
   }
 }

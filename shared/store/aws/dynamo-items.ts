@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BANDS_INDEX, INLINKS_INDEX, keys, pad } from './table.js';
-import type { ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../ports.js';
+import type { ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../ports/index.js';
 
 /** A stored item: the record's fields plus PK/SK, the item type and index keys. */
 export type Item = Record<string, unknown>;
@@ -28,7 +28,13 @@ export function fetchItem(f: FetchRecord): Item {
 
 export function edgeItem(e: EdgeRecord): Item {
   const { toPageId: _derived, ...rest } = e;
-  return { ...keys.edge(e.fromId, e.snapshot, e.toId), type: 'EDGE', [INLINKS_INDEX.pk]: `TO#${e.toId}`, [INLINKS_INDEX.sk]: `FROM#${e.fromId}#${e.snapshot}`, ...rest };
+  return {
+    ...keys.edge(e.fromId, e.snapshot, e.toId),
+    type: 'EDGE',
+    [INLINKS_INDEX.pk]: `TO#${e.toId}`,
+    [INLINKS_INDEX.sk]: `FROM#${e.fromId}#${e.snapshot}`,
+    ...rest,
+  };
 }
 
 export function chunkItem(c: ChunkRecord): Item {

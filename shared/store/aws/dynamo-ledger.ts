@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
-import type { FrontierRow, HostClaim, HostRecord, RunLedger, RunProgress, RunRecord, RunStatus } from '../ports.js';
+import type { FrontierRow, HostClaim, HostRecord, RunLedger, RunProgress, RunRecord, RunStatus } from '../ports/index.js';
 import { recordOf } from './dynamo-items.js';
 import { DynamoTable, isConditionFailure } from './dynamo-table.js';
 import { keys } from './table.js';
@@ -28,19 +28,40 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
       values[':one'] = 1;
       adds.push('#f.#s :one');
     }
-    await this.doc.send(new UpdateCommand({ TableName: this.table, Key: keys.runCounters(runId), UpdateExpression: `ADD ${adds.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.runCounters(runId),
+        UpdateExpression: `ADD ${adds.join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 
   async getRun(runId: number): Promise<RunRecord | undefined> {
     const item = await this.get(keys.run(runId));
     if (!item) return undefined;
-    return { id: item.id as number, startedAt: item.startedAt as number, finishedAt: item.finishedAt as number | undefined, status: item.status as RunStatus, seeds: item.seeds as string[], config: item.config as Record<string, unknown> };
+    return {
+      id: item.id as number,
+      startedAt: item.startedAt as number,
+      finishedAt: item.finishedAt as number | undefined,
+      status: item.status as RunStatus,
+      seeds: item.seeds as string[],
+      config: item.config as Record<string, unknown>,
+    };
   }
 
   async runProgress(runId: number): Promise<RunProgress | undefined> {
     const [run, c] = await Promise.all([this.get(keys.run(runId)), this.get(keys.runCounters(runId))]);
     if (!run || !c) return undefined;
-    return { status: run.status as RunStatus, enqueued: Number(c.enqueued), settled: Number(c.settled), pages: Number(c.pages), startedAt: Number(run.startedAt) };
+    return {
+      status: run.status as RunStatus,
+      enqueued: Number(c.enqueued),
+      settled: Number(c.settled),
+      pages: Number(c.pages),
+      startedAt: Number(run.startedAt),
+    };
   }
 
   /** Takes one page slot of the run's budget; false when the budget is spent. */
@@ -63,11 +84,16 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
 
   async rememberVariant(runId: number, key: string, value: string, limit: number): Promise<boolean> {
     try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: { PK: `RUN#${runId}`, SK: `TRAP#${key}` }, UpdateExpression: 'ADD #seen :v',
-        ConditionExpression: 'attribute_not_exists(#seen) OR contains(#seen, :one) OR size(#seen) < :limit',
-        ExpressionAttributeNames: { '#seen': 'seen' }, ExpressionAttributeValues: { ':v': new Set([value]), ':one': value, ':limit': limit },
-      }));
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { PK: `RUN#${runId}`, SK: `TRAP#${key}` },
+          UpdateExpression: 'ADD #seen :v',
+          ConditionExpression: 'attribute_not_exists(#seen) OR contains(#seen, :one) OR size(#seen) < :limit',
+          ExpressionAttributeNames: { '#seen': 'seen' },
+          ExpressionAttributeValues: { ':v': new Set([value]), ':one': value, ':limit': limit },
+        }),
+      );
       return true;
     } catch (err) {
       if (isConditionFailure(err)) return false;
@@ -82,13 +108,17 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
   /** Claims a queued URL for fetching (or one whose earlier claim lapsed); undefined when it is not fetchable now. */
   async claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined> {
     try {
-      const res = await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: keys.frontier(runId, urlId),
-        UpdateExpression: 'SET #st = :inflight, leaseUntil = :lease',
-        ConditionExpression: 'attribute_exists(PK) AND (#st = :queued OR (#st = :inflight AND leaseUntil < :now))',
-        ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':inflight': 'in_flight', ':queued': 'queued', ':now': now, ':lease': now + leaseMs },
-        ReturnValues: 'ALL_NEW',
-      }));
+      const res = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.frontier(runId, urlId),
+          UpdateExpression: 'SET #st = :inflight, leaseUntil = :lease',
+          ConditionExpression: 'attribute_exists(PK) AND (#st = :queued OR (#st = :inflight AND leaseUntil < :now))',
+          ExpressionAttributeNames: { '#st': 'state' },
+          ExpressionAttributeValues: { ':inflight': 'in_flight', ':queued': 'queued', ':now': now, ':lease': now + leaseMs },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       const { leaseUntil: _lease, ...row } = recordOf<FrontierRow & { leaseUntil: number }>(res.Attributes)!;
       return row;
     } catch (err) {
@@ -98,10 +128,15 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
   }
 
   async putHostState(state: HostState): Promise<void> {
-    await this.doc.send(new UpdateCommand({
-      TableName: this.table, Key: keys.host(state.host), UpdateExpression: 'SET #type = :t, #host = :h, #state = :s, readyAt = :ready',
-      ExpressionAttributeNames: { '#type': 'type', '#host': 'host', '#state': 'state' }, ExpressionAttributeValues: { ':t': 'HOST', ':h': state.host, ':s': state, ':ready': readyAtOf(state) },
-    }));
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.host(state.host),
+        UpdateExpression: 'SET #type = :t, #host = :h, #state = :s, readyAt = :ready',
+        ExpressionAttributeNames: { '#type': 'type', '#host': 'host', '#state': 'state' },
+        ExpressionAttributeValues: { ':t': 'HOST', ':h': state.host, ':s': state, ':ready': readyAtOf(state) },
+      }),
+    );
   }
 
   /**
@@ -110,12 +145,16 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
    */
   async claimHost(host: string, owner: string, now: number, leaseMs: number): Promise<HostClaim> {
     try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: keys.host(host),
-        UpdateExpression: 'SET #type = :t, #host = :h, leaseUntil = :lease, leaseOwner = :owner',
-        ConditionExpression: '(attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(readyAt) OR readyAt <= :now)',
-        ExpressionAttributeNames: { '#type': 'type', '#host': 'host' }, ExpressionAttributeValues: { ':t': 'HOST', ':h': host, ':lease': now + leaseMs, ':owner': owner, ':now': now },
-      }));
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.host(host),
+          UpdateExpression: 'SET #type = :t, #host = :h, leaseUntil = :lease, leaseOwner = :owner',
+          ConditionExpression: '(attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(readyAt) OR readyAt <= :now)',
+          ExpressionAttributeNames: { '#type': 'type', '#host': 'host' },
+          ExpressionAttributeValues: { ':t': 'HOST', ':h': host, ':lease': now + leaseMs, ':owner': owner, ':now': now },
+        }),
+      );
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
       const item = await this.get(keys.host(host));
@@ -130,10 +169,16 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
   /** Saves the host's state after a request and gives the lease back. */
   async releaseHost(state: HostState, owner: string): Promise<void> {
     try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: keys.host(state.host), UpdateExpression: 'SET #state = :s, readyAt = :ready REMOVE leaseUntil, leaseOwner',
-        ConditionExpression: 'leaseOwner = :owner', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':s': state, ':ready': readyAtOf(state), ':owner': owner },
-      }));
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.host(state.host),
+          UpdateExpression: 'SET #state = :s, readyAt = :ready REMOVE leaseUntil, leaseOwner',
+          ConditionExpression: 'leaseOwner = :owner',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':s': state, ':ready': readyAtOf(state), ':owner': owner },
+        }),
+      );
     } catch (err) {
       // The lease lapsed and another worker holds the host now: its state wins, ours is stale.
       if (!isConditionFailure(err)) throw err;

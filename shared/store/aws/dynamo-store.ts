@@ -2,14 +2,31 @@ import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
 import {
-  FINAL_STATES, ROBOTS_REFUSAL, SETTLED_STATES, SOFT_SKIPS,
-  type BlobStore, type ChunkRecord, type CrawlStore, type EdgeRecord, type ExtractRecord, type FetchCommit, type FetchRecord, type FrontierRow,
-  type HostRecord, type PageRecord, type RunRecord, type RunStatus, type RunSummary, type SeenUrl, type UrlState,
-} from '../ports.js';
+  FINAL_STATES,
+  ROBOTS_REFUSAL,
+  SETTLED_STATES,
+  SOFT_SKIPS,
+  type BlobStore,
+  type ChunkRecord,
+  type CrawlStore,
+  type EdgeRecord,
+  type ExtractRecord,
+  type FetchCommit,
+  type FetchRecord,
+  type FrontierRow,
+  type HostRecord,
+  type PageRecord,
+  type RunRecord,
+  type RunStatus,
+  type RunSummary,
+  type SeenUrl,
+  type UrlState,
+} from '../ports/index.js';
 import { bandKeys, chunkItem, edgeItem, extractItem, fetchItem, frontierItem, INDEX_NAMES, pageItem, recordOf, type Item } from './dynamo-items.js';
 import { DynamoLedger } from './dynamo-ledger.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { BANDS_INDEX, keys } from './table.js';
+import { BANDS_INDEX, INLINKS_INDEX, keys } from './table.js';
+import { urlId as urlIdOf } from '../../url/canonical.js';
 
 /** Text fields longer than this go to the blob store (DynamoDB items stop at 400 KB). */
 const SPILL_BYTES = 100_000;
@@ -29,7 +46,11 @@ export interface DynamoStoreOptions {
 export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
   private readonly retentionSeconds: number;
 
-  constructor(doc: DynamoDBDocumentClient, table: string, private readonly options: DynamoStoreOptions) {
+  constructor(
+    doc: DynamoDBDocumentClient,
+    table: string,
+    private readonly options: DynamoStoreOptions,
+  ) {
     super(doc, table);
     this.retentionSeconds = (options.frontierRetentionDays ?? 90) * 86_400;
   }
@@ -47,14 +68,37 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
   }
 
   async createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord> {
-    const res = await this.doc.send(new UpdateCommand({
-      TableName: this.table, Key: keys.runCounter(), UpdateExpression: 'ADD #last :one', ExpressionAttributeNames: { '#last': 'last' }, ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW',
-    }));
+    const res = await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.runCounter(),
+        UpdateExpression: 'ADD #last :one',
+        ExpressionAttributeNames: { '#last': 'last' },
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
     const id = Number(res.Attributes?.last);
     const run: RunRecord = { id, startedAt: now, status: 'running', seeds, config };
-    await this.doc.send(new PutCommand({
-      TableName: this.table, Item: { ...keys.runCounters(id), type: 'COUNTERS', runId: id, enqueued: 0, settled: 0, pages: 0, requests: 0, bytes: 0, unchanged: 0, pagesStored: 0, duplicates: 0, fetches: {} },
-    }));
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          ...keys.runCounters(id),
+          type: 'COUNTERS',
+          runId: id,
+          enqueued: 0,
+          settled: 0,
+          pages: 0,
+          requests: 0,
+          bytes: 0,
+          unchanged: 0,
+          pagesStored: 0,
+          duplicates: 0,
+          fetches: {},
+        },
+      }),
+    );
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.run(id), type: 'RUN', ...run } }));
     return run;
   }
@@ -65,11 +109,15 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
   }
 
   async setRunStatus(runId: number, status: RunStatus, now: number): Promise<void> {
-    await this.doc.send(new UpdateCommand({
-      TableName: this.table, Key: keys.run(runId),
-      UpdateExpression: status === 'running' ? 'SET #st = :s REMOVE finishedAt' : 'SET #st = :s, finishedAt = :now',
-      ExpressionAttributeNames: { '#st': 'status' }, ExpressionAttributeValues: status === 'running' ? { ':s': status } : { ':s': status, ':now': now },
-    }));
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.run(runId),
+        UpdateExpression: status === 'running' ? 'SET #st = :s REMOVE finishedAt' : 'SET #st = :s, finishedAt = :now',
+        ExpressionAttributeNames: { '#st': 'status' },
+        ExpressionAttributeValues: status === 'running' ? { ':s': status } : { ':s': status, ':now': now },
+      }),
+    );
   }
 
   async addUrls(rows: FrontierRow[]): Promise<string[]> {
@@ -78,9 +126,14 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
     const enqueued = new Map<number, number>();
     await inBatches(rows, 16, async (row) => {
       // A URL skipped for a reason that depends on the path to it is queued when a better path appears.
-      const soft = row.state === 'queued'
-        ? { expr: '#st = :skipped AND #r IN (:soft0, :soft1)', names: { '#st': 'state', '#r': 'reason' }, values: { ':skipped': 'skipped', ':soft0': SOFT_SKIPS[0], ':soft1': SOFT_SKIPS[1] } }
-        : undefined;
+      const soft =
+        row.state === 'queued'
+          ? {
+              expr: '#st = :skipped AND #r IN (:soft0, :soft1)',
+              names: { '#st': 'state', '#r': 'reason' },
+              values: { ':skipped': 'skipped', ':soft0': SOFT_SKIPS[0], ':soft1': SOFT_SKIPS[1] },
+            }
+          : undefined;
       if (await this.putIfAbsent(frontierItem(row, expiresAt), soft)) {
         inserted.push(row.urlId);
         if (row.state === 'queued') enqueued.set(row.runId, (enqueued.get(row.runId) ?? 0) + 1);
@@ -94,15 +147,45 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
     return rows.filter((r) => inserted.includes(r.urlId)).map((r) => r.urlId);
   }
 
+  async runs(): Promise<RunRecord[]> {
+    const counter = await this.get(keys.runCounter());
+    const last = Number(counter?.last ?? 0);
+    const items = await this.batchGet(Array.from({ length: last }, (_, i) => keys.run(i + 1)));
+    return items
+      .map((i) => ({
+        id: Number(i.id),
+        startedAt: Number(i.startedAt),
+        finishedAt: i.finishedAt as number | undefined,
+        status: i.status as RunStatus,
+        seeds: i.seeds as string[],
+        config: i.config as Record<string, unknown>,
+      }))
+      .sort((a, b) => a.id - b.id);
+  }
+
+  async chunks(urlId: string): Promise<ChunkRecord[]> {
+    return (await this.partition(`URL#${urlId}`, 'CHUNK#')).map((i) => recordOf<ChunkRecord>(i)!);
+  }
+
   async markInFlight(runId: number, urlId: string): Promise<void> {
-    await this.doc.send(new UpdateCommand({
-      TableName: this.table, Key: keys.frontier(runId, urlId), UpdateExpression: 'SET #st = :st ADD attempts :one', ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':st': 'in_flight', ':one': 1 },
-    }));
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.frontier(runId, urlId),
+        UpdateExpression: 'SET #st = :st ADD attempts :one',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#st': 'state' },
+        ExpressionAttributeValues: { ':st': 'in_flight', ':one': 1 },
+      }),
+    );
   }
 
   /** Sets a URL's state; true when it moved from a pending state to a final one (the run's settled count). */
-  private async setState(runId: number, urlId: string, fields: { state: UrlState; reason?: string; attempts?: number; notBefore?: number; clearReason?: boolean }): Promise<boolean> {
+  private async setState(
+    runId: number,
+    urlId: string,
+    fields: { state: UrlState; reason?: string; attempts?: number; notBefore?: number; clearReason?: boolean },
+  ): Promise<boolean> {
     const sets = ['#st = :st'];
     const values: Record<string, unknown> = { ':st': fields.state };
     if (fields.reason !== undefined) {
@@ -119,13 +202,17 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
     }
     const removeReason = fields.reason === undefined && (FINAL_STATES.has(fields.state) || fields.clearReason);
     try {
-      const res = await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: keys.frontier(runId, urlId),
-        UpdateExpression: `SET ${sets.join(', ')}${removeReason ? ' REMOVE #r' : ''}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: fields.reason !== undefined || removeReason ? { '#st': 'state', '#r': 'reason' } : { '#st': 'state' },
-        ExpressionAttributeValues: values, ReturnValues: 'ALL_OLD',
-      }));
+      const res = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.frontier(runId, urlId),
+          UpdateExpression: `SET ${sets.join(', ')}${removeReason ? ' REMOVE #r' : ''}`,
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: fields.reason !== undefined || removeReason ? { '#st': 'state', '#r': 'reason' } : { '#st': 'state' },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
       // The run's settled count: URLs that reached a state the run can end with (final, or deferred to a later run).
       const settled = !SETTLED_STATES.has(String(res.Attributes?.state)) && SETTLED_STATES.has(fields.state);
       if (SETTLED_STATES.has(String(res.Attributes?.state)) && !SETTLED_STATES.has(fields.state)) await this.addCounters(runId, { settled: -1 });
@@ -142,7 +229,11 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
   }
 
   async requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }> {
-    const pending = await this.partition(`RUN#${runId}`, 'URL#', { expr: '#st IN (:f, :d)', names: { '#st': 'state' }, values: { ':f': 'in_flight', ':d': 'deferred' } });
+    const pending = await this.partition(`RUN#${runId}`, 'URL#', {
+      expr: '#st IN (:f, :d)',
+      names: { '#st': 'state' },
+      values: { ':f': 'in_flight', ':d': 'deferred' },
+    });
     let exhausted = 0;
     await inBatches(pending, 16, (item) => {
       if (item.state === 'in_flight' && Number(item.attempts ?? 0) >= maxAttempts) {
@@ -174,22 +265,42 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
   }
 
   async seenUrls(runId: number): Promise<SeenUrl[]> {
-    return (await this.partition(`RUN#${runId}`, 'URL#')).map((i) => ({ urlId: String(i.urlId), url: String(i.url), kind: i.kind as SeenUrl['kind'], state: i.state as UrlState, reason: i.reason as string | undefined }));
+    return (await this.partition(`RUN#${runId}`, 'URL#')).map((i) => ({
+      urlId: String(i.urlId),
+      url: String(i.url),
+      kind: i.kind as SeenUrl['kind'],
+      state: i.state as UrlState,
+      reason: i.reason as string | undefined,
+    }));
   }
 
   async commitFetch(c: FetchCommit): Promise<string[]> {
     // Content first, frontier state last: a crash in between is redone by the redelivered message.
     if (c.fetch) await this.recordFetch(c.fetch);
-    for (const a of c.aliases ?? []) await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.alias(a.urlId), type: 'ALIAS', ...a } }));
+    // Aliases are also indexed by their target (inlinks index, `ALIAS#<targetId>`), so links to an alias count as inlinks of its target.
+    for (const a of c.aliases ?? []) {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...keys.alias(a.urlId), type: 'ALIAS', ...a, [INLINKS_INDEX.pk]: `ALIAS#${urlIdOf(a.targetUrl)}`, [INLINKS_INDEX.sk]: a.urlId },
+        }),
+      );
+    }
     if (c.page) await this.putPage(c.page);
     await this.batchWrite((c.edges ?? []).map(edgeItem));
     if (c.extract) await this.writeExtraction(c.extract, c.chunks ?? []);
     await inBatches(c.reprioritized ?? [], 16, async (r) => {
       try {
-        await this.doc.send(new UpdateCommand({
-          TableName: this.table, Key: keys.frontier(c.runId, r.urlId), UpdateExpression: 'SET priority = :p, inlinks = :n',
-          ConditionExpression: '#st = :q', ExpressionAttributeNames: { '#st': 'state' }, ExpressionAttributeValues: { ':p': r.priority, ':n': r.inlinks, ':q': 'queued' },
-        }));
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: keys.frontier(c.runId, r.urlId),
+            UpdateExpression: 'SET priority = :p, inlinks = :n',
+            ConditionExpression: '#st = :q',
+            ExpressionAttributeNames: { '#st': 'state' },
+            ExpressionAttributeValues: { ':p': r.priority, ':n': r.inlinks, ':q': 'queued' },
+          }),
+        );
       } catch (err) {
         if (!isConditionFailure(err)) throw err;
       }
@@ -203,12 +314,15 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
     // Counted once: a redelivered commit writes the same key and the condition stops it.
     if (!(await this.putIfAbsent(fetchItem(record)))) return;
     if (record.error === ROBOTS_REFUSAL) return;
-    await this.addCounters(record.runId, { requests: 1, bytes: record.bytes, unchanged: record.notModified ? 1 : 0 }, record.status === undefined ? 'error' : String(record.status));
+    await this.addCounters(
+      record.runId,
+      { requests: 1, bytes: record.bytes, unchanged: record.notModified ? 1 : 0 },
+      record.status === undefined ? 'error' : String(record.status),
+    );
   }
 
   private async putPage(p: PageRecord): Promise<void> {
     const res = await this.doc.send(new PutCommand({ TableName: this.table, Item: pageItem(p), ReturnValues: 'ALL_OLD' }));
-    if (p.contentHash && !p.duplicateOf) await this.putIfAbsent({ ...keys.body(p.contentHash), type: 'BODY', urlId: p.urlId, fetchedAt: p.fetchedAt });
     if (res.Attributes?.runId !== p.runId) await this.addCounters(p.runId, { pagesStored: 1, duplicates: p.duplicateOf ? 1 : 0 });
   }
 
@@ -222,15 +336,20 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
     const stale = Array.from({ length: Math.max(0, Number(previous?.chunkCount ?? 0) - chunks.length) }, (_, i) => keys.chunk(x.urlId, chunks.length + i));
     await this.batchWrite(chunks.map(chunkItem), stale);
     const now = Date.now();
-    await Promise.all(simhashBands(x.simhash).map((value, band) => {
-      const k = bandKeys(x.urlId, band, value, now);
-      return this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: keys.band(x.urlId, band),
-        UpdateExpression: `SET #type = :t, urlId = :u, #gpk = :pk, #gsk = if_not_exists(#gsk, :sk), simhash = :h, nearDuplicate = :nd`,
-        ExpressionAttributeNames: { '#type': 'type', '#gpk': BANDS_INDEX.pk, '#gsk': BANDS_INDEX.sk },
-        ExpressionAttributeValues: { ':t': 'BAND', ':u': x.urlId, ':pk': k.pk, ':sk': k.sk, ':h': x.simhash, ':nd': x.nearDuplicateOf !== undefined },
-      }));
-    }));
+    await Promise.all(
+      simhashBands(x.simhash).map((value, band) => {
+        const k = bandKeys(x.urlId, band, value, now);
+        return this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: keys.band(x.urlId, band),
+            UpdateExpression: `SET #type = :t, urlId = :u, #gpk = :pk, #gsk = if_not_exists(#gsk, :sk), simhash = :h, nearDuplicate = :nd`,
+            ExpressionAttributeNames: { '#type': 'type', '#gpk': BANDS_INDEX.pk, '#gsk': BANDS_INDEX.sk },
+            ExpressionAttributeValues: { ':t': 'BAND', ':u': x.urlId, ':pk': k.pk, ':sk': k.sk, ':h': x.simhash, ':nd': x.nearDuplicateOf !== undefined },
+          }),
+        );
+      }),
+    );
   }
 
   async fetchHistory(urlId: string): Promise<FetchRecord[]> {
@@ -238,7 +357,11 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
   }
 
   async storedPages(): Promise<PageRecord[]> {
-    const items = await this.scanAll({ FilterExpression: '#type = :p AND attribute_exists(contentHash)', ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: { ':p': 'PAGE' } });
+    const items = await this.scanAll({
+      FilterExpression: '#type = :p AND attribute_exists(contentHash)',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':p': 'PAGE' },
+    });
     return items.map((i) => recordOf<PageRecord>(i)!).sort((a, b) => a.fetchedAt - b.fetchedAt);
   }
 
@@ -258,11 +381,28 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
     return recordOf<PageRecord>(await this.get(keys.page(urlId)));
   }
 
-  async findPageByContentHash(hash: string, exceptUrlId: string): Promise<PageRecord | undefined> {
-    const owner = await this.get(keys.body(hash));
-    if (!owner || owner.urlId === exceptUrlId) return undefined;
-    const page = await this.getPage(String(owner.urlId));
-    return page?.contentHash === hash ? page : undefined;
+  async claimBody(hash: string, urlId: string, at: number): Promise<string> {
+    if (await this.putIfAbsent({ ...keys.body(hash), type: 'BODY', urlId, fetchedAt: at })) return urlId;
+    const owner = String((await this.get(keys.body(hash)))?.urlId);
+    if (owner === urlId) return owner;
+    // An owner whose page has moved on to other bytes no longer holds these: the body changes hands once.
+    const page = await this.getPage(owner);
+    if (!page?.contentHash || page.contentHash === hash) return owner;
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.body(hash),
+          UpdateExpression: 'SET urlId = :me, fetchedAt = :at',
+          ConditionExpression: 'urlId = :old',
+          ExpressionAttributeValues: { ':me': urlId, ':at': at, ':old': owner },
+        }),
+      );
+      return urlId;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      return String((await this.get(keys.body(hash)))?.urlId);
+    }
   }
 
   async outlinks(urlId: string): Promise<EdgeRecord[]> {
@@ -272,9 +412,16 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
   }
 
   async findNearDuplicate(hash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined> {
-    const found = await Promise.all(simhashBands(hash).map((value, band) => this.queryAll({
-      IndexName: INDEX_NAMES.bands, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': BANDS_INDEX.pk }, ExpressionAttributeValues: { ':pk': `BAND#${band}#${value}` },
-    })));
+    const found = await Promise.all(
+      simhashBands(hash).map((value, band) =>
+        this.queryAll({
+          IndexName: INDEX_NAMES.bands,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': BANDS_INDEX.pk },
+          ExpressionAttributeValues: { ':pk': `BAND#${band}#${value}` },
+        }),
+      ),
+    );
     const candidates = new Map<string, Item>();
     for (const item of found.flat()) if (item.urlId !== exceptUrlId && !item.nearDuplicate) candidates.set(String(item.urlId), item);
     const ordered = [...candidates.values()].sort((a, b) => String(a[BANDS_INDEX.sk]).localeCompare(String(b[BANDS_INDEX.sk])));
@@ -299,22 +446,35 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
     if (!politeness?.state && !robots) return undefined;
     return {
       // A host first seen by a claim has no politeness state yet: it starts fresh.
-      host, state: (politeness?.state as HostState | undefined) ?? newHostState(host), robotsStatus: robots?.robotsStatus as number | undefined,
-      robotsBody: await this.unspill(robots?.robotsBody, robots?.robotsBodyBlob), robotsError: robots?.robotsError as string | undefined,
-      robotsFetchedAt: robots?.robotsFetchedAt as number | undefined, robotsExpiresAt: robots?.robotsExpiresAt as number | undefined,
+      host,
+      state: (politeness?.state as HostState | undefined) ?? newHostState(host),
+      robotsStatus: robots?.robotsStatus as number | undefined,
+      robotsBody: await this.unspill(robots?.robotsBody, robots?.robotsBodyBlob),
+      robotsError: robots?.robotsError as string | undefined,
+      robotsFetchedAt: robots?.robotsFetchedAt as number | undefined,
+      robotsExpiresAt: robots?.robotsExpiresAt as number | undefined,
     };
   }
 
   /** Writes the host's robots.txt (replacing the stored one) and its politeness state, keeping a claim another call holds. */
   async putHost(record: HostRecord): Promise<void> {
     const { text, blob } = await this.spill(record.robotsBody);
-    await this.doc.send(new PutCommand({
-      TableName: this.table,
-      Item: {
-        ...keys.robots(record.host), type: 'ROBOTS', host: record.host, robotsStatus: record.robotsStatus, robotsBody: text, robotsBodyBlob: blob,
-        robotsError: record.robotsError, robotsFetchedAt: record.robotsFetchedAt, robotsExpiresAt: record.robotsExpiresAt,
-      },
-    }));
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          ...keys.robots(record.host),
+          type: 'ROBOTS',
+          host: record.host,
+          robotsStatus: record.robotsStatus,
+          robotsBody: text,
+          robotsBodyBlob: blob,
+          robotsError: record.robotsError,
+          robotsFetchedAt: record.robotsFetchedAt,
+          robotsExpiresAt: record.robotsExpiresAt,
+        },
+      }),
+    );
     await this.putHostState(record.state);
   }
 
@@ -327,15 +487,28 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
     const hosts = new Set<string>();
     for (const u of urls) {
       urlsByState[String(u.state)] = (urlsByState[String(u.state)] ?? 0) + 1;
-      if (['skipped', 'blocked', 'failed', 'duplicate'].includes(String(u.state))) skipsByReason[String(u.reason ?? 'none')] = (skipsByReason[String(u.reason ?? 'none')] ?? 0) + 1;
+      if (['skipped', 'blocked', 'failed', 'duplicate'].includes(String(u.state)))
+        skipsByReason[String(u.reason ?? 'none')] = (skipsByReason[String(u.reason ?? 'none')] ?? 0) + 1;
       hosts.add(String(u.host));
     }
     const hostItems = await this.batchGet([...hosts].map((h) => keys.host(h)));
     return {
-      runId, status: run.status as RunStatus, startedAt: Number(run.startedAt), finishedAt: run.finishedAt as number | undefined, seeds: run.seeds as string[],
-      urlsByState, skipsByReason, fetchesByStatus: (c.fetches ?? {}) as Record<string, number>, requests: Number(c.requests), pagesStored: Number(c.pagesStored),
-      unchanged: Number(c.unchanged), duplicates: Number(c.duplicates), bytes: Number(c.bytes),
-      hostsParked: hostItems.map((h) => ({ host: String(h.host), reason: (h.state as HostState | undefined)?.parkedReason })).filter((h): h is { host: string; reason: string } => typeof h.reason === 'string'),
+      runId,
+      status: run.status as RunStatus,
+      startedAt: Number(run.startedAt),
+      finishedAt: run.finishedAt as number | undefined,
+      seeds: run.seeds as string[],
+      urlsByState,
+      skipsByReason,
+      fetchesByStatus: (c.fetches ?? {}) as Record<string, number>,
+      requests: Number(c.requests),
+      pagesStored: Number(c.pagesStored),
+      unchanged: Number(c.unchanged),
+      duplicates: Number(c.duplicates),
+      bytes: Number(c.bytes),
+      hostsParked: hostItems
+        .map((h) => ({ host: String(h.host), reason: (h.state as HostState | undefined)?.parkedReason }))
+        .filter((h): h is { host: string; reason: string } => typeof h.reason === 'string'),
     };
   }
 

@@ -1,7 +1,15 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand,
-  type DynamoDBDocumentClient, type QueryCommandInput, type ScanCommandInput,
+  BatchGetCommand,
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+  type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './dynamo-items.js';
 
@@ -13,7 +21,10 @@ export function isConditionFailure(err: unknown): boolean {
 
 /** The single table and the operations the adapters build on: reads, pagination, batches, conditional writes. */
 export class DynamoTable {
-  constructor(protected readonly doc: DynamoDBDocumentClient, readonly table: string) {}
+  constructor(
+    protected readonly doc: DynamoDBDocumentClient,
+    readonly table: string,
+  ) {}
 
   protected async get(key: Item): Promise<Item | undefined> {
     return (await this.doc.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
@@ -27,7 +38,11 @@ export class DynamoTable {
     return allPages((start) => this.doc.send(new ScanCommand({ TableName: this.table, ...input, ExclusiveStartKey: start })));
   }
 
-  protected partition(pk: string, skPrefix: string, filter?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): Promise<Item[]> {
+  protected partition(
+    pk: string,
+    skPrefix: string,
+    filter?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> },
+  ): Promise<Item[]> {
     return this.queryAll({
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
       FilterExpression: filter?.expr,
@@ -64,13 +79,20 @@ export class DynamoTable {
   }
 
   /** Puts an item unless one with its key exists; true when this call wrote it. */
-  protected async putIfAbsent(item: Item, extraCondition?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): Promise<boolean> {
+  protected async putIfAbsent(
+    item: Item,
+    extraCondition?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> },
+  ): Promise<boolean> {
     try {
-      await this.doc.send(new PutCommand({
-        TableName: this.table, Item: item,
-        ConditionExpression: `attribute_not_exists(PK)${extraCondition ? ` OR (${extraCondition.expr})` : ''}`,
-        ExpressionAttributeNames: extraCondition?.names, ExpressionAttributeValues: extraCondition?.values,
-      }));
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: item,
+          ConditionExpression: `attribute_not_exists(PK)${extraCondition ? ` OR (${extraCondition.expr})` : ''}`,
+          ExpressionAttributeNames: extraCondition?.names,
+          ExpressionAttributeValues: extraCondition?.values,
+        }),
+      );
       return true;
     } catch (err) {
       if (isConditionFailure(err)) return false;
@@ -80,11 +102,16 @@ export class DynamoTable {
 
   protected async conditionalAdd(key: Item, field: string, by: number, below?: number): Promise<boolean> {
     try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table, Key: key, UpdateExpression: 'ADD #f :by',
-        ConditionExpression: below === undefined ? undefined : 'attribute_not_exists(#f) OR #f < :max',
-        ExpressionAttributeNames: { '#f': field }, ExpressionAttributeValues: below === undefined ? { ':by': by } : { ':by': by, ':max': below },
-      }));
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: 'ADD #f :by',
+          ConditionExpression: below === undefined ? undefined : 'attribute_not_exists(#f) OR #f < :max',
+          ExpressionAttributeNames: { '#f': field },
+          ExpressionAttributeValues: below === undefined ? { ':by': by } : { ':by': by, ':max': below },
+        }),
+      );
       return true;
     } catch (err) {
       if (isConditionFailure(err)) return false;
@@ -94,7 +121,9 @@ export class DynamoTable {
 }
 
 /** Every item of a paginated Query or Scan. */
-async function allPages(page: (start: Record<string, unknown> | undefined) => Promise<{ Items?: Item[]; LastEvaluatedKey?: Record<string, unknown> }>): Promise<Item[]> {
+async function allPages(
+  page: (start: Record<string, unknown> | undefined) => Promise<{ Items?: Item[]; LastEvaluatedKey?: Record<string, unknown> }>,
+): Promise<Item[]> {
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {

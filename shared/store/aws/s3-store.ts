@@ -1,19 +1,42 @@
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
-import type { BlobStore, ObjectStore } from '../ports.js';
-import { s3Keys } from './table.js';
+import type { BlobStore, ObjectStore } from '../ports/index.js';
+import { archiveKeys } from '../archive-keys.js';
 
 function isMissing(err: unknown): boolean {
   return err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404);
 }
 
-/** Objects in the crawl bucket under the key layout of `s3Keys`. */
+/** Objects in the crawl bucket under the key layout of `archiveKeys`. */
 export class S3Objects implements ObjectStore {
-  constructor(readonly client: S3Client, readonly bucket: string) {}
+  constructor(
+    readonly client: S3Client,
+    readonly bucket: string,
+  ) {}
+
+  async putWarc(runId: number, name: string, body: Buffer): Promise<string> {
+    const key = archiveKeys.warc(runId, name);
+    await this.put(key, body, 'application/warc');
+    return key;
+  }
+
+  async putExtracted(urlId: string, snapshot: string, doc: unknown): Promise<string> {
+    const key = archiveKeys.extracted(urlId, snapshot);
+    await this.put(key, JSON.stringify(doc), 'application/json');
+    return key;
+  }
+
+  async putReport(name: string, doc: unknown): Promise<string> {
+    const key = archiveKeys.report(name);
+    await this.put(key, JSON.stringify(doc, null, 2), 'application/json');
+    return key;
+  }
 
   async put(key: string, body: Buffer | string, contentType: string, onlyIfAbsent = false): Promise<void> {
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, IfNoneMatch: onlyIfAbsent ? '*' : undefined }));
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, IfNoneMatch: onlyIfAbsent ? '*' : undefined }),
+      );
     } catch (err) {
       // Content-addressed writes: someone stored these bytes first, which is the same outcome.
       if (onlyIfAbsent && err instanceof S3ServiceException && err.$metadata.httpStatusCode === 412) return;
@@ -38,11 +61,11 @@ export class S3BlobStore implements BlobStore {
 
   async put(bytes: Buffer): Promise<string> {
     const hash = createHash('sha256').update(bytes).digest('hex');
-    await this.objects.put(s3Keys.raw(hash), bytes, 'application/octet-stream', true);
+    await this.objects.put(archiveKeys.raw(hash), bytes, 'application/octet-stream', true);
     return hash;
   }
 
   async get(hash: string): Promise<Buffer | undefined> {
-    return this.objects.get(s3Keys.raw(hash));
+    return this.objects.get(archiveKeys.raw(hash));
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { FrontierQueue, FrontierRow } from '../ports.js';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { FrontierQueue, FrontierRow } from '../ports/index.js';
 
 /** SQS refuses a visibility timeout above 12 hours. */
 const MAX_VISIBILITY_S = 43_200;
@@ -11,21 +11,42 @@ const MAX_VISIBILITY_S = 43_200;
  * once per attempt even when a commit is redone.
  */
 export class SqsFrontier implements FrontierQueue {
-  constructor(private readonly sqs: SQSClient, readonly queueUrl: string) {}
+  constructor(
+    private readonly sqs: SQSClient,
+    readonly queueUrl: string,
+    readonly deadLetterUrl?: string,
+  ) {}
+
+  async deadLetter(body: string, reason: string, group: string, id: string): Promise<void> {
+    if (!this.deadLetterUrl)
+      throw new Error('no dead-letter queue configured (DEAD_LETTER_QUEUE_URL): deploy the function with the Crawler construct, which sets it');
+    await this.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: this.deadLetterUrl,
+        MessageBody: body,
+        MessageGroupId: group,
+        MessageDeduplicationId: createHash('sha256').update(id).digest('hex'),
+        MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 1000) } },
+      }),
+    );
+  }
 
   async send(rows: FrontierRow[]): Promise<void> {
     for (let i = 0; i < rows.length; i += 10) {
       const batch = rows.slice(i, i + 10);
-      const res = await this.sqs.send(new SendMessageBatchCommand({
-        QueueUrl: this.queueUrl,
-        Entries: batch.map((row, n) => ({
-          Id: String(n),
-          MessageBody: JSON.stringify(row),
-          MessageGroupId: row.host,
-          MessageDeduplicationId: createHash('sha256').update(`${row.runId}:${row.urlId}:${row.attempts}`).digest('hex'),
-        })),
-      }));
-      if (res.Failed?.length) throw new Error(`SQS refused ${res.Failed.length} frontier messages (${res.Failed[0]!.Code}: ${res.Failed[0]!.Message}); they stay queued in DynamoDB`);
+      const res = await this.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: batch.map((row, n) => ({
+            Id: String(n),
+            MessageBody: JSON.stringify(row),
+            MessageGroupId: row.host,
+            MessageDeduplicationId: createHash('sha256').update(`${row.runId}:${row.urlId}:${row.attempts}`).digest('hex'),
+          })),
+        }),
+      );
+      if (res.Failed?.length)
+        throw new Error(`SQS refused ${res.Failed.length} frontier messages (${res.Failed[0]!.Code}: ${res.Failed[0]!.Message}); they stay queued in DynamoDB`);
     }
   }
 

@@ -41,20 +41,24 @@ export function pad(n: number, width: number): string {
 
 /** The table's key schema and indexes in CreateTable terms (used by the emulator setup in tests). */
 export const TABLE_DEFINITION = {
-  AttributeDefinitions: [KEY.pk, KEY.sk, INLINKS_INDEX.pk, INLINKS_INDEX.sk, BANDS_INDEX.pk, BANDS_INDEX.sk].map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
-  KeySchema: [{ AttributeName: KEY.pk, KeyType: 'HASH' as const }, { AttributeName: KEY.sk, KeyType: 'RANGE' as const }],
+  AttributeDefinitions: [KEY.pk, KEY.sk, INLINKS_INDEX.pk, INLINKS_INDEX.sk, BANDS_INDEX.pk, BANDS_INDEX.sk].map((name) => ({
+    AttributeName: name,
+    AttributeType: 'S' as const,
+  })),
+  KeySchema: [
+    { AttributeName: KEY.pk, KeyType: 'HASH' as const },
+    { AttributeName: KEY.sk, KeyType: 'RANGE' as const },
+  ],
   GlobalSecondaryIndexes: [INLINKS_INDEX, BANDS_INDEX].map((ix) => ({
     IndexName: ix.name,
-    KeySchema: [{ AttributeName: ix.pk, KeyType: 'HASH' as const }, { AttributeName: ix.sk, KeyType: 'RANGE' as const }],
+    KeySchema: [
+      { AttributeName: ix.pk, KeyType: 'HASH' as const },
+      { AttributeName: ix.sk, KeyType: 'RANGE' as const },
+    ],
     Projection: { ProjectionType: 'ALL' as const },
   })),
   BillingMode: 'PAY_PER_REQUEST' as const,
 };
 
-/** S3 key layout (also public): raw bodies by SHA-256, WARC files, extracted content, run reports. */
-export const s3Keys = {
-  raw: (hash: string) => `raw/${hash.slice(0, 2)}/${hash}`,
-  warc: (runId: number, name: string) => `warc/run-${runId}/${name}`,
-  extracted: (urlId: string, snapshot: string) => `extracted/${urlId}/${snapshot}.json`,
-  report: (runId: number) => `reports/run-${runId}.json`,
-} as const;
+/** S3 key layout (also public): the archive layout both runtimes share. */
+export { archiveKeys as s3Keys } from '../archive-keys.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BlobStore } from '../ports.js';
+import type { BlobStore } from '../ports/index.js';
 
 /** Raw bodies as files named by their SHA-256 under `blobs/ab/cd/`; written to a temp name, then renamed. */
 export class FileBlobStore implements BlobStore {

@@ -49,7 +49,10 @@ export class DataDirLock {
   private released = false;
   private readonly onExit = () => this.release();
 
-  private constructor(readonly file: string, readonly owner: LockOwner) {
+  private constructor(
+    readonly file: string,
+    readonly owner: LockOwner,
+  ) {
     process.once('exit', this.onExit);
   }
 
@@ -72,11 +75,16 @@ export class DataDirLock {
       const holder = readOwner(file);
       if (!holder) {
         const age = now - (statMtime(file) ?? now);
-        if (age < TORN_LOCK_GRACE_MS) throw new DataDirLockedError(`${dir} is locked by a trawl process that is starting up (${file}): wait for it, or try again in a few seconds`);
+        if (age < TORN_LOCK_GRACE_MS)
+          throw new DataDirLockedError(`${dir} is locked by a trawl process that is starting up (${file}): wait for it, or try again in a few seconds`);
       } else if (holder.host !== owner.host) {
-        throw new DataDirLockedError(`${dir} is in use by another trawl process (${describe(holder)}) on another machine: wait for it to finish; if it is gone, delete ${file}`);
+        throw new DataDirLockedError(
+          `${dir} is in use by another trawl process (${describe(holder)}) on another machine: wait for it to finish; if it is gone, delete ${file}`,
+        );
       } else if (isAlive(holder.pid) && holder.pid !== process.pid) {
-        throw new DataDirLockedError(`${dir} is in use by another trawl process (${describe(holder)}): wait for it to finish or stop it; status, graph, export and search work meanwhile`);
+        throw new DataDirLockedError(
+          `${dir} is in use by another trawl process (${describe(holder)}): wait for it to finish or stop it; status, graph, export and search work meanwhile`,
+        );
       }
       // Stale (its process is gone) or torn: take it over.
       rmSync(file, { force: true });

@@ -1,5 +1,16 @@
-/** Bumped whenever a table changes shape; a data dir with another version is refused. */
-export const SCHEMA_VERSION = 2;
+/**
+ * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
+ * when it is opened; a newer one is refused.
+ */
+export const SCHEMA_VERSION = 3;
+
+/** SQL that takes a data directory from version N to N + 1, keyed by N. */
+export const MIGRATIONS: Record<number, string> = {
+  // v3: body owners claimed at fetch time (the first page fetched with some bytes owns them).
+  2: `CREATE TABLE IF NOT EXISTS bodies (hash TEXT PRIMARY KEY, url_id TEXT NOT NULL, claimed_at INTEGER NOT NULL) WITHOUT ROWID;
+      INSERT OR IGNORE INTO bodies (hash, url_id, claimed_at)
+        SELECT content_hash, url_id, min(fetched_at) FROM pages WHERE content_hash IS NOT NULL AND duplicate_of IS NULL GROUP BY content_hash;`,
+};
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -60,6 +71,11 @@ CREATE TABLE IF NOT EXISTS pages (
   canonical_url TEXT
 );
 CREATE INDEX IF NOT EXISTS pages_hash ON pages (content_hash);
+CREATE TABLE IF NOT EXISTS bodies (
+  hash TEXT PRIMARY KEY,
+  url_id TEXT NOT NULL,
+  claimed_at INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fetches (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   run_id INTEGER NOT NULL,

@@ -1,9 +1,7 @@
 import type { Database as Db } from 'better-sqlite3';
-import type { GraphStore, LinkView, RankedPage, UnfetchedUrl } from '../ports.js';
+import type { GraphStore, LinkView, RankedPage, UnfetchedUrl } from '../ports/index.js';
 import { CURRENT_EDGES, rowToEdge } from './sqlite-rows.js';
 import { pageRank } from '../../graph/pagerank.js';
-
-
 
 /** Link graph queries on the embedded store. */
 export class SqliteGraph implements GraphStore {
@@ -15,14 +13,25 @@ export class SqliteGraph implements GraphStore {
   }
 
   async inlinks(urlId: string): Promise<LinkView[]> {
-    const rows = this.db.prepare(`SELECT e.*, src.url AS from_url FROM ${CURRENT_EDGES} WHERE (e.to_page_id = ? OR e.to_id = ?) AND e.from_id != ? ORDER BY e.section != 'body', src.url`).all(urlId, urlId, urlId);
+    const rows = this.db
+      .prepare(
+        `SELECT e.*, src.url AS from_url FROM ${CURRENT_EDGES} WHERE (e.to_page_id = ? OR e.to_id = ?) AND e.from_id != ? ORDER BY e.section != 'body', src.url`,
+      )
+      .all(urlId, urlId, urlId);
     return (rows as Array<Record<string, unknown>>).map((r) => ({ ...rowToEdge(r), fromUrl: r.from_url as string }));
   }
 
   async computeRanks(runId: number): Promise<number> {
     const nodes = (this.db.prepare('SELECT url_id FROM pages WHERE content_hash IS NOT NULL').all() as Array<{ url_id: string }>).map((r) => r.url_id);
-    const links = this.db.prepare(`SELECT DISTINCT e.from_id AS f, e.to_page_id AS t, src.host AS h FROM ${CURRENT_EDGES} WHERE e.to_page_id IS NOT NULL AND e.to_page_id != e.from_id`).all() as Array<{ f: string; t: string; h: string }>;
-    const ranks = pageRank(nodes, links.map((l) => [l.f, l.t]));
+    const links = this.db
+      .prepare(
+        `SELECT DISTINCT e.from_id AS f, e.to_page_id AS t, src.host AS h FROM ${CURRENT_EDGES} WHERE e.to_page_id IS NOT NULL AND e.to_page_id != e.from_id`,
+      )
+      .all() as Array<{ f: string; t: string; h: string }>;
+    const ranks = pageRank(
+      nodes,
+      links.map((l) => [l.f, l.t]),
+    );
     const inlinks = new Map<string, { n: number; hosts: Set<string> }>();
     for (const l of links) {
       const entry = inlinks.get(l.t) ?? { n: 0, hosts: new Set<string>() };
@@ -39,15 +48,30 @@ export class SqliteGraph implements GraphStore {
   }
 
   async top(limit: number): Promise<RankedPage[]> {
-    const rows = this.db.prepare(`SELECT r.url_id, p.url, coalesce(x.title, p.title) AS title, r.inlinks, r.hosts, r.pagerank FROM ranks r JOIN pages p ON p.url_id = r.url_id
-      LEFT JOIN extracts x ON x.url_id = r.url_id ORDER BY r.pagerank DESC, r.inlinks DESC, p.url LIMIT ?`).all(limit) as Array<Record<string, unknown>>;
-    return rows.map((r) => ({ urlId: r.url_id as string, url: r.url as string, title: (r.title as string | null) ?? undefined, inlinks: r.inlinks as number, hosts: r.hosts as number, pagerank: r.pagerank as number }));
+    const rows = this.db
+      .prepare(
+        `SELECT r.url_id, p.url, coalesce(x.title, p.title) AS title, r.inlinks, r.hosts, r.pagerank FROM ranks r JOIN pages p ON p.url_id = r.url_id
+      LEFT JOIN extracts x ON x.url_id = r.url_id ORDER BY r.pagerank DESC, r.inlinks DESC, p.url LIMIT ?`,
+      )
+      .all(limit) as Array<Record<string, unknown>>;
+    return rows.map((r) => ({
+      urlId: r.url_id as string,
+      url: r.url as string,
+      title: (r.title as string | null) ?? undefined,
+      inlinks: r.inlinks as number,
+      hosts: r.hosts as number,
+      pagerank: r.pagerank as number,
+    }));
   }
 
   async unfetched(limit: number): Promise<UnfetchedUrl[]> {
-    const rows = this.db.prepare(`SELECT e.to_url AS url, count(DISTINCT e.from_id) AS inlinks, count(DISTINCT src.host) AS hosts FROM ${CURRENT_EDGES}
+    const rows = this.db
+      .prepare(
+        `SELECT e.to_url AS url, count(DISTINCT e.from_id) AS inlinks, count(DISTINCT src.host) AS hosts FROM ${CURRENT_EDGES}
       WHERE e.to_page_id IS NULL AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.url_id = e.to_id)
-      GROUP BY e.to_id ORDER BY hosts DESC, inlinks DESC, url LIMIT ?`).all(limit) as UnfetchedUrl[];
+      GROUP BY e.to_id ORDER BY hosts DESC, inlinks DESC, url LIMIT ?`,
+      )
+      .all(limit) as UnfetchedUrl[];
     return rows;
   }
 }

@@ -1,6 +1,18 @@
 import type { Database as Db } from 'better-sqlite3';
 import type { FetchKind } from '../../fetch/content-type.js';
-import { ROBOTS_REFUSAL, type ExtractRecord, type FetchRecord, type EdgeRecord, type FrontierRow, type PageRecord, type RunStatus, type RunSummary, type UrlState } from '../ports.js';
+import {
+  ROBOTS_REFUSAL,
+  type ChunkRecord,
+  type RunRecord,
+  type ExtractRecord,
+  type FetchRecord,
+  type EdgeRecord,
+  type FrontierRow,
+  type PageRecord,
+  type RunStatus,
+  type RunSummary,
+  type UrlState,
+} from '../ports/index.js';
 
 const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
 
@@ -14,27 +26,59 @@ export function frontierParams(r: FrontierRow): Record<string, unknown> {
 
 export function rowToFrontier(r: Record<string, unknown>): FrontierRow {
   return {
-    runId: r.run_id as number, urlId: r.url_id as string, url: r.url as string, host: r.host as string, depth: r.depth as number,
-    priority: r.priority as number, kind: r.kind as FetchKind, state: r.state as UrlState, reason: opt<string>(r.reason), inlinks: r.inlinks as number,
-    fresh: r.fresh === 1, redirects: r.redirects as number, attempts: r.attempts as number, notBefore: r.not_before as number,
+    runId: r.run_id as number,
+    urlId: r.url_id as string,
+    url: r.url as string,
+    host: r.host as string,
+    depth: r.depth as number,
+    priority: r.priority as number,
+    kind: r.kind as FetchKind,
+    state: r.state as UrlState,
+    reason: opt<string>(r.reason),
+    inlinks: r.inlinks as number,
+    fresh: r.fresh === 1,
+    redirects: r.redirects as number,
+    attempts: r.attempts as number,
+    notBefore: r.not_before as number,
     discoveredFrom: opt<string>(r.discovered_from),
   };
 }
 
 export function pageParams(p: PageRecord): Record<string, unknown> {
   return {
-    ...p, charset: p.charset ?? null, contentHash: p.contentHash ?? null, truncated: p.truncated ? 1 : 0, etag: p.etag ?? null,
-    lastModified: p.lastModified ?? null, title: p.title ?? null, indexable: p.indexable ? 1 : 0, nofollow: p.nofollow ? 1 : 0,
-    duplicateOf: p.duplicateOf ?? null, canonicalUrl: p.canonicalUrl ?? null,
+    ...p,
+    charset: p.charset ?? null,
+    contentHash: p.contentHash ?? null,
+    truncated: p.truncated ? 1 : 0,
+    etag: p.etag ?? null,
+    lastModified: p.lastModified ?? null,
+    title: p.title ?? null,
+    indexable: p.indexable ? 1 : 0,
+    nofollow: p.nofollow ? 1 : 0,
+    duplicateOf: p.duplicateOf ?? null,
+    canonicalUrl: p.canonicalUrl ?? null,
   };
 }
 
 export function rowToPage(r: Record<string, unknown>): PageRecord {
   return {
-    urlId: r.url_id as string, url: r.url as string, host: r.host as string, runId: r.run_id as number, status: r.status as number,
-    mime: r.mime as string, charset: opt<string>(r.charset), contentHash: opt<string>(r.content_hash), bytes: r.bytes as number,
-    truncated: r.truncated === 1, etag: opt<string>(r.etag), lastModified: opt<string>(r.last_modified), fetchedAt: r.fetched_at as number,
-    title: opt<string>(r.title), indexable: r.indexable === 1, nofollow: r.nofollow === 1, duplicateOf: opt<string>(r.duplicate_of),
+    urlId: r.url_id as string,
+    url: r.url as string,
+    host: r.host as string,
+    runId: r.run_id as number,
+    status: r.status as number,
+    mime: r.mime as string,
+    charset: opt<string>(r.charset),
+    contentHash: opt<string>(r.content_hash),
+    bytes: r.bytes as number,
+    truncated: r.truncated === 1,
+    etag: opt<string>(r.etag),
+    lastModified: opt<string>(r.last_modified),
+    fetchedAt: r.fetched_at as number,
+    title: opt<string>(r.title),
+    indexable: r.indexable === 1,
+    nofollow: r.nofollow === 1,
+    duplicateOf: opt<string>(r.duplicate_of),
     canonicalUrl: opt<string>(r.canonical_url),
   };
 }
@@ -48,8 +92,15 @@ function countBy(db: Db, sql: string, runId: number): Record<string, number> {
 /** Aggregates a run from its frontier and fetch records. */
 export function summarize(db: Db, runId: number): RunSummary {
   const run = db.prepare('SELECT * FROM runs WHERE id = ?').get(runId) as Record<string, unknown>;
-  const fetchTotals = db.prepare('SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b, coalesce(sum(not_modified), 0) AS u FROM fetches WHERE run_id = ? AND coalesce(error, \'\') != ?').get(runId, ROBOTS_REFUSAL) as { n: number; b: number; u: number };
-  const stored = db.prepare('SELECT count(*) AS n, coalesce(sum(duplicate_of IS NOT NULL), 0) AS d FROM pages WHERE run_id = ?').get(runId) as { n: number; d: number };
+  const fetchTotals = db
+    .prepare(
+      "SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b, coalesce(sum(not_modified), 0) AS u FROM fetches WHERE run_id = ? AND coalesce(error, '') != ?",
+    )
+    .get(runId, ROBOTS_REFUSAL) as { n: number; b: number; u: number };
+  const stored = db.prepare('SELECT count(*) AS n, coalesce(sum(duplicate_of IS NOT NULL), 0) AS d FROM pages WHERE run_id = ?').get(runId) as {
+    n: number;
+    d: number;
+  };
   const parked = (db.prepare('SELECT host, state FROM hosts').all() as Array<{ host: string; state: string }>)
     .map((h) => ({ host: h.host, reason: (JSON.parse(h.state) as { parkedReason?: string }).parkedReason }))
     .filter((h): h is { host: string; reason: string } => typeof h.reason === 'string');
@@ -60,8 +111,16 @@ export function summarize(db: Db, runId: number): RunSummary {
     finishedAt: opt<number>(run.finished_at),
     seeds: JSON.parse(run.seeds as string) as string[],
     urlsByState: countBy(db, 'SELECT state AS k, count(*) AS n FROM frontier WHERE run_id = ? GROUP BY state', runId),
-    skipsByReason: countBy(db, "SELECT reason AS k, count(*) AS n FROM frontier WHERE run_id = ? AND state IN ('skipped', 'blocked', 'failed', 'duplicate') GROUP BY reason", runId),
-    fetchesByStatus: countBy(db, `SELECT coalesce(CAST(status AS TEXT), 'error') AS k, count(*) AS n FROM fetches WHERE run_id = ? AND coalesce(error, '') != '${ROBOTS_REFUSAL}' GROUP BY k`, runId),
+    skipsByReason: countBy(
+      db,
+      "SELECT reason AS k, count(*) AS n FROM frontier WHERE run_id = ? AND state IN ('skipped', 'blocked', 'failed', 'duplicate') GROUP BY reason",
+      runId,
+    ),
+    fetchesByStatus: countBy(
+      db,
+      `SELECT coalesce(CAST(status AS TEXT), 'error') AS k, count(*) AS n FROM fetches WHERE run_id = ? AND coalesce(error, '') != '${ROBOTS_REFUSAL}' GROUP BY k`,
+      runId,
+    ),
     requests: fetchTotals.n,
     pagesStored: stored.n,
     unchanged: fetchTotals.u,
@@ -73,17 +132,36 @@ export function summarize(db: Db, runId: number): RunSummary {
 
 export function rowToEdge(r: Record<string, unknown>): EdgeRecord {
   return {
-    fromId: r.from_id as string, snapshot: r.snapshot as string, toId: r.to_id as string, toUrl: r.to_url as string, anchor: r.anchor as string,
-    context: r.context as string, section: r.section as EdgeRecord['section'], rel: r.rel as string, internal: r.internal === 1, nofollow: r.nofollow === 1,
+    fromId: r.from_id as string,
+    snapshot: r.snapshot as string,
+    toId: r.to_id as string,
+    toUrl: r.to_url as string,
+    anchor: r.anchor as string,
+    context: r.context as string,
+    section: r.section as EdgeRecord['section'],
+    rel: r.rel as string,
+    internal: r.internal === 1,
+    nofollow: r.nofollow === 1,
     toPageId: opt<string>(r.to_page_id),
   };
 }
 
 export function rowToFetch(r: Record<string, unknown>): FetchRecord {
   return {
-    runId: r.run_id as number, urlId: r.url_id as string, url: r.url as string, rawUrl: opt<string>(r.raw_url), kind: r.kind as FetchRecord['kind'],
-    fetcher: r.fetcher as FetchRecord['fetcher'], status: opt<number>(r.status), fetchedAt: r.fetched_at as number, durationMs: r.duration_ms as number,
-    contentHash: opt<string>(r.content_hash), bytes: r.bytes as number, truncated: r.truncated === 1, notModified: r.not_modified === 1, error: opt<string>(r.error),
+    runId: r.run_id as number,
+    urlId: r.url_id as string,
+    url: r.url as string,
+    rawUrl: opt<string>(r.raw_url),
+    kind: r.kind as FetchRecord['kind'],
+    fetcher: r.fetcher as FetchRecord['fetcher'],
+    status: opt<number>(r.status),
+    fetchedAt: r.fetched_at as number,
+    durationMs: r.duration_ms as number,
+    contentHash: opt<string>(r.content_hash),
+    bytes: r.bytes as number,
+    truncated: r.truncated === 1,
+    notModified: r.not_modified === 1,
+    error: opt<string>(r.error),
     headers: r.headers ? (JSON.parse(r.headers as string) as Record<string, string>) : undefined,
     warc: r.warc_file ? { file: r.warc_file as string, offset: r.warc_offset as number, length: r.warc_length as number } : undefined,
   };
@@ -92,10 +170,52 @@ export function rowToFetch(r: Record<string, unknown>): FetchRecord {
 export function rowToExtract(r: Record<string, unknown>): ExtractRecord {
   const s = (k: string) => opt<string>(r[k]);
   return {
-    urlId: r.url_id as string, runId: r.run_id as number, snapshot: r.snapshot as string, title: s('title'), description: s('description'), author: s('author'),
-    published: s('published'), modified: s('modified'), language: s('language'), canonicalUrl: s('canonical_url'), siteName: s('site_name'), contentType: s('content_type'),
-    wordCount: r.word_count as number, readingMinutes: r.reading_minutes as number, method: r.method as string, markdown: r.markdown as string,
-    textHash: r.text_hash as string, simhash: r.simhash as string, nearDuplicateOf: s('near_duplicate_of'), nearDuplicateDistance: opt<number>(r.near_duplicate_distance),
-    textDuplicateOf: s('text_duplicate_of'), pdfPages: opt<number>(r.pdf_pages), metadata: JSON.parse(r.metadata as string) as Record<string, unknown>,
+    urlId: r.url_id as string,
+    runId: r.run_id as number,
+    snapshot: r.snapshot as string,
+    title: s('title'),
+    description: s('description'),
+    author: s('author'),
+    published: s('published'),
+    modified: s('modified'),
+    language: s('language'),
+    canonicalUrl: s('canonical_url'),
+    siteName: s('site_name'),
+    contentType: s('content_type'),
+    wordCount: r.word_count as number,
+    readingMinutes: r.reading_minutes as number,
+    method: r.method as string,
+    markdown: r.markdown as string,
+    textHash: r.text_hash as string,
+    simhash: r.simhash as string,
+    nearDuplicateOf: s('near_duplicate_of'),
+    nearDuplicateDistance: opt<number>(r.near_duplicate_distance),
+    textDuplicateOf: s('text_duplicate_of'),
+    pdfPages: opt<number>(r.pdf_pages),
+    metadata: JSON.parse(r.metadata as string) as Record<string, unknown>,
+  };
+}
+
+export function rowToRun(row: Record<string, unknown>): RunRecord {
+  return {
+    id: row.id as number,
+    startedAt: row.started_at as number,
+    finishedAt: opt<number>(row.finished_at),
+    status: row.status as RunStatus,
+    seeds: JSON.parse(row.seeds as string) as string[],
+    config: JSON.parse(row.config as string) as Record<string, unknown>,
+  };
+}
+
+export function rowToChunk(r: Record<string, unknown>): ChunkRecord {
+  return {
+    urlId: r.url_id as string,
+    seq: r.seq as number,
+    id: r.id as string,
+    position: r.position as number,
+    tokens: r.tokens as number,
+    text: r.text as string,
+    prevId: opt<string>(r.prev_id),
+    nextId: opt<string>(r.next_id),
   };
 }

@@ -24,7 +24,9 @@ export interface DoctorReport {
 
 /** Tables in the order they are copied (parents before children does not matter: there are no foreign keys). */
 function tablesOf(db: Db): string[] {
-  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>).map(
+    (r) => r.name,
+  );
 }
 
 function hasRowid(db: Db, table: string): boolean {
@@ -140,7 +142,9 @@ export function salvage(file: string, now = Date.now()): DoctorReport {
   renameSync(target, file);
   rmSync(`${target}-journal`, { force: true });
   return {
-    file, problems, tables,
+    file,
+    problems,
+    tables,
     repaired: { damaged, rowsCopied: tables.reduce((n, t) => n + t.rows, 0), rowsLost: problems.length > 0 || tables.some((t) => t.error) },
   };
 }

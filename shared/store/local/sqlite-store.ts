@@ -4,10 +4,24 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DataDirError, errorMessage } from '../../errors.js';
 import type {
-  ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, HostRecord, PageRecord, RunRecord, RunStatus, RunSummary, SeenUrl, UrlState,
-} from '../ports.js';
-import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
-import { CURRENT_EDGES, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, summarize } from './sqlite-rows.js';
+  ChunkRecord,
+  CrawlStore,
+  EdgeRecord,
+  ExtractRecord,
+  FetchCommit,
+  FetchRecord,
+  FrontierRow,
+  HostRecord,
+  PageRecord,
+  RunRecord,
+  RunStatus,
+  RunSummary,
+  SeenUrl,
+  UrlState,
+} from '../ports/index.js';
+import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { CURRENT_EDGES, rowToChunk, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, rowToRun, summarize } from './sqlite-rows.js';
+import { exportRecords, type ExportRecord } from './sqlite-export.js';
 import { SqliteWrites } from './sqlite-writes.js';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 
@@ -38,7 +52,10 @@ function isCorruption(err: unknown): boolean {
 /** The error for a damaged database file, with the command that recovers it. */
 export function damagedError(file: string, detail: string, cause?: unknown): DataDirError {
   const dir = dirname(file);
-  return new DataDirError(`${file} is damaged (${detail}): run trawl doctor --data ${dir} to see what is wrong, then trawl doctor --repair --data ${dir} to salvage what can be read into a new file (the damaged one is kept beside it)`, { cause });
+  return new DataDirError(
+    `${file} is damaged (${detail}): run trawl doctor --data ${dir} to see what is wrong, then trawl doctor --repair --data ${dir} to salvage what can be read into a new file (the damaged one is kept beside it)`,
+    { cause },
+  );
 }
 
 /**
@@ -48,11 +65,9 @@ export function damagedError(file: string, detail: string, cause?: unknown): Dat
  */
 function readingConnection(file: string): Db {
   try {
-    const db = new Database(file, { fileMustExist: true });
-    db.pragma('query_only = 1');
-    return db;
+    return new Database(file, { fileMustExist: true });
   } catch (err) {
-    if (isCorruption(err) || (err as { code?: string }).code === 'SQLITE_CANTOPEN' && !existsSync(file)) throw err;
+    if (isCorruption(err) || ((err as { code?: string }).code === 'SQLITE_CANTOPEN' && !existsSync(file))) throw err;
     return new Database(file, { readonly: true, fileMustExist: true });
   }
 }
@@ -69,7 +84,10 @@ function connect(file: string, readonly: boolean): Db {
     return db;
   } catch (err) {
     if (isCorruption(err)) throw damagedError(file, errorMessage(err), err);
-    throw new DataDirError(`cannot open ${file} as a trawl database (${errorMessage(err)}): pass --data with an empty directory or an existing trawl data directory`, { cause: err });
+    throw new DataDirError(
+      `cannot open ${file} as a trawl database (${errorMessage(err)}): pass --data with an empty directory or an existing trawl data directory`,
+      { cause: err },
+    );
   }
 }
 
@@ -79,14 +97,34 @@ export function quickCheck(db: Db, limit = 10): string[] {
   return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
 }
 
-function checkSchema(db: Db, file: string): boolean {
+/** Takes an older data directory forward, one version at a time, each step in its own transaction. */
+function migrate(db: Db, file: string, from: number): void {
+  for (let v = from; v < SCHEMA_VERSION; v++) {
+    const sql = MIGRATIONS[v];
+    if (!sql)
+      throw new DataDirError(
+        `${file} was written by trawl data schema ${from}, which this trawl (schema ${SCHEMA_VERSION}) cannot migrate: use a new --data directory`,
+      );
+    db.transaction(() => {
+      db.exec(sql);
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(v + 1));
+    })();
+    process.stderr.write(`trawl: migrated ${file} from data schema ${v} to ${v + 1}\n`);
+  }
+}
+
+function checkSchema(db: Db, file: string, writable: boolean): boolean {
   const hasMeta = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'").get();
   const tableCount = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type='table'").get() as { n: number }).n;
   if (!hasMeta && tableCount > 0) throw new DataDirError(`${file} is an SQLite database but not trawl's: pass --data with another directory`);
   if (hasMeta) {
     const row = db.prepare("SELECT value FROM meta WHERE key='schema_version'").get() as { value: string } | undefined;
-    if (Number(row?.value) !== SCHEMA_VERSION) {
-      throw new DataDirError(`${file} was written by another trawl version (data schema ${row?.value ?? 'unknown'}, this trawl uses ${SCHEMA_VERSION}): use a new --data directory, or the trawl version that wrote it`);
+    const version = Number(row?.value);
+    if (Number.isInteger(version) && version < SCHEMA_VERSION && version >= 1 && writable) migrate(db, file, version);
+    else if (version !== SCHEMA_VERSION) {
+      throw new DataDirError(
+        `${file} was written by another trawl version (data schema ${row?.value ?? 'unknown'}, this trawl uses ${SCHEMA_VERSION}): use a new --data directory, or the trawl version that wrote it`,
+      );
     }
   }
   return Boolean(hasMeta);
@@ -99,9 +137,11 @@ function openDatabase(file: string, options: OpenOptions): Db {
       const problems = quickCheck(db, 3);
       if (problems.length) throw damagedError(file, problems.join('; ').replace(/\s+/g, ' ').slice(0, 300));
     }
-    const initialised = checkSchema(db, file);
+    const initialised = checkSchema(db, file, !db.readonly);
     if (options.readonly) {
       if (!initialised) throw new DataDirError(`${file} holds no trawl data yet: run trawl crawl <url> --data ${dirname(file)} first`);
+      // A reader migrates an older directory like a writer would, then refuses to write.
+      if (!db.readonly) db.pragma('query_only = 1');
       return db;
     }
     db.exec(SCHEMA_SQL);
@@ -140,17 +180,30 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord> {
-    const info = this.sql("INSERT INTO runs (started_at, status, seeds, config) VALUES (?, 'running', ?, ?)").run(now, JSON.stringify(seeds), JSON.stringify(config));
+    const info = this.sql("INSERT INTO runs (started_at, status, seeds, config) VALUES (?, 'running', ?, ?)").run(
+      now,
+      JSON.stringify(seeds),
+      JSON.stringify(config),
+    );
     return { id: Number(info.lastInsertRowid), startedAt: now, status: 'running', seeds, config };
   }
 
   async latestRun(): Promise<RunRecord | undefined> {
     const row = this.sql('SELECT * FROM runs ORDER BY id DESC LIMIT 1').get() as Record<string, unknown> | undefined;
-    if (!row) return undefined;
-    return {
-      id: row.id as number, startedAt: row.started_at as number, finishedAt: (row.finished_at as number | null) ?? undefined,
-      status: row.status as RunStatus, seeds: JSON.parse(row.seeds as string) as string[], config: JSON.parse(row.config as string) as Record<string, unknown>,
-    };
+    return row ? rowToRun(row) : undefined;
+  }
+
+  async runs(): Promise<RunRecord[]> {
+    return (this.sql('SELECT * FROM runs ORDER BY id').all() as Array<Record<string, unknown>>).map(rowToRun);
+  }
+
+  async chunks(urlId: string): Promise<ChunkRecord[]> {
+    return (this.sql('SELECT * FROM chunks WHERE url_id = ? ORDER BY seq').all(urlId) as Array<Record<string, unknown>>).map(rowToChunk);
+  }
+
+  /** Pages (with their extraction), current edges and interactions, as records for other tools. */
+  exportRecords(): AsyncIterable<ExportRecord> {
+    return exportRecords(this.db);
   }
 
   async setRunStatus(runId: number, status: RunStatus, now: number): Promise<void> {
@@ -175,8 +228,12 @@ export class SqliteCrawlStore implements CrawlStore {
 
   async requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }> {
     return this.db.transaction(() => {
-      const exhausted = this.sql("UPDATE frontier SET state = 'failed', reason = 'attempts-exhausted' WHERE run_id = ? AND state = 'in_flight' AND attempts >= ?").run(runId, maxAttempts).changes;
-      const requeued = this.sql("UPDATE frontier SET state = 'queued', reason = NULL WHERE run_id = ? AND state IN ('in_flight', 'deferred')").run(runId).changes;
+      const exhausted = this.sql(
+        "UPDATE frontier SET state = 'failed', reason = 'attempts-exhausted' WHERE run_id = ? AND state = 'in_flight' AND attempts >= ?",
+      ).run(runId, maxAttempts).changes;
+      const requeued = this.sql("UPDATE frontier SET state = 'queued', reason = NULL WHERE run_id = ? AND state IN ('in_flight', 'deferred')").run(
+        runId,
+      ).changes;
       return { requeued, exhausted };
     })();
   }
@@ -228,9 +285,17 @@ export class SqliteCrawlStore implements CrawlStore {
     return row ? rowToPage(row) : undefined;
   }
 
-  async findPageByContentHash(hash: string, exceptUrlId: string): Promise<PageRecord | undefined> {
-    const row = this.sql('SELECT * FROM pages WHERE content_hash = ? AND url_id != ? AND duplicate_of IS NULL ORDER BY fetched_at LIMIT 1').get(hash, exceptUrlId) as Record<string, unknown> | undefined;
-    return row ? rowToPage(row) : undefined;
+  async claimBody(hash: string, urlId: string, at: number): Promise<string> {
+    return this.db.transaction(() => {
+      if (this.sql('INSERT OR IGNORE INTO bodies (hash, url_id, claimed_at) VALUES (?, ?, ?)').run(hash, urlId, at).changes > 0) return urlId;
+      const owner = (this.sql('SELECT url_id FROM bodies WHERE hash = ?').get(hash) as { url_id: string }).url_id;
+      if (owner === urlId) return owner;
+      // An owner whose page has moved on to other bytes no longer holds these.
+      const page = this.sql('SELECT content_hash FROM pages WHERE url_id = ?').get(owner) as { content_hash: string | null } | undefined;
+      if (!page || page.content_hash === hash) return owner;
+      this.sql('UPDATE bodies SET url_id = ?, claimed_at = ? WHERE hash = ?').run(urlId, at, hash);
+      return urlId;
+    })();
   }
 
   async outlinks(urlId: string): Promise<EdgeRecord[]> {
@@ -240,10 +305,12 @@ export class SqliteCrawlStore implements CrawlStore {
 
   async findNearDuplicate(hash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined> {
     const bands = simhashBands(hash);
-    const candidates = this.sql(`SELECT DISTINCT x.url_id, x.simhash, p.fetched_at FROM simhash_bands b JOIN extracts x ON x.url_id = b.url_id
+    const candidates = this.sql(
+      `SELECT DISTINCT x.url_id, x.simhash, p.fetched_at FROM simhash_bands b JOIN extracts x ON x.url_id = b.url_id
       LEFT JOIN pages p ON p.url_id = x.url_id
       WHERE ((b.band = 0 AND b.value = ?) OR (b.band = 1 AND b.value = ?) OR (b.band = 2 AND b.value = ?) OR (b.band = 3 AND b.value = ?))
-        AND x.url_id != ? AND x.near_duplicate_of IS NULL ORDER BY p.fetched_at, x.url_id`).all(...bands, exceptUrlId) as Array<{ url_id: string; simhash: string }>;
+        AND x.url_id != ? AND x.near_duplicate_of IS NULL ORDER BY p.fetched_at, x.url_id`,
+    ).all(...bands, exceptUrlId) as Array<{ url_id: string; simhash: string }>;
     for (const c of candidates) {
       const distance = hammingDistance(hash, c.simhash);
       if (distance <= maxDistance) return { urlId: c.url_id, distance };
@@ -252,8 +319,10 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async findTextDuplicate(textHash: string, exceptUrlId: string): Promise<string | undefined> {
-    const row = this.sql(`SELECT x.url_id FROM extracts x LEFT JOIN pages p ON p.url_id = x.url_id WHERE x.text_hash = ? AND x.url_id != ? AND x.text_duplicate_of IS NULL
-      ORDER BY p.fetched_at LIMIT 1`).get(textHash, exceptUrlId) as { url_id: string } | undefined;
+    const row = this.sql(
+      `SELECT x.url_id FROM extracts x LEFT JOIN pages p ON p.url_id = x.url_id WHERE x.text_hash = ? AND x.url_id != ? AND x.text_duplicate_of IS NULL
+      ORDER BY p.fetched_at LIMIT 1`,
+    ).get(textHash, exceptUrlId) as { url_id: string } | undefined;
     return row?.url_id;
   }
 
@@ -262,14 +331,28 @@ export class SqliteCrawlStore implements CrawlStore {
     if (!r) return undefined;
     const opt = <T>(v: unknown) => (v === null ? undefined : (v as T));
     return {
-      host, state: JSON.parse(r.state as string) as HostRecord['state'], robotsStatus: opt<number>(r.robots_status), robotsBody: opt<string>(r.robots_body),
-      robotsError: opt<string>(r.robots_error), robotsFetchedAt: opt<number>(r.robots_fetched_at), robotsExpiresAt: opt<number>(r.robots_expires_at),
+      host,
+      state: JSON.parse(r.state as string) as HostRecord['state'],
+      robotsStatus: opt<number>(r.robots_status),
+      robotsBody: opt<string>(r.robots_body),
+      robotsError: opt<string>(r.robots_error),
+      robotsFetchedAt: opt<number>(r.robots_fetched_at),
+      robotsExpiresAt: opt<number>(r.robots_expires_at),
     };
   }
 
   async putHost(h: HostRecord): Promise<void> {
-    this.sql(`INSERT OR REPLACE INTO hosts (host, state, robots_status, robots_body, robots_error, robots_fetched_at, robots_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-      .run(h.host, JSON.stringify(h.state), h.robotsStatus ?? null, h.robotsBody ?? null, h.robotsError ?? null, h.robotsFetchedAt ?? null, h.robotsExpiresAt ?? null);
+    this.sql(
+      `INSERT OR REPLACE INTO hosts (host, state, robots_status, robots_body, robots_error, robots_fetched_at, robots_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      h.host,
+      JSON.stringify(h.state),
+      h.robotsStatus ?? null,
+      h.robotsBody ?? null,
+      h.robotsError ?? null,
+      h.robotsFetchedAt ?? null,
+      h.robotsExpiresAt ?? null,
+    );
   }
 
   async putHostState(state: HostRecord['state']): Promise<void> {

@@ -1,8 +1,8 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { simhashBands } from '../../dedupe/simhash.js';
 import { urlId } from '../../url/canonical.js';
-import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, PageRecord } from '../ports.js';
-import { SOFT_SKIPS } from '../ports.js';
+import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, PageRecord } from '../ports/index.js';
+import { SOFT_SKIPS } from '../ports/index.js';
 import { frontierParams, pageParams } from './sqlite-rows.js';
 
 const SQL = {
@@ -35,7 +35,8 @@ const SQL = {
     VALUES (@urlId, @runId, @snapshot, @title, @description, @author, @published, @modified, @language, @canonicalUrl, @siteName, @contentType,
       @wordCount, @readingMinutes, @method, @markdown, @textHash, @simhash, @nearDuplicateOf, @nearDuplicateDistance, @textDuplicateOf, @pdfPages, @metadata)`,
   deleteChunks: 'DELETE FROM chunks WHERE url_id = ?',
-  insertChunk: 'INSERT INTO chunks (url_id, seq, id, position, tokens, text, prev_id, next_id) VALUES (@urlId, @seq, @id, @position, @tokens, @text, @prevId, @nextId)',
+  insertChunk:
+    'INSERT INTO chunks (url_id, seq, id, position, tokens, text, prev_id, next_id) VALUES (@urlId, @seq, @id, @position, @tokens, @text, @prevId, @nextId)',
   deleteBands: 'DELETE FROM simhash_bands WHERE url_id = ?',
   insertBand: 'INSERT OR IGNORE INTO simhash_bands (band, value, url_id) VALUES (?, ?, ?)',
 } as const;
@@ -59,10 +60,19 @@ export class SqliteWrites {
 
   insertFetch(f: FetchRecord): void {
     const { warc, headers, ...rest } = f;
-    this.s.insertFetch.run(orNull({
-      rawUrl: undefined, status: undefined, contentHash: undefined, error: undefined, ...rest,
-      warcFile: warc?.file, warcOffset: warc?.offset, warcLength: warc?.length, headers: headers ? JSON.stringify(headers) : undefined,
-    }));
+    this.s.insertFetch.run(
+      orNull({
+        rawUrl: undefined,
+        status: undefined,
+        contentHash: undefined,
+        error: undefined,
+        ...rest,
+        warcFile: warc?.file,
+        warcOffset: warc?.offset,
+        warcLength: warc?.length,
+        headers: headers ? JSON.stringify(headers) : undefined,
+      }),
+    );
   }
 
   private page(p: PageRecord): void {
@@ -83,8 +93,19 @@ export class SqliteWrites {
   }
 
   private static readonly EXTRACT_OPTIONAL: Partial<ExtractRecord> = {
-    title: undefined, description: undefined, author: undefined, published: undefined, modified: undefined, language: undefined, canonicalUrl: undefined,
-    siteName: undefined, contentType: undefined, nearDuplicateOf: undefined, nearDuplicateDistance: undefined, textDuplicateOf: undefined, pdfPages: undefined,
+    title: undefined,
+    description: undefined,
+    author: undefined,
+    published: undefined,
+    modified: undefined,
+    language: undefined,
+    canonicalUrl: undefined,
+    siteName: undefined,
+    contentType: undefined,
+    nearDuplicateOf: undefined,
+    nearDuplicateDistance: undefined,
+    textDuplicateOf: undefined,
+    pdfPages: undefined,
   };
 
   private extract(x: ExtractRecord, chunks: ChunkRecord[]): void {

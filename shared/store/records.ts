@@ -1,3 +1,4 @@
+/** The records the store ports read and write: a public contract (the DynamoDB items carry the same fields). */
 import type { FetchKind } from '../fetch/content-type.js';
 import type { HostState } from '../politeness/host-state.js';
 import type { MetadataFields } from '../extract/metadata.js';
@@ -215,65 +216,6 @@ export interface RunSummary {
   hostsParked: Array<{ host: string; reason: string }>;
 }
 
-/** The crawl state port: frontier, hosts, pages, fetch records, edges and runs. */
-export interface CrawlStore {
-  createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord>;
-  latestRun(): Promise<RunRecord | undefined>;
-  setRunStatus(runId: number, status: RunStatus, now: number): Promise<void>;
-  /** Inserts frontier rows the run has not seen; returns the url ids that were new. */
-  addUrls(rows: FrontierRow[]): Promise<string[]>;
-  /**
-   * Marks a URL as in flight before its request starts and counts the attempt, so a resume knows
-   * what may repeat and a page that kills the process is not retried forever.
-   */
-  markInFlight(runId: number, urlId: string): Promise<void>;
-  /** Sets the state of many URLs at once (e.g. when a host is parked); `notBefore` for deferred ones. */
-  setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string, notBefore?: number): Promise<void>;
-  /**
-   * After a crash: URLs that were in flight go back to the queue, except those whose attempts
-   * reached `maxAttempts`, which fail (`attempts-exhausted`); deferred URLs are queued again.
-   */
-  requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }>;
-  /** Every URL still `queued` becomes `skipped` with `reason` (a finished run leaves none queued); returns how many. */
-  settleQueued(runId: number, reason: string): Promise<number>;
-  queuedUrls(runId: number): Promise<FrontierRow[]>;
-  /** URLs a run deferred to a later one (host backed off past its end), with the time they may be asked. */
-  deferredUrls(runId: number): Promise<FrontierRow[]>;
-  /** Every URL the run has seen, for rebuilding per-run state on resume. */
-  seenUrls(runId: number): Promise<SeenUrl[]>;
-  commitFetch(commit: FetchCommit): Promise<string[]>;
-  /** Records an interaction that belongs to no frontier URL (robots.txt). */
-  recordFetch(record: FetchRecord): Promise<void>;
-  /** Every interaction with a URL, oldest first: the archive index of one target. */
-  fetchHistory(urlId: string): Promise<FetchRecord[]>;
-  /** Pages with a stored body, for re-extraction. */
-  storedPages(): Promise<PageRecord[]>;
-  /** Replaces a page's extraction, chunks and the edges of its snapshot (re-extraction from the archive). */
-  saveExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): Promise<void>;
-  getExtract(urlId: string): Promise<ExtractRecord | undefined>;
-  getPage(urlId: string): Promise<PageRecord | undefined>;
-  findPageByContentHash(hash: string, exceptUrlId: string): Promise<PageRecord | undefined>;
-  /** Outlinks of the page's current snapshot. */
-  outlinks(urlId: string): Promise<EdgeRecord[]>;
-  /** The earliest other page whose SimHash is within `maxDistance`, found through the band index. */
-  findNearDuplicate(simhash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined>;
-  /** The earliest other page with the same normalised text. */
-  findTextDuplicate(textHash: string, exceptUrlId: string): Promise<string | undefined>;
-  getHost(host: string): Promise<HostRecord | undefined>;
-  putHost(record: HostRecord): Promise<void>;
-  /** Saves the politeness state of a host, keeping its robots.txt fields. */
-  putHostState(state: HostState): Promise<void>;
-  summary(runId: number): Promise<RunSummary>;
-  close(): Promise<void>;
-}
-
-/** Content-addressed raw bodies. */
-export interface BlobStore {
-  /** Stores bytes under their SHA-256 and returns the hex digest. */
-  put(bytes: Buffer): Promise<string>;
-  get(hash: string): Promise<Buffer | undefined>;
-}
-
 export interface LinkView extends EdgeRecord {
   fromUrl: string;
 }
@@ -294,36 +236,6 @@ export interface UnfetchedUrl {
   hosts: number;
 }
 
-/** Link graph queries over the current snapshot of every page. */
-export interface GraphStore {
-  outlinks(urlId: string): Promise<LinkView[]>;
-  inlinks(urlId: string): Promise<LinkView[]>;
-  /** Computes inlink counts and PageRank for the stored graph (at the end of a crawl). */
-  computeRanks(runId: number): Promise<number>;
-  top(limit: number): Promise<RankedPage[]>;
-  unfetched(limit: number): Promise<UnfetchedUrl[]>;
-}
-
-// ---- cloud runtime ports (SQS frontier, S3 objects, DynamoDB run ledger)
-
-/** The distributed frontier: one message per URL, one message group (in flight at a time) per host. */
-export interface FrontierQueue {
-  send(rows: FrontierRow[]): Promise<void>;
-  /** Gives a received message back, to be received again after `delayMs` (its host is not ready). */
-  handBack(receipt: string, delayMs: number): Promise<void>;
-}
-
-/** Starts a workflow execution (the page workflow) with a JSON input; at least once. */
-export interface WorkflowStarter {
-  start(name: string, input: unknown): Promise<void>;
-}
-
-/** Named objects (WARC files, extracted content, reports) under the bucket's key layout. */
-export interface ObjectStore {
-  put(key: string, body: Buffer | string, contentType: string): Promise<void>;
-  get(key: string): Promise<Buffer | undefined>;
-}
-
 /** The run's counters, kept beside the run record. */
 export interface RunProgress {
   status: RunStatus;
@@ -338,25 +250,3 @@ export interface RunProgress {
 
 /** A refused claim says when the host's rules allow the next request, and whether another worker holds it now. */
 export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number; leased: boolean; parkedReason?: string };
-
-/**
- * What many stateless workers need to share a run: claims and counters, each one conditional
- * single-item write (the cloud has no in-process scheduler to keep them).
- */
-export interface RunLedger {
-  getRun(runId: number): Promise<RunRecord | undefined>;
-  runProgress(runId: number): Promise<RunProgress | undefined>;
-  getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined>;
-  /** Claims a queued URL (or one whose claim lapsed); undefined when it is not fetchable now. */
-  claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined>;
-  /** Claims the next request to a host: only once its next allowed time and back-off have passed. */
-  claimHost(host: string, owner: string, now: number, leaseMs: number): Promise<HostClaim>;
-  /** Saves the host's politeness state and gives the claim back. */
-  releaseHost(state: HostState, owner: string): Promise<void>;
-  claimPageSlot(runId: number, maxPages: number): Promise<boolean>;
-  releasePageSlot(runId: number): Promise<void>;
-  claimHostSlot(runId: number, host: string, maxPerHost: number): Promise<boolean>;
-  releaseHostSlot(runId: number, host: string): Promise<void>;
-  /** Adds `value` to a per-run trap counter unless it already holds `limit` other values; false when full. */
-  rememberVariant(runId: number, key: string, value: string, limit: number): Promise<boolean>;
-}

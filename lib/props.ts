@@ -1,0 +1,52 @@
+import { Token } from 'aws-cdk-lib';
+import { CrawlConfigError } from '../shared/errors.js';
+import type { CrawlerProps } from './crawler.js';
+import { STAGES } from './stages.js';
+
+/** Names the built-in page steps use; a user's step may not take one. */
+const RESERVED_STEPS = new Set(['Extract', 'RecordFailure', 'PageFailed', 'PageDone']);
+
+function inRange(where: string, prop: string, value: number | undefined, min: number, max: number, unit = ''): void {
+  if (value === undefined || Token.isUnresolved(value)) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new CrawlConfigError(`${where}: ${prop} is ${value}${unit}; it must be a whole number from ${min} to ${max}${unit}`);
+  }
+}
+
+/**
+ * Checks the construct's props: a value out of range fails synthesis with the prop and the
+ * allowed range (nothing is clamped silently), and escape hatches that exclude each other are
+ * not given together.
+ */
+export function checkCrawlerProps(id: string, props: CrawlerProps): void {
+  const where = `Crawler "${id}"`;
+  for (const [stage, mb] of Object.entries(props.memoryMb ?? {})) {
+    if (!(STAGES as readonly string[]).includes(stage))
+      throw new CrawlConfigError(`${where}: memoryMb names an unknown stage "${stage}"; the stages are ${STAGES.join(', ')}`);
+    inRange(where, `memoryMb["${stage}"]`, mb, 128, 10_240, ' MB');
+  }
+  inRange(where, 'maxFetchConcurrency', props.maxFetchConcurrency, 2, 1000);
+  inRange(where, 'pollSeconds', props.pollSeconds, 5, 3600, ' s');
+  inRange(where, 'rawInfrequentAccessDays', props.rawInfrequentAccessDays, 30, 36_500, ' days');
+  inRange(where, 'rawRetentionDays', props.rawRetentionDays, 1, 36_500, ' days');
+  inRange(where, 'frontierRetentionDays', props.frontierRetentionDays, 1, 3650, ' days');
+  const ia = props.rawInfrequentAccessDays ?? 30;
+  if (props.rawRetentionDays !== undefined && props.rawRetentionDays <= ia) {
+    throw new CrawlConfigError(
+      `${where}: rawRetentionDays (${props.rawRetentionDays}) must be more than rawInfrequentAccessDays (${ia}): raw bodies move to Infrequent Access before they expire`,
+    );
+  }
+  if (props.existingTableObj && props.tableProps)
+    throw new CrawlConfigError(`${where}: give existingTableObj or tableProps, not both (tableProps shape a table trawl creates)`);
+  if (props.existingBucketObj && props.bucketProps)
+    throw new CrawlConfigError(`${where}: give existingBucketObj or bucketProps, not both (bucketProps shape a bucket trawl creates)`);
+  const names = new Set<string>();
+  for (const step of props.extraPageSteps ?? []) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(step.name))
+      throw new CrawlConfigError(`${where}: extraPageSteps name "${step.name}" must be 1–64 letters, digits, "-" or "_"`);
+    if (RESERVED_STEPS.has(step.name) || names.has(step.name))
+      throw new CrawlConfigError(`${where}: extraPageSteps name "${step.name}" is taken; names must be unique and not ${[...RESERVED_STEPS].join(', ')}`);
+    names.add(step.name);
+    inRange(where, `extraPageSteps["${step.name}"].timeout`, step.timeout?.toSeconds(), 1, 300, ' s');
+  }
+}

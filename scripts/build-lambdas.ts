@@ -1,0 +1,38 @@
+// Part of `npm run build`: each Lambda stage bundled by esbuild into dist/lambda/<stage>/, with the
+// options a source checkout's NodejsFunction uses at synth, so an installed package synthesizes
+// with neither esbuild nor Docker on the user's machine.
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { LAMBDA_BANNER, PDFJS_FILES, STAGES } from '../lib/stages.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'dist', 'lambda');
+
+rmSync(OUT, { recursive: true, force: true });
+for (const stage of STAGES) {
+  const dir = join(OUT, stage);
+  await build({
+    entryPoints: [join(ROOT, 'functions', stage, 'index.ts')],
+    outfile: join(dir, 'index.mjs'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    mainFields: ['module', 'main'],
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    banner: { js: LAMBDA_BANNER },
+    external: ['@aws-sdk/*'],
+    logLevel: 'warning',
+  });
+  if (stage === 'extract-page') {
+    for (const f of PDFJS_FILES) {
+      mkdirSync(join(dir, 'node_modules/pdfjs-dist', dirname(f)), { recursive: true });
+      cpSync(join(ROOT, 'node_modules/pdfjs-dist', f), join(dir, 'node_modules/pdfjs-dist', f));
+    }
+  }
+}
+process.stderr.write(`bundled ${STAGES.length} Lambda stages into ${OUT}\n`);

@@ -1,0 +1,41 @@
+// The public library: `import { crawl, openStore } from 'trawl'`. Re-exports only.
+export { crawl, settingsOf, validateSeeds, type CrawlOptions } from './library/crawl.js';
+export type { CrawlSettingsOptions } from './library/settings-options.js';
+export { openStore, type TrawlStore } from './library/store.js';
+export { doctor, extract, reextract, type DoctorReport, type ReextractReport } from './library/maintenance.js';
+export { extractPage, extractLinksOnly, type PageExtraction, type LinkExtraction, type ExtractOptions } from './extract/extract-page.js';
+export { DEFAULT_PAGE_BOUNDS, type PageBounds, type BoundCut } from './extract/bounds.js';
+export { canonicalize, urlId } from './url/canonical.js';
+export { defaultPriority, priorityFor, type PriorityFn, type PriorityInput } from './frontier/priority.js';
+export { SETTINGS, defaultSettings, type CrawlSettings, type SettingName } from './config/settings.js';
+export type { CrawlEvent, ProgressStats } from './pipeline/progress.js';
+export type { StoredPage, CrawlHooks } from './pipeline/context.js';
+export type { Logger } from './log/logger.js';
+export type { HistoryEntry } from './archive/replay.js';
+export type { FetchResponse } from './fetch/http-fetcher.js';
+export type { ExportRecord } from './store/local/sqlite-export.js';
+export type {
+  RunSummary,
+  RunRecord,
+  RunStatus,
+  PageRecord,
+  ExtractRecord,
+  ChunkRecord,
+  EdgeRecord,
+  LinkView,
+  RankedPage,
+  UnfetchedUrl,
+  FetchRecord,
+  UrlState,
+} from './store/records.js';
+export {
+  TrawlError,
+  UsageError,
+  DataDirError,
+  DataDirLockedError,
+  NeverFetchedError,
+  FetchedAndFailedError,
+  PageProcessingError,
+  nextStep,
+  type NextStep,
+} from './errors.js';

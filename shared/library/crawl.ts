@@ -1,0 +1,112 @@
+import { basename } from 'node:path';
+import { resolveSettings, type CrawlSettings, type Env, type SettingName } from '../config/settings.js';
+import { UsageError } from '../errors.js';
+import type { Resolver } from '../fetch/address-guard.js';
+import type { PriorityFn } from '../frontier/priority.js';
+import type { Logger } from '../log/logger.js';
+import { buildContext, type CrawlHooks } from '../pipeline/context.js';
+import { CrawlRunner } from '../pipeline/crawl-runner.js';
+import { resumableRun } from '../pipeline/run-start.js';
+import { openLocalForReading, openLocalForWriting, requireDataDir } from '../store/local/open-local.js';
+import type { RunSummary } from '../store/ports/index.js';
+import { canonicalize } from '../url/canonical.js';
+import type { CrawlSettingsOptions } from './settings-options.js';
+
+/** Everything `crawl` takes: every crawl setting, the hooks, and the pieces a program may inject. */
+export interface CrawlOptions extends CrawlSettingsOptions, CrawlHooks {
+  /**
+   * The frontier's priority function (higher first within a host).
+   * @default the priority of the `profile` setting
+   */
+  priority?: PriorityFn;
+  /** Aborting it stops the crawl cleanly: requests in flight finish and the run stays resumable (`resume: true`). */
+  signal?: AbortSignal;
+  /**
+   * Where log lines go.
+   * @default warnings and errors as JSON lines on stderr
+   */
+  logger?: Logger;
+  /**
+   * Resolves host names; the address guard checks every address it returns.
+   * @default the system resolver
+   */
+  resolver?: Resolver;
+  /**
+   * Environment variables read for settings not given here (`TRAWL_MAX_PAGES`, …); `{}` ignores them.
+   * @default process.env
+   */
+  env?: Env;
+}
+
+/** The settings of a crawl: defaults, then `TRAWL_*` variables of `env`, then the options given. */
+export function settingsOf(options: CrawlSettingsOptions & { env?: Env } = {}): CrawlSettings {
+  const { env = process.env, ...values } = options as Record<string, unknown> & { env?: Env };
+  return resolveSettings(values as Partial<Record<SettingName, unknown>>, env, (name) => `option ${name}`);
+}
+
+/** Checks seeds: absolute http(s) URLs, nothing else; returns their canonical form. */
+export function validateSeeds(seeds: readonly string[]): string[] {
+  if (seeds.length === 0) throw new UsageError('no seed URL given: pass at least one, such as https://example.com/');
+  return seeds.map((seed) => {
+    const url = typeof seed === 'string' ? canonicalize(seed) : null;
+    if (!url) throw new UsageError(`invalid seed ${JSON.stringify(seed)}: give an absolute http:// or https:// URL`);
+    return url;
+  });
+}
+
+/** Says why a resume cannot work, reading the data directory without changing it. */
+async function checkResumable(dataDir: string): Promise<void> {
+  requireDataDir(dataDir, 'nothing to resume');
+  const local = openLocalForReading(dataDir);
+  try {
+    await resumableRun(local.store, dataDir);
+  } finally {
+    await local.close();
+  }
+}
+
+/** How this process names itself in the data directory's lock (what a second writer is told). */
+function processLabel(): string {
+  const [, script = 'node', ...args] = process.argv;
+  const name = /(^|\/)(main\.[jt]s|trawl(\.js)?)$/.test(script) ? 'trawl' : basename(script);
+  return `${name} ${args.join(' ')}`.trim().slice(0, 200);
+}
+
+/**
+ * Crawls from the seeds into the data directory (`data`, default `./trawl-data`) and resolves to
+ * the run summary. Politeness, the archive, extraction and the link graph are always on; every
+ * setting has a typed option. Everything is validated before the data directory is touched.
+ *
+ * @example
+ * const summary = await crawl(['https://example.com/'], { maxPages: 200, onPage: ({ url, extract }) => console.log(url, extract?.title) });
+ */
+export async function crawl(seeds: readonly string[], options: CrawlOptions = {}): Promise<RunSummary> {
+  const settings = settingsOf(options);
+  const canonicalSeeds = settings.resume && seeds.length === 0 ? [] : validateSeeds(seeds);
+  if (settings.resume) await checkResumable(settings.data);
+  const local = openLocalForWriting(settings.data, processLabel());
+  const ctx = buildContext({
+    settings,
+    store: local.store,
+    blobs: local.blobs,
+    warcDir: local.warcDir,
+    priority: options.priority,
+    logger: options.logger,
+    resolver: options.resolver,
+    hooks: { onEvent: options.onEvent, onPage: options.onPage },
+  });
+  const runner = new CrawlRunner(ctx, { seeds: canonicalSeeds, resume: settings.resume, graph: local.graph });
+  const stop = () => runner.stop();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  if (options.signal?.aborted) stop();
+  try {
+    return await runner.crawl();
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+    try {
+      await ctx.close();
+    } finally {
+      await local.close();
+    }
+  }
+}

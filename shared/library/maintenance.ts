@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import { ArchiveReplay } from '../archive/replay.js';
+import { decodeBody, sniffCharset } from '../fetch/charset.js';
+import { HttpFetcher } from '../fetch/http-fetcher.js';
+import { extractPage, type PageExtraction } from '../extract/extract-page.js';
+import { UsageError } from '../errors.js';
+import { buildContext } from '../pipeline/context.js';
+import { reextract as reextractStage, type ReextractReport } from '../pipeline/reextract.js';
+import { fetchRobotsTxt } from '../pipeline/robots-stage.js';
+import { robotsAllows } from '../robots/robots-policy.js';
+import { productToken } from '../robots/robots-txt.js';
+import { DataDirLock } from '../store/local/data-lock.js';
+import { openLocalForWriting, requireDataDir } from '../store/local/open-local.js';
+import { diagnose, salvage, type DoctorReport } from '../store/local/sqlite-salvage.js';
+import { DB_FILE } from '../store/local/sqlite-store.js';
+import { canonicalize } from '../url/canonical.js';
+import { settingsOf } from './crawl.js';
+import type { CrawlSettingsOptions } from './settings-options.js';
+
+export type { DoctorReport, ReextractReport };
+
+/**
+ * Runs extraction again over every page of a data directory, reading bodies from the archive (no
+ * network), stores the new extraction and reports what changed.
+ */
+export async function reextract(options: CrawlSettingsOptions & { runId?: number } = {}): Promise<ReextractReport> {
+  const { runId, ...rest } = options;
+  const settings = settingsOf(rest);
+  requireDataDir(settings.data);
+  const local = openLocalForWriting(settings.data, 'trawl replay --reextract');
+  const ctx = buildContext({
+    settings,
+    store: local.store,
+    blobs: local.blobs,
+    fetcher: new ArchiveReplay(local.store, settings.data, { runId }),
+    extraction: 'inline',
+  });
+  try {
+    return await reextractStage(ctx);
+  } finally {
+    await ctx.close();
+    await local.close();
+  }
+}
+
+/** Checks a data directory's database thoroughly; with `repair`, salvages what can be read into a new file. */
+export async function doctor(dataDir = './trawl-data', options: { repair?: boolean } = {}): Promise<DoctorReport> {
+  requireDataDir(dataDir);
+  const file = join(dataDir, DB_FILE);
+  if (!options.repair) return diagnose(file);
+  const lock = DataDirLock.acquire(dataDir, 'trawl doctor --repair');
+  try {
+    return salvage(file);
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Fetches one page politely (robots.txt first) and returns its whole extraction; or extracts the
+ * given HTML, with no network, when `html` is passed.
+ */
+export async function extract(url: string, options: CrawlSettingsOptions & { html?: string; xRobotsTag?: string } = {}): Promise<PageExtraction> {
+  const { html: given, xRobotsTag: givenTag, ...rest } = options;
+  const settings = settingsOf(rest);
+  if (!canonicalize(url)) throw new UsageError(`invalid URL ${JSON.stringify(url)}: give an absolute http(s) URL`);
+  let html = given;
+  let xRobotsTag = givenTag;
+  if (html === undefined) {
+    const fetcher = new HttpFetcher({
+      userAgent: settings.userAgent,
+      allowPrivateNetwork: settings.allowPrivateNetwork,
+      maxBodyBytes: settings.maxBodyBytes,
+      connectTimeoutMs: settings.connectTimeoutMs,
+      totalTimeoutMs: settings.timeoutMs,
+    });
+    try {
+      const target = new URL(url);
+      const { policy } = await fetchRobotsTxt(fetcher, target.origin, productToken(settings.userAgent));
+      if (!robotsAllows(policy, target.pathname + target.search))
+        throw new UsageError(`robots.txt of ${target.host} does not allow ${url} for ${productToken(settings.userAgent)}: not fetched`);
+      const res = await fetcher.fetch({ url, kind: 'page' });
+      if (res.status !== 200 || !res.body)
+        throw new UsageError(`${url} answered HTTP ${res.status}${res.skipped ? ` with ${res.mime}, which is not HTML` : ''}: nothing to extract`);
+      html = decodeBody(res.body, sniffCharset(res.body, res.charset, true));
+      xRobotsTag = res.headers['x-robots-tag'];
+    } finally {
+      await fetcher.close();
+    }
+  }
+  const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
+  return extractPage(html, url, { canonicalize: (h) => canonicalize(h, undefined, canonical), robotsToken: productToken(settings.userAgent), xRobotsTag });
+}

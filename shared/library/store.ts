@@ -1,0 +1,72 @@
+import { ArchiveReplay, targetHistory, type HistoryEntry } from '../archive/replay.js';
+import type { FetchResponse } from '../fetch/http-fetcher.js';
+import { openLocalForReading, type LocalStores } from '../store/local/open-local.js';
+import type { ExportRecord } from '../store/local/sqlite-export.js';
+import type { ChunkRecord, ExtractRecord, LinkView, PageRecord, RankedPage, RunRecord, RunSummary, UnfetchedUrl } from '../store/ports/index.js';
+import { canonicalize, urlId } from '../url/canonical.js';
+
+/** Read handles on what crawls left in a data directory: the reads the CLI makes, for programs. */
+export interface TrawlStore {
+  /** Every run, oldest first. */
+  runs(): Promise<RunRecord[]>;
+  /** The summary of a run (default: the latest); undefined when no crawl has run. */
+  summary(runId?: number): Promise<RunSummary | undefined>;
+  /** The stored page of a URL (any form of it: it is canonicalised). */
+  page(url: string): Promise<PageRecord | undefined>;
+  /** Every page with a stored body, oldest fetch first. */
+  pages(): Promise<PageRecord[]>;
+  /** The extraction of a page: markdown, metadata, SimHash, duplicate flags. */
+  extraction(url: string): Promise<ExtractRecord | undefined>;
+  chunks(url: string): Promise<ChunkRecord[]>;
+  /** Links of the page's current snapshot, with anchor text, context and section. */
+  outlinks(url: string): Promise<LinkView[]>;
+  /** Links to the page (directly or through a redirect/canonical alias), with the words they use. */
+  inlinks(url: string): Promise<LinkView[]>;
+  /** The most linked pages (PageRank, inlinks, linking hosts), computed at the end of a crawl. */
+  top(limit?: number): Promise<RankedPage[]>;
+  /** URLs seen in links but never fetched, by how many hosts link to them. */
+  unfetched(limit?: number): Promise<UnfetchedUrl[]>;
+  /** Every fetch of a URL across runs, marking content drift. */
+  history(url: string): Promise<HistoryEntry[]>;
+  /** The archived response of a URL (newest, or of `runId`), read from the WARC files with no network. */
+  replay(url: string, options?: { runId?: number }): Promise<FetchResponse>;
+  /** Pages (with their extraction), edges and interactions, for other tools. */
+  export(): AsyncIterable<ExportRecord>;
+  close(): Promise<void>;
+}
+
+function idOf(url: string): string {
+  return urlId(canonicalize(url) ?? url);
+}
+
+/**
+ * Opens a data directory for reading; works while a crawl writes to it.
+ *
+ * @example
+ * const store = openStore('./trawl-data');
+ * for (const link of await store.inlinks('https://example.com/about')) console.log(link.anchor, link.fromUrl);
+ * await store.close();
+ */
+export function openStore(dataDir = './trawl-data'): TrawlStore {
+  const local: LocalStores = openLocalForReading(dataDir);
+  const { store, graph } = local;
+  return {
+    runs: () => store.runs(),
+    async summary(runId) {
+      const id = runId ?? (await store.latestRun())?.id;
+      return id === undefined ? undefined : store.summary(id);
+    },
+    page: (url) => store.getPage(idOf(url)),
+    pages: () => store.storedPages(),
+    extraction: (url) => store.getExtract(idOf(url)),
+    chunks: (url) => store.chunks(idOf(url)),
+    outlinks: (url) => graph.outlinks(idOf(url)),
+    inlinks: (url) => graph.inlinks(idOf(url)),
+    top: (limit = 20) => graph.top(limit),
+    unfetched: (limit = 20) => graph.unfetched(limit),
+    history: (url) => targetHistory(store, url),
+    replay: (url, options = {}) => new ArchiveReplay(store, dataDir, options).fetch({ url, kind: 'page' }),
+    export: () => store.exportRecords(),
+    close: () => local.close(),
+  };
+}

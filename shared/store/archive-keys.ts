@@ -1,0 +1,10 @@
+/**
+ * The key layout of stored objects (public: the README's S3 contract). The S3 adapter uses it as
+ * object keys, the file adapter as paths under its root, so both runtimes lay archives out alike.
+ */
+export const archiveKeys = {
+  raw: (hash: string) => `raw/${hash.slice(0, 2)}/${hash}`,
+  warc: (runId: number, name: string) => `warc/run-${runId}/${name}`,
+  extracted: (urlId: string, snapshot: string) => `extracted/${urlId}/${snapshot}.json`,
+  report: (name: string) => `reports/${name}.json`,
+} as const;

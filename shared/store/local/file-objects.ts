@@ -1,0 +1,37 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { ObjectStore } from '../ports/index.js';
+import { archiveKeys } from '../archive-keys.js';
+
+/** Objects as files under a root directory, laid out by `archiveKeys` (the embedded ObjectStore). */
+export class FileObjects implements ObjectStore {
+  constructor(private readonly root: string) {}
+
+  private write(key: string, body: Buffer | string): string {
+    const file = join(this.root, key);
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(tmp, body);
+    renameSync(tmp, file);
+    return key;
+  }
+
+  async putWarc(runId: number, name: string, body: Buffer): Promise<string> {
+    return this.write(archiveKeys.warc(runId, name), body);
+  }
+
+  async putExtracted(urlId: string, snapshot: string, doc: unknown): Promise<string> {
+    return this.write(archiveKeys.extracted(urlId, snapshot), JSON.stringify(doc));
+  }
+
+  async putReport(name: string, doc: unknown): Promise<string> {
+    return this.write(archiveKeys.report(name), JSON.stringify(doc, null, 2));
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    const file = join(this.root, key);
+    if (key.split('/').includes('..') || !existsSync(file)) return undefined;
+    return readFileSync(file);
+  }
+}

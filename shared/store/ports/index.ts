@@ -1,0 +1,9 @@
+// The store ports, one file each, and the records they carry. Adapters live in ../local and ../aws.
+export * from '../records.js';
+export type { CrawlStore } from './crawl-store.js';
+export type { BlobStore } from './blob-store.js';
+export type { GraphStore } from './graph-store.js';
+export type { FrontierQueue } from './frontier-queue.js';
+export type { WorkflowStarter } from './workflow-starter.js';
+export type { ObjectStore } from './object-store.js';
+export type { RunLedger } from './run-ledger.js';

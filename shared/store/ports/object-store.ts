@@ -1,0 +1,14 @@
+/**
+ * Named objects beside the crawl state: WARC files, the extracted content of page snapshots and
+ * reports. Adapters own the key layout (`archiveKeys`); callers name what they store.
+ */
+export interface ObjectStore {
+  /** Stores a finished WARC file of a run; returns its key. */
+  putWarc(runId: number, name: string, body: Buffer): Promise<string>;
+  /** Stores the extracted content of one page snapshot as JSON; returns its key. */
+  putExtracted(urlId: string, snapshot: string, doc: unknown): Promise<string>;
+  /** Stores a report (a run summary, a selection) as JSON under `name`; returns its key. */
+  putReport(name: string, doc: unknown): Promise<string>;
+  /** An object by the key a put returned; undefined when there is none. */
+  get(key: string): Promise<Buffer | undefined>;
+}

@@ -1,0 +1,24 @@
+import type { HostState } from '../../politeness/host-state.js';
+import type { FrontierRow, HostClaim, RunProgress, RunRecord } from '../records.js';
+
+/**
+ * What many stateless workers need to share a run: claims and counters, each one conditional
+ * single-item write (the cloud has no in-process scheduler to keep them).
+ */
+export interface RunLedger {
+  getRun(runId: number): Promise<RunRecord | undefined>;
+  runProgress(runId: number): Promise<RunProgress | undefined>;
+  getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined>;
+  /** Claims a queued URL (or one whose claim lapsed); undefined when it is not fetchable now. */
+  claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined>;
+  /** Claims the next request to a host: only once its next allowed time and back-off have passed. */
+  claimHost(host: string, owner: string, now: number, leaseMs: number): Promise<HostClaim>;
+  /** Saves the host's politeness state and gives the claim back. */
+  releaseHost(state: HostState, owner: string): Promise<void>;
+  claimPageSlot(runId: number, maxPages: number): Promise<boolean>;
+  releasePageSlot(runId: number): Promise<void>;
+  claimHostSlot(runId: number, host: string, maxPerHost: number): Promise<boolean>;
+  releaseHostSlot(runId: number, host: string): Promise<void>;
+  /** Adds `value` to a per-run trap counter unless it already holds `limit` other values; false when full. */
+  rememberVariant(runId: number, key: string, value: string, limit: number): Promise<boolean>;
+}

@@ -1,0 +1,21 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ObjectStore } from '../../shared/store/ports/index.js';
+import { using, type Adapter } from './adapter.js';
+
+/** The behaviour every ObjectStore adapter must have: the archive key layout, JSON in, bytes out. */
+export function objectStoreContract(name: string, adapter: Adapter<ObjectStore>): void {
+  test(`${name}: stores WARC files, extracted content and reports under the archive layout`, () =>
+    using(adapter, async (objects) => {
+      const warc = await objects.putWarc(3, 'trawl-3-x.warc.gz', Buffer.from([0x1f, 0x8b, 1, 2]));
+      assert.equal(warc, 'warc/run-3/trawl-3-x.warc.gz');
+      assert.deepEqual([...(await objects.get(warc))!], [0x1f, 0x8b, 1, 2]);
+      const extracted = await objects.putExtracted('abc', 'h1', { markdown: '# Hi' });
+      assert.equal(extracted, 'extracted/abc/h1.json');
+      assert.deepEqual(JSON.parse((await objects.get(extracted))!.toString()), { markdown: '# Hi' });
+      const report = await objects.putReport('run-3', { pages: 7 });
+      assert.equal(report, 'reports/run-3.json');
+      assert.deepEqual(JSON.parse((await objects.get(report))!.toString()), { pages: 7 });
+      assert.equal(await objects.get('reports/none.json'), undefined);
+    }));
+}

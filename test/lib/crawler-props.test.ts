@@ -1,0 +1,116 @@
+// The Crawler construct's props: ranges checked at synth (nothing clamped silently), escape hatches
+// for an existing table or bucket and for overrides, and user steps in the page workflow.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { Crawler, type CrawlerProps } from '../../lib/crawler.js';
+import { CrawlConfigError } from '../../shared/errors.js';
+import { stateMachines } from './synth.js';
+
+const crawls = [{ name: 'docs', schedule: 'rate(1 day)', seeds: ['https://docs.example/'] }];
+
+function synth(props: Partial<CrawlerProps>, extra?: (stack: Stack) => Partial<CrawlerProps>): Template {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Team');
+  new Crawler(stack, 'Crawler', { crawls, ...props, ...extra?.(stack) });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return Template.fromStack(stack);
+}
+
+test('a prop out of range fails synthesis naming the prop and the allowed range', () => {
+  const cases: Array<[Partial<CrawlerProps>, RegExp]> = [
+    [{ maxFetchConcurrency: 1 }, /maxFetchConcurrency is 1; it must be a whole number from 2 to 1000/],
+    [{ maxFetchConcurrency: 5000 }, /maxFetchConcurrency is 5000; it must be a whole number from 2 to 1000/],
+    [{ memoryMb: { 'extract-page': 64 } }, /memoryMb\["extract-page"\] is 64 MB; it must be a whole number from 128 to 10240 MB/],
+    [{ memoryMb: { 'render-page': 2048 } as CrawlerProps['memoryMb'] }, /memoryMb names an unknown stage "render-page"/],
+    [{ pollSeconds: 1 }, /pollSeconds is 1 s; it must be a whole number from 5 to 3600 s/],
+    [{ rawInfrequentAccessDays: 7 }, /rawInfrequentAccessDays is 7 days; it must be a whole number from 30 to 36500 days/],
+    [{ rawRetentionDays: 20 }, /rawRetentionDays \(20\) must be more than rawInfrequentAccessDays \(30\)/],
+    [{ frontierRetentionDays: 0 }, /frontierRetentionDays is 0 days/],
+    [{ tableProps: {}, existingTableObj: {} as dynamodb.ITable }, /give existingTableObj or tableProps, not both/],
+  ];
+  for (const [props, message] of cases) {
+    assert.throws(
+      () => synth(props),
+      (e: unknown) => e instanceof CrawlConfigError && message.test(e.message),
+      JSON.stringify(Object.keys(props)),
+    );
+  }
+});
+
+test('an existing table and bucket are used instead of new ones, with grants on them', () => {
+  const t = synth({}, (stack) => ({
+    existingTableObj: dynamodb.Table.fromTableAttributes(stack, 'Shared', {
+      tableArn: 'arn:aws:dynamodb:us-east-1:123456789012:table/crawl-shared',
+      tableStreamArn: 'arn:aws:dynamodb:us-east-1:123456789012:table/crawl-shared/stream/x',
+    }),
+    existingBucketObj: s3.Bucket.fromBucketName(stack, 'Archive', 'team-archive'),
+  }));
+  t.resourceCountIs('AWS::DynamoDB::Table', 0);
+  t.resourceCountIs('AWS::S3::Bucket', 0);
+  t.hasResourceProperties('AWS::Lambda::Function', {
+    Environment: { Variables: Match.objectLike({ TABLE_NAME: 'crawl-shared', BUCKET_NAME: 'team-archive' }) },
+  });
+  t.hasResourceProperties('AWS::IAM::Policy', {
+    PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: ['s3:GetObject', 's3:PutObject'] })]) },
+  });
+});
+
+test("tableProps and bucketProps override trawl's defaults but never its layout", () => {
+  const t = synth({
+    tableProps: { contributorInsightsSpecification: { enabled: true }, partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING } },
+    bucketProps: { bucketName: 'team-archive-2' },
+  });
+  t.hasResourceProperties('AWS::DynamoDB::Table', {
+    ContributorInsightsSpecification: { Enabled: true },
+    KeySchema: [
+      { AttributeName: 'PK', KeyType: 'HASH' },
+      { AttributeName: 'SK', KeyType: 'RANGE' },
+    ],
+  });
+  t.hasResourceProperties('AWS::S3::Bucket', { BucketName: 'team-archive-2', VersioningConfiguration: { Status: 'Enabled' } });
+});
+
+test('your own Lambdas run after Extract in the page workflow, with the same retries and Catch', () => {
+  const t = synth({}, (stack) => {
+    const notify = new lambda.Function(stack, 'Notify', {
+      runtime: lambda.Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async (e) => ({ ok: true });'),
+    });
+    // The user's own function: its findings are the user's to acknowledge, beside it.
+    Validations.of(notify.role!).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'A test step that only writes its logs.',
+    });
+    return { extraPageSteps: [{ name: 'Notify', fn: notify, timeout: Duration.seconds(20) }] };
+  });
+  const { EXPRESS } = stateMachines(t.toJSON() as Parameters<typeof stateMachines>[0]);
+  const states = EXPRESS.definition.States as Record<string, { Next?: string; Catch?: Array<{ Next: string }>; TimeoutSeconds?: number; ResultPath?: string }>;
+  assert.equal(states.Extract!.Next, 'Notify');
+  assert.equal(states.Notify!.Next, 'PageDone');
+  assert.equal(states.Notify!.Catch![0]!.Next, 'RecordFailure');
+  assert.equal(states.Notify!.TimeoutSeconds, 20);
+  assert.equal(states.Notify!.ResultPath, '$.results.Notify');
+  assert.throws(
+    () =>
+      synth({}, (stack) => ({
+        extraPageSteps: [{ name: 'Extract', fn: lambda.Function.fromFunctionArn(stack, 'X', 'arn:aws:lambda:us-east-1:123456789012:function:x') }],
+      })),
+    /extraPageSteps name "Extract" is taken/,
+  );
+});
+
+test('the fetch worker may dead-letter malformed messages: it knows the DLQ and may send to it', () => {
+  const t = synth({});
+  t.hasResourceProperties('AWS::Lambda::Function', {
+    Environment: { Variables: Match.objectLike({ DEAD_LETTER_QUEUE_URL: Match.anyValue(), QUEUE_URL: Match.anyValue() }) },
+  });
+  const policies = Object.values(t.findResources('AWS::IAM::Policy')).map((p) => JSON.stringify(p));
+  assert.ok(policies.some((p) => p.includes('sqs:SendMessage') && p.includes('FrontierDeadLetters')));
+});

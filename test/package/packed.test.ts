@@ -1,0 +1,144 @@
+// The package as a user gets it: `npm pack`, installed into an empty project (offline, from the
+// npm cache), then the README's library example and CDK app run there as written, and a user's
+// TypeScript type-checks against the published declarations.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startWeb, type SyntheticWeb } from '../web/server.js';
+import { tempDir } from '../helpers.js';
+import { consumerLock } from './consumer-lock.js';
+
+const ROOT = process.cwd();
+let project: ReturnType<typeof tempDir>;
+let web: SyntheticWeb;
+
+/** The first fenced block of the given language after a README heading. */
+function readmeBlock(heading: string, lang: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf(`\n${heading}\n`);
+  assert.ok(at >= 0, `README has no "${heading}"`);
+  const start = readme.indexOf(`\`\`\`${lang}\n`, at);
+  return readme.slice(start + lang.length + 4, readme.indexOf('\n```', start));
+}
+
+/** Runs a command without blocking this process (which serves the synthetic web the example crawls). */
+function runAsync(cmd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: project.dir, env: { ...process.env, ...env } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(out);
+      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out}\n${err}`));
+    });
+  });
+}
+
+function run(cmd: string, args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(cmd, args, { cwd: project.dir, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 180_000 });
+  assert.equal(r.status, 0, `${cmd} ${args.join(' ')}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+before(async () => {
+  project = tempDir('trawl-consumer-');
+  execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', project.dir], { cwd: ROOT, encoding: 'utf8' }),
+  ) as Array<{ filename: string }>;
+  const repoPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+  const { lock, packageJson } = consumerLock(
+    join(ROOT, 'package-lock.json'),
+    repoPackage,
+    { dir: project.dir, file: packed[0]!.filename, name: 'trawl' },
+    {
+      'aws-cdk-lib': repoPackage.devDependencies!['aws-cdk-lib']!,
+      constructs: repoPackage.devDependencies!.constructs!,
+    },
+  );
+  writeFileSync(join(project.dir, 'package.json'), JSON.stringify(packageJson, null, 2));
+  writeFileSync(join(project.dir, 'package-lock.json'), JSON.stringify(lock, null, 2));
+  run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund']);
+  // Install scripts are off (no compiler in this test): the native SQLite binding this machine already built is the same file.
+  const binding = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
+  mkdirSync(join(project.dir, 'node_modules/better-sqlite3/build/Release'), { recursive: true });
+  copyFileSync(join(ROOT, binding), join(project.dir, binding));
+  web = await startWeb({ articles: 6, blogHosts: 1, crawlDelaySeconds: 0 });
+});
+
+after(async () => {
+  await web?.close();
+  project?.cleanup();
+});
+
+test('the tarball holds the library, the construct, their declarations, the CLI and the Lambda bundles, and nothing else', () => {
+  const pkg = join(project.dir, 'node_modules/trawl');
+  for (const f of [
+    'dist/shared/index.js',
+    'dist/shared/index.d.ts',
+    'dist/lib/index.js',
+    'dist/lib/index.d.ts',
+    'bin/trawl.js',
+    'dist/lambda/fetch-worker/index.mjs',
+    'dist/lambda/extract-page/node_modules/pdfjs-dist/legacy/build/pdf.mjs',
+  ]) {
+    assert.ok(existsSync(join(pkg, f)), f);
+  }
+  assert.deepEqual(readdirSync(pkg).sort(), ['README.md', 'bin', 'dist', 'package.json']);
+  assert.deepEqual(readdirSync(join(pkg, 'dist')).sort(), ['lambda', 'lib', 'shared']);
+});
+
+test("the README's library example runs as written against the installed package", async () => {
+  writeFileSync(join(project.dir, 'example.mjs'), readmeBlock('## Use as a library', 'js'));
+  const out = await runAsync(process.execPath, ['example.mjs', `${web.origins.blog1}/`], { TRAWL_ALLOW_PRIVATE_NETWORK: 'true', TRAWL_DELAY_MS: '0' });
+  assert.match(out, /^stored http:\/\/127\.0\.0\.\d+:\d+\/ /m);
+  assert.match(out, /run 1 finished: \d+ pages in \d+ requests/);
+  assert.match(out, /^\d\.\d{4} \d+ inlinks http/m);
+  assert.match(out, /^ {2}"[^"]+" from http:\/\/.* \((body|nav|header|footer|sidebar)\): …/m);
+  assert.ok(existsSync(join(project.dir, 'my-crawl', 'trawl.db')));
+});
+
+test("the README's CDK app synthesizes a stack with trawl/cdk, with the prebuilt bundles and no esbuild or Docker", () => {
+  writeFileSync(join(project.dir, 'app.mjs'), readmeBlock('### Use the construct in your CDK app', 'js'));
+  const out = run(process.execPath, ['app.mjs'], { CDK_OUTDIR: join(project.dir, 'cdk.out') });
+  assert.match(out, /Crawling\/Crawler\/Stages\/fetch-worker ready/);
+  const template = JSON.parse(readFileSync(join(project.dir, 'cdk.out', 'Crawling.template.json'), 'utf8')) as {
+    Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+  };
+  const fns = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+  assert.equal(fns.length, 6);
+  const assets = readdirSync(join(project.dir, 'cdk.out')).filter((d) => d.startsWith('asset.'));
+  assert.equal(assets.filter((a) => existsSync(join(project.dir, 'cdk.out', a, 'index.mjs'))).length, 6);
+  assert.ok(!existsSync(join(project.dir, 'node_modules/esbuild')), 'esbuild is not installed with the package');
+});
+
+test("a user's TypeScript type-checks against the published declarations, and a wrong option does not", () => {
+  writeFileSync(
+    join(project.dir, 'check.ts'),
+    `
+import { crawl, openStore, type CrawlOptions, type RunSummary, type StoredPage } from 'trawl';
+import { Crawler, type CrawlerProps } from 'trawl/cdk';
+const options: CrawlOptions = { maxPages: 3, scope: 'domain', extract: 'links', onPage: (p: StoredPage) => void p.links.length };
+const summary: Promise<RunSummary> = crawl(['https://example.com/'], options);
+const props: CrawlerProps = { crawls: [], maxFetchConcurrency: 4 };
+void summary; void props; void Crawler; void openStore;
+// @ts-expect-error: not a setting
+const wrong: CrawlOptions = { maxPagez: 3 };
+void wrong;
+`,
+  );
+  writeFileSync(
+    join(project.dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: [] },
+      files: ['check.ts'],
+    }),
+  );
+  run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+});
