@@ -1,5 +1,5 @@
 // npm run demo — serves the bundled synthetic web on loopback and crawls it into ./trawl-data.
-import Database from 'better-sqlite3';
+import Database from '../shared/store/local/sqlite-driver.js';
 import { join, resolve } from 'node:path';
 import { resolveSettings } from '../shared/cli/args.js';
 import { crawlCommand } from '../shared/cli/crawl-command.js';

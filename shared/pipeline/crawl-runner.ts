@@ -1,4 +1,4 @@
-import { errorMessage } from '../errors.js';
+import { errorMessage, nextStep } from '../errors.js';
 import type { HostQueue } from '../frontier/host-queue.js';
 import { afterRequest, newHostState, readyAt } from '../politeness/host-state.js';
 import { RateLimiter } from '../politeness/rate-limiter.js';
@@ -208,9 +208,14 @@ export class CrawlRunner {
     this.active++;
     this.hostTask(q)
       .catch((err: unknown) => {
+        // Page-level failures were settled by their stage; what reaches here is decided by its kind.
+        if (nextStep(err) !== 'stop-run') {
+          this.ctx.logger.warn('a host task failed; its URL stays in flight for --resume', { host: q.host, error: errorMessage(err) });
+          return;
+        }
         this.fatal ??= err;
         this.stopping = true;
-        this.ctx.logger.error('crawl stopped by an unexpected error', { host: q.host, error: errorMessage(err) });
+        this.ctx.logger.error('crawl stopped by an unexpected error (resumable)', { host: q.host, error: errorMessage(err) });
       })
       .finally(() => {
         q.busy = false;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../shared/store/local/sqlite-driver.js';
 import { resolveSettings, parseCommandLine } from '../../shared/cli/args.js';
 import { UsageError } from '../../shared/errors.js';
 import { tempDir } from '../helpers.js';

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import Database from '../../shared/store/local/sqlite-driver.js';
+import type { Database as Db } from 'better-sqlite3';
 import { join } from 'node:path';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { crawlCommand } from '../../shared/cli/crawl-command.js';
@@ -31,11 +32,11 @@ export async function crawlWeb(web: SyntheticWeb, flags: Record<string, unknown>
 }
 
 /** Reads the data directory with plain SQL, as a downstream user would. */
-export function openDb(dataDir: string): Database.Database {
+export function openDb(dataDir: string): Db {
   return new Database(join(dataDir, 'trawl.db'), { readonly: true });
 }
 
-export function urlState(db: Database.Database, url: string): { state: string; reason: string | null } | undefined {
+export function urlState(db: Db, url: string): { state: string; reason: string | null } | undefined {
   return db.prepare('SELECT state, reason FROM frontier WHERE url = ? ORDER BY run_id DESC LIMIT 1').get(url) as
     { state: string; reason: string | null } | undefined;
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../shared/store/local/sqlite-driver.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { DataDirError } from '../../shared/errors.js';
 import type { FrontierRow } from '../../shared/store/ports/index.js';

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
-import type { Database as Db } from 'better-sqlite3';
+import Database from './sqlite-driver.js';
+import type { Database as Db, Statement } from 'better-sqlite3';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { errorMessage } from '../../errors.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
@@ -116,7 +116,7 @@ export function salvage(file: string, now = Date.now()): DoctorReport {
     for (const table of tablesOf(source).filter((t) => known.has(t))) {
       const columns = new Set((out.pragma(`table_info("${table}")`) as Array<{ name: string }>).map((c) => c.name));
       const report: TableReport = { table, rows: 0 };
-      const insert = new Map<string, Database.Statement>();
+      const insert = new Map<string, Statement>();
       out.transaction(() => {
         for (const row of readable(source, table, report)) {
           const keys = Object.keys(row).filter((k) => columns.has(k));

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import Database from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -161,6 +161,8 @@ export class SqliteCrawlStore implements CrawlStore {
   private readonly commitTx: (commit: FetchCommit) => string[];
 
   private readonly statements = new Map<string, Statement>();
+  /** Body claims not yet written (see `claimBody`). */
+  private readonly pendingBodies = new Map<string, { urlId: string; at: number }>();
 
   /** A prepared statement, prepared once per SQL text. */
   private sql(text: string): Statement {
@@ -176,7 +178,10 @@ export class SqliteCrawlStore implements CrawlStore {
     if (!options.readonly) prepareDataDir(dataDir);
     this.db = openDatabase(join(dataDir, DB_FILE), options);
     this.writes = new SqliteWrites(this.db);
-    this.commitTx = this.db.transaction((c: FetchCommit) => this.writes.apply(c));
+    this.commitTx = this.db.transaction((c: FetchCommit) => {
+      this.flushBodies();
+      return this.writes.apply(c);
+    });
   }
 
   async createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord> {
@@ -285,17 +290,33 @@ export class SqliteCrawlStore implements CrawlStore {
     return row ? rowToPage(row) : undefined;
   }
 
+  /**
+   * New claims are kept in memory and written with the next commit's transaction: the data
+   * directory has one writer (its lock), and a separate commit per fetched page cost 0.4 ms of CPU
+   * each (measured with --cpu-prof on the bench crawl). A claim lost in a crash is made again when
+   * the page is fetched again.
+   */
   async claimBody(hash: string, urlId: string, at: number): Promise<string> {
-    return this.db.transaction(() => {
-      if (this.sql('INSERT OR IGNORE INTO bodies (hash, url_id, claimed_at) VALUES (?, ?, ?)').run(hash, urlId, at).changes > 0) return urlId;
-      const owner = (this.sql('SELECT url_id FROM bodies WHERE hash = ?').get(hash) as { url_id: string }).url_id;
-      if (owner === urlId) return owner;
-      // An owner whose page has moved on to other bytes no longer holds these.
-      const page = this.sql('SELECT content_hash FROM pages WHERE url_id = ?').get(owner) as { content_hash: string | null } | undefined;
-      if (!page || page.content_hash === hash) return owner;
-      this.sql('UPDATE bodies SET url_id = ?, claimed_at = ? WHERE hash = ?').run(urlId, at, hash);
+    const pending = this.pendingBodies.get(hash);
+    if (pending) return pending.urlId;
+    const row = this.sql('SELECT url_id FROM bodies WHERE hash = ?').get(hash) as { url_id: string } | undefined;
+    if (!row || row.url_id === urlId) {
+      if (!row) this.pendingBodies.set(hash, { urlId, at });
       return urlId;
-    })();
+    }
+    // An owner whose page has moved on to other bytes no longer holds these.
+    const page = this.sql('SELECT content_hash FROM pages WHERE url_id = ?').get(row.url_id) as { content_hash: string | null } | undefined;
+    if (!page || page.content_hash === hash) return row.url_id;
+    this.sql('UPDATE bodies SET url_id = ?, claimed_at = ? WHERE hash = ?').run(urlId, at, hash);
+    return urlId;
+  }
+
+  /** Writes the body claims made since the last commit (inside the caller's transaction). */
+  private flushBodies(): void {
+    if (this.pendingBodies.size === 0) return;
+    const insert = this.sql('INSERT OR IGNORE INTO bodies (hash, url_id, claimed_at) VALUES (?, ?, ?)');
+    for (const [hash, c] of this.pendingBodies) insert.run(hash, c.urlId, c.at);
+    this.pendingBodies.clear();
   }
 
   async outlinks(urlId: string): Promise<EdgeRecord[]> {
@@ -364,6 +385,8 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    if (!this.db.readonly && this.pendingBodies.size) this.db.transaction(() => this.flushBodies())();
+    this.db.close();
   }
 }
