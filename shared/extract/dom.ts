@@ -1,22 +1,86 @@
-import { parseHTML } from 'linkedom';
+import { parseDocument as parseTree } from 'htmlparser2';
+import { type AnyNode, type Document, type Element, isTag, isText } from 'domhandler';
+import { compile, selectAll, selectOne } from 'css-select';
 
-/** The DOM types we use, from linkedom (Readability and our walkers accept it as a Document). */
+/**
+ * The page tree: htmlparser2's domhandler nodes. Parsing is measured ~5× faster than linkedom on
+ * real pages (3.4 vs 19 ms/page on the extraction corpus), and the tree rules are the ones
+ * `bounds.ts` mirrors, so the depths it counts are the depths walked here.
+ */
 export type Doc = Document;
 export type El = Element;
+export type { AnyNode };
 
-/** Parses HTML into a linkedom document: measured ~6× faster than jsdom for the same Readability output. */
+/** Parses HTML into a tree (lower-cased tag and attribute names, entities decoded). */
 export function parseDocument(html: string): Doc {
-  // linkedom needs a document element; a fragment gets wrapped.
-  const source = /<html[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`;
-  return parseHTML(source).document as unknown as Doc;
+  return parseTree(html, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+}
+
+const compiled = new Map<string, ReturnType<typeof compile<AnyNode, Element>>>();
+function query(selector: string) {
+  let fn = compiled.get(selector);
+  if (!fn) {
+    fn = compile<AnyNode, Element>(selector);
+    compiled.set(selector, fn);
+  }
+  return fn;
+}
+
+/** Every element under `root` matching a CSS selector, in document order. */
+export function selectEvery(root: AnyNode, selector: string): Element[] {
+  return selectAll<AnyNode, Element>(query(selector), root);
+}
+
+/** The first element under `root` matching a CSS selector. */
+export function selectFirst(root: AnyNode, selector: string): Element | null {
+  return selectOne<AnyNode, Element>(query(selector), root);
+}
+
+/** The raw text of a node and its descendants (scripts and styles included, as `textContent`). */
+export function rawText(node: AnyNode | null | undefined): string {
+  if (!node) return '';
+  if (isText(node)) return node.data;
+  if (!('children' in node)) return '';
+  let out = '';
+  const stack: AnyNode[] = [node];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (isText(n)) out += n.data;
+    else if ('children' in n) for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return out;
 }
 
 /** Whitespace-collapsed text of a node. */
-export function textOf(node: { textContent: string | null } | null | undefined): string {
-  return (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
+export function textOf(node: AnyNode | null | undefined): string {
+  return rawText(node).replace(/\s+/g, ' ').trim();
 }
 
+/** A trimmed attribute value; undefined when absent or blank. */
 export function attr(el: Element | null | undefined, name: string): string | undefined {
-  const v = el?.getAttribute(name);
-  return v === null || v === undefined ? undefined : v.trim() || undefined;
+  const v = el?.attribs[name];
+  return v === undefined ? undefined : v.trim() || undefined;
 }
+
+/** The nearest element ancestor. */
+export function parentElement(node: AnyNode): Element | null {
+  const p = node.parent;
+  return p && isTag(p) ? p : null;
+}
+
+/** The `<html>` element, or null for a fragment without one. */
+export function documentElement(doc: Doc): Element | null {
+  return (doc.children.find((c) => isTag(c) && c.name === 'html') as Element | undefined) ?? null;
+}
+
+/** Replaces a parent's children with `kept` (a subset, in order), relinking siblings. */
+export function keepChildren(parent: { children: AnyNode[] }, kept: AnyNode[]): void {
+  if (kept.length === parent.children.length) return;
+  kept.forEach((node, i) => {
+    node.prev = kept[i - 1] ?? null;
+    node.next = kept[i + 1] ?? null;
+  });
+  parent.children = kept as typeof parent.children;
+}
+
+export { isTag, isText };

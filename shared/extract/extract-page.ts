@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import { simhash } from '../dedupe/simhash.js';
 import { extractLinks, type ContextLink } from '../links/link-context.js';
 import { chunkText, type Chunk, DEFAULT_CHUNKING } from './chunks.js';
-import { attr, parseDocument, textOf, type Doc } from './dom.js';
+import { attr, parseDocument, selectEvery, selectFirst, textOf, type Doc } from './dom.js';
 import { boundHtml, type BoundCut, type PageBounds } from './bounds.js';
 import { robotsDirectives } from './robots-meta.js';
-import { absolutizeUrls, extractMainContent } from './main-content.js';
-import { extractMetadata, type PageMetadata } from './metadata.js';
+import { blockText, mainContentNodes, type ContentMethod } from './main-content.js';
+import { toMarkdown } from './markdown.js';
+import { metadataFields, withWordCount, type MetadataProblems, type PageMetadata } from './metadata.js';
+import { errorMessage } from '../errors.js';
 
 /** The whole extraction of one HTML page. */
 export interface PageExtraction {
@@ -15,7 +17,8 @@ export interface PageExtraction {
   metadata: PageMetadata;
   markdown: string;
   text: string;
-  method: 'readability' | 'fallback';
+  /** How the main content was found: the best container, the paragraph classifier, or none (no prose). */
+  method: ContentMethod;
   links: ContextLink[];
   /** `<link rel="canonical">`, absolute: what the crawler records as an alias. */
   linkCanonical?: string;
@@ -29,6 +32,14 @@ export interface PageExtraction {
   chunks: Chunk[];
   /** Bounds the page went over before it was parsed, and what was cut (absent when none). */
   cuts?: BoundCut[];
+  /** Parts of the extraction that failed and were degraded (absent when none): the rest of the page stands. */
+  problems?: ExtractionProblem[];
+}
+
+/** One part of an extraction that failed: which part, and why. */
+export interface ExtractionProblem {
+  part: 'links' | 'metadata' | 'json-ld' | 'date' | 'main-text' | 'markdown' | 'chunks';
+  error: string;
 }
 
 export interface ExtractOptions {
@@ -49,7 +60,7 @@ function boundedDocument(html: string, options: ExtractOptions): { doc: Doc; cut
 }
 
 function linkParts(doc: Doc, url: string, options: ExtractOptions): LinkExtraction {
-  const canonicalHref = attr(doc.querySelector('link[rel~="canonical"][href]'), 'href');
+  const canonicalHref = attr(selectFirst(doc, 'link[rel~="canonical"][href]'), 'href');
   let linkCanonical: string | undefined;
   try {
     linkCanonical = canonicalHref ? (options.canonicalize(new URL(canonicalHref, url).href) ?? undefined) : undefined;
@@ -58,7 +69,7 @@ function linkParts(doc: Doc, url: string, options: ExtractOptions): LinkExtracti
   }
   return {
     url,
-    title: textOf(doc.querySelector('title')) || undefined,
+    title: textOf(selectFirst(doc, 'title')) || undefined,
     links: extractLinks(doc, url, { canonicalize: options.canonicalize }),
     linkCanonical,
     feeds: feedsOf(doc, url),
@@ -81,8 +92,8 @@ export function normalizedTextHash(text: string): string {
 
 function robotsMeta(doc: Doc, token: string, header?: string): { noindex: boolean; nofollow: boolean } {
   const out = robotsDirectives(header, token);
-  for (const meta of doc.querySelectorAll('meta[name]')) {
-    const name = (meta.getAttribute('name') ?? '').toLowerCase();
+  for (const meta of selectEvery(doc, 'meta[name]')) {
+    const name = (meta.attribs.name ?? '').toLowerCase();
     if (name !== 'robots' && name !== token) continue;
     const d = robotsDirectives(attr(meta, 'content'), token);
     out.noindex ||= d.noindex;
@@ -93,10 +104,10 @@ function robotsMeta(doc: Doc, token: string, header?: string): { noindex: boolea
 
 function feedsOf(doc: Doc, pageUrl: string): string[] {
   const feeds: string[] = [];
-  for (const link of doc.querySelectorAll('link[rel~="alternate"][href]')) {
-    if (!FEED_TYPES.has((link.getAttribute('type') ?? '').toLowerCase())) continue;
+  for (const link of selectEvery(doc, 'link[rel~="alternate"][href]')) {
+    if (!FEED_TYPES.has((link.attribs.type ?? '').toLowerCase())) continue;
     try {
-      feeds.push(new URL(link.getAttribute('href')!, pageUrl).href);
+      feeds.push(new URL(link.attribs.href ?? '', pageUrl).href);
     } catch {
       // ignore a feed link that is not a URL
     }
@@ -104,27 +115,75 @@ function feedsOf(doc: Doc, pageUrl: string): string[] {
   return feeds;
 }
 
+/** Runs one part of an extraction; a failure is recorded and the part's fallback used instead. */
+function part<T>(problems: ExtractionProblem[], name: ExtractionProblem['part'], run: () => T, fallback: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    problems.push({ part: name, error: errorMessage(err).slice(0, 300) });
+    return fallback();
+  }
+}
+
 /**
  * Title, metadata, readable markdown, links with context, SimHash, text hash and chunks of a page.
+ * Each part stands alone: a part that fails (a table the markdown cannot write, JSON-LD that is not
+ * JSON) is recorded in `problems` and degraded, and the page keeps everything else.
  *
  * @example extractPage(html, 'https://a.test/post', { canonicalize, robotsToken: 'trawl' }).markdown
  */
 export function extractPage(html: string, url: string, options: ExtractOptions): PageExtraction {
   const { doc, cuts } = boundedDocument(html, options);
-  const parts = linkParts(doc, url, options);
-  absolutizeUrls(doc, url);
-  const main = extractMainContent(doc);
-  const metadata = extractMetadata(doc, url, main.text, { title: main.title, byline: main.byline });
+  const problems: ExtractionProblem[] = [];
+  const parts = part(
+    problems,
+    'links',
+    () => linkParts(doc, url, options),
+    () => ({ url, links: [], feeds: [], noindex: false, nofollow: false }),
+  );
+  // Metadata reads the head and JSON-LD before the content pass prunes the tree.
+  const meta = part(
+    problems,
+    'metadata',
+    () => metadataFields(doc, url, { problems: problems as MetadataProblems['problems'] }),
+    () => ({ sources: {} }),
+  );
+  const main = part(
+    problems,
+    'main-text',
+    () => mainContentNodes(doc),
+    () => ({ nodes: selectFirst(doc, 'body') ? [selectFirst(doc, 'body')!] : [], method: 'none' as const }),
+  );
+  const text = part(
+    problems,
+    'main-text',
+    () => blockText(main.nodes),
+    () => '',
+  );
+  const markdown = part(
+    problems,
+    'markdown',
+    () => toMarkdown(main.nodes, url),
+    () => text,
+  );
+  const metadata = withWordCount(meta, text);
+  const chunks = part(
+    problems,
+    'chunks',
+    () => chunkText(markdown, DEFAULT_CHUNKING),
+    () => [],
+  );
   return {
     ...parts,
-    title: metadata.title,
+    title: metadata.title ?? parts.title,
     metadata,
-    markdown: main.markdown,
-    text: main.text,
+    markdown,
+    text,
     method: main.method,
-    simhash: simhash(main.text),
-    textHash: normalizedTextHash(main.text),
-    chunks: chunkText(main.markdown, DEFAULT_CHUNKING),
+    simhash: simhash(text),
+    textHash: normalizedTextHash(text),
+    chunks,
     cuts,
+    problems: problems.length ? problems : undefined,
   };
 }

@@ -1,161 +1,492 @@
-import { Readability } from '@mozilla/readability';
-import TurndownService from 'turndown';
-import { gfm } from '@joplin/turndown-plugin-gfm';
-import { textOf, type Doc } from './dom.js';
+import { type AnyNode, type Element, isTag, isText } from 'domhandler';
+import { keepChildren, parentElement, rawText, selectFirst, textOf, type Doc } from './dom.js';
+import {
+  BLOCK_TAGS,
+  BOILERPLATE_ROLES,
+  BOILERPLATE_TAGS,
+  BOILERPLATE_STEMS,
+  BOILERPLATE_TOKENS,
+  CONTENT_RULES as R,
+  CONTENT_TOKENS,
+  STRONG_CONTENT_TOKENS,
+  NEVER_CONTENT,
+  PARAGRAPH_TAGS,
+  TAG_BASE_SCORE,
+} from './content-rules.js';
 
-export interface MainContent {
-  html: string;
-  text: string;
-  markdown: string;
-  method: 'readability' | 'fallback';
-  title?: string;
-  byline?: string;
+/**
+ * How the main content was chosen: the best-scored container (paragraphs vote for their ancestors,
+ * like Readability), the paragraph classifier (every block judged on its own length, link density and
+ * furniture, then smoothed by its neighbours, like jusText) when the container misses most of the
+ * good text, `body` (the body without furniture) for a page without prose, `none` for a page without a body.
+ */
+export type ContentMethod = 'container' | 'classifier' | 'body' | 'none';
+
+/** The main content of a page as nodes in document order (the tree is pruned in place). */
+export interface MainNodes {
+  nodes: AnyNode[];
+  method: ContentMethod;
 }
 
-const BOILERPLATE =
-  'nav, header, footer, aside, script, style, noscript, template, iframe, svg, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [aria-hidden="true"]';
-/** Below this many characters Readability's "article" is usually a cookie banner or a fragment. */
-const MIN_ARTICLE_CHARS = 140;
+interface Stats {
+  /** Whitespace-collapsed text length. */
+  len: number;
+  /** Text length inside links. */
+  links: number;
+  commas: number;
+  paragraphs: number;
+  inputs: number;
+  /** Has a block-level child element. */
+  blocks: boolean;
+  /** Text length of the largest article-marked element inside (an `<article>`, `itemprop=articleBody`, a strong content class). */
+  marked: number;
+}
 
-let turndown: TurndownService | undefined;
-function markdownService(): TurndownService {
-  if (!turndown) {
-    turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
-    turndown.use(gfm);
-    turndown.remove(['script', 'style', 'noscript', 'template']);
+const COMMAS = /[,，、،]/g;
+/** Lines an article's tail keeps however short: list items, cells, code. */
+const TAIL_KEEP = new Set(['li', 'td', 'th', 'pre', 'code', 'dd']);
+/** Prose is judged by its container, never removed for its own links. */
+const PROSE_TAGS = new Set(['p', 'pre', 'blockquote']);
+const STATE_CLASS = /^(tag|category|categories|has|with|no|is|hide|show|js|lang|format|type|status|post-format|wp-block)[-_]/;
+
+/** Lower-cased class and id words, plus each class name glued together ("related-posts" → related, posts, relatedposts). */
+export function classTokens(el: Element): string[] {
+  const raw = `${el.attribs.id ?? ''} ${el.attribs.class ?? ''}`.slice(0, 400);
+  if (raw.length < 3) return [];
+  const out: string[] = [];
+  for (const name of raw.split(/\s+/)) {
+    if (!name || STATE_CLASS.test(name.toLowerCase())) continue;
+    const words = name
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
+    out.push(...words);
+    if (words.length > 1) out.push(words.join(''));
   }
-  return turndown;
+  return out;
 }
 
 /**
- * Markdown from an HTML fragment: ATX headings, fenced code, GFM tables. Given the parsed
- * fragment, turndown walks it directly instead of re-parsing the string with domino (measured:
- * 1.3 s of a 12 s crawl); the GFM table rule needs `table.rows`, which linkedom lacks, so
- * fragments with tables still go through the string.
+ * +1 for a content class, −1 for a boilerplate class; 0 for neither, or for a boilerplate word beside a
+ * strong content word ("comment-content", "entry share"): a weak one ("post-footer") does not outweigh it.
  */
-export function toMarkdown(html: string, parsed?: Element): string {
-  const input = parsed && !parsed.querySelector('table') ? (parsed as unknown as HTMLElement) : html;
-  return markdownService()
-    .turndown(input)
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+function classSign(el: Element): number {
+  let bad = false;
+  let good = false;
+  let strong = false;
+  for (const t of classTokens(el)) {
+    if (BOILERPLATE_TOKENS.has(t) || BOILERPLATE_STEMS.test(t)) bad = true;
+    else if (STRONG_CONTENT_TOKENS.has(t)) strong = good = true;
+    else if (CONTENT_TOKENS.has(t)) good = true;
+  }
+  if (bad) return strong ? 0 : -1;
+  return good ? 1 : 0;
 }
 
-/** Makes link and image URLs absolute, so the markdown stands on its own. */
-export function absolutizeUrls(doc: Doc, pageUrl: string): void {
-  for (const [selector, name] of [
-    ['a[href]', 'href'],
-    ['img[src]', 'src'],
-  ] as const) {
-    for (const el of doc.querySelectorAll(selector)) {
-      try {
-        el.setAttribute(name, new URL(el.getAttribute(name) ?? '', pageUrl).href);
-      } catch {
-        // leave unparseable URLs as they are
+/** An element that says it is the article: `<article>` without a boilerplate class, `itemprop=articleBody`, or a strong content class. */
+function articleMarked(el: Element): boolean {
+  if (el.attribs.itemprop === 'articleBody') return true;
+  const sign = classSign(el);
+  if (el.name === 'article') return sign >= 0;
+  return sign > 0 && classTokens(el).some((t) => STRONG_CONTENT_TOKENS.has(t));
+}
+
+function isHidden(el: Element): boolean {
+  const a = el.attribs;
+  if (a.hidden !== undefined || a['aria-hidden'] === 'true' || a.type === 'hidden') return true;
+  const style = a.style;
+  return style !== undefined && /(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
+}
+
+/** Removes what is never text (scripts, styles, forms controls, hidden elements, comments) in place. */
+function pruneNeverContent(node: AnyNode & { children: AnyNode[] }): void {
+  const kept: AnyNode[] = [];
+  for (const child of node.children) {
+    if (isText(child)) kept.push(child);
+    else if (isTag(child)) {
+      // Some publishers put the whole article inside <noscript> (the script-built copy is elsewhere).
+      const article = child.name === 'noscript' && child.children.some((c) => isTag(c) && c.name === 'p');
+      if ((NEVER_CONTENT.has(child.name) && !article) || isHidden(child)) continue;
+      pruneNeverContent(child);
+      kept.push(child);
+    }
+  }
+  keepChildren(node, kept);
+}
+
+/**
+ * An `<a>` that holds block elements and hundreds of characters is an unclosed link swallowing the
+ * paragraphs after it (`<a href=x>link<p>…`), not a link: its text counts as text. Cards (a block
+ * link around a teaser) are shorter and hold at most one paragraph.
+ */
+function unclosedLink(a: Element): boolean {
+  const blocks = a.children.filter((c): c is Element => isTag(c) && BLOCK_TAGS.has(c.name));
+  if (!blocks.length) return false;
+  return blocks.filter((c) => c.name === 'p').length >= 2 || rawText(a).replace(/\s+/g, ' ').length > R.unclosedLinkChars;
+}
+
+class PageModel {
+  readonly stats = new Map<Element, Stats>();
+  readonly elements: Element[] = [];
+  readonly furniture = new Set<Element>();
+  readonly inFurniture = new Set<Element>();
+  readonly bodyLen: number;
+
+  constructor(
+    readonly body: Element,
+    private readonly enabled = true,
+  ) {
+    this.bodyLen = this.measure(body, false).len;
+    this.markFurniture(body, false);
+  }
+
+  private measure(el: Element, inLink: boolean): Stats {
+    const s: Stats = { len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0 };
+    const link = inLink || (el.name === 'a' && !unclosedLink(el));
+    for (const child of el.children) {
+      if (isText(child)) {
+        const t = child.data;
+        if (!/\S/.test(t)) continue;
+        const n = t.replace(/\s+/g, ' ').length;
+        s.len += n;
+        if (link) s.links += n;
+        s.commas += t.match(COMMAS)?.length ?? 0;
+      } else if (isTag(child)) {
+        this.elements.push(child);
+        const c = this.measure(child, link);
+        s.len += c.len;
+        s.links += c.links;
+        s.commas += c.commas;
+        s.paragraphs += c.paragraphs + (child.name === 'p' ? 1 : 0);
+        s.inputs += c.inputs;
+        s.marked = Math.max(s.marked, c.marked);
+        if (BLOCK_TAGS.has(child.name)) s.blocks = true;
+      }
+    }
+    if (articleMarked(el)) s.marked = s.len;
+    this.stats.set(el, s);
+    return s;
+  }
+
+  statsOf(el: Element): Stats {
+    return this.stats.get(el) ?? { len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0 };
+  }
+
+  linkDensity(el: Element): number {
+    const s = this.statsOf(el);
+    return s.len ? s.links / s.len : 0;
+  }
+
+  /**
+   * Page furniture by tag, role or class, unless it wraps most of the page (a layout wrapper) or, for
+   * a class, most of its text is a marked article ("theiaStickySidebar" around the post).
+   */
+  private isFurniture(el: Element): boolean {
+    if (!this.enabled) return false;
+    const s = this.statsOf(el);
+    if (s.len > R.wrapperShare * this.bodyLen) return false;
+    const role = el.attribs.role?.toLowerCase();
+    if (BOILERPLATE_TAGS.has(el.name) || (role !== undefined && BOILERPLATE_ROLES.has(role))) return true;
+    if (el.name === 'header' && !selectFirst(el, 'h1')) return true;
+    return classSign(el) < 0 && s.marked < Math.max(R.markedArticleChars, R.wrapperShare * s.len);
+  }
+
+  private markFurniture(el: Element, inside: boolean): void {
+    for (const child of el.children) {
+      if (!isTag(child)) continue;
+      let within = inside;
+      if (this.isFurniture(child)) {
+        this.furniture.add(child);
+        within = true;
+      }
+      if (within) this.inFurniture.add(child);
+      this.markFurniture(child, within);
+    }
+  }
+}
+
+/** Paragraphs vote for their ancestors; the best container, its parent when that holds several strong candidates, and the siblings that belong with it. */
+function bestContainer(model: PageModel): Element[] | undefined {
+  const scores = new Map<Element, number>();
+  const initial = (el: Element) => (TAG_BASE_SCORE[el.name] ?? 0) + classSign(el) * R.classWeight + (el.attribs.itemprop === 'articleBody' ? R.classWeight : 0);
+  for (const el of model.elements) {
+    if (model.inFurniture.has(el)) continue;
+    const s = model.statsOf(el);
+    const paragraph = PARAGRAPH_TAGS.has(el.name) || ((el.name === 'div' || el.name === 'section') && !s.blocks);
+    if (!paragraph || s.len < R.minVotingChars || s.links > 0.5 * s.len) continue;
+    const vote = 1 + s.commas + Math.min(Math.floor(s.len / 100), 3);
+    let level = 0;
+    for (let a = parentElement(el); a && level < R.voteDepth; a = parentElement(a), level++) {
+      if (a.name === 'html') break;
+      if (!scores.has(a)) scores.set(a, initial(a));
+      scores.set(a, scores.get(a)! + vote / (level === 0 ? 1 : level === 1 ? 2 : level * 3));
+    }
+  }
+  const final = new Map<Element, number>();
+  for (const [el, score] of scores) if (!model.inFurniture.has(el) && !model.furniture.has(el)) final.set(el, score * (1 - model.linkDensity(el)));
+  const ranked = [...final].sort((a, b) => b[1] - a[1]);
+  if (!ranked[0]) return undefined;
+  let [top, topScore] = ranked[0];
+
+  // Several strong candidates under one ancestor: the article is split across them.
+  const strong = ranked.slice(1, 6).filter(([, s]) => s >= 0.75 * topScore);
+  if (strong.length >= 2) {
+    for (let a = parentElement(top); a && a !== model.body; a = parentElement(a)) {
+      const holds = strong.filter(([el]) => contains(a, el)).length;
+      if (holds >= 2) {
+        top = a;
+        topScore = final.get(a) ?? topScore;
+        break;
       }
     }
   }
+  // Climb while the parent scores better, or is only a wrapper around the candidate.
+  let last = topScore;
+  for (let p = parentElement(top); p && p !== model.body; p = parentElement(p)) {
+    const ps = final.get(p);
+    if (ps === undefined) {
+      if (model.statsOf(p).len === model.statsOf(top).len) top = p;
+      continue;
+    }
+    if (ps < topScore / 3) break;
+    if (ps > last) {
+      top = p;
+      topScore = ps;
+      break;
+    }
+    last = ps;
+  }
+  while (top.parent && top.parent !== model.body && isTag(top.parent) && model.statsOf(top.parent).len === model.statsOf(top).len) top = top.parent;
+  // The body text's own article (with its headline, lead and standfirst) when it adds little else.
+  let level = 0;
+  for (let a = parentElement(top); a && a !== model.body && level < R.articleClimb; a = parentElement(a), level++) {
+    if (model.furniture.has(a) || model.inFurniture.has(a)) break;
+    if (!articleMarked(a)) continue;
+    const extra = model.statsOf(a).len - model.statsOf(top).len;
+    if (extra <= R.articleExtraShare * model.statsOf(top).len && model.linkDensity(a) < R.linkDensity) top = a;
+    break;
+  }
+
+  const parent = parentElement(top);
+  if (!parent) return [top];
+  const threshold = Math.max(R.siblingMinScore, topScore * R.siblingShare);
+  const picked: Element[] = [];
+  for (const sib of parent.children) {
+    if (!isTag(sib)) continue;
+    if (sib === top) {
+      picked.push(sib);
+      continue;
+    }
+    if (model.furniture.has(sib)) continue;
+    const score = final.get(sib) ?? 0;
+    const bonus = sib.attribs.class && sib.attribs.class === top.attribs.class ? topScore * 0.2 : 0;
+    const s = model.statsOf(sib);
+    const ld = model.linkDensity(sib);
+    if (score + bonus >= threshold) picked.push(sib);
+    else if (sib.name === 'p' && s.len > R.siblingParagraphChars && ld < R.siblingLinkDensity) picked.push(sib);
+    else if (sib.name === 'p' && s.len > 0 && ld === 0 && /[.!?。]\s*$/.test(textOf(sib))) picked.push(sib);
+  }
+  return picked;
 }
 
-const BLOCK_TAGS = new Set([
-  'P',
-  'DIV',
-  'LI',
-  'TD',
-  'TH',
-  'TR',
-  'H1',
-  'H2',
-  'H3',
-  'H4',
-  'H5',
-  'H6',
-  'BR',
-  'TABLE',
-  'UL',
-  'OL',
-  'PRE',
-  'BLOCKQUOTE',
-  'SECTION',
-  'ARTICLE',
-  'DD',
-  'DT',
-  'FIGCAPTION',
-  'HR',
-]);
+function contains(ancestor: Element, node: AnyNode): boolean {
+  for (let n: AnyNode | null = node; n; n = n.parent) if (n === ancestor) return true;
+  return false;
+}
 
-/** Text like innerText: block elements and table cells are separated, so words never run together. */
-export function blockText(root: Node): string {
-  const parts: string[] = [];
-  const walk = (node: Node) => {
-    if (node.nodeType === 3) parts.push(node.textContent ?? '');
-    else if (node.nodeType === 1) {
-      const tag = (node as Element).tagName;
-      if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'NOSCRIPT' || tag === 'TEMPLATE') return;
-      const block = BLOCK_TAGS.has(tag);
-      if (block) parts.push(' ');
-      for (let c = node.firstChild; c; c = c.nextSibling) walk(c);
-      if (block) parts.push(' ');
+/** Removes furniture, link lists, empty containers and form remnants inside the chosen content. */
+function cleanInside(model: PageModel, root: Element): void {
+  const keep = (el: Element): boolean => {
+    if (model.furniture.has(el)) return false;
+    const s = model.statsOf(el);
+    const ld = s.len ? s.links / s.len : 0;
+    if (/^h[1-6]$/.test(el.name)) return ld <= R.linkDensity;
+    if (el.name === 'a' || el.name === 'img' || el.name === 'br' || el.name === 'hr') return true;
+    if (s.len === 0) return el.name === 'figure' || el.name === 'picture' || el.name === 'p' || !!selectFirst(el, 'img');
+    if (s.commas >= 10 || PROSE_TAGS.has(el.name)) return true;
+    const sign = classSign(el);
+    if (ld > R.linkDensityHard || (sign <= 0 && ld > R.linkDensity && s.len < 4 * R.goodBlockChars)) return false;
+    if (s.inputs > 0 && s.inputs > s.paragraphs / 3) return false;
+    if (s.len < R.shortBlockChars && ld > 0.5) return false;
+    return true;
+  };
+  const walk = (el: Element) => {
+    const kept: AnyNode[] = [];
+    for (const child of el.children) {
+      if (isTag(child)) {
+        if (!keep(child)) continue;
+        walk(child);
+      }
+      kept.push(child);
     }
+    keepChildren(el, kept);
   };
   walk(root);
-  return parts.join('').replace(/\s+/g, ' ').trim();
 }
 
-function linkDensity(root: Element, textLength: number): number {
-  let linkChars = 0;
-  for (const a of root.querySelectorAll('a')) linkChars += textOf(a).length;
-  return textLength ? linkChars / textLength : 1;
+function detach(node: AnyNode): void {
+  const parent = node.parent;
+  if (!parent) return;
+  const i = parent.children.indexOf(node as never);
+  if (i < 0) return;
+  if (node.prev) node.prev.next = node.next;
+  if (node.next) node.next.prev = node.prev;
+  parent.children.splice(i, 1);
+  node.parent = node.prev = node.next = null;
 }
 
-function fallback(doc: Doc): MainContent & { linkDensity: number } {
-  const body = (doc.body ?? doc.documentElement).cloneNode(true) as Element;
-  for (const el of body.querySelectorAll(BOILERPLATE)) el.remove();
-  const html = body.innerHTML;
-  const text = blockText(body);
-  return { html, text, markdown: toMarkdown(html, body), method: 'fallback', linkDensity: linkDensity(body, text.length) };
+/** Leaf blocks (no block-level children) under the given nodes, in document order. */
+function leafBlocks(model: PageModel, nodes: Element[]): Element[] {
+  const out: Element[] = [];
+  const visit = (el: Element) => {
+    const s = model.statsOf(el);
+    if (s.len === 0) return;
+    if (!s.blocks || el.name === 'p' || /^h[1-6]$/.test(el.name) || el.name === 'pre') {
+      out.push(el);
+      return;
+    }
+    for (const c of el.children) if (isTag(c)) visit(c);
+  };
+  for (const n of nodes) visit(n);
+  return out;
 }
 
-function parseFragment(doc: Doc, html: string): Element {
-  const holder = doc.createElement('div');
-  holder.innerHTML = html;
-  return holder;
+/** After the last long paragraph, an article ends: short lines and link lists there are its furniture ("Share", "Read more:", tags). */
+function trimTail(model: PageModel, nodes: Element[]): void {
+  const blocks = leafBlocks(model, nodes);
+  let last = -1;
+  blocks.forEach((b, i) => {
+    if (model.statsOf(b).len >= R.goodBlockChars && model.linkDensity(b) < R.classifierLinkDensity) last = i;
+  });
+  if (last < 0) return;
+  for (const b of blocks.slice(last + 1)) {
+    if (model.linkDensity(b) > R.classifierLinkDensity) detach(b);
+    else if (model.statsOf(b).len < R.tailBlockChars && !TAIL_KEEP.has(b.name) && !/[.!。]["”’)]?$/.test(textOf(b))) detach(b);
+  }
 }
 
-/** Readability drops a heading that repeats the title; put it back so the content reads whole. */
-function withHeading(content: MainContent, doc: Doc): MainContent {
-  const h1 = textOf(doc.querySelector('h1'));
-  if (!h1 || content.text.startsWith(h1) || content.text.slice(0, 300).includes(h1)) return content;
-  return { ...content, text: `${h1} ${content.text}`, markdown: `# ${h1}\n\n${content.markdown}` };
+type BlockClass = 'good' | 'near' | 'short' | 'bad';
+interface Block {
+  el: Element;
+  cls: BlockClass;
+  len: number;
+  heading: boolean;
+}
+
+/** The paragraph classifier: leaf blocks judged on length, link density and furniture, then smoothed by their neighbours. */
+function classifyBlocks(model: PageModel): Block[] {
+  const blocks: Block[] = [];
+  const visit = (el: Element) => {
+    for (const child of el.children) {
+      if (!isTag(child)) continue;
+      const s = model.statsOf(child);
+      if (s.len === 0) continue;
+      const leaf = !s.blocks || child.name === 'p' || /^h[1-6]$/.test(child.name) || child.name === 'pre';
+      if (!leaf) {
+        visit(child);
+        continue;
+      }
+      const ld = s.links / s.len;
+      const heading = /^h[1-6]$/.test(child.name);
+      let cls: BlockClass;
+      if (model.inFurniture.has(child) || model.furniture.has(child) || ld > R.classifierLinkDensity) cls = 'bad';
+      else if (s.len >= R.goodBlockChars) cls = 'good';
+      else if (s.len >= R.nearGoodBlockChars) cls = 'near';
+      else cls = 'short';
+      blocks.push({ el: child, cls, len: s.len, heading });
+    }
+  };
+  visit(model.body);
+  // Context: a short or near-good block between good ones is good; next to bad ones, bad.
+  const neighbour = (i: number, step: number): BlockClass => {
+    for (let j = i + step; j >= 0 && j < blocks.length; j += step) {
+      const cls = blocks[j]!.cls;
+      if (cls === 'good' || cls === 'bad') return cls;
+    }
+    return 'bad';
+  };
+  const smoothed = blocks.map((b, i) => {
+    if (b.cls !== 'short' && b.cls !== 'near') return b.cls;
+    const before = neighbour(i, -1);
+    const after = neighbour(i, 1);
+    if (b.heading && after === 'good') return 'good';
+    if (before === 'good' && after === 'good') return 'good';
+    if (b.cls === 'near' && (before === 'good' || after === 'good')) return 'good';
+    return 'bad';
+  });
+  return blocks.filter((_, i) => smoothed[i] === 'good');
 }
 
 /**
- * The main content of a page: Mozilla Readability, or when it finds no article, the body without
- * nav/header/footer/aside/script/style.
+ * The main content of a parsed page: never-content and page furniture removed, then the best
+ * container (with its siblings) or, when the container holds less than half of the text the
+ * paragraph classifier finds good, the classifier's blocks. The tree is modified in place.
  */
-export function extractMainContent(doc: Doc): MainContent {
-  let article: ReturnType<Readability['parse']> = null;
-  try {
-    // Readability rewrites the tree it reads; it gets a copy so the fallback still sees the page.
-    article = new Readability(doc.cloneNode(true) as Doc, { charThreshold: 300 }).parse();
-  } catch {
-    article = null; // a DOM quirk in one page must not lose the page: use the fallback
+export function mainContentNodes(doc: Doc): MainNodes {
+  const body = selectFirst(doc, 'body') ?? selectFirst(doc, 'html');
+  if (!body) return { nodes: [], method: 'none' };
+  pruneNeverContent(body);
+  const model = new PageModel(body);
+  const first = chooseContent(model);
+  if (first.method !== 'none') return first;
+  // Everything looked like furniture (a page built from "widgets"): judge it again without furniture.
+  const second = chooseContent(new PageModel(body, false));
+  if (second.method !== 'none') return second;
+  // No prose at all (a stub, a gallery, one line): the body without its furniture.
+  cleanInside(model, body);
+  return { nodes: [body], method: 'body' };
+}
+
+function chooseContent(model: PageModel): MainNodes {
+  const container = bestContainer(model);
+  const good = classifyBlocks(model);
+  const goodLen = good.reduce((n, b) => n + b.len, 0);
+  const containerLen = container?.reduce((n, el) => n + model.statsOf(el).len, 0) ?? 0;
+  if (container && containerLen >= R.minArticleChars && containerLen >= R.classifierOverride * goodLen) {
+    for (const el of container) cleanInside(model, el);
+    trimTail(model, container);
+    return { nodes: withHeadline(model, container), method: 'container' };
   }
-  const rest = fallback(doc);
-  const { linkDensity: restDensity, ...restContent } = rest;
-  const fragment = article?.content ? parseFragment(doc, article.content) : undefined;
-  const text = fragment ? blockText(fragment) : '';
-  if (!article?.content || text.length < MIN_ARTICLE_CHARS) return withHeading(restContent, doc);
-  // Readability sometimes discards real paragraphs of badly nested markup. When it keeps less
-  // than 60 % of a body whose text is mostly not links, the cleaned body is the better answer.
-  if (text.length < 0.6 * rest.text.length && restDensity < 0.15) return withHeading(restContent, doc);
-  const content: MainContent = {
-    html: article.content,
-    text,
-    markdown: toMarkdown(article.content, fragment),
-    method: 'readability',
-    title: article.title ?? undefined,
-    byline: article.byline ?? undefined,
+  if (goodLen > 0) {
+    for (const b of good) cleanInside(model, b.el);
+    return { nodes: good.map((b) => b.el), method: 'classifier' };
+  }
+  if (container) {
+    for (const el of container) cleanInside(model, el);
+    return { nodes: container, method: 'container' };
+  }
+  return { nodes: [], method: 'none' };
+}
+
+/** The page's headline when it sits just before the content (outside it): the article reads whole with it. */
+function withHeadline(model: PageModel, nodes: Element[]): Element[] {
+  const order = new Map(model.elements.map((el, i) => [el, i]));
+  const first = nodes[0] ? (order.get(nodes[0]) ?? 0) : 0;
+  const h1 = model.elements.find((el) => el.name === 'h1' && !model.inFurniture.has(el) && !model.furniture.has(el));
+  if (!h1 || (order.get(h1) ?? Infinity) >= first || nodes.some((n) => contains(n, h1))) return nodes;
+  if (model.statsOf(h1).len === 0 || model.linkDensity(h1) > 0.5) return nodes;
+  return [h1, ...nodes];
+}
+
+/** Text like innerText: block elements and table cells are separated, so words never run together. */
+export function blockText(nodes: AnyNode | AnyNode[]): string {
+  const parts: string[] = [];
+  const walk = (node: AnyNode) => {
+    if (isText(node)) parts.push(node.data);
+    else if (isTag(node)) {
+      if (NEVER_CONTENT.has(node.name)) return;
+      const block = BLOCK_TAGS.has(node.name);
+      if (block) parts.push('\n');
+      for (const c of node.children) walk(c);
+      if (block) parts.push('\n');
+    } else if ('children' in node) for (const c of node.children) walk(c);
   };
-  return withHeading(content, doc);
+  for (const n of Array.isArray(nodes) ? nodes : [nodes]) walk(n);
+  return parts
+    .join('')
+    .split('\n')
+    .map((line) => line.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n');
 }

@@ -1,4 +1,4 @@
-import { attr, textOf, type Doc } from './dom.js';
+import { attr, documentElement, rawText, selectEvery, selectFirst, textOf, type Doc } from './dom.js';
 
 /** The text fields of page metadata; `contentType` is the Schema.org type (`Article`, `Product`, …) or og:type. */
 export type MetadataFields = Partial<Record<MetaField, string>>;
@@ -21,7 +21,12 @@ const CONTENT_TYPES =
 
 type JsonLd = Record<string, unknown>;
 
-function ldItems(doc: Doc): JsonLd[] {
+/** Where a metadata part that failed is recorded (the extraction's `problems`). */
+export interface MetadataProblems {
+  problems?: Array<{ part: 'json-ld' | 'date'; error: string }>;
+}
+
+function ldItems(doc: Doc, notes: MetadataProblems): JsonLd[] {
   const items: JsonLd[] = [];
   const visit = (v: unknown) => {
     if (Array.isArray(v)) v.forEach(visit);
@@ -31,11 +36,14 @@ function ldItems(doc: Doc): JsonLd[] {
       if (o['@type']) items.push(o);
     }
   };
-  for (const script of doc.querySelectorAll('script[type="application/ld+json"]')) {
+  for (const script of selectEvery(doc, 'script[type="application/ld+json" i]')) {
+    const source = rawText(script).trim();
+    if (!source) continue;
     try {
-      visit(JSON.parse(script.textContent ?? ''));
-    } catch {
-      // malformed JSON-LD is common in the wild; the other layers still apply
+      visit(JSON.parse(source));
+    } catch (err) {
+      // Malformed JSON-LD is common in the wild: recorded, and the other layers still apply.
+      notes.problems?.push({ part: 'json-ld', error: `a JSON-LD block is not JSON (${(err as Error).message.slice(0, 120)})` });
     }
   }
   return items;
@@ -54,8 +62,8 @@ function nameOf(v: unknown): string | undefined {
   return undefined;
 }
 
-function jsonLdLayer(doc: Doc): Layer {
-  const items = ldItems(doc);
+function jsonLdLayer(doc: Doc, notes: MetadataProblems): Layer {
+  const items = ldItems(doc, notes);
   const main =
     items.find((i) => CONTENT_TYPES.test(typeOf(i) ?? '') && typeOf(i) !== 'WebPage' && typeOf(i) !== 'Organization' && typeOf(i) !== 'Person') ??
     items.find((i) => typeOf(i) === 'WebPage');
@@ -76,7 +84,7 @@ function jsonLdLayer(doc: Doc): Layer {
 }
 
 function metaContent(doc: Doc, key: string): string | undefined {
-  const el = doc.querySelector(`meta[property="${key}"], meta[name="${key}"]`);
+  const el = selectFirst(doc, `meta[property="${key}" i], meta[name="${key}" i]`);
   return attr(el, 'content');
 }
 
@@ -102,24 +110,40 @@ function twitterLayer(doc: Doc): Layer {
 
 function metaLayer(doc: Doc): Layer {
   return {
-    title: textOf(doc.querySelector('title')) || undefined,
+    title: textOf(selectFirst(doc, 'title')) || undefined,
     description: metaContent(doc, 'description'),
     author: metaContent(doc, 'author'),
     published: metaContent(doc, 'date') ?? metaContent(doc, 'dc.date') ?? metaContent(doc, 'DC.date.issued') ?? metaContent(doc, 'pubdate'),
     modified: metaContent(doc, 'last-modified') ?? metaContent(doc, 'dcterms.modified'),
-    language: attr(doc.documentElement, 'lang') ?? attr(doc.querySelector('meta[http-equiv="content-language" i]'), 'content'),
-    canonicalUrl: attr(doc.querySelector('link[rel~="canonical"]'), 'href'),
+    language: attr(documentElement(doc), 'lang') ?? attr(selectFirst(doc, 'meta[http-equiv="content-language" i]'), 'content'),
+    canonicalUrl: attr(selectFirst(doc, 'link[rel~="canonical"]'), 'href'),
   };
 }
 
-function heuristicLayer(doc: Doc, fallback: { title?: string; byline?: string }): Layer {
-  const time = doc.querySelector('time[datetime]');
-  const byline = doc.querySelector('[rel="author"], .byline, .author, [itemprop="author"]');
+function heuristicLayer(doc: Doc): Layer {
+  const time = selectFirst(doc, 'time[datetime]');
+  const byline = selectFirst(doc, '[rel="author"], .byline, .author, [itemprop="author"]');
   return {
-    title: textOf(doc.querySelector('h1')) || fallback.title,
-    author: fallback.byline ?? (textOf(byline).replace(/^by\s+/i, '') || undefined),
+    title: textOf(selectFirst(doc, 'h1')) || undefined,
+    author:
+      textOf(byline)
+        .replace(/^by\s+/i, '')
+        .slice(0, 200) || undefined,
     published: attr(time, 'datetime'),
   };
+}
+
+/**
+ * A date as ISO 8601 (`2024-05-01T10:00:00.000Z`, or `2024-05-01` when only the day is given);
+ * undefined when it does not parse.
+ */
+export function isoDate(value: string): string | undefined {
+  const v = value.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return Number.isNaN(Date.parse(v)) ? undefined : v;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) return undefined;
+  const year = new Date(t).getUTCFullYear();
+  return year >= 1900 && year <= 2200 ? new Date(t).toISOString() : undefined;
 }
 
 /** Minutes to read `words` words: at least one for any text at all. */
@@ -132,17 +156,21 @@ export function countWords(text: string): number {
   return m ? m.length : 0;
 }
 
+/** The metadata fields of a page and where each came from, before the word count of its main text. */
+export type MetadataFieldsWithSources = MetadataFields & { sources: PageMetadata['sources'] };
+
 /**
- * Page metadata with the priority JSON-LD > OpenGraph > Twitter cards > `<meta>` > heuristics,
- * field by field. Relative canonical URLs are resolved against the page.
+ * Page metadata fields with the priority JSON-LD > OpenGraph > Twitter cards > `<meta>` > heuristics,
+ * field by field. Relative canonical URLs are resolved against the page; dates become ISO 8601, and a
+ * date that does not parse is dropped and recorded in `notes.problems`.
  */
-export function extractMetadata(doc: Doc, pageUrl: string, mainText: string, fallback: { title?: string; byline?: string } = {}): PageMetadata {
+export function metadataFields(doc: Doc, pageUrl: string, notes: MetadataProblems = {}): MetadataFieldsWithSources {
   const layers: Array<[MetaSource, Layer]> = [
-    ['json-ld', jsonLdLayer(doc)],
+    ['json-ld', jsonLdLayer(doc, notes)],
     ['opengraph', openGraphLayer(doc)],
     ['twitter', twitterLayer(doc)],
     ['meta', metaLayer(doc)],
-    ['heuristic', heuristicLayer(doc, fallback)],
+    ['heuristic', heuristicLayer(doc)],
   ];
   const out: Partial<Record<MetaField, string>> = {};
   const sources: PageMetadata['sources'] = {};
@@ -163,6 +191,27 @@ export function extractMetadata(doc: Doc, pageUrl: string, mainText: string, fal
       delete out.canonicalUrl;
     }
   }
+  for (const field of ['published', 'modified'] as const) {
+    const raw = out[field];
+    if (raw === undefined) continue;
+    const iso = isoDate(raw);
+    if (iso) out[field] = iso;
+    else {
+      notes.problems?.push({ part: 'date', error: `${field} "${raw.slice(0, 80)}" (from ${sources[field]}) is not a date` });
+      delete out[field];
+      delete sources[field];
+    }
+  }
+  return { ...out, sources };
+}
+
+/** The metadata fields with the word count and reading time of the main text. */
+export function withWordCount(fields: MetadataFieldsWithSources, mainText: string): PageMetadata {
   const wordCount = countWords(mainText);
-  return { ...out, wordCount, readingTimeMinutes: readingTimeMinutes(wordCount), sources };
+  return { ...fields, wordCount, readingTimeMinutes: readingTimeMinutes(wordCount) };
+}
+
+/** Page metadata: {@link metadataFields} plus the word count and reading time of `mainText`. */
+export function extractMetadata(doc: Doc, pageUrl: string, mainText: string, notes: MetadataProblems = {}): PageMetadata {
+  return withWordCount(metadataFields(doc, pageUrl, notes), mainText);
 }

@@ -1,6 +1,6 @@
 import { getDomain } from 'tldts';
 import { urlId } from '../url/canonical.js';
-import { attr, textOf, type Doc } from '../extract/dom.js';
+import { attr, parentElement, selectEvery, selectFirst, textOf, type Doc, type El } from '../extract/dom.js';
 
 export type LinkSection = 'nav' | 'header' | 'footer' | 'sidebar' | 'body';
 
@@ -29,50 +29,50 @@ export const MAX_LINKS = 500;
 const CONTEXT_CHARS = 200;
 const SKIP_SCHEME = /^\s*(#|javascript:|mailto:|tel:|data:|sms:|about:)/i;
 const BLOCKS = new Set([
-  'P',
-  'LI',
-  'TD',
-  'TH',
-  'DD',
-  'DT',
-  'BLOCKQUOTE',
-  'FIGCAPTION',
-  'H1',
-  'H2',
-  'H3',
-  'H4',
-  'H5',
-  'H6',
-  'DIV',
-  'SECTION',
-  'ARTICLE',
-  'MAIN',
-  'NAV',
-  'HEADER',
-  'FOOTER',
-  'ASIDE',
-  'BODY',
-  'TABLE',
-  'UL',
-  'OL',
-  'FORM',
+  'p',
+  'li',
+  'td',
+  'th',
+  'dd',
+  'dt',
+  'blockquote',
+  'figcaption',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'div',
+  'section',
+  'article',
+  'main',
+  'nav',
+  'header',
+  'footer',
+  'aside',
+  'body',
+  'table',
+  'ul',
+  'ol',
+  'form',
 ]);
-const SECTION_BY_TAG: Record<string, LinkSection> = { NAV: 'nav', HEADER: 'header', FOOTER: 'footer', ASIDE: 'sidebar' };
+const SECTION_BY_TAG: Record<string, LinkSection> = { nav: 'nav', header: 'header', footer: 'footer', aside: 'sidebar' };
 const SECTION_BY_ROLE: Record<string, LinkSection> = { navigation: 'nav', banner: 'header', contentinfo: 'footer', complementary: 'sidebar' };
 
-function sectionOf(el: Element): LinkSection {
-  for (let node = el.parentElement; node; node = node.parentElement) {
-    const byTag = SECTION_BY_TAG[node.tagName];
+function sectionOf(el: El): LinkSection {
+  for (let node = parentElement(el); node; node = parentElement(node)) {
+    const byTag = SECTION_BY_TAG[node.name];
     if (byTag) return byTag;
-    const role = SECTION_BY_ROLE[(node.getAttribute('role') ?? '').toLowerCase()];
+    const role = SECTION_BY_ROLE[(node.attribs.role ?? '').toLowerCase()];
     if (role) return role;
   }
   return 'body';
 }
 
-function blockOf(el: Element): Element {
-  let node = el.parentElement;
-  while (node && !BLOCKS.has(node.tagName)) node = node.parentElement;
+function blockOf(el: El): El {
+  let node = parentElement(el);
+  while (node && !BLOCKS.has(node.name)) node = parentElement(node);
   return node ?? el;
 }
 
@@ -88,10 +88,10 @@ export function contextWindow(blockText: string, anchorText: string, size = CONT
   return blockText.slice(start, end).trim();
 }
 
-function anchorTextOf(a: Element): string {
+function anchorTextOf(a: El): string {
   const text = textOf(a);
   if (text) return text;
-  const alts = [...a.querySelectorAll('img[alt]')]
+  const alts = selectEvery(a, 'img[alt]')
     .map((img) => attr(img, 'alt'))
     .filter(Boolean)
     .join(' ');
@@ -109,7 +109,7 @@ function better(a: ContextLink, b: ContextLink): boolean {
  */
 export function extractLinks(doc: Doc, pageUrl: string, options: LinkOptions): ContextLink[] {
   const base = (() => {
-    const href = attr(doc.querySelector('base[href]'), 'href');
+    const href = attr(selectFirst(doc, 'base[href]'), 'href');
     try {
       return href ? new URL(href, pageUrl).href : pageUrl;
     } catch {
@@ -118,11 +118,11 @@ export function extractLinks(doc: Doc, pageUrl: string, options: LinkOptions): C
   })();
   const self = options.canonicalize(pageUrl);
   const pageDomain = getDomain(new URL(pageUrl).hostname, { allowPrivateDomains: true }) ?? new URL(pageUrl).hostname;
-  const blockText = new Map<Element, string>();
+  const blockText = new Map<El, string>();
   const byTarget = new Map<string, ContextLink>();
   const order: string[] = [];
-  for (const a of doc.querySelectorAll('a[href], area[href]')) {
-    const raw = a.getAttribute('href') ?? '';
+  for (const a of selectEvery(doc, 'a[href], area[href]')) {
+    const raw = a.attribs.href ?? '';
     if (!raw.trim() || SKIP_SCHEME.test(raw)) continue;
     let absolute: string;
     try {
@@ -147,7 +147,7 @@ export function extractLinks(doc: Doc, pageUrl: string, options: LinkOptions): C
       anchorText,
       context: contextWindow(text, anchorText, options.contextChars ?? CONTEXT_CHARS),
       section: sectionOf(a),
-      rel: (a.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).filter(Boolean),
+      rel: (a.attribs.rel ?? '').toLowerCase().split(/\s+/).filter(Boolean),
       internal: (getDomain(hostname, { allowPrivateDomains: true }) ?? hostname) === pageDomain,
     };
     const existing = byTarget.get(link.urlId);

@@ -126,7 +126,11 @@ export async function htmlContent(
   }
   const records =
     'markdown' in x
-      ? await extractRecords(ctx, row, snapshot, x, { cuts: x.cuts, charset: decoded.guessed && { ...decoded.guessed, used: decoded.charset } })
+      ? await extractRecords(ctx, row, snapshot, x, {
+          cuts: x.cuts,
+          charset: decoded.guessed && { ...decoded.guessed, used: decoded.charset },
+          problems: x.problems,
+        })
       : {};
   return { page, edges, aliases, candidates, ...records };
 }

@@ -47,6 +47,8 @@ export async function reextract(ctx: CrawlContext): Promise<ReextractReport> {
       const diffs = {
         title: before?.title !== after.title,
         text: before?.textHash !== after.textHash,
+        markdown: before?.markdown !== after.markdown,
+        method: before?.method !== after.method,
         simhash: before?.simhash !== after.simhash,
         words: before?.wordCount !== after.wordCount,
         links: linksBefore !== (content.edges?.length ?? 0),

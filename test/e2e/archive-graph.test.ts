@@ -99,7 +99,8 @@ test('stores the extraction, chunks and PDF text of pages', () => {
     language: string;
   };
   assert.equal(x.title, 'main article 5');
-  assert.match(x.markdown, /\[Article 6\]\(http/);
+  assert.match(x.markdown, /^# Article 5\n\n\S/);
+  assert.doesNotMatch(x.markdown, /\[Article 6\]/, 'the related-articles link list is not main content');
   assert.equal(x.language, 'en');
   const chunks = db.prepare('SELECT * FROM chunks WHERE url_id = ? ORDER BY seq').all(id('/articles/5')) as Array<{ id: string; prev_id: string | null }>;
   assert.ok(chunks.length >= 1 && chunks[0]!.prev_id === null);

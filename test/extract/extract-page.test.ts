@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readability } from '@mozilla/readability';
-import { parseDocument } from '../../shared/extract/dom.js';
+import { parseHTML } from 'linkedom';
 import { extractPage } from '../../shared/extract/extract-page.js';
 import { textQuality } from '../../shared/extract/text-quality.js';
 import { robotsDirectives } from '../../shared/extract/robots-meta.js';
@@ -16,7 +16,7 @@ test('extracts the main text of every fixture at least as well as plain Readabil
   for (const name of FIXTURES) {
     const truth = fixtureTruth(name);
     const q = textQuality(extractFixture(name).text, truth);
-    const r = textQuality(new Readability(parseDocument(fixtureHtml(name))).parse()?.textContent ?? '', truth);
+    const r = textQuality(new Readability(parseHTML(fixtureHtml(name)).document).parse()?.textContent ?? '', truth);
     assert.ok(q.f1 >= r.f1, `${name}: ${q.f1.toFixed(3)} < plain ${r.f1.toFixed(3)}`);
     assert.ok(q.f1 >= 0.8, `${name}: F1 ${q.f1.toFixed(3)}`);
     ours += q.f1;
@@ -35,13 +35,13 @@ test('converts the article to markdown with headings, links and GFM tables', () 
   assert.doesNotMatch(docs.markdown, /Installation|Pagination|CC BY/, 'sidebar, nav and footer stay out');
 });
 
-test('falls back to the body without boilerplate when Readability finds no article', () => {
+test('keeps the body without its furniture when a page has no article', () => {
   const x = extractPage(
     '<html><body><nav><a href="/a">Menu</a></nav><p>Just one short line.</p><footer>Footer text</footer></body></html>',
     'https://a.test/',
     opts,
   );
-  assert.equal(x.method, 'fallback');
+  assert.equal(x.method, 'body');
   assert.equal(x.text, 'Just one short line.');
 });
 
@@ -61,7 +61,15 @@ test('reads news and product metadata, word count and reading time', () => {
   const news = extractFixture('news-article').metadata;
   assert.deepEqual(
     [news.title, news.author, news.published, news.modified, news.siteName, news.contentType, news.language],
-    ['City council approves riverside park plan', 'Maria Lopez', '2026-10-04T08:30:00Z', '2026-10-05T10:00:00Z', 'The Daily Ledger', 'NewsArticle', 'en-GB'],
+    [
+      'City council approves riverside park plan',
+      'Maria Lopez',
+      '2026-10-04T08:30:00.000Z',
+      '2026-10-05T10:00:00.000Z',
+      'The Daily Ledger',
+      'NewsArticle',
+      'en-GB',
+    ],
   );
   assert.ok(news.wordCount > 250 && news.wordCount < 330, String(news.wordCount));
   assert.equal(news.readingTimeMinutes, Math.round(news.wordCount / 230));
@@ -122,4 +130,56 @@ test('resolves links against <base href> and survives malformed HTML', () => {
     opts,
   );
   assert.deepEqual([feeds.feeds, feeds.linkCanonical], [['http://a.test/feed.xml'], 'http://a.test/real']);
+});
+
+test('a part that fails degrades only itself and is recorded on the extraction', () => {
+  const x = extractPage(
+    `<html><head><title>T</title>
+      <script type="application/ld+json">{"@type": "NewsArticle", "headline": oops}</script>
+      <meta property="article:published_time" content="the day after tomorrow">
+    </head><body><article><h1>Headline</h1>
+      <p>${'A paragraph of real prose, with commas, that reads like an article. '.repeat(6)}</p>
+      <p>See <a href="/next">the next story</a> for more.</p></article></body></html>`,
+    'https://a.test/story',
+    opts,
+  );
+  assert.deepEqual(
+    x.problems?.map((p) => p.part),
+    ['json-ld', 'date'],
+  );
+  assert.match(x.problems![1]!.error, /published "the day after tomorrow" \(from opengraph\) is not a date/);
+  assert.equal(x.metadata.published, undefined);
+  assert.equal(x.title, 'T');
+  assert.deepEqual(
+    x.links.map((l) => l.url),
+    ['https://a.test/next'],
+  );
+  assert.match(x.text, /^Headline\nA paragraph of real prose/);
+});
+
+test('writes markdown people use downstream: headings, nested lists, code, flattened nested tables, absolute links, no empty links', () => {
+  const prose = 'Words that make this block read like an article, with enough length to count. '.repeat(4);
+  const x = extractPage(
+    `<html><body><main><article>
+      <h1>Guide</h1><p>${prose}</p>
+      <h2>Steps</h2>
+      <ol><li>First <strong>step</strong><ul><li>sub a</li><li>sub b</li></ul></li><li>Second step</li></ol>
+      <pre><code class="language-js">const a = 1;\n\nconsole.log(a);</code></pre>
+      <table><tr><th>Name</th><th>Value</th></tr>
+        <tr><td>outer</td><td><table><tr><td>inner 1</td><td>inner 2</td></tr></table></td></tr></table>
+      <p>Read <a href="/docs/more">the docs</a>, <a href="/empty"></a> <img src="/img/a.png" alt="A chart"> ${prose}</p>
+      <p></p><p></p><p>${prose}</p>
+    </article></main></body></html>`,
+    'https://a.test/guide/',
+    opts,
+  );
+  const md = x.markdown;
+  assert.match(md, /^# Guide\n\n/);
+  assert.match(md, /\n## Steps\n\n1\. First \*\*step\*\*\n {2}- sub a\n {2}- sub b\n2\. Second step\n/);
+  assert.match(md, /```js\nconst a = 1;\n\nconsole\.log\(a\);\n```/);
+  assert.match(md, /\| Name \| Value \|\n\| --- \| --- \|\n\| outer \| inner 1 inner 2 \|/);
+  assert.match(md, /\[the docs\]\(https:\/\/a\.test\/docs\/more\)/);
+  assert.match(md, /!\[A chart\]\(https:\/\/a\.test\/img\/a\.png\)/);
+  assert.doesNotMatch(md, /\[\]\(/, 'no empty links');
+  assert.doesNotMatch(md, /\n{3,}/, 'no runs of blank lines');
 });
