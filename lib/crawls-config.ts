@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { settingsFrom } from '../shared/config/settings.js';
+import { settingsFrom } from '../shared/config/resolve.js';
 import { CrawlConfigError, errorMessage } from '../shared/errors.js';
 
 export { CrawlConfigError };

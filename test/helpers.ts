@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FrontierRow } from '../shared/store/ports/index.js';
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'trawl-test-'): { dir: string; cleanup: () => void } {
@@ -22,5 +23,22 @@ export async function serve(handler: (req: IncomingMessage, res: ServerResponse)
         server.closeAllConnections();
         server.close(() => r());
       }),
+  };
+}
+
+/** A queued page row of the frontier: the given fields over depth 0, priority 1, no attempts; the host comes from the URL. */
+export function frontierRow(fields: Pick<FrontierRow, 'runId' | 'urlId' | 'url'> & Partial<FrontierRow>): FrontierRow {
+  return {
+    host: new URL(fields.url).hostname,
+    depth: 0,
+    priority: 1,
+    kind: 'page',
+    state: 'queued',
+    inlinks: 0,
+    fresh: false,
+    redirects: 0,
+    attempts: 0,
+    notBefore: 0,
+    ...fields,
   };
 }

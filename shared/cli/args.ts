@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
-import { SETTINGS, resolveSettings as resolveFromSources, settingSpec, type CrawlSettings, type SettingName } from '../config/settings.js';
+import { SETTINGS, settingSpec, type CrawlSettings, type SettingName } from '../config/settings.js';
+import { resolveSettings as resolveFromSources } from '../config/resolve.js';
 
 /** Settings from defaults, then `TRAWL_*` environment variables, then flags. */
 export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): CrawlSettings {

@@ -1,6 +1,7 @@
 import { parseDocument as parseTree } from 'htmlparser2';
 import { type AnyNode, type Document, type Element, isTag, isText } from 'domhandler';
 import { compile, selectAll, selectOne } from 'css-select';
+import { textContent } from 'domutils';
 
 /**
  * The page tree: htmlparser2's domhandler nodes. Parsing is measured ~5× faster than linkedom on
@@ -38,17 +39,7 @@ export function selectFirst(root: AnyNode, selector: string): Element | null {
 
 /** The raw text of a node and its descendants (scripts and styles included, as `textContent`). */
 export function rawText(node: AnyNode | null | undefined): string {
-  if (!node) return '';
-  if (isText(node)) return node.data;
-  if (!('children' in node)) return '';
-  let out = '';
-  const stack: AnyNode[] = [node];
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (isText(n)) out += n.data;
-    else if ('children' in n) for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
-  }
-  return out;
+  return node ? textContent(node) : '';
 }
 
 /** Whitespace-collapsed text of a node. */

@@ -1,18 +1,10 @@
 import { type AnyNode, type Element, isTag, isText } from 'domhandler';
-import { keepChildren, parentElement, rawText, selectFirst, textOf, type Doc } from './dom.js';
-import {
-  BLOCK_TAGS,
-  BOILERPLATE_ROLES,
-  BOILERPLATE_TAGS,
-  BOILERPLATE_STEMS,
-  BOILERPLATE_TOKENS,
-  CONTENT_RULES as R,
-  CONTENT_TOKENS,
-  STRONG_CONTENT_TOKENS,
-  NEVER_CONTENT,
-  PARAGRAPH_TAGS,
-  TAG_BASE_SCORE,
-} from './content-rules.js';
+import { removeElement } from 'domutils';
+import { keepChildren, parentElement, selectFirst, textOf, type Doc } from './dom.js';
+import { BLOCK_TAGS, CONTENT_RULES as R, NEVER_CONTENT, PARAGRAPH_TAGS, TAG_BASE_SCORE } from './content-rules.js';
+import { articleMarked, classSign, PageModel, pruneNeverContent } from './page-model.js';
+
+export { classTokens } from './page-model.js';
 
 /**
  * How the main content was chosen: the best-scored container (paragraphs vote for their ancestors,
@@ -28,183 +20,11 @@ export interface MainNodes {
   method: ContentMethod;
 }
 
-interface Stats {
-  /** Whitespace-collapsed text length. */
-  len: number;
-  /** Text length inside links. */
-  links: number;
-  commas: number;
-  paragraphs: number;
-  inputs: number;
-  /** Has a block-level child element. */
-  blocks: boolean;
-  /** Text length of the largest article-marked element inside (an `<article>`, `itemprop=articleBody`, a strong content class). */
-  marked: number;
-}
-
-const COMMAS = /[,，、،]/g;
 /** Lines an article's tail keeps however short: list items, cells, code. */
 const TAIL_KEEP = new Set(['li', 'td', 'th', 'pre', 'code', 'dd']);
+const HEADING = /^h[1-6]$/;
 /** Prose is judged by its container, never removed for its own links. */
 const PROSE_TAGS = new Set(['p', 'pre', 'blockquote']);
-const STATE_CLASS = /^(tag|category|categories|has|with|no|is|hide|show|js|lang|format|type|status|post-format|wp-block)[-_]/;
-
-/** Lower-cased class and id words, plus each class name glued together ("related-posts" → related, posts, relatedposts). */
-export function classTokens(el: Element): string[] {
-  const raw = `${el.attribs.id ?? ''} ${el.attribs.class ?? ''}`.slice(0, 400);
-  if (raw.length < 3) return [];
-  const out: string[] = [];
-  for (const name of raw.split(/\s+/)) {
-    if (!name || STATE_CLASS.test(name.toLowerCase())) continue;
-    const words = name
-      .replace(/([a-z])([A-Z])/g, '$1 $2')
-      .toLowerCase()
-      .split(/[^a-z0-9]+/)
-      .filter(Boolean);
-    out.push(...words);
-    if (words.length > 1) out.push(words.join(''));
-  }
-  return out;
-}
-
-/**
- * +1 for a content class, −1 for a boilerplate class; 0 for neither, or for a boilerplate word beside a
- * strong content word ("comment-content", "entry share"): a weak one ("post-footer") does not outweigh it.
- */
-function classSign(el: Element): number {
-  let bad = false;
-  let good = false;
-  let strong = false;
-  for (const t of classTokens(el)) {
-    if (BOILERPLATE_TOKENS.has(t) || BOILERPLATE_STEMS.test(t)) bad = true;
-    else if (STRONG_CONTENT_TOKENS.has(t)) strong = good = true;
-    else if (CONTENT_TOKENS.has(t)) good = true;
-  }
-  if (bad) return strong ? 0 : -1;
-  return good ? 1 : 0;
-}
-
-/** An element that says it is the article: `<article>` without a boilerplate class, `itemprop=articleBody`, or a strong content class. */
-function articleMarked(el: Element): boolean {
-  if (el.attribs.itemprop === 'articleBody') return true;
-  const sign = classSign(el);
-  if (el.name === 'article') return sign >= 0;
-  return sign > 0 && classTokens(el).some((t) => STRONG_CONTENT_TOKENS.has(t));
-}
-
-function isHidden(el: Element): boolean {
-  const a = el.attribs;
-  if (a.hidden !== undefined || a['aria-hidden'] === 'true' || a.type === 'hidden') return true;
-  const style = a.style;
-  return style !== undefined && /(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
-}
-
-/** Removes what is never text (scripts, styles, forms controls, hidden elements, comments) in place. */
-function pruneNeverContent(node: AnyNode & { children: AnyNode[] }): void {
-  const kept: AnyNode[] = [];
-  for (const child of node.children) {
-    if (isText(child)) kept.push(child);
-    else if (isTag(child)) {
-      // Some publishers put the whole article inside <noscript> (the script-built copy is elsewhere).
-      const article = child.name === 'noscript' && child.children.some((c) => isTag(c) && c.name === 'p');
-      if ((NEVER_CONTENT.has(child.name) && !article) || isHidden(child)) continue;
-      pruneNeverContent(child);
-      kept.push(child);
-    }
-  }
-  keepChildren(node, kept);
-}
-
-/**
- * An `<a>` that holds block elements and hundreds of characters is an unclosed link swallowing the
- * paragraphs after it (`<a href=x>link<p>…`), not a link: its text counts as text. Cards (a block
- * link around a teaser) are shorter and hold at most one paragraph.
- */
-function unclosedLink(a: Element): boolean {
-  const blocks = a.children.filter((c): c is Element => isTag(c) && BLOCK_TAGS.has(c.name));
-  if (!blocks.length) return false;
-  return blocks.filter((c) => c.name === 'p').length >= 2 || rawText(a).replace(/\s+/g, ' ').length > R.unclosedLinkChars;
-}
-
-class PageModel {
-  readonly stats = new Map<Element, Stats>();
-  readonly elements: Element[] = [];
-  readonly furniture = new Set<Element>();
-  readonly inFurniture = new Set<Element>();
-  readonly bodyLen: number;
-
-  constructor(
-    readonly body: Element,
-    private readonly enabled = true,
-  ) {
-    this.bodyLen = this.measure(body, false).len;
-    this.markFurniture(body, false);
-  }
-
-  private measure(el: Element, inLink: boolean): Stats {
-    const s: Stats = { len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0 };
-    const link = inLink || (el.name === 'a' && !unclosedLink(el));
-    for (const child of el.children) {
-      if (isText(child)) {
-        const t = child.data;
-        if (!/\S/.test(t)) continue;
-        const n = t.replace(/\s+/g, ' ').length;
-        s.len += n;
-        if (link) s.links += n;
-        s.commas += t.match(COMMAS)?.length ?? 0;
-      } else if (isTag(child)) {
-        this.elements.push(child);
-        const c = this.measure(child, link);
-        s.len += c.len;
-        s.links += c.links;
-        s.commas += c.commas;
-        s.paragraphs += c.paragraphs + (child.name === 'p' ? 1 : 0);
-        s.inputs += c.inputs;
-        s.marked = Math.max(s.marked, c.marked);
-        if (BLOCK_TAGS.has(child.name)) s.blocks = true;
-      }
-    }
-    if (articleMarked(el)) s.marked = s.len;
-    this.stats.set(el, s);
-    return s;
-  }
-
-  statsOf(el: Element): Stats {
-    return this.stats.get(el) ?? { len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0 };
-  }
-
-  linkDensity(el: Element): number {
-    const s = this.statsOf(el);
-    return s.len ? s.links / s.len : 0;
-  }
-
-  /**
-   * Page furniture by tag, role or class, unless it wraps most of the page (a layout wrapper) or, for
-   * a class, most of its text is a marked article ("theiaStickySidebar" around the post).
-   */
-  private isFurniture(el: Element): boolean {
-    if (!this.enabled) return false;
-    const s = this.statsOf(el);
-    if (s.len > R.wrapperShare * this.bodyLen) return false;
-    const role = el.attribs.role?.toLowerCase();
-    if (BOILERPLATE_TAGS.has(el.name) || (role !== undefined && BOILERPLATE_ROLES.has(role))) return true;
-    if (el.name === 'header' && !selectFirst(el, 'h1')) return true;
-    return classSign(el) < 0 && s.marked < Math.max(R.markedArticleChars, R.wrapperShare * s.len);
-  }
-
-  private markFurniture(el: Element, inside: boolean): void {
-    for (const child of el.children) {
-      if (!isTag(child)) continue;
-      let within = inside;
-      if (this.isFurniture(child)) {
-        this.furniture.add(child);
-        within = true;
-      }
-      if (within) this.inFurniture.add(child);
-      this.markFurniture(child, within);
-    }
-  }
-}
 
 /** Paragraphs vote for their ancestors; the best container, its parent when that holds several strong candidates, and the siblings that belong with it. */
 function bestContainer(model: PageModel): Element[] | undefined {
@@ -301,7 +121,7 @@ function cleanInside(model: PageModel, root: Element): void {
     if (model.furniture.has(el)) return false;
     const s = model.statsOf(el);
     const ld = s.len ? s.links / s.len : 0;
-    if (/^h[1-6]$/.test(el.name)) return ld <= R.linkDensity;
+    if (HEADING.test(el.name)) return ld <= R.linkDensity;
     if (el.name === 'a' || el.name === 'img' || el.name === 'br' || el.name === 'hr') return true;
     if (s.len === 0) return el.name === 'figure' || el.name === 'picture' || el.name === 'p' || !!selectFirst(el, 'img');
     if (s.commas >= 10 || PROSE_TAGS.has(el.name)) return true;
@@ -325,24 +145,13 @@ function cleanInside(model: PageModel, root: Element): void {
   walk(root);
 }
 
-function detach(node: AnyNode): void {
-  const parent = node.parent;
-  if (!parent) return;
-  const i = parent.children.indexOf(node as never);
-  if (i < 0) return;
-  if (node.prev) node.prev.next = node.next;
-  if (node.next) node.next.prev = node.prev;
-  parent.children.splice(i, 1);
-  node.parent = node.prev = node.next = null;
-}
-
 /** Leaf blocks (no block-level children) under the given nodes, in document order. */
 function leafBlocks(model: PageModel, nodes: Element[]): Element[] {
   const out: Element[] = [];
   const visit = (el: Element) => {
     const s = model.statsOf(el);
     if (s.len === 0) return;
-    if (!s.blocks || el.name === 'p' || /^h[1-6]$/.test(el.name) || el.name === 'pre') {
+    if (!s.blocks || el.name === 'p' || el.name === 'pre' || HEADING.test(el.name)) {
       out.push(el);
       return;
     }
@@ -361,8 +170,8 @@ function trimTail(model: PageModel, nodes: Element[]): void {
   });
   if (last < 0) return;
   for (const b of blocks.slice(last + 1)) {
-    if (model.linkDensity(b) > R.classifierLinkDensity) detach(b);
-    else if (model.statsOf(b).len < R.tailBlockChars && !TAIL_KEEP.has(b.name) && !/[.!。]["”’)]?$/.test(textOf(b))) detach(b);
+    if (model.linkDensity(b) > R.classifierLinkDensity) removeElement(b);
+    else if (model.statsOf(b).len < R.tailBlockChars && !TAIL_KEEP.has(b.name) && !/[.!。]["”’)]?$/.test(textOf(b))) removeElement(b);
   }
 }
 
@@ -376,28 +185,18 @@ interface Block {
 
 /** The paragraph classifier: leaf blocks judged on length, link density and furniture, then smoothed by their neighbours. */
 function classifyBlocks(model: PageModel): Block[] {
-  const blocks: Block[] = [];
-  const visit = (el: Element) => {
-    for (const child of el.children) {
-      if (!isTag(child)) continue;
-      const s = model.statsOf(child);
-      if (s.len === 0) continue;
-      const leaf = !s.blocks || child.name === 'p' || /^h[1-6]$/.test(child.name) || child.name === 'pre';
-      if (!leaf) {
-        visit(child);
-        continue;
-      }
-      const ld = s.links / s.len;
-      const heading = /^h[1-6]$/.test(child.name);
-      let cls: BlockClass;
-      if (model.inFurniture.has(child) || model.furniture.has(child) || ld > R.classifierLinkDensity) cls = 'bad';
-      else if (s.len >= R.goodBlockChars) cls = 'good';
-      else if (s.len >= R.nearGoodBlockChars) cls = 'near';
-      else cls = 'short';
-      blocks.push({ el: child, cls, len: s.len, heading });
-    }
-  };
-  visit(model.body);
+  const blocks = leafBlocks(
+    model,
+    model.body.children.filter((c): c is Element => isTag(c)),
+  ).map((el): Block => {
+    const s = model.statsOf(el);
+    let cls: BlockClass;
+    if (model.inFurniture.has(el) || model.furniture.has(el) || s.links / s.len > R.classifierLinkDensity) cls = 'bad';
+    else if (s.len >= R.goodBlockChars) cls = 'good';
+    else if (s.len >= R.nearGoodBlockChars) cls = 'near';
+    else cls = 'short';
+    return { el, cls, len: s.len, heading: HEADING.test(el.name) };
+  });
   // Context: a short or near-good block between good ones is good; next to bad ones, bad.
   const neighbour = (i: number, step: number): BlockClass => {
     for (let j = i + step; j >= 0 && j < blocks.length; j += step) {

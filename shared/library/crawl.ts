@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
-import { resolveSettings, type CrawlSettings, type Env, type SettingName } from '../config/settings.js';
+import { type CrawlSettings, type SettingName } from '../config/settings.js';
+import { resolveSettings, type Env } from '../config/resolve.js';
 import { UsageError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import type { PriorityFn } from '../frontier/priority.js';

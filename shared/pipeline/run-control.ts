@@ -1,4 +1,4 @@
-import { settingsFrom } from '../config/settings.js';
+import { settingsFrom } from '../config/resolve.js';
 import { readyAt } from '../politeness/host-state.js';
 import type { FrontierRow, GraphStore, RunSummary } from '../store/ports/index.js';
 import { enqueueCandidates } from './cloud-commit.js';

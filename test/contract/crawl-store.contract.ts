@@ -4,23 +4,10 @@ import type { CrawlStore, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, P
 import { simhash } from '../../shared/dedupe/simhash.js';
 
 import type { Adapter } from './adapter.js';
+import { frontierRow } from '../helpers.js';
 
-const row = (runId: number, id: string, state: FrontierRow['state'] = 'queued', reason?: string): FrontierRow => ({
-  runId,
-  urlId: id,
-  url: `http://a.test/${id}`,
-  host: 'a.test',
-  depth: 1,
-  priority: 1,
-  kind: 'page',
-  state,
-  reason,
-  inlinks: 0,
-  fresh: false,
-  redirects: 0,
-  attempts: 0,
-  notBefore: 0,
-});
+const row = (runId: number, id: string, state: FrontierRow['state'] = 'queued', reason?: string): FrontierRow =>
+  frontierRow({ runId, urlId: id, url: `http://a.test/${id}`, depth: 1, state, reason });
 const fetchRecord = (runId: number, id: string, at: number, hash?: string, extra: Partial<FetchRecord> = {}): FetchRecord => ({
   runId,
   urlId: id,

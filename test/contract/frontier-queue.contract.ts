@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FrontierQueue, FrontierRow } from '../../shared/store/ports/index.js';
 import { using, type Adapter } from './adapter.js';
+import { frontierRow } from '../helpers.js';
 
 /** A queue under test with a way to look at what it holds. */
 export interface QueueProbe {
@@ -12,21 +13,7 @@ export interface QueueProbe {
   deadLetters(): Promise<Array<{ body: string; reason?: string; group?: string }>>;
 }
 
-const row = (id: string, host: string, attempts = 0): FrontierRow => ({
-  runId: 1,
-  urlId: id,
-  url: `http://${host}/${id}`,
-  host,
-  depth: 0,
-  priority: 1,
-  kind: 'page',
-  state: 'queued',
-  inlinks: 0,
-  fresh: false,
-  redirects: 0,
-  attempts,
-  notBefore: 0,
-});
+const row = (id: string, host: string, attempts = 0): FrontierRow => frontierRow({ runId: 1, urlId: id, url: `http://${host}/${id}`, attempts });
 
 /** The behaviour every FrontierQueue adapter must have. */
 export function frontierQueueContract(name: string, adapter: Adapter<QueueProbe>): void {

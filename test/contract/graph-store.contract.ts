@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { CrawlStore, EdgeRecord, FrontierRow, GraphStore, PageRecord } from '../../shared/store/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { using, type Adapter } from './adapter.js';
+import { frontierRow } from '../helpers.js';
 
 /** A graph store reads what the crawl store of the same adapter wrote. */
 export interface GraphPair {
@@ -12,21 +13,7 @@ export interface GraphPair {
 
 const url = (name: string, host = 'a.test') => `http://${host}/${name}`;
 const id = (name: string, host = 'a.test') => urlId(url(name, host));
-const row = (runId: number, name: string, host = 'a.test'): FrontierRow => ({
-  runId,
-  urlId: id(name, host),
-  url: url(name, host),
-  host,
-  depth: 0,
-  priority: 1,
-  kind: 'page',
-  state: 'queued',
-  inlinks: 0,
-  fresh: false,
-  redirects: 0,
-  attempts: 0,
-  notBefore: 0,
-});
+const row = (runId: number, name: string, host = 'a.test'): FrontierRow => frontierRow({ runId, urlId: id(name, host), url: url(name, host) });
 const page = (runId: number, name: string, host = 'a.test'): PageRecord => ({
   urlId: id(name, host),
   url: url(name, host),

@@ -2,22 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CrawlStore, FrontierRow, RunLedger } from '../../shared/store/ports/index.js';
 import { using, type Adapter } from './adapter.js';
+import { frontierRow } from '../helpers.js';
 
-const row = (runId: number, id: string, host = 'a.test'): FrontierRow => ({
-  runId,
-  urlId: id,
-  url: `http://${host}/${id}`,
-  host,
-  depth: 0,
-  priority: 1,
-  kind: 'page',
-  state: 'queued',
-  inlinks: 0,
-  fresh: false,
-  redirects: 0,
-  attempts: 0,
-  notBefore: 0,
-});
+const row = (runId: number, id: string, host = 'a.test'): FrontierRow => frontierRow({ runId, urlId: id, url: `http://${host}/${id}` });
 
 /** The behaviour every RunLedger adapter must have: the claims and counters many stateless workers share. */
 export function runLedgerContract(name: string, adapter: Adapter<CrawlStore & RunLedger>): void {

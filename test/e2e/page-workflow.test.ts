@@ -9,10 +9,10 @@ import { handler as recordFailure } from '../../functions/record-failure/index.j
 import type { PageTask } from '../../shared/pipeline/fetch-worker.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
-import type { FrontierRow } from '../../shared/store/ports/index.js';
 import { cloudEnvironment } from '../cloud/harness.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { stateMachines, synthApp } from '../lib/synth.js';
+import { frontierRow } from '../helpers.js';
 
 let emu: Emulators;
 let store: DynamoCrawlStore;
@@ -39,21 +39,7 @@ const run = (task: PageTask) =>
   }).result;
 
 async function taskFor(path: string, body: Buffer | undefined): Promise<PageTask> {
-  const row: FrontierRow = {
-    runId,
-    urlId: `id-${path}`,
-    url: `http://a.test/${path}`,
-    host: 'a.test',
-    depth: 0,
-    priority: 1,
-    kind: 'page',
-    state: 'queued',
-    inlinks: 0,
-    fresh: false,
-    redirects: 0,
-    attempts: 0,
-    notBefore: 0,
-  };
+  const row = frontierRow({ runId, urlId: `id-${path}`, url: `http://a.test/${path}` });
   await store.addUrls([row]);
   await store.claimUrl(runId, row.urlId, Date.now(), 60_000);
   const contentHash = body ? await blobs.put(body) : 'ab'.repeat(32);

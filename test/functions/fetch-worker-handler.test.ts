@@ -7,6 +7,7 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { handler } from '../../functions/fetch-worker/index.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { cloudEnvironment } from '../cloud/harness.js';
+import { frontierRow } from '../helpers.js';
 
 let emu: Emulators;
 let names: Awaited<ReturnType<Emulators['provision']>>;
@@ -49,21 +50,7 @@ test('a malformed message is dead-lettered with its reason and deleted: it neith
 });
 
 test('a message of a run that does not exist is dropped, not retried', async () => {
-  const body = JSON.stringify({
-    runId: 424242,
-    urlId: '0'.repeat(32),
-    url: 'http://a.test/',
-    host: 'a.test',
-    depth: 0,
-    priority: 1,
-    kind: 'page',
-    state: 'queued',
-    inlinks: 0,
-    fresh: false,
-    redirects: 0,
-    attempts: 0,
-    notBefore: 0,
-  });
+  const body = JSON.stringify(frontierRow({ runId: 424242, urlId: '0'.repeat(32), url: 'http://a.test/' }));
   const res = await handler({ Records: [record('m3', body, 'a.test')] }, { getRemainingTimeInMillis: () => 120_000 });
   assert.deepEqual(res.batchItemFailures, []);
 });

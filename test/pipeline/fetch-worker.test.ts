@@ -10,7 +10,7 @@ import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
 import type { FrontierRow } from '../../shared/store/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
-import { serve } from '../helpers.js';
+import { serve, frontierRow } from '../helpers.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 
 let emu: Emulators;
@@ -41,21 +41,7 @@ async function setup(): Promise<{ deps: CloudDeps; message: (path: string) => Pr
     deps,
     async message(path) {
       const url = `${site.origin}${path}`;
-      const row: FrontierRow = {
-        runId: run.id,
-        urlId: urlId(url),
-        url,
-        host,
-        depth: 0,
-        priority: 1,
-        kind: 'page',
-        state: 'queued',
-        inlinks: 0,
-        fresh: false,
-        redirects: 0,
-        attempts: 0,
-        notBefore: 0,
-      };
+      const row = frontierRow({ runId: run.id, urlId: urlId(url), url, host });
       await store.addUrls([row]);
       return row;
     },

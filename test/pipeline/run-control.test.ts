@@ -10,6 +10,7 @@ import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
 import type { FrontierRow } from '../../shared/store/ports/index.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { frontierRow } from '../helpers.js';
 
 let emu: Emulators;
 let n = 0;
@@ -25,21 +26,7 @@ async function setup(now: () => number): Promise<{ deps: CloudDeps; queueUrl: st
   const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs });
   const deps: CloudDeps = { store, blobs, objects, frontier: new SqsFrontier(emu.clients.sqs, names.queueUrl), logger: createLogger('silent'), clock: now };
   const run = await store.createRun(['http://a.test/'], {}, now());
-  const row = (id: string): FrontierRow => ({
-    runId: run.id,
-    urlId: id,
-    url: `http://a.test/${id}`,
-    host: 'a.test',
-    depth: 0,
-    priority: 1,
-    kind: 'page',
-    state: 'queued',
-    inlinks: 0,
-    fresh: false,
-    redirects: 0,
-    attempts: 0,
-    notBefore: 0,
-  });
+  const row = (id: string): FrontierRow => frontierRow({ runId: run.id, urlId: id, url: `http://a.test/${id}` });
   await store.addUrls([row('a'), row('b')]);
   return { deps, queueUrl: names.queueUrl, state: { runId: run.id, crawl: 'c', deadline: now() + 60_000, maxPages: 10 } };
 }

@@ -6,25 +6,10 @@ import Database from '../../shared/store/local/sqlite-driver.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { DataDirError } from '../../shared/errors.js';
 import type { FrontierRow } from '../../shared/store/ports/index.js';
-import { tempDir } from '../helpers.js';
+import { tempDir, frontierRow } from '../helpers.js';
 
 function row(runId: number, id: string, state: FrontierRow['state'] = 'queued', reason?: string): FrontierRow {
-  return {
-    runId,
-    urlId: id,
-    url: `http://a.test/${id}`,
-    host: 'a.test',
-    depth: 1,
-    priority: 1,
-    kind: 'page',
-    state,
-    reason,
-    inlinks: 0,
-    fresh: false,
-    redirects: 0,
-    attempts: 0,
-    notBefore: 0,
-  };
+  return frontierRow({ runId, urlId: id, url: `http://a.test/${id}`, depth: 1, state, reason });
 }
 
 test('summarises a run from its frontier and fetch records (the contract suite covers the writes)', async () => {

@@ -1,5 +1,4 @@
 import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
 import {
   FINAL_STATES,
@@ -7,29 +6,22 @@ import {
   SETTLED_STATES,
   SOFT_SKIPS,
   type BlobStore,
-  type ChunkRecord,
   type CrawlStore,
-  type EdgeRecord,
-  type ExtractRecord,
   type FetchCommit,
   type FetchRecord,
   type FrontierRow,
   type HostRecord,
-  type PageRecord,
   type RunRecord,
   type RunStatus,
   type RunSummary,
   type SeenUrl,
   type UrlState,
 } from '../ports/index.js';
-import { bandKeys, chunkItem, edgeItem, extractItem, fetchItem, frontierItem, INDEX_NAMES, pageItem, recordOf, type Item } from './dynamo-items.js';
-import { DynamoLedger } from './dynamo-ledger.js';
+import { edgeItem, fetchItem, frontierItem, recordOf } from './dynamo-items.js';
+import { DynamoContent } from './dynamo-content.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { BANDS_INDEX, INLINKS_INDEX, keys } from './table.js';
+import { INLINKS_INDEX, keys } from './table.js';
 import { urlId as urlIdOf } from '../../url/canonical.js';
-
-/** Text fields longer than this go to the blob store (DynamoDB items stop at 400 KB). */
-const SPILL_BYTES = 100_000;
 
 export interface DynamoStoreOptions {
   /** Days a frontier item lives after it is written (DynamoDB TTL); pages, edges and fetches stay. */
@@ -43,7 +35,7 @@ export interface DynamoStoreOptions {
  * is a single-item (often conditional) operation, ordered so that a crash at any point leaves
  * data a redelivery completes, and counters move only when a conditional write succeeded.
  */
-export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
+export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
   private readonly retentionSeconds: number;
 
   constructor(
@@ -51,20 +43,8 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
     table: string,
     private readonly options: DynamoStoreOptions,
   ) {
-    super(doc, table);
+    super(doc, table, options.blobs);
     this.retentionSeconds = (options.frontierRetentionDays ?? 90) * 86_400;
-  }
-
-  private async spill(text: string | undefined): Promise<{ text?: string; blob?: string }> {
-    if (text === undefined || Buffer.byteLength(text) <= SPILL_BYTES) return { text };
-    return { blob: await this.options.blobs.put(Buffer.from(text)) };
-  }
-
-  private async unspill(text: unknown, blob: unknown): Promise<string | undefined> {
-    if (typeof blob !== 'string') return text as string | undefined;
-    const bytes = await this.options.blobs.get(blob);
-    if (!bytes) throw new Error(`stored text ${blob} is missing from the blob store: restore the raw/ objects of the bucket`);
-    return bytes.toString();
   }
 
   async createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord> {
@@ -161,10 +141,6 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
         config: i.config as Record<string, unknown>,
       }))
       .sort((a, b) => a.id - b.id);
-  }
-
-  async chunks(urlId: string): Promise<ChunkRecord[]> {
-    return (await this.partition(`URL#${urlId}`, 'CHUNK#')).map((i) => recordOf<ChunkRecord>(i)!);
   }
 
   async markInFlight(runId: number, urlId: string): Promise<void> {
@@ -319,124 +295,6 @@ export class DynamoCrawlStore extends DynamoLedger implements CrawlStore {
       { requests: 1, bytes: record.bytes, unchanged: record.notModified ? 1 : 0 },
       record.status === undefined ? 'error' : String(record.status),
     );
-  }
-
-  private async putPage(p: PageRecord): Promise<void> {
-    const res = await this.doc.send(new PutCommand({ TableName: this.table, Item: pageItem(p), ReturnValues: 'ALL_OLD' }));
-    if (res.Attributes?.runId !== p.runId) await this.addCounters(p.runId, { pagesStored: 1, duplicates: p.duplicateOf ? 1 : 0 });
-  }
-
-  private async writeExtraction(x: ExtractRecord, chunks: ChunkRecord[]): Promise<void> {
-    const previous = await this.get(keys.extract(x.urlId));
-    const { text, blob } = await this.spill(x.markdown);
-    const item = extractItem({ ...x, markdown: text ?? '' }, chunks.length);
-    if (blob) item.markdownBlob = blob;
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
-    if (!x.textDuplicateOf) await this.putIfAbsent({ ...keys.text(x.textHash), type: 'TEXT', urlId: x.urlId });
-    const stale = Array.from({ length: Math.max(0, Number(previous?.chunkCount ?? 0) - chunks.length) }, (_, i) => keys.chunk(x.urlId, chunks.length + i));
-    await this.batchWrite(chunks.map(chunkItem), stale);
-    const now = Date.now();
-    await Promise.all(
-      simhashBands(x.simhash).map((value, band) => {
-        const k = bandKeys(x.urlId, band, value, now);
-        return this.doc.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: keys.band(x.urlId, band),
-            UpdateExpression: `SET #type = :t, urlId = :u, #gpk = :pk, #gsk = if_not_exists(#gsk, :sk), simhash = :h, nearDuplicate = :nd`,
-            ExpressionAttributeNames: { '#type': 'type', '#gpk': BANDS_INDEX.pk, '#gsk': BANDS_INDEX.sk },
-            ExpressionAttributeValues: { ':t': 'BAND', ':u': x.urlId, ':pk': k.pk, ':sk': k.sk, ':h': x.simhash, ':nd': x.nearDuplicateOf !== undefined },
-          }),
-        );
-      }),
-    );
-  }
-
-  async fetchHistory(urlId: string): Promise<FetchRecord[]> {
-    return (await this.partition(`URL#${urlId}`, 'FETCH#')).map((i) => recordOf<FetchRecord>(i)!);
-  }
-
-  async storedPages(): Promise<PageRecord[]> {
-    const items = await this.scanAll({
-      FilterExpression: '#type = :p AND attribute_exists(contentHash)',
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':p': 'PAGE' },
-    });
-    return items.map((i) => recordOf<PageRecord>(i)!).sort((a, b) => a.fetchedAt - b.fetchedAt);
-  }
-
-  async saveExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): Promise<void> {
-    await this.batchWrite(edges.map(edgeItem));
-    if (extract) await this.writeExtraction(extract, chunks);
-  }
-
-  async getExtract(urlId: string): Promise<ExtractRecord | undefined> {
-    const item = await this.get(keys.extract(urlId));
-    if (!item) return undefined;
-    const { chunkCount: _n, markdownBlob, ...x } = recordOf<ExtractRecord & { chunkCount: number; markdownBlob?: string }>(item)!;
-    return { ...x, markdown: (await this.unspill(x.markdown, markdownBlob)) ?? '' };
-  }
-
-  async getPage(urlId: string): Promise<PageRecord | undefined> {
-    return recordOf<PageRecord>(await this.get(keys.page(urlId)));
-  }
-
-  async claimBody(hash: string, urlId: string, at: number): Promise<string> {
-    if (await this.putIfAbsent({ ...keys.body(hash), type: 'BODY', urlId, fetchedAt: at })) return urlId;
-    const owner = String((await this.get(keys.body(hash)))?.urlId);
-    if (owner === urlId) return owner;
-    // An owner whose page has moved on to other bytes no longer holds these: the body changes hands once.
-    const page = await this.getPage(owner);
-    if (!page?.contentHash || page.contentHash === hash) return owner;
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.body(hash),
-          UpdateExpression: 'SET urlId = :me, fetchedAt = :at',
-          ConditionExpression: 'urlId = :old',
-          ExpressionAttributeValues: { ':me': urlId, ':at': at, ':old': owner },
-        }),
-      );
-      return urlId;
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-      return String((await this.get(keys.body(hash)))?.urlId);
-    }
-  }
-
-  async outlinks(urlId: string): Promise<EdgeRecord[]> {
-    const page = await this.getPage(urlId);
-    if (!page?.contentHash) return [];
-    return (await this.partition(`URL#${urlId}`, `EDGE#${page.contentHash}#`)).map((i) => recordOf<EdgeRecord>(i)!);
-  }
-
-  async findNearDuplicate(hash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined> {
-    const found = await Promise.all(
-      simhashBands(hash).map((value, band) =>
-        this.queryAll({
-          IndexName: INDEX_NAMES.bands,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': BANDS_INDEX.pk },
-          ExpressionAttributeValues: { ':pk': `BAND#${band}#${value}` },
-        }),
-      ),
-    );
-    const candidates = new Map<string, Item>();
-    for (const item of found.flat()) if (item.urlId !== exceptUrlId && !item.nearDuplicate) candidates.set(String(item.urlId), item);
-    const ordered = [...candidates.values()].sort((a, b) => String(a[BANDS_INDEX.sk]).localeCompare(String(b[BANDS_INDEX.sk])));
-    for (const c of ordered) {
-      const distance = hammingDistance(hash, String(c.simhash));
-      if (distance <= maxDistance) return { urlId: String(c.urlId), distance };
-    }
-    return undefined;
-  }
-
-  async findTextDuplicate(textHash: string, exceptUrlId: string): Promise<string | undefined> {
-    const owner = await this.get(keys.text(textHash));
-    if (!owner || owner.urlId === exceptUrlId) return undefined;
-    const x = await this.get(keys.extract(String(owner.urlId)));
-    return x?.textHash === textHash ? String(owner.urlId) : undefined;
   }
 
   async getHost(host: string): Promise<HostRecord | undefined> {
