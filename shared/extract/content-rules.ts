@@ -4,7 +4,9 @@
  */
 export const CONTENT_RULES = {
   /** A block shorter than this (characters) does not vote for the container it sits in. */
-  minVotingChars: 25,
+  minVotingChars: 40,
+  /** A `div` or `section` whose text is mostly loose (text between `<br>`s, inline elements) votes as a paragraph. */
+  inlineParagraphShare: 0.5,
   /** Ancestors a paragraph's vote reaches (parent, grandparent, then divided by level × 3). */
   voteDepth: 5,
   /** Class/id weight of a content or boilerplate token on a container's score. */
@@ -18,6 +20,10 @@ export const CONTENT_RULES = {
   /** Inside the content: a container goes when its link text is over this share (over `linkDensityHard` even with a content class). */
   linkDensity: 0.33,
   linkDensityHard: 0.5,
+  /** ...unless it holds a paragraph of prose this long (few links): it is cleaned inside instead. */
+  proseChars: 120,
+  /** Cleaning that would keep less than this share of the content's text removes only its furniture. */
+  cleanKeepShare: 0.2,
   /** Short lines under this length (characters) with any link text are navigation, not prose. */
   shortBlockChars: 70,
   /** A boilerplate class or tag does not remove an element holding more than this share of the page's text (it is a layout wrapper). */
@@ -28,18 +34,51 @@ export const CONTENT_RULES = {
   articleClimb: 4,
   articleExtraShare: 0.15,
   /** After the content's last good paragraph, blocks shorter than this (or link lists) are dropped. */
-  tailBlockChars: 70,
+  tailBlockChars: 90,
   /** A link holding block elements and more text than this is an unclosed `<a>`, not a link. */
   unclosedLinkChars: 300,
   /** Paragraph classifier (jusText-style): good blocks are at least this long with link density under `classifierLinkDensity`. */
-  goodBlockChars: 200,
-  nearGoodBlockChars: 70,
-  classifierLinkDensity: 0.2,
+  goodBlockChars: 150,
+  nearGoodBlockChars: 100,
+  classifierLinkDensity: 0.25,
   /** The classifier's text replaces the container's when the container holds less than this share of it. */
-  classifierOverride: 0.5,
+  classifierOverride: 0.6,
   /** Below this many characters the container is not an article: the classifier decides. */
   minArticleChars: 200,
+  /** In the tail, a paragraph this long stays unless over `linkDensityHard` links ("more on this at <a>…</a>"). */
+  tailProseChars: 250,
+  /** Good classifier blocks and lead-marked elements before the container join it when within this many levels of it. */
+  precedingClimb: 4,
+  /** A lead-marked element (`LEAD_TOKENS`) before the container joins it from this many characters, with links under `classifierLinkDensity`. */
+  leadChars: 40,
+  /** Between the headline and the content, paragraphs and subheadings (the standfirst) join it when at most this many elements apart. */
+  standfirstSpan: 100,
+  /** A line of at most this many characters that is a date with at most `datelineWords` other words is dropped. */
+  datelineChars: 80,
+  datelineWords: 3,
 } as const;
+
+/** Class and id tokens of a lead, standfirst or abstract: the article's first lines, often outside its body container. */
+export const LEAD_TOKENS = new Set([
+  'lead',
+  'leadin',
+  'intro',
+  'introduction',
+  'standfirst',
+  'summary',
+  'abstract',
+  'chapo',
+  'teaser',
+  'subtitle',
+  'subheadline',
+  'excerpt',
+  'dek',
+  'deck',
+  'subhead',
+  'description',
+  'strapline',
+  'sapo',
+]);
 
 /** Tags whose content is never page text. */
 export const NEVER_CONTENT = new Set([
@@ -63,7 +102,6 @@ export const NEVER_CONTENT = new Set([
   'label',
   'head',
   'link',
-  'meta',
   'dialog',
   'audio',
   'video',
@@ -182,13 +220,19 @@ export const BOILERPLATE_TOKENS = new Set([
   'nextpost',
   'postnav',
   'postmetadata',
-  'meta',
   'utility',
   'caption',
   'credit',
-  'tweet',
-  'twitter',
-  'embedded',
+  'byline',
+  'dateline',
+  'posted',
+  'published',
+  'updated',
+  'pubdate',
+  'licence',
+  'license',
+  'legal',
+  'disclaimer',
 ]);
 
 /** Class and id words that begin like boilerplate ("sharedaddy", "commentlist", "socialmedia", "relatedarticles"). */

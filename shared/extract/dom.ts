@@ -1,7 +1,7 @@
 import { parseDocument as parseTree } from 'htmlparser2';
-import { type AnyNode, type Document, type Element, isTag, isText } from 'domhandler';
+import { type AnyNode, type Document, Element, isTag, isText } from 'domhandler';
 import { compile, selectAll, selectOne } from 'css-select';
-import { textContent } from 'domutils';
+import { appendChild, textContent } from 'domutils';
 
 /**
  * The page tree: htmlparser2's domhandler nodes. Parsing is measured ~5× faster than linkedom on
@@ -12,9 +12,40 @@ export type Doc = Document;
 export type El = Element;
 export type { AnyNode };
 
-/** Parses HTML into a tree (lower-cased tag and attribute names, entities decoded). */
+/** Parses HTML into a tree (lower-cased tag and attribute names, entities decoded), with body content that strayed into `<head>` moved to the body. */
 export function parseDocument(html: string): Doc {
-  return parseTree(html, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+  const doc = parseTree(html, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+  hoistBodyContent(doc);
+  return doc;
+}
+
+/** What may stay in `<head>`; anything else ends the head in a browser's parser. */
+const HEAD_TAGS = new Set(['title', 'meta', 'link', 'script', 'style', 'base', 'noscript', 'template']);
+
+/**
+ * A browser closes `<head>` at the first element or text that cannot be in it and puts the rest in
+ * `<body>`; htmlparser2 keeps such content (a `<div>` before `<body>`) inside the head. Moved here.
+ */
+function hoistBodyContent(doc: Doc): void {
+  const html = documentElement(doc);
+  const head = html?.children.find((c): c is Element => isTag(c) && c.name === 'head');
+  if (!html || !head) return;
+  const at = head.children.findIndex((c) => (isTag(c) && !HEAD_TAGS.has(c.name)) || (isText(c) && /\S/.test(c.data)));
+  if (at < 0) return;
+  let body = html.children.find((c): c is Element => isTag(c) && c.name === 'body');
+  if (!body) {
+    body = new Element('body', {});
+    appendChild(html, body);
+  }
+  const moved = head.children.slice(at);
+  keepChildren(head, head.children.slice(0, at));
+  for (const node of moved) node.parent = body;
+  const children = [...moved, ...body.children];
+  body.children = children;
+  children.forEach((node, i) => {
+    node.prev = children[i - 1] ?? null;
+    node.next = children[i + 1] ?? null;
+  });
 }
 
 const compiled = new Map<string, ReturnType<typeof compile<AnyNode, Element>>>();
@@ -57,6 +88,12 @@ export function attr(el: Element | null | undefined, name: string): string | und
 export function parentElement(node: AnyNode): Element | null {
   const p = node.parent;
   return p && isTag(p) ? p : null;
+}
+
+/** Whether `node` is `ancestor` or inside it. */
+export function contains(ancestor: AnyNode, node: AnyNode): boolean {
+  for (let n: AnyNode | null = node; n; n = n.parent) if (n === ancestor) return true;
+  return false;
 }
 
 /** The `<html>` element, or null for a fragment without one. */

@@ -1,8 +1,10 @@
 import { type AnyNode, type Element, isTag, isText } from 'domhandler';
 import { removeElement } from 'domutils';
-import { keepChildren, parentElement, selectFirst, textOf, type Doc } from './dom.js';
+import { contains, keepChildren, parentElement, selectFirst, textOf, type Doc } from './dom.js';
 import { BLOCK_TAGS, CONTENT_RULES as R, NEVER_CONTENT, PARAGRAPH_TAGS, TAG_BASE_SCORE } from './content-rules.js';
+import { isDateline } from './dateline.js';
 import { articleMarked, classSign, PageModel, pruneNeverContent } from './page-model.js';
+import { withHeadline, withLead } from './article-edges.js';
 
 export { classTokens } from './page-model.js';
 
@@ -23,6 +25,8 @@ export interface MainNodes {
 /** Lines an article's tail keeps however short: list items, cells, code. */
 const TAIL_KEEP = new Set(['li', 'td', 'th', 'pre', 'code', 'dd']);
 const HEADING = /^h[1-6]$/;
+/** Tables and code an article ends with: the subheading before them stays. */
+const STRUCTURED = new Set(['td', 'th', 'pre', 'code']);
 /** Prose is judged by its container, never removed for its own links. */
 const PROSE_TAGS = new Set(['p', 'pre', 'blockquote']);
 
@@ -33,7 +37,8 @@ function bestContainer(model: PageModel): Element[] | undefined {
   for (const el of model.elements) {
     if (model.inFurniture.has(el)) continue;
     const s = model.statsOf(el);
-    const paragraph = PARAGRAPH_TAGS.has(el.name) || ((el.name === 'div' || el.name === 'section') && !s.blocks);
+    const paragraph =
+      PARAGRAPH_TAGS.has(el.name) || ((el.name === 'div' || el.name === 'section') && (!s.blocks || s.inline >= R.inlineParagraphShare * s.len));
     if (!paragraph || s.len < R.minVotingChars || s.links > 0.5 * s.len) continue;
     const vote = 1 + s.commas + Math.min(Math.floor(s.len / 100), 3);
     let level = 0;
@@ -110,15 +115,13 @@ function bestContainer(model: PageModel): Element[] | undefined {
   return picked;
 }
 
-function contains(ancestor: Element, node: AnyNode): boolean {
-  for (let n: AnyNode | null = node; n; n = n.parent) if (n === ancestor) return true;
-  return false;
-}
-
-/** Removes furniture, link lists, empty containers and form remnants inside the chosen content. */
+/**
+ * Removes furniture, link lists, empty containers and form remnants inside the chosen content. When
+ * that would leave under `cleanKeepShare` of its text (the content is itself a link list, or short
+ * prose among many links), only furniture goes.
+ */
 function cleanInside(model: PageModel, root: Element): void {
-  const keep = (el: Element): boolean => {
-    if (model.furniture.has(el)) return false;
+  const strict = (el: Element): boolean => {
     const s = model.statsOf(el);
     const ld = s.len ? s.links / s.len : 0;
     if (HEADING.test(el.name)) return ld <= R.linkDensity;
@@ -126,23 +129,40 @@ function cleanInside(model: PageModel, root: Element): void {
     if (s.len === 0) return el.name === 'figure' || el.name === 'picture' || el.name === 'p' || !!selectFirst(el, 'img');
     if (s.commas >= 10 || PROSE_TAGS.has(el.name)) return true;
     const sign = classSign(el);
-    if (ld > R.linkDensityHard || (sign <= 0 && ld > R.linkDensity && s.len < 4 * R.goodBlockChars)) return false;
+    if ((ld > R.linkDensityHard || (sign <= 0 && ld > R.linkDensity && s.len < 4 * R.goodBlockChars)) && s.prose < R.proseChars) return false;
     if (s.inputs > 0 && s.inputs > s.paragraphs / 3) return false;
     if (s.len < R.shortBlockChars && ld > 0.5) return false;
     return true;
   };
-  const walk = (el: Element) => {
-    const kept: AnyNode[] = [];
+  const plan = (keep: (el: Element) => boolean) => {
+    const drop = new Set<Element>();
+    let dropped = 0;
+    const walk = (el: Element) => {
+      for (const child of el.children) {
+        if (!isTag(child)) continue;
+        if (model.furniture.has(child) || !keep(child)) {
+          drop.add(child);
+          dropped += model.statsOf(child).len;
+        } else walk(child);
+      }
+    };
+    walk(root);
+    return { drop, kept: model.statsOf(root).len - dropped };
+  };
+  const first = plan(strict);
+  const drop = first.kept < R.cleanKeepShare * model.statsOf(root).len ? plan(() => true).drop : first.drop;
+  const apply = (el: Element) => {
+    const children: AnyNode[] = [];
     for (const child of el.children) {
       if (isTag(child)) {
-        if (!keep(child)) continue;
-        walk(child);
+        if (drop.has(child)) continue;
+        apply(child);
       }
-      kept.push(child);
+      children.push(child);
     }
-    keepChildren(el, kept);
+    keepChildren(el, children);
   };
-  walk(root);
+  apply(root);
 }
 
 /** Leaf blocks (no block-level children) under the given nodes, in document order. */
@@ -169,10 +189,23 @@ function trimTail(model: PageModel, nodes: Element[]): void {
     if (model.statsOf(b).len >= R.goodBlockChars && model.linkDensity(b) < R.classifierLinkDensity) last = i;
   });
   if (last < 0) return;
-  for (const b of blocks.slice(last + 1)) {
-    if (model.linkDensity(b) > R.classifierLinkDensity) removeElement(b);
-    else if (model.statsOf(b).len < R.tailBlockChars && !TAIL_KEEP.has(b.name) && !/[.!。]["”’)]?$/.test(textOf(b))) removeElement(b);
+  // From the end, so a subheading stays when a table or code it introduces stays.
+  let keptAfter = false;
+  for (const b of blocks.slice(last + 1).reverse()) {
+    const ld = model.linkDensity(b);
+    const len = model.statsOf(b).len;
+    let drop: boolean;
+    if (ld > R.classifierLinkDensity) drop = !(PROSE_TAGS.has(b.name) && len >= R.tailProseChars && ld <= R.linkDensityHard);
+    else if (HEADING.test(b.name)) drop = !keptAfter;
+    else drop = len < R.tailBlockChars && !TAIL_KEEP.has(b.name) && !/[.!。]["”’)]?$/.test(textOf(b));
+    if (drop) removeElement(b);
+    else if (STRUCTURED.has(b.name)) keptAfter = true;
   }
+}
+
+/** Date lines ("Published 4 May 2021, 17:13") anywhere in the content. */
+function dropDatelines(model: PageModel, nodes: Element[]): void {
+  for (const b of leafBlocks(model, nodes)) if (model.statsOf(b).len <= R.datelineChars && isDateline(textOf(b), R.datelineWords)) removeElement(b);
 }
 
 type BlockClass = 'good' | 'near' | 'short' | 'bad';
@@ -243,9 +276,15 @@ function chooseContent(model: PageModel): MainNodes {
   const goodLen = good.reduce((n, b) => n + b.len, 0);
   const containerLen = container?.reduce((n, el) => n + model.statsOf(el).len, 0) ?? 0;
   if (container && containerLen >= R.minArticleChars && containerLen >= R.classifierOverride * goodLen) {
-    for (const el of container) cleanInside(model, el);
-    trimTail(model, container);
-    return { nodes: withHeadline(model, container), method: 'container' };
+    const nodes = withLead(
+      model,
+      container,
+      good.map((b) => b.el),
+    );
+    for (const el of nodes) cleanInside(model, el);
+    trimTail(model, nodes);
+    dropDatelines(model, nodes);
+    return { nodes: withHeadline(model, nodes), method: 'container' };
   }
   if (goodLen > 0) {
     for (const b of good) cleanInside(model, b.el);
@@ -256,16 +295,6 @@ function chooseContent(model: PageModel): MainNodes {
     return { nodes: container, method: 'container' };
   }
   return { nodes: [], method: 'none' };
-}
-
-/** The page's headline when it sits just before the content (outside it): the article reads whole with it. */
-function withHeadline(model: PageModel, nodes: Element[]): Element[] {
-  const order = new Map(model.elements.map((el, i) => [el, i]));
-  const first = nodes[0] ? (order.get(nodes[0]) ?? 0) : 0;
-  const h1 = model.elements.find((el) => el.name === 'h1' && !model.inFurniture.has(el) && !model.furniture.has(el));
-  if (!h1 || (order.get(h1) ?? Infinity) >= first || nodes.some((n) => contains(n, h1))) return nodes;
-  if (model.statsOf(h1).len === 0 || model.linkDensity(h1) > 0.5) return nodes;
-  return [h1, ...nodes];
 }
 
 /** Text like innerText: block elements and table cells are separated, so words never run together. */

@@ -30,6 +30,10 @@ export interface Stats {
   blocks: boolean;
   /** Text length of the largest article-marked element inside (an `<article>`, `itemprop=articleBody`, a strong content class). */
   marked: number;
+  /** Length of the longest paragraph inside with few links. */
+  prose: number;
+  /** Text length outside block-level children: loose text and inline elements (text between `<br>`s). */
+  inline: number;
 }
 
 const COMMAS = /[,，、،]/g;
@@ -94,6 +98,7 @@ export function pruneNeverContent(node: AnyNode & { children: AnyNode[] }): void
       // Some publishers put the whole article inside <noscript> (the script-built copy is elsewhere).
       const article = child.name === 'noscript' && child.children.some((c) => isTag(c) && c.name === 'p');
       if ((NEVER_CONTENT.has(child.name) && !article) || isHidden(child)) continue;
+      if (article) child.name = 'div';
       pruneNeverContent(child);
       kept.push(child);
     }
@@ -119,6 +124,7 @@ export class PageModel {
   readonly furniture = new Set<Element>();
   readonly inFurniture = new Set<Element>();
   readonly bodyLen: number;
+  private order?: Map<Element, number>;
 
   constructor(
     readonly body: Element,
@@ -129,7 +135,7 @@ export class PageModel {
   }
 
   private measure(el: Element, inLink: boolean): Stats {
-    const s: Stats = { len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0 };
+    const s: Stats = { len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0, prose: 0, inline: 0 };
     const link = inLink || (el.name === 'a' && !unclosedLink(el));
     for (const child of el.children) {
       if (isText(child)) {
@@ -137,6 +143,7 @@ export class PageModel {
         if (!/\S/.test(t)) continue;
         const n = t.replace(/\s+/g, ' ').length;
         s.len += n;
+        s.inline += n;
         if (link) s.links += n;
         s.commas += t.match(COMMAS)?.length ?? 0;
       } else if (isTag(child)) {
@@ -148,16 +155,25 @@ export class PageModel {
         s.paragraphs += c.paragraphs + (child.name === 'p' ? 1 : 0);
         s.inputs += c.inputs;
         s.marked = Math.max(s.marked, c.marked);
-        if (BLOCK_TAGS.has(child.name)) s.blocks = true;
+        s.prose = Math.max(s.prose, c.prose);
+        if (BLOCK_TAGS.has(child.name) && child.name !== 'br' && child.name !== 'hr') s.blocks = true;
+        else s.inline += c.len;
       }
     }
     if (articleMarked(el)) s.marked = s.len;
+    if (el.name === 'p' && s.links < 0.2 * s.len) s.prose = Math.max(s.prose, s.len);
     this.stats.set(el, s);
     return s;
   }
 
   statsOf(el: Element): Stats {
-    return this.stats.get(el) ?? { len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0 };
+    return this.stats.get(el) ?? { len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0, prose: 0, inline: 0 };
+  }
+
+  /** Document-order position of an element in the body (elements after the body's own are unknown: Infinity). */
+  indexOf(el: Element): number {
+    this.order ??= new Map(this.elements.map((e, i) => [e, i]));
+    return this.order.get(el) ?? Infinity;
   }
 
   linkDensity(el: Element): number {
