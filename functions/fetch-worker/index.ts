@@ -1,47 +1,37 @@
 // Fetch worker: the SQS FIFO frontier's consumer. Powertools' FIFO batch processor reports partial
-// failures; each body is validated first, and a malformed one is dead-lettered with its reason
-// (never retried, never holding its host's message group).
+// failures; what happens to each message (dead-lettering a malformed one, waiting for its host,
+// handing it back) is settleFrontierMessage's, and this handler logs, counts and answers SQS.
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { errorMessage, MalformedMessageError, MessageHandedBackError, nextStep } from '../../shared/errors.js';
-import { handleFrontierMessage } from '../../shared/pipeline/fetch-worker.js';
-import { parseFrontierMessage } from '../../shared/store/frontier-message.js';
-import type { FrontierRow } from '../../shared/store/ports/index.js';
+import { errorMessage, MessageHandedBackError } from '../../shared/errors.js';
+import { settleFrontierMessage, waitPolicyFor } from '../../shared/pipeline/fetch-worker.js';
 import { instrumented, MetricUnit, runtime, type Runtime } from '../runtime.js';
 
 const processor = new SqsFifoPartialProcessorAsync();
 
-async function deadLetter(rt: Runtime, record: SQSRecord, err: MalformedMessageError): Promise<void> {
-  rt.logger.error('frontier message dead-lettered', { messageId: record.messageId, reason: err.message });
-  await rt.frontier.deadLetter(record.body, err.message, record.attributes.MessageGroupId ?? 'malformed', record.messageId);
-  rt.metrics.addMetric('MessagesMalformed', MetricUnit.Count, 1);
-}
-
 async function handleRecord(rt: Runtime, record: SQSRecord, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<void> {
-  let row: FrontierRow;
+  const message = { body: record.body, receipt: record.receiptHandle, id: record.messageId, group: record.attributes.MessageGroupId };
+  let settled;
   try {
-    row = parseFrontierMessage(record.body);
+    settled = await settleFrontierMessage(rt, message, waitPolicyFor(context?.getRemainingTimeInMillis()));
   } catch (err) {
-    if (err instanceof MalformedMessageError) return deadLetter(rt, record, err);
+    rt.logger.error('frontier message failed; SQS will redeliver it', { messageId: record.messageId, error: errorMessage(err) });
     throw err;
   }
-  try {
-    // Waiting for a host in the handler stops a minute short of the function's timeout.
-    const maxTotalWaitMs = Math.max(0, (context?.getRemainingTimeInMillis() ?? 120_000) - 60_000);
-    const verdict = await handleFrontierMessage(rt, row, record.receiptHandle, { maxInlineWaitMs: 5_000, maxTotalWaitMs });
-    rt.logger.debug('frontier message handled', { url: row.url, action: verdict.action, outcome: verdict.outcome });
-    // A fixed set of metric names (outcomes like http-404 stay in the logs, not in metric names).
-    rt.metrics.addMetric(verdict.action === 'later' ? 'MessagesHandedBack' : verdict.page ? 'PagesFetched' : 'MessagesSettled', MetricUnit.Count, 1);
-    // Handed back with its visibility set: failing the item keeps SQS from deleting it.
-    if (verdict.action === 'later') throw new MessageHandedBackError(verdict.delayMs, verdict.outcome);
-  } catch (err) {
-    if (err instanceof MessageHandedBackError) throw err;
-    if (nextStep(err) === 'fail-url') {
-      rt.logger.warn(errorMessage(err), { runId: row.runId, url: row.url });
+  switch (settled.action) {
+    case 'dead-lettered':
+      rt.logger.error('frontier message dead-lettered', { messageId: record.messageId, reason: settled.reason });
+      rt.metrics.addMetric('MessagesMalformed', MetricUnit.Count, 1);
       return;
-    }
-    rt.logger.error('frontier message failed; SQS will redeliver it', { url: row.url, error: errorMessage(err) });
-    throw err;
+    case 'url-failed':
+      rt.logger.warn(settled.reason, { runId: settled.row.runId, url: settled.row.url });
+      return;
+    default:
+      rt.logger.debug('frontier message handled', { url: settled.row.url, action: settled.action, outcome: settled.outcome });
+      // A fixed set of metric names (outcomes like http-404 stay in the logs, not in metric names).
+      rt.metrics.addMetric(settled.action === 'later' ? 'MessagesHandedBack' : settled.page ? 'PagesFetched' : 'MessagesSettled', MetricUnit.Count, 1);
+      // Handed back with its visibility set: failing the item keeps SQS from deleting it.
+      if (settled.action === 'later') throw new MessageHandedBackError(settled.delayMs, settled.outcome);
   }
 }
 

@@ -58,7 +58,7 @@ export function withHeadline(model: PageModel, nodes: Element[]): Element[] {
       const el = model.elements[i]!;
       if (el.name !== 'p' && el.name !== 'h2' && !leadMarked(el)) continue;
       if (model.inFurniture.has(el) || standfirst.some((b) => contains(b, el))) continue;
-      if (model.statsOf(el).len < R.leadChars || model.linkDensity(el) > R.classifierLinkDensity || isDateline(textOf(el), R.datelineWords)) continue;
+      if (model.statsOf(el).len < R.leadChars || model.linkDensity(el) > R.classifierLinkDensity || isDateline(textOf(el))) continue;
       standfirst.push(el);
     }
   }

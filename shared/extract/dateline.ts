@@ -1,3 +1,5 @@
+import { CONTENT_RULES as R } from './content-rules.js';
+
 /*
  * Datelines: the "Published 4 May 2021, 17:13" and "Donnerstag, 31. Mai 2012" lines around an
  * article. Month and weekday names come from the runtime's own locale data (Intl), so the
@@ -42,11 +44,11 @@ const NUMERIC_DATE = /\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}(T[
 const TIME = /\b\d{1,2}:\d{2}(:\d{2})?(\.\d+)?([+-]\d{2}:\d{2})?\s*(am|pm|uhr|h)?\b/gi;
 
 /**
- * A short line that is mostly a date: a numeric date or a day with a month name, and at most
- * `extraWords` other words ("Published:", "by", "Updated", "Uhr").
+ * A short line (`datelineChars`) that is mostly a date: a numeric date or a day with a month name,
+ * and at most `datelineWords` other words ("Published:", "by", "Updated", "Uhr").
  */
-export function isDateline(text: string, extraWords = 3): boolean {
-  if (text.length > 80) return false;
+export function isDateline(text: string): boolean {
+  if (text.length > R.datelineChars) return false;
   let rest = text.toLowerCase();
   let dated = false;
   const strip = (re: RegExp) => {
@@ -65,5 +67,5 @@ export function isDateline(text: string, extraWords = 3): boolean {
     .replace(/\d+(st|nd|rd|th|er|e|\.)?/g, ' ')
     .split(/[^\p{L}]+/u)
     .filter((w) => w.length > 1);
-  return words.length <= extraWords;
+  return words.length <= R.datelineWords;
 }

@@ -182,8 +182,7 @@ function leafBlocks(model: PageModel, nodes: Element[]): Element[] {
 }
 
 /** After the last long paragraph, an article ends: short lines and link lists there are its furniture ("Share", "Read more:", tags). */
-function trimTail(model: PageModel, nodes: Element[]): void {
-  const blocks = leafBlocks(model, nodes);
+function trimTail(model: PageModel, blocks: Element[]): void {
   let last = -1;
   blocks.forEach((b, i) => {
     if (model.statsOf(b).len >= R.goodBlockChars && model.linkDensity(b) < R.classifierLinkDensity) last = i;
@@ -204,8 +203,8 @@ function trimTail(model: PageModel, nodes: Element[]): void {
 }
 
 /** Date lines ("Published 4 May 2021, 17:13") anywhere in the content. */
-function dropDatelines(model: PageModel, nodes: Element[]): void {
-  for (const b of leafBlocks(model, nodes)) if (model.statsOf(b).len <= R.datelineChars && isDateline(textOf(b), R.datelineWords)) removeElement(b);
+function dropDatelines(model: PageModel, blocks: Element[]): void {
+  for (const b of blocks) if (model.statsOf(b).len <= R.datelineChars && isDateline(textOf(b))) removeElement(b);
 }
 
 type BlockClass = 'good' | 'near' | 'short' | 'bad';
@@ -282,8 +281,9 @@ function chooseContent(model: PageModel): MainNodes {
       good.map((b) => b.el),
     );
     for (const el of nodes) cleanInside(model, el);
-    trimTail(model, nodes);
-    dropDatelines(model, nodes);
+    const blocks = leafBlocks(model, nodes);
+    trimTail(model, blocks);
+    dropDatelines(model, blocks);
     return { nodes: withHeadline(model, nodes), method: 'container' };
   }
   if (goodLen > 0) {

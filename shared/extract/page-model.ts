@@ -36,6 +36,7 @@ export interface Stats {
   inline: number;
 }
 
+const emptyStats = (): Stats => ({ len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0, prose: 0, inline: 0 });
 const COMMAS = /[,，、،]/g;
 const STATE_CLASS = /^(tag|category|categories|has|with|no|is|hide|show|js|lang|format|type|status|post-format|wp-block)[-_]/;
 
@@ -135,7 +136,7 @@ export class PageModel {
   }
 
   private measure(el: Element, inLink: boolean): Stats {
-    const s: Stats = { len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0, prose: 0, inline: 0 };
+    const s = emptyStats();
     const link = inLink || (el.name === 'a' && !unclosedLink(el));
     for (const child of el.children) {
       if (isText(child)) {
@@ -167,7 +168,7 @@ export class PageModel {
   }
 
   statsOf(el: Element): Stats {
-    return this.stats.get(el) ?? { len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0, prose: 0, inline: 0 };
+    return this.stats.get(el) ?? emptyStats();
   }
 
   /** Document-order position of an element in the body (elements after the body's own are unknown: Infinity). */

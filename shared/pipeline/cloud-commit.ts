@@ -3,7 +3,7 @@ import type { FrontierRow } from '../store/ports/index.js';
 import { urlId } from '../url/canonical.js';
 import { Admitter, type Candidate } from './admission.js';
 import type { CloudContext } from './cloud-context.js';
-import type { ProcessResult } from './process-stage.js';
+import { fetchCommit, type ProcessResult } from './process-stage.js';
 
 /**
  * Admits candidates as the embedded runner does (scope, depth, nofollow, trap shapes), with the
@@ -52,21 +52,7 @@ export async function commitCloud(ctx: CloudContext, row: FrontierRow, result: P
   const attempts = row.attempts + 1;
   const discovered = await admitCloud(ctx, result.candidates);
   const inserted = new Set(
-    await ctx.store.commitFetch({
-      runId: row.runId,
-      urlId: row.urlId,
-      state: result.state,
-      reason: result.reason,
-      attempts,
-      notBefore: result.retry ? notBefore : 0,
-      fetch: result.fetch,
-      page: result.page,
-      edges: result.edges,
-      extract: result.extract,
-      chunks: result.chunks,
-      aliases: result.aliases,
-      discovered,
-    }),
+    await ctx.store.commitFetch(fetchCommit(result, { runId: row.runId, urlId: row.urlId, attempts, notBefore: result.retry ? notBefore : 0, discovered })),
   );
   await ctx.frontier.send(discovered.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
   if (result.retry) await ctx.frontier.send([{ ...row, attempts, notBefore, state: 'queued' }]);

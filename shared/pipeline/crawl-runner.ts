@@ -12,7 +12,7 @@ import { Admitter, type Candidate } from './admission.js';
 import { politenessConfig, type CrawlContext } from './context.js';
 import { CrawlState, knownOf } from './crawl-state.js';
 import { fetchStage } from './fetch-stage.js';
-import { processStage, type ProcessResult } from './process-stage.js';
+import { fetchCommit, processStage, type ProcessResult } from './process-stage.js';
 import { hostAfterRobots, loadRobots } from './robots-stage.js';
 import { CrawlProgress } from './progress.js';
 
@@ -298,22 +298,7 @@ export class CrawlRunner {
     const notBefore = result.retry ? readyAt(q.state) : 0;
     const { rows, reprioritized } = this.admitAll(result.candidates);
     const inserted = new Set(
-      await this.ctx.store.commitFetch({
-        runId: this.run.id,
-        urlId: row.urlId,
-        state: result.state,
-        reason: result.reason,
-        attempts,
-        notBefore,
-        fetch: result.fetch,
-        page: result.page,
-        edges: result.edges,
-        extract: result.extract,
-        chunks: result.chunks,
-        aliases: result.aliases,
-        discovered: rows,
-        reprioritized,
-      }),
+      await this.ctx.store.commitFetch(fetchCommit(result, { runId: this.run.id, urlId: row.urlId, attempts, notBefore, discovered: rows, reprioritized })),
     );
     if (result.retry) q.push({ ...row, attempts, notBefore, state: 'queued' });
     else this.state.known.set(row.urlId, 'final');

@@ -3,6 +3,8 @@ import { afterRequest, readyAt, type HostState } from '../politeness/host-state.
 import { robotsAllows, robotsSitemaps } from '../robots/robots-policy.js';
 import { SETTLED_STATES, type FrontierRow, type HostRecord, type PageRecord, type WarcLocation, type WorkflowStarter } from '../store/ports/index.js';
 import { originOf } from '../url/canonical.js';
+import { errorMessage, MalformedMessageError, nextStep } from '../errors.js';
+import { parseFrontierMessage } from '../store/frontier-message.js';
 import type { Candidate } from './admission.js';
 import { commitCloud, enqueueCandidates } from './cloud-commit.js';
 import { withRun, type CloudContext, type CloudDeps } from './cloud-context.js';
@@ -170,6 +172,49 @@ export interface WaitPolicy {
   /** Stop waiting in the handler once this much time has gone by (stay well inside the Lambda timeout). */
   maxTotalWaitMs: number;
   sleep?: (ms: number) => Promise<void>;
+}
+
+/** How long a handler with `remainingMs` left may wait for hosts: a host ready within 5 s is waited for, and waiting stops a minute short of the timeout. */
+export function waitPolicyFor(remainingMs = 120_000): WaitPolicy {
+  return { maxInlineWaitMs: 5_000, maxTotalWaitMs: Math.max(0, remainingMs - 60_000) };
+}
+
+/** A frontier message as the queue delivered it. */
+export interface ReceivedMessage {
+  body: string;
+  receipt: string;
+  id: string;
+  group?: string;
+}
+
+/** What became of a received message: its verdict, dead-lettered (malformed: never retried), or its URL failed for good. */
+export type MessageSettlement =
+  (WorkerVerdict & { row: FrontierRow }) | { action: 'dead-lettered'; reason: string } | { action: 'url-failed'; row: FrontierRow; reason: string };
+
+/**
+ * A delivered message body to its settlement. A body that is not a frontier row is dead-lettered
+ * with its reason; an error whose next step is failing the URL settles it; any other error is
+ * thrown so the queue redelivers the message.
+ */
+export async function settleFrontierMessage(
+  deps: CloudDeps & { pageWorkflow: WorkflowStarter },
+  message: ReceivedMessage,
+  policy: WaitPolicy,
+): Promise<MessageSettlement> {
+  let row: FrontierRow;
+  try {
+    row = parseFrontierMessage(message.body);
+  } catch (err) {
+    if (!(err instanceof MalformedMessageError)) throw err;
+    await deps.frontier.deadLetter(message.body, err.message, message.group ?? 'malformed', message.id);
+    return { action: 'dead-lettered', reason: err.message };
+  }
+  try {
+    return { ...(await handleFrontierMessage(deps, row, message.receipt, policy)), row };
+  } catch (err) {
+    if (nextStep(err) === 'fail-url') return { action: 'url-failed', row, reason: errorMessage(err) };
+    throw err;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { nextStep, PageProcessingError } from '../errors.js';
 import { isThrottle, type ResponseEvent } from '../politeness/host-state.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
-import type { FetchRecord, FrontierRow, RecordKind, UrlState } from '../store/ports/index.js';
+import type { FetchCommit, FetchRecord, FrontierRow, RecordKind, UrlState } from '../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
 import { contentOf, type ContentResult } from './process-content.js';
@@ -16,6 +16,15 @@ export interface ProcessResult extends Omit<ContentResult, 'duplicateOf'> {
   /** What the host's politeness state learns; undefined when no request reached it. */
   hostEvent?: ResponseEvent;
   notModified: boolean;
+}
+
+/** What the store commits for one processed fetch: the result's records, with the runtime's own attempt, delay and discoveries. */
+export function fetchCommit(
+  result: ProcessResult,
+  where: Pick<FetchCommit, 'runId' | 'urlId' | 'attempts' | 'notBefore' | 'discovered' | 'reprioritized'>,
+): FetchCommit {
+  const { state, reason, fetch, page, edges, extract, chunks, aliases } = result;
+  return { ...where, state, reason, fetch, page, edges, extract, chunks, aliases };
 }
 
 /** What an interaction was once its response is known: a PDF, raw bytes of another type, or the kind asked for. */

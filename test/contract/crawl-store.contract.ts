@@ -1,66 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CrawlStore, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../../shared/store/ports/index.js';
+import type { CrawlStore } from '../../shared/store/ports/index.js';
 import { simhash } from '../../shared/dedupe/simhash.js';
-
 import type { Adapter } from './adapter.js';
-import { frontierRow } from '../helpers.js';
-
-const row = (runId: number, id: string, state: FrontierRow['state'] = 'queued', reason?: string): FrontierRow =>
-  frontierRow({ runId, urlId: id, url: `http://a.test/${id}`, depth: 1, state, reason });
-const fetchRecord = (runId: number, id: string, at: number, hash?: string, extra: Partial<FetchRecord> = {}): FetchRecord => ({
-  runId,
-  urlId: id,
-  url: `http://a.test/${id}`,
-  kind: 'page',
-  fetcher: 'http',
-  status: 200,
-  fetchedAt: at,
-  durationMs: 5,
-  bytes: 10,
-  truncated: false,
-  notModified: false,
-  contentHash: hash,
-  ...extra,
-});
-const page = (runId: number, id: string, hash: string, at: number): PageRecord => ({
-  urlId: id,
-  url: `http://a.test/${id}`,
-  host: 'a.test',
-  runId,
-  status: 200,
-  mime: 'text/html',
-  bytes: 10,
-  truncated: false,
-  fetchedAt: at,
-  indexable: true,
-  nofollow: false,
-  contentHash: hash,
-});
-const edge = (from: string, snapshot: string, to: string): EdgeRecord => ({
-  fromId: from,
-  snapshot,
-  toId: to,
-  toUrl: `http://a.test/${to}`,
-  anchor: to,
-  context: `see ${to}`,
-  section: 'body',
-  rel: '',
-  internal: true,
-  nofollow: false,
-});
-const extract = (id: string, text: string, snapshot: string): ExtractRecord => ({
-  urlId: id,
-  runId: 1,
-  snapshot,
-  wordCount: 3,
-  readingMinutes: 0,
-  method: 'readability',
-  markdown: text,
-  textHash: `t-${text}`,
-  simhash: simhash(text),
-  metadata: {},
-});
+import { edge, extract, fetchRecord, page, row } from '../store-records.js';
 
 /** The behaviour every CrawlStore adapter must have; run against each adapter. */
 export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): void {

@@ -4,6 +4,7 @@ import { defaultPriority } from '../../shared/frontier/priority.js';
 import { Heap } from '../../shared/frontier/heap.js';
 import { HostQueue } from '../../shared/frontier/host-queue.js';
 import type { FrontierRow } from '../../shared/store/ports/index.js';
+import { frontierRow } from '../helpers.js';
 
 test('scores depth, inlinks, freshness and content-type hints', () => {
   const base = { url: 'http://a.test/page', depth: 0, inlinks: 0, fresh: false };
@@ -25,21 +26,7 @@ test('the heap pops in order', () => {
 });
 
 function row(id: string, priority: number, notBefore = 0): FrontierRow {
-  return {
-    runId: 1,
-    urlId: id,
-    url: `http://a.test/${id}`,
-    host: 'a.test',
-    depth: 1,
-    priority,
-    kind: 'page',
-    state: 'queued',
-    inlinks: 0,
-    fresh: false,
-    redirects: 0,
-    attempts: 0,
-    notBefore,
-  };
+  return frontierRow({ runId: 1, urlId: id, url: `http://a.test/${id}`, depth: 1, priority, notBefore });
 }
 
 test('a host queue serves best first, honours notBefore and re-prioritises', () => {

@@ -5,12 +5,8 @@ import { join } from 'node:path';
 import Database from '../../shared/store/local/sqlite-driver.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { DataDirError } from '../../shared/errors.js';
-import type { FrontierRow } from '../../shared/store/ports/index.js';
-import { tempDir, frontierRow } from '../helpers.js';
-
-function row(runId: number, id: string, state: FrontierRow['state'] = 'queued', reason?: string): FrontierRow {
-  return frontierRow({ runId, urlId: id, url: `http://a.test/${id}`, depth: 1, state, reason });
-}
+import { tempDir } from '../helpers.js';
+import { edge, fetchRecord, page, row } from '../store-records.js';
 
 test('summarises a run from its frontier and fetch records (the contract suite covers the writes)', async () => {
   const { dir, cleanup } = tempDir();
@@ -23,49 +19,9 @@ test('summarises a run from its frontier and fetch records (the contract suite c
       urlId: 'a',
       state: 'done',
       attempts: 1,
-      fetch: {
-        runId: run.id,
-        urlId: 'a',
-        url: 'http://a.test/a',
-        kind: 'page',
-        fetcher: 'http',
-        status: 200,
-        fetchedAt: 5,
-        durationMs: 3,
-        bytes: 10,
-        truncated: false,
-        notModified: false,
-        contentHash: 'h1',
-      },
-      page: {
-        urlId: 'a',
-        url: 'http://a.test/a',
-        host: 'a.test',
-        runId: run.id,
-        status: 200,
-        mime: 'text/html',
-        bytes: 10,
-        truncated: false,
-        fetchedAt: 5,
-        indexable: true,
-        nofollow: false,
-        contentHash: 'h1',
-        etag: '"e"',
-      },
-      edges: [
-        {
-          fromId: 'a',
-          snapshot: 'h1',
-          toId: 'b',
-          toUrl: 'http://a.test/b',
-          anchor: 'B',
-          context: 'see B',
-          section: 'body',
-          rel: '',
-          internal: true,
-          nofollow: false,
-        },
-      ],
+      fetch: fetchRecord(run.id, 'a', 5, 'h1', { durationMs: 3 }),
+      page: { ...page(run.id, 'a', 'h1', 5), etag: '"e"' },
+      edges: [edge('a', 'h1', 'b')],
       discovered: [row(run.id, 'b')],
     });
     assert.deepEqual(inserted, ['b']);
@@ -95,20 +51,7 @@ test('migrates a data directory of the previous schema forward, keeping its data
       urlId: 'a',
       state: 'done',
       attempts: 1,
-      page: {
-        urlId: 'a',
-        url: 'http://a.test/a',
-        host: 'a.test',
-        runId: run.id,
-        status: 200,
-        mime: 'text/html',
-        bytes: 1,
-        truncated: false,
-        fetchedAt: 5,
-        indexable: true,
-        nofollow: false,
-        contentHash: 'h1',
-      },
+      page: { ...page(run.id, 'a', 'h1', 5), bytes: 1 },
     });
     await first.close();
     // Back to schema 2: no bodies table.

@@ -1,0 +1,60 @@
+import type { EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../shared/store/ports/index.js';
+import { simhash } from '../shared/dedupe/simhash.js';
+import { frontierRow } from './helpers.js';
+
+/** Store records for store tests: a URL `http://a.test/<id>` and its fetch, page, edge and extraction. */
+export const row = (runId: number, id: string, state: FrontierRow['state'] = 'queued', reason?: string): FrontierRow =>
+  frontierRow({ runId, urlId: id, url: `http://a.test/${id}`, depth: 1, state, reason });
+export const fetchRecord = (runId: number, id: string, at: number, hash?: string, extra: Partial<FetchRecord> = {}): FetchRecord => ({
+  runId,
+  urlId: id,
+  url: `http://a.test/${id}`,
+  kind: 'page',
+  fetcher: 'http',
+  status: 200,
+  fetchedAt: at,
+  durationMs: 5,
+  bytes: 10,
+  truncated: false,
+  notModified: false,
+  contentHash: hash,
+  ...extra,
+});
+export const page = (runId: number, id: string, hash: string, at: number): PageRecord => ({
+  urlId: id,
+  url: `http://a.test/${id}`,
+  host: 'a.test',
+  runId,
+  status: 200,
+  mime: 'text/html',
+  bytes: 10,
+  truncated: false,
+  fetchedAt: at,
+  indexable: true,
+  nofollow: false,
+  contentHash: hash,
+});
+export const edge = (from: string, snapshot: string, to: string): EdgeRecord => ({
+  fromId: from,
+  snapshot,
+  toId: to,
+  toUrl: `http://a.test/${to}`,
+  anchor: to,
+  context: `see ${to}`,
+  section: 'body',
+  rel: '',
+  internal: true,
+  nofollow: false,
+});
+export const extract = (id: string, text: string, snapshot: string): ExtractRecord => ({
+  urlId: id,
+  runId: 1,
+  snapshot,
+  wordCount: 3,
+  readingMinutes: 0,
+  method: 'readability',
+  markdown: text,
+  textHash: `t-${text}`,
+  simhash: simhash(text),
+  metadata: {},
+});
