@@ -18,6 +18,7 @@ const MEMORY: Record<StageName, number> = {
   'finalize-run': 1769,
   'fetch-worker': 512,
   'extract-page': 1024,
+  'render-page': 2048,
   'record-failure': 256,
 };
 /** us-east-1 list prices, November 2026. */

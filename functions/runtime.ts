@@ -2,7 +2,10 @@
 // Powertools logging and metrics. A handler only parses its event, calls a stage, shapes the result.
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Logger } from '../shared/log/logger.js';
+import { createLogger, type Logger } from '../shared/log/logger.js';
+import type { CrawlSettings } from '../shared/config/settings.js';
+import { rendererFor } from '../shared/pipeline/context.js';
+import type { Renderer } from '../shared/render/renderer.js';
 import type { CloudDeps } from '../shared/pipeline/cloud-context.js';
 import { awsClients, type AwsClients } from '../shared/store/aws/clients.js';
 import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
@@ -41,6 +44,25 @@ function adapt(logger: PowertoolsLogger): Logger {
 }
 
 const runtimes = new Map<string, Runtime>();
+const renderers = new Map<string, Renderer>();
+
+/** One browser per container and render settings: launched once, reused by every invocation. */
+export function containerRenderer(settings: CrawlSettings): Renderer {
+  const key = JSON.stringify([settings.userAgent, settings.allowPrivateNetwork, Object.entries(settings).filter(([k]) => k.startsWith('render'))]);
+  let renderer = renderers.get(key);
+  if (!renderer) {
+    renderer = rendererFor(settings, {}, createLogger('warn'));
+    renderers.set(key, renderer);
+  }
+  return renderer;
+}
+
+/** Closes the container's browsers (tests; a Lambda container is frozen instead). */
+export async function closeRenderers(): Promise<void> {
+  const all = [...renderers.values()];
+  renderers.clear();
+  await Promise.all(all.map((r) => r.close()));
+}
 
 /** The adapters for this container's table, bucket and queue (cached; tests with other names get their own). */
 export function runtime(service: string): Runtime {

@@ -31,7 +31,7 @@ export interface CrawlerProps {
   readonly crawls: CrawlDefinition[];
   /**
    * Memory (MB, 128–10240) per stage.
-   * @default init-run 512, run-progress 256, finalize-run 1769, fetch-worker 512, extract-page 1024, record-failure 256
+   * @default init-run 512, run-progress 256, finalize-run 1769, fetch-worker 512, extract-page 1024, record-failure 256, render-page 2048
    */
   readonly memoryMb?: Partial<Record<StageName, number>>;
   /**
@@ -105,6 +105,8 @@ const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   'fetch-worker': { memoryMb: 512, timeout: Duration.minutes(2) },
   'extract-page': { memoryMb: 1024, timeout: Duration.minutes(1) },
   'record-failure': { memoryMb: 256, timeout: Duration.seconds(30) },
+  // Chromium with two tabs: 2048 MB leaves the browser its working set and gives a full vCPU's share.
+  'render-page': { memoryMb: 2048, timeout: Duration.seconds(90) },
 };
 
 /**
@@ -167,6 +169,7 @@ export class Crawler extends Construct {
       finalizeRun: fns['finalize-run'],
       recordFailure: fns['record-failure'],
       pageSteps: [{ name: 'Extract', fn: fns['extract-page'], timeout: Duration.seconds(55) }, ...extra],
+      render: { fn: fns['render-page'], timeout: sizing['render-page'].timeout },
       pollSeconds: props.pollSeconds ?? 60,
       logRetention,
       removalPolicy,

@@ -4,7 +4,7 @@ import type { CrawlerProps } from './crawler.js';
 import { STAGES } from './stages.js';
 
 /** Names the built-in page steps use; a user's step may not take one. */
-const RESERVED_STEPS = new Set(['Extract', 'RecordFailure', 'PageFailed', 'PageDone']);
+const RESERVED_STEPS = new Set(['Extract', 'RecordFailure', 'PageFailed', 'PageDone', 'NeedsRender', 'Render', 'ExtractRendered']);
 
 function inRange(where: string, prop: string, value: number | undefined, min: number, max: number, unit = ''): void {
   if (value === undefined || Token.isUnresolved(value)) return;

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
@@ -21,7 +21,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUNDLES = join(dirname(fileURLToPath(import.meta.url)), '..', 'lambda');
 
 /** Every Lambda stage: its folder under `functions/`. */
-export const STAGES = ['init-run', 'run-progress', 'finalize-run', 'fetch-worker', 'extract-page', 'record-failure'] as const;
+export const STAGES = ['init-run', 'run-progress', 'finalize-run', 'fetch-worker', 'extract-page', 'record-failure', 'render-page'] as const;
 export type StageName = (typeof STAGES)[number];
 
 export interface StageSizing {
@@ -40,6 +40,30 @@ export interface StagesProps {
 
 /** pdf.js runs in a worker thread that imports it by path, so its legacy build ships beside the bundle. */
 export const PDFJS_FILES = ['package.json', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs'];
+
+/** Chromium ships for x86_64 only: the Render stage runs there, every other stage on arm64. */
+export const X86_STAGES: ReadonlySet<StageName> = new Set(['render-page']);
+
+/**
+ * Packages shipped as they are beside a stage's bundle (`node_modules/`), never bundled: the
+ * Render stage's `@sparticuz/chromium` finds its Brotli-packed browser relative to its own files.
+ */
+export const SHIPPED_PACKAGES: Partial<Record<StageName, string[]>> = { 'render-page': ['@sparticuz/chromium'] };
+
+/** A package and every package it depends on (production dependencies, as installed under `root`). */
+export function packageClosure(root: string, names: string[]): string[] {
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    const manifest = join(root, 'node_modules', name, 'package.json');
+    if (!existsSync(manifest)) return; // an optional dependency not installed on this platform
+    seen.add(name);
+    const deps = (JSON.parse(readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+    for (const dep of Object.keys(deps)) visit(dep);
+  };
+  for (const name of names) visit(name);
+  return [...seen].sort();
+}
 
 /** CommonJS dependencies call require(); give the ESM bundle one. */
 export const LAMBDA_BANNER = "import { createRequire as __trawlCreateRequire } from 'node:module'; const require = __trawlCreateRequire(import.meta.url);";
@@ -66,7 +90,7 @@ export class CrawlStages extends Construct {
     const common = {
       handler: 'handler',
       runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
+      architecture: X86_STAGES.has(name) ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
       memorySize: sizing.memoryMb,
       timeout: sizing.timeout,
       logGroup,
@@ -135,18 +159,23 @@ function bundlingOptions(name: StageName): BundlingOptions {
     sourcesContent: false,
     banner: LAMBDA_BANNER,
     // The nodejs24.x runtime ships AWS SDK v3.
-    externalModules: ['@aws-sdk/*'],
+    externalModules: ['@aws-sdk/*', ...(SHIPPED_PACKAGES[name] ?? [])],
     forceDockerBundling: false,
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
-      afterBundling: (inputDir: string, outputDir: string) =>
-        name === 'extract-page'
+      afterBundling: (inputDir: string, outputDir: string) => [
+        ...(name === 'extract-page'
           ? PDFJS_FILES.map(
               (f) =>
                 `mkdir -p "${join(outputDir, 'node_modules/pdfjs-dist', dirname(f))}" && cp "${join(inputDir, 'node_modules/pdfjs-dist', f)}" "${join(outputDir, 'node_modules/pdfjs-dist', f)}"`,
             )
-          : [],
+          : []),
+        ...packageClosure(inputDir, SHIPPED_PACKAGES[name] ?? []).map(
+          (pkg) =>
+            `mkdir -p "${join(outputDir, 'node_modules', dirname(pkg))}" && cp -R "${join(inputDir, 'node_modules', pkg)}" "${join(outputDir, 'node_modules', pkg)}"`,
+        ),
+      ],
     },
   };
 }

@@ -30,8 +30,10 @@ export interface WorkflowsProps {
   progress: lambda.IFunction;
   finalizeRun: lambda.IFunction;
   recordFailure: lambda.IFunction;
-  /** The page workflow's steps in order; each sees the page task and the results of the steps before it. */
+  /** The page workflow's steps in order; each sees the page task and the results of the steps before it. The first is Extract. */
   pageSteps: PageStep[];
+  /** The Chromium step, taken when Extract says the page needs rendering; Extract then runs again on the DOM. */
+  render?: { fn: lambda.IFunction; timeout: Duration };
   /** Seconds between two progress checks of a run. */
   pollSeconds: number;
   logRetention: logs.RetentionDays;
@@ -72,9 +74,21 @@ export class CrawlWorkflows extends Construct {
     );
     const done = new sfn.Succeed(this, 'PageDone');
     if (steps.length === 0) return done;
-    let chain: sfn.Chain = sfn.Chain.start(steps[0]!);
-    for (const step of steps.slice(1)) chain = chain.next(step);
-    return chain.next(done);
+    let rest: sfn.IChainable = done;
+    for (const step of steps.slice(1).reverse()) rest = (step as sfn.TaskStateBase).next(rest);
+    const [extract, first] = [props.pageSteps[0]!, steps[0]!];
+    if (!props.render) return sfn.Chain.start(first).next(rest);
+    // Extract → needs rendering? → Render → Extract again on the DOM; a Render that fails outright is
+    // handed to the second Extract as its error, which extracts the page as served.
+    const again = invoke(this, 'ExtractRendered', extract.fn, { resultPath: `$.results.${extract.name}`, taskTimeout: sfn.Timeout.duration(extract.timeout) })
+      .addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' })
+      .next(rest);
+    const render = invoke(this, 'Render', props.render.fn, { resultPath: '$.results.Render', taskTimeout: sfn.Timeout.duration(props.render.timeout) })
+      .addRetry({ errors: ['HostBusy'], interval: Duration.seconds(5), backoffRate: 2, maxAttempts: 6, jitterStrategy: sfn.JitterType.FULL })
+      .addCatch(again, { errors: ['States.ALL'], resultPath: '$.results.Render' })
+      .next(again);
+    const needsRender = new sfn.Choice(this, 'NeedsRender').when(sfn.Condition.isPresent(`$.results.${extract.name}.render`), render).otherwise(rest);
+    return sfn.Chain.start(first).next(needsRender);
   }
 
   private runDefinition(props: WorkflowsProps): sfn.IChainable {
@@ -96,7 +110,14 @@ export class CrawlWorkflows extends Construct {
       tracingEnabled: true,
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
     });
-    const fns = [props.initRun, props.progress, props.finalizeRun, props.recordFailure, ...props.pageSteps.map((s) => s.fn)];
+    const fns = [
+      props.initRun,
+      props.progress,
+      props.finalizeRun,
+      props.recordFailure,
+      ...props.pageSteps.map((s) => s.fn),
+      ...(props.render ? [props.render.fn] : []),
+    ];
     Validations.of(machine.role).acknowledge(
       { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray tracing and CloudWatch Logs delivery for Step Functions take no resource-level permissions.' },
       ...fns.map((fn) => ({

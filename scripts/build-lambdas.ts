@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { LAMBDA_BANNER, PDFJS_FILES, STAGES } from '../lib/stages.js';
+import { LAMBDA_BANNER, packageClosure, PDFJS_FILES, SHIPPED_PACKAGES, STAGES } from '../lib/stages.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'lambda');
@@ -25,9 +25,12 @@ for (const stage of STAGES) {
     sourcemap: true,
     sourcesContent: false,
     banner: { js: LAMBDA_BANNER },
-    external: ['@aws-sdk/*'],
+    external: ['@aws-sdk/*', ...(SHIPPED_PACKAGES[stage] ?? [])],
     logLevel: 'warning',
   });
+  for (const pkg of packageClosure(ROOT, SHIPPED_PACKAGES[stage] ?? [])) {
+    cpSync(join(ROOT, 'node_modules', pkg), join(dir, 'node_modules', pkg), { recursive: true });
+  }
   if (stage === 'extract-page') {
     for (const f of PDFJS_FILES) {
       mkdirSync(join(dir, 'node_modules/pdfjs-dist', dirname(f)), { recursive: true });

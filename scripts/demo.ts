@@ -7,7 +7,8 @@ import { startWeb } from '../test/web/server.js';
 
 const dataDir = resolve(process.env.TRAWL_DATA ?? './trawl-data');
 // One port per host on 127.0.0.1 works everywhere (macOS has only 127.0.0.1 on loopback).
-const web = await startWeb({ articles: 40, blogHosts: 3, crawlDelaySeconds: 1 }, 'port', 47_100);
+// `apps`: single-page apps, rendered in headless Chromium (a system browser, or the one @sparticuz/chromium ships).
+const web = await startWeb({ articles: 40, blogHosts: 3, crawlDelaySeconds: 1, apps: 5 }, 'port', 47_100);
 console.log('synthetic web on loopback:');
 for (const [name, origin] of Object.entries(web.origins)) console.log(`  ${name.padEnd(8)} ${origin}/`);
 console.log(`\ncrawling into ${dataDir} (loopback allowed, 50 ms between requests to a host: it is our own server)\n`);

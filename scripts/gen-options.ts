@@ -4,7 +4,12 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '../shared/config/settings.js';
 
-const TYPES: Record<string, string> = { scope: "'host' | 'domain'", extract: "'full' | 'links'", extractWorkers: "'auto' | number" };
+const TYPES: Record<string, string> = {
+  render: "'auto' | 'never' | 'always'",
+  scope: "'host' | 'domain'",
+  extract: "'full' | 'links'",
+  extractWorkers: "'auto' | number",
+};
 
 export function optionsSource(): string {
   const lines = [

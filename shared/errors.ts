@@ -50,6 +50,21 @@ export class AddressRefusedError extends TrawlError {
   }
 }
 
+/** Why a render produced no DOM. */
+export type RenderFailure = 'browser-missing' | 'launch' | 'crash' | 'hang' | 'navigation' | 'closed';
+
+/** A render that did not produce a DOM: the page is extracted as it was served and the crawl goes on. */
+export class RenderError extends TrawlError {
+  constructor(
+    readonly failure: RenderFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, 'fail-url', options);
+    this.name = 'RenderError';
+  }
+}
+
 /** Processing one fetched page failed (extraction, PDF text, a worker crash or timeout): that URL fails, the crawl goes on. */
 export class PageProcessingError extends TrawlError {
   /** Where it failed: `extract`, `pdf`, `sitemap`, `feed`, … */

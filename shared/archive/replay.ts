@@ -11,6 +11,8 @@ import { readResponse } from './warc-reader.js';
 export interface ReplayOptions {
   /** Replay the record of this run instead of the newest. */
   runId?: number;
+  /** `served` (default): the HTTP response as fetched; `rendered`: the DOM Chromium produced from it (pages that were rendered). */
+  view?: 'served' | 'rendered';
 }
 
 /** A fetcher with the live fetcher's interface that reads only from the WARC archive: no network. */
@@ -24,7 +26,10 @@ export class ArchiveReplay implements Fetcher {
   /** The record that replay would serve for a URL: the newest with a response, or the one of the given run. */
   async recordFor(url: string): Promise<FetchRecord> {
     const canonical = canonicalize(url) ?? url;
-    const history = (await this.store.fetchHistory(urlId(canonical))).filter((r) => this.options.runId === undefined || r.runId === this.options.runId);
+    const fetcher = this.options.view === 'rendered' ? 'browser' : 'http';
+    const history = (await this.store.fetchHistory(urlId(canonical))).filter(
+      (r) => (this.options.runId === undefined || r.runId === this.options.runId) && (r.fetcher ?? 'http') === fetcher,
+    );
     if (history.length === 0) throw new NeverFetchedError(canonical);
     // A 304 says "as before": its body is the newest full response's.
     const answered = history.filter((r) => r.warc && r.status !== undefined && r.status !== 304);

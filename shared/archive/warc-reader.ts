@@ -22,8 +22,15 @@ export async function readResponse(dir: string, location: WarcLocation): Promise
     closeSync(fd);
   }
   const record = await new WARCParser([bytes]).parse();
+  if (record?.warcType === 'conversion') return conversionResponse(record, Buffer.from(await record.readFully(false)));
   if (!record || record.warcType !== 'response') throw new Error(`no response record at ${location.file}:${location.offset}`);
   return toResponse(record, Buffer.from(await record.readFully(false)));
+}
+
+/** A rendered view (conversion record) as a response: 200, its own content type, the DOM as the body. */
+function conversionResponse(record: WARCRecord, body: Buffer): ArchivedResponse {
+  const contentType = record.warcHeaders.headers.get('Content-Type') ?? 'text/html; charset=utf-8';
+  return { url: record.warcTargetURI ?? '', date: record.warcDate ?? '', status: 200, headers: { 'content-type': contentType }, body, truncated: false };
 }
 
 function toResponse(record: WARCRecord, body: Buffer): ArchivedResponse {

@@ -19,6 +19,21 @@ export interface Exchange {
   error?: string;
 }
 
+/** The rendered view of an archived response: the DOM after scripts ran, and optionally a screenshot. */
+export interface RenderedView {
+  url: string;
+  runId: number;
+  date: Date;
+  /** WARC-Record-ID of the HTTP response the browser was given. */
+  refersTo?: string;
+  /** Date of that response (WARC-Refers-To-Date). */
+  refersToDate?: Date;
+  html: Buffer;
+  screenshot?: Buffer;
+  /** Lines of the metadata record (`reason: …`, `requests: …`). */
+  fields: Record<string, string | number | boolean>;
+}
+
 export interface WarcWriterOptions {
   /** A file is closed and a new one started once it passes this size (default 1 GiB, the common WARC size). */
   maxFileBytes?: number;
@@ -195,7 +210,43 @@ export class WarcWriter {
     const parts = await Promise.all([request, response, metadata].filter((r): r is WARCRecord => r !== undefined).map((r) => serializeGzipped(r)));
     await this.ensureFile(ex.runId, ex.date);
     const locations = parts.map((p) => this.append(p));
-    return response ? locations[1]! : locations.at(-1)!;
+    return response ? { ...locations[1]!, recordId: recordId(response) } : locations.at(-1)!;
+  }
+
+  /**
+   * Archives a rendered view as a `conversion` record (the DOM, `WARC-Refers-To` the response it
+   * was made from), a `resource` record for the screenshot and a `metadata` record, both
+   * `WARC-Concurrent-To` the conversion. Returns where the conversion record is.
+   */
+  async writeRendered(view: RenderedView): Promise<WarcLocation> {
+    const date = view.date.toISOString();
+    const refers: Record<string, string> = view.refersTo
+      ? {
+          'WARC-Refers-To': view.refersTo,
+          'WARC-Refers-To-Target-URI': view.url,
+          ...(view.refersToDate ? { 'WARC-Refers-To-Date': view.refersToDate.toISOString() } : {}),
+        }
+      : {};
+    const conversion = WARCRecord.create(
+      { url: view.url, date, type: 'conversion', warcVersion: WARC_VERSION, warcHeaders: { 'Content-Type': 'text/html; charset=utf-8', ...refers } },
+      once(view.html),
+    );
+    const concurrent = { 'WARC-Concurrent-To': recordId(conversion) };
+    const screenshot =
+      view.screenshot &&
+      WARCRecord.create(
+        { url: `urn:screenshot:${view.url}`, date, type: 'resource', warcVersion: WARC_VERSION, warcHeaders: { 'Content-Type': 'image/png', ...concurrent } },
+        once(view.screenshot),
+      );
+    const lines = Object.entries({ 'run-id': view.runId, fetcher: 'browser', ...view.fields }).map(([k, v]) => `${k}: ${String(v).replace(/\s+/g, ' ')}`);
+    const metadata = WARCRecord.create(
+      { url: view.url, date, type: 'metadata', warcVersion: WARC_VERSION, warcHeaders: { 'Content-Type': 'application/warc-fields', ...concurrent } },
+      once(new TextEncoder().encode(`${lines.join('\r\n')}\r\n`)),
+    );
+    const parts = await Promise.all([conversion, screenshot, metadata].filter((r): r is WARCRecord => Boolean(r)).map((r) => serializeGzipped(r)));
+    await this.ensureFile(view.runId, view.date);
+    const locations = parts.map((p) => this.append(p));
+    return { ...locations[0]!, recordId: recordId(conversion) };
   }
 
   close(): void {

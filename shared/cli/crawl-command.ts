@@ -20,13 +20,16 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
   const abort = new AbortController();
   io.onSignal?.(() => abort.abort());
   let last: Extract<CrawlEvent, { type: 'progress' }> | undefined;
+  let done: Extract<CrawlEvent, { type: 'done' }> | undefined;
   const onEvent = (e: CrawlEvent) => {
     if (e.type === 'progress') last = e;
+    if (e.type === 'done') done = e;
     if (io.json) {
       if (e.type !== 'done' && e.type !== 'progress') io.out(jsonLine(e));
       return;
     }
     if (e.type === 'host-parked') io.out(`parked ${e.host}: ${e.reason}`);
+    if (e.type === 'render' && !e.ok) io.out(`render failed for ${e.url} (extracted as served): ${e.error ?? 'unknown'}`);
     if (e.type === 'deferred')
       io.out(
         `deferred ${e.urls} URLs of ${e.host} until ${new Date(e.until).toISOString()} (backed off): trawl crawl --resume or the next crawl picks them up`,
@@ -36,10 +39,12 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
   const started = Date.now();
   const summary = await crawl(seedArgs, { ...settings, env: {}, signal: abort.signal, onEvent });
   const elapsedMs = Date.now() - started;
-  if (io.json) io.out(jsonLine({ type: 'summary', ...summary, elapsedMs, stats: last?.stats }));
+  if (io.json) io.out(jsonLine({ type: 'summary', ...summary, elapsedMs, stats: done?.stats ?? last?.stats }));
   else {
     io.status?.('');
     io.out(summaryText(summary, settings.data, elapsedMs));
+    if (done && done.stats.rendered + done.stats.renderFailures > 0)
+      io.out(`rendered in Chromium: ${done.stats.rendered} pages (${done.stats.renderFailures} renders failed; those pages were extracted as served)`);
   }
   return summary;
 }

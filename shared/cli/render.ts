@@ -9,7 +9,7 @@ export function formatBytes(n: number): string {
 }
 
 export function progressLine(s: ProgressStats, queued: number, activeHosts: number): string {
-  return `pages ${s.pages}  queued ${queued}  hosts ${activeHosts} active / ${s.hostsParked} parked  ${s.pagesPerSecond.toFixed(1)} pages/s  errors ${s.errors}  blocked ${s.blocked}  ${formatBytes(s.bytes)}`;
+  return `pages ${s.pages}  queued ${queued}  hosts ${activeHosts} active / ${s.hostsParked} parked  ${s.pagesPerSecond.toFixed(1)} pages/s  errors ${s.errors}  blocked ${s.blocked}${s.rendered ? `  rendered ${s.rendered}` : ''}  ${formatBytes(s.bytes)}`;
 }
 
 function table(title: string, counts: Record<string, number>): string[] {

@@ -2,24 +2,11 @@ import { z } from 'zod';
 import { DEFAULT_SESSION_PARAMS, DEFAULT_TRACKING_PARAMS } from '../url/canonical.js';
 import { denyPatternProblem } from '../url/scope.js';
 import { knownProfiles } from '../frontier/priority.js';
+import { bool, DAY, HOUR, int, list, ms, setting, type Setting } from './setting.js';
+import { RENDER_SETTINGS } from './render-settings.js';
 
 /** The longest timer Node can run: setTimeout turns anything above 2³¹−1 ms into 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-
-/** A whole number in [min, max]; strings from flags and the environment are coerced. */
-function int(min: number, max: number) {
-  return { schema: z.coerce.number().int().min(min).max(max), expects: `a whole number from ${min} to ${max}` };
-}
-
-/** A duration in milliseconds, in [min, max]. */
-function ms(min: number, max: number) {
-  return { schema: z.coerce.number().int().min(min).max(max), expects: `a number of milliseconds from ${min} to ${max}` };
-}
-
-const list = { schema: z.array(z.string().min(1)), expects: 'a list of non-empty values' };
 
 /** Control characters, line breaks included: what a header value must not hold (a newline would end the header block). */
 // eslint-disable-next-line no-control-regex -- these characters are exactly what is refused
@@ -41,25 +28,6 @@ const denyList = z.array(z.string().min(1)).superRefine((patterns, ctx) => {
 
 /** The contact URL in the default User-Agent; operators should replace it with their own. */
 export const DEFAULT_USER_AGENT = 'trawl/0.1 (+https://github.com/trawl-crawler/trawl; polite crawler)';
-
-interface Setting<S extends z.ZodType> {
-  schema: S;
-  default: z.infer<S>;
-  flag?: string;
-  env: string;
-  /** What the value means, for --help and error messages. */
-  help: string;
-  /** What a valid value looks like, for error messages ("a whole number from 1 to 100"). */
-  expects: string;
-  /** Boolean flags take no value; list flags repeat. */
-  type: 'string' | 'boolean' | 'list';
-}
-
-function setting<S extends z.ZodType>(s: Setting<S>): Setting<S> {
-  return s;
-}
-
-const bool = { schema: z.boolean(), expects: 'true or false' };
 
 /** Every crawl setting: schema, range, default, flag and environment variable, in one place. */
 export const SETTINGS = {
@@ -322,6 +290,7 @@ export const SETTINGS = {
     help: 'session-id parameters dropped from URLs (repeatable; replaces the default list)',
     type: 'list',
   }),
+  ...RENDER_SETTINGS,
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -9,6 +9,7 @@ import { blockText, mainContentNodes, type ContentMethod } from './main-content.
 import { toMarkdown } from './markdown.js';
 import { metadataFields, withWordCount, type MetadataProblems, type PageMetadata } from './metadata.js';
 import { errorMessage } from '../errors.js';
+import { shellSignals, type ShellSignals } from './shell-signals.js';
 
 /** The whole extraction of one HTML page. */
 export interface PageExtraction {
@@ -34,6 +35,8 @@ export interface PageExtraction {
   cuts?: BoundCut[];
   /** Parts of the extraction that failed and were degraded (absent when none): the rest of the page stands. */
   problems?: ExtractionProblem[];
+  /** What the served markup says about needing JavaScript: the render decision's input. */
+  shell: ShellSignals;
 }
 
 /** One part of an extraction that failed: which part, and why. */
@@ -51,7 +54,7 @@ export interface ExtractOptions {
 }
 
 /** What a links-only extraction keeps: enough to crawl on and build the graph with context. */
-export type LinkExtraction = Pick<PageExtraction, 'url' | 'title' | 'links' | 'linkCanonical' | 'feeds' | 'noindex' | 'nofollow' | 'cuts'>;
+export type LinkExtraction = Pick<PageExtraction, 'url' | 'title' | 'links' | 'linkCanonical' | 'feeds' | 'noindex' | 'nofollow' | 'cuts' | 'shell'>;
 
 /** Parses a page within its bounds. */
 function boundedDocument(html: string, options: ExtractOptions): { doc: Doc; cuts?: BoundCut[] } {
@@ -59,7 +62,7 @@ function boundedDocument(html: string, options: ExtractOptions): { doc: Doc; cut
   return { doc: parseDocument(bounded.html), cuts: bounded.cuts.length ? bounded.cuts : undefined };
 }
 
-function linkParts(doc: Doc, url: string, options: ExtractOptions): LinkExtraction {
+function linkParts(doc: Doc, url: string, options: ExtractOptions): Omit<LinkExtraction, 'shell'> {
   const canonicalHref = attr(selectFirst(doc, 'link[rel~="canonical"][href]'), 'href');
   let linkCanonical: string | undefined;
   try {
@@ -80,7 +83,8 @@ function linkParts(doc: Doc, url: string, options: ExtractOptions): LinkExtracti
 /** Links with context, canonical, feeds and robots directives only: for discovery crawls (`--extract links`). */
 export function extractLinksOnly(html: string, url: string, options: ExtractOptions): LinkExtraction {
   const { doc, cuts } = boundedDocument(html, options);
-  return { ...linkParts(doc, url, options), cuts };
+  const shell = shellSignals(doc, html);
+  return { ...linkParts(doc, url, options), cuts, shell };
 }
 
 const FEED_TYPES = new Set(['application/rss+xml', 'application/atom+xml', 'application/feed+json']);
@@ -134,6 +138,8 @@ function part<T>(problems: ExtractionProblem[], name: ExtractionProblem['part'],
  */
 export function extractPage(html: string, url: string, options: ExtractOptions): PageExtraction {
   const { doc, cuts } = boundedDocument(html, options);
+  // Measured before the content pass prunes the tree.
+  const shell = shellSignals(doc, html);
   const problems: ExtractionProblem[] = [];
   const parts = part(
     problems,
@@ -185,5 +191,6 @@ export function extractPage(html: string, url: string, options: ExtractOptions):
     chunks,
     cuts,
     problems: problems.length ? problems : undefined,
+    shell,
   };
 }

@@ -34,6 +34,8 @@ export async function reextract(options: CrawlSettingsOptions & { runId?: number
     blobs: local.blobs,
     fetcher: new ArchiveReplay(local.store, settings.data, { runId }),
     extraction: 'inline',
+    // No network: rendered pages are re-extracted from the DOM they kept, nothing is rendered anew.
+    rendering: 'none',
   });
   try {
     return await reextractStage(ctx);

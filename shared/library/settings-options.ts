@@ -172,4 +172,49 @@ export interface CrawlSettingsOptions {
    * @default the 8 built-in names
    */
   sessionParams?: string[];
+  /**
+   * Run pages through headless Chromium: auto (pages that need JavaScript), never, always: one of auto, never, always. CLI `--render`, environment `TRAWL_RENDER`.
+   * @default "auto"
+   */
+  render?: 'auto' | 'never' | 'always';
+  /**
+   * Render mode of one host, as host=mode (repeatable): host=auto|never|always entries. CLI `--render-host`, environment `TRAWL_RENDER_HOSTS`.
+   * @default []
+   */
+  renderHost?: string[];
+  /**
+   * Pages rendering at once in the one browser: a whole number from 1 to 32. CLI `--render-concurrency`, environment `TRAWL_RENDER_CONCURRENCY`.
+   * @default 2
+   */
+  renderConcurrency?: number;
+  /**
+   * Hard cap of one render, navigation included; a page past it is a hang (browser restarted, page retried once): a number of milliseconds from 1000 to 300000. CLI `--render-timeout-ms`, environment `TRAWL_RENDER_TIMEOUT_MS`.
+   * @default 20000
+   */
+  renderTimeoutMs?: number;
+  /**
+   * Longest wait for the network to go idle after the document loaded; the DOM is taken then either way: a number of milliseconds from 0 to 120000. CLI `--render-settle-ms`, environment `TRAWL_RENDER_SETTLE_MS`.
+   * @default 5000
+   */
+  renderSettleMs?: number;
+  /**
+   * Requests one rendered page may make (scripts, styles, XHR); the rest are blocked and counted: a whole number from 0 to 10000. CLI `--render-max-requests`, environment `TRAWL_RENDER_MAX_REQUESTS`.
+   * @default 150
+   */
+  renderMaxRequests?: number;
+  /**
+   * Pages one browser renders before it is replaced by a fresh one: a whole number from 1 to 1000000. CLI `--render-recycle-after`, environment `TRAWL_RENDER_RECYCLE_AFTER`.
+   * @default 100
+   */
+  renderRecycleAfter?: number;
+  /**
+   * JavaScript heap of a rendered page; a page past it crashes its tab alone: a whole number from 32 to 8192. CLI `--render-memory-mb`, environment `TRAWL_RENDER_MEMORY_MB`.
+   * @default 512
+   */
+  renderMemoryMb?: number;
+  /**
+   * Keep a full-page PNG of each rendered page (height capped) as a blob and in the archive: true or false. CLI `--screenshot`, environment `TRAWL_SCREENSHOT`.
+   * @default false
+   */
+  screenshot?: boolean;
 }

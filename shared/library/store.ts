@@ -1,4 +1,4 @@
-import { ArchiveReplay, targetHistory, type HistoryEntry } from '../archive/replay.js';
+import { ArchiveReplay, targetHistory, type HistoryEntry, type ReplayOptions } from '../archive/replay.js';
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { openLocalForReading, type LocalStores } from '../store/local/open-local.js';
 import type { ExportRecord } from '../store/local/sqlite-export.js';
@@ -28,8 +28,8 @@ export interface TrawlStore {
   unfetched(limit?: number): Promise<UnfetchedUrl[]>;
   /** Every fetch of a URL across runs, marking content drift. */
   history(url: string): Promise<HistoryEntry[]>;
-  /** The archived response of a URL (newest, or of `runId`), read from the WARC files with no network. */
-  replay(url: string, options?: { runId?: number }): Promise<FetchResponse>;
+  /** The archived response of a URL (newest, or of `runId`; `view: 'rendered'` for the DOM Chromium produced), from the WARC files with no network. */
+  replay(url: string, options?: ReplayOptions): Promise<FetchResponse>;
   /** Pages (with their extraction), edges and interactions, for other tools. */
   export(): AsyncIterable<ExportRecord>;
   close(): Promise<void>;

@@ -7,7 +7,9 @@ import { RunNotFoundError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import type { Logger } from '../log/logger.js';
 import type { BlobStore, CrawlStore, FrontierQueue, ObjectStore, RunLedger, RunRecord } from '../store/ports/index.js';
-import { buildContext, type CrawlContext } from './context.js';
+import { buildContext, type CrawlContext, type Rendering } from './context.js';
+import type { CrawlSettings } from '../config/settings.js';
+import type { Renderer } from '../render/renderer.js';
 
 /** What every cloud stage is built from: the adapters, made once per Lambda container. */
 export interface CloudDeps {
@@ -19,6 +21,10 @@ export interface CloudDeps {
   clock?: () => number;
   /** Tests resolve the synthetic web's names; Lambda uses DNS. */
   resolver?: Resolver;
+  /** `workflow` (default): pages that need rendering go to the page workflow's Render step; `local`: this function renders (the Render step). */
+  rendering?: Rendering;
+  /** The renderer of this container for a run's settings (kept warm across invocations); default: one per invocation. */
+  renderer?: (settings: CrawlSettings) => Renderer;
 }
 
 /** A stage's context for one run: the run's settings, a fetcher, and a WARC writer whose files go to S3. */
@@ -45,13 +51,16 @@ export async function cloudContext(deps: CloudDeps, runId: number): Promise<Clou
   const workerId = randomBytes(6).toString('hex');
   const dir = mkdtempSync(join(tmpdir(), 'trawl-warc-'));
   // Lambda extracts on its own thread; each invocation's WARC files go to warc/run-N/ when it ends.
+  const settings = runSettings(run);
   const base = buildContext({
-    settings: runSettings(run),
+    settings,
+    renderer: deps.rendering === 'local' ? deps.renderer?.(settings) : undefined,
     store: deps.store,
     blobs: deps.blobs,
     warcDir: dir,
     warcFileTag: workerId,
     extraction: 'inline',
+    rendering: deps.rendering ?? 'workflow',
     resolver: deps.resolver,
     clock: deps.clock,
     logger: deps.logger,

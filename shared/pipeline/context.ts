@@ -11,6 +11,8 @@ import { productToken } from '../robots/robots-txt.js';
 import type { BlobStore, ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, PageRecord } from '../store/ports/index.js';
 import { canonicalize, type CanonicalOptions } from '../url/canonical.js';
 import type { CrawlEvent } from './progress.js';
+import { ChromiumRenderer } from '../render/chromium.js';
+import type { Renderer } from '../render/renderer.js';
 
 /** A page as stored by the crawl: what `onPage` receives, after the commit. */
 export interface StoredPage {
@@ -48,6 +50,13 @@ export interface CrawlContext {
   archive?: WarcWriter;
   /** Where pages are extracted: this thread, or a pool of worker threads. */
   extractor: Extractor;
+  /**
+   * Who renders the pages that need JavaScript: this process (`local`, with `renderer`), the
+   * page workflow's Render step (`workflow`: cloud Extract), or nobody (`none`: pages stay as served).
+   */
+  rendering: Rendering;
+  /** The browser (started on the first page that needs it); absent unless `rendering` is `local`. */
+  renderer?: Renderer;
   hooks: CrawlHooks;
   /** Releases what the context opened (workers, sockets, the WARC file); not the store. */
   close(): Promise<void>;
@@ -67,11 +76,38 @@ export interface ContextParts {
   resolver?: Resolver;
   /** `workers` (default where threads help: the embedded crawl) or `inline` (Lambda, replay). */
   extraction?: 'workers' | 'inline';
+  /** Default `local`: a Chromium renderer from the settings (none when no host can be rendered). */
+  rendering?: Rendering;
+  /** The renderer to use instead of building one (a Lambda container's browser, the archive's rendered views); its owner closes it. */
+  renderer?: Renderer;
   /** The frontier's priority function; default: the one of the settings' profile. */
   priority?: PriorityFn;
   hooks?: CrawlHooks;
   clock?: () => number;
   logger?: Logger;
+}
+
+export type Rendering = 'local' | 'workflow' | 'none';
+
+/** Whether any page of a crawl with these settings can be rendered (`--render never` without a host override: none). */
+function mayRender(s: CrawlSettings): boolean {
+  return s.render !== 'never' || s.renderHost.some((entry) => !entry.toLowerCase().endsWith('=never'));
+}
+
+/** The settings' Chromium renderer for this process. */
+export function rendererFor(s: CrawlSettings, parts: Pick<ContextParts, 'resolver'>, logger: Logger): Renderer {
+  return new ChromiumRenderer({
+    userAgent: s.userAgent,
+    concurrency: s.renderConcurrency,
+    timeoutMs: s.renderTimeoutMs,
+    settleMs: s.renderSettleMs,
+    maxRequests: s.renderMaxRequests,
+    recycleAfter: s.renderRecycleAfter,
+    memoryMb: s.renderMemoryMb,
+    allowPrivateNetwork: s.allowPrivateNetwork,
+    resolver: parts.resolver,
+    logger,
+  });
 }
 
 export function politenessConfig(s: CrawlSettings): PolitenessConfig {
@@ -114,6 +150,9 @@ export function buildContext(parts: ContextParts): CrawlContext {
     });
   const archive = parts.warcDir ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag }) : undefined;
   const extractor = extractorFor(settings, canonical, parts.extraction ?? 'workers');
+  const logger = parts.logger ?? createLogger('warn');
+  const rendering: Rendering = mayRender(settings) ? (parts.rendering ?? 'local') : 'none';
+  const renderer = rendering === 'local' ? (parts.renderer ?? rendererFor(settings, parts, logger)) : undefined;
   return {
     settings,
     store: parts.store,
@@ -122,13 +161,17 @@ export function buildContext(parts: ContextParts): CrawlContext {
     canonical,
     archive,
     extractor,
+    rendering,
+    renderer,
     clock: parts.clock ?? Date.now,
     priority: parts.priority ?? priorityFor(settings.profile),
-    logger: parts.logger ?? createLogger('warn'),
+    logger,
     robotsToken: robotsTokenOf(settings.userAgent),
     canonicalize: (href) => canonicalize(href, undefined, canonical),
     hooks: parts.hooks ?? {},
     async close() {
+      // A renderer handed in belongs to the caller (a Lambda container keeps its browser warm).
+      if (!parts.renderer) await renderer?.close();
       await extractor.close();
       archive?.close();
       await fetcher.close();

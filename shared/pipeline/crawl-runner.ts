@@ -11,7 +11,8 @@ import { urlId } from '../url/canonical.js';
 import { Admitter, type Candidate } from './admission.js';
 import { politenessConfig, type CrawlContext } from './context.js';
 import { CrawlState, knownOf } from './crawl-state.js';
-import { fetchStage } from './fetch-stage.js';
+import { fetchStage, type FetchOutcome } from './fetch-stage.js';
+import { hostAfterRender, renderStage, robotsCheck, servedDocument, type RenderWanted } from './render-stage.js';
 import { fetchCommit, processStage, type ProcessResult } from './process-stage.js';
 import { hostAfterRobots, loadRobots } from './robots-stage.js';
 import { CrawlProgress } from './progress.js';
@@ -283,14 +284,28 @@ export class CrawlRunner {
     if (countsAsPage) this.pageSlots++;
     await this.ctx.store.markInFlight(this.run.id, row.urlId);
     const outcome = await fetchStage(this.ctx, row);
-    const result = await processStage(this.ctx, row, outcome);
+    let result = await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } });
     if (result.hostEvent) q.state = afterRequest(q.state, result.hostEvent, this.politeness);
+    if (result.renderWanted && outcome.kind === 'response') result = await this.renderTask(q, row, outcome, result.renderWanted);
     if (result.retry && countsAsPage) this.pageSlots--;
     if (countsAsPage && !result.retry && result.fetch?.status !== undefined) q.fetched++;
     await this.commit(q, row, result);
-    if (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0))
+    if (result.rendered || (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0)))
       await this.ctx.store.putHostState(q.state);
     if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
+  }
+
+  /**
+   * Renders a fetched page and processes it again from its DOM. The render is a visit to the host
+   * like any request: it waits for the host's delay, and what it meets (429/503) backs the host off.
+   */
+  private async renderTask(q: HostQueue, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'response' }>, wanted: RenderWanted): Promise<ProcessResult> {
+    const wait = readyAt(q.state) - this.ctx.clock();
+    if (wait > 0) await new Promise((r) => setTimeout(r, timerDelay(wait)));
+    const capture = await renderStage(this.ctx, row, servedDocument(outcome), wanted, robotsCheck(q.robots));
+    q.state = hostAfterRender(q.state, capture, this.run.id, this.politeness, this.ctx.clock());
+    this.progress.rendered(row, capture);
+    return await processStage(this.ctx, row, outcome, { capture });
   }
 
   private async commit(q: HostQueue, row: FrontierRow, result: ProcessResult): Promise<void> {

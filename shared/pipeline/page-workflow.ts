@@ -5,6 +5,17 @@ import type { CloudContext } from './cloud-context.js';
 import type { FetchOutcome } from './fetch-stage.js';
 import type { PageTask } from './fetch-worker.js';
 import { fetchRecord, processStage } from './process-stage.js';
+import type { RenderPass } from './process-content.js';
+import type { RenderCapture, RenderWanted } from './render-stage.js';
+
+/** The page workflow's state as a step sees it: the page task, and the results of the steps before it. */
+export type PageWorkflowInput = PageTask & {
+  results?: {
+    Extract?: { render?: RenderWanted };
+    /** The Render step's capture, or the error Step Functions caught from it. */
+    Render?: RenderCapture | { Error?: string; Cause?: string };
+  };
+};
 
 export interface ExtractResult {
   urlId: string;
@@ -13,6 +24,32 @@ export interface ExtractResult {
   /** Where the extracted content went in S3, when there was any. */
   extracted?: string;
   links: number;
+  /** The page needs rendering: the workflow takes the Render step, then extracts again (nothing was committed yet). */
+  render?: RenderWanted;
+}
+
+/** What the Extract step does with the page: decide on rendering (first pass), or extract the render (after the Render step). */
+async function renderPassOf(ctx: CloudContext, task: PageWorkflowInput): Promise<RenderPass> {
+  const render = task.results?.Render;
+  if (!render) return { decide: { host: (await ctx.store.getHost(task.row.host))?.state.render } };
+  if ('ok' in render) return { capture: render };
+  const reason = task.results?.Extract?.render?.reason ?? 'render';
+  const error = `the Render step failed: ${render.Error ?? 'Error'} ${errorMessage(causeOf(render.Cause))}`.slice(0, 2000);
+  const failed: RenderCapture = {
+    reason,
+    at: ctx.clock(),
+    ok: false,
+    error,
+    gained: false,
+    bytes: 0,
+    durationMs: 0,
+    requests: 0,
+    blocked: {},
+    settled: false,
+    attempts: 0,
+    navigations: [],
+  };
+  return { capture: failed };
 }
 
 async function outcomeOf(ctx: CloudContext, task: PageTask): Promise<Extract<FetchOutcome, { kind: 'response' }>> {
@@ -34,10 +71,11 @@ async function outcomeOf(ctx: CloudContext, task: PageTask): Promise<Extract<Fet
  * into DynamoDB and `extracted/` in S3; new URLs into the frontier. Repeating it (Express starts
  * at least once) rewrites the same items and sends nothing twice.
  */
-export async function extractStage(ctx: CloudContext, task: PageTask): Promise<ExtractResult> {
+export async function extractStage(ctx: CloudContext, task: PageWorkflowInput): Promise<ExtractResult> {
   const current = await ctx.store.getUrl(task.runId, task.row.urlId);
   if (current && FINAL_STATES.has(current.state)) return { urlId: task.row.urlId, state: current.state, reason: current.reason, links: 0 };
-  const result = await processStage(ctx, task.row, await outcomeOf(ctx, task));
+  const result = await processStage(ctx, task.row, await outcomeOf(ctx, task), await renderPassOf(ctx, task));
+  if (result.renderWanted) return { urlId: task.row.urlId, state: 'render', reason: result.renderWanted.reason, links: 0, render: result.renderWanted };
   let extracted: string | undefined;
   if (result.extract && result.page?.contentHash) {
     const { markdown, ...metadata } = result.extract;

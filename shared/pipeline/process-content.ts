@@ -8,6 +8,9 @@ import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, 
 import type { Candidate } from './admission.js';
 import type { CrawlContext } from './context.js';
 import { edgesOf, extractRecords, pdfExtraction } from './content-records.js';
+import { renderModeFor } from '../config/render-settings.js';
+import { renderDecision, type HostRenderStats } from '../render/decision.js';
+import { notRendered, renderInfo, type RenderCapture, type RenderWanted } from './render-stage.js';
 
 const FRESH_WINDOW_MS = 30 * 86_400_000;
 
@@ -21,6 +24,16 @@ export interface ContentResult {
   duplicateOf?: string;
   /** Processing failed at this stage: the page is kept as fetched and the URL fails with the error. */
   failure?: PageProcessingError;
+  /** The page needs rendering: the caller renders it and processes it again with the capture. */
+  renderWanted?: RenderWanted;
+}
+
+/** How a fetched page meets the browser: a decision to make (first pass), or a render to extract (second pass). */
+export interface RenderPass {
+  /** Decide whether the page needs rendering, with what rendering brought its host this run. */
+  decide?: { host?: HostRenderStats };
+  /** The page's render: its DOM is what gets extracted. */
+  capture?: RenderCapture;
 }
 
 /** Runs one processing stage; any error becomes a `PageProcessingError` naming the stage. */
@@ -82,17 +95,21 @@ export async function htmlContent(
   contentHash: string | undefined,
   at: number,
   bodyOwner?: string,
+  pass: RenderPass = {},
 ): Promise<ContentResult> {
   const body = res.body ?? Buffer.alloc(0);
   const decoded = await stage('decode', () => decodeText(body, sniffCharset(body, res.charset, true)));
   const page = { ...basePage(row, res, contentHash, at), charset: decoded.charset };
   const owner = bodyOwner ?? (contentHash ? await ctx.store.claimBody(contentHash, row.urlId, at) : row.urlId);
   if (owner !== row.urlId) return { page: { ...page, duplicateOf: owner }, aliases: [], candidates: [], duplicateOf: owner };
+  const { capture } = pass;
+  const rendered = capture?.ok && capture.renderedHash ? await ctx.blobs.get(capture.renderedHash) : undefined;
+  if (capture?.ok && !rendered) throw new PageProcessingError('render', `the rendered DOM ${capture.renderedHash} is missing from the blob store`);
   let x;
   try {
     x = await stage('extract', () =>
       ctx.extractor.extract({
-        html: decoded.text,
+        html: rendered ? rendered.toString('utf8') : decoded.text,
         url: row.url,
         mode: ctx.settings.extract,
         robotsToken: ctx.robotsToken,
@@ -105,6 +122,16 @@ export async function htmlContent(
   page.indexable = !x.noindex;
   page.nofollow = x.nofollow;
   page.title = x.title;
+  let renderWanted: RenderWanted | undefined;
+  if (capture) {
+    page.render = renderInfo(capture);
+    if (rendered) page.fetcher = 'browser';
+  } else if (pass.decide) {
+    const decision = renderDecision(x.shell, renderModeFor(ctx.settings, row.host), row.runId, pass.decide.host);
+    const available = ctx.rendering !== 'none';
+    page.render = notRendered(decision, available);
+    if (decision.render && available) renderWanted = { reason: decision.reason, served: { textChars: x.shell.textChars, links: x.shell.links } };
+  }
   const snapshot = contentHash ?? 'empty';
   const edges = edgesOf(row, snapshot, x);
   // Candidates carry the href as written, so the interaction record keeps the raw target.
@@ -123,6 +150,8 @@ export async function htmlContent(
   }
   if (!page.nofollow || ctx.settings.followNofollow) {
     for (const feed of x.feeds) candidates.push({ href: feed, depth: row.depth + 1, kind: 'feed', fresh: true, from: row.urlId });
+    // Where the page's script tried to take the browser (blocked there): URLs like its links.
+    for (const href of capture?.navigations ?? []) candidates.push({ href, depth: row.depth + 1, kind: 'page', from: row.urlId });
   }
   const records =
     'markdown' in x
@@ -132,7 +161,7 @@ export async function htmlContent(
           problems: x.problems,
         })
       : {};
-  return { page, edges, aliases, candidates, ...records };
+  return { page, edges, aliases, candidates, renderWanted, ...records };
 }
 
 async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
@@ -156,6 +185,7 @@ export async function contentOf(
   contentHash: string | undefined,
   at: number,
   bodyOwner?: string,
+  pass: RenderPass = {},
 ): Promise<ContentResult> {
   if (row.kind === 'sitemap') return { aliases: [], candidates: await stage('sitemap', () => sitemapCandidates(ctx, row, res.body ?? Buffer.alloc(0))) };
   if (row.kind === 'feed' || (res.contentClass === 'xml' && looksLikeFeed(res.body))) {
@@ -163,7 +193,7 @@ export async function contentOf(
     const candidates = await stage('feed', () => feedCandidates(row, text));
     if (row.kind === 'feed' || candidates.length > 0) return { aliases: [], candidates };
   }
-  if (res.contentClass === 'html') return htmlContent(ctx, row, res, contentHash, at, bodyOwner);
+  if (res.contentClass === 'html') return htmlContent(ctx, row, res, contentHash, at, bodyOwner, pass);
   if (res.contentClass === 'pdf') return pdfContent(ctx, row, res, contentHash, at);
   return { page: basePage(row, res, contentHash, at), aliases: [], candidates: [] };
 }

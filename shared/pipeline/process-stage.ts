@@ -4,7 +4,8 @@ import { parseRetryAfter } from '../politeness/retry-after.js';
 import type { FetchCommit, FetchRecord, FrontierRow, RecordKind, UrlState } from '../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
-import { contentOf, type ContentResult } from './process-content.js';
+import { contentOf, type ContentResult, type RenderPass } from './process-content.js';
+import { renderRecord } from './render-stage.js';
 
 /** What one fetch means for the crawl: the URL's new state, what to store, and what to crawl next. */
 export interface ProcessResult extends Omit<ContentResult, 'duplicateOf'> {
@@ -16,6 +17,8 @@ export interface ProcessResult extends Omit<ContentResult, 'duplicateOf'> {
   /** What the host's politeness state learns; undefined when no request reached it. */
   hostEvent?: ResponseEvent;
   notModified: boolean;
+  /** The browser's interaction record, when the page was rendered (or the render was tried). */
+  rendered?: FetchRecord;
 }
 
 /** What the store commits for one processed fetch: the result's records, with the runtime's own attempt, delay and discoveries. */
@@ -23,8 +26,8 @@ export function fetchCommit(
   result: ProcessResult,
   where: Pick<FetchCommit, 'runId' | 'urlId' | 'attempts' | 'notBefore' | 'discovered' | 'reprioritized'>,
 ): FetchCommit {
-  const { state, reason, fetch, page, edges, extract, chunks, aliases } = result;
-  return { ...where, state, reason, fetch, page, edges, extract, chunks, aliases };
+  const { state, reason, fetch, rendered, page, edges, extract, chunks, aliases } = result;
+  return { ...where, state, reason, fetch, rendered, page, edges, extract, chunks, aliases };
 }
 
 /** What an interaction was once its response is known: a PDF, raw bytes of another type, or the kind asked for. */
@@ -119,10 +122,11 @@ export function needsContent(outcome: FetchOutcome): outcome is Extract<FetchOut
 }
 
 /** Turns a fetch outcome into the URL's fate, the records to store and the URLs to consider next. */
-export async function processStage(ctx: CrawlContext, row: FrontierRow, outcome: FetchOutcome): Promise<ProcessResult> {
+export async function processStage(ctx: CrawlContext, row: FrontierRow, outcome: FetchOutcome, pass: RenderPass = {}): Promise<ProcessResult> {
   const fetch = fetchRecord(row, outcome);
   if (outcome.kind === 'error') return { ...onError(ctx, row, outcome), fetch };
-  const result = await byStatus(ctx, row, outcome);
+  const result = await byStatus(ctx, row, outcome, pass);
+  if (pass.capture) result.rendered = renderRecord(row, pass.capture);
   // The interaction stays in the archive; its record says why the page could not be processed.
   const failed = result.failure
     ? { ...fetch, error: `processing failed (${result.failure.stage}): ${result.failure.message.replace(/^[^:]+: /, '')}`.slice(0, 2000) }
@@ -130,7 +134,7 @@ export async function processStage(ctx: CrawlContext, row: FrontierRow, outcome:
   return { ...result, fetch: failed, hostEvent: responseEvent(ctx, outcome.res) };
 }
 
-async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'response' }>): Promise<ProcessResult> {
+async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'response' }>, pass: RenderPass): Promise<ProcessResult> {
   const { res } = outcome;
   if (res.status === 304 && outcome.previous) return onNotModified(ctx, row, outcome);
   if (res.status >= 300 && res.status < 400) {
@@ -142,7 +146,7 @@ async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<Fe
   if (res.skipped) return empty('skipped', 'content-type');
   let content;
   try {
-    content = await contentOf(ctx, row, res, outcome.contentHash, outcome.at, outcome.bodyOwner);
+    content = await contentOf(ctx, row, res, outcome.contentHash, outcome.at, outcome.bodyOwner, pass);
   } catch (err) {
     // A stage that failed before anything of the page was kept (sitemap, feed, decoding).
     content = { aliases: [], candidates: [], failure: err instanceof PageProcessingError ? err : new PageProcessingError('process', err) };
@@ -164,5 +168,6 @@ async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<Fe
     chunks: content.chunks,
     aliases: content.aliases,
     candidates: content.candidates,
+    renderWanted: content.renderWanted,
   };
 }

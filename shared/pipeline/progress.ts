@@ -1,6 +1,7 @@
 import type { FrontierRow, RunSummary } from '../store/ports/index.js';
 import type { ProcessResult } from './process-stage.js';
 import type { RobotsLoad } from './robots-stage.js';
+import type { RenderCapture } from './render-stage.js';
 
 export interface ProgressStats {
   runId: number;
@@ -10,6 +11,9 @@ export interface ProgressStats {
   blocked: number;
   bytes: number;
   hostsParked: number;
+  /** Pages rendered in Chromium, and renders that failed. */
+  rendered: number;
+  renderFailures: number;
   elapsedMs: number;
   pagesPerSecond: number;
 }
@@ -19,6 +23,7 @@ export type CrawlEvent =
   | { type: 'start'; runId: number; resumed: boolean; requeued?: number; exhausted?: number; carried?: number }
   | { type: 'fetch'; url: string; kind: string; status?: number; state: string; reason?: string; ms: number; bytes: number }
   | { type: 'blocked'; url: string; reason: 'robots' }
+  | { type: 'render'; url: string; reason: string; ok: boolean; gained: boolean; ms: number; requests: number; blocked: Record<string, number>; error?: string }
   | { type: 'robots'; host: string; policy: string; requested: boolean; status?: number; error?: string }
   | { type: 'host-parked'; host: string; reason: string; dropped: number }
   | { type: 'deferred'; host: string; urls: number; until: number }
@@ -36,6 +41,8 @@ export class CrawlProgress {
   private blockedCount = 0;
   private bytes = 0;
   private parkedHosts = 0;
+  private renders = 0;
+  private renderFailures = 0;
   private lastTick = 0;
 
   constructor(
@@ -71,6 +78,13 @@ export class CrawlProgress {
     });
   }
 
+  rendered(row: FrontierRow, c: RenderCapture): void {
+    if (c.ok) this.renders++;
+    else this.renderFailures++;
+    const { reason, ok, gained, durationMs: ms, requests, blocked, error } = c;
+    this.emit({ type: 'render', url: row.url, reason, ok, gained, ms, requests, blocked, error });
+  }
+
   blocked(row: FrontierRow): void {
     this.blockedCount++;
     this.emit({ type: 'blocked', url: row.url, reason: 'robots' });
@@ -104,6 +118,8 @@ export class CrawlProgress {
       blocked: this.blockedCount,
       bytes: this.bytes,
       hostsParked: this.parkedHosts,
+      rendered: this.renders,
+      renderFailures: this.renderFailures,
       elapsedMs,
       pagesPerSecond: elapsedMs > 0 ? (this.pages * 1000) / elapsedMs : 0,
     };

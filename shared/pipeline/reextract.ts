@@ -1,6 +1,7 @@
 import { errorMessage } from '../errors.js';
 import type { FrontierRow } from '../store/ports/index.js';
 import type { CrawlContext } from './context.js';
+import { storedCapture } from './render-stage.js';
 import { contentOf } from './process-content.js';
 
 export interface ReextractReport {
@@ -41,7 +42,9 @@ export async function reextract(ctx: CrawlContext): Promise<ReextractReport> {
       };
       const before = await ctx.store.getExtract(page.urlId);
       const linksBefore = (await ctx.store.outlinks(page.urlId)).length;
-      const content = await contentOf(ctx, row, res, page.contentHash, page.fetchedAt);
+      // A page that was rendered is extracted again from the DOM it kept, not from its served shell.
+      const capture = storedCapture(page.render, page.fetchedAt);
+      const content = await contentOf(ctx, row, res, page.contentHash, page.fetchedAt, undefined, { capture });
       if (!content.extract) continue;
       const after = content.extract;
       const diffs = {

@@ -1,3 +1,4 @@
+import type { HostRenderStats } from '../render/decision.js';
 /** Everything the scheduler knows about one host; transitions are pure functions of the state, the event and the clock. */
 export interface HostState {
   host: string;
@@ -10,6 +11,8 @@ export interface HostState {
   consecutiveFailures: number;
   crawlDelayMs: number;
   parkedReason?: string;
+  /** What rendering brought this host in the current run (the render decision reads it). */
+  render?: HostRenderStats;
 }
 
 export interface PolitenessConfig {

@@ -68,6 +68,31 @@ export interface PageRecord {
   /** The url id of the first page with the same body bytes. */
   duplicateOf?: string;
   canonicalUrl?: string;
+  /** What was extracted: the page as served (`http`, the default) or its DOM after scripts ran (`browser`). */
+  fetcher?: 'http' | 'browser';
+  /** The render decision of an HTML page and, when it was rendered, how that went. */
+  render?: RenderInfo;
+}
+
+/** Whether an HTML page went through Chromium, why, and what came of it. */
+export interface RenderInfo {
+  /** `rendered`: its DOM after scripts ran was extracted; `not-rendered`: as served; `failed`: the render failed, so as served. */
+  outcome: 'rendered' | 'not-rendered' | 'failed';
+  /** The decision's reason (`empty-root #root`, `enough-content`, `render-always`, `host-gains-nothing …`). */
+  reason: string;
+  /** Rendering added text or links (false counts against the host). */
+  gained?: boolean;
+  durationMs?: number;
+  /** Requests the page made that went out, and those blocked by reason. */
+  requests?: number;
+  blocked?: Record<string, number>;
+  /** The network went idle before the settle cap. */
+  settled?: boolean;
+  attempts?: number;
+  /** Blob hashes of the rendered HTML and of the screenshot. */
+  renderedHash?: string;
+  screenshotHash?: string;
+  error?: string;
 }
 
 /** The error of the interaction record of a URL that robots.txt refused: no request was made. */
@@ -81,6 +106,8 @@ export interface WarcLocation {
   file: string;
   offset: number;
   length: number;
+  /** The record's WARC-Record-ID (carried to the render step, which refers to it; not kept by every store). */
+  recordId?: string;
 }
 
 /** One interaction with a server, success or not: the archive's index record. */
@@ -186,6 +213,8 @@ export interface FetchCommit {
   attempts: number;
   notBefore?: number;
   fetch?: FetchRecord;
+  /** The browser's interaction, when the page was rendered: its own record, pointing at the rendered WARC records. */
+  rendered?: FetchRecord;
   page?: PageRecord;
   /** The outlinks of this snapshot of the page. */
   edges?: EdgeRecord[];

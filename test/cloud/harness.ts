@@ -6,12 +6,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { handler as extractPage } from '../../functions/extract-page/index.js';
 import { handler as fetchWorker } from '../../functions/fetch-worker/index.js';
 import { handler as finalizeRun } from '../../functions/finalize-run/index.js';
 import { handler as initRun } from '../../functions/init-run/index.js';
 import { handler as recordFailure } from '../../functions/record-failure/index.js';
+import { handler as renderPage } from '../../functions/render-page/index.js';
 import { handler as runProgress } from '../../functions/run-progress/index.js';
 import type { RunInput } from '../../shared/pipeline/run-control.js';
 import type { Emulators } from './emulators.js';
@@ -107,6 +109,8 @@ async function pageWorkflowEndpoint(
         overrides: {
           taskResourceLocalHandlers: {
             Extract: task((input: Parameters<typeof extractPage>[0]) => timings.time('extract-page', () => extractPage(input))),
+            Render: task((input: Parameters<typeof renderPage>[0]) => timings.time('render-page', () => renderPage(input))),
+            ExtractRendered: task((input: Parameters<typeof extractPage>[0]) => timings.time('extract-page', () => extractPage(input))),
             RecordFailure: task((input: Parameters<typeof recordFailure>[0]) => timings.time('record-failure', () => recordFailure(input))),
           },
         },
@@ -240,4 +244,16 @@ export async function cloudCrawl(
     await Promise.all(page.pending);
     await new Promise<void>((r) => page.server.close(() => r()));
   }
+}
+
+/** Every item of a table (paged scan), as a downstream reader of the table sees them. */
+export async function tableItems(emu: Emulators, table: string): Promise<Array<Record<string, unknown>>> {
+  const items: Array<Record<string, unknown>> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await emu.clients.doc.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start }));
+    items.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return items;
 }

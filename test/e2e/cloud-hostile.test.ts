@@ -2,10 +2,9 @@
 // the run ends on its own, normal pages are stored, hostile ones are recorded with their reasons.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudCrawl, type CloudCrawl } from '../cloud/harness.js';
+import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 
 let emu: Emulators;
@@ -22,13 +21,7 @@ before(async () => {
   const names = await emu.provision('hostile');
   web = await startWeb({ articles: 6, blogHosts: 1, crawlDelaySeconds: 0, hostile: true });
   crawl = await cloudCrawl(emu, synth, names, { crawl: 'hostile', seeds: web.seeds(), settings: SETTINGS }, { workers: 4, pollMs: 200, timeoutMs: 240_000 });
-  items = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await emu.clients.doc.send(new ScanCommand({ TableName: names.table, ExclusiveStartKey: start }));
-    items.push(...(res.Items ?? []));
-    start = res.LastEvaluatedKey;
-  } while (start);
+  items = await tableItems(emu, names.table);
 });
 
 after(async () => {

@@ -4,13 +4,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type Database from 'better-sqlite3';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import type { WebOptions } from '../web/hosts.js';
 import { tempDir } from '../helpers.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudCrawl, type CloudCrawl } from '../cloud/harness.js';
+import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 import { crawlWeb, minGap, openDb, requestsBy, testFlags } from './crawl-helpers.js';
 
@@ -58,13 +57,7 @@ before(async () => {
     { crawl: 'synthetic', seeds: cloudWeb.seeds(), settings: SETTINGS },
     { workers: 4, pollMs: 200, timeoutMs: 240_000 },
   );
-  items = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await emu.clients.doc.send(new ScanCommand({ TableName: names.table, ExclusiveStartKey: start }));
-    items.push(...(res.Items ?? []));
-    start = res.LastEvaluatedKey;
-  } while (start);
+  items = await tableItems(emu, names.table);
   data = tempDir();
   await crawlWeb(localWeb, testFlags(data.dir));
   db = openDb(data.dir);

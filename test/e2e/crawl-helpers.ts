@@ -1,3 +1,4 @@
+import { WARCParser } from 'warcio';
 import Database from '../../shared/store/local/sqlite-driver.js';
 import type { Database as Db } from 'better-sqlite3';
 import { join } from 'node:path';
@@ -56,4 +57,14 @@ export function fetchCounts(log: RequestLogEntry[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const e of log) counts.set(`${e.host}${e.target}`, (counts.get(`${e.host}${e.target}`) ?? 0) + 1);
   return counts;
+}
+
+/** The WARC-Type of every record in a (gzipped) WARC file's bytes, in order. */
+export async function readWarcBytes(bytes: Buffer): Promise<string[]> {
+  const types: string[] = [];
+  for await (const record of WARCParser.iterRecords([bytes])) {
+    await record.readFully(false);
+    types.push(record.warcType ?? '');
+  }
+  return types;
 }

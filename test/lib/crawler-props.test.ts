@@ -27,7 +27,7 @@ test('a prop out of range fails synthesis naming the prop and the allowed range'
     [{ maxFetchConcurrency: 1 }, /maxFetchConcurrency is 1; it must be a whole number from 2 to 1000/],
     [{ maxFetchConcurrency: 5000 }, /maxFetchConcurrency is 5000; it must be a whole number from 2 to 1000/],
     [{ memoryMb: { 'extract-page': 64 } }, /memoryMb\["extract-page"\] is 64 MB; it must be a whole number from 128 to 10240 MB/],
-    [{ memoryMb: { 'render-page': 2048 } as CrawlerProps['memoryMb'] }, /memoryMb names an unknown stage "render-page"/],
+    [{ memoryMb: { 'summarize-page': 2048 } as CrawlerProps['memoryMb'] }, /memoryMb names an unknown stage "summarize-page"/],
     [{ pollSeconds: 1 }, /pollSeconds is 1 s; it must be a whole number from 5 to 3600 s/],
     [{ rawInfrequentAccessDays: 7 }, /rawInfrequentAccessDays is 7 days; it must be a whole number from 30 to 36500 days/],
     [{ rawRetentionDays: 20 }, /rawRetentionDays \(20\) must be more than rawInfrequentAccessDays \(30\)/],
@@ -92,7 +92,14 @@ test('your own Lambdas run after Extract in the page workflow, with the same ret
   });
   const { EXPRESS } = stateMachines(t.toJSON() as Parameters<typeof stateMachines>[0]);
   const states = EXPRESS.definition.States as Record<string, { Next?: string; Catch?: Array<{ Next: string }>; TimeoutSeconds?: number; ResultPath?: string }>;
-  assert.equal(states.Extract!.Next, 'Notify');
+  // Extract → NeedsRender? → (Render → ExtractRendered →) Notify: your step runs after the page's final extraction either way.
+  assert.equal(states.Extract!.Next, 'NeedsRender');
+  const choice = states.NeedsRender as unknown as { Default: string; Choices: Array<{ Next: string }> };
+  assert.equal(choice.Default, 'Notify');
+  assert.equal(choice.Choices[0]!.Next, 'Render');
+  assert.equal(states.Render!.Next, 'ExtractRendered');
+  assert.equal(states.ExtractRendered!.Next, 'Notify');
+  assert.equal(states.ExtractRendered!.ResultPath, '$.results.Extract');
   assert.equal(states.Notify!.Next, 'PageDone');
   assert.equal(states.Notify!.Catch![0]!.Next, 'RecordFailure');
   assert.equal(states.Notify!.TimeoutSeconds, 20);

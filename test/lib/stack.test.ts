@@ -73,16 +73,16 @@ test('the frontier: FIFO without content-based dedupe, per-group throughput, a F
   t.resourceCountIs('AWS::SQS::Queue', 2);
 });
 
-test('every stage is nodejs24.x on arm64; the fetch worker takes one message at a time with partial batch failures', () => {
+test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x64 only); the fetch worker takes one message at a time with partial batch failures', () => {
   const fns = t.findResources('AWS::Lambda::Function');
   const stages = Object.values(fns).filter(
     (f) => (f.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.TABLE_NAME,
   );
-  assert.equal(stages.length, 6);
+  assert.equal(stages.length, 7);
   for (const f of stages) {
-    const p = f.Properties as { Runtime: string; Architectures: string[]; Handler: string };
+    const p = f.Properties as { Runtime: string; Architectures: string[]; Handler: string; MemorySize: number };
     assert.equal(p.Runtime, 'nodejs24.x');
-    assert.deepEqual(p.Architectures, ['arm64']);
+    assert.deepEqual(p.Architectures, p.MemorySize === 2048 ? ['x86_64'] : ['arm64']);
     assert.equal(p.Handler, 'index.handler');
   }
   t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -94,9 +94,11 @@ test('every stage is nodejs24.x on arm64; the fetch worker takes one message at 
 
 test('the bundles are ESM built by esbuild, and the extract stage carries pdf.js for its worker thread', () => {
   const assets = readdirSync(synth.outdir).filter((d) => d.startsWith('asset.'));
-  assert.equal(assets.length, 6);
+  assert.equal(assets.length, 7);
   for (const a of assets) assert.ok(existsSync(join(synth.outdir, a, 'index.mjs')), a);
   assert.equal(assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/pdfjs-dist/legacy/build/pdf.mjs'))).length, 1);
+  // The Render stage ships @sparticuz/chromium as it is (its packed browser is found beside its own files).
+  assert.equal(assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/@sparticuz/chromium/bin/chromium.br'))).length, 1);
 });
 
 test('the run state machine is Standard: InitRun, then a Wait/Progress/Choice loop, then FinalizeRun (JSONPath)', () => {
@@ -133,8 +135,8 @@ test('one EventBridge rule per crawl of crawls.json, starting the run state mach
 test('alarms on the DLQ, stage errors and throttles and failed executions; a dashboard', () => {
   const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a) => (a.Properties as { MetricName: string }).MetricName);
   assert.ok(alarms.includes('ApproximateNumberOfMessagesVisible'));
-  assert.equal(alarms.filter((m) => m === 'Errors').length, 6);
-  assert.equal(alarms.filter((m) => m === 'Throttles').length, 6);
+  assert.equal(alarms.filter((m) => m === 'Errors').length, 7);
+  assert.equal(alarms.filter((m) => m === 'Throttles').length, 7);
   assert.equal(alarms.filter((m) => m === 'ExecutionsFailed').length, 2);
   t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
 });

@@ -87,6 +87,7 @@ test('the tarball holds the library, the construct, their declarations, the CLI 
     'bin/trawl.js',
     'dist/lambda/fetch-worker/index.mjs',
     'dist/lambda/extract-page/node_modules/pdfjs-dist/legacy/build/pdf.mjs',
+    'dist/lambda/render-page/node_modules/@sparticuz/chromium/bin/chromium.br',
   ]) {
     assert.ok(existsSync(join(pkg, f)), f);
   }
@@ -112,9 +113,9 @@ test("the README's CDK app synthesizes a stack with trawl/cdk, with the prebuilt
     Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
   };
   const fns = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-  assert.equal(fns.length, 6);
+  assert.equal(fns.length, 7);
   const assets = readdirSync(join(project.dir, 'cdk.out')).filter((d) => d.startsWith('asset.'));
-  assert.equal(assets.filter((a) => existsSync(join(project.dir, 'cdk.out', a, 'index.mjs'))).length, 6);
+  assert.equal(assets.filter((a) => existsSync(join(project.dir, 'cdk.out', a, 'index.mjs'))).length, 7);
   assert.ok(!existsSync(join(project.dir, 'node_modules/esbuild')), 'esbuild is not installed with the package');
 });
 

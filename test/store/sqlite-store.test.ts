@@ -54,12 +54,14 @@ test('migrates a data directory of the previous schema forward, keeping its data
       page: { ...page(run.id, 'a', 'h1', 5), bytes: 1 },
     });
     await first.close();
-    // Back to schema 2: no bodies table.
+    // Back to schema 2: no bodies table, no render columns on pages.
     const db = new Database(join(dir, 'trawl.db'));
-    db.exec("DROP TABLE bodies; UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    db.exec(
+      "DROP TABLE bodies; ALTER TABLE pages DROP COLUMN fetcher; ALTER TABLE pages DROP COLUMN render; UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+    );
     db.close();
     const reader = new SqliteCrawlStore(dir, { readonly: true });
-    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '3');
+    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '4');
     assert.equal((await reader.latestRun())?.id, run.id);
     await reader.close();
     const store = new SqliteCrawlStore(dir);

@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { makePdf } from './pdf.js';
 import { articleHtml, htmlPage, listPage, prose, rss, sitemapIndex, urlset } from './pages.js';
 import { hostileHosts } from './hostile.js';
+import { appsHost } from './apps.js';
 
 export interface WebRequest {
   path: string;
@@ -48,6 +49,8 @@ export interface WebOptions {
   slowMs?: number;
   /** Adds the hostile hosts (test/web/hostile.ts) to the web. */
   hostile?: boolean;
+  /** Adds the single-page-app host (test/web/apps.ts) with this many chained app pages. */
+  apps?: number;
 }
 
 const html = (body: string, extra: Record<string, string> = {}): WebResponse => ({
@@ -307,5 +310,6 @@ export function buildHosts(o: WebOptions): HostSpec[] {
     ),
     ...blogs.map((b, i) => blogHost(b, o, blogs[(i + 1) % blogs.length]!)),
     ...(o.hostile ? hostileHosts() : []),
+    ...(o.apps ? [appsHost(o.apps)] : []),
   ];
 }

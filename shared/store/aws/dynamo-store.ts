@@ -253,6 +253,7 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
   async commitFetch(c: FetchCommit): Promise<string[]> {
     // Content first, frontier state last: a crash in between is redone by the redelivered message.
     if (c.fetch) await this.recordFetch(c.fetch);
+    if (c.rendered) await this.recordFetch(c.rendered);
     // Aliases are also indexed by their target (inlinks index, `ALIAS#<targetId>`), so links to an alias count as inlinks of its target.
     for (const a of c.aliases ?? []) {
       await this.doc.send(

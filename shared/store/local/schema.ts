@@ -2,7 +2,7 @@
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** SQL that takes a data directory from version N to N + 1, keyed by N. */
 export const MIGRATIONS: Record<number, string> = {
@@ -10,6 +10,9 @@ export const MIGRATIONS: Record<number, string> = {
   2: `CREATE TABLE IF NOT EXISTS bodies (hash TEXT PRIMARY KEY, url_id TEXT NOT NULL, claimed_at INTEGER NOT NULL) WITHOUT ROWID;
       INSERT OR IGNORE INTO bodies (hash, url_id, claimed_at)
         SELECT content_hash, url_id, min(fetched_at) FROM pages WHERE content_hash IS NOT NULL AND duplicate_of IS NULL GROUP BY content_hash;`,
+  // v4: what a page was extracted from (as served, or rendered by Chromium) and its render decision.
+  3: `ALTER TABLE pages ADD COLUMN fetcher TEXT NOT NULL DEFAULT 'http';
+      ALTER TABLE pages ADD COLUMN render TEXT;`,
 };
 
 export const SCHEMA_SQL = `
@@ -68,7 +71,9 @@ CREATE TABLE IF NOT EXISTS pages (
   indexable INTEGER NOT NULL,
   nofollow INTEGER NOT NULL,
   duplicate_of TEXT,
-  canonical_url TEXT
+  canonical_url TEXT,
+  fetcher TEXT NOT NULL DEFAULT 'http',
+  render TEXT
 );
 CREATE INDEX IF NOT EXISTS pages_hash ON pages (content_hash);
 CREATE TABLE IF NOT EXISTS bodies (

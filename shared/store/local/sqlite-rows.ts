@@ -57,6 +57,8 @@ export function pageParams(p: PageRecord): Record<string, unknown> {
     nofollow: p.nofollow ? 1 : 0,
     duplicateOf: p.duplicateOf ?? null,
     canonicalUrl: p.canonicalUrl ?? null,
+    fetcher: p.fetcher ?? 'http',
+    render: p.render ? JSON.stringify(p.render) : null,
   };
 }
 
@@ -80,6 +82,8 @@ export function rowToPage(r: Record<string, unknown>): PageRecord {
     nofollow: r.nofollow === 1,
     duplicateOf: opt<string>(r.duplicate_of),
     canonicalUrl: opt<string>(r.canonical_url),
+    ...(r.fetcher === 'browser' ? { fetcher: 'browser' as const } : {}),
+    ...(typeof r.render === 'string' ? { render: JSON.parse(r.render) as PageRecord['render'] } : {}),
   };
 }
 

@@ -17,8 +17,8 @@ const SQL = {
   reprioritize: 'UPDATE frontier SET priority = ?, inlinks = ? WHERE run_id = ? AND url_id = ?',
   insertFetch: `INSERT INTO fetches (run_id, url_id, url, raw_url, kind, fetcher, warc_file, warc_offset, warc_length, status, fetched_at, duration_ms, content_hash, bytes, truncated, not_modified, error, headers)
     VALUES (@runId, @urlId, @url, @rawUrl, @kind, @fetcher, @warcFile, @warcOffset, @warcLength, @status, @fetchedAt, @durationMs, @contentHash, @bytes, @truncated, @notModified, @error, @headers)`,
-  upsertPage: `INSERT OR REPLACE INTO pages (url_id, url, host, run_id, status, mime, charset, content_hash, bytes, truncated, etag, last_modified, fetched_at, title, indexable, nofollow, duplicate_of, canonical_url)
-    VALUES (@urlId, @url, @host, @runId, @status, @mime, @charset, @contentHash, @bytes, @truncated, @etag, @lastModified, @fetchedAt, @title, @indexable, @nofollow, @duplicateOf, @canonicalUrl)`,
+  upsertPage: `INSERT OR REPLACE INTO pages (url_id, url, host, run_id, status, mime, charset, content_hash, bytes, truncated, etag, last_modified, fetched_at, title, indexable, nofollow, duplicate_of, canonical_url, fetcher, render)
+    VALUES (@urlId, @url, @host, @runId, @status, @mime, @charset, @contentHash, @bytes, @truncated, @etag, @lastModified, @fetchedAt, @title, @indexable, @nofollow, @duplicateOf, @canonicalUrl, @fetcher, @render)`,
   // New edges point at an already-stored target, directly or through a redirect/canonical alias.
   insertEdge: `INSERT OR REPLACE INTO edges (from_id, snapshot, to_id, to_url, anchor, context, section, rel, internal, nofollow, to_page_id)
     VALUES (@fromId, @snapshot, @toId, @toUrl, @anchor, @context, @section, @rel, @internal, @nofollow,
@@ -125,6 +125,7 @@ export class SqliteWrites {
   apply(c: FetchCommit): string[] {
     this.s.setState.run(c.state, c.reason ?? null, c.attempts, c.notBefore ?? 0, c.runId, c.urlId);
     if (c.fetch) this.insertFetch(c.fetch);
+    if (c.rendered) this.insertFetch(c.rendered);
     for (const a of c.aliases ?? []) this.alias(a);
     if (c.page) this.page(c.page);
     for (const e of c.edges ?? []) this.edge(e);

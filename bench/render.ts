@@ -1,0 +1,69 @@
+// npm run bench:render — renders 200 single-page-app pages of the synthetic web in an embedded
+// crawl (--render auto decides each page), and prints renders per second, p50/p90 render time and
+// the peak memory of the browser (all its processes) and of the crawler.
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crawl } from '../shared/library/crawl.js';
+import { startWeb } from '../test/web/server.js';
+
+const PAGES = Number(process.env.BENCH_RENDER_PAGES ?? 200);
+
+/** Resident memory (bytes) of every process whose command line names this crawler's browser profile. */
+function browserRss(): number {
+  let total = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(`trawl-chrome-${process.pid}-`)) continue;
+      total += Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const mib = (b: number) => `${(b / 1024 ** 2).toFixed(0)} MiB`;
+
+const web = await startWeb({ articles: 1, blogHosts: 1, apps: PAGES });
+const data = join(tmpdir(), `trawl-bench-render-${process.pid}`);
+const times: number[] = [];
+let peakBrowser = 0;
+let peakCrawler = 0;
+const sampler = setInterval(() => {
+  peakBrowser = Math.max(peakBrowser, browserRss());
+  peakCrawler = Math.max(peakCrawler, process.memoryUsage.rss());
+}, 100);
+const started = performance.now();
+try {
+  await crawl([`${web.origins.apps}/spa/1`], {
+    data,
+    allowPrivateNetwork: true,
+    delayMs: 0,
+    maxRps: 0,
+    maxPages: PAGES * 2 + 10,
+    // The chain of apps is depth-first on one host: every page waits for the one before it.
+    maxDepth: PAGES * 2 + 10,
+    env: {},
+    onEvent: (e) => {
+      if (e.type === 'render' && e.ok && /\/spa\/\d+$/.test(e.url)) times.push(e.ms);
+    },
+  });
+} finally {
+  clearInterval(sampler);
+  await web.close();
+  rmSync(data, { recursive: true, force: true });
+}
+const elapsed = (performance.now() - started) / 1000;
+const sorted = [...times].sort((a, b) => a - b);
+const renderSeconds = times.reduce((a, b) => a + b, 0) / 1000;
+console.log(
+  `rendered ${times.length} app pages of ${PAGES} in ${elapsed.toFixed(1)} s of crawl (Node ${process.version}, ${process.platform}/${process.arch})`,
+);
+console.log(
+  `renders per second: ${(times.length / renderSeconds).toFixed(2)} (browser busy time)  ${(times.length / elapsed).toFixed(2)} (crawl wall time, fetches and extraction included)`,
+);
+console.log(`render time: p50 ${pct(sorted, 50)} ms  p90 ${pct(sorted, 90)} ms  max ${sorted.at(-1) ?? 0} ms`);
+console.log(`peak memory: browser ${mib(peakBrowser)} (all its processes)  crawler ${mib(peakCrawler)} (RSS)`);

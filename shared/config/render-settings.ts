@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { bool, int, ms, setting } from './setting.js';
+
+/** When pages go through headless Chromium: decided per page, never, or every HTML page. */
+export type RenderMode = 'auto' | 'never' | 'always';
+
+const RENDER_MODES = ['auto', 'never', 'always'] as const;
+const HOST_OVERRIDE = /^([a-z0-9.-]+(?::\d+)?)=(auto|never|always)$/i;
+
+/** Per-host render modes as `host=mode` (`app.example.com=always`); the host may carry a port. */
+const hostOverrides = z.array(z.string()).superRefine((entries, ctx) => {
+  for (const e of entries) {
+    if (!HOST_OVERRIDE.test(e)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(e)} is not host=auto|never|always` });
+  }
+});
+
+/** The render mode of a host: its override from `renderHost`, else the crawl's mode. */
+export function renderModeFor(settings: { render: RenderMode; renderHost: string[] }, host: string): RenderMode {
+  for (const entry of settings.renderHost) {
+    const m = HOST_OVERRIDE.exec(entry);
+    if (m && m[1]!.toLowerCase() === host.toLowerCase()) return m[2]!.toLowerCase() as RenderMode;
+  }
+  return settings.render;
+}
+
+/** The settings of the Chromium fallback (`shared/render/`), spread into the settings table. */
+export const RENDER_SETTINGS = {
+  render: setting({
+    schema: z.enum(RENDER_MODES),
+    expects: 'one of auto, never, always',
+    default: 'auto' as RenderMode,
+    flag: 'render',
+    env: 'TRAWL_RENDER',
+    help: 'run pages through headless Chromium: auto (pages that need JavaScript), never, always',
+    type: 'string',
+  }),
+  renderHost: setting({
+    schema: hostOverrides,
+    expects: 'host=auto|never|always entries',
+    default: [] as string[],
+    flag: 'render-host',
+    env: 'TRAWL_RENDER_HOSTS',
+    help: 'render mode of one host, as host=mode (repeatable)',
+    type: 'list',
+  }),
+  renderConcurrency: setting({
+    ...int(1, 32),
+    default: 2,
+    flag: 'render-concurrency',
+    env: 'TRAWL_RENDER_CONCURRENCY',
+    help: 'pages rendering at once in the one browser',
+    type: 'string',
+  }),
+  renderTimeoutMs: setting({
+    ...ms(1000, 300_000),
+    default: 20_000,
+    flag: 'render-timeout-ms',
+    env: 'TRAWL_RENDER_TIMEOUT_MS',
+    help: 'hard cap of one render, navigation included; a page past it is a hang (browser restarted, page retried once)',
+    type: 'string',
+  }),
+  renderSettleMs: setting({
+    ...ms(0, 120_000),
+    default: 5_000,
+    flag: 'render-settle-ms',
+    env: 'TRAWL_RENDER_SETTLE_MS',
+    help: 'longest wait for the network to go idle after the document loaded; the DOM is taken then either way',
+    type: 'string',
+  }),
+  renderMaxRequests: setting({
+    ...int(0, 10_000),
+    default: 150,
+    flag: 'render-max-requests',
+    env: 'TRAWL_RENDER_MAX_REQUESTS',
+    help: 'requests one rendered page may make (scripts, styles, XHR); the rest are blocked and counted',
+    type: 'string',
+  }),
+  renderRecycleAfter: setting({
+    ...int(1, 1_000_000),
+    default: 100,
+    flag: 'render-recycle-after',
+    env: 'TRAWL_RENDER_RECYCLE_AFTER',
+    help: 'pages one browser renders before it is replaced by a fresh one',
+    type: 'string',
+  }),
+  renderMemoryMb: setting({
+    ...int(32, 8192),
+    default: 512,
+    flag: 'render-memory-mb',
+    env: 'TRAWL_RENDER_MEMORY_MB',
+    help: 'JavaScript heap of a rendered page; a page past it crashes its tab alone',
+    type: 'string',
+  }),
+  screenshot: setting({
+    ...bool,
+    default: false,
+    flag: 'screenshot',
+    env: 'TRAWL_SCREENSHOT',
+    help: 'keep a full-page PNG of each rendered page (height capped) as a blob and in the archive',
+    type: 'boolean',
+  }),
+};

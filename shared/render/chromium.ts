@@ -1,0 +1,387 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
+import { errorMessage, RenderError } from '../errors.js';
+import type { Resolver } from '../fetch/address-guard.js';
+import type { Logger } from '../log/logger.js';
+import { findBrowser, type BrowserBinary } from './browser-path.js';
+import type { BlockReason, Renderer, RenderOutput, RenderRequest } from './renderer.js';
+import { RequestPolicy } from './request-policy.js';
+
+export interface ChromiumOptions {
+  userAgent: string;
+  /** Pages rendering at once. */
+  concurrency: number;
+  /** Hard cap of one attempt, navigation included: past it the page is a hang. */
+  timeoutMs: number;
+  /** Longest wait for the network to go idle once the document has loaded. */
+  settleMs: number;
+  maxRequests: number;
+  /** Pages one browser serves before a fresh one replaces it. */
+  recycleAfter: number;
+  /** JavaScript heap of a page (V8 --max-old-space-size): a page past it crashes its tab alone. */
+  memoryMb: number;
+  allowPrivateNetwork: boolean;
+  resolver?: Resolver;
+  /** A full-page screenshot is cut at this height (px). */
+  screenshotMaxHeight?: number;
+  logger?: Logger;
+  /** The browser to launch; default: `findBrowser()`. */
+  binary?: BrowserBinary;
+}
+
+const VIEWPORT = { width: 1280, height: 800 };
+const PROFILE_PREFIX = 'trawl-chrome-';
+/** A browser that does not close within this long is killed. */
+const CLOSE_GRACE_MS = 5_000;
+/** Time kept after the settle wait for taking the DOM (and the screenshot) inside the hard cap. */
+const SETTLE_MARGIN_MS = 1_500;
+const DROP_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+/** Flags for a headless browser that runs as root, offline, leaving nothing behind: no sandbox, GPU, first run or background traffic. */
+export function launchArgs(memoryMb: number, inLambda: boolean): string[] {
+  return [
+    '--no-sandbox',
+    '--disable-setuid-sandbox',
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-default-apps',
+    '--disable-extensions',
+    '--disable-sync',
+    '--disable-breakpad',
+    '--disable-domain-reliability',
+    '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,InterestFeedContentSuggestions',
+    '--metrics-recording-only',
+    '--mute-audio',
+    '--no-pings',
+    '--hide-scrollbars',
+    '--password-store=basic',
+    '--use-mock-keychain',
+    `--js-flags=--max-old-space-size=${memoryMb}`,
+    // Lambda allows no zygote and no extra sandboxed processes.
+    ...(inLambda ? ['--single-process', '--no-zygote'] : []),
+  ];
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Profile directories left by a process that was killed: removed before the next browser starts. */
+export function sweepStaleProfiles(dir = tmpdir()): number {
+  let removed = 0;
+  for (const name of readdirSync(dir)) {
+    const m = new RegExp(`^${PROFILE_PREFIX}(\\d+)-`).exec(name);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
+
+function timeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** One browser process, its profile, and what it has served. */
+interface Slot {
+  browser: Browser;
+  pid?: number;
+  profile: string;
+  served: number;
+  active: number;
+  dead: boolean;
+  /** Rejects when the browser goes away (crash, kill): every page of it fails at once. */
+  gone: Promise<never>;
+}
+
+/**
+ * Headless Chromium behind the Renderer port: one browser per process, started on the first page
+ * that needs it, at most `concurrency` pages at once, each in its own browser context (no cookies
+ * or storage shared between pages). The browser is replaced after `recycleAfter` pages and after a
+ * crash or a hang; the page that met the crash or hang is tried once more. Every request a page
+ * makes goes through `RequestPolicy`.
+ */
+export class ChromiumRenderer implements Renderer {
+  private slot: Slot | undefined;
+  private launching: Promise<Slot> | undefined;
+  private binary: Promise<BrowserBinary> | undefined;
+  private running = 0;
+  private readonly queue: Array<() => void> = [];
+  private closed = false;
+  private readonly retiring = new Set<Promise<void>>();
+  private readonly live = new Set<Slot>();
+  private readonly onExit = () => this.killAll();
+  /** Browsers started, and attempts that crashed or hung: for logs, benchmarks and tests. */
+  readonly stats = { launches: 0, crashes: 0, hangs: 0, retries: 0 };
+
+  constructor(private readonly options: ChromiumOptions) {}
+
+  /** The browser process ids alive now (tests check none is left behind). */
+  pids(): number[] {
+    return [...this.live].flatMap((s) => (s.pid ? [s.pid] : []));
+  }
+
+  async render(request: RenderRequest): Promise<RenderOutput> {
+    if (this.closed) throw new RenderError('closed', 'the renderer is closed');
+    await this.acquire();
+    try {
+      try {
+        return await this.attempt(request, 1);
+      } catch (err) {
+        if (!(err instanceof RenderError) || (err.failure !== 'crash' && err.failure !== 'hang') || this.closed) throw err;
+        this.stats.retries++;
+        this.options.logger?.warn('render failed; retrying the page once on a fresh browser context', { url: request.url, failure: err.failure });
+        return await this.attempt(request, 2);
+      }
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(): Promise<void> {
+    if (this.running < this.options.concurrency) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.queue.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  private async attempt(request: RenderRequest, attempt: number): Promise<RenderOutput> {
+    const slot = await this.currentSlot();
+    slot.active++;
+    slot.served++;
+    let context: BrowserContext | undefined;
+    try {
+      context = await Promise.race([slot.browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } }), slot.gone]);
+      const session = this.session(context, request, attempt);
+      return await timeout(Promise.race([session, slot.gone]), this.options.timeoutMs, () => {
+        this.stats.hangs++;
+        slot.dead = true;
+        return new RenderError('hang', `the page did not finish rendering within ${this.options.timeoutMs} ms (render-timeout-ms)`);
+      });
+    } catch (err) {
+      if (err instanceof RenderError) {
+        if (err.failure === 'crash') this.stats.crashes++;
+        throw err;
+      }
+      throw new RenderError('navigation', `render failed: ${errorMessage(err)}`, { cause: err });
+    } finally {
+      slot.active--;
+      if (context && !slot.dead) await timeout(context.close(), CLOSE_GRACE_MS, () => new Error('close')).catch(() => (slot.dead = true));
+      if ((slot.dead || slot.served >= this.options.recycleAfter) && slot.active === 0) this.retire(slot);
+    }
+  }
+
+  /** The browser for the next page: the current one, or a fresh one when it is dead or has served its share. */
+  private async currentSlot(): Promise<Slot> {
+    const slot = this.slot;
+    if (slot && !slot.dead && slot.served < this.options.recycleAfter) return slot;
+    if (slot && slot.active === 0) this.retire(slot);
+    this.launching ??= this.launch().finally(() => (this.launching = undefined));
+    return this.launching;
+  }
+
+  private async launch(): Promise<Slot> {
+    this.binary ??= this.options.binary ? Promise.resolve(this.options.binary) : findBrowser();
+    const binary = await this.binary;
+    sweepStaleProfiles();
+    const profile = mkdtempSync(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
+    const { default: puppeteer } = await import('puppeteer-core');
+    let browser: Browser;
+    try {
+      browser = await puppeteer.launch({
+        executablePath: binary.path,
+        headless: binary.headlessShell ? 'shell' : true,
+        // Over a pipe the browser exits with this process, even one killed with SIGKILL.
+        pipe: true,
+        userDataDir: profile,
+        args: launchArgs(this.options.memoryMb, Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME)),
+        defaultViewport: VIEWPORT,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: 60_000,
+        protocolTimeout: this.options.timeoutMs + 15_000,
+      });
+    } catch (err) {
+      rmSync(profile, { recursive: true, force: true });
+      throw new RenderError('launch', `Chromium at ${binary.path} did not start: ${errorMessage(err)}`, { cause: err });
+    }
+    this.stats.launches++;
+    let onGone!: (err: RenderError) => void;
+    const gone = new Promise<never>((_, reject) => (onGone = reject));
+    gone.catch(() => undefined);
+    const slot: Slot = { browser, pid: browser.process()?.pid, profile, served: 0, active: 0, dead: false, gone };
+    browser.once('disconnected', () => {
+      if (!slot.dead) this.options.logger?.warn('the browser went away; a fresh one starts for the next page', { pid: slot.pid });
+      slot.dead = true;
+      onGone(new RenderError('crash', 'the browser process exited while rendering'));
+    });
+    if (this.live.size === 0) process.once('exit', this.onExit);
+    this.live.add(slot);
+    this.slot = slot;
+    if (this.closed) {
+      this.retire(slot);
+      throw new RenderError('closed', 'the renderer was closed while the browser started');
+    }
+    return slot;
+  }
+
+  /** Closes a browser (killed if it does not close in time) and removes its profile. */
+  private retire(slot: Slot): void {
+    if (!this.live.has(slot)) return;
+    this.live.delete(slot);
+    if (this.slot === slot) this.slot = undefined;
+    if (this.live.size === 0) process.removeListener('exit', this.onExit);
+    slot.dead = true;
+    const proc = slot.browser.process();
+    const exited = new Promise<void>((resolve) => {
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) resolve();
+      else proc.once('exit', () => resolve());
+    });
+    const work = timeout(slot.browser.close(), CLOSE_GRACE_MS, () => new Error('close timed out'))
+      .catch(() => proc?.kill('SIGKILL'))
+      .then(() => timeout(exited, CLOSE_GRACE_MS, () => new Error('exit timed out')))
+      .catch(() => undefined)
+      .finally(() => {
+        rmSync(slot.profile, { recursive: true, force: true });
+        this.retiring.delete(work);
+      });
+    this.retiring.add(work);
+  }
+
+  /** On process exit without close(): kill the browsers and remove their profiles synchronously. */
+  private killAll(): void {
+    for (const slot of this.live) {
+      if (slot.pid) {
+        try {
+          process.kill(slot.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      rmSync(slot.profile, { recursive: true, force: true });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.launching?.catch(() => undefined);
+    for (const slot of [...this.live]) this.retire(slot);
+    await Promise.all([...this.retiring]);
+  }
+
+  /** One attempt at one page in its own browser context. */
+  private async session(context: BrowserContext, request: RenderRequest, attempt: number): Promise<RenderOutput> {
+    const started = performance.now();
+    const page = await context.newPage();
+    const crashed = new Promise<never>((_, reject) => page.once('error', (err) => reject(new RenderError('crash', `the page crashed: ${errorMessage(err)}`))));
+    crashed.catch(() => undefined);
+    const run = async (): Promise<RenderOutput> => {
+      const traffic = await this.intercept(page, request);
+      await page.setUserAgent({ userAgent: this.options.userAgent });
+      await page.goto(request.url, { waitUntil: 'domcontentloaded', timeout: this.options.timeoutMs });
+      // The settle wait ends well inside the hard cap, so a page that never goes idle still yields its DOM.
+      const left = this.options.timeoutMs - (performance.now() - started) - SETTLE_MARGIN_MS;
+      let settled = true;
+      await page.waitForNetworkIdle({ idleTime: 500, timeout: Math.max(1, Math.min(this.options.settleMs, left)) }).catch(() => (settled = false));
+      const html = await page.content();
+      const measured = await page.evaluate(() => {
+        const hrefs = new Set(Array.from(document.querySelectorAll('a[href]'), (a) => a.getAttribute('href') ?? ''));
+        hrefs.delete('');
+        return { textChars: (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim().length, links: hrefs.size };
+      });
+      const screenshot = request.screenshot ? await this.screenshot(page) : undefined;
+      return {
+        html,
+        durationMs: Math.round(performance.now() - started),
+        settled,
+        requests: traffic.policy.requests,
+        blocked: traffic.blocked,
+        textChars: measured.textChars,
+        links: measured.links,
+        navigations: traffic.navigations,
+        throttled: traffic.throttled(),
+        attempts: attempt,
+        screenshot,
+      };
+    };
+    return Promise.race([run(), crashed]);
+  }
+
+  private async screenshot(page: Page): Promise<Buffer> {
+    const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0));
+    const clip = { x: 0, y: 0, width: VIEWPORT.width, height: Math.max(1, Math.min(height, this.options.screenshotMaxHeight ?? 10_000)) };
+    return Buffer.from(await page.screenshot({ type: 'png', clip, captureBeyondViewport: true }));
+  }
+
+  /** Serves the fetched document to the navigation, and passes every other request through the policy. */
+  private async intercept(page: Page, request: RenderRequest) {
+    const pageUrl = new URL(request.url);
+    const policy = new RequestPolicy(
+      { allowPrivateNetwork: this.options.allowPrivateNetwork, maxRequests: this.options.maxRequests, resolver: this.options.resolver },
+      pageUrl.host,
+      request.robotsAllows,
+    );
+    const blocked: Partial<Record<BlockReason, number>> = {};
+    const navigations: string[] = [];
+    let throttled: RenderOutput['throttled'];
+    let served = false;
+    const block = (reason: BlockReason) => (blocked[reason] = (blocked[reason] ?? 0) + 1);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(request.document.headers)) if (!DROP_HEADERS.has(k)) headers[k] = v;
+    await page.evaluateOnNewDocument(() => {
+      // Popups never open: the page stays the one page being rendered.
+      window.open = () => null;
+    });
+    page.on('popup', (popup) => {
+      block('popup');
+      void popup?.close().catch(() => undefined);
+    });
+    page.on('response', (res) => {
+      const status = res.status();
+      if ((status === 429 || status === 503) && new URL(res.url()).host === pageUrl.host) throttled ??= { status, retryAfter: res.headers()['retry-after'] };
+    });
+    const handle = async (req: HTTPRequest): Promise<void> => {
+      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) {
+        if (!served && req.url().split('#')[0] === pageUrl.href.split('#')[0]) {
+          served = true;
+          return req.respond({ status: request.document.status, headers, body: request.document.body });
+        }
+        block('navigation');
+        navigations.push(req.url());
+        return req.abort('blockedbyclient');
+      }
+      const verdict = await policy.check(req.url(), req.resourceType());
+      if (verdict.kind === 'block') {
+        block(verdict.reason);
+        return req.abort('blockedbyclient');
+      }
+      return req.continue();
+    };
+    await page.setRequestInterception(true);
+    page.on('request', (req) => {
+      // A request of a page that has gone away cannot be answered any more: nothing to do.
+      handle(req).catch(() => undefined);
+    });
+    return { policy, blocked, navigations, throttled: () => throttled };
+  }
+}

@@ -1,0 +1,41 @@
+/** One page to render: the document as it was fetched over HTTP is what the browser loads. */
+export interface RenderRequest {
+  url: string;
+  /** The fetched response, served to the browser for the navigation: the page is not requested twice. */
+  document: { status: number; headers: Record<string, string>; body: Buffer };
+  screenshot: boolean;
+  /** Whether robots.txt lets the page's own host be asked for this URL (subresources of the page's host). */
+  robotsAllows?: (url: string) => boolean;
+}
+
+/** Why a request the page made was not let through. */
+export type BlockReason = 'resource-type' | 'scheme' | 'private-address' | 'request-cap' | 'robots' | 'navigation' | 'popup' | 'download';
+
+export interface RenderOutput {
+  /** The DOM after scripts ran, serialised. */
+  html: string;
+  durationMs: number;
+  /** The network went idle before the settle cap (false: the DOM was taken when the cap ran out). */
+  settled: boolean;
+  /** Requests the page made that went out (the document itself is not one: it is served from the fetch). */
+  requests: number;
+  /** Requests refused, by reason. */
+  blocked: Partial<Record<BlockReason, number>>;
+  /** Visible text and distinct links of the rendered page, measured in the browser. */
+  textChars: number;
+  links: number;
+  /** Main-frame navigations the page tried (script redirects): blocked, and offered to the frontier. */
+  navigations: string[];
+  /** A request to the page's own host that was answered 429 or 503: the host asks us to slow down. */
+  throttled?: { status: number; retryAfter?: string };
+  /** 1, or 2 when the first attempt crashed or hung. */
+  attempts: number;
+  screenshot?: Buffer;
+}
+
+/** Turns a fetched page into its rendered DOM. */
+export interface Renderer {
+  render(request: RenderRequest): Promise<RenderOutput>;
+  /** Closes the browser and removes its profile; renders in flight fail. */
+  close(): Promise<void>;
+}

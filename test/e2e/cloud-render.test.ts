@@ -1,0 +1,81 @@
+// The Render step of the page workflow on the cloud path: Extract decides, the real Render handler
+// drives local Chromium under the host's claim, Extract runs again on the DOM, and the rendered
+// records reach the WARC files in S3.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { closeRenderers } from '../../functions/runtime.js';
+import { startWeb, type SyntheticWeb } from '../web/server.js';
+import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
+import { synthApp, type Synthesized } from '../lib/synth.js';
+import { readWarcBytes } from './crawl-helpers.js';
+
+const SETTINGS = { allowPrivateNetwork: true, delayMs: 50, maxRps: 0, renderTimeoutMs: 6000, renderMemoryMb: 64, screenshot: true };
+
+let emu: Emulators;
+let synth: Synthesized;
+let web: SyntheticWeb;
+let crawl: CloudCrawl;
+let items: Array<Record<string, unknown>>;
+const warcTypes: string[] = [];
+
+before(async () => {
+  emu = await startEmulators();
+  synth = synthApp({ bundle: false });
+  const names = await emu.provision('render');
+  web = await startWeb({ articles: 1, blogHosts: 1, apps: 2 });
+  crawl = await cloudCrawl(
+    emu,
+    synth,
+    names,
+    { crawl: 'apps', seeds: [`${web.origins.apps}/`], settings: SETTINGS },
+    { workers: 2, pollMs: 200, timeoutMs: 240_000 },
+  );
+  items = await tableItems(emu, names.table);
+  const listed = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: names.bucket, Prefix: 'warc/' }));
+  for (const obj of listed.Contents ?? []) {
+    const got = await emu.clients.s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: obj.Key! }));
+    warcTypes.push(...(await readWarcBytes(Buffer.from(await got.Body!.transformToByteArray()))));
+  }
+});
+
+after(async () => {
+  await closeRenderers();
+  await web?.close();
+  synth?.cleanup();
+  await emu?.stop();
+});
+
+const page = (path: string) => items.find((i) => i.type === 'PAGE' && new URL(String(i.url)).pathname === path);
+
+test('app pages go through Render and are extracted from their DOM; plain pages never are', () => {
+  assert.equal(crawl.output.status, 'finished');
+  for (const path of ['/spa/1', '/spa/2', '/xhr']) {
+    const p = page(path);
+    assert.equal(p?.fetcher, 'browser', path);
+    assert.equal((p?.render as { outcome: string }).outcome, 'rendered');
+    assert.match((p?.render as { reason: string }).reason, /empty-root #root/);
+  }
+  for (const path of ['/', '/plain']) assert.equal((page(path)?.render as { outcome: string }).outcome, 'not-rendered', path);
+  assert.ok(crawl.timings.byFunction.get('render-page')!.length >= 3);
+});
+
+test('links that exist only after rendering are crawled', () => {
+  for (const path of ['/rendered-only/1', '/rendered-only/2', '/from-xhr']) assert.ok(page(path)?.contentHash, path);
+});
+
+test('the metadata address the probe reaches for is blocked and counted; crashes fall back to the served page', () => {
+  const probe = page('/probe')?.render as { blocked: Record<string, number> };
+  assert.equal(probe.blocked['private-address'], 2);
+  const crash = page('/crash')?.render as { outcome: string; error: string };
+  assert.equal(crash.outcome, 'failed');
+  assert.match(crash.error, /crash/);
+});
+
+test('the WARC files in S3 hold the rendered DOM as conversion records and the screenshots as resources', () => {
+  assert.ok(warcTypes.filter((t) => t === 'conversion').length >= 3);
+  assert.ok(warcTypes.includes('resource'));
+  const browserFetches = items.filter((i) => i.type === 'FETCH' && i.fetcher === 'browser');
+  assert.ok(browserFetches.length >= 3);
+});

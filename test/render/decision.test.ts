@@ -1,0 +1,58 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseDocument } from '../../shared/extract/dom.js';
+import { shellSignals } from '../../shared/extract/shell-signals.js';
+import { afterRender, renderDecision, renderGained } from '../../shared/render/decision.js';
+import { renderModeFor } from '../../shared/config/render-settings.js';
+import { htmlPage, prose } from '../web/pages.js';
+
+const signals = (html: string) => shellSignals(parseDocument(html), html);
+const decide = (html: string, mode: 'auto' | 'never' | 'always' = 'auto', host?: Parameters<typeof renderDecision>[3]) =>
+  renderDecision(signals(html), mode, 1, host);
+
+test('shells are recognised by their empty roots, markers, loading text and noscript warnings', () => {
+  assert.deepEqual(decide('<html><body><div id="root"></div><script src="/a.js"></script></body></html>'), { render: true, reason: 'empty-root #root' });
+  assert.equal(decide('<html><body><app-root></app-root><script src="/m.js"></script></body></html>').reason, 'empty-root app-root');
+  assert.equal(decide('<html><body><div id="app"><p>Loading…</p></div><script></script></body></html>').reason, 'loading-shell');
+  assert.equal(decide('<html><body><noscript>Please enable JavaScript to use this site.</noscript><div>Hi</div></body></html>').reason, 'noscript-warning');
+  assert.equal(
+    decide('<html><body><div id="__next"><span>x</span></div><script id="__NEXT_DATA__" type="application/json">{}</script></body></html>').reason,
+    'framework-without-content __NEXT_DATA__',
+  );
+  const big = `<html><body><div>${'<span class="x"></span>'.repeat(400)}Hi</div><script>app()</script></body></html>`;
+  assert.match(decide(big).reason, /^little-text 2 chars in \d+ bytes$/);
+});
+
+test('a plain HTML page is never rendered under auto; modes and host overrides decide first', () => {
+  const plain = htmlPage('Plain', `<h1>Plain</h1><p>${prose(1, 200)}</p><script>track()</script>`);
+  assert.deepEqual(decide(plain), { render: false, reason: 'enough-content' });
+  // A server-rendered page keeps an empty widget mount: enough text, not a shell.
+  assert.equal(decide(htmlPage('SSR', `<p>${prose(2, 300)}</p><div id="root"></div><script></script>`)).render, false);
+  assert.deepEqual(decide(plain, 'always'), { render: true, reason: 'render-always' });
+  assert.deepEqual(decide('<div id="root"></div>', 'never'), { render: false, reason: 'render-never' });
+  const settings = { render: 'auto' as const, renderHost: ['app.example=always', 'Static.Example:8080=never'] };
+  assert.equal(renderModeFor(settings, 'app.example'), 'always');
+  assert.equal(renderModeFor(settings, 'static.example:8080'), 'never');
+  assert.equal(renderModeFor(settings, 'other.example'), 'auto');
+});
+
+test('a host whose renders gain nothing stops being rendered; one where they gain is rendered on thin scripted pages', () => {
+  const shell = '<html><body><div id="root"></div><script src="/a.js"></script></body></html>';
+  let host = afterRender(undefined, 1, false);
+  host = afterRender(host, 1, false);
+  assert.equal(decide(shell, 'auto', host).render, true);
+  host = afterRender(host, 1, false);
+  assert.match(decide(shell, 'auto', host).reason, /^host-gains-nothing \(3 renders/);
+  // Another run starts over.
+  assert.equal(renderDecision(signals(shell), 'auto', 2, host).render, true);
+  const gaining = afterRender(undefined, 1, true);
+  const thin = '<html><body><div class="page"><p>Short intro.</p></div><script src="/a.js"></script></body></html>';
+  assert.deepEqual(decide(thin, 'auto', gaining), { render: true, reason: 'host-needs-rendering' });
+  assert.equal(decide('<html><body><p>Short, no script.</p></body></html>', 'auto', gaining).render, false);
+});
+
+test('a render gains with new text or new links, not with the same page', () => {
+  assert.equal(renderGained({ textChars: 0, links: 0 }, { textChars: 800, links: 0 }), true);
+  assert.equal(renderGained({ textChars: 900, links: 4 }, { textChars: 950, links: 4 }), false);
+  assert.equal(renderGained({ textChars: 900, links: 4 }, { textChars: 900, links: 5 }), true);
+});
