@@ -1,4 +1,5 @@
 import { Tokenizer } from 'htmlparser2';
+import { HEADING_TAGS } from './dom.js';
 
 /**
  * What one page may cost before it is parsed. Measured on 990 real pages (the extraction
@@ -64,12 +65,7 @@ const IMPLIES_CLOSE = new Map<string, Set<string>>(
     ['tfoot', ['thead', 'tbody']],
     ...[
       'p',
-      'h1',
-      'h2',
-      'h3',
-      'h4',
-      'h5',
-      'h6',
+      ...HEADING_TAGS,
       'address',
       'article',
       'aside',

@@ -1,3 +1,5 @@
+import { HEADING_TAGS } from './dom.js';
+
 /**
  * Every threshold and word list of main-content extraction, in one place. The numbers were tuned on
  * the extraction corpus as a whole (see README, "Extraction quality"), never for single pages.
@@ -274,12 +276,7 @@ export const BLOCK_TAGS = new Set([
   'figure',
   'footer',
   'form',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
+  ...HEADING_TAGS,
   'header',
   'hr',
   'html',

@@ -9,6 +9,9 @@ import { appendChild, textContent } from 'domutils';
  * `bounds.ts` mirrors, so the depths it counts are the depths walked here.
  */
 export type Doc = Document;
+
+/** The six heading elements, for the tag sets of the extraction and the link context. */
+export const HEADING_TAGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const;
 export type El = Element;
 export type { AnyNode };
 

@@ -1,6 +1,6 @@
 import { getDomain } from 'tldts';
 import { urlId } from '../url/canonical.js';
-import { attr, parentElement, selectEvery, selectFirst, textOf, type Doc, type El } from '../extract/dom.js';
+import { attr, HEADING_TAGS, parentElement, selectEvery, selectFirst, textOf, type Doc, type El } from '../extract/dom.js';
 
 export type LinkSection = 'nav' | 'header' | 'footer' | 'sidebar' | 'body';
 
@@ -37,12 +37,7 @@ const BLOCKS = new Set([
   'dt',
   'blockquote',
   'figcaption',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
+  ...HEADING_TAGS,
   'div',
   'section',
   'article',

@@ -19,6 +19,11 @@ export const HOST_LEASE_MS = 90_000;
 /** How soon a message for a host another worker holds is looked at again. */
 const LEASED_RETRY_MS = 1_000;
 
+/** How long to wait before asking for a refused host claim again: until the host is ready, and at least a second while another worker holds it. */
+export function claimRetryMs(claim: { readyAt: number; leased: boolean }, now: number): number {
+  return Math.max(claim.leased ? LEASED_RETRY_MS : 1, claim.readyAt - now);
+}
+
 /**
  * A claimed URL stays claimed through its fetch and its page workflow; only a crash leaves a
  * claim to lapse, and then the redelivered message fetches the URL again.
@@ -60,7 +65,7 @@ export async function fetchWorker(ctx: CloudContext, message: FrontierRow): Prom
   }
   if (!claim.claimed) {
     // Another worker is at the host (its request takes seconds at most, the lease is only a crash guard): look again soon.
-    const delayMs = claim.leased ? Math.max(LEASED_RETRY_MS, claim.readyAt - now) : Math.max(1, claim.readyAt - now);
+    const delayMs = claimRetryMs(claim, now);
     return { action: 'later', delayMs, outcome: claim.leased ? 'host-leased' : 'host-not-ready' };
   }
   let state: HostState = { ...claim.record.state, host: message.host };

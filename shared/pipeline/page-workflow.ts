@@ -6,7 +6,7 @@ import type { FetchOutcome } from './fetch-stage.js';
 import type { PageTask } from './fetch-worker.js';
 import { fetchRecord, processStage } from './process-stage.js';
 import type { RenderPass } from './process-content.js';
-import type { RenderCapture, RenderWanted } from './render-stage.js';
+import { failedCapture, type RenderCapture, type RenderWanted } from './render-stage.js';
 
 /** The page workflow's state as a step sees it: the page task, and the results of the steps before it. */
 export type PageWorkflowInput = PageTask & {
@@ -34,21 +34,8 @@ async function renderPassOf(ctx: CloudContext, task: PageWorkflowInput): Promise
   if (!render) return { decide: { host: (await ctx.store.getHost(task.row.host))?.state.render } };
   if ('ok' in render) return { capture: render };
   const reason = task.results?.Extract?.render?.reason ?? 'render';
-  const error = `the Render step failed: ${render.Error ?? 'Error'} ${errorMessage(causeOf(render.Cause))}`.slice(0, 2000);
-  const failed: RenderCapture = {
-    reason,
-    at: ctx.clock(),
-    ok: false,
-    error,
-    gained: false,
-    bytes: 0,
-    durationMs: 0,
-    requests: 0,
-    blocked: {},
-    settled: false,
-    attempts: 0,
-    navigations: [],
-  };
+  const error = `the Render step failed: ${render.Error ?? 'Error'} ${errorMessage(causeOf(render.Cause))}`;
+  const failed = failedCapture(reason, ctx.clock(), error);
   return { capture: failed };
 }
 

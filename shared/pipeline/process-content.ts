@@ -122,7 +122,6 @@ export async function htmlContent(
   page.indexable = !x.noindex;
   page.nofollow = x.nofollow;
   page.title = x.title;
-  let renderWanted: RenderWanted | undefined;
   if (capture) {
     page.render = renderInfo(capture);
     if (rendered) page.fetcher = 'browser';
@@ -130,7 +129,9 @@ export async function htmlContent(
     const decision = renderDecision(x.shell, renderModeFor(ctx.settings, row.host), row.runId, pass.decide.host);
     const available = ctx.rendering !== 'none';
     page.render = notRendered(decision, available);
-    if (decision.render && available) renderWanted = { reason: decision.reason, served: { textChars: x.shell.textChars, links: x.shell.links } };
+    // It is processed again from its DOM: links, chunks and near-duplicate lookups wait for that pass.
+    if (decision.render && available)
+      return { page, aliases: [], candidates: [], renderWanted: { reason: decision.reason, served: { textChars: x.shell.textChars, links: x.shell.links } } };
   }
   const snapshot = contentHash ?? 'empty';
   const edges = edgesOf(row, snapshot, x);
@@ -161,7 +162,7 @@ export async function htmlContent(
           problems: x.problems,
         })
       : {};
-  return { page, edges, aliases, candidates, renderWanted, ...records };
+  return { page, edges, aliases, candidates, ...records };
 }
 
 async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {

@@ -50,6 +50,12 @@ export interface RenderCapture {
   throttled?: RenderOutput['throttled'];
 }
 
+/** A render that produced no DOM: its reason, when, why it failed, and whether a browser tried at all (`attempts`). */
+export function failedCapture(reason: string, at: number, error: string, attempts = 0, durationMs = 0): RenderCapture {
+  const blank = { gained: false, bytes: 0, requests: 0, blocked: {}, settled: false, navigations: [] };
+  return { ...blank, reason, at, ok: false, error: error.slice(0, 2000), attempts, durationMs };
+}
+
 /** Renders one fetched page, keeps the DOM (and screenshot) as blobs and in the archive; a failed render is a capture with its error. */
 export async function renderStage(
   ctx: CrawlContext,
@@ -59,8 +65,7 @@ export async function renderStage(
   robotsAllows?: (url: string) => boolean,
 ): Promise<RenderCapture> {
   const at = ctx.clock();
-  const base = { reason: wanted.reason, at, gained: false, bytes: 0, durationMs: 0, requests: 0, blocked: {}, settled: false, attempts: 0, navigations: [] };
-  if (!ctx.renderer) return { ...base, ok: false, error: 'no renderer in this context' };
+  if (!ctx.renderer) return failedCapture(wanted.reason, at, 'no renderer in this context');
   let out: RenderOutput;
   try {
     out = await ctx.renderer.render({ url: row.url, document: doc, screenshot: ctx.settings.screenshot, robotsAllows });
@@ -69,7 +74,7 @@ export async function renderStage(
     ctx.logger.warn('render failed; the page is extracted as served', { url: row.url, failure, error: errorMessage(err) });
     // A browser that never started made no request; a crash or hang did, and rendered nothing.
     const attempts = failure === 'browser-missing' || failure === 'launch' || failure === 'closed' ? 0 : 1;
-    return { ...base, ok: false, attempts, error: `${failure}: ${errorMessage(err)}`.slice(0, 2000), durationMs: ctx.clock() - at };
+    return failedCapture(wanted.reason, at, `${failure}: ${errorMessage(err)}`, attempts, ctx.clock() - at);
   }
   const html = Buffer.from(out.html, 'utf8');
   const renderedHash = await ctx.blobs.put(html);

@@ -3,8 +3,8 @@ import type { HostState } from '../politeness/host-state.js';
 import { robotsPolicyFrom } from '../robots/robots-policy.js';
 import type { CloudContext } from './cloud-context.js';
 import { politenessConfig } from './context.js';
-import { HOST_LEASE_MS, type PageTask } from './fetch-worker.js';
-import { hostAfterRender, renderStage, robotsCheck, type RenderCapture, type RenderWanted } from './render-stage.js';
+import { claimRetryMs, HOST_LEASE_MS, type PageTask } from './fetch-worker.js';
+import { failedCapture, hostAfterRender, renderStage, robotsCheck, type RenderCapture, type RenderWanted } from './render-stage.js';
 
 /** How long the Render step waits for its host before it hands the page back to Step Functions' retry. */
 export interface RenderWait {
@@ -47,14 +47,9 @@ export async function renderWorker(ctx: CloudContext, task: PageTask, wanted: Re
       }
     }
     const waited = now - started;
-    const delay = Math.max(claim.leased ? 1_000 : 1, claim.readyAt - now);
-    if (claim.parkedReason || waited + delay > wait.maxWaitMs) {
-      if (claim.parkedReason) {
-        const base = { reason: wanted.reason, at: now, gained: false, bytes: 0, durationMs: 0, requests: 0, blocked: {}, settled: false, attempts: 0 };
-        return { ...base, ok: false, navigations: [], error: `host parked: ${claim.parkedReason}` };
-      }
-      throw new HostBusyError(task.row.host, waited);
-    }
+    if (claim.parkedReason) return failedCapture(wanted.reason, now, `host parked: ${claim.parkedReason}`);
+    const delay = claimRetryMs(claim, now);
+    if (waited + delay > wait.maxWaitMs) throw new HostBusyError(task.row.host, waited);
     await sleep(delay);
   }
 }
