@@ -3,12 +3,13 @@ import Database from '../shared/store/local/sqlite-driver.js';
 import { join, resolve } from 'node:path';
 import { resolveSettings } from '../shared/cli/args.js';
 import { crawlCommand } from '../shared/cli/crawl-command.js';
+import { searchCommand } from '../shared/cli/search-commands.js';
 import { startWeb } from '../test/web/server.js';
 
 const dataDir = resolve(process.env.TRAWL_DATA ?? './trawl-data');
 // One port per host on 127.0.0.1 works everywhere (macOS has only 127.0.0.1 on loopback).
 // `apps`: single-page apps, rendered in headless Chromium (a system browser, or the one @sparticuz/chromium ships).
-const web = await startWeb({ articles: 40, blogHosts: 3, crawlDelaySeconds: 1, apps: 5 }, 'port', 47_100);
+const web = await startWeb({ articles: 40, blogHosts: 3, crawlDelaySeconds: 1, apps: 5, guides: true }, 'port', 47_100);
 console.log('synthetic web on loopback:');
 for (const [name, origin] of Object.entries(web.origins)) console.log(`  ${name.padEnd(8)} ${origin}/`);
 console.log(`\ncrawling into ${dataDir} (loopback allowed, 50 ms between requests to a host: it is our own server)\n`);
@@ -20,6 +21,8 @@ const settings = resolveSettings(
     'delay-ms': '50',
     'backoff-base-ms': '500',
     'max-host-failures': '3',
+    // Summaries, tags, embeddings and the search index, inline (the local provider: offline, no keys).
+    enrich: true,
   },
   process.env,
 );
@@ -39,15 +42,6 @@ const top = db
   .all() as Array<{ url: string; title: string | null; inlinks: number; hosts: number; pagerank: number }>;
 console.log('\nmost linked pages (PageRank, inlinks):');
 for (const t of top) console.log(`  ${t.pagerank.toFixed(4)}  ${String(t.inlinks).padStart(3)} links  ${t.title ?? '(no title)'}  ${t.url}`);
-const query = 'polite crawler';
-const found = db
-  .prepare(
-    `SELECT p.url, x.title, x.word_count FROM extracts x JOIN pages p ON p.url_id = x.url_id
-  WHERE x.markdown LIKE ? AND x.near_duplicate_of IS NULL AND p.indexable = 1 ORDER BY x.word_count DESC LIMIT 5`,
-  )
-  .all(`%${query}%`) as Array<{ url: string; title: string; word_count: number }>;
-console.log(`\npages whose text contains "${query}" (a plain text match; the search index comes with the search issue):`);
-for (const f of found) console.log(`  ${f.title}  (${f.word_count} words)  ${f.url}`);
 const dups = db.prepare('SELECT count(*) AS n FROM extracts WHERE near_duplicate_of IS NOT NULL OR text_duplicate_of IS NOT NULL').get() as { n: number };
 const warcs = db.prepare('SELECT count(DISTINCT warc_file) AS files, count(*) AS records FROM fetches WHERE warc_file IS NOT NULL').get() as {
   files: number;
@@ -55,7 +49,11 @@ const warcs = db.prepare('SELECT count(DISTINCT warc_file) AS files, count(*) AS
 };
 console.log(`\n${dups.n} near- or text-duplicates flagged; ${warcs.records} exchanges archived in ${warcs.files} WARC file(s) under ${join(dataDir, 'warc')}`);
 db.close();
+
+const query = 'how do I fix a dripping tap';
+console.log(`\ntrawl search "${query}" --limit 3   (full-text BM25 and vectors, fused by reciprocal rank)\n`);
+await searchCommand(settings, [query], { limit: '3' }, { out: (l) => console.log(l.replace(/^/gm, '  ')) });
 console.log(
-  `\nnext: npm run trawl -- graph top --data ${dataDir}   |   npm run trawl -- extract --file test/fixtures/extract/news-article.html --url https://news.example/x`,
+  `\nnext: npm run trawl -- search "robots.txt" --data ${dataDir}   |   npm run trawl -- graph top --data ${dataDir}   |   npm run trawl -- index --check --data ${dataDir}`,
 );
 console.log('run the demo again to see a conditional re-crawl (unchanged pages answer 304)');

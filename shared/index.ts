@@ -2,6 +2,11 @@
 export { crawl, settingsOf, validateSeeds, type CrawlOptions } from './library/crawl.js';
 export type { CrawlSettingsOptions } from './library/settings-options.js';
 export { openStore, type TrawlStore } from './library/store.js';
+export { enrich, type EnrichOptions, type SearchOptions } from './library/enrich.js';
+export type { EnrichRunResult, EnrichProgress } from './pipeline/enrich-run.js';
+export type { SearchResult, SearchHit, MatchReason, SearchMode } from './search/hybrid.js';
+export type { EnrichmentRecord, EnrichFailure, SearchFilters, StampedAt, EmbeddingMeta } from './store/ports/search-index.js';
+export type { ModelStamp, ProviderName } from './enrich/providers.js';
 export { doctor, extract, reextract, type DoctorReport, type ReextractReport } from './library/maintenance.js';
 export { extractPage, extractLinksOnly, type PageExtraction, type LinkExtraction, type ExtractOptions } from './extract/extract-page.js';
 export { DEFAULT_PAGE_BOUNDS, type PageBounds, type BoundCut } from './extract/bounds.js';

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createH2Server, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { FrontierRow } from '../shared/store/ports/index.js';
 
@@ -11,16 +12,28 @@ export function tempDir(prefix = 'trawl-test-'): { dir: string; cleanup: () => v
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A one-handler HTTP server on 127.0.0.1 for fetcher tests. */
-export async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ origin: string; close: () => Promise<void> }> {
-  const server = createServer(handler);
+/**
+ * A one-handler HTTP server on 127.0.0.1 for fetcher tests; `h2` serves cleartext HTTP/2 (prior
+ * knowledge), as clients such as the Bedrock runtime's speak it.
+ */
+export async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  protocol: 'http1' | 'h2' = 'http1',
+): Promise<{ origin: string; close: () => Promise<void> }> {
+  const sessions = new Set<ServerHttp2Session>();
+  const server = protocol === 'h2' ? createH2Server(handler as never) : createServer(handler);
+  server.on('session', (s: ServerHttp2Session) => {
+    sessions.add(s);
+    s.on('close', () => sessions.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise((r) => {
-        server.closeAllConnections();
+        if ('closeAllConnections' in server) server.closeAllConnections();
+        for (const s of sessions) s.destroy();
         server.close(() => r());
       }),
   };

@@ -24,6 +24,15 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   json: { type: 'boolean' },
   run: { type: 'string' },
   limit: { type: 'string' },
+  stale: { type: 'boolean' },
+  tag: { type: 'string', multiple: true },
+  domain: { type: 'string' },
+  lang: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  mode: { type: 'string' },
+  check: { type: 'boolean' },
+  reconcile: { type: 'boolean' },
 };
 
 /** The node:util parseArgs options derived from the settings table. */
@@ -67,6 +76,9 @@ export function helpText(): string {
     '  trawl replay --reextract      re-run extraction over the archive, no network',
     '  trawl history <url>           every fetch of a URL, with content drift',
     '  trawl doctor [--repair]       check the data directory; salvage a damaged database',
+    '  trawl enrich [--stale] [--provider local|bedrock|openai]   summaries, tags, embeddings and the search index',
+    '  trawl search "<query>" [--tag T…] [--domain D] [--lang L] [--since DATE] [--until DATE] [--limit N] [--mode hybrid|text|vector]',
+    '  trawl index --check | --reconcile   compare the store with the vector index (reports in DATA/reports/); repair',
     '',
     '',
     'Output: --json prints JSON lines (TRAWL_JSON); --limit N for graph queries.',

@@ -3,6 +3,7 @@ import { crawl, validateSeeds } from '../library/crawl.js';
 import type { CrawlEvent } from '../pipeline/progress.js';
 import type { RunSummary } from '../store/ports/index.js';
 import { jsonLine, progressLine, summaryText } from './render.js';
+import { enrichSummaryText } from './search-commands.js';
 
 export interface CrawlIo {
   out: (line: string) => void;
@@ -35,6 +36,7 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
         `deferred ${e.urls} URLs of ${e.host} until ${new Date(e.until).toISOString()} (backed off): trawl crawl --resume or the next crawl picks them up`,
       );
     if (e.type === 'progress') io.status?.(progressLine(e.stats, e.queued, e.activeHosts));
+    if (e.type === 'enriched') io.out(enrichSummaryText(e.result));
   };
   const started = Date.now();
   const summary = await crawl(seedArgs, { ...settings, env: {}, signal: abort.signal, onEvent });

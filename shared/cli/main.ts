@@ -9,6 +9,7 @@ import { graphCommand } from './graph-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { exportCommand, historyCommand, replayCommand } from './data-commands.js';
 import { openStore } from '../library/store.js';
+import { enrichCommand, indexCommand, searchCommand, type SearchFlags } from './search-commands.js';
 
 function parseLimit(raw: unknown): number {
   if (raw === undefined) return 20;
@@ -73,7 +74,28 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       const report = await doctorCommand(settings.data, flags as { repair?: boolean }, json, out);
       return report.problems.length && !report.repaired ? 1 : 0;
     }
-    throw new UsageError(`unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay, history or doctor (trawl --help)`);
+    const io = {
+      out,
+      json,
+      env,
+      status: process.stderr.isTTY && !json ? (line: string) => process.stderr.write(`\r\x1b[2K${line}`) : undefined,
+      onSignal: (stop: () => void) => process.once('SIGINT', stop),
+    };
+    if (command === 'enrich') {
+      const result = await enrichCommand(settings, Boolean(flags.stale), io);
+      return result.failed > 0 && result.enriched === 0 ? 1 : 0;
+    }
+    if (command === 'search') {
+      await searchCommand(settings, positionals, flags as SearchFlags, io);
+      return 0;
+    }
+    if (command === 'index') {
+      const { report, after } = await indexCommand(settings, flags as { check?: boolean; reconcile?: boolean }, io);
+      return (after ?? report).ok ? 0 : 1;
+    }
+    throw new UsageError(
+      `unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay, history, doctor, enrich, search or index (trawl --help)`,
+    );
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`trawl: ${err.message}\n`);

@@ -4,6 +4,7 @@ import { denyPatternProblem } from '../url/scope.js';
 import { knownProfiles } from '../frontier/priority.js';
 import { bool, DAY, HOUR, int, list, ms, setting, type Setting } from './setting.js';
 import { RENDER_SETTINGS } from './render-settings.js';
+import { ENRICH_SETTINGS } from './enrich-settings.js';
 
 /** The longest timer Node can run: setTimeout turns anything above 2³¹−1 ms into 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -291,6 +292,7 @@ export const SETTINGS = {
     type: 'list',
   }),
   ...RENDER_SETTINGS,
+  ...ENRICH_SETTINGS,
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

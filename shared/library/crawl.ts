@@ -7,6 +7,9 @@ import type { PriorityFn } from '../frontier/priority.js';
 import type { Logger } from '../log/logger.js';
 import { buildContext, type CrawlHooks } from '../pipeline/context.js';
 import { CrawlRunner } from '../pipeline/crawl-runner.js';
+import { createProviders } from '../enrich/provider-factory.js';
+import { InlineEnricher } from '../pipeline/enrich-inline.js';
+import { enrichAll } from '../pipeline/enrich-run.js';
 import { resumableRun } from '../pipeline/run-start.js';
 import { openLocalForReading, openLocalForWriting, requireDataDir } from '../store/local/open-local.js';
 import type { RunSummary } from '../store/ports/index.js';
@@ -96,14 +99,36 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
     resolver: options.resolver,
     hooks: { onEvent: options.onEvent, onPage: options.onPage },
   });
+  const enrichDeps = settings.enrich
+    ? // One worker thread for the local methods: the crawl thread keeps fetching and storing.
+      { enrich: local.enrich, vectors: local.vectors, providers: createProviders(settings, options.env ?? process.env, { workers: 1 }), clock: Date.now }
+    : undefined;
+  const inline = enrichDeps && new InlineEnricher(enrichDeps, settings.enrichConcurrency);
+  if (inline) {
+    const userHook = ctx.hooks.onPage;
+    ctx.hooks.onPage = async (page) => {
+      if (page.extract) inline.offer(page.page.urlId);
+      await userHook?.(page);
+    };
+  }
   const runner = new CrawlRunner(ctx, { seeds: canonicalSeeds, resume: settings.resume, graph: local.graph });
   const stop = () => runner.stop();
   options.signal?.addEventListener('abort', stop, { once: true });
   if (options.signal?.aborted) stop();
   try {
-    return await runner.crawl();
+    const summary = await runner.crawl();
+    if (inline && enrichDeps) {
+      await inline.drain();
+      // The sweep: pages the backlog could not take, and failures, get one more try.
+      const result = await enrichAll(enrichDeps, { mode: 'new', concurrency: settings.enrichConcurrency });
+      result.enriched += inline.enriched;
+      result.unchanged -= inline.enriched;
+      options.onEvent?.({ type: 'enriched', result, inline: inline.enriched });
+    }
+    return summary;
   } finally {
     options.signal?.removeEventListener('abort', stop);
+    await enrichDeps?.providers.close?.();
     try {
       await ctx.close();
     } finally {

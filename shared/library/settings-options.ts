@@ -217,4 +217,44 @@ export interface CrawlSettingsOptions {
    * @default false
    */
   screenshot?: boolean;
+  /**
+   * Summarise, tag, embed and index each page during the crawl (else: trawl enrich afterwards): true or false. CLI `--enrich`, environment `TRAWL_ENRICH`.
+   * @default false
+   */
+  enrich?: boolean;
+  /**
+   * Summaries, tags and embeddings from: local (offline), bedrock, openai (any OpenAI-compatible endpoint): one of local, bedrock, openai. CLI `--provider`, environment `TRAWL_PROVIDER`.
+   * @default "local"
+   */
+  provider?: string;
+  /**
+   * Model for summaries and tags (bedrock: a Converse model id; openai: a chat model); empty: the provider default: a model id. CLI `--chat-model`, environment `TRAWL_CHAT_MODEL`.
+   * @default ""
+   */
+  chatModel?: string;
+  /**
+   * Embedding model (bedrock: amazon.titan-embed-text-v2:0); empty: the provider default: a model id. CLI `--embed-model`, environment `TRAWL_EMBED_MODEL`.
+   * @default ""
+   */
+  embedModel?: string;
+  /**
+   * Embedding dimension (Titan V2: 256, 512 or 1024); 0: the provider default: a whole number from 0 to 4096. CLI `--embed-dimension`, environment `TRAWL_EMBED_DIMENSION`.
+   * @default 0
+   */
+  embedDimension?: number;
+  /**
+   * API root of the OpenAI-compatible endpoint (OpenAI, Ollama, vLLM); the key is read from TRAWL_OPENAI_API_KEY or OPENAI_API_KEY: an http(s) URL such as http://127.0.0.1:11434/v1. CLI `--openai-base-url`, environment `TRAWL_OPENAI_BASE_URL`.
+   * @default "https://api.openai.com/v1"
+   */
+  openaiBaseUrl?: string;
+  /**
+   * Region of the Bedrock models; empty: AWS_REGION: an AWS region such as us-east-1. CLI `--bedrock-region`, environment `TRAWL_BEDROCK_REGION`.
+   * @default ""
+   */
+  bedrockRegion?: string;
+  /**
+   * Pages enriched at once (keep it under the model rate limit): a whole number from 1 to 64. CLI `--enrich-concurrency`, environment `TRAWL_ENRICH_CONCURRENCY`.
+   * @default 4
+   */
+  enrichConcurrency?: number;
 }

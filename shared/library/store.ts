@@ -4,6 +4,9 @@ import { openLocalForReading, type LocalStores } from '../store/local/open-local
 import type { ExportRecord } from '../store/local/sqlite-export.js';
 import type { ChunkRecord, ExtractRecord, LinkView, PageRecord, RankedPage, RunRecord, RunSummary, UnfetchedUrl } from '../store/ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
+import type { EnrichmentRecord } from '../store/ports/index.js';
+import type { SearchResult } from '../search/hybrid.js';
+import { searchStores, type SearchOptions } from './enrich.js';
 
 /** Read handles on what crawls left in a data directory: the reads the CLI makes, for programs. */
 export interface TrawlStore {
@@ -32,6 +35,10 @@ export interface TrawlStore {
   replay(url: string, options?: ReplayOptions): Promise<FetchResponse>;
   /** Pages (with their extraction), edges and interactions, for other tools. */
   export(): AsyncIterable<ExportRecord>;
+  /** Hybrid search (BM25 + vectors) over the enriched pages, with why each hit matched. */
+  search(query: string, options?: SearchOptions): Promise<SearchResult>;
+  /** The summary, tags and model stamps of a page, once enriched. */
+  enrichment(url: string): Promise<EnrichmentRecord | undefined>;
   close(): Promise<void>;
 }
 
@@ -67,6 +74,10 @@ export function openStore(dataDir = './trawl-data'): TrawlStore {
     history: (url) => targetHistory(store, url),
     replay: (url, options = {}) => new ArchiveReplay(store, dataDir, options).fetch({ url, kind: 'page' }),
     export: () => store.exportRecords(),
+    search: (query, options) => searchStores(local, query, options),
+    async enrichment(url) {
+      return (await local.enrich.enrichCandidate(idOf(url)))?.enrichment;
+    },
     close: () => local.close(),
   };
 }

@@ -1,3 +1,4 @@
+import type { EnrichRunResult } from './enrich-run.js';
 import type { FrontierRow, RunSummary } from '../store/ports/index.js';
 import type { ProcessResult } from './process-stage.js';
 import type { RobotsLoad } from './robots-stage.js';
@@ -29,7 +30,9 @@ export type CrawlEvent =
   | { type: 'deferred'; host: string; urls: number; until: number }
   /** At most every 250 ms while the crawl runs: the counters, URLs waiting and hosts being fetched. */
   | { type: 'progress'; stats: ProgressStats; queued: number; activeHosts: number }
-  | { type: 'done'; summary: RunSummary; stats: ProgressStats };
+  | { type: 'done'; summary: RunSummary; stats: ProgressStats }
+  /** After a crawl with `enrich`: the Summarize and Index pass over its pages (inline, then the sweep). */
+  | { type: 'enriched'; result: EnrichRunResult; inline: number };
 
 /** Running counters of a crawl, and the event stream. */
 export class CrawlProgress {

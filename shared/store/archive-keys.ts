@@ -7,4 +7,5 @@ export const archiveKeys = {
   warc: (runId: number, name: string) => `warc/run-${runId}/${name}`,
   extracted: (urlId: string, snapshot: string) => `extracted/${urlId}/${snapshot}.json`,
   report: (name: string) => `reports/${name}.json`,
+  markdownReport: (name: string) => `reports/${name}.md`,
 } as const;

@@ -18,6 +18,10 @@ import { graphStoreContract } from './graph-store.contract.js';
 import { objectStoreContract } from './object-store.contract.js';
 import { runLedgerContract } from './run-ledger.contract.js';
 import { workflowStarterContract } from './workflow-starter.contract.js';
+import { vectorIndexContract } from './vector-index.contract.js';
+import { CreateIndexCommand, S3VectorsClient } from '@aws-sdk/client-s3vectors';
+import { S3VectorsIndex } from '../../shared/store/aws/s3-vectors.js';
+import { startS3VectorsServer } from '../cloud/s3-vectors-server.js';
 
 let emu: Emulators;
 let n = 0;
@@ -96,5 +100,18 @@ workflowStarterContract('step-functions', {
     const { server, client } = p as typeof p & { server: ReturnType<typeof createServer>; client: SFNClient };
     client.destroy();
     await new Promise<void>((r) => server.close(() => r()));
+  },
+});
+vectorIndexContract('s3-vectors', {
+  async open() {
+    const server = await startS3VectorsServer();
+    const client = new S3VectorsClient({ endpoint: server.origin, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    await client.send(new CreateIndexCommand({ vectorBucketName: 'vectors', indexName: 'pages', dataType: 'float32', dimension: 4, distanceMetric: 'cosine' }));
+    return Object.assign(new S3VectorsIndex(client, 'vectors', 'pages'), { server, client });
+  },
+  async close(index) {
+    const { server, client } = index as unknown as { server: { close(): Promise<void> }; client: S3VectorsClient };
+    client.destroy();
+    await server.close();
   },
 });

@@ -8,6 +8,8 @@ import { blobStoreContract } from './blob-store.contract.js';
 import { crawlStoreContract } from './crawl-store.contract.js';
 import { graphStoreContract } from './graph-store.contract.js';
 import { objectStoreContract } from './object-store.contract.js';
+import { vectorIndexContract } from './vector-index.contract.js';
+import { SqliteVectorIndex } from '../../shared/store/local/sqlite-search.js';
 
 crawlStoreContract(
   'sqlite',
@@ -32,5 +34,15 @@ graphStoreContract(
       return { store, graph: new SqliteGraph(store.db) };
     },
     (pair) => pair.store.close(),
+  ),
+);
+vectorIndexContract(
+  'sqlite',
+  inTempDir(
+    (dir) => {
+      const store = new SqliteCrawlStore(dir);
+      return Object.assign(new SqliteVectorIndex(store.db), { store });
+    },
+    (index) => index.store.close(),
   ),
 );

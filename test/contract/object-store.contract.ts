@@ -16,6 +16,9 @@ export function objectStoreContract(name: string, adapter: Adapter<ObjectStore>)
       const report = await objects.putReport('run-3', { pages: 7 });
       assert.equal(report, 'reports/run-3.json');
       assert.deepEqual(JSON.parse((await objects.get(report))!.toString()), { pages: 7 });
+      const markdown = await objects.putMarkdownReport('run-3', '# Run 3\n');
+      assert.equal(markdown, 'reports/run-3.md');
+      assert.equal((await objects.get(markdown))!.toString(), '# Run 3\n');
       assert.equal(await objects.get('reports/none.json'), undefined);
     }));
 }

@@ -54,14 +54,16 @@ test('migrates a data directory of the previous schema forward, keeping its data
       page: { ...page(run.id, 'a', 'h1', 5), bytes: 1 },
     });
     await first.close();
-    // Back to schema 2: no bodies table, no render columns on pages.
+    // Back to schema 2: no bodies table, no render columns on pages, no search tables.
     const db = new Database(join(dir, 'trawl.db'));
     db.exec(
       "DROP TABLE bodies; ALTER TABLE pages DROP COLUMN fetcher; ALTER TABLE pages DROP COLUMN render; UPDATE meta SET value = '2' WHERE key = 'schema_version'",
     );
+    db.exec('DROP TABLE enrichments; DROP TABLE enrichment_tags; DROP TABLE enrich_failures; DROP TABLE search_text; DROP TABLE vectors');
     db.close();
     const reader = new SqliteCrawlStore(dir, { readonly: true });
-    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '4');
+    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '5');
+    assert.deepEqual(reader.db.prepare('SELECT count(*) AS n FROM search_text JOIN enrichments ON doc_id = search_text.rowid').get(), { n: 0 });
     assert.equal((await reader.latestRun())?.id, run.id);
     await reader.close();
     const store = new SqliteCrawlStore(dir);

@@ -4,6 +4,7 @@ import { makePdf } from './pdf.js';
 import { articleHtml, htmlPage, listPage, prose, rss, sitemapIndex, urlset } from './pages.js';
 import { hostileHosts } from './hostile.js';
 import { appsHost } from './apps.js';
+import { guidesHost } from './guides.js';
 
 export interface WebRequest {
   path: string;
@@ -51,6 +52,8 @@ export interface WebOptions {
   hostile?: boolean;
   /** Adds the single-page-app host (test/web/apps.ts) with this many chained app pages. */
   apps?: number;
+  /** Adds the `guides` host (test/web/guides.ts): pages of real prose for summaries, tags and search. */
+  guides?: boolean;
 }
 
 const html = (body: string, extra: Record<string, string> = {}): WebResponse => ({
@@ -311,5 +314,6 @@ export function buildHosts(o: WebOptions): HostSpec[] {
     ...blogs.map((b, i) => blogHost(b, o, blogs[(i + 1) % blogs.length]!)),
     ...(o.hostile ? hostileHosts() : []),
     ...(o.apps ? [appsHost(o.apps)] : []),
+    ...(o.guides ? [guidesHost()] : []),
   ];
 }

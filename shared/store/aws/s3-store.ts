@@ -32,6 +32,12 @@ export class S3Objects implements ObjectStore {
     return key;
   }
 
+  async putMarkdownReport(name: string, text: string): Promise<string> {
+    const key = archiveKeys.markdownReport(name);
+    await this.put(key, text, 'text/markdown; charset=utf-8');
+    return key;
+  }
+
   async put(key: string, body: Buffer | string, contentType: string, onlyIfAbsent = false): Promise<void> {
     try {
       await this.client.send(

@@ -29,6 +29,10 @@ export class FileObjects implements ObjectStore {
     return this.write(archiveKeys.report(name), JSON.stringify(doc, null, 2));
   }
 
+  async putMarkdownReport(name: string, text: string): Promise<string> {
+    return this.write(archiveKeys.markdownReport(name), text);
+  }
+
   async get(key: string): Promise<Buffer | undefined> {
     const file = join(this.root, key);
     if (key.split('/').includes('..') || !existsSync(file)) return undefined;

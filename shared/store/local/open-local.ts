@@ -6,6 +6,7 @@ import { DataDirLock } from './data-lock.js';
 import { FileObjects } from './file-objects.js';
 import { DB_FILE, prepareDataDir, SqliteCrawlStore } from './sqlite-store.js';
 import { SqliteGraph } from './sqlite-graph.js';
+import { SqliteEnrichStore, SqliteVectorIndex } from './sqlite-search.js';
 
 /** The embedded runtime's adapters over one data directory. */
 export interface LocalStores {
@@ -14,6 +15,10 @@ export interface LocalStores {
   blobs: FileBlobStore;
   graph: SqliteGraph;
   objects: FileObjects;
+  /** Summaries, tags, embedding metadata and the full-text index (the source of truth for search). */
+  enrich: SqliteEnrichStore;
+  /** The vector sink. */
+  vectors: SqliteVectorIndex;
   /** Where WARC files are written. */
   warcDir: string;
   close(): Promise<void>;
@@ -35,6 +40,8 @@ function stores(dataDir: string, store: SqliteCrawlStore, release: () => void): 
     blobs: new FileBlobStore(join(dataDir, 'blobs')),
     graph: new SqliteGraph(store.db),
     objects: new FileObjects(dataDir),
+    enrich: new SqliteEnrichStore(store.db),
+    vectors: new SqliteVectorIndex(store.db),
     warcDir: join(dataDir, 'warc'),
     async close() {
       try {

@@ -2,7 +2,52 @@
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
+
+/** The Summarize and Index tables (v5). */
+const ENRICH_SQL = `
+CREATE TABLE IF NOT EXISTS enrichments (
+  doc_id INTEGER PRIMARY KEY,
+  url_id TEXT NOT NULL UNIQUE,
+  url TEXT NOT NULL,
+  host TEXT NOT NULL,
+  title TEXT NOT NULL,
+  text_hash TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  language TEXT,
+  published TEXT,
+  summary_stamp TEXT NOT NULL,
+  tags_stamp TEXT NOT NULL,
+  embedding TEXT,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS enrichment_tags (
+  tag TEXT NOT NULL,
+  doc_id INTEGER NOT NULL,
+  PRIMARY KEY (tag, doc_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS enrich_failures (
+  url_id TEXT PRIMARY KEY,
+  url TEXT NOT NULL,
+  stage TEXT NOT NULL,
+  error TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  failed_at INTEGER NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts5(title, tags, summary, body, tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS vectors (
+  url_id TEXT PRIMARY KEY,
+  model TEXT NOT NULL,
+  dimension INTEGER NOT NULL,
+  hash TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  host TEXT NOT NULL,
+  language TEXT,
+  published TEXT,
+  tags TEXT NOT NULL
+);
+`;
 
 /** SQL that takes a data directory from version N to N + 1, keyed by N. */
 export const MIGRATIONS: Record<number, string> = {
@@ -13,6 +58,8 @@ export const MIGRATIONS: Record<number, string> = {
   // v4: what a page was extracted from (as served, or rendered by Chromium) and its render decision.
   3: `ALTER TABLE pages ADD COLUMN fetcher TEXT NOT NULL DEFAULT 'http';
       ALTER TABLE pages ADD COLUMN render TEXT;`,
+  // v5: summaries, tags and embedding metadata; the full-text index; the vectors; the enrichment dead letters.
+  4: ENRICH_SQL,
 };
 
 export const SCHEMA_SQL = `
@@ -179,4 +226,4 @@ CREATE TABLE IF NOT EXISTS aliases (
   PRIMARY KEY (url_id, reason)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS aliases_target ON aliases (target_id);
-`;
+${ENRICH_SQL}`;

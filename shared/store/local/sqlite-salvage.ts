@@ -29,6 +29,13 @@ function tablesOf(db: Db): string[] {
   );
 }
 
+/** Full-text (FTS5) tables: copied through the table itself, rowids kept; their shadow tables are its business. */
+function virtualTables(db: Db): string[] {
+  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'").all() as Array<{ name: string }>).map(
+    (r) => r.name,
+  );
+}
+
 function hasRowid(db: Db, table: string): boolean {
   try {
     db.prepare(`SELECT rowid FROM "${table}" LIMIT 0`).all();
@@ -113,8 +120,11 @@ export function salvage(file: string, now = Date.now()): DoctorReport {
     }
     out.exec(SCHEMA_SQL);
     const known = new Set(tablesOf(out));
-    for (const table of tablesOf(source).filter((t) => known.has(t))) {
+    const virtual = virtualTables(out);
+    const shadow = (t: string) => virtual.some((v) => t.startsWith(`${v}_`));
+    for (const table of tablesOf(source).filter((t) => known.has(t) && !shadow(t))) {
       const columns = new Set((out.pragma(`table_info("${table}")`) as Array<{ name: string }>).map((c) => c.name));
+      if (virtual.includes(table)) columns.add('__rowid');
       const report: TableReport = { table, rows: 0 };
       const insert = new Map<string, Statement>();
       out.transaction(() => {
@@ -123,7 +133,8 @@ export function salvage(file: string, now = Date.now()): DoctorReport {
           const sig = keys.join(',');
           let stmt = insert.get(sig);
           if (!stmt) {
-            stmt = out.prepare(`INSERT OR IGNORE INTO "${table}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`);
+            const names = keys.map((k) => (k === '__rowid' ? 'rowid' : `"${k}"`));
+            stmt = out.prepare(`INSERT OR IGNORE INTO "${table}" (${names.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`);
             insert.set(sig, stmt);
           }
           stmt.run(...keys.map((k) => row[k]));

@@ -23,6 +23,7 @@ import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { CURRENT_EDGES, rowToChunk, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, rowToRun, summarize } from './sqlite-rows.js';
 import { exportRecords, type ExportRecord } from './sqlite-export.js';
 import { SqliteWrites } from './sqlite-writes.js';
+import { loadVectorFunctions } from './vector-functions.js';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 
 export const DB_FILE = 'trawl.db';
@@ -81,6 +82,7 @@ function connect(file: string, readonly: boolean): Db {
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('busy_timeout = 5000');
+    loadVectorFunctions(db);
     return db;
   } catch (err) {
     if (isCorruption(err)) throw damagedError(file, errorMessage(err), err);

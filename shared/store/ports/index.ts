@@ -7,3 +7,4 @@ export type { FrontierQueue } from './frontier-queue.js';
 export type { WorkflowStarter } from './workflow-starter.js';
 export type { ObjectStore } from './object-store.js';
 export type { RunLedger } from './run-ledger.js';
+export type * from './search-index.js';

@@ -9,6 +9,8 @@ export interface ObjectStore {
   putExtracted(urlId: string, snapshot: string, doc: unknown): Promise<string>;
   /** Stores a report (a run summary, a selection) as JSON under `name`; returns its key. */
   putReport(name: string, doc: unknown): Promise<string>;
+  /** Stores the people-facing Markdown form of a report beside its JSON; returns its key. */
+  putMarkdownReport(name: string, text: string): Promise<string>;
   /** An object by the key a put returned; undefined when there is none. */
   get(key: string): Promise<Buffer | undefined>;
 }

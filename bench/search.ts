@@ -1,0 +1,124 @@
+// npm run bench:search — Summarize + Index with the local provider, then hybrid search, on generated
+// stores of 1k, 10k and 100k pages (prose recombined from the search fixture's sentences, seeded).
+// Prints enrichment pages/s, index build time, query latency p50/p99 (hybrid, full-text, vector) and
+// peak RSS per size. BENCH_SEARCH_SIZES=1000,10000 picks the sizes; each size's queries stop at 200
+// rounds or 60 s (BENCH_SEARCH_QUERIES, BENCH_SEARCH_QUERY_SECONDS).
+import { rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { DOCS, QUERIES } from '../test/fixtures/search/corpus.js';
+import { openLocalForWriting } from '../shared/store/local/open-local.js';
+import { createProviders } from '../shared/enrich/provider-factory.js';
+import { enrichAll } from '../shared/pipeline/enrich-run.js';
+import { hybridSearch, type SearchMode } from '../shared/search/hybrid.js';
+import { defaultSettings } from '../shared/config/settings.js';
+
+const SIZES = (process.env.BENCH_SEARCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const QUERY_RUNS = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
+/** Each size's query phase stops after this long, whatever the count reached. */
+const QUERY_SECONDS = Number(process.env.BENCH_SEARCH_QUERY_SECONDS ?? 60);
+
+/** mulberry32: a small seeded generator, so every run builds the same store. */
+function rng(seed: number): () => number {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SENTENCES = DOCS.flatMap((d) => d.paragraphs.flatMap((p) => p.match(/[^.!?]+[.!?]/g) ?? []).map((s) => ({ s: s.trim(), topic: d.slug })));
+
+/** A page: a topic's sentences first, then sentences from anywhere; 8–20 sentences in all. */
+function makePage(i: number, random: () => number): { title: string; markdown: string } {
+  const doc = DOCS[i % DOCS.length]!;
+  const own = SENTENCES.filter((x) => x.topic === doc.slug);
+  const n = 8 + Math.floor(random() * 13);
+  const body: string[] = [];
+  for (let k = 0; k < n; k++) body.push(k < own.length && random() < 0.7 ? own[k]!.s : SENTENCES[Math.floor(random() * SENTENCES.length)]!.s);
+  return { title: `${doc.title} (${i})`, markdown: `# ${doc.title} (${i})\n\n${body.join(' ')}` };
+}
+
+/** Writes `n` pages and their extractions straight into a fresh store, as a crawl would leave them. */
+function seedStore(dir: string, n: number): void {
+  const local = openLocalForWriting(dir, 'bench');
+  const db = local.store.db;
+  const random = rng(n);
+  const page = db.prepare(
+    `INSERT INTO pages (url_id, url, host, run_id, status, mime, bytes, truncated, fetched_at, indexable, nofollow) VALUES (?, ?, ?, 1, 200, 'text/html', ?, 0, ?, 1, 0)`,
+  );
+  const extract = db.prepare(
+    `INSERT INTO extracts (url_id, run_id, snapshot, title, language, published, word_count, reading_minutes, method, markdown, text_hash, simhash, metadata)
+     VALUES (?, 1, 's', ?, 'en', ?, ?, 1, 'bench', ?, ?, '0', '{}')`,
+  );
+  db.transaction(() => {
+    for (let i = 0; i < n; i++) {
+      const { title, markdown } = makePage(i, random);
+      const id = createHash('sha256').update(String(i)).digest('hex').slice(0, 16);
+      const host = `site${i % 50}.example`;
+      page.run(id, `https://${host}/p/${i}`, host, markdown.length, Date.now());
+      const published = `20${10 + (i % 15)}-0${1 + (i % 9)}-1${i % 10}`;
+      extract.run(id, title, published, markdown.split(/\s+/).length, markdown, createHash('sha256').update(markdown).digest('hex'));
+    }
+  })();
+  void local.close();
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const mib = (b: number) => `${(b / 1024 ** 2).toFixed(0)} MiB`;
+
+let peak = 0;
+const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
+const settings = defaultSettings();
+const rows: string[] = [];
+console.log(`bench:search — local provider (TextRank, keyphrases, ${createProviders(settings).embedder.stamp.model}), Node ${process.version}\n`);
+for (const n of SIZES) {
+  const dir = join(tmpdir(), `trawl-bench-search-${process.pid}-${n}`);
+  rmSync(dir, { recursive: true, force: true });
+  peak = 0;
+  seedStore(dir, n);
+  const local = openLocalForWriting(dir, 'bench');
+  // As trawl enrich runs it: the local methods in one worker thread per core.
+  const providers = createProviders(settings, {}, { workers: availableParallelism() });
+  try {
+    const started = performance.now();
+    const run = await enrichAll(
+      { enrich: local.enrich, vectors: local.vectors, providers, clock: Date.now },
+      { mode: 'new', concurrency: 4 * availableParallelism(), onProgress: () => (peak = Math.max(peak, process.memoryUsage.rss())) },
+    );
+    const buildSeconds = (performance.now() - started) / 1000;
+    const deps = { enrich: local.enrich, vectors: local.vectors, embedder: providers.embedder };
+    const latency: Record<SearchMode, number[]> = { hybrid: [], text: [], vector: [] };
+    const queryDeadline = performance.now() + QUERY_SECONDS * 1000;
+    for (let i = 0; i < QUERY_RUNS && performance.now() < queryDeadline; i++) {
+      const q = QUERIES[i % QUERIES.length]!.q;
+      for (const mode of ['hybrid', 'text', 'vector'] as const) {
+        const t = performance.now();
+        await hybridSearch(deps, { q, mode, limit: 10 });
+        latency[mode].push(performance.now() - t);
+        peak = Math.max(peak, process.memoryUsage.rss());
+      }
+    }
+    const l = (m: SearchMode) => {
+      const s = latency[m].sort((a, b) => a - b);
+      return `${pct(s, 50).toFixed(1)} / ${pct(s, 99).toFixed(1)} ms`;
+    };
+    rows.push(
+      `| ${n.toLocaleString('en')} | ${(run.enriched / buildSeconds).toFixed(0)} | ${buildSeconds.toFixed(1)} s | ${l('hybrid')} | ${l('text')} | ${l('vector')} | ${mib(peak)} |`,
+    );
+    console.log(`${n} pages: enriched ${run.enriched} (${run.failed} failed) in ${buildSeconds.toFixed(1)} s; hybrid ${l('hybrid')}; peak RSS ${mib(peak)}`);
+  } finally {
+    await providers.close?.();
+    await local.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+clearInterval(sampler);
+console.log(
+  '\n| pages | enrich + index pages/s | index build (enrich + FTS5 + vectors) | hybrid p50 / p99 | full-text p50 / p99 | vector p50 / p99 | peak RSS |',
+);
+console.log('|---:|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) console.log(r);

@@ -1,0 +1,55 @@
+import { DEFAULT_MODELS, type ProviderChoice } from '../config/enrich-settings.js';
+import { BedrockChat, TitanEmbedder, type BedrockOptions } from '../store/aws/bedrock.js';
+import { LocalEmbedder, LocalTextGenerator } from './local-provider.js';
+import { OpenAiChat, OpenAiEmbedder } from './openai.js';
+import { PromptedGenerator } from './prompts.js';
+import type { Embedder, TextGenerator } from './providers.js';
+import { DEFAULT_HASHING } from './local-embedding.js';
+import { LocalWorkerPool } from './local-workers.js';
+
+export interface ProviderSettings {
+  provider: ProviderChoice;
+  chatModel: string;
+  embedModel: string;
+  embedDimension: number;
+  openaiBaseUrl: string;
+  bedrockRegion: string;
+}
+
+/** The text generator and the embedder a run uses. */
+export interface Providers {
+  text: TextGenerator;
+  embedder: Embedder;
+  /** Stops worker threads, where the providers run some. */
+  close?(): Promise<void>;
+}
+
+/**
+ * Builds the configured providers. Secrets come from the environment only (never flags, which show
+ * in process lists): `TRAWL_OPENAI_API_KEY` or `OPENAI_API_KEY`; Bedrock uses the AWS credential chain.
+ */
+export function createProviders(
+  settings: ProviderSettings,
+  env: NodeJS.ProcessEnv = {},
+  extra: { bedrock?: BedrockOptions; workers?: number } = {},
+): Providers {
+  const bedrock = extra.bedrock ?? {};
+  if (settings.provider === 'local') {
+    const hashing = { ...DEFAULT_HASHING, dimension: settings.embedDimension || DEFAULT_HASHING.dimension };
+    if (extra.workers) {
+      const pool = new LocalWorkerPool(extra.workers, hashing);
+      return { text: pool.text, embedder: pool.embedder, close: () => pool.close() };
+    }
+    return { text: new LocalTextGenerator(), embedder: new LocalEmbedder(hashing) };
+  }
+  const defaults = DEFAULT_MODELS[settings.provider];
+  const chat = settings.chatModel || defaults.chat;
+  const embed = settings.embedModel || defaults.embed;
+  const dimension = settings.embedDimension || defaults.dimension;
+  if (settings.provider === 'bedrock') {
+    const options = { region: settings.bedrockRegion || env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT, ...bedrock };
+    return { text: new PromptedGenerator(new BedrockChat(chat, options)), embedder: new TitanEmbedder(embed, dimension, options) };
+  }
+  const options = { baseUrl: settings.openaiBaseUrl, apiKey: env.TRAWL_OPENAI_API_KEY ?? env.OPENAI_API_KEY };
+  return { text: new PromptedGenerator(new OpenAiChat(chat, options)), embedder: new OpenAiEmbedder(embed, { ...options, dimension: dimension || undefined }) };
+}

@@ -1,0 +1,52 @@
+/** Where a page's summary, tags and embedding come from. */
+export type ProviderName = 'local' | 'bedrock' | 'openai';
+
+/** What made one summary, tag set or embedding: a change to any field makes it stale. */
+export interface ModelStamp {
+  provider: ProviderName;
+  model: string;
+  /** The prompt version (models) or the algorithm version (local methods). */
+  version: string;
+}
+
+/** A page as the enrichment reads it. */
+export interface EnrichDocument {
+  url: string;
+  title: string;
+  /** Plain text of the main content. */
+  text: string;
+  language?: string;
+}
+
+/** Text generation: the summary and the tags of a page, as two separate passes. */
+export interface TextGenerator {
+  readonly summaryStamp: ModelStamp;
+  readonly tagsStamp: ModelStamp;
+  summarize(doc: EnrichDocument): Promise<string>;
+  tag(doc: EnrichDocument): Promise<string[]>;
+}
+
+/** Embeddings of documents and queries (some models embed the two differently). */
+export interface Embedder {
+  readonly stamp: ModelStamp;
+  /** The vector length; a provider that cannot be asked for one learns it from its first answer. */
+  readonly dimension: number;
+  embed(texts: string[], purpose: 'document' | 'query'): Promise<Float32Array[]>;
+}
+
+/** One chat turn with a model at temperature 0: what the LLM providers share. */
+export interface ChatClient {
+  readonly provider: ProviderName;
+  readonly model: string;
+  complete(request: { system: string; user: string; maxTokens: number }): Promise<string>;
+}
+
+/** The text a page's embedding is made from: its title, summary and tags, then the head of its text. */
+export function embeddingText(doc: EnrichDocument, summary: string, tags: string[], maxChars = 6000): string {
+  const tagWords = tags.map((t) => t.slice(1).replace(/-/g, ' ')).join(', ');
+  return `${doc.title}\n${tagWords}\n${summary}\n${doc.text}`.slice(0, maxChars);
+}
+
+export function sameStamp(a: ModelStamp | undefined, b: ModelStamp): boolean {
+  return !!a && a.provider === b.provider && a.model === b.model && a.version === b.version;
+}

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import { errorMessage } from '../errors.js';
+import { withRetry, type RetryOptions } from '../enrich/provider-error.js';
+import type { Providers } from '../enrich/provider-factory.js';
+import { embeddingText, sameStamp, type EnrichDocument } from '../enrich/providers.js';
+import { plainText } from '../enrich/text.js';
+import type { EmbeddingMeta, EnrichCandidate, EnrichFailure, EnrichmentRecord, EnrichStore, StampedAt, VectorIndex } from '../store/ports/index.js';
+
+/** What the Summarize and Index stages need: the store (truth), the vector sink, the providers. */
+export interface EnrichDeps {
+  enrich: EnrichStore;
+  vectors: VectorIndex;
+  providers: Providers;
+  clock: () => number;
+  retry?: RetryOptions;
+}
+
+/**
+ * Which pages a pass takes: `new` — never enriched, or their text changed since; `stale` — enriched
+ * with another provider, model or prompt version than the configured ones (only the stale parts redone).
+ */
+export type EnrichMode = 'new' | 'stale';
+
+/** The parts of a page's enrichment a pass redoes. */
+export interface EnrichWork {
+  summary: boolean;
+  tags: boolean;
+  embedding: boolean;
+}
+
+/** What a pass has to do for a page, or undefined: unchanged pages (same text hash, same stamps) are never re-enriched. */
+export function enrichWork(c: EnrichCandidate, providers: Providers, mode: EnrichMode): EnrichWork | undefined {
+  const e = c.enrichment;
+  if (!e || e.textHash !== c.textHash) return mode === 'new' ? { summary: true, tags: true, embedding: true } : undefined;
+  if (mode === 'new') return undefined;
+  const summary = !sameStamp(e.summaryStamp, providers.text.summaryStamp);
+  const tags = !sameStamp(e.tagsStamp, providers.text.tagsStamp);
+  // The embedding reads the summary and the tags, so it follows them.
+  const embedding = summary || tags || !e.embedding || !sameStamp(e.embedding, providers.embedder.stamp);
+  return summary || tags || embedding ? { summary, tags, embedding } : undefined;
+}
+
+/** Whether a page's enrichment was made with other models or prompts than the configured ones. */
+export function isStale(e: EnrichmentRecord, providers: Providers): boolean {
+  return (
+    !sameStamp(e.summaryStamp, providers.text.summaryStamp) ||
+    !sameStamp(e.tagsStamp, providers.text.tagsStamp) ||
+    !e.embedding ||
+    !sameStamp(e.embedding, providers.embedder.stamp)
+  );
+}
+
+/** The first 16 hex digits of the SHA-256 of a vector's bytes: how the store and the index agree on a vector. */
+export function vectorHash(v: Float32Array): string {
+  return createHash('sha256')
+    .update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+export function documentOf(c: EnrichCandidate): EnrichDocument {
+  return { url: c.url, title: c.title, text: plainText(c.markdown), language: c.language };
+}
+
+/** Embeds a page from its document, summary and tags; returns the vector and the metadata the store keeps. */
+export async function embedPage(
+  deps: EnrichDeps,
+  doc: EnrichDocument,
+  summary: string,
+  tags: string[],
+): Promise<{ vector: Float32Array; meta: EmbeddingMeta }> {
+  const [vector] = await withRetry(() => deps.providers.embedder.embed([embeddingText(doc, summary, tags)], 'document'), deps.retry);
+  const { stamp } = deps.providers.embedder;
+  return { vector: vector!, meta: { ...stamp, at: deps.clock(), dimension: vector!.length, hash: vectorHash(vector!) } };
+}
+
+export type EnrichOutcome = { status: 'enriched'; record: EnrichmentRecord } | { status: 'failed'; failure: EnrichFailure };
+
+/**
+ * Summarize then Index for one page: the summary and tag passes, the embedding, the store record
+ * (the truth, with the full text) and then the vector. A failure of any step is recorded in the
+ * dead-letter list with its stage and error; the caller goes on with the next page.
+ */
+export async function enrichPage(deps: EnrichDeps, c: EnrichCandidate, work: EnrichWork): Promise<EnrichOutcome> {
+  const { text, embedder } = deps.providers;
+  const doc = documentOf(c);
+  const old = c.enrichment;
+  let stage: EnrichFailure['stage'] = 'summary';
+  try {
+    const stampNow = (s: typeof text.summaryStamp): StampedAt => ({ ...s, at: deps.clock() });
+    const summary = work.summary || !old ? await withRetry(() => text.summarize(doc), deps.retry) : old.summary;
+    stage = 'tags';
+    const tags = work.tags || !old ? await withRetry(() => text.tag(doc), deps.retry) : old.tags;
+    stage = 'embedding';
+    const embedded = work.embedding || !old?.embedding ? await embedPage(deps, doc, summary, tags) : undefined;
+    const record: EnrichmentRecord = {
+      urlId: c.urlId,
+      url: c.url,
+      host: c.host,
+      title: c.title,
+      textHash: c.textHash,
+      summary,
+      tags,
+      language: c.language,
+      published: c.published,
+      summaryStamp: work.summary || !old ? stampNow(text.summaryStamp) : old.summaryStamp,
+      tagsStamp: work.tags || !old ? stampNow(text.tagsStamp) : old.tagsStamp,
+      embedding: embedded?.meta ?? old?.embedding,
+      updatedAt: deps.clock(),
+    };
+    stage = 'index';
+    await deps.enrich.putEnrichment(record, doc.text);
+    if (embedded) {
+      await deps.vectors.upsert([
+        {
+          id: c.urlId,
+          vector: embedded.vector,
+          model: embedder.stamp.model,
+          hash: embedded.meta.hash,
+          metadata: { host: c.host, language: c.language, published: c.published, tags },
+        },
+      ]);
+    }
+    return { status: 'enriched', record };
+  } catch (err) {
+    const failure: EnrichFailure = { urlId: c.urlId, url: c.url, stage, error: errorMessage(err), attempts: 1, failedAt: deps.clock() };
+    await deps.enrich.recordEnrichFailure(failure);
+    return { status: 'failed', failure };
+  }
+}

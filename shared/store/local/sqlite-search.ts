@@ -1,0 +1,282 @@
+import type { Database as Db, Statement } from 'better-sqlite3';
+import type {
+  EnrichCandidate,
+  EnrichFailure,
+  EnrichmentRecord,
+  EnrichStore,
+  HitDetails,
+  SearchFilters,
+  TextHit,
+  VectorEntry,
+  VectorIndex,
+  VectorRecord,
+} from '../ports/index.js';
+import { CURRENT_EDGES } from './sqlite-rows.js';
+import { vectorBlob } from './vector-functions.js';
+
+/** Column weights of BM25: a term in the title counts most, then tags, summary, body. */
+const BM25_WEIGHTS = [5, 3, 2, 1] as const;
+/** Anchor texts shown per hit (from links in the body or a sidebar: a menu's "Home" says nothing about a page). */
+const INLINK_ANCHORS = 3;
+
+/** SQL conditions (and their parameters) for the filters, over a table with host, language and published columns. */
+export function filterSql(filters: SearchFilters, alias: string, tags: (alias: string) => string): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (filters.domain) {
+    const domain = filters.domain.toLowerCase().replace(/^\.+/, '');
+    parts.push(`(${alias}.host = ? OR ${alias}.host LIKE ? OR ${alias}.host LIKE ?)`);
+    params.push(domain, `%.${domain}`, `${domain}:%`);
+  }
+  if (filters.language) {
+    parts.push(`(lower(${alias}.language) = ? OR lower(${alias}.language) LIKE ?)`);
+    params.push(filters.language.toLowerCase(), `${filters.language.toLowerCase()}-%`);
+  }
+  if (filters.since) {
+    parts.push(`${alias}.published >= ?`);
+    params.push(filters.since);
+  }
+  if (filters.until) {
+    parts.push(`${alias}.published < ?`);
+    params.push(`${filters.until}\uffff`);
+  }
+  for (const tag of filters.tags ?? []) {
+    parts.push(tags(alias));
+    params.push(tag);
+  }
+  return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', params };
+}
+
+/** An FTS5 query that ORs the terms, each quoted (so no word is read as an operator). */
+export function ftsQuery(terms: string[]): string {
+  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+}
+
+function rowToEnrichment(r: Record<string, unknown>): EnrichmentRecord {
+  return {
+    urlId: r.url_id as string,
+    url: r.url as string,
+    host: r.host as string,
+    title: r.title as string,
+    textHash: r.text_hash as string,
+    summary: r.summary as string,
+    tags: JSON.parse(r.tags as string) as string[],
+    language: (r.language as string | null) ?? undefined,
+    published: (r.published as string | null) ?? undefined,
+    summaryStamp: JSON.parse(r.summary_stamp as string),
+    tagsStamp: JSON.parse(r.tags_stamp as string),
+    embedding: r.embedding ? JSON.parse(r.embedding as string) : undefined,
+    updatedAt: r.updated_at as number,
+  };
+}
+
+/** Prepared statements by SQL text, prepared once per connection. */
+class Statements {
+  private readonly cache = new Map<string, Statement>();
+  constructor(readonly db: Db) {}
+  get(sql: string): Statement {
+    let s = this.cache.get(sql);
+    if (!s) this.cache.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+}
+
+/** Enrichments, the FTS5 index and the dead letters in the crawl's SQLite file. */
+export class SqliteEnrichStore implements EnrichStore {
+  private readonly sql: Statements;
+  constructor(private readonly db: Db) {
+    this.sql = new Statements(db);
+  }
+
+  async enrichCandidates(afterUrlId: string, limit: number): Promise<EnrichCandidate[]> {
+    return this.candidates('x.url_id > ? ORDER BY x.url_id LIMIT ?', afterUrlId, limit);
+  }
+
+  async enrichCandidate(urlId: string): Promise<EnrichCandidate | undefined> {
+    return this.candidates('x.url_id = ?', urlId)[0];
+  }
+
+  private candidates(where: string, ...params: unknown[]): EnrichCandidate[] {
+    const rows = this.sql
+      .get(
+        `SELECT x.url_id AS c_url_id, p.url AS c_url, p.host AS c_host, coalesce(x.title, p.title, '') AS c_title, x.markdown, x.text_hash AS c_text_hash,
+           x.language AS c_language, x.published AS c_published, e.*
+         FROM extracts x JOIN pages p ON p.url_id = x.url_id LEFT JOIN enrichments e ON e.url_id = x.url_id
+         WHERE p.indexable = 1 AND x.text_duplicate_of IS NULL AND x.near_duplicate_of IS NULL AND x.word_count > 0 AND ${where}`,
+      )
+      .all(...params) as Array<Record<string, unknown>>;
+    return rows.map((r) => ({
+      urlId: r.c_url_id as string,
+      url: r.c_url as string,
+      host: r.c_host as string,
+      title: r.c_title as string,
+      markdown: r.markdown as string,
+      textHash: r.c_text_hash as string,
+      language: (r.c_language as string | null) ?? undefined,
+      published: (r.c_published as string | null) ?? undefined,
+      enrichment: r.url_id ? rowToEnrichment(r) : undefined,
+    }));
+  }
+
+  async putEnrichment(record: EnrichmentRecord, body: string): Promise<void> {
+    this.db.transaction(() => {
+      const { doc_id: docId } = this.sql
+        .get(
+          `INSERT INTO enrichments (url_id, url, host, title, text_hash, summary, tags, language, published, summary_stamp, tags_stamp, embedding, updated_at)
+           VALUES (@urlId, @url, @host, @title, @textHash, @summary, @tags, @language, @published, @summaryStamp, @tagsStamp, @embedding, @updatedAt)
+           ON CONFLICT (url_id) DO UPDATE SET url = excluded.url, host = excluded.host, title = excluded.title, text_hash = excluded.text_hash,
+             summary = excluded.summary, tags = excluded.tags, language = excluded.language, published = excluded.published,
+             summary_stamp = excluded.summary_stamp, tags_stamp = excluded.tags_stamp, embedding = excluded.embedding, updated_at = excluded.updated_at
+           RETURNING doc_id`,
+        )
+        .get({
+          ...record,
+          tags: JSON.stringify(record.tags),
+          language: record.language ?? null,
+          published: record.published ?? null,
+          summaryStamp: JSON.stringify(record.summaryStamp),
+          tagsStamp: JSON.stringify(record.tagsStamp),
+          embedding: record.embedding ? JSON.stringify(record.embedding) : null,
+        }) as { doc_id: number };
+      this.sql.get('DELETE FROM enrichment_tags WHERE doc_id = ?').run(docId);
+      const tag = this.sql.get('INSERT OR IGNORE INTO enrichment_tags (tag, doc_id) VALUES (?, ?)');
+      for (const t of record.tags) tag.run(t, docId);
+      this.sql.get('DELETE FROM search_text WHERE rowid = ?').run(docId);
+      this.sql
+        .get('INSERT INTO search_text (rowid, title, tags, summary, body) VALUES (?, ?, ?, ?, ?)')
+        .run(docId, record.title, record.tags.map((t) => t.slice(1).replace(/-/g, ' ')).join(' '), record.summary, body);
+      this.sql.get('DELETE FROM enrich_failures WHERE url_id = ?').run(record.urlId);
+    })();
+  }
+
+  async deleteEnrichment(urlId: string): Promise<void> {
+    this.db.transaction(() => {
+      const row = this.sql.get('DELETE FROM enrichments WHERE url_id = ? RETURNING doc_id').get(urlId) as { doc_id: number } | undefined;
+      if (!row) return;
+      this.sql.get('DELETE FROM enrichment_tags WHERE doc_id = ?').run(row.doc_id);
+      this.sql.get('DELETE FROM search_text WHERE rowid = ?').run(row.doc_id);
+    })();
+  }
+
+  async enrichments(afterUrlId: string, limit: number): Promise<EnrichmentRecord[]> {
+    const rows = this.sql.get('SELECT * FROM enrichments WHERE url_id > ? ORDER BY url_id LIMIT ?').all(afterUrlId, limit);
+    return (rows as Array<Record<string, unknown>>).map(rowToEnrichment);
+  }
+
+  async recordEnrichFailure(f: EnrichFailure): Promise<void> {
+    this.sql
+      .get(
+        `INSERT INTO enrich_failures (url_id, url, stage, error, attempts, failed_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (url_id) DO UPDATE SET stage = excluded.stage, error = excluded.error, attempts = enrich_failures.attempts + excluded.attempts, failed_at = excluded.failed_at`,
+      )
+      .run(f.urlId, f.url, f.stage, f.error, f.attempts, f.failedAt);
+  }
+
+  async clearEnrichFailure(urlId: string): Promise<void> {
+    this.sql.get('DELETE FROM enrich_failures WHERE url_id = ?').run(urlId);
+  }
+
+  async enrichFailures(): Promise<EnrichFailure[]> {
+    const rows = this.sql.get('SELECT * FROM enrich_failures ORDER BY failed_at, url_id').all() as Array<Record<string, unknown>>;
+    return rows.map((r) => ({
+      urlId: r.url_id as string,
+      url: r.url as string,
+      stage: r.stage as EnrichFailure['stage'],
+      error: r.error as string,
+      attempts: r.attempts as number,
+      failedAt: r.failed_at as number,
+    }));
+  }
+
+  async textSearch(terms: string[], filters: SearchFilters, limit: number): Promise<TextHit[]> {
+    if (terms.length === 0) return [];
+    const where = filterSql(filters, 'e', (a) => `EXISTS (SELECT 1 FROM enrichment_tags t WHERE t.doc_id = ${a}.doc_id AND t.tag = ?)`);
+    const rows = this.sql
+      .get(
+        `SELECT e.url_id, -bm25(search_text, ${BM25_WEIGHTS.join(', ')}) AS score FROM search_text JOIN enrichments e ON e.doc_id = search_text.rowid
+         WHERE search_text MATCH ?${where.sql} ORDER BY score DESC, e.url_id LIMIT ?`,
+      )
+      .all(ftsQuery(terms), ...where.params, limit) as Array<{ url_id: string; score: number }>;
+    return rows.map((r) => ({ urlId: r.url_id, score: r.score }));
+  }
+
+  async hitDetails(urlIds: string[]): Promise<HitDetails[]> {
+    const one = this.sql.get(
+      `SELECT e.*, s.title || ' ' || s.tags || ' ' || s.summary || ' ' || s.body AS indexed FROM enrichments e JOIN search_text s ON s.rowid = e.doc_id WHERE e.url_id = ?`,
+    );
+    const anchors = this.sql.get(
+      `SELECT e.anchor, count(DISTINCT e.from_id) AS n FROM ${CURRENT_EDGES}
+       WHERE (e.to_page_id = ? OR e.to_id = ?) AND e.from_id != ? AND e.anchor != '' AND e.section IN ('body', 'sidebar')
+       GROUP BY e.anchor ORDER BY n DESC, e.anchor LIMIT ${INLINK_ANCHORS}`,
+    );
+    const out: HitDetails[] = [];
+    for (const id of urlIds) {
+      const r = one.get(id) as Record<string, unknown> | undefined;
+      if (!r) continue;
+      const e = rowToEnrichment(r);
+      const links = anchors.all(id, id, id) as Array<{ anchor: string; n: number }>;
+      out.push({
+        urlId: e.urlId,
+        url: e.url,
+        host: e.host,
+        title: e.title,
+        summary: e.summary,
+        tags: e.tags,
+        language: e.language,
+        published: e.published,
+        indexedText: r.indexed as string,
+        inlinks: links.map((l) => ({ anchor: l.anchor, count: l.n })),
+      });
+    }
+    return out;
+  }
+}
+
+/** Vectors in the crawl's SQLite file, searched by exact cosine distance (sqlite-vec's `vec_distance_cosine`). */
+export class SqliteVectorIndex implements VectorIndex {
+  private readonly sql: Statements;
+  constructor(private readonly db: Db) {
+    this.sql = new Statements(db);
+  }
+
+  async upsert(records: VectorRecord[]): Promise<void> {
+    const put = this.sql.get(
+      `INSERT OR REPLACE INTO vectors (url_id, model, dimension, hash, vector, host, language, published, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.db.transaction(() => {
+      for (const r of records) {
+        const m = r.metadata;
+        put.run(r.id, r.model, r.vector.length, r.hash, vectorBlob(r.vector), m.host, m.language ?? null, m.published ?? null, JSON.stringify(m.tags));
+      }
+    })();
+  }
+
+  async delete(ids: string[]): Promise<void> {
+    const del = this.sql.get('DELETE FROM vectors WHERE url_id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) del.run(id);
+    })();
+  }
+
+  async query(vector: Float32Array, model: string, k: number, filters: SearchFilters): Promise<Array<{ id: string; distance: number }>> {
+    const where = filterSql(filters, 'v', (a) => `EXISTS (SELECT 1 FROM json_each(${a}.tags) WHERE value = ?)`);
+    const rows = this.sql
+      .get(
+        `SELECT url_id, vec_distance_cosine(vector, ?) AS distance FROM vectors v WHERE model = ? AND dimension = ?${where.sql}
+         ORDER BY distance, url_id LIMIT ?`,
+      )
+      .all(vectorBlob(vector), model, vector.length, ...where.params, k) as Array<{ url_id: string; distance: number }>;
+    return rows.map((r) => ({ id: r.url_id, distance: r.distance }));
+  }
+
+  async list(token: string | undefined, limit: number): Promise<{ entries: VectorEntry[]; next?: string }> {
+    const rows = this.sql.get('SELECT url_id, model, dimension, hash FROM vectors WHERE url_id > ? ORDER BY url_id LIMIT ?').all(token ?? '', limit);
+    const entries = (rows as Array<{ url_id: string; model: string; dimension: number; hash: string }>).map((r) => ({
+      id: r.url_id,
+      model: r.model,
+      dimension: r.dimension,
+      hash: r.hash,
+    }));
+    return { entries, next: entries.length === limit ? entries[entries.length - 1]!.id : undefined };
+  }
+}

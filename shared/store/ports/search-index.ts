@@ -1,0 +1,142 @@
+import type { ModelStamp } from '../../enrich/providers.js';
+
+/** A model stamp with the time the output was made. */
+export interface StampedAt extends ModelStamp {
+  at: number;
+}
+
+/** What the store knows of a page's vector: enough to check the index against it. */
+export interface EmbeddingMeta extends StampedAt {
+  dimension: number;
+  /** SHA-256 of the vector's bytes (hex, first 16): the index holds the same vector when its hash matches. */
+  hash: string;
+}
+
+/** A page's summary, tags and embedding metadata: the source of truth the indexes are built from. */
+export interface EnrichmentRecord {
+  urlId: string;
+  url: string;
+  host: string;
+  title: string;
+  /** The extraction's text hash when this was made: a page whose text changed is enriched again. */
+  textHash: string;
+  summary: string;
+  tags: string[];
+  language?: string;
+  published?: string;
+  summaryStamp: StampedAt;
+  tagsStamp: StampedAt;
+  embedding?: EmbeddingMeta;
+  updatedAt: number;
+}
+
+/** A page that may be enriched: its extraction, and its enrichment if it has one. */
+export interface EnrichCandidate {
+  urlId: string;
+  url: string;
+  host: string;
+  title: string;
+  markdown: string;
+  textHash: string;
+  language?: string;
+  published?: string;
+  enrichment?: EnrichmentRecord;
+}
+
+/** A page whose enrichment keeps failing: kept with its error, retried by the next `trawl enrich`. */
+export interface EnrichFailure {
+  urlId: string;
+  url: string;
+  stage: 'summary' | 'tags' | 'embedding' | 'index';
+  error: string;
+  attempts: number;
+  failedAt: number;
+}
+
+export interface SearchFilters {
+  /** Every tag must be on the page (`#kebab-case`). */
+  tags?: string[];
+  /** The host or any subdomain of it. */
+  domain?: string;
+  /** A language code prefix: `en` matches `en-GB`. */
+  language?: string;
+  /** ISO dates on the published date (pages without one are left out when a bound is given). */
+  since?: string;
+  until?: string;
+}
+
+export interface TextHit {
+  urlId: string;
+  /** BM25 score (higher is better). */
+  score: number;
+}
+
+/** What a search hit shows. */
+export interface HitDetails {
+  urlId: string;
+  url: string;
+  host: string;
+  title: string;
+  summary: string;
+  tags: string[];
+  language?: string;
+  published?: string;
+  /** The plain text the full-text index holds, for saying which query terms matched. */
+  indexedText: string;
+  /** The anchor texts other pages link to it with, most used first. */
+  inlinks: Array<{ anchor: string; count: number }>;
+}
+
+/** The store side of Summarize and Index: enrichments (truth), the full-text index, the dead-letter list. */
+export interface EnrichStore {
+  /** Pages to consider, in url-id order after `afterUrlId`: indexable, not duplicates, with text. */
+  enrichCandidates(afterUrlId: string, limit: number): Promise<EnrichCandidate[]>;
+  /** One page as a candidate, if it is one. */
+  enrichCandidate(urlId: string): Promise<EnrichCandidate | undefined>;
+  /** Writes the record and indexes its text (title, tags, summary, body) for full-text search. */
+  putEnrichment(record: EnrichmentRecord, body: string): Promise<void>;
+  /** Drops the record and its full-text entry. */
+  deleteEnrichment(urlId: string): Promise<void>;
+  /** Every record, in url-id order after `afterUrlId`. */
+  enrichments(afterUrlId: string, limit: number): Promise<EnrichmentRecord[]>;
+  recordEnrichFailure(failure: EnrichFailure): Promise<void>;
+  clearEnrichFailure(urlId: string): Promise<void>;
+  enrichFailures(): Promise<EnrichFailure[]>;
+  /** BM25 over the indexed text; `terms` are plain words (OR-ed, more matched terms rank higher). */
+  textSearch(terms: string[], filters: SearchFilters, limit: number): Promise<TextHit[]>;
+  hitDetails(urlIds: string[]): Promise<HitDetails[]>;
+}
+
+/** Filterable fields kept beside each vector, so a filtered query needs no second lookup. */
+export interface VectorMetadata {
+  host: string;
+  language?: string;
+  published?: string;
+  tags: string[];
+}
+
+export interface VectorRecord {
+  id: string;
+  vector: Float32Array;
+  model: string;
+  hash: string;
+  metadata: VectorMetadata;
+}
+
+/** What an integrity check reads of each vector. */
+export interface VectorEntry {
+  id: string;
+  model: string;
+  dimension: number;
+  hash: string;
+}
+
+/** The vector sink: SQLite (sqlite-vec) embedded, Amazon S3 Vectors in the cloud. */
+export interface VectorIndex {
+  upsert(records: VectorRecord[]): Promise<void>;
+  delete(ids: string[]): Promise<void>;
+  /** Nearest vectors of `model` by cosine distance (0 same, 2 opposite), filtered. */
+  query(vector: Float32Array, model: string, k: number, filters: SearchFilters): Promise<Array<{ id: string; distance: number }>>;
+  /** One page of every entry (in no promised order); `next` continues, absent on the last page. */
+  list(token: string | undefined, limit: number): Promise<{ entries: VectorEntry[]; next?: string }>;
+}
