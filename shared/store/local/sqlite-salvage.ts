@@ -66,8 +66,9 @@ function* readable(db: Db, table: string, report: TableReport): Generator<Record
   for (let skip = 1; skip <= 1_000_000; skip *= 10) {
     try {
       for (const raw of stmt.iterate(last)) {
-        const { __rowid: id, ...row } = raw as Record<string, unknown>;
-        last = Number(id);
+        // `__rowid` goes along: tables whose rowid is their identity (full text) keep it in the copy.
+        const row = raw as Record<string, unknown>;
+        last = Number(row.__rowid);
         report.rows++;
         yield row;
       }

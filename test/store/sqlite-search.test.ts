@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
+import { SqliteEnrichStore } from '../../shared/store/local/sqlite-search.js';
+import { salvage } from '../../shared/store/local/sqlite-salvage.js';
+import type { EnrichmentRecord } from '../../shared/store/ports/index.js';
+import { tempDir } from '../helpers.js';
+
+const stamp = { provider: 'local' as const, model: 'm', version: 'v1', at: 1 };
+
+function record(urlId: string, title: string, tags: string[], fields: Partial<EnrichmentRecord> = {}): EnrichmentRecord {
+  return {
+    urlId,
+    url: `https://${fields.host ?? 'a.example'}/${urlId}`,
+    host: 'a.example',
+    title,
+    textHash: 't',
+    summary: `About ${title}.`,
+    tags,
+    summaryStamp: stamp,
+    tagsStamp: stamp,
+    updatedAt: 1,
+    ...fields,
+  };
+}
+
+test('the full-text index ranks by BM25, filters, forgets deleted pages, and survives a salvage with its rowids', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const store = new SqliteCrawlStore(dir);
+    const enrich = new SqliteEnrichStore(store.db);
+    await enrich.putEnrichment(
+      record('p1', 'Compost heaps', ['#compost'], { language: 'en-GB', published: '2024-03-01' }),
+      'Turn the compost heap every week; a compost heap gets hot.',
+    );
+    await enrich.putEnrichment(record('p2', 'Growing tomatoes', ['#tomatoes'], { host: 'b.example', language: 'de' }), 'Feed tomatoes with compost tea.');
+    await enrich.putEnrichment(record('p3', 'Index funds', ['#investing']), 'Fees matter.');
+    // Re-enriching replaces the indexed text: no stale terms remain.
+    await enrich.putEnrichment(record('p3', 'Index funds', ['#investing']), 'Broad markets at low cost.');
+    const ids = async (terms: string[], f = {}) => (await enrich.textSearch(terms, f, 10)).map((h) => h.urlId);
+    assert.deepEqual(await ids(['compost']), ['p1', 'p2'], 'more and weightier matches rank first');
+    assert.deepEqual(await ids(['composting']), ['p1', 'p2'], 'Porter stemming');
+    assert.deepEqual(await ids(['compost'], { tags: ['#tomatoes'] }), ['p2']);
+    assert.deepEqual(await ids(['compost'], { language: 'en' }), ['p1']);
+    assert.deepEqual(await ids(['compost'], { since: '2024' }), ['p1']);
+    assert.deepEqual(await ids(['fees']), []);
+    assert.deepEqual(await ids(['markets', 'OR', '"quoted']), ['p3'], 'words that look like FTS5 syntax are only words');
+    await enrich.deleteEnrichment('p2');
+    assert.deepEqual(await ids(['compost']), ['p1']);
+    await store.close();
+
+    const report = salvage(join(dir, 'trawl.db'));
+    assert.equal(report.tables.find((t) => t.table === 'search_text')?.rows, 2);
+    assert.ok(!report.tables.some((t) => t.table.startsWith('search_text_')), 'the FTS shadow tables are rebuilt, not copied');
+    const reopened = new SqliteCrawlStore(dir);
+    try {
+      const after = new SqliteEnrichStore(reopened.db);
+      assert.deepEqual(
+        (await after.textSearch(['compost'], {}, 10)).map((h) => h.urlId),
+        ['p1'],
+      );
+      const [hit] = await after.hitDetails(['p3']);
+      assert.match(hit!.indexedText, /Broad markets at low cost/);
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    cleanup();
+  }
+});
