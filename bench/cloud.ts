@@ -4,6 +4,7 @@
 import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { DEFAULT_SIZING } from '../lib/crawler.js';
 import { STAGES, ROOT, type StageName } from '../lib/stages.js';
 import { startEmulators } from '../test/cloud/emulators.js';
 import { cloudCrawl } from '../test/cloud/harness.js';
@@ -12,15 +13,7 @@ import { startWeb } from '../test/web/server.js';
 
 const LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024;
 /** Memory (MB) of each stage as the Crawler construct deploys it by default. */
-const MEMORY: Record<StageName, number> = {
-  'init-run': 512,
-  'run-progress': 256,
-  'finalize-run': 1769,
-  'fetch-worker': 512,
-  'extract-page': 1024,
-  'render-page': 2048,
-  'record-failure': 256,
-};
+const MEMORY = Object.fromEntries(Object.entries(DEFAULT_SIZING).map(([name, s]) => [name, s.memoryMb])) as Record<StageName, number>;
 /** us-east-1 list prices, November 2026. */
 const PRICE = {
   lambdaRequest: 0.2 / 1e6,

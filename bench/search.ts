@@ -7,7 +7,8 @@ import { rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { DOCS, QUERIES } from '../test/fixtures/search/corpus.js';
+import { QUERIES } from '../test/fixtures/search/corpus.js';
+import { makePage, rng } from './search-corpus.js';
 import { openLocalForWriting } from '../shared/store/local/open-local.js';
 import { createProviders } from '../shared/enrich/provider-factory.js';
 import { enrichAll } from '../shared/pipeline/enrich-run.js';
@@ -18,29 +19,6 @@ const SIZES = (process.env.BENCH_SEARCH_SIZES ?? '1000,10000,100000').split(',')
 const QUERY_RUNS = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
 /** Each size's query phase stops after this long, whatever the count reached. */
 const QUERY_SECONDS = Number(process.env.BENCH_SEARCH_QUERY_SECONDS ?? 60);
-
-/** mulberry32: a small seeded generator, so every run builds the same store. */
-function rng(seed: number): () => number {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const SENTENCES = DOCS.flatMap((d) => d.paragraphs.flatMap((p) => p.match(/[^.!?]+[.!?]/g) ?? []).map((s) => ({ s: s.trim(), topic: d.slug })));
-
-/** A page: a topic's sentences first, then sentences from anywhere; 8–20 sentences in all. */
-function makePage(i: number, random: () => number): { title: string; markdown: string } {
-  const doc = DOCS[i % DOCS.length]!;
-  const own = SENTENCES.filter((x) => x.topic === doc.slug);
-  const n = 8 + Math.floor(random() * 13);
-  const body: string[] = [];
-  for (let k = 0; k < n; k++) body.push(k < own.length && random() < 0.7 ? own[k]!.s : SENTENCES[Math.floor(random() * SENTENCES.length)]!.s);
-  return { title: `${doc.title} (${i})`, markdown: `# ${doc.title} (${i})\n\n${body.join(' ')}` };
-}
 
 /** Writes `n` pages and their extractions straight into a fresh store, as a crawl would leave them. */
 function seedStore(dir: string, n: number): void {

@@ -10,9 +10,11 @@ import { FrontierQueue } from './frontier.js';
 import { CrawlObservability } from './observability.js';
 import { checkCrawlerProps } from './props.js';
 import { CrawlSchedules } from './schedules.js';
+import { SearchIndex, type EnrichmentProps } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage } from './storage.js';
 import { CrawlWorkflows, type PageStep } from './workflows.js';
+import { THROTTLE_RETRIES } from '../shared/pipeline/enrich-workflow.js';
 
 /** A Lambda of your own in the page workflow, after Extract: it gets the page task and `$.results` of the steps before it. */
 export interface ExtraPageStep {
@@ -31,7 +33,7 @@ export interface CrawlerProps {
   readonly crawls: CrawlDefinition[];
   /**
    * Memory (MB, 128–10240) per stage.
-   * @default init-run 512, run-progress 256, finalize-run 1769, fetch-worker 512, extract-page 1024, record-failure 256, render-page 2048
+   * @default init-run 512, run-progress 256, finalize-run 1769, fetch-worker 512, extract-page 1024, record-failure 256, render-page 2048, summarize-page 1024, index-page 1024
    */
   readonly memoryMb?: Partial<Record<StageName, number>>;
   /**
@@ -92,13 +94,20 @@ export interface CrawlerProps {
    */
   readonly bucketProps?: Partial<s3.BucketProps>;
   /**
-   * Your own Lambdas after Extract in the page workflow, in order (enrichment, your index, a webhook).
+   * Summarize and Index after Extract (summaries, tags, embeddings into DynamoDB and an S3 Vectors
+   * index, a full-text index in S3): the provider, models and concurrency; `false` leaves both steps out.
+   * @default { provider: 'local' }
+   */
+  readonly enrichment?: EnrichmentProps | false;
+  /**
+   * Your own Lambdas after Index in the page workflow, in order (your index, a webhook).
    * @default none
    */
   readonly extraPageSteps?: ExtraPageStep[];
 }
 
-const DEFAULT_SIZING: Record<StageName, StageSizing> = {
+/** Memory and timeout of each stage unless `memoryMb` says otherwise. */
+export const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   'init-run': { memoryMb: 512, timeout: Duration.minutes(2) },
   'run-progress': { memoryMb: 256, timeout: Duration.minutes(2) },
   'finalize-run': { memoryMb: 1769, timeout: Duration.minutes(15) },
@@ -107,6 +116,9 @@ const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   'record-failure': { memoryMb: 256, timeout: Duration.seconds(30) },
   // Chromium with two tabs: 2048 MB leaves the browser its working set and gives a full vCPU's share.
   'render-page': { memoryMb: 2048, timeout: Duration.seconds(90) },
+  // A model call is mostly waiting; the local methods want a CPU share (1024 MB: ~0.6 vCPU on arm64).
+  'summarize-page': { memoryMb: 1024, timeout: Duration.minutes(2) },
+  'index-page': { memoryMb: 1024, timeout: Duration.minutes(1) },
 };
 
 /**
@@ -124,6 +136,8 @@ export class Crawler extends Construct {
   readonly workflows: CrawlWorkflows;
   readonly schedules: CrawlSchedules;
   readonly observability: CrawlObservability;
+  /** The vector index and model permissions (absent with `enrichment: false`). */
+  readonly search?: SearchIndex;
 
   constructor(scope: Construct, id: string, props: CrawlerProps) {
     super(scope, id);
@@ -149,7 +163,10 @@ export class Crawler extends Construct {
       maxReceiveCount: 50,
       visibilityTimeout: Duration.seconds(sizing['fetch-worker'].timeout.toSeconds() * 3),
     });
+    const enrichment = props.enrichment === false ? undefined : (props.enrichment ?? {});
+    const modelCap = enrichment?.maxConcurrency ?? (enrichment?.provider === 'bedrock' ? 4 : undefined);
     this.stages = new CrawlStages(this, 'Stages', {
+      reserved: { 'summarize-page': modelCap, 'index-page': modelCap },
       table: this.storage.table,
       bucket: this.storage.bucket,
       sizing,
@@ -163,12 +180,26 @@ export class Crawler extends Construct {
     });
     const fns = this.stages.functions;
     const extra: PageStep[] = (props.extraPageSteps ?? []).map((s) => ({ name: s.name, fn: s.fn, timeout: s.timeout ?? Duration.seconds(60) }));
+    const enrichSteps: PageStep[] = [];
+    if (enrichment) {
+      this.search = new SearchIndex(this, 'Search', { ...enrichment, removalPolicy });
+      this.search.grantVectors(fns['index-page'], 'write');
+      this.search.grantVectors(fns['finalize-run'], 'query');
+      this.search.grantVectors(fns['summarize-page'], 'query');
+      this.search.grantModels(fns['summarize-page'], ['chat']);
+      this.search.grantModels(fns['index-page'], ['embed']);
+      const timeout = (name: 'summarize-page' | 'index-page') => Duration.seconds(sizing[name].timeout.toSeconds() - 5);
+      enrichSteps.push(
+        { name: 'Summarize', fn: fns['summarize-page'], timeout: timeout('summarize-page'), modelRetries: THROTTLE_RETRIES },
+        { name: 'Index', fn: fns['index-page'], timeout: timeout('index-page'), modelRetries: THROTTLE_RETRIES },
+      );
+    }
     this.workflows = new CrawlWorkflows(this, 'Workflows', {
       initRun: fns['init-run'],
       progress: fns['run-progress'],
       finalizeRun: fns['finalize-run'],
       recordFailure: fns['record-failure'],
-      pageSteps: [{ name: 'Extract', fn: fns['extract-page'], timeout: Duration.seconds(55) }, ...extra],
+      pageSteps: [{ name: 'Extract', fn: fns['extract-page'], timeout: Duration.seconds(55) }, ...enrichSteps, ...extra],
       render: { fn: fns['render-page'], timeout: sizing['render-page'].timeout },
       pollSeconds: props.pollSeconds ?? 60,
       logRetention,
@@ -191,10 +222,12 @@ export class Crawler extends Construct {
       queue: this.frontier.queue,
       deadLetters: this.frontier.deadLetters,
       machines: { run: this.workflows.runMachine, page: this.workflows.pageWorkflow },
+      capped: modelCap !== undefined ? ['summarize-page', 'index-page'] : [],
     });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
     if (this.storage.table.tableStreamArn) new CfnOutput(this, 'TableStreamArn', { value: this.storage.table.tableStreamArn });
     new CfnOutput(this, 'BucketName', { value: this.storage.bucket.bucketName });
     new CfnOutput(this, 'RunStateMachineArn', { value: this.workflows.runMachine.stateMachineArn });
+    if (this.search) new CfnOutput(this, 'VectorBucketName', { value: this.search.vectorBucketName });
   }
 }

@@ -10,6 +10,8 @@ export interface ObservabilityProps {
   queue: sqs.IQueue;
   deadLetters: sqs.IQueue;
   machines: Record<string, sfn.IStateMachine>;
+  /** Stages throttled on purpose (a reserved-concurrency cap on model calls, retried by Step Functions): no throttle alarm. */
+  capped?: string[];
 }
 
 /**
@@ -42,7 +44,8 @@ export class CrawlObservability extends Construct {
     );
     for (const [name, fn] of Object.entries(props.functions)) {
       alarm(`${name}-errors`, fn.metricErrors({ period }), `The ${name} stage failed.`);
-      alarm(`${name}-throttles`, fn.metricThrottles({ period }), `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`);
+      if (!props.capped?.includes(name))
+        alarm(`${name}-throttles`, fn.metricThrottles({ period }), `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`);
     }
     for (const [name, machine] of Object.entries(props.machines)) alarm(`${name}-failed`, machine.metricFailed({ period }), `A ${name} execution failed.`);
 

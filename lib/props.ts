@@ -1,10 +1,11 @@
 import { Token } from 'aws-cdk-lib';
 import { CrawlConfigError } from '../shared/errors.js';
 import type { CrawlerProps } from './crawler.js';
+import { checkEnrichmentProps } from './search-index.js';
 import { STAGES } from './stages.js';
 
 /** Names the built-in page steps use; a user's step may not take one. */
-const RESERVED_STEPS = new Set(['Extract', 'RecordFailure', 'PageFailed', 'PageDone', 'NeedsRender', 'Render', 'ExtractRendered']);
+const RESERVED_STEPS = new Set(['Extract', 'RecordFailure', 'PageFailed', 'PageDone', 'NeedsRender', 'Render', 'ExtractRendered', 'Summarize', 'Index']);
 
 function inRange(where: string, prop: string, value: number | undefined, min: number, max: number, unit = ''): void {
   if (value === undefined || Token.isUnresolved(value)) return;
@@ -40,6 +41,7 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
     throw new CrawlConfigError(`${where}: give existingTableObj or tableProps, not both (tableProps shape a table trawl creates)`);
   if (props.existingBucketObj && props.bucketProps)
     throw new CrawlConfigError(`${where}: give existingBucketObj or bucketProps, not both (bucketProps shape a bucket trawl creates)`);
+  if (props.enrichment) checkEnrichmentProps(where, props.enrichment);
   const names = new Set<string>();
   for (const step of props.extraPageSteps ?? []) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(step.name))

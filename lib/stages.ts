@@ -21,7 +21,17 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUNDLES = join(dirname(fileURLToPath(import.meta.url)), '..', 'lambda');
 
 /** Every Lambda stage: its folder under `functions/`. */
-export const STAGES = ['init-run', 'run-progress', 'finalize-run', 'fetch-worker', 'extract-page', 'record-failure', 'render-page'] as const;
+export const STAGES = [
+  'init-run',
+  'run-progress',
+  'finalize-run',
+  'fetch-worker',
+  'extract-page',
+  'record-failure',
+  'render-page',
+  'summarize-page',
+  'index-page',
+] as const;
 export type StageName = (typeof STAGES)[number];
 
 export interface StageSizing {
@@ -30,6 +40,8 @@ export interface StageSizing {
 }
 
 export interface StagesProps {
+  /** Reserved concurrency per stage (the Summarize and Index stages' cap on model calls in flight). */
+  reserved?: Partial<Record<StageName, number>>;
   table: dynamodb.ITable;
   bucket: s3.IBucket;
   sizing: Record<StageName, StageSizing>;
@@ -49,6 +61,16 @@ export const X86_STAGES: ReadonlySet<StageName> = new Set(['render-page']);
  * Render stage's `@sparticuz/chromium` finds its Brotli-packed browser relative to its own files.
  */
 export const SHIPPED_PACKAGES: Partial<Record<StageName, string[]>> = { 'render-page': ['@sparticuz/chromium'] };
+
+/** The AWS SDK clients every stage uses, which the nodejs24.x runtime ships: left out of the bundles. */
+const RUNTIME_SDK = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-sfn'];
+/** Stages that use S3 Vectors or Bedrock: their clients are bundled (newer than a runtime's SDK may be). */
+const ENRICH_STAGES: ReadonlySet<StageName> = new Set(['summarize-page', 'index-page', 'finalize-run']);
+
+/** What esbuild leaves out of a stage's bundle. */
+export function externalModules(name: StageName): string[] {
+  return [...(ENRICH_STAGES.has(name) ? RUNTIME_SDK : ['@aws-sdk/*']), ...(SHIPPED_PACKAGES[name] ?? [])];
+}
 
 /** A package and every package it depends on (production dependencies, as installed under `root`). */
 export function packageClosure(root: string, names: string[]): string[] {
@@ -93,6 +115,7 @@ export class CrawlStages extends Construct {
       architecture: X86_STAGES.has(name) ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
       memorySize: sizing.memoryMb,
       timeout: sizing.timeout,
+      reservedConcurrentExecutions: this.props.reserved?.[name],
       logGroup,
       environment: {
         ...this.props.environment,
@@ -159,7 +182,7 @@ function bundlingOptions(name: StageName): BundlingOptions {
     sourcesContent: false,
     banner: LAMBDA_BANNER,
     // The nodejs24.x runtime ships AWS SDK v3.
-    externalModules: ['@aws-sdk/*', ...(SHIPPED_PACKAGES[name] ?? [])],
+    externalModules: externalModules(name),
     forceDockerBundling: false,
     commandHooks: {
       beforeBundling: () => [],

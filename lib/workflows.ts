@@ -17,12 +17,17 @@ export const THROTTLING_ERRORS = [
   'States.Timeout',
 ];
 
-/** One step of the page workflow; Render, Summarize/Tag and Index are added here as they are built. */
+/** One step of the page workflow: Extract, Summarize, Index, and a user's own. */
 export interface PageStep {
   /** The state's name (also the key of its result under `$.results`). */
   name: string;
   fn: lambda.IFunction;
   timeout: Duration;
+  /**
+   * The step calls a rate-limited model: its event is `{ task, retry }` (`retry`: `$$.State.RetryCount`,
+   * so the last attempt can give up gracefully) and `ModelThrottled` is retried this many times with back-off.
+   */
+  modelRetries?: number;
 }
 
 export interface WorkflowsProps {
@@ -66,12 +71,23 @@ export class CrawlWorkflows extends Construct {
       payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'error.$': '$.error' }),
       resultPath: '$.failure',
     }).next(new sfn.Fail(this, 'PageFailed', { error: 'PageProcessingFailed', cause: 'a page step failed; the failure is recorded in the archive' }));
-    const steps = props.pageSteps.map((step) =>
-      invoke(this, step.name, step.fn, {
+    const steps = props.pageSteps.map((step) => {
+      const state = invoke(this, step.name, step.fn, {
         resultPath: `$.results.${step.name}`,
         taskTimeout: sfn.Timeout.duration(step.timeout),
-      }).addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' }),
-    );
+        ...(step.modelRetries !== undefined ? { payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'retry.$': '$$.State.RetryCount' }) } : {}),
+      });
+      if (step.modelRetries !== undefined) {
+        state.addRetry({
+          errors: ['ModelThrottled'],
+          interval: Duration.seconds(5),
+          backoffRate: 2,
+          maxAttempts: step.modelRetries,
+          jitterStrategy: sfn.JitterType.FULL,
+        });
+      }
+      return state.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' });
+    });
     const done = new sfn.Succeed(this, 'PageDone');
     if (steps.length === 0) return done;
     let rest: sfn.IChainable = done;

@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { LAMBDA_BANNER, packageClosure, PDFJS_FILES, SHIPPED_PACKAGES, STAGES } from '../lib/stages.js';
+import { externalModules, LAMBDA_BANNER, packageClosure, PDFJS_FILES, SHIPPED_PACKAGES, STAGES } from '../lib/stages.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'lambda');
@@ -25,7 +25,7 @@ for (const stage of STAGES) {
     sourcemap: true,
     sourcesContent: false,
     banner: { js: LAMBDA_BANNER },
-    external: ['@aws-sdk/*', ...(SHIPPED_PACKAGES[stage] ?? [])],
+    external: externalModules(stage),
     logLevel: 'warning',
   });
   for (const pkg of packageClosure(ROOT, SHIPPED_PACKAGES[stage] ?? [])) {

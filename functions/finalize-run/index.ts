@@ -1,13 +1,29 @@
-// FinalizeRun (run state machine): ranks, the report in S3, the run's final status.
+// FinalizeRun (run state machine): ranks, the report in S3, the run's final status; where Summarize
+// and Index are deployed, a new full-text generation and the index integrity report.
+import { finalizeSearch } from '../../shared/pipeline/enrich-workflow.js';
 import { finalizeRun, type ProgressState } from '../../shared/pipeline/run-control.js';
+import { enrichRuntime } from '../enrich-runtime.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 
-export async function handler(event: ProgressState): Promise<{ runId: number; status: string; report: string; pagesStored: number; requests: number }> {
+export async function handler(event: ProgressState): Promise<{
+  runId: number;
+  status: string;
+  report: string;
+  pagesStored: number;
+  requests: number;
+  search?: { report: string; consistent: boolean; textDocs?: number };
+}> {
   const rt = runtime('finalize-run');
   return instrumented(rt, async () => {
     const { runId, status, report, summary } = await finalizeRun(rt, event);
     rt.metrics.addMetric('RunPagesStored', MetricUnit.Count, summary.pagesStored);
-    rt.logger.info('run finished', { runId, status, reason: event.reason, pages: summary.pagesStored, requests: summary.requests });
-    return { runId, status, report, pagesStored: summary.pagesStored, requests: summary.requests };
+    let search: { report: string; consistent: boolean; textDocs?: number } | undefined;
+    if (process.env.VECTOR_BUCKET_NAME) {
+      const done = await finalizeSearch(enrichRuntime(rt), rt.objects, runId);
+      search = { report: done.report, consistent: done.consistent, textDocs: done.textIndex?.docs };
+      rt.metrics.addMetric('IndexInconsistent', MetricUnit.Count, done.consistent ? 0 : 1);
+    }
+    rt.logger.info('run finished', { runId, status, reason: event.reason, pages: summary.pagesStored, requests: summary.requests, search });
+    return { runId, status, report, pagesStored: summary.pagesStored, requests: summary.requests, search };
   });
 }

@@ -13,7 +13,7 @@ export interface HashingOptions {
 export const DEFAULT_HASHING: HashingOptions = { dimension: 512, charNgrams: [3, 4, 5], wordWeight: 1, charWeight: 0.6, bigramWeight: 0.5 };
 
 /** FNV-1a, 32 bits: fast, stable across platforms and versions (the vectors must not change when Node does). */
-function fnv1a(text: string): number {
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);

@@ -76,55 +76,104 @@ export async function embedPage(
 
 export type EnrichOutcome = { status: 'enriched'; record: EnrichmentRecord } | { status: 'failed'; failure: EnrichFailure };
 
-/**
- * Summarize then Index for one page: the summary and tag passes, the embedding, the store record
- * (the truth, with the full text) and then the vector. A failure of any step is recorded in the
- * dead-letter list with its stage and error; the caller goes on with the next page.
- */
-export async function enrichPage(deps: EnrichDeps, c: EnrichCandidate, work: EnrichWork): Promise<EnrichOutcome> {
-  const { text, embedder } = deps.providers;
+/** A step of Summarize/Index failed: which one, and why. */
+export class EnrichStepError extends Error {
+  constructor(
+    readonly stage: EnrichFailure['stage'],
+    readonly error: unknown,
+  ) {
+    super(`${stage}: ${errorMessage(error)}`);
+    this.name = 'EnrichStepError';
+  }
+}
+
+async function step<T>(stage: EnrichFailure['stage'], run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw new EnrichStepError(stage, err);
+  }
+}
+
+/** The Summarize stage's output: the page's summary and tags with their stamps (kept or made anew). */
+export interface Summarized {
+  summary: string;
+  tags: string[];
+  summaryStamp: StampedAt;
+  tagsStamp: StampedAt;
+}
+
+/** Summarize: the summary and tag passes a page's work asks for (the old ones kept otherwise). Throws EnrichStepError. */
+export async function summarizePage(deps: EnrichDeps, c: EnrichCandidate, work: EnrichWork): Promise<Summarized> {
+  const { text } = deps.providers;
   const doc = documentOf(c);
   const old = c.enrichment;
-  let stage: EnrichFailure['stage'] = 'summary';
-  try {
-    const stampNow = (s: typeof text.summaryStamp): StampedAt => ({ ...s, at: deps.clock() });
-    const summary = work.summary || !old ? await withRetry(() => text.summarize(doc), deps.retry) : old.summary;
-    stage = 'tags';
-    const tags = work.tags || !old ? await withRetry(() => text.tag(doc), deps.retry) : old.tags;
-    stage = 'embedding';
-    const embedded = work.embedding || !old?.embedding ? await embedPage(deps, doc, summary, tags) : undefined;
-    const record: EnrichmentRecord = {
-      urlId: c.urlId,
-      url: c.url,
-      host: c.host,
-      title: c.title,
-      textHash: c.textHash,
-      summary,
-      tags,
-      language: c.language,
-      published: c.published,
-      summaryStamp: work.summary || !old ? stampNow(text.summaryStamp) : old.summaryStamp,
-      tagsStamp: work.tags || !old ? stampNow(text.tagsStamp) : old.tagsStamp,
-      embedding: embedded?.meta ?? old?.embedding,
-      updatedAt: deps.clock(),
-    };
-    stage = 'index';
+  const stampNow = (s: typeof text.summaryStamp): StampedAt => ({ ...s, at: deps.clock() });
+  const redoSummary = work.summary || !old;
+  const redoTags = work.tags || !old;
+  const summary = redoSummary ? await step('summary', () => withRetry(() => text.summarize(doc), deps.retry)) : old.summary;
+  const tags = redoTags ? await step('tags', () => withRetry(() => text.tag(doc), deps.retry)) : old.tags;
+  return {
+    summary,
+    tags,
+    summaryStamp: redoSummary ? stampNow(text.summaryStamp) : old.summaryStamp,
+    tagsStamp: redoTags ? stampNow(text.tagsStamp) : old.tagsStamp,
+  };
+}
+
+/**
+ * Index: the embedding (when the work asks for one), the store record (the truth, with the full
+ * text), then the vector. Throws EnrichStepError.
+ */
+export async function indexPage(deps: EnrichDeps, c: EnrichCandidate, work: EnrichWork, s: Summarized): Promise<EnrichmentRecord> {
+  const doc = documentOf(c);
+  const old = c.enrichment;
+  const embedded = work.embedding || !old?.embedding ? await step('embedding', () => embedPage(deps, doc, s.summary, s.tags)) : undefined;
+  const record: EnrichmentRecord = {
+    urlId: c.urlId,
+    url: c.url,
+    host: c.host,
+    title: c.title,
+    textHash: c.textHash,
+    ...s,
+    language: c.language,
+    published: c.published,
+    embedding: embedded?.meta ?? old?.embedding,
+    updatedAt: deps.clock(),
+  };
+  await step('index', async () => {
     await deps.enrich.putEnrichment(record, doc.text);
-    if (embedded) {
-      await deps.vectors.upsert([
-        {
-          id: c.urlId,
-          vector: embedded.vector,
-          model: embedder.stamp.model,
-          hash: embedded.meta.hash,
-          metadata: { host: c.host, language: c.language, published: c.published, tags },
-        },
-      ]);
-    }
-    return { status: 'enriched', record };
+    if (!embedded) return;
+    await deps.vectors.upsert([
+      {
+        id: c.urlId,
+        vector: embedded.vector,
+        model: deps.providers.embedder.stamp.model,
+        hash: embedded.meta.hash,
+        metadata: { host: c.host, language: c.language, published: c.published, tags: s.tags },
+      },
+    ]);
+  });
+  return record;
+}
+
+/** Records a failed page in the dead-letter list with its stage and error. */
+export async function deadLetter(deps: EnrichDeps, c: Pick<EnrichCandidate, 'urlId' | 'url'>, err: unknown): Promise<EnrichFailure> {
+  const stage = err instanceof EnrichStepError ? err.stage : 'index';
+  const error = errorMessage(err instanceof EnrichStepError ? err.error : err);
+  const failure: EnrichFailure = { urlId: c.urlId, url: c.url, stage, error, attempts: 1, failedAt: deps.clock() };
+  await deps.enrich.recordEnrichFailure(failure);
+  return failure;
+}
+
+/**
+ * Summarize then Index for one page. A failure of any step is recorded in the dead-letter list with
+ * its stage and error; the caller goes on with the next page.
+ */
+export async function enrichPage(deps: EnrichDeps, c: EnrichCandidate, work: EnrichWork): Promise<EnrichOutcome> {
+  try {
+    return { status: 'enriched', record: await indexPage(deps, c, work, await summarizePage(deps, c, work)) };
   } catch (err) {
-    const failure: EnrichFailure = { urlId: c.urlId, url: c.url, stage, error: errorMessage(err), attempts: 1, failedAt: deps.clock() };
-    await deps.enrich.recordEnrichFailure(failure);
-    return { status: 'failed', failure };
+    return { status: 'failed', failure: await deadLetter(deps, c, err) };
   }
 }

@@ -8,4 +8,8 @@ export const archiveKeys = {
   extracted: (urlId: string, snapshot: string) => `extracted/${urlId}/${snapshot}.json`,
   report: (name: string) => `reports/${name}.json`,
   markdownReport: (name: string) => `reports/${name}.md`,
+  /** The cloud's full-text index: the manifest of the current generation, then its documents and term shards. */
+  textIndexManifest: () => 'search/text/current.json',
+  textIndexDocs: (generation: string) => `search/text/${generation}/docs.json`,
+  textIndexShard: (generation: string, shard: number) => `search/text/${generation}/terms-${String(shard).padStart(3, '0')}.json`,
 } as const;

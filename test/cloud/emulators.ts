@@ -10,7 +10,9 @@ import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
 import { awsClients, type AwsClients, type AwsEndpoints } from '../../shared/store/aws/clients.js';
 import { TABLE_DEFINITION } from '../../shared/store/aws/table.js';
+import { CreateIndexCommand, S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { tempDir } from '../helpers.js';
+import { startS3VectorsServer } from './s3-vectors-server.js';
 
 /** Requests the emulators served, by service and operation, with the DynamoDB capacity they would use. */
 export interface Meter {
@@ -23,11 +25,15 @@ export interface Meter {
 }
 
 export interface Emulators {
-  endpoints: AwsEndpoints;
+  endpoints: AwsEndpoints & { s3vectors: string };
   meter: Meter;
+  /** A client of the local S3 Vectors server (the vector bucket of a provisioned name is that name, its index `pages`). */
+  vectors: S3VectorsClient;
   clients: AwsClients;
   /** Makes a fresh table, bucket and FIFO queue (with its DLQ) with names unique to the caller. */
-  provision(name: string): Promise<{ table: string; bucket: string; queueUrl: string; queueArn: string; dlqUrl: string }>;
+  provision(
+    name: string,
+  ): Promise<{ table: string; bucket: string; queueUrl: string; queueArn: string; dlqUrl: string; vectorBucket: string; vectorIndex: string }>;
   stop(): Promise<void>;
 }
 
@@ -49,7 +55,9 @@ export async function startEmulators(): Promise<Emulators> {
   // local-aws-sqs needs a port up front: take one the OS just handed out and released.
   sqsPort = await freePort();
   const sqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
-  const endpoints: AwsEndpoints = {
+  const s3vectors = await startS3VectorsServer();
+  const endpoints: AwsEndpoints & { s3vectors: string } = {
+    s3vectors: s3vectors.origin,
     region: 'us-east-1',
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, // s3rver's fixed key; the others accept any
     dynamodb: `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`,
@@ -58,10 +66,12 @@ export async function startEmulators(): Promise<Emulators> {
   };
   const clients = awsClients(endpoints);
   const meter = metering(dynamo, s3.httpServer, sqs);
+  const vectors = new S3VectorsClient({ endpoint: s3vectors.origin, region: endpoints.region, credentials: endpoints.credentials });
   return {
     endpoints,
     meter,
     clients,
+    vectors,
     async provision(name) {
       const safe = name
         .replace(/[^a-z0-9-]/gi, '-')
@@ -84,13 +94,17 @@ export async function startEmulators(): Promise<Emulators> {
       );
       const queueArn = (await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!
         .QueueArn!;
-      return { table: safe, bucket: safe, queueUrl: queue.QueueUrl!, queueArn, dlqUrl: dlq.QueueUrl! };
+      // The index the construct creates: cosine, the local provider's dimension.
+      await vectors.send(new CreateIndexCommand({ vectorBucketName: safe, indexName: 'pages', dataType: 'float32', dimension: 512, distanceMetric: 'cosine' }));
+      return { table: safe, bucket: safe, queueUrl: queue.QueueUrl!, queueArn, dlqUrl: dlq.QueueUrl!, vectorBucket: safe, vectorIndex: 'pages' };
     },
     async stop() {
       clients.dynamo.destroy();
       clients.s3.destroy();
       clients.sqs.destroy();
       clients.sfn.destroy();
+      vectors.destroy();
+      await s3vectors.close();
       await close(dynamo);
       await s3.close();
       await close(sqs);

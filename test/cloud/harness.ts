@@ -15,6 +15,8 @@ import { handler as initRun } from '../../functions/init-run/index.js';
 import { handler as recordFailure } from '../../functions/record-failure/index.js';
 import { handler as renderPage } from '../../functions/render-page/index.js';
 import { handler as runProgress } from '../../functions/run-progress/index.js';
+import { handler as summarizePage } from '../../functions/summarize-page/index.js';
+import { handler as indexPage } from '../../functions/index-page/index.js';
 import type { RunInput } from '../../shared/pipeline/run-control.js';
 import type { Emulators } from './emulators.js';
 import { stateMachines, type Synthesized } from '../lib/synth.js';
@@ -67,8 +69,17 @@ export interface CloudCrawlOptions {
 }
 
 /** Points the handlers at the emulators and the provisioned resources (they read the environment, as on Lambda). */
-export function cloudEnvironment(emu: Emulators, names: { table: string; bucket: string; queueUrl: string }, sfnEndpoint: string): void {
+export function cloudEnvironment(
+  emu: Emulators,
+  names: { table: string; bucket: string; queueUrl: string; vectorBucket: string; vectorIndex: string },
+  sfnEndpoint: string,
+): void {
   Object.assign(process.env, {
+    VECTOR_BUCKET_NAME: names.vectorBucket,
+    VECTOR_INDEX_NAME: names.vectorIndex,
+    AWS_ENDPOINT_URL_S3VECTORS: emu.endpoints.s3vectors,
+    TRAWL_PROVIDER: 'local',
+    TRAWL_EMBED_DIMENSION: '512',
     TABLE_NAME: names.table,
     BUCKET_NAME: names.bucket,
     QUEUE_URL: names.queueUrl,
@@ -112,8 +123,12 @@ async function pageWorkflowEndpoint(
             Render: task((input: Parameters<typeof renderPage>[0]) => timings.time('render-page', () => renderPage(input))),
             ExtractRendered: task((input: Parameters<typeof extractPage>[0]) => timings.time('extract-page', () => extractPage(input))),
             RecordFailure: task((input: Parameters<typeof recordFailure>[0]) => timings.time('record-failure', () => recordFailure(input))),
+            Summarize: task((input: Parameters<typeof summarizePage>[0]) => timings.time('summarize-page', () => summarizePage(input))),
+            Index: task((input: Parameters<typeof indexPage>[0]) => timings.time('index-page', () => indexPage(input))),
           },
         },
+        // The emulator's context object has no State; Step Functions sets State.RetryCount on every attempt.
+        context: { State: { RetryCount: 0 } },
       });
       // A failed page workflow is what the alarm sees; here the crawl goes on and the test reads the archive.
       const done = execution.result.catch(() => undefined).finally(() => pending.delete(done));
@@ -199,7 +214,7 @@ async function handleOne(emu: Emulators, queueUrl: string, queueArn: string, tim
 export async function cloudCrawl(
   emu: Emulators,
   synth: Synthesized,
-  names: { table: string; bucket: string; queueUrl: string; queueArn: string },
+  names: { table: string; bucket: string; queueUrl: string; queueArn: string; vectorBucket: string; vectorIndex: string },
   input: RunInput,
   options: CloudCrawlOptions,
 ): Promise<CloudCrawl> {

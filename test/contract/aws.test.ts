@@ -22,6 +22,9 @@ import { vectorIndexContract } from './vector-index.contract.js';
 import { CreateIndexCommand, S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { S3VectorsIndex } from '../../shared/store/aws/s3-vectors.js';
 import { startS3VectorsServer } from '../cloud/s3-vectors-server.js';
+import { DynamoEnrichStore } from '../../shared/store/aws/dynamo-enrich.js';
+import { S3TextIndex } from '../../shared/store/aws/s3-text-index.js';
+import { enrichStoreContract } from './enrich-store.contract.js';
 
 let emu: Emulators;
 let n = 0;
@@ -114,4 +117,13 @@ vectorIndexContract('s3-vectors', {
     client.destroy();
     await server.close();
   },
+});
+enrichStoreContract('dynamodb+s3', {
+  async open() {
+    const { names, store } = await dynamo();
+    const objects = new S3Objects(emu.clients.s3, names.bucket);
+    const enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), new S3TextIndex(objects));
+    return { store, enrich, rebuild: () => enrich.rebuildTextIndex() };
+  },
+  close: (pair) => pair.store.close(),
 });

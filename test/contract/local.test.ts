@@ -9,7 +9,8 @@ import { crawlStoreContract } from './crawl-store.contract.js';
 import { graphStoreContract } from './graph-store.contract.js';
 import { objectStoreContract } from './object-store.contract.js';
 import { vectorIndexContract } from './vector-index.contract.js';
-import { SqliteVectorIndex } from '../../shared/store/local/sqlite-search.js';
+import { SqliteEnrichStore, SqliteVectorIndex } from '../../shared/store/local/sqlite-search.js';
+import { enrichStoreContract } from './enrich-store.contract.js';
 
 crawlStoreContract(
   'sqlite',
@@ -44,5 +45,15 @@ vectorIndexContract(
       return Object.assign(new SqliteVectorIndex(store.db), { store });
     },
     (index) => index.store.close(),
+  ),
+);
+enrichStoreContract(
+  'sqlite',
+  inTempDir(
+    (dir) => {
+      const store = new SqliteCrawlStore(dir);
+      return { store, enrich: new SqliteEnrichStore(store.db) };
+    },
+    (pair) => pair.store.close(),
   ),
 );

@@ -12,6 +12,8 @@ import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { cloudEnvironment } from '../cloud/harness.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { stateMachines, synthApp } from '../lib/synth.js';
+import { handler as summarizePage } from '../../functions/summarize-page/index.js';
+import { handler as indexPage } from '../../functions/index-page/index.js';
 import { frontierRow } from '../helpers.js';
 
 let emu: Emulators;
@@ -35,7 +37,16 @@ after(() => emu.stop());
 
 const run = (task: PageTask) =>
   machine.run(task as never, {
-    overrides: { taskResourceLocalHandlers: { Extract: extractPage as never, RecordFailure: recordFailure as never } },
+    overrides: {
+      taskResourceLocalHandlers: {
+        Extract: extractPage as never,
+        Summarize: summarizePage as never,
+        Index: indexPage as never,
+        RecordFailure: recordFailure as never,
+      },
+    },
+    // The emulator's context object has no State; Step Functions sets State.RetryCount on every attempt.
+    context: { State: { RetryCount: 0 } },
   }).result;
 
 async function taskFor(path: string, body: Buffer | undefined): Promise<PageTask> {
@@ -62,18 +73,22 @@ async function taskFor(path: string, body: Buffer | undefined): Promise<PageTask
   };
 }
 
-test('extracts a page once, however often the workflow starts', async () => {
+test('extracts and enriches a page once, however often the workflow starts', async () => {
   const html = Buffer.from(
     '<html><head><title>Hello</title></head><body><article><h1>Hello</h1><p>Some words about a subject worth reading, with a <a href="/next">next page</a>.</p></article></body></html>',
   );
   const task = await taskFor('hello', html);
-  const first = (await run(task)) as { results: { Extract: { state: string; links: number; extracted: string } } };
+  type Results = { Extract: { state: string; links: number; extracted: string }; Summarize: { status: string }; Index: { status: string } };
+  const first = (await run(task)) as { results: Results };
   assert.equal(first.results.Extract.state, 'done');
   assert.equal(first.results.Extract.links, 1);
   assert.match(first.results.Extract.extracted, /^extracted\/id-hello\/[0-9a-f]{64}\.json$/);
+  assert.equal(first.results.Summarize.status, 'summarized');
+  assert.equal(first.results.Index.status, 'indexed');
   const progress = await store.runProgress(runId);
-  const again = (await run(task)) as { results: { Extract: { state: string; links: number } } };
+  const again = (await run(task)) as { results: Results };
   assert.equal(again.results.Extract.state, 'done');
+  assert.deepEqual([again.results.Summarize.status, again.results.Index.status], ['unchanged', 'unchanged'], 'the same text is not enriched again');
   assert.deepEqual(await store.runProgress(runId), progress, 'a second start changes no counter and enqueues nothing');
   assert.equal((await store.getExtract('id-hello'))?.title, 'Hello');
   assert.equal((await store.getUrl(runId, 'id-hello'))?.state, 'done');

@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the JSON request bodies of three model APIs, read loosely by the tests */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TAGS_SYSTEM } from '../../shared/enrich/prompts.js';
 import { serve } from '../helpers.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -59,4 +60,22 @@ export function letterVector(text: string, dimension: number): number[] {
     if (c >= 97 && c <= 122) v[(c - 97) % dimension]! += 1;
   }
   return v;
+}
+
+/**
+ * An OpenAI-compatible server for the crawled fixture pages: `fail(title)` may answer a page's chat
+ * calls with an error; otherwise a summary made from the title, the given tags, and 16-dimension
+ * letter vectors.
+ */
+export function pagesModelServer(tags: string[], summary: (title: string) => string, fail: (title: string) => Scripted | undefined = () => undefined) {
+  return modelServer({
+    '/v1/chat/completions': (body) => {
+      const title = /^Title: (.*)$/m.exec(body.messages[1].content as string)![1]!;
+      const failed = fail(title);
+      if (failed) return failed;
+      const content = body.messages[0].content === TAGS_SYSTEM ? JSON.stringify(tags) : summary(title);
+      return { body: { choices: [{ index: 0, message: { role: 'assistant', content } }] } };
+    },
+    '/v1/embeddings': (body) => ({ body: { data: (body.input as string[]).map((t, index) => ({ index, embedding: letterVector(t, 16) })) } }),
+  });
 }

@@ -27,7 +27,11 @@ test('a prop out of range fails synthesis naming the prop and the allowed range'
     [{ maxFetchConcurrency: 1 }, /maxFetchConcurrency is 1; it must be a whole number from 2 to 1000/],
     [{ maxFetchConcurrency: 5000 }, /maxFetchConcurrency is 5000; it must be a whole number from 2 to 1000/],
     [{ memoryMb: { 'extract-page': 64 } }, /memoryMb\["extract-page"\] is 64 MB; it must be a whole number from 128 to 10240 MB/],
-    [{ memoryMb: { 'summarize-page': 2048 } as CrawlerProps['memoryMb'] }, /memoryMb names an unknown stage "summarize-page"/],
+    [{ memoryMb: { 'summarise-page': 2048 } as CrawlerProps['memoryMb'] }, /memoryMb names an unknown stage "summarise-page"/],
+    [{ enrichment: { provider: 'bedrock', dimension: 300 } }, /enrichment.dimension is 300; Titan Text Embeddings V2 takes 256, 512 or 1024/],
+    [{ enrichment: { maxConcurrency: 0 } }, /enrichment.maxConcurrency is 0; it must be a whole number from 1 to 1000/],
+    [{ enrichment: { provider: 'openai' as 'local' } }, /enrichment.provider is "openai"; write "local" or "bedrock"/],
+    [{ enrichment: { provider: 'bedrock', chatModel: 'claude 3' } }, /enrichment.chatModel "claude 3" is not a Bedrock model id/],
     [{ pollSeconds: 1 }, /pollSeconds is 1 s; it must be a whole number from 5 to 3600 s/],
     [{ rawInfrequentAccessDays: 7 }, /rawInfrequentAccessDays is 7 days; it must be a whole number from 30 to 36500 days/],
     [{ rawRetentionDays: 20 }, /rawRetentionDays \(20\) must be more than rawInfrequentAccessDays \(30\)/],
@@ -92,13 +96,15 @@ test('your own Lambdas run after Extract in the page workflow, with the same ret
   });
   const { EXPRESS } = stateMachines(t.toJSON() as Parameters<typeof stateMachines>[0]);
   const states = EXPRESS.definition.States as Record<string, { Next?: string; Catch?: Array<{ Next: string }>; TimeoutSeconds?: number; ResultPath?: string }>;
-  // Extract → NeedsRender? → (Render → ExtractRendered →) Notify: your step runs after the page's final extraction either way.
+  // Extract → NeedsRender? → (Render → ExtractRendered →) Summarize → Index → Notify: your step runs after the page's final extraction and its indexing.
   assert.equal(states.Extract!.Next, 'NeedsRender');
   const choice = states.NeedsRender as unknown as { Default: string; Choices: Array<{ Next: string }> };
-  assert.equal(choice.Default, 'Notify');
+  assert.equal(choice.Default, 'Summarize');
   assert.equal(choice.Choices[0]!.Next, 'Render');
   assert.equal(states.Render!.Next, 'ExtractRendered');
-  assert.equal(states.ExtractRendered!.Next, 'Notify');
+  assert.equal(states.ExtractRendered!.Next, 'Summarize');
+  assert.equal(states.Summarize!.Next, 'Index');
+  assert.equal(states.Index!.Next, 'Notify');
   assert.equal(states.ExtractRendered!.ResultPath, '$.results.Extract');
   assert.equal(states.Notify!.Next, 'PageDone');
   assert.equal(states.Notify!.Catch![0]!.Next, 'RecordFailure');
@@ -120,4 +126,68 @@ test('the fetch worker may dead-letter malformed messages: it knows the DLQ and 
   });
   const policies = Object.values(t.findResources('AWS::IAM::Policy')).map((p) => JSON.stringify(p));
   assert.ok(policies.some((p) => p.includes('sqs:SendMessage') && p.includes('FrontierDeadLetters')));
+});
+
+type Policy = { Properties: { PolicyDocument: { Statement: Array<{ Action: string | string[]; Resource: unknown }> }; Roles: Array<{ Ref: string }> } };
+
+/** The actions and resources granted to the role of the function whose logical id starts with `stage`. */
+function grants(t: Template, stage: string): Array<{ actions: string[]; resources: string }> {
+  const fn = Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith(`CrawlerStages${stage.replace(/-/g, '')}`));
+  assert.ok(fn, stage);
+  const role = (fn[1].Properties as { Role: { 'Fn::GetAtt': string[] } }).Role['Fn::GetAtt'][0];
+  return Object.values(t.findResources('AWS::IAM::Policy') as Record<string, Policy>)
+    .filter((p) => p.Properties.Roles.some((r) => r.Ref === role))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement)
+    .map((s) => ({ actions: [s.Action].flat(), resources: JSON.stringify(s.Resource) }));
+}
+
+test('Summarize and Index: an S3 Vectors index, model retries in the workflow, and permissions scoped to the index and the model ids', () => {
+  const local = synth({});
+  local.hasResourceProperties('AWS::S3Vectors::VectorBucket', { EncryptionConfiguration: { SseType: 'AES256' } });
+  local.hasResourceProperties('AWS::S3Vectors::Index', {
+    IndexName: 'pages',
+    DataType: 'float32',
+    Dimension: 512,
+    DistanceMetric: 'cosine',
+    MetadataConfiguration: { NonFilterableMetadataKeys: ['hash', 'dimension'] },
+  });
+  const { EXPRESS } = stateMachines(local.toJSON() as Parameters<typeof stateMachines>[0]);
+  const states = EXPRESS.definition.States as Record<
+    string,
+    { Parameters?: Record<string, string>; Retry?: Array<{ ErrorEquals: string[]; MaxAttempts: number }> }
+  >;
+  for (const name of ['Summarize', 'Index']) {
+    assert.deepEqual(states[name]!.Parameters, { 'task.$': '$', 'retry.$': '$$.State.RetryCount' });
+    assert.ok(states[name]!.Retry!.some((r) => r.ErrorEquals.includes('ModelThrottled') && r.MaxAttempts === 4));
+  }
+  const indexGrants = grants(local, 'index-page');
+  assert.ok(indexGrants.some((g) => g.actions.includes('s3vectors:PutVectors') && g.resources.includes('IndexArn')));
+  assert.ok(!grants(local, 'summarize-page').some((g) => g.actions.includes('s3vectors:PutVectors')), 'Summarize only reads vectors');
+  assert.ok(!indexGrants.some((g) => g.actions.some((a) => a.startsWith('bedrock:'))), 'the local provider calls no model');
+  local.hasResourceProperties('AWS::Lambda::Function', {
+    Environment: { Variables: Match.objectLike({ TRAWL_PROVIDER: 'local', TRAWL_EMBED_DIMENSION: '512', VECTOR_INDEX_NAME: 'pages' }) },
+  });
+
+  const bedrock = synth({ enrichment: { provider: 'bedrock', chatModel: 'us.anthropic.claude-3-5-haiku-20241022-v1:0', dimension: 1024 } });
+  bedrock.hasResourceProperties('AWS::S3Vectors::Index', { Dimension: 1024 });
+  const chat = grants(bedrock, 'summarize-page').filter((g) => g.actions.includes('bedrock:InvokeModel'));
+  assert.equal(chat.length, 1);
+  assert.match(chat[0]!.resources, /inference-profile\/us\.anthropic\.claude-3-5-haiku-20241022-v1:0/);
+  assert.match(chat[0]!.resources, /bedrock:\*::foundation-model\/anthropic\.claude-3-5-haiku-20241022-v1:0/);
+  assert.doesNotMatch(chat[0]!.resources, /titan/, 'Summarize may not call the embedding model');
+  const embed = grants(bedrock, 'index-page').filter((g) => g.actions.includes('bedrock:InvokeModel'));
+  assert.equal(embed.length, 1);
+  assert.match(embed[0]!.resources, /foundation-model\/amazon\.titan-embed-text-v2:0/);
+  assert.doesNotMatch(embed[0]!.resources, /anthropic|\*/);
+  bedrock.hasResourceProperties('AWS::Lambda::Function', {
+    ReservedConcurrentExecutions: 4,
+    Environment: { Variables: Match.objectLike({ TRAWL_PROVIDER: 'bedrock', TRAWL_EMBED_MODEL: 'amazon.titan-embed-text-v2:0' }) },
+  });
+  const alarms = Object.values(bedrock.findResources('AWS::CloudWatch::Alarm')).map((a) => (a.Properties as { MetricName: string }).MetricName);
+  assert.equal(alarms.filter((m) => m === 'Throttles').length, 7, 'a capped model stage is throttled by design: no throttle alarm');
+
+  const off = synth({ enrichment: false });
+  off.resourceCountIs('AWS::S3Vectors::Index', 0);
+  const offStates = stateMachines(off.toJSON() as Parameters<typeof stateMachines>[0]).EXPRESS.definition.States as Record<string, unknown>;
+  assert.ok(!('Summarize' in offStates) && !('Index' in offStates));
 });

@@ -3,32 +3,27 @@ import assert from 'node:assert/strict';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { crawlCommand } from '../../shared/cli/crawl-command.js';
 import { createProviders } from '../../shared/enrich/provider-factory.js';
-import { TAGS_SYSTEM } from '../../shared/enrich/prompts.js';
 import { enrichAll } from '../../shared/pipeline/enrich-run.js';
 import { hybridSearch } from '../../shared/search/hybrid.js';
 import { openLocalForWriting } from '../../shared/store/local/open-local.js';
 import { tempDir } from '../helpers.js';
 import { testFlags } from '../e2e/crawl-helpers.js';
 import { startFixtureSite } from '../search/fixture-site.js';
-import { letterVector, modelServer } from '../enrich/model-servers.js';
+import { pagesModelServer } from '../enrich/model-servers.js';
 
 test('a page whose model calls keep failing goes to the dead-letter list, the pass goes on, and the next pass retries only it', async () => {
   const site = await startFixtureSite();
   const data = tempDir();
   let kimchiFails = true;
-  const server = await modelServer({
-    '/v1/chat/completions': (body) => {
-      const title = /^Title: (.*)$/m.exec(body.messages[1].content as string)![1]!;
+  const server = await pagesModelServer(
+    ['#household', '#how-to', '#practical-advice'],
+    (title) => `${title} explained in plain words, with its key numbers.`,
+    (title) => {
       if (kimchiFails && /kimchi/i.test(title)) return { status: 400, body: { error: { message: 'content filtered' } } };
       if (/flat bicycle tyre/i.test(title)) return { status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'slow down' } } };
-      const content =
-        body.messages[0].content === TAGS_SYSTEM
-          ? '["#household", "#how-to", "#practical-advice"]'
-          : `${title} explained in plain words, with its key numbers.`;
-      return { body: { choices: [{ index: 0, message: { role: 'assistant', content } }] } };
+      return undefined;
     },
-    '/v1/embeddings': (body) => ({ body: { data: (body.input as string[]).map((t, index) => ({ index, embedding: letterVector(t, 16) })) } }),
-  });
+  );
   try {
     const settings = resolveSettings(
       { ...testFlags(data.dir, { 'delay-ms': '0' }), provider: 'openai', 'openai-base-url': `${server.origin}/v1`, 'embed-dimension': '16' },

@@ -4,26 +4,8 @@ import { join } from 'node:path';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { SqliteEnrichStore } from '../../shared/store/local/sqlite-search.js';
 import { salvage } from '../../shared/store/local/sqlite-salvage.js';
-import type { EnrichmentRecord } from '../../shared/store/ports/index.js';
+import { enrichmentRecord as record } from '../contract/enrich-store.contract.js';
 import { tempDir } from '../helpers.js';
-
-const stamp = { provider: 'local' as const, model: 'm', version: 'v1', at: 1 };
-
-function record(urlId: string, title: string, tags: string[], fields: Partial<EnrichmentRecord> = {}): EnrichmentRecord {
-  return {
-    urlId,
-    url: `https://${fields.host ?? 'a.example'}/${urlId}`,
-    host: 'a.example',
-    title,
-    textHash: 't',
-    summary: `About ${title}.`,
-    tags,
-    summaryStamp: stamp,
-    tagsStamp: stamp,
-    updatedAt: 1,
-    ...fields,
-  };
-}
 
 test('the full-text index ranks by BM25, filters, forgets deleted pages, and survives a salvage with its rowids', async () => {
   const { dir, cleanup } = tempDir();

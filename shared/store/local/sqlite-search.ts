@@ -11,6 +11,7 @@ import type {
   VectorIndex,
   VectorRecord,
 } from '../ports/index.js';
+import { hitOf } from '../ports/search-index.js';
 import { CURRENT_EDGES } from './sqlite-rows.js';
 import { vectorBlob } from './vector-functions.js';
 
@@ -215,18 +216,13 @@ export class SqliteEnrichStore implements EnrichStore {
       if (!r) continue;
       const e = rowToEnrichment(r);
       const links = anchors.all(id, id, id) as Array<{ anchor: string; n: number }>;
-      out.push({
-        urlId: e.urlId,
-        url: e.url,
-        host: e.host,
-        title: e.title,
-        summary: e.summary,
-        tags: e.tags,
-        language: e.language,
-        published: e.published,
-        indexedText: r.indexed as string,
-        inlinks: links.map((l) => ({ anchor: l.anchor, count: l.n })),
-      });
+      out.push(
+        hitOf(
+          e,
+          r.indexed as string,
+          links.map((l) => ({ anchor: l.anchor, count: l.n })),
+        ),
+      );
     }
     return out;
   }

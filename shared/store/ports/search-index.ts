@@ -87,6 +87,12 @@ export interface HitDetails {
   inlinks: Array<{ anchor: string; count: number }>;
 }
 
+/** A hit's details from its record, its indexed text and its inlink anchors (both stores build them so). */
+export function hitOf(e: EnrichmentRecord, indexedText: string, inlinks: HitDetails['inlinks']): HitDetails {
+  const { urlId, url, host, title, summary, tags, language, published } = e;
+  return { urlId, url, host, title, summary, tags, language, published, indexedText, inlinks };
+}
+
 /** The store side of Summarize and Index: enrichments (truth), the full-text index, the dead-letter list. */
 export interface EnrichStore {
   /** Pages to consider, in url-id order after `afterUrlId`: indexable, not duplicates, with text. */
@@ -105,6 +111,11 @@ export interface EnrichStore {
   /** BM25 over the indexed text; `terms` are plain words (OR-ed, more matched terms rank higher). */
   textSearch(terms: string[], filters: SearchFilters, limit: number): Promise<TextHit[]>;
   hitDetails(urlIds: string[]): Promise<HitDetails[]>;
+  /**
+   * Folds what changed into a new generation of the full-text index, where it is built in
+   * generations (the cloud: S3); absent where the index is updated in place (SQLite FTS5).
+   */
+  rebuildTextIndex?(): Promise<{ docs: number; generation: string; seconds: number }>;
 }
 
 /** Filterable fields kept beside each vector, so a filtered query needs no second lookup. */

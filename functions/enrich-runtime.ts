@@ -1,0 +1,52 @@
+// What the Summarize and Index handlers add to the runtime: the enrichment store (DynamoDB, the
+// full-text index in S3), the vector index (S3 Vectors) and the providers the construct configured.
+// Only these stages import it, so only their bundles carry the S3 Vectors and Bedrock clients.
+import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
+import { resolveSettings } from '../shared/config/resolve.js';
+import { createProviders, type Providers } from '../shared/enrich/provider-factory.js';
+import type { EnrichDeps } from '../shared/pipeline/enrich-stage.js';
+import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
+import { S3TextIndex } from '../shared/store/aws/s3-text-index.js';
+import { S3VectorsIndex } from '../shared/store/aws/s3-vectors.js';
+import type { S3Objects } from '../shared/store/aws/s3-store.js';
+import type { Runtime } from './runtime.js';
+
+const cache = new Map<string, EnrichDeps & { enrich: DynamoEnrichStore }>();
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`environment variable ${name} is not set: deploy the function with the Crawler construct, which sets it`);
+  return value;
+}
+
+/** The providers of the deployment: TRAWL_PROVIDER, TRAWL_CHAT_MODEL, TRAWL_EMBED_MODEL, TRAWL_EMBED_DIMENSION (set by the construct). */
+export function deploymentProviders(env: NodeJS.ProcessEnv = process.env): Providers {
+  const settings = resolveSettings({}, env, (name) => `the function's environment (${name})`);
+  return createProviders(settings, env);
+}
+
+/** The enrichment store of this container's table and bucket, with its full-text index. */
+export function enrichStore(rt: Runtime): DynamoEnrichStore {
+  const objects = rt.objects as S3Objects;
+  return new DynamoEnrichStore(rt.clients.doc, required('TABLE_NAME'), rt.blobs, new S3TextIndex(objects));
+}
+
+/** Store, vector index and providers for the Summarize and Index steps (once per container). */
+export function enrichRuntime(rt: Runtime): EnrichDeps & { enrich: DynamoEnrichStore } {
+  const env = process.env;
+  const key = [env.TABLE_NAME, env.BUCKET_NAME, env.VECTOR_BUCKET_NAME, env.VECTOR_INDEX_NAME, env.AWS_ENDPOINT_URL_S3VECTORS, env.TRAWL_PROVIDER].join('|');
+  let deps = cache.get(key);
+  if (!deps) {
+    const client = new S3VectorsClient({ endpoint: env.AWS_ENDPOINT_URL_S3VECTORS });
+    deps = {
+      enrich: enrichStore(rt),
+      vectors: new S3VectorsIndex(client, required('VECTOR_BUCKET_NAME'), required('VECTOR_INDEX_NAME')),
+      providers: deploymentProviders(env),
+      clock: Date.now,
+      // Step Functions retries a throttled step with back-off: one quick retry here, not a long wait inside a paid invocation.
+      retry: { attempts: 2 },
+    };
+    cache.set(key, deps);
+  }
+  return deps;
+}

@@ -1,0 +1,111 @@
+// Summarize and Index on the cloud path: the synthesized page workflow's Summarize and Index steps
+// (aws-local-stepfunctions) over DynamoDB (dynalite), S3 (s3rver) and a local S3 Vectors server,
+// crawling the guides site; then hybrid search over what they stored, scored like the embedded one.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LocalEmbedder } from '../../shared/enrich/local-provider.js';
+import { DEFAULT_HASHING } from '../../shared/enrich/local-embedding.js';
+import { hybridSearch } from '../../shared/search/hybrid.js';
+import { DynamoEnrichStore, TEXT_LOG_SKEW_MS } from '../../shared/store/aws/dynamo-enrich.js';
+import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
+import { S3TextIndex } from '../../shared/store/aws/s3-text-index.js';
+import { S3VectorsIndex } from '../../shared/store/aws/s3-vectors.js';
+import { archiveKeys } from '../../shared/store/archive-keys.js';
+import type { EnrichmentRecord, VectorEntry } from '../../shared/store/ports/index.js';
+import { DOCS } from '../fixtures/search/corpus.js';
+import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
+import { synthApp, type Synthesized } from '../lib/synth.js';
+import { evaluate } from '../search/evaluate.js';
+import { startFixtureSite } from '../search/fixture-site.js';
+
+const SETTINGS = { allowPrivateNetwork: true, delayMs: 0, maxRps: 0 };
+
+let emu: Emulators;
+let synth: Synthesized;
+let site: { origin: string; close: () => Promise<void> };
+let crawl: CloudCrawl;
+let items: Array<Record<string, unknown>>;
+let names: Awaited<ReturnType<Emulators['provision']>>;
+let enrich: DynamoEnrichStore;
+let vectors: S3VectorsIndex;
+let objects: S3Objects;
+
+before(async () => {
+  emu = await startEmulators();
+  synth = synthApp({ bundle: false });
+  names = await emu.provision('cloud-search');
+  site = await startFixtureSite();
+  crawl = await cloudCrawl(
+    emu,
+    synth,
+    names,
+    { crawl: 'guides', seeds: [`${site.origin}/`], settings: SETTINGS },
+    { workers: 2, pollMs: 200, timeoutMs: 240_000 },
+  );
+  items = await tableItems(emu, names.table);
+  objects = new S3Objects(emu.clients.s3, names.bucket);
+  enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), new S3TextIndex(objects));
+  vectors = new S3VectorsIndex(emu.vectors, names.vectorBucket, names.vectorIndex);
+});
+
+after(async () => {
+  await site?.close();
+  synth?.cleanup();
+  await emu?.stop();
+});
+
+const ofType = (type: string) => items.filter((i) => i.type === type);
+
+test('Summarize and Index run in the page workflow: every guide has its summary, tags and embedding metadata in DynamoDB and its vector in S3 Vectors', async () => {
+  const records = ofType('ENRICH') as unknown as EnrichmentRecord[];
+  const guides = records.filter((r) => new URL(r.url).pathname !== '/');
+  assert.equal(guides.length, DOCS.length, `enriched: ${records.map((r) => r.url).join(' ')}`);
+  for (const r of records) {
+    assert.ok(r.summary.length > 40, r.url);
+    assert.ok(r.tags.length >= 3 && r.tags.length <= 12 && r.tags.every((t) => /^#[a-z0-9]+(-[a-z0-9]+)*$/.test(t)), JSON.stringify(r.tags));
+    assert.equal(r.summaryStamp.provider, 'local');
+    assert.equal(r.embedding?.dimension, 512);
+  }
+  assert.equal(crawl.timings.byFunction.get('summarize-page')?.length, crawl.timings.byFunction.get('index-page')?.length);
+  // Stream consumers see the terms of each page and the log of what changed since the last text build.
+  assert.equal(ofType('TERMS').length, records.length);
+  const listed: VectorEntry[] = [];
+  for (let token: string | undefined, first = true; first || token; first = false) {
+    const page = await vectors.list(token, 100);
+    listed.push(...page.entries);
+    token = page.next;
+  }
+  assert.deepEqual(listed.map((v) => v.id).sort(), records.map((r) => r.urlId).sort(), "the index holds exactly the store's pages");
+  const hashes = new Map(records.map((r) => [r.urlId, r.embedding!.hash]));
+  for (const v of listed) assert.equal(v.hash, hashes.get(v.id), 'the store and the index agree on every vector');
+});
+
+test('FinalizeRun folds the text into a generation in S3 and writes a consistent integrity report', async () => {
+  const search = crawl.output.search as { consistent: boolean; textDocs: number; report: string };
+  assert.equal(search.consistent, true);
+  assert.equal(search.textDocs, ofType('ENRICH').length);
+  const manifest = JSON.parse((await objects.get(archiveKeys.textIndexManifest()))!.toString()) as { docs: number; builtAt: number };
+  assert.equal(manifest.docs, search.textDocs);
+  assert.ok(await objects.get(search.report));
+  assert.match((await objects.get(search.report.replace(/\.json$/, '.md')))!.toString(), /Index integrity — consistent/);
+  // What the build folded in leaves the change log (all but the last minute's, kept for clock skew between functions).
+  assert.deepEqual(await enrich.changedSince(0), await enrich.changedSince(manifest.builtAt - TEXT_LOG_SKEW_MS));
+});
+
+test('hybrid search over DynamoDB, the S3 text index and S3 Vectors finds the known answers as the embedded runtime does', async () => {
+  const deps = { enrich, vectors, embedder: new LocalEmbedder(DEFAULT_HASHING) };
+  const { hits } = await hybridSearch(deps, { q: 'seasoning cast iron', limit: 3 });
+  assert.equal(new URL(hits[0]!.url).pathname, '/cast-iron-care');
+  assert.deepEqual(hits[0]!.why.terms, ['seasoning', 'cast', 'iron']);
+  assert.equal(hits[0]!.why.textRank, 1);
+  assert.ok(hits[0]!.why.vectorRank! >= 1);
+  const slug = (url: string) => new URL(url).pathname.slice(1);
+  const fused = await evaluate(deps, 'hybrid', slug);
+  assert.ok(fused.recallAt5 >= 0.9, `fused recall@5 ${fused.recallAt5}: ${fused.misses.join('; ')}`);
+  const text = await evaluate(deps, 'text', slug);
+  assert.ok(text.recallAt5 >= 0.9, `BM25 recall@5 ${text.recallAt5}: ${text.misses.join('; ')}`);
+  process.stdout.write(
+    `# cloud search: fused recall@5 ${fused.recallAt5.toFixed(3)} MRR ${fused.mrr.toFixed(3)}; BM25 ${text.recallAt5.toFixed(3)}/${text.mrr.toFixed(3)}\n`,
+  );
+});

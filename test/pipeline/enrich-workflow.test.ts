@@ -1,0 +1,75 @@
+// The page workflow's Summarize and Index steps as functions: what they skip, what they store, and
+// how a throttled model goes back to Step Functions until its last retry, then to the dead letters.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolveSettings } from '../../shared/cli/args.js';
+import { crawlCommand } from '../../shared/cli/crawl-command.js';
+import { createProviders } from '../../shared/enrich/provider-factory.js';
+import { indexStep, ModelThrottledError, summarizeStep, THROTTLE_RETRIES, type EnrichStepEvent } from '../../shared/pipeline/enrich-workflow.js';
+import { openLocalForWriting } from '../../shared/store/local/open-local.js';
+import { tempDir } from '../helpers.js';
+import { testFlags } from '../e2e/crawl-helpers.js';
+import { startFixtureSite } from '../search/fixture-site.js';
+import { pagesModelServer } from '../enrich/model-servers.js';
+
+test('Summarize and Index: skip what is not searchable or unchanged, store the record then the vector, and hand throttling to Step Functions until the last retry', async () => {
+  const site = await startFixtureSite();
+  const data = tempDir();
+  const server = await pagesModelServer(
+    ['#bread', '#baking', '#fermentation'],
+    (title) => `${title}: the steps, the times and the temperatures.`,
+    (title) => (/flat bicycle tyre/i.test(title) ? { status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'slow down' } } } : undefined),
+  );
+  try {
+    const settings = resolveSettings(
+      { ...testFlags(data.dir, { 'delay-ms': '0' }), provider: 'openai', 'openai-base-url': `${server.origin}/v1`, 'embed-dimension': '16' },
+      {},
+    );
+    await crawlCommand([`${site.origin}/`], settings, { out: () => {} });
+    const local = openLocalForWriting(data.dir, 'test');
+    try {
+      const deps = { enrich: local.enrich, vectors: local.vectors, providers: createProviders(settings, {}), clock: Date.now, retry: { attempts: 1 } };
+      const candidates = await local.enrich.enrichCandidates('', 100);
+      const idOf = (path: string) => candidates.find((c) => new URL(c.url).pathname === path)!.urlId;
+      const event = (urlId: string, retry = 0, results: Record<string, unknown> = { Extract: { state: 'done' } }) =>
+        ({ task: { row: { urlId }, results }, retry }) as unknown as EnrichStepEvent;
+
+      const bread = idOf('/sourdough-bread');
+      assert.equal((await summarizeStep(deps, event(bread, 0, { Extract: { state: 'failed' } }))).status, 'skipped');
+      assert.equal((await summarizeStep(deps, event('not-a-page'))).status, 'skipped');
+      const summarized = await summarizeStep(deps, event(bread));
+      assert.equal(summarized.status, 'summarized');
+      assert.equal(await local.enrich.enrichCandidate(bread).then((c) => c?.enrichment), undefined, 'Summarize stores nothing: Index writes the record');
+      // Summarize read older text than the page now holds: Index leaves it to the newer fetch's workflow.
+      const stale = { ...summarized, textHash: 'an older text' };
+      assert.equal((await indexStep(deps, event(bread, 0, { Extract: { state: 'done' }, Summarize: stale }))).status, 'skipped');
+      const indexed = await indexStep(deps, event(bread, 0, { Extract: { state: 'done' }, Summarize: summarized }));
+      assert.deepEqual(indexed, { urlId: bread, status: 'indexed', embedded: true });
+      const record = (await local.enrich.enrichCandidate(bread))!.enrichment!;
+      assert.deepEqual(record.tags, ['#bread', '#baking', '#fermentation']);
+      assert.equal((await local.vectors.list(undefined, 100)).entries.find((v) => v.id === bread)?.hash, record.embedding!.hash);
+      // The next fetch of the same text: nothing to do.
+      const again = await summarizeStep(deps, event(bread));
+      assert.equal(again.status, 'unchanged');
+      assert.equal((await indexStep(deps, event(bread, 0, { Extract: { state: 'done' }, Summarize: again }))).status, 'unchanged');
+
+      const tyre = idOf('/flat-tyre');
+      for (let retry = 0; retry < THROTTLE_RETRIES; retry++) {
+        await assert.rejects(summarizeStep(deps, event(tyre, retry)), (e: unknown) => e instanceof ModelThrottledError && e.name === 'ModelThrottled');
+      }
+      assert.deepEqual(await local.enrich.enrichFailures(), [], 'no dead letter while Step Functions still retries');
+      const last = await summarizeStep(deps, event(tyre, THROTTLE_RETRIES));
+      assert.equal(last.status, 'failed');
+      const [failure] = await local.enrich.enrichFailures();
+      assert.equal(failure?.urlId, tyre);
+      assert.equal(failure?.stage, 'summary');
+      assert.match(failure!.error, /429: slow down/);
+    } finally {
+      await local.close();
+    }
+  } finally {
+    await server.close();
+    await site.close();
+    data.cleanup();
+  }
+});
