@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'trawl-data/**', 'cdk.out/**', 'scratch/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'trawl-data/**', 'cdk.out/**', 'scratch/**', '.bench-data/**', 'test-output/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

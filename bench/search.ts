@@ -6,9 +6,8 @@
 import { rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import { QUERIES } from '../test/fixtures/search/corpus.js';
-import { makePage, rng } from './search-corpus.js';
+import { seedStore } from './search-corpus.js';
 import { openLocalForWriting } from '../shared/store/local/open-local.js';
 import { createProviders } from '../shared/enrich/provider-factory.js';
 import { enrichAll } from '../shared/pipeline/enrich-run.js';
@@ -19,31 +18,6 @@ const SIZES = (process.env.BENCH_SEARCH_SIZES ?? '1000,10000,100000').split(',')
 const QUERY_RUNS = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
 /** Each size's query phase stops after this long, whatever the count reached. */
 const QUERY_SECONDS = Number(process.env.BENCH_SEARCH_QUERY_SECONDS ?? 60);
-
-/** Writes `n` pages and their extractions straight into a fresh store, as a crawl would leave them. */
-function seedStore(dir: string, n: number): void {
-  const local = openLocalForWriting(dir, 'bench');
-  const db = local.store.db;
-  const random = rng(n);
-  const page = db.prepare(
-    `INSERT INTO pages (url_id, url, host, run_id, status, mime, bytes, truncated, fetched_at, indexable, nofollow) VALUES (?, ?, ?, 1, 200, 'text/html', ?, 0, ?, 1, 0)`,
-  );
-  const extract = db.prepare(
-    `INSERT INTO extracts (url_id, run_id, snapshot, title, language, published, word_count, reading_minutes, method, markdown, text_hash, simhash, metadata)
-     VALUES (?, 1, 's', ?, 'en', ?, ?, 1, 'bench', ?, ?, '0', '{}')`,
-  );
-  db.transaction(() => {
-    for (let i = 0; i < n; i++) {
-      const { title, markdown } = makePage(i, random);
-      const id = createHash('sha256').update(String(i)).digest('hex').slice(0, 16);
-      const host = `site${i % 50}.example`;
-      page.run(id, `https://${host}/p/${i}`, host, markdown.length, Date.now());
-      const published = `20${10 + (i % 15)}-0${1 + (i % 9)}-1${i % 10}`;
-      extract.run(id, title, published, markdown.split(/\s+/).length, markdown, createHash('sha256').update(markdown).digest('hex'));
-    }
-  })();
-  void local.close();
-}
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const mib = (b: number) => `${(b / 1024 ** 2).toFixed(0)} MiB`;

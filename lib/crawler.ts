@@ -1,6 +1,6 @@
 import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -100,10 +100,34 @@ export interface CrawlerProps {
    */
   readonly enrichment?: EnrichmentProps | false;
   /**
+   * The search API and web UI in a Lambda behind a Function URL (`ApiUrl` output): IAM auth by
+   * default (sign requests with SigV4); `auth: 'apiKey'` makes the URL public and every request
+   * but `/healthz` carry a key whose SHA-256 you give. `false` leaves the API out.
+   * @default { auth: 'iam' }
+   */
+  readonly api?: ApiProps | false;
+  /**
    * Your own Lambdas after Index in the page workflow, in order (your index, a webhook).
    * @default none
    */
   readonly extraPageSteps?: ExtraPageStep[];
+}
+
+/** How callers reach the search API's Function URL. */
+export interface ApiProps {
+  /**
+   * `iam`: only principals allowed `lambda:InvokeFunctionUrl` (SigV4-signed requests);
+   * `apiKey`: a public URL whose requests carry the key in `apiKeyHeader`.
+   * @default 'iam'
+   */
+  readonly auth?: 'iam' | 'apiKey';
+  /** With `auth: 'apiKey'`: the SHA-256 of the key in hex (`printf %s "$KEY" | sha256sum`); the key itself never enters the template. */
+  readonly apiKeySha256?: string;
+  /**
+   * The header that carries the key.
+   * @default 'x-api-key'
+   */
+  readonly apiKeyHeader?: string;
 }
 
 /** Memory and timeout of each stage unless `memoryMb` says otherwise. */
@@ -119,6 +143,8 @@ export const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   // A model call is mostly waiting; the local methods want a CPU share (1024 MB: ~0.6 vCPU on arm64).
   'summarize-page': { memoryMb: 1024, timeout: Duration.minutes(2) },
   'index-page': { memoryMb: 1024, timeout: Duration.minutes(1) },
+  // The API: DynamoDB reads and one query embedding per search; 1024 MB for a quick cold start.
+  'search-api': { memoryMb: 1024, timeout: Duration.seconds(30) },
 };
 
 /**
@@ -138,6 +164,8 @@ export class Crawler extends Construct {
   readonly observability: CrawlObservability;
   /** The vector index and model permissions (absent with `enrichment: false`). */
   readonly search?: SearchIndex;
+  /** The search API's Function URL (absent with `api: false`). */
+  readonly apiUrl?: lambda.FunctionUrl;
 
   constructor(scope: Construct, id: string, props: CrawlerProps) {
     super(scope, id);
@@ -188,6 +216,8 @@ export class Crawler extends Construct {
       this.search.grantVectors(fns['summarize-page'], 'query');
       this.search.grantModels(fns['summarize-page'], ['chat']);
       this.search.grantModels(fns['index-page'], ['embed']);
+      this.search.grantVectors(fns['search-api'], 'query');
+      this.search.grantModels(fns['search-api'], ['embed']);
       const timeout = (name: 'summarize-page' | 'index-page') => Duration.seconds(sizing[name].timeout.toSeconds() - 5);
       enrichSteps.push(
         { name: 'Summarize', fn: fns['summarize-page'], timeout: timeout('summarize-page'), modelRetries: THROTTLE_RETRIES },
@@ -224,6 +254,16 @@ export class Crawler extends Construct {
       machines: { run: this.workflows.runMachine, page: this.workflows.pageWorkflow },
       capped: modelCap !== undefined ? ['summarize-page', 'index-page'] : [],
     });
+    if (props.api !== false) {
+      const api = props.api ?? {};
+      const publicUrl = api.auth === 'apiKey';
+      if (publicUrl) {
+        fns['search-api'].addEnvironment('API_KEY_SHA256', api.apiKeySha256!.toLowerCase());
+        fns['search-api'].addEnvironment('API_KEY_HEADER', api.apiKeyHeader ?? 'x-api-key');
+      }
+      this.apiUrl = fns['search-api'].addFunctionUrl({ authType: publicUrl ? lambda.FunctionUrlAuthType.NONE : lambda.FunctionUrlAuthType.AWS_IAM });
+      new CfnOutput(this, 'ApiUrl', { value: this.apiUrl.url });
+    }
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
     if (this.storage.table.tableStreamArn) new CfnOutput(this, 'TableStreamArn', { value: this.storage.table.tableStreamArn });
     new CfnOutput(this, 'BucketName', { value: this.storage.bucket.bucketName });

@@ -42,6 +42,17 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   if (props.existingBucketObj && props.bucketProps)
     throw new CrawlConfigError(`${where}: give existingBucketObj or bucketProps, not both (bucketProps shape a bucket trawl creates)`);
   if (props.enrichment) checkEnrichmentProps(where, props.enrichment);
+  if (props.api) {
+    const auth = props.api.auth ?? 'iam';
+    if (auth !== 'iam' && auth !== 'apiKey') throw new CrawlConfigError(`${where}: api.auth is "${auth}"; write "iam" or "apiKey"`);
+    if (auth === 'apiKey' && !/^[0-9a-fA-F]{64}$/.test(props.api.apiKeySha256 ?? ''))
+      throw new CrawlConfigError(
+        `${where}: api.auth "apiKey" needs api.apiKeySha256, the SHA-256 of the key in hex (64 characters: printf %s "$KEY" | sha256sum)`,
+      );
+    if (auth === 'iam' && props.api.apiKeySha256 !== undefined) throw new CrawlConfigError(`${where}: api.apiKeySha256 is only used with api.auth "apiKey"`);
+    if (props.api.apiKeyHeader !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(props.api.apiKeyHeader))
+      throw new CrawlConfigError(`${where}: api.apiKeyHeader "${props.api.apiKeyHeader}" is not a header name (letters, digits, "-")`);
+  }
   const names = new Set<string>();
   for (const step of props.extraPageSteps ?? []) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(step.name))

@@ -31,6 +31,7 @@ export const STAGES = [
   'render-page',
   'summarize-page',
   'index-page',
+  'search-api',
 ] as const;
 export type StageName = (typeof STAGES)[number];
 
@@ -65,7 +66,12 @@ export const SHIPPED_PACKAGES: Partial<Record<StageName, string[]>> = { 'render-
 /** The AWS SDK clients every stage uses, which the nodejs24.x runtime ships: left out of the bundles. */
 const RUNTIME_SDK = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-sfn'];
 /** Stages that use S3 Vectors or Bedrock: their clients are bundled (newer than a runtime's SDK may be). */
-const ENRICH_STAGES: ReadonlySet<StageName> = new Set(['summarize-page', 'index-page', 'finalize-run']);
+const ENRICH_STAGES: ReadonlySet<StageName> = new Set(['summarize-page', 'index-page', 'finalize-run', 'search-api']);
+/** Stages that only read the table and the bucket (the search API). */
+const READ_ONLY_STAGES: ReadonlySet<StageName> = new Set(['search-api']);
+
+/** The web UI's bundle (`npm run build:ui`), shipped as `ui/` beside the search API's bundle. */
+export const UI_DIR = join(ROOT, 'dist', 'ui');
 
 /** What esbuild leaves out of a stage's bundle. */
 export function externalModules(name: StageName): string[] {
@@ -136,26 +142,21 @@ export class CrawlStages extends Construct {
           depsLockFilePath: join(ROOT, 'package-lock.json'),
           bundling: bundlingOptions(name),
         });
-    this.grant(fn);
+    this.grant(fn, READ_ONLY_STAGES.has(name));
     return fn;
   }
 
-  private grant(fn: lambda.Function): void {
+  private grant(fn: lambda.Function, readOnly: boolean): void {
+    const reads = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:Scan'];
     fn.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: [
-          'dynamodb:GetItem',
-          'dynamodb:PutItem',
-          'dynamodb:UpdateItem',
-          'dynamodb:Query',
-          'dynamodb:BatchWriteItem',
-          'dynamodb:BatchGetItem',
-          'dynamodb:Scan',
-        ],
+        actions: readOnly ? reads : [...reads, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
         resources: [this.props.table.tableArn, ...[INLINKS_INDEX.name, BANDS_INDEX.name].map((ix) => `${this.props.table.tableArn}/index/${ix}`)],
       }),
     );
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [this.props.bucket.arnForObjects('*')] }));
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({ actions: readOnly ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject'], resources: [this.props.bucket.arnForObjects('*')] }),
+    );
     const role = fn.role!;
     Validations.of(role).acknowledge(
       {
@@ -164,7 +165,8 @@ export class CrawlStages extends Construct {
       },
       {
         id: `AwsSolutions-IAM5[Resource::${nagRef(this, this.props.bucket.bucketArn)}/*]`,
-        reason: 'Objects are content-addressed and keyed by run and URL: their names are not known at deploy time. Only Get/Put on this bucket.',
+        reason:
+          'Objects are content-addressed and keyed by run and URL: their names are not known at deploy time. Only Get (and Put, for writers) on this bucket.',
       },
     );
   }
@@ -193,6 +195,9 @@ function bundlingOptions(name: StageName): BundlingOptions {
               (f) =>
                 `mkdir -p "${join(outputDir, 'node_modules/pdfjs-dist', dirname(f))}" && cp "${join(inputDir, 'node_modules/pdfjs-dist', f)}" "${join(outputDir, 'node_modules/pdfjs-dist', f)}"`,
             )
+          : []),
+        ...(name === 'search-api'
+          ? [`test -f "${join(UI_DIR, 'index.html')}" || (cd "${ROOT}" && npx tsx scripts/build-ui.ts)`, `cp -R "${UI_DIR}" "${join(outputDir, 'ui')}"`]
           : []),
         ...packageClosure(inputDir, SHIPPED_PACKAGES[name] ?? []).map(
           (pkg) =>

@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { externalModules, LAMBDA_BANNER, packageClosure, PDFJS_FILES, SHIPPED_PACKAGES, STAGES } from '../lib/stages.js';
+import { externalModules, LAMBDA_BANNER, packageClosure, PDFJS_FILES, SHIPPED_PACKAGES, STAGES, UI_DIR } from '../lib/stages.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'lambda');
@@ -31,6 +31,8 @@ for (const stage of STAGES) {
   for (const pkg of packageClosure(ROOT, SHIPPED_PACKAGES[stage] ?? [])) {
     cpSync(join(ROOT, 'node_modules', pkg), join(dir, 'node_modules', pkg), { recursive: true });
   }
+  // The search API serves the web UI (npm run build:ui runs first in npm run build).
+  if (stage === 'search-api') cpSync(UI_DIR, join(dir, 'ui'), { recursive: true });
   if (stage === 'extract-page') {
     for (const f of PDFJS_FILES) {
       mkdirSync(join(dir, 'node_modules/pdfjs-dist', dirname(f)), { recursive: true });

@@ -1,9 +1,11 @@
-// npm run demo — serves the bundled synthetic web on loopback and crawls it into ./trawl-data.
+// npm run demo — serves the bundled synthetic web on loopback, crawls it into ./trawl-data, searches
+// it, then serves the web UI over the crawl until Ctrl-C.
 import Database from '../shared/store/local/sqlite-driver.js';
 import { join, resolve } from 'node:path';
 import { resolveSettings } from '../shared/cli/args.js';
 import { crawlCommand } from '../shared/cli/crawl-command.js';
 import { searchCommand } from '../shared/cli/search-commands.js';
+import { DEFAULT_PORT, startServer } from '../shared/cli/serve-command.js';
 import { startWeb } from '../test/web/server.js';
 
 const dataDir = resolve(process.env.TRAWL_DATA ?? './trawl-data');
@@ -57,3 +59,14 @@ console.log(
   `\nnext: npm run trawl -- search "robots.txt" --data ${dataDir}   |   npm run trawl -- graph top --data ${dataDir}   |   npm run trawl -- index --check --data ${dataDir}`,
 );
 console.log('run the demo again to see a conditional re-crawl (unchanged pages answer 304)');
+
+// The API and the web UI over the demo crawl, as `trawl serve` runs them (TRAWL_DEMO_SERVE=false skips this).
+if (!['0', 'false', 'no'].includes((process.env.TRAWL_DEMO_SERVE ?? '').toLowerCase())) {
+  const server = await startServer(settings, { port: String(DEFAULT_PORT) }, process.env).catch(() => startServer(settings, { port: '0' }, process.env));
+  console.log(`
+the web UI and the API over this crawl: ${server.url}   (trawl serve; Ctrl-C stops it)`);
+  await new Promise<void>((done) => {
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => done());
+  });
+  await server.close();
+}

@@ -79,9 +79,13 @@ export interface HistoryEntry {
 
 /** The history of a target over time, marking where its content changed between fetches. */
 export async function targetHistory(store: CrawlStore, url: string): Promise<HistoryEntry[]> {
-  const canonical = canonicalize(url) ?? url;
+  return historyOf(await store.fetchHistory(urlId(canonicalize(url) ?? url)));
+}
+
+/** Fetch records (oldest first) as history entries: a 304 keeps the body it confirmed; `changed` marks drift. */
+export function historyOf(records: FetchRecord[]): HistoryEntry[] {
   let last: string | undefined;
-  return (await store.fetchHistory(urlId(canonical))).map((r) => {
+  return records.map((r) => {
     const hash = r.notModified ? last : r.contentHash;
     const changed = r.contentHash !== undefined && last !== undefined && r.contentHash !== last;
     if (hash) last = hash;

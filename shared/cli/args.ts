@@ -33,6 +33,9 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   mode: { type: 'string' },
   check: { type: 'boolean' },
   reconcile: { type: 'boolean' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  token: { type: 'string' },
 };
 
 /** The node:util parseArgs options derived from the settings table. */
@@ -79,6 +82,7 @@ export function helpText(): string {
     '  trawl enrich [--stale] [--provider local|bedrock|openai]   summaries, tags, embeddings and the search index',
     '  trawl search "<query>" [--tag T…] [--domain D] [--lang L] [--since DATE] [--until DATE] [--limit N] [--mode hybrid|text|vector]',
     '  trawl index --check | --reconcile   compare the store with the vector index (reports in DATA/reports/); repair',
+    '  trawl serve [--host 127.0.0.1] [--port 7373] [--token T]   the HTTP API and the web UI over the data directory',
     '',
     '',
     'Output: --json prints JSON lines (TRAWL_JSON); --limit N for graph queries.',

@@ -9,6 +9,7 @@ import { graphCommand } from './graph-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { exportCommand, historyCommand, replayCommand } from './data-commands.js';
 import { openStore } from '../library/store.js';
+import { startServer, type ServeFlags } from './serve-command.js';
 import { enrichCommand, indexCommand, searchCommand, type SearchFlags } from './search-commands.js';
 
 function parseLimit(raw: unknown): number {
@@ -93,8 +94,17 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       const { report, after } = await indexCommand(settings, flags as { check?: boolean; reconcile?: boolean }, io);
       return (after ?? report).ok ? 0 : 1;
     }
+    if (command === 'serve') {
+      const server = await startServer(settings, flags as ServeFlags, env);
+      out(`trawl: serving ${settings.data} at ${server.url} (the API: ${server.url}openapi.json); Ctrl-C stops`);
+      await new Promise<void>((resolve) => {
+        for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());
+      });
+      await server.close();
+      return 0;
+    }
     throw new UsageError(
-      `unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay, history, doctor, enrich, search or index (trawl --help)`,
+      `unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay, history, doctor, enrich, search, index or serve (trawl --help)`,
     );
   } catch (err) {
     if (err instanceof UsageError) {

@@ -1,4 +1,5 @@
 import { stem, stopwordSet, words } from './text.js';
+import type { Embedder, ModelStamp } from './providers.js';
 
 /** Feature weights: whole stems carry meaning, character n-grams carry inflection and compounds, bigrams carry phrases. */
 export interface HashingOptions {
@@ -70,4 +71,20 @@ export function normalize(vector: Float32Array): Float32Array {
   const norm = Math.sqrt(sum);
   if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
   return vector;
+}
+
+/** Offline embeddings by feature hashing of words, bigrams and character n-grams. */
+export class LocalEmbedder implements Embedder {
+  readonly stamp: ModelStamp;
+  readonly dimension: number;
+
+  constructor(private readonly options: HashingOptions = DEFAULT_HASHING) {
+    this.dimension = options.dimension;
+    const grams = options.charNgrams.length ? `c${options.charNgrams.join('')}` : 'words';
+    this.stamp = { provider: 'local', model: `hash-${grams}-${options.dimension}`, version: 'hash-v1' };
+  }
+
+  async embed(texts: string[], _purpose?: 'document' | 'query'): Promise<Float32Array[]> {
+    return texts.map((t) => hashEmbedding(t, undefined, this.options));
+  }
 }

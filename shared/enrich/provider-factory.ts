@@ -1,7 +1,8 @@
 import { DEFAULT_MODELS, type ProviderChoice } from '../config/enrich-settings.js';
-import { BedrockChat, TitanEmbedder, type BedrockOptions } from '../store/aws/bedrock.js';
-import { LocalEmbedder, LocalTextGenerator } from './local-provider.js';
-import { OpenAiChat, OpenAiEmbedder } from './openai.js';
+import { BedrockChat, type BedrockOptions } from '../store/aws/bedrock.js';
+import { LocalTextGenerator } from './local-provider.js';
+import { OpenAiChat } from './openai.js';
+import { createEmbedder } from './embedder-factory.js';
 import { PromptedGenerator } from './prompts.js';
 import type { Embedder, TextGenerator } from './providers.js';
 import { DEFAULT_HASHING } from './local-embedding.js';
@@ -40,16 +41,21 @@ export function createProviders(
       const pool = new LocalWorkerPool(extra.workers, hashing);
       return { text: pool.text, embedder: pool.embedder, close: () => pool.close() };
     }
-    return { text: new LocalTextGenerator(), embedder: new LocalEmbedder(hashing) };
+    return { text: new LocalTextGenerator(), embedder: createEmbedder(settings, env) };
   }
   const defaults = DEFAULT_MODELS[settings.provider];
   const chat = settings.chatModel || defaults.chat;
-  const embed = settings.embedModel || defaults.embed;
-  const dimension = settings.embedDimension || defaults.dimension;
+  const embedder = createEmbedder(settings, env, bedrock);
   if (settings.provider === 'bedrock') {
-    const options = { region: settings.bedrockRegion || env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT, ...bedrock };
-    return { text: new PromptedGenerator(new BedrockChat(chat, options)), embedder: new TitanEmbedder(embed, dimension, options) };
+    return {
+      text: new PromptedGenerator(
+        new BedrockChat(chat, { region: settings.bedrockRegion || env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT, ...bedrock }),
+      ),
+      embedder,
+    };
   }
-  const options = { baseUrl: settings.openaiBaseUrl, apiKey: env.TRAWL_OPENAI_API_KEY ?? env.OPENAI_API_KEY };
-  return { text: new PromptedGenerator(new OpenAiChat(chat, options)), embedder: new OpenAiEmbedder(embed, { ...options, dimension: dimension || undefined }) };
+  return {
+    text: new PromptedGenerator(new OpenAiChat(chat, { baseUrl: settings.openaiBaseUrl, apiKey: env.TRAWL_OPENAI_API_KEY ?? env.OPENAI_API_KEY })),
+    embedder,
+  };
 }

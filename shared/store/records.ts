@@ -245,6 +245,32 @@ export interface RunSummary {
   hostsParked: Array<{ host: string; reason: string }>;
 }
 
+/** Upper bounds (ms) of the fetch latency histogram's buckets; the last bucket is everything above. */
+export const FETCH_LATENCY_BOUNDS_MS = [50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000] as const;
+
+/** The latency bucket of a fetch taking `ms`: an index into `RunActivity.latency.counts`. */
+export function latencyBucket(ms: number): number {
+  const i = FETCH_LATENCY_BOUNDS_MS.findIndex((bound) => ms <= bound);
+  return i < 0 ? FETCH_LATENCY_BOUNDS_MS.length : i;
+}
+
+/** Time buckets for a chart of a run lasting `spanMs`: about 60 points, at whole seconds or minutes. */
+export function activityBucketMs(spanMs: number): number {
+  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600].map((s) => s * 1000);
+  return steps.find((step) => spanMs / step <= 60) ?? 3_600_000;
+}
+
+/** A run's fetches over time and their latency: what a chart of pages/s and `/metrics` read. */
+export interface RunActivity {
+  runId: number;
+  /** Width of each point's time bucket. */
+  bucketMs: number;
+  /** Buckets with at least one fetch, oldest first: requests made and 2xx answers in the bucket starting at `at`. */
+  points: Array<{ at: number; requests: number; ok: number }>;
+  /** Fetches per latency bucket (`FETCH_LATENCY_BOUNDS_MS`, then one more for slower ones), not cumulative. */
+  latency: { counts: number[]; sumMs: number };
+}
+
 export interface LinkView extends EdgeRecord {
   fromUrl: string;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CrawlStore } from '../../shared/store/ports/index.js';
+import { FETCH_LATENCY_BOUNDS_MS, ROBOTS_REFUSAL, type CrawlStore } from '../../shared/store/ports/index.js';
 import { simhash } from '../../shared/dedupe/simhash.js';
 import type { Adapter } from './adapter.js';
 import { edge, extract, fetchRecord, page, row } from '../store-records.js';
@@ -148,6 +148,29 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
       await s.saveExtraction([edge('p', 'h2', 'again')], extract('p', 'new words for the page', 'h2'), []);
       assert.deepEqual((await s.outlinks('p')).map((e) => e.toId).sort(), ['again', 'new']);
       assert.equal((await s.storedPages()).length, 1);
+    }));
+
+  test(`${name}: counts a run's fetches over time and by latency, leaving robots.txt refusals out`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun([], {}, 1);
+      await s.recordFetch(fetchRecord(run.id, 'a', 1_000, 'h1', { durationMs: 5 }));
+      await s.recordFetch(fetchRecord(run.id, 'b', 2_000, undefined, { status: 404, durationMs: 300 }));
+      await s.recordFetch(fetchRecord(run.id, 'c', 125_000, 'h3', { durationMs: 40_000 }));
+      await s.recordFetch(fetchRecord(run.id, 'd', 126_000, undefined, { status: undefined, error: 'ECONNRESET', durationMs: 10 }));
+      await s.recordFetch(fetchRecord(run.id, 'e', 127_000, undefined, { status: undefined, error: ROBOTS_REFUSAL, durationMs: 0 }));
+      const a = await s.activity(run.id);
+      assert.equal(a.runId, run.id);
+      assert.ok(a.bucketMs >= 1000 && a.bucketMs <= 60_000, `bucket ${a.bucketMs} ms`);
+      assert.deepEqual([a.points.reduce((n, p) => n + p.requests, 0), a.points.reduce((n, p) => n + p.ok, 0)], [4, 2]);
+      for (const p of a.points) assert.equal(p.at % a.bucketMs, 0);
+      const pointOf = (at: number) => a.points.findIndex((p) => p.at <= at && at < p.at + a.bucketMs);
+      assert.ok(pointOf(1_000) >= 0 && pointOf(1_000) < pointOf(125_000), 'points are oldest first');
+      assert.deepEqual(a.points[pointOf(1_000)], { at: a.points[pointOf(1_000)]!.at, requests: 2, ok: 1 });
+      const expected = new Array<number>(FETCH_LATENCY_BOUNDS_MS.length + 1).fill(0);
+      expected[0] = 2; // 5 ms and 10 ms
+      expected[3] = 1; // 300 ms: (250, 500]
+      expected[FETCH_LATENCY_BOUNDS_MS.length] = 1; // 40 s: above the last bound
+      assert.deepEqual(a.latency, { counts: expected, sumMs: 40_315 });
     }));
 
   test(`${name}: the first page fetched with some bytes owns them; an owner whose page moved on gives them up`, () =>

@@ -3,6 +3,7 @@
 // crawling the guides site; then hybrid search over what they stored, scored like the embedded one.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { LocalEmbedder } from '../../shared/enrich/local-provider.js';
 import { DEFAULT_HASHING } from '../../shared/enrich/local-embedding.js';
 import { hybridSearch } from '../../shared/search/hybrid.js';
@@ -108,4 +109,76 @@ test('hybrid search over DynamoDB, the S3 text index and S3 Vectors finds the kn
   process.stdout.write(
     `# cloud search: fused recall@5 ${fused.recallAt5.toFixed(3)} MRR ${fused.mrr.toFixed(3)}; BM25 ${text.recallAt5.toFixed(3)}/${text.mrr.toFixed(3)}\n`,
   );
+});
+
+/** A Lambda Function URL request (payload format 2.0) for `path?query`. */
+function urlEvent(pathAndQuery: string, headers: Record<string, string> = {}) {
+  const [rawPath = '/', rawQueryString = ''] = pathAndQuery.split('?');
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath,
+    rawQueryString,
+    headers: { host: 'abc.lambda-url.us-east-1.on.aws', ...headers },
+    queryStringParameters: Object.fromEntries(new URLSearchParams(rawQueryString)),
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'abc',
+      domainName: 'abc.lambda-url.us-east-1.on.aws',
+      domainPrefix: 'abc',
+      http: { method: 'GET', path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+      requestId: 'r1',
+      routeKey: '$default',
+      stage: '$default',
+      time: '24/Nov/2026:00:00:00 +0000',
+      timeEpoch: Date.now(),
+    },
+    isBase64Encoded: false,
+  };
+}
+
+test('the search API Lambda answers search, page, graph, run and metrics requests from DynamoDB, S3 and S3 Vectors, and asks for the API key in public mode', async () => {
+  const { handler } = await import('../../functions/search-api/index.js');
+  const call = async (path: string, headers: Record<string, string> = {}) => {
+    const res = (await handler(urlEvent(path, headers) as never, {} as never)) as { statusCode: number; body: string; headers: Record<string, string> };
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, checked by the assertions
+    return { status: res.statusCode, body: res.body, json: () => JSON.parse(res.body) as Record<string, any> };
+  };
+  const found = (await call('/search?q=seasoning%20cast%20iron&limit=3')).json();
+  assert.equal(new URL(found.hits[0].url).pathname, '/cast-iron-care');
+  assert.ok(found.next);
+  const id = found.hits[0].urlId as string;
+  const page = (await call(`/pages/${id}`)).json();
+  assert.ok(
+    page.inlinks.some((l: { anchor: string }) => l.anchor === 'looking after the pot'),
+    JSON.stringify(page.inlinks),
+  );
+  assert.equal(page.enrichment.summary, found.hits[0].summary);
+  assert.equal(page.history.length, 1);
+  const n = (await call(`/graph/neighbourhood/${id}?depth=2`)).json();
+  assert.ok(n.nodes.length > 2 && n.edges.length > 1);
+  const [latest] = (await call('/runs')).json().runs as Array<{ id: number }>;
+  const run = (await call(`/runs/${latest!.id}`)).json();
+  assert.equal(
+    run.series.reduce((s: number, p: { requests: number }) => s + p.requests, 0),
+    run.requests,
+    'the per-minute series counts every request',
+  );
+  assert.equal(run.bucketMs, 60_000);
+  const metrics = await call('/metrics');
+  assert.match(metrics.body, new RegExp(`^trawl_fetches_total\\{run="${latest!.id}",status="200"\\} ${run.fetchesByStatus['200']}$`, 'm'));
+  assert.equal((await call('/search?q=x&limit=1000')).status, 400);
+  assert.equal((await call(`/pages/${'f'.repeat(32)}`)).status, 404);
+
+  // The public URL mode: the environment holds the key's SHA-256; requests carry the key.
+  const key = 'a-key-only-the-caller-knows';
+  process.env.API_KEY_SHA256 = createHash('sha256').update(key).digest('hex');
+  try {
+    assert.equal((await call('/runs')).status, 401);
+    assert.equal((await call('/runs', { 'x-api-key': 'wrong' })).status, 401);
+    assert.equal((await call('/runs', { 'x-api-key': key })).status, 200);
+    assert.equal((await call('/healthz')).status, 200);
+  } finally {
+    delete process.env.API_KEY_SHA256;
+  }
 });

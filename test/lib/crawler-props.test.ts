@@ -32,6 +32,9 @@ test('a prop out of range fails synthesis naming the prop and the allowed range'
     [{ enrichment: { maxConcurrency: 0 } }, /enrichment.maxConcurrency is 0; it must be a whole number from 1 to 1000/],
     [{ enrichment: { provider: 'openai' as 'local' } }, /enrichment.provider is "openai"; write "local" or "bedrock"/],
     [{ enrichment: { provider: 'bedrock', chatModel: 'claude 3' } }, /enrichment.chatModel "claude 3" is not a Bedrock model id/],
+    [{ api: { auth: 'apiKey' } }, /api.auth "apiKey" needs api.apiKeySha256, the SHA-256 of the key in hex/],
+    [{ api: { auth: 'apiKey', apiKeySha256: 'my-secret' } }, /needs api.apiKeySha256/],
+    [{ api: { auth: 'open' as 'iam' } }, /api.auth is "open"; write "iam" or "apiKey"/],
     [{ pollSeconds: 1 }, /pollSeconds is 1 s; it must be a whole number from 5 to 3600 s/],
     [{ rawInfrequentAccessDays: 7 }, /rawInfrequentAccessDays is 7 days; it must be a whole number from 30 to 36500 days/],
     [{ rawRetentionDays: 20 }, /rawRetentionDays \(20\) must be more than rawInfrequentAccessDays \(30\)/],
@@ -184,10 +187,28 @@ test('Summarize and Index: an S3 Vectors index, model retries in the workflow, a
     Environment: { Variables: Match.objectLike({ TRAWL_PROVIDER: 'bedrock', TRAWL_EMBED_MODEL: 'amazon.titan-embed-text-v2:0' }) },
   });
   const alarms = Object.values(bedrock.findResources('AWS::CloudWatch::Alarm')).map((a) => (a.Properties as { MetricName: string }).MetricName);
-  assert.equal(alarms.filter((m) => m === 'Throttles').length, 7, 'a capped model stage is throttled by design: no throttle alarm');
+  assert.equal(alarms.filter((m) => m === 'Throttles').length, 8, 'a capped model stage is throttled by design: no throttle alarm');
 
   const off = synth({ enrichment: false });
   off.resourceCountIs('AWS::S3Vectors::Index', 0);
   const offStates = stateMachines(off.toJSON() as Parameters<typeof stateMachines>[0]).EXPRESS.definition.States as Record<string, unknown>;
   assert.ok(!('Summarize' in offStates) && !('Index' in offStates));
+});
+
+test('the search API: a read-only Lambda behind a Function URL with IAM auth, or a public URL that checks an API key by its hash; none with api: false', () => {
+  const iam = synth({});
+  iam.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'AWS_IAM' });
+  iam.hasOutput('*', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('searchapi'), 'FunctionUrl'] } });
+  const api = grants(iam, 'search-api');
+  const actions = api.flatMap((g) => g.actions);
+  for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 's3:PutObject', 's3vectors:PutVectors', 's3vectors:DeleteVectors'])
+    assert.ok(!actions.includes(write), `the API may not ${write}`);
+  assert.ok(actions.includes('dynamodb:Query') && actions.includes('s3:GetObject') && actions.includes('s3vectors:QueryVectors'));
+
+  const sha = 'ab'.repeat(32);
+  const open = synth({ api: { auth: 'apiKey', apiKeySha256: sha } });
+  open.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
+  open.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ API_KEY_SHA256: sha, API_KEY_HEADER: 'x-api-key' }) } });
+
+  synth({ api: false }).resourceCountIs('AWS::Lambda::Url', 0);
 });

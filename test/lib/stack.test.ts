@@ -78,7 +78,7 @@ test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x
   const stages = Object.values(fns).filter(
     (f) => (f.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.TABLE_NAME,
   );
-  assert.equal(stages.length, 9);
+  assert.equal(stages.length, 10);
   for (const f of stages) {
     const p = f.Properties as { Runtime: string; Architectures: string[]; Handler: string; MemorySize: number };
     assert.equal(p.Runtime, 'nodejs24.x');
@@ -94,7 +94,7 @@ test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x
 
 test('the bundles are ESM built by esbuild, and the extract stage carries pdf.js for its worker thread', () => {
   const assets = readdirSync(synth.outdir).filter((d) => d.startsWith('asset.'));
-  assert.equal(assets.length, 9);
+  assert.equal(assets.length, 10);
   for (const a of assets) assert.ok(existsSync(join(synth.outdir, a, 'index.mjs')), a);
   assert.equal(assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/pdfjs-dist/legacy/build/pdf.mjs'))).length, 1);
   // The Render stage ships @sparticuz/chromium as it is (its packed browser is found beside its own files).
@@ -135,8 +135,8 @@ test('one EventBridge rule per crawl of crawls.json, starting the run state mach
 test('alarms on the DLQ, stage errors and throttles and failed executions; a dashboard', () => {
   const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a) => (a.Properties as { MetricName: string }).MetricName);
   assert.ok(alarms.includes('ApproximateNumberOfMessagesVisible'));
-  assert.equal(alarms.filter((m) => m === 'Errors').length, 9);
-  assert.equal(alarms.filter((m) => m === 'Throttles').length, 9, 'the local provider reserves no concurrency: every stage has a throttle alarm');
+  assert.equal(alarms.filter((m) => m === 'Errors').length, 10);
+  assert.equal(alarms.filter((m) => m === 'Throttles').length, 10, 'the local provider reserves no concurrency: every stage has a throttle alarm');
   assert.equal(alarms.filter((m) => m === 'ExecutionsFailed').length, 2);
   t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
 });

@@ -77,7 +77,7 @@ after(async () => {
   project?.cleanup();
 });
 
-test('the tarball holds the library, the construct, their declarations, the CLI and the Lambda bundles, and nothing else', () => {
+test('the tarball holds the library, the construct, their declarations, the CLI, the web UI and the Lambda bundles, and nothing else', () => {
   const pkg = join(project.dir, 'node_modules/trawl');
   for (const f of [
     'dist/shared/index.js',
@@ -88,11 +88,14 @@ test('the tarball holds the library, the construct, their declarations, the CLI 
     'dist/lambda/fetch-worker/index.mjs',
     'dist/lambda/extract-page/node_modules/pdfjs-dist/legacy/build/pdf.mjs',
     'dist/lambda/render-page/node_modules/@sparticuz/chromium/bin/chromium.br',
+    'dist/ui/index.html',
+    'dist/ui/app.js',
+    'dist/lambda/search-api/ui/app.js',
   ]) {
     assert.ok(existsSync(join(pkg, f)), f);
   }
   assert.deepEqual(readdirSync(pkg).sort(), ['README.md', 'bin', 'dist', 'package.json']);
-  assert.deepEqual(readdirSync(join(pkg, 'dist')).sort(), ['lambda', 'lib', 'shared']);
+  assert.deepEqual(readdirSync(join(pkg, 'dist')).sort(), ['lambda', 'lib', 'shared', 'ui']);
 });
 
 test("the README's library example runs as written against the installed package", async () => {
@@ -113,9 +116,9 @@ test("the README's CDK app synthesizes a stack with trawl/cdk, with the prebuilt
     Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
   };
   const fns = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-  assert.equal(fns.length, 9);
+  assert.equal(fns.length, 10);
   const assets = readdirSync(join(project.dir, 'cdk.out')).filter((d) => d.startsWith('asset.'));
-  assert.equal(assets.filter((a) => existsSync(join(project.dir, 'cdk.out', a, 'index.mjs'))).length, 9);
+  assert.equal(assets.filter((a) => existsSync(join(project.dir, 'cdk.out', a, 'index.mjs'))).length, 10);
   assert.ok(!existsSync(join(project.dir, 'node_modules/esbuild')), 'esbuild is not installed with the package');
 });
 

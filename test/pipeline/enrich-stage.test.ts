@@ -1,19 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveSettings } from '../../shared/cli/args.js';
-import { crawlCommand } from '../../shared/cli/crawl-command.js';
 import { createProviders } from '../../shared/enrich/provider-factory.js';
 import { enrichAll } from '../../shared/pipeline/enrich-run.js';
 import { hybridSearch } from '../../shared/search/hybrid.js';
-import { openLocalForWriting } from '../../shared/store/local/open-local.js';
-import { tempDir } from '../helpers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
-import { startFixtureSite } from '../search/fixture-site.js';
+import { withFixtureCrawl } from '../search/fixture-site.js';
 import { pagesModelServer } from '../enrich/model-servers.js';
 
 test('a page whose model calls keep failing goes to the dead-letter list, the pass goes on, and the next pass retries only it', async () => {
-  const site = await startFixtureSite();
-  const data = tempDir();
   let kimchiFails = true;
   const server = await pagesModelServer(
     ['#household', '#how-to', '#practical-advice'],
@@ -25,13 +18,7 @@ test('a page whose model calls keep failing goes to the dead-letter list, the pa
     },
   );
   try {
-    const settings = resolveSettings(
-      { ...testFlags(data.dir, { 'delay-ms': '0' }), provider: 'openai', 'openai-base-url': `${server.origin}/v1`, 'embed-dimension': '16' },
-      {},
-    );
-    await crawlCommand([`${site.origin}/`], settings, { out: () => {} });
-    const local = openLocalForWriting(data.dir, 'test');
-    try {
+    await withFixtureCrawl(server.origin, async (settings, local) => {
       const providers = createProviders(settings, {});
       const retry = { attempts: 3, baseMs: 1, sleep: async () => {} };
       const deps = { enrich: local.enrich, vectors: local.vectors, providers, clock: Date.now, retry };
@@ -66,12 +53,8 @@ test('a page whose model calls keep failing goes to the dead-letter list, the pa
       );
       assert.equal((await local.enrich.enrichFailures())[0]!.attempts, 2, 'attempts add up across passes');
       assert.ok(server.seen.length - before <= 3 + 3 + 1, 'no call for pages already enriched');
-    } finally {
-      await local.close();
-    }
+    });
   } finally {
     await server.close();
-    await site.close();
-    data.cleanup();
   }
 });

@@ -2,32 +2,19 @@
 // how a throttled model goes back to Step Functions until its last retry, then to the dead letters.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveSettings } from '../../shared/cli/args.js';
-import { crawlCommand } from '../../shared/cli/crawl-command.js';
 import { createProviders } from '../../shared/enrich/provider-factory.js';
 import { indexStep, ModelThrottledError, summarizeStep, THROTTLE_RETRIES, type EnrichStepEvent } from '../../shared/pipeline/enrich-workflow.js';
-import { openLocalForWriting } from '../../shared/store/local/open-local.js';
-import { tempDir } from '../helpers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
-import { startFixtureSite } from '../search/fixture-site.js';
+import { withFixtureCrawl } from '../search/fixture-site.js';
 import { pagesModelServer } from '../enrich/model-servers.js';
 
 test('Summarize and Index: skip what is not searchable or unchanged, store the record then the vector, and hand throttling to Step Functions until the last retry', async () => {
-  const site = await startFixtureSite();
-  const data = tempDir();
   const server = await pagesModelServer(
     ['#bread', '#baking', '#fermentation'],
     (title) => `${title}: the steps, the times and the temperatures.`,
     (title) => (/flat bicycle tyre/i.test(title) ? { status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'slow down' } } } : undefined),
   );
   try {
-    const settings = resolveSettings(
-      { ...testFlags(data.dir, { 'delay-ms': '0' }), provider: 'openai', 'openai-base-url': `${server.origin}/v1`, 'embed-dimension': '16' },
-      {},
-    );
-    await crawlCommand([`${site.origin}/`], settings, { out: () => {} });
-    const local = openLocalForWriting(data.dir, 'test');
-    try {
+    await withFixtureCrawl(server.origin, async (settings, local) => {
       const deps = { enrich: local.enrich, vectors: local.vectors, providers: createProviders(settings, {}), clock: Date.now, retry: { attempts: 1 } };
       const candidates = await local.enrich.enrichCandidates('', 100);
       const idOf = (path: string) => candidates.find((c) => new URL(c.url).pathname === path)!.urlId;
@@ -64,12 +51,8 @@ test('Summarize and Index: skip what is not searchable or unchanged, store the r
       assert.equal(failure?.urlId, tyre);
       assert.equal(failure?.stage, 'summary');
       assert.match(failure!.error, /429: slow down/);
-    } finally {
-      await local.close();
-    }
+    });
   } finally {
     await server.close();
-    await site.close();
-    data.cleanup();
   }
 });

@@ -28,6 +28,9 @@ test('the full-text index ranks by BM25, filters, forgets deleted pages, and sur
     assert.deepEqual(await ids(['compost'], { since: '2024' }), ['p1']);
     assert.deepEqual(await ids(['fees']), []);
     assert.deepEqual(await ids(['markets', 'OR', '"quoted']), ['p3'], 'words that look like FTS5 syntax are only words');
+    // Every write replaces a page's tags by doc_id: an index serves it, so a pass stays linear in pages.
+    const plan = store.db.prepare('EXPLAIN QUERY PLAN DELETE FROM enrichment_tags WHERE doc_id = ?').all(1) as Array<{ detail: string }>;
+    assert.match(plan.map((p) => p.detail).join(' '), /USING (COVERING )?INDEX enrichment_tags_doc/);
     await enrich.deleteEnrichment('p2');
     assert.deepEqual(await ids(['compost']), ['p1']);
     await store.close();

@@ -27,6 +27,8 @@ CREATE TABLE IF NOT EXISTS enrichment_tags (
   doc_id INTEGER NOT NULL,
   PRIMARY KEY (tag, doc_id)
 ) WITHOUT ROWID;
+-- Replacing a page's tags deletes by doc_id: without this index each write scans every tag (quadratic over a pass).
+CREATE INDEX IF NOT EXISTS enrichment_tags_doc ON enrichment_tags (doc_id);
 CREATE TABLE IF NOT EXISTS enrich_failures (
   url_id TEXT PRIMARY KEY,
   url TEXT NOT NULL,

