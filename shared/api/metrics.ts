@@ -1,4 +1,5 @@
 import { FETCH_LATENCY_BOUNDS_MS, type CrawlStore, type EnrichStore } from '../store/ports/index.js';
+import { ENRICH_LATENCY_BOUNDS_MS } from '../store/ports/search-index.js';
 
 /** Upper bounds (seconds) of the search latency histogram. */
 const SEARCH_BOUNDS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const;
@@ -28,7 +29,7 @@ function histogramLines(name: string, h: Histogram, labels = ''): string[] {
 /**
  * The `/metrics` page in the Prometheus text format (0.0.4). What the API serves itself (requests,
  * search latency) is counted in process; what the crawl did (fetches by status and latency, queue
- * depth, enrichments and their failures) is read from the store at scrape time, so the figures are
+ * depth, enrichment latency and failures) is read from the store at scrape time, so the figures are
  * the same whichever process or Lambda instance answers. Written by hand: prom-client observes
  * samples one by one and cannot expose a histogram the store has already bucketed.
  */
@@ -81,7 +82,18 @@ export class ApiMetrics {
         `trawl_pages_stored_total{${runLabel}} ${summary.pagesStored}`,
       );
     }
-    const failures = await enrich.enrichFailures();
+    const [failures, latency] = await Promise.all([enrich.enrichFailures(), enrich.enrichLatency()]);
+    out.push(
+      '# HELP trawl_enrich_duration_seconds Time the summary, tag and embedding passes of an enrichment took.',
+      '# TYPE trawl_enrich_duration_seconds histogram',
+    );
+    out.push(
+      ...histogramLines('trawl_enrich_duration_seconds', {
+        bounds: ENRICH_LATENCY_BOUNDS_MS.map((ms) => ms / 1000),
+        counts: latency.counts,
+        sum: latency.sumMs / 1000,
+      }),
+    );
     out.push('# HELP trawl_enrich_failures Pages on the enrichment dead-letter list, by the stage that failed.', '# TYPE trawl_enrich_failures gauge');
     const byStage = new Map<string, number>([
       ['summary', 0],

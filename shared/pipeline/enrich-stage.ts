@@ -101,6 +101,8 @@ export interface Summarized {
   tags: string[];
   summaryStamp: StampedAt;
   tagsStamp: StampedAt;
+  /** Milliseconds the summary and tag passes took (0 when both were kept). */
+  tookMs: number;
 }
 
 /** Summarize: the summary and tag passes a page's work asks for (the old ones kept otherwise). Throws EnrichStepError. */
@@ -111,6 +113,7 @@ export async function summarizePage(deps: EnrichDeps, c: EnrichCandidate, work: 
   const stampNow = (s: typeof text.summaryStamp): StampedAt => ({ ...s, at: deps.clock() });
   const redoSummary = work.summary || !old;
   const redoTags = work.tags || !old;
+  const started = performance.now();
   const summary = redoSummary ? await step('summary', () => withRetry(() => text.summarize(doc), deps.retry)) : old.summary;
   const tags = redoTags ? await step('tags', () => withRetry(() => text.tag(doc), deps.retry)) : old.tags;
   return {
@@ -118,6 +121,7 @@ export async function summarizePage(deps: EnrichDeps, c: EnrichCandidate, work: 
     tags,
     summaryStamp: redoSummary ? stampNow(text.summaryStamp) : old.summaryStamp,
     tagsStamp: redoTags ? stampNow(text.tagsStamp) : old.tagsStamp,
+    tookMs: Math.round(performance.now() - started),
   };
 }
 
@@ -128,18 +132,22 @@ export async function summarizePage(deps: EnrichDeps, c: EnrichCandidate, work: 
 export async function indexPage(deps: EnrichDeps, c: EnrichCandidate, work: EnrichWork, s: Summarized): Promise<EnrichmentRecord> {
   const doc = documentOf(c);
   const old = c.enrichment;
+  const started = performance.now();
   const embedded = work.embedding || !old?.embedding ? await step('embedding', () => embedPage(deps, doc, s.summary, s.tags)) : undefined;
+  const { tookMs: summarizeMs, ...summarized } = s;
   const record: EnrichmentRecord = {
     urlId: c.urlId,
     url: c.url,
     host: c.host,
     title: c.title,
     textHash: c.textHash,
-    ...s,
+    ...summarized,
     language: c.language,
     published: c.published,
     embedding: embedded?.meta ?? old?.embedding,
     updatedAt: deps.clock(),
+    // A Summarize result from an older Step Functions execution has no tookMs: count the embedding alone.
+    tookMs: (summarizeMs ?? 0) + Math.round(performance.now() - started),
   };
   await step('index', async () => {
     await deps.enrich.putEnrichment(record, doc.text);

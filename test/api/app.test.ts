@@ -115,6 +115,9 @@ test('the API answers every route over a crawl, validates every parameter and pa
       assert.match(metrics.text, /^trawl_fetch_duration_seconds_bucket\{run="1",le="\+Inf"\} \d+$/m);
       assert.match(metrics.text, /^trawl_queue_depth\{run="1",state="queued"\} 0$/m);
       assert.match(metrics.text, /^trawl_enrich_failures\{stage="summary"\} 0$/m);
+      const enriched = Number(/^trawl_enrich_duration_seconds_count (\d+)$/m.exec(metrics.text)?.[1]);
+      assert.ok(enriched >= 30, `every enriched page's time is counted (${enriched})`);
+      assert.match(metrics.text, new RegExp(`^trawl_enrich_duration_seconds_bucket\\{le="\\+Inf"\\} ${enriched}$`, 'm'));
       assert.match(metrics.text, /^trawl_search_duration_seconds_count 4$/m, 'four searches ran (a request refused by validation runs none)');
       assert.match(metrics.text, /^trawl_api_requests_total\{route="\/search",status="400"\} 9$/m);
       for (const line of metrics.text.trim().split('\n')) assert.match(line, /^(# (HELP|TYPE) \w+ .+|\w+(\{[^}]*\})? -?[\d.e+]+)$/, line);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CrawlStore, EdgeRecord, EnrichmentRecord, EnrichStore, ExtractRecord } from '../../shared/store/ports/index.js';
+import { ENRICH_LATENCY_BOUNDS_MS } from '../../shared/store/ports/search-index.js';
 import { edge, extract, page, row } from '../store-records.js';
 import { using, type Adapter } from './adapter.js';
 
@@ -169,6 +170,22 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
       await enrich.clearEnrichFailure('b2');
       await enrich.putEnrichment(enrichmentRecord('a1', 'Fixed', []), 'fixed');
       assert.deepEqual(await enrich.enrichFailures(), []);
+    }));
+
+  test(`${name}: counts each enrichment's time in the latency histogram, and keeps it out of the record`, () =>
+    using(adapter, async ({ enrich }) => {
+      const empty = await enrich.enrichLatency();
+      assert.deepEqual(empty, { counts: new Array<number>(ENRICH_LATENCY_BOUNDS_MS.length + 1).fill(0), sumMs: 0 });
+      await enrich.putEnrichment(enrichmentRecord('a1', 'Quick', [], { tookMs: 4 }), 'quick');
+      await enrich.putEnrichment(enrichmentRecord('b2', 'Slow', [], { tookMs: 300 }), 'slow');
+      await enrich.putEnrichment(enrichmentRecord('a1', 'Quick again', [], { tookMs: 45_000 }), 'quick again');
+      await enrich.putEnrichment(enrichmentRecord('c3', 'Untimed', []), 'untimed');
+      const expected = new Array<number>(ENRICH_LATENCY_BOUNDS_MS.length + 1).fill(0);
+      expected[0] = 1; // 4 ms: up to 10
+      expected[4] = 1; // 300 ms: (250, 500]
+      expected[ENRICH_LATENCY_BOUNDS_MS.length] = 1; // 45 s: above the last bound
+      assert.deepEqual(await enrich.enrichLatency(), { counts: expected, sumMs: 45_304 });
+      for (const r of await enrich.enrichments('', 10)) assert.equal('tookMs' in r, false, r.urlId);
     }));
 
   test(`${name}: shows a hit with its record, indexed text and the anchors other pages link to it with`, () =>

@@ -167,6 +167,8 @@ test('the search API Lambda answers search, page, graph, run and metrics request
   assert.equal(run.bucketMs, 60_000);
   const metrics = await call('/metrics');
   assert.match(metrics.body, new RegExp(`^trawl_fetches_total\\{run="${latest!.id}",status="200"\\} ${run.fetchesByStatus['200']}$`, 'm'));
+  const timed = Number(/^trawl_enrich_duration_seconds_count (\d+)$/m.exec(metrics.body)?.[1]);
+  assert.ok(timed >= ofType('ENRICH').length, `Summarize and Index times reach the histogram (${timed})`);
   assert.equal((await call('/search?q=x&limit=1000')).status, 400);
   assert.equal((await call(`/pages/${'f'.repeat(32)}`)).status, 404);
 

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { bm25, decodeTerms, docTerms, encodeTerms, passesFilters, queryIndexTerms, type PostedDoc } from '../../search/text-postings.js';
 import type {
   BlobStore,
@@ -12,7 +12,7 @@ import type {
   SearchFilters,
   TextHit,
 } from '../ports/index.js';
-import { hitOf } from '../ports/search-index.js';
+import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, type EnrichLatency } from '../ports/search-index.js';
 import { recordOf, type Item } from './dynamo-items.js';
 import { DynamoGraph } from './dynamo-graph.js';
 import { DynamoTable } from './dynamo-table.js';
@@ -33,6 +33,7 @@ export const enrichKeys = {
   terms: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'TERMS' }),
   textLog: (at: number, urlId: string) => ({ PK: 'TEXTLOG', SK: `${pad(at, 15)}#${urlId}` }),
   failure: (urlId: string) => ({ PK: 'ENRICH_FAILURES', SK: urlId }),
+  latency: () => ({ PK: 'ENRICH_STATS', SK: 'LATENCY' }),
 } as const;
 const SHARDS = [...HEX, '_'];
 
@@ -167,9 +168,28 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     };
     // Terms before the record: a record is never searchable by words it does not hold.
     await this.put(termsItemOf(posted));
-    await this.put({ ...enrichKeys.enrichment(record.urlId), type: 'ENRICH', ...record });
+    const { tookMs, ...stored } = record;
+    await this.put({ ...enrichKeys.enrichment(record.urlId), type: 'ENRICH', ...stored });
     await this.logChange(record.urlId);
     await this.clearEnrichFailure(record.urlId);
+    if (tookMs !== undefined) {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: enrichKeys.latency(),
+          UpdateExpression: 'SET #type = :type ADD #bucket :one, latencyMs :ms',
+          ExpressionAttributeNames: { '#type': 'type', '#bucket': `lat${enrichLatencyBucket(tookMs)}` },
+          ExpressionAttributeValues: { ':type': 'ENRICH_STATS', ':one': 1, ':ms': Math.round(tookMs) },
+        }),
+      );
+    }
+  }
+
+  async enrichLatency(): Promise<EnrichLatency> {
+    const item = (await this.doc.send(new GetCommand({ TableName: this.table, Key: enrichKeys.latency() }))).Item ?? {};
+    const counts = ENRICH_LATENCY_BOUNDS_MS.map((_, i) => Number(item[`lat${i}`] ?? 0));
+    counts.push(Number(item[`lat${ENRICH_LATENCY_BOUNDS_MS.length}`] ?? 0));
+    return { counts, sumMs: Number(item.latencyMs ?? 0) };
   }
 
   async deleteEnrichment(urlId: string): Promise<void> {

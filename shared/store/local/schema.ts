@@ -29,6 +29,12 @@ CREATE TABLE IF NOT EXISTS enrichment_tags (
 ) WITHOUT ROWID;
 -- Replacing a page's tags deletes by doc_id: without this index each write scans every tag (quadratic over a pass).
 CREATE INDEX IF NOT EXISTS enrichment_tags_doc ON enrichment_tags (doc_id);
+-- The enrichment latency histogram: enrichments written per bucket (ENRICH_LATENCY_BOUNDS_MS) and their total time.
+CREATE TABLE IF NOT EXISTS enrich_latency (
+  bucket INTEGER PRIMARY KEY,
+  n INTEGER NOT NULL,
+  ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS enrich_failures (
   url_id TEXT PRIMARY KEY,
   url TEXT NOT NULL,

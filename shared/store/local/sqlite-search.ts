@@ -11,7 +11,7 @@ import type {
   VectorIndex,
   VectorRecord,
 } from '../ports/index.js';
-import { hitOf } from '../ports/search-index.js';
+import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, type EnrichLatency } from '../ports/search-index.js';
 import { CURRENT_EDGES } from './sqlite-rows.js';
 import { vectorBlob } from './vector-functions.js';
 
@@ -147,7 +147,24 @@ export class SqliteEnrichStore implements EnrichStore {
         .get('INSERT INTO search_text (rowid, title, tags, summary, body) VALUES (?, ?, ?, ?, ?)')
         .run(docId, record.title, record.tags.map((t) => t.slice(1).replace(/-/g, ' ')).join(' '), record.summary, body);
       this.sql.get('DELETE FROM enrich_failures WHERE url_id = ?').run(record.urlId);
+      if (record.tookMs !== undefined) {
+        this.sql
+          .get('INSERT INTO enrich_latency (bucket, n, ms) VALUES (?, 1, ?) ON CONFLICT (bucket) DO UPDATE SET n = n + 1, ms = ms + excluded.ms')
+          .run(enrichLatencyBucket(record.tookMs), Math.round(record.tookMs));
+      }
     })();
+  }
+
+  async enrichLatency(): Promise<EnrichLatency> {
+    const counts = new Array<number>(ENRICH_LATENCY_BOUNDS_MS.length + 1).fill(0);
+    // A data directory an older trawl wrote, opened read-only, has no histogram yet.
+    if (!this.sql.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'enrich_latency'").get()) return { counts, sumMs: 0 };
+    let sumMs = 0;
+    for (const r of this.sql.get('SELECT bucket, n, ms FROM enrich_latency').all() as Array<{ bucket: number; n: number; ms: number }>) {
+      counts[r.bucket] = r.n;
+      sumMs += r.ms;
+    }
+    return { counts, sumMs };
   }
 
   async deleteEnrichment(urlId: string): Promise<void> {

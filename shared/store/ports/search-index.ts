@@ -28,6 +28,26 @@ export interface EnrichmentRecord {
   tagsStamp: StampedAt;
   embedding?: EmbeddingMeta;
   updatedAt: number;
+  /**
+   * Milliseconds the work behind this write took (the summary, tag and embedding passes made for
+   * it, retries included): counted in the store's latency histogram, not kept with the record.
+   */
+  tookMs?: number;
+}
+
+/** Upper bounds (ms) of the enrichment latency histogram's buckets; the last bucket is everything above. */
+export const ENRICH_LATENCY_BOUNDS_MS = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000] as const;
+
+/** The index of the latency bucket of an enrichment taking `ms`. */
+export function enrichLatencyBucket(ms: number): number {
+  const i = ENRICH_LATENCY_BOUNDS_MS.findIndex((bound) => ms <= bound);
+  return i < 0 ? ENRICH_LATENCY_BOUNDS_MS.length : i;
+}
+
+/** Enrichments written with a `tookMs`, per latency bucket (`ENRICH_LATENCY_BOUNDS_MS`, then one above), not cumulative. */
+export interface EnrichLatency {
+  counts: number[];
+  sumMs: number;
 }
 
 /** A page that may be enriched: its extraction, and its enrichment if it has one. */
@@ -99,8 +119,10 @@ export interface EnrichStore {
   enrichCandidates(afterUrlId: string, limit: number): Promise<EnrichCandidate[]>;
   /** One page as a candidate, if it is one. */
   enrichCandidate(urlId: string): Promise<EnrichCandidate | undefined>;
-  /** Writes the record and indexes its text (title, tags, summary, body) for full-text search. */
+  /** Writes the record and indexes its text (title, tags, summary, body) for full-text search; counts its `tookMs`. */
   putEnrichment(record: EnrichmentRecord, body: string): Promise<void>;
+  /** The latency histogram of every enrichment written with a `tookMs` (a retried write may count twice). */
+  enrichLatency(): Promise<EnrichLatency>;
   /** Drops the record and its full-text entry. */
   deleteEnrichment(urlId: string): Promise<void>;
   /** Every record, in url-id order after `afterUrlId`. */
