@@ -3,6 +3,9 @@ export { crawl, settingsOf, validateSeeds, type CrawlOptions } from './library/c
 export type { CrawlSettingsOptions } from './library/settings-options.js';
 export { openStore, type TrawlStore } from './library/store.js';
 export { enrich, type EnrichOptions, type SearchOptions } from './library/enrich.js';
+export { select, type SelectOptions, type HomepageSelection } from './library/select.js';
+export { loadProfile, parseProfile, type Profile } from './scoring/profile.js';
+export type { ScoredLink, Selection, Candidate } from './scoring/select.js';
 export type { EnrichRunResult, EnrichProgress } from './pipeline/enrich-run.js';
 export type { SearchResult, SearchHit, MatchReason, SearchMode } from './search/hybrid.js';
 export type { EnrichmentRecord, EnrichFailure, SearchFilters, StampedAt, EmbeddingMeta } from './store/ports/search-index.js';

@@ -36,6 +36,9 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   host: { type: 'string' },
   port: { type: 'string' },
   token: { type: 'string' },
+  query: { type: 'string' },
+  cap: { type: 'string' },
+  'no-preview': { type: 'boolean' },
 };
 
 /** The node:util parseArgs options derived from the settings table. */
@@ -83,6 +86,7 @@ export function helpText(): string {
     '  trawl search "<query>" [--tag T…] [--domain D] [--lang L] [--since DATE] [--until DATE] [--limit N] [--mode hybrid|text|vector]',
     '  trawl index --check | --reconcile   compare the store with the vector index (reports in DATA/reports/); repair',
     '  trawl serve [--host 127.0.0.1] [--port 7373] [--token T]   the HTTP API and the web UI over the data directory',
+    '  trawl select <homepage> [--profile default|fire-protection|FILE] [--query Q] [--cap 4] [--no-preview]   the pages that explain what a site does',
     '',
     '',
     'Output: --json prints JSON lines (TRAWL_JSON); --limit N for graph queries.',

@@ -10,6 +10,7 @@ import { doctorCommand } from './doctor-command.js';
 import { exportCommand, historyCommand, replayCommand } from './data-commands.js';
 import { openStore } from '../library/store.js';
 import { startServer, type ServeFlags } from './serve-command.js';
+import { selectCommand, type SelectFlags } from './select-command.js';
 import { enrichCommand, indexCommand, searchCommand, type SearchFlags } from './search-commands.js';
 
 function parseLimit(raw: unknown): number {
@@ -27,6 +28,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       console.log(helpText());
       return 0;
     }
+    // `select --profile` names a scoring profile (a shipped one or a file), not the crawl's frontier profile.
+    const selectProfile = command === 'select' ? (flags.profile as string | undefined) : undefined;
+    if (command === 'select') delete flags.profile;
     const settings = resolveSettings(flags, env);
     const json = Boolean(flags.json) || ['1', 'true', 'yes'].includes((env.TRAWL_JSON ?? '').toLowerCase());
     const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -94,6 +98,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       const { report, after } = await indexCommand(settings, flags as { check?: boolean; reconcile?: boolean }, io);
       return (after ?? report).ok ? 0 : 1;
     }
+    if (command === 'select') {
+      await selectCommand(positionals, { ...(flags as SelectFlags), profile: selectProfile }, settings, json, out);
+      return 0;
+    }
     if (command === 'serve') {
       const server = await startServer(settings, flags as ServeFlags, env);
       out(`trawl: serving ${settings.data} at ${server.url} (the API: ${server.url}openapi.json); Ctrl-C stops`);
@@ -104,7 +112,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 0;
     }
     throw new UsageError(
-      `unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay, history, doctor, enrich, search, index or serve (trawl --help)`,
+      `unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay, history, doctor, enrich, search, index, serve or select (trawl --help)`,
     );
   } catch (err) {
     if (err instanceof UsageError) {

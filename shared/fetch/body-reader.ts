@@ -34,9 +34,13 @@ function decoderFor(encoding: string, firstByte: number | undefined): Transform 
 
 /**
  * Reads a response body with a cap on the bytes received and on the bytes decoded, so neither a
- * huge page nor a decompression bomb is read past `maxBytes`. Stops the stream at the cap.
+ * huge page nor a decompression bomb is read past `maxBytes`. Stops the stream at the cap, or once
+ * the decoded body holds `stopAfter` (case-insensitive: `</head>` for a link preview), with the
+ * chunk that held it; either way the body is marked truncated.
  */
-export async function readCappedBody(stream: Readable, contentEncoding: string | undefined, maxBytes: number): Promise<CappedBody> {
+export async function readCappedBody(stream: Readable, contentEncoding: string | undefined, maxBytes: number, stopAfter?: string): Promise<CappedBody> {
+  const marker = stopAfter ? Buffer.from(stopAfter.toLowerCase(), 'latin1') : undefined;
+  let tail = Buffer.alloc(0);
   const encodings = (contentEncoding ?? '')
     .toLowerCase()
     .split(',')
@@ -57,6 +61,15 @@ export async function readCappedBody(stream: Readable, contentEncoding: string |
       }
       chunks.push(chunk);
       size += chunk.length;
+      if (marker) {
+        // The marker may straddle two chunks: search the previous chunk's tail with this one, case-insensitively.
+        const window = Buffer.concat([tail, chunk]);
+        if (Buffer.from(window.toString('latin1').toLowerCase(), 'latin1').includes(marker)) {
+          truncated = true;
+          throw new CapReachedError();
+        }
+        tail = window.subarray(Math.max(0, window.length - marker.length + 1));
+      }
     }
   };
   // Identity bodies are capped exactly by the sink; compressed ones also on the wire.

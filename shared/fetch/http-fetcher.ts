@@ -9,6 +9,8 @@ export interface FetchRequest {
   kind: FetchKind;
   etag?: string;
   lastModified?: string;
+  /** Stop reading once the body holds this text (`</head>`: a link preview reads only the head). */
+  stopAfter?: string;
 }
 
 export interface FetchResponse {
@@ -68,6 +70,27 @@ function classifyError(err: unknown, url: string): Error {
 }
 
 /** The live fetcher: undici with keep-alive, timeouts, a streaming body cap and the address guard. */
+/** The settings a fetcher is made from (a crawl's, `extract`'s, the homepage pass's). */
+export interface FetcherSettings {
+  userAgent: string;
+  allowPrivateNetwork: boolean;
+  maxBodyBytes: number;
+  connectTimeoutMs: number;
+  timeoutMs: number;
+}
+
+/** A fetcher configured from crawl settings; `overrides` replace single options (a preview's smaller cap and timeout). */
+export function fetcherFor(settings: FetcherSettings, overrides: Partial<HttpFetcherOptions> = {}): HttpFetcher {
+  return new HttpFetcher({
+    userAgent: settings.userAgent,
+    allowPrivateNetwork: settings.allowPrivateNetwork,
+    maxBodyBytes: settings.maxBodyBytes,
+    connectTimeoutMs: settings.connectTimeoutMs,
+    totalTimeoutMs: settings.timeoutMs,
+    ...overrides,
+  });
+}
+
 export class HttpFetcher implements Fetcher {
   private readonly agent: Agent;
   private readonly guard: AddressGuard;
@@ -135,7 +158,7 @@ export class HttpFetcher implements Fetcher {
       return { ...base, skipped: res.statusCode < 300 && res.statusCode >= 200 ? 'content-type' : undefined, durationMs: this.clock() - started };
     }
     try {
-      const body = await readCappedBody(res.body, headers['content-encoding'], this.options.maxBodyBytes);
+      const body = await readCappedBody(res.body, headers['content-encoding'], this.options.maxBodyBytes, request.stopAfter);
       return { ...base, ...body, contentClass, durationMs: this.clock() - started };
     } catch (err) {
       throw classifyError(err, request.url);

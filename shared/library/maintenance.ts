@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ArchiveReplay } from '../archive/replay.js';
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
-import { HttpFetcher } from '../fetch/http-fetcher.js';
+import { fetcherFor } from '../fetch/http-fetcher.js';
 import { extractPage, type PageExtraction } from '../extract/extract-page.js';
 import { UsageError } from '../errors.js';
 import { buildContext } from '../pipeline/context.js';
@@ -69,13 +69,7 @@ export async function extract(url: string, options: CrawlSettingsOptions & { htm
   let html = given;
   let xRobotsTag = givenTag;
   if (html === undefined) {
-    const fetcher = new HttpFetcher({
-      userAgent: settings.userAgent,
-      allowPrivateNetwork: settings.allowPrivateNetwork,
-      maxBodyBytes: settings.maxBodyBytes,
-      connectTimeoutMs: settings.connectTimeoutMs,
-      totalTimeoutMs: settings.timeoutMs,
-    });
+    const fetcher = fetcherFor(settings);
     try {
       const target = new URL(url);
       const { policy } = await fetchRobotsTxt(fetcher, target.origin, productToken(settings.userAgent));

@@ -3,7 +3,7 @@ import { WarcWriter } from '../archive/warc-writer.js';
 import type { CrawlSettings } from '../config/settings.js';
 import { InlineExtractor, WorkerExtractor, type Extractor } from '../extract/extractor.js';
 import type { Resolver } from '../fetch/address-guard.js';
-import { HttpFetcher, type Fetcher } from '../fetch/http-fetcher.js';
+import { fetcherFor, type Fetcher } from '../fetch/http-fetcher.js';
 import { priorityFor, type PriorityFn } from '../frontier/priority.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import type { PolitenessConfig } from '../politeness/host-state.js';
@@ -138,16 +138,7 @@ function extractorFor(settings: CrawlSettings, canonical: CanonicalOptions, mode
 export function buildContext(parts: ContextParts): CrawlContext {
   const { settings } = parts;
   const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
-  const fetcher =
-    parts.fetcher ??
-    new HttpFetcher({
-      userAgent: settings.userAgent,
-      allowPrivateNetwork: settings.allowPrivateNetwork,
-      maxBodyBytes: settings.maxBodyBytes,
-      connectTimeoutMs: settings.connectTimeoutMs,
-      totalTimeoutMs: settings.timeoutMs,
-      resolver: parts.resolver,
-    });
+  const fetcher = parts.fetcher ?? fetcherFor(settings, { resolver: parts.resolver });
   const archive = parts.warcDir ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag }) : undefined;
   const extractor = extractorFor(settings, canonical, parts.extraction ?? 'workers');
   const logger = parts.logger ?? createLogger('warn');

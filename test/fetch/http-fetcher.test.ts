@@ -1,4 +1,5 @@
 import { test, before, after } from 'node:test';
+import type { ServerResponse } from 'node:http';
 import assert from 'node:assert/strict';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { HttpFetcher } from '../../shared/fetch/http-fetcher.js';
@@ -8,25 +9,39 @@ import { serve } from '../helpers.js';
 
 let server: Awaited<ReturnType<typeof serve>>;
 let hugeBytesSent = 0;
+let headBytesSent = 0;
 const bomb = gzipSync(Buffer.alloc(100 * 1024 * 1024));
 const page = '<html><body>' + 'hello '.repeat(100) + '</body></html>';
+
+/** Writes 20 MB of body as fast as the client reads it (stopping when it goes away), counting what was sent. */
+function pump20MB(res: ServerResponse, sent: (bytes: number) => number): void {
+  const chunk = Buffer.alloc(64 * 1024, 97);
+  let total = 0;
+  const pump = () => {
+    while (total < 20 * 1024 * 1024) {
+      total = sent(chunk.length);
+      if (!res.write(chunk)) return void res.once('drain', pump);
+    }
+    res.end();
+  };
+  res.on('error', () => {});
+  pump();
+}
 
 before(async () => {
   server = await serve((req, res) => {
     const path = req.url ?? '/';
     if (path === '/huge') {
       res.writeHead(200, { 'content-type': 'text/html' });
-      const chunk = Buffer.alloc(64 * 1024, 97);
       hugeBytesSent = 0;
-      const pump = () => {
-        while (hugeBytesSent < 20 * 1024 * 1024) {
-          hugeBytesSent += chunk.length;
-          if (!res.write(chunk)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      res.on('error', () => {});
-      pump();
+      pump20MB(res, (n) => (hugeBytesSent += n));
+    } else if (path === '/head-then-huge') {
+      // The end of the head straddles two writes and is in capitals; a huge body follows.
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write('<html><head><title>Fire Sprinkler Inspection</title></HE');
+      res.write('AD><body>');
+      headBytesSent = 0;
+      setTimeout(() => pump20MB(res, (n) => (headBytesSent += n)), 20);
     } else if (path === '/bomb') {
       res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
       res.end(bomb);
@@ -65,6 +80,17 @@ test('cuts a 20 MB body at the cap without reading it all', async () => {
   assert.equal(res.body!.length, 5 * 1024 * 1024);
   await new Promise((r) => setTimeout(r, 50));
   assert.ok(hugeBytesSent < 12 * 1024 * 1024, `server wrote ${hugeBytesSent} bytes`);
+});
+
+test('a preview stops reading after </head> and leaves the body unread', async () => {
+  const f = fetcher();
+  const res = await f.fetch({ url: `${server.origin}/head-then-huge`, kind: 'page', stopAfter: '</head>' });
+  await f.close();
+  assert.equal(res.truncated, true);
+  assert.match(res.body!.toString(), /<title>Fire Sprinkler Inspection<\/title><\/HEAD>/);
+  assert.ok(res.body!.length < 1024 * 1024, `read ${res.body!.length} bytes`);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.ok(headBytesSent < 12 * 1024 * 1024, `server wrote ${headBytesSent} bytes`);
 });
 
 test('caps decompressed output, so a gzip bomb cannot exhaust memory', async () => {

@@ -77,7 +77,7 @@ after(async () => {
   project?.cleanup();
 });
 
-test('the tarball holds the library, the construct, their declarations, the CLI, the web UI and the Lambda bundles, and nothing else', () => {
+test('the tarball holds the library, the construct, their declarations, the CLI, the web UI, the scoring profiles and the Lambda bundles, and nothing else', () => {
   const pkg = join(project.dir, 'node_modules/trawl');
   for (const f of [
     'dist/shared/index.js',
@@ -94,7 +94,8 @@ test('the tarball holds the library, the construct, their declarations, the CLI,
   ]) {
     assert.ok(existsSync(join(pkg, f)), f);
   }
-  assert.deepEqual(readdirSync(pkg).sort(), ['README.md', 'bin', 'dist', 'package.json']);
+  assert.deepEqual(readdirSync(pkg).sort(), ['README.md', 'bin', 'dist', 'package.json', 'profiles']);
+  assert.ok(existsSync(join(pkg, 'profiles/fire-protection.json')), 'the shipped scoring profiles');
   assert.deepEqual(readdirSync(join(pkg, 'dist')).sort(), ['lambda', 'lib', 'shared', 'ui']);
 });
 

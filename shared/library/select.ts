@@ -1,0 +1,131 @@
+// The homepage pass: fetch a homepage politely, score its links with a profile, preview the heads
+// of the best candidates, and select the few pages that explain what the site does.
+import { decodeBody, sniffCharset } from '../fetch/charset.js';
+import { fetcherFor } from '../fetch/http-fetcher.js';
+import { UsageError } from '../errors.js';
+import { metadataFields } from '../extract/metadata.js';
+import { parseDocument } from '../extract/dom.js';
+import { extractLinksOnly } from '../extract/extract-page.js';
+import { fetchRobotsTxt } from '../pipeline/robots-stage.js';
+import { robotsAllows, robotsCrawlDelayMs } from '../robots/robots-policy.js';
+import { productToken } from '../robots/robots-txt.js';
+import { loadProfile, type Profile } from '../scoring/profile.js';
+import { scoreLinks, selectPages, type Candidate, type Selection } from '../scoring/select.js';
+import { canonicalize } from '../url/canonical.js';
+import { settingsOf } from './crawl.js';
+import type { CrawlSettingsOptions } from './settings-options.js';
+
+/** Heads previewed at most (the issue's bound: 30). */
+export const MAX_PREVIEWS = 30;
+
+export interface SelectOptions extends CrawlSettingsOptions {
+  /** A shipped profile (`default`, `fire-protection`) or a profile file. @default 'default' */
+  profileName?: string;
+  /** Replaces the profile's query. */
+  query?: string;
+  /** Pages to select, the homepage included. @default the profile's cap */
+  cap?: number;
+  /** Fetch the heads of the best candidates for their title and description. @default true */
+  preview?: boolean;
+  /** Candidates previewed (1–30). @default 20 */
+  previews?: number;
+  /** Per preview. @default 5000 */
+  previewTimeoutMs?: number;
+  /** @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface HomepageSelection extends Selection {
+  home: string;
+  profile: string;
+  query: string;
+  /** Heads fetched, and those refused by robots.txt or failed. */
+  previews: { fetched: number; refused: number; failed: number };
+  tookMs: number;
+}
+
+/**
+ * The homepage pass. Politeness as in a crawl: robots.txt first (a disallowed homepage is an
+ * error; a disallowed candidate is not previewed), the host's delay (or its Crawl-delay) between
+ * requests, one request at a time (every candidate is on the homepage's host).
+ *
+ * @example const { selected } = await select('https://example.com/', { profileName: 'fire-protection' });
+ */
+export async function select(homepage: string, options: SelectOptions = {}): Promise<HomepageSelection> {
+  const started = performance.now();
+  const settings = settingsOf(options);
+  const base = loadProfile(options.profileName ?? 'default');
+  const profile: Profile = { ...base, cap: options.cap ?? base.cap };
+  const query = options.query ?? profile.query;
+  const home = canonicalize(homepage);
+  if (!home) throw new UsageError(`invalid homepage ${JSON.stringify(homepage)}: give an absolute http(s) URL`);
+  const previewCount = options.previews ?? 20;
+  if (!Number.isInteger(previewCount) || previewCount < 1 || previewCount > MAX_PREVIEWS)
+    throw new UsageError(`previews is ${previewCount}; it must be a whole number from 1 to ${MAX_PREVIEWS}`);
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const token = productToken(settings.userAgent);
+  const fetcher = fetcherFor(settings);
+  const previewTimeout = options.previewTimeoutMs ?? 5000;
+  const previewFetcher = fetcherFor(settings, {
+    maxBodyBytes: 256 * 1024,
+    connectTimeoutMs: Math.min(settings.connectTimeoutMs, previewTimeout),
+    totalTimeoutMs: previewTimeout,
+  });
+  try {
+    const origin = new URL(home).origin;
+    const { policy } = await fetchRobotsTxt(fetcher, origin, token);
+    const delay = Math.max(settings.delayMs, robotsCrawlDelayMs(policy));
+    const target = new URL(home);
+    if (!robotsAllows(policy, target.pathname + target.search))
+      throw new UsageError(`robots.txt of ${target.host} does not allow ${home} for ${token}: not fetched`);
+    await sleep(delay);
+    const res = await fetcher.fetch({ url: home, kind: 'page' });
+    if (res.status !== 200 || !res.body) throw new UsageError(`${home} answered HTTP ${res.status}: no homepage to select from`);
+    const html = decodeBody(res.body, sniffCharset(res.body, res.charset, true));
+    const page = extractLinksOnly(html, home, { canonicalize: (h) => canonicalize(h), robotsToken: token });
+    const candidates: Candidate[] = page.links.map((l) => ({
+      url: l.url,
+      anchor: l.anchorText,
+      section: l.section,
+      sameHost: new URL(l.url).host === target.host,
+    }));
+
+    // Preview the heads of the best candidates by their score without a preview.
+    const previews = { fetched: 0, refused: 0, failed: 0 };
+    if (options.preview !== false) {
+      const provisional = scoreLinks(home, candidates, profile, query)
+        .filter((l) => !l.excluded || l.excluded === 'below-threshold')
+        .sort((a, b) => b.total - a.total || (a.url < b.url ? -1 : 1))
+        .slice(0, previewCount);
+      const heads = new Map<string, { title?: string; description?: string }>();
+      for (const l of provisional) {
+        const u = new URL(l.url);
+        if (!robotsAllows(policy, u.pathname + u.search)) {
+          previews.refused++;
+          continue;
+        }
+        await sleep(delay);
+        try {
+          const head = await previewFetcher.fetch({ url: l.url, kind: 'page', stopAfter: '</head>' });
+          if (head.status !== 200 || !head.body) {
+            previews.failed++;
+            continue;
+          }
+          const fields = metadataFields(parseDocument(decodeBody(head.body, sniffCharset(head.body, head.charset, true))), l.url);
+          heads.set(l.url, { title: fields.title, description: fields.description });
+          previews.fetched++;
+        } catch {
+          previews.failed++;
+        }
+      }
+      for (const c of candidates) {
+        const preview = heads.get(canonicalize(c.url) ?? c.url);
+        if (preview) c.preview = preview;
+      }
+    }
+    const scored = scoreLinks(home, candidates, profile, query);
+    return { ...selectPages(home, scored, profile), home, profile: profile.name, query, previews, tookMs: Math.round(performance.now() - started) };
+  } finally {
+    await Promise.all([fetcher.close(), previewFetcher.close()]);
+  }
+}
