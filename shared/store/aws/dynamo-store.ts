@@ -5,8 +5,6 @@ import {
   ROBOTS_REFUSAL,
   SETTLED_STATES,
   SOFT_SKIPS,
-  FETCH_LATENCY_BOUNDS_MS,
-  latencyBucket,
   type RunActivity,
   type BlobStore,
   type CrawlStore,
@@ -21,18 +19,11 @@ import {
   type UrlState,
 } from '../ports/index.js';
 import { edgeItem, fetchItem, frontierItem, recordOf } from './dynamo-items.js';
+import { activityCounters, activityOf } from './dynamo-activity.js';
 import { DynamoContent } from './dynamo-content.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
 import { INLINKS_INDEX, keys } from './table.js';
 import { urlId as urlIdOf } from '../../url/canonical.js';
-
-/** The COUNTERS item's activity series: `m<minute since epoch>` (requests) and `m<minute>ok` (2xx answers) attributes. */
-const ACTIVITY_BUCKET_MS = 60_000;
-const ACTIVITY_PREFIX = 'm';
-/** `lat<bucket>`: fetches per latency bucket (`FETCH_LATENCY_BOUNDS_MS`); `latencyMs` their sum. */
-const LATENCY_PREFIX = 'lat';
-const ACTIVITY_ATTRIBUTE = new RegExp(`^${ACTIVITY_PREFIX}(\\d+)(ok)?$`);
-const LATENCY_ATTRIBUTE = new RegExp(`^${LATENCY_PREFIX}(\\d+)$`);
 
 export interface DynamoStoreOptions {
   /** Days a frontier item lives after it is written (DynamoDB TTL); pages, edges and fetches stay. */
@@ -303,19 +294,9 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
     if (!(await this.putIfAbsent(fetchItem(record)))) return;
     if (record.error === ROBOTS_REFUSAL) return;
     // The activity series rides on the same update: requests and 2xx answers per minute, and the latency histogram.
-    const minute = `${ACTIVITY_PREFIX}${Math.floor(record.fetchedAt / ACTIVITY_BUCKET_MS)}`;
-    const ok = record.status !== undefined && record.status >= 200 && record.status < 300;
     await this.addCounters(
       record.runId,
-      {
-        requests: 1,
-        bytes: record.bytes,
-        unchanged: record.notModified ? 1 : 0,
-        [minute]: 1,
-        [`${minute}ok`]: ok ? 1 : 0,
-        [`${LATENCY_PREFIX}${latencyBucket(record.durationMs)}`]: 1,
-        latencyMs: record.durationMs,
-      },
+      { requests: 1, bytes: record.bytes, unchanged: record.notModified ? 1 : 0, ...activityCounters(record) },
       record.status === undefined ? 'error' : String(record.status),
     );
   }
@@ -396,25 +377,7 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
   async activity(runId: number): Promise<RunActivity> {
     const c = await this.get(keys.runCounters(runId));
     if (!c) throw new Error(`run ${runId} is not in table ${this.table}: check the run id and the table name`);
-    const points = new Map<number, { at: number; requests: number; ok: number }>();
-    const counts: number[] = new Array<number>(FETCH_LATENCY_BOUNDS_MS.length + 1).fill(0);
-    for (const [name, value] of Object.entries(c)) {
-      const m = ACTIVITY_ATTRIBUTE.exec(name);
-      if (m) {
-        const at = Number(m[1]) * ACTIVITY_BUCKET_MS;
-        const point = points.get(at) ?? { at, requests: 0, ok: 0 };
-        point[m[2] ? 'ok' : 'requests'] = Number(value);
-        points.set(at, point);
-      }
-      const l = LATENCY_ATTRIBUTE.exec(name);
-      if (l) counts[Number(l[1])] = Number(value);
-    }
-    return {
-      runId,
-      bucketMs: ACTIVITY_BUCKET_MS,
-      points: [...points.values()].sort((a, b) => a.at - b.at),
-      latency: { counts, sumMs: Number(c.latencyMs ?? 0) },
-    };
+    return activityOf(runId, c);
   }
 
   async close(): Promise<void> {}

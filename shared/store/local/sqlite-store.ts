@@ -20,7 +20,8 @@ import type {
   SeenUrl,
   UrlState,
 } from '../ports/index.js';
-import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { checkSchema } from './schema-versions.js';
 import { CURRENT_EDGES, rowToChunk, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, rowToRun, summarize, activity } from './sqlite-rows.js';
 import { exportRecords, type ExportRecord } from './sqlite-export.js';
 import { SqliteWrites } from './sqlite-writes.js';
@@ -105,39 +106,6 @@ function connect(file: string, readonly: boolean): Db {
 export function quickCheck(db: Db, limit = 10): string[] {
   const rows = db.pragma(`quick_check(${limit})`) as Array<{ quick_check: string }>;
   return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
-}
-
-/** Takes an older data directory forward, one version at a time, each step in its own transaction. */
-function migrate(db: Db, file: string, from: number): void {
-  for (let v = from; v < SCHEMA_VERSION; v++) {
-    const sql = MIGRATIONS[v];
-    if (!sql)
-      throw new DataDirError(
-        `${file} was written by trawl data schema ${from}, which this trawl (schema ${SCHEMA_VERSION}) cannot migrate: use a new --data directory`,
-      );
-    db.transaction(() => {
-      db.exec(sql);
-      db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(v + 1));
-    })();
-    process.stderr.write(`trawl: migrated ${file} from data schema ${v} to ${v + 1}\n`);
-  }
-}
-
-function checkSchema(db: Db, file: string, writable: boolean): boolean {
-  const hasMeta = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'").get();
-  const tableCount = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type='table'").get() as { n: number }).n;
-  if (!hasMeta && tableCount > 0) throw new DataDirError(`${file} is an SQLite database but not trawl's: pass --data with another directory`);
-  if (hasMeta) {
-    const row = db.prepare("SELECT value FROM meta WHERE key='schema_version'").get() as { value: string } | undefined;
-    const version = Number(row?.value);
-    if (Number.isInteger(version) && version < SCHEMA_VERSION && version >= 1 && writable) migrate(db, file, version);
-    else if (version !== SCHEMA_VERSION) {
-      throw new DataDirError(
-        `${file} was written by another trawl version (data schema ${row?.value ?? 'unknown'}, this trawl uses ${SCHEMA_VERSION}): use a new --data directory, or the trawl version that wrote it`,
-      );
-    }
-  }
-  return Boolean(hasMeta);
 }
 
 function openDatabase(file: string, options: OpenOptions): Db {

@@ -1,0 +1,73 @@
+// What the search API Lambda builds once per container: only the adapters it reads through (the
+// table, the bucket's full-text generations, the S3 Vectors index) and the query embedder, not the
+// crawl runtime, whose fetcher and extraction would only slow its cold start.
+import { handle } from 'hono/aws-lambda';
+import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
+import { createApi } from '../shared/api/app.js';
+import { loadUiAssets } from '../shared/api/ui-assets.js';
+import { createLogger } from '../shared/log/logger.js';
+import { awsClients } from '../shared/store/aws/clients.js';
+import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
+import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
+import { DynamoCrawlStore } from '../shared/store/aws/dynamo-store.js';
+import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
+import { S3TextIndex } from '../shared/store/aws/s3-text-index.js';
+import { S3VectorsIndex } from '../shared/store/aws/s3-vectors.js';
+import type { VectorIndex } from '../shared/store/ports/index.js';
+import { resolveSettings } from '../shared/config/resolve.js';
+import { createEmbedder } from '../shared/enrich/embedder-factory.js';
+
+export type Handler = ReturnType<typeof handle>;
+
+const NO_VECTORS: VectorIndex = {
+  upsert: () => Promise.reject(new Error('this deployment has no vector index (enrichment: false)')),
+  delete: () => Promise.reject(new Error('this deployment has no vector index (enrichment: false)')),
+  query: async () => [],
+  list: async () => ({ entries: [] }),
+};
+
+const handlers = new Map<string, Handler>();
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`environment variable ${name} is not set: deploy the function with the Crawler construct, which sets it`);
+  return value;
+}
+
+/** The search API of this container's table, bucket and vector index, as a Lambda handler (built once). */
+export function searchApi(): Handler {
+  const env = process.env;
+  const key = [env.TABLE_NAME, env.BUCKET_NAME, env.VECTOR_BUCKET_NAME, env.VECTOR_INDEX_NAME, env.API_KEY_SHA256, env.AWS_ENDPOINT_URL_S3VECTORS].join('|');
+  let h = handlers.get(key);
+  if (!h) {
+    const table = required('TABLE_NAME');
+    const clients = awsClients({ dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB, s3: env.AWS_ENDPOINT_URL_S3 });
+    const objects = new S3Objects(clients.s3, required('BUCKET_NAME'));
+    const blobs = new S3BlobStore(objects);
+    // With enrichment off there is no vector index: searches find nothing, every other route works.
+    const vectors: VectorIndex = env.VECTOR_BUCKET_NAME
+      ? new S3VectorsIndex(new S3VectorsClient({ endpoint: env.AWS_ENDPOINT_URL_S3VECTORS }), env.VECTOR_BUCKET_NAME, env.VECTOR_INDEX_NAME ?? 'pages')
+      : NO_VECTORS;
+    const api = createApi(
+      {
+        store: new DynamoCrawlStore(clients.doc, table, { blobs }),
+        graph: new DynamoGraph(clients.doc, table),
+        enrich: new DynamoEnrichStore(clients.doc, table, blobs, new S3TextIndex(objects)),
+        vectors,
+        // The deployment's provider settings (TRAWL_PROVIDER, TRAWL_EMBED_MODEL, TRAWL_EMBED_DIMENSION): queries are embedded as the pages were.
+        embedder: createEmbedder(
+          resolveSettings({}, env, (name) => `the function's environment (${name})`),
+          env,
+        ),
+      },
+      {
+        apiKey: env.API_KEY_SHA256 ? { header: env.API_KEY_HEADER || 'x-api-key', sha256: env.API_KEY_SHA256 } : undefined,
+        ui: loadUiAssets(),
+        logger: createLogger('warn'),
+      },
+    );
+    h = handle(api);
+    handlers.set(key, h);
+  }
+  return h;
+}
