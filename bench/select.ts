@@ -18,7 +18,7 @@ for (const delayMs of DELAYS) {
       res.writeHead(r.status, r.headers).end(r.body);
     });
     try {
-      const r = await select(`${site.origin}/`, { profileName: 'fire-protection', allowPrivateNetwork: true, delayMs });
+      const r = await select(`${site.origin}/`, { profile: 'fire-protection', allowPrivateNetwork: true, delayMs });
       times.push(r.tookMs / 1000);
       console.log(
         `delay ${delayMs} ms, ${c.name}: ${(r.tookMs / 1000).toFixed(2)} s, ${r.previews.fetched} heads, selected ${r.selected.map((s) => s.path).join(' ')}`,

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { settingsFrom } from '../shared/config/resolve.js';
 import { CrawlConfigError, errorMessage } from '../shared/errors.js';
 
 export { CrawlConfigError };
 
-import { knownProfiles } from '../shared/frontier/priority.js';
+import { loadProfile, parseProfile, shippedProfiles, type Profile } from '../shared/scoring/profile.js';
 
 export interface CrawlDefinition {
   /** Letters, digits, `-` and `_`; names the EventBridge rule. */
@@ -15,8 +16,16 @@ export interface CrawlDefinition {
   seeds: string[];
   /** Crawl settings by name (maxPages, maxDepth, maxPagesPerHost, delayMs, scope, …). */
   limits?: Record<string, unknown>;
-  /** The link-scoring profile: decides which URLs of a host go first (the same priority as an embedded crawl with `--profile`). */
-  profile?: string;
+  /**
+   * The scoring profile (as an embedded crawl's `--profile`): a shipped name, the path of a profile
+   * file (relative to crawls.json; read at synth and carried in the schedule's input), or a profile
+   * object. Anything but `default` makes the crawl focused.
+   */
+  profile?: string | Profile;
+  /** Focused crawl: links are scored against these words (default: the profile's query). */
+  query?: string;
+  /** End each run with the selection of each seed (the pages that say what the site does), in the table and in reports/selection-<run>.json. */
+  select?: { cap: number };
   /** The run is finalized after this many minutes even if its frontier is not drained. */
   maxMinutes?: number;
 }
@@ -51,9 +60,11 @@ const crawlSchema = z
     schedule: z.string(),
     seeds: z.array(z.string()).min(1, 'give at least one seed URL'),
     limits: z.record(z.string(), z.unknown()).optional(),
-    profile: z
-      .string()
-      .refine((p) => knownProfiles().includes(p), { message: `unknown profile; use one of ${knownProfiles().join(', ')}` })
+    profile: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+    query: z.string().max(1000).optional(),
+    select: z
+      .object({ cap: z.number().int().min(1).max(50) })
+      .strict()
       .optional(),
     maxMinutes: z
       .number()
@@ -64,8 +75,23 @@ const crawlSchema = z
   })
   .strict();
 
-/** Validates crawl definitions; every problem names the crawl and the field, and says what to write instead. */
-export function validateCrawls(input: unknown, source = 'crawls.json'): CrawlDefinition[] {
+/** A crawl's profile, checked: a shipped name stays a name; a file or an object becomes the profile itself. */
+function crawlProfile(profile: string | Record<string, unknown> | undefined, where: string, baseDir: string): string | Profile | undefined {
+  try {
+    if (profile === undefined) return undefined;
+    if (typeof profile !== 'string') return parseProfile(profile, `${where}: profile`);
+    if (shippedProfiles().includes(profile)) return profile;
+    return loadProfile(/[/\\]|\.json$/i.test(profile) ? resolve(baseDir, profile) : profile);
+  } catch (err) {
+    throw new CrawlConfigError(`${where}: ${errorMessage(err)}`);
+  }
+}
+
+/**
+ * Validates crawl definitions; every problem names the crawl and the field, and says what to write
+ * instead. Profile files are read relative to `baseDir` (crawls.json's folder).
+ */
+export function validateCrawls(input: unknown, source = 'crawls.json', baseDir = process.cwd()): CrawlDefinition[] {
   const doc = z.object({ crawls: z.array(z.unknown()) }).safeParse(input);
   if (!doc.success) throw new CrawlConfigError(`${source}: expected {"crawls": [ … ]} at the top level`);
   const names = new Set<string>();
@@ -96,7 +122,7 @@ export function validateCrawls(input: unknown, source = 'crawls.json'): CrawlDef
     } catch (err) {
       throw new CrawlConfigError(errorMessage(err));
     }
-    return crawl;
+    return { ...crawl, profile: crawlProfile(crawl.profile, where, baseDir) } as CrawlDefinition;
   });
 }
 
@@ -113,5 +139,5 @@ export function loadCrawls(file: string): CrawlDefinition[] {
   } catch (err) {
     throw new CrawlConfigError(`${file} is not valid JSON: ${errorMessage(err)}`);
   }
-  return validateCrawls(json, file);
+  return validateCrawls(json, file, dirname(resolve(file)));
 }

@@ -18,6 +18,8 @@ export class CrawlSchedules extends Construct {
         settings: crawl.limits ?? {},
         maxMinutes: crawl.maxMinutes,
         profile: crawl.profile ?? 'default',
+        ...(crawl.query ? { query: crawl.query } : {}),
+        ...(crawl.select ? { select: crawl.select } : {}),
       };
       this.rules[crawl.name] = new events.Rule(this, `Crawl-${crawl.name}`, {
         description: `trawl crawl "${crawl.name}" (${crawl.seeds.length} seeds)`,

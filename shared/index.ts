@@ -14,7 +14,9 @@ export { doctor, extract, reextract, type DoctorReport, type ReextractReport } f
 export { extractPage, extractLinksOnly, type PageExtraction, type LinkExtraction, type ExtractOptions } from './extract/extract-page.js';
 export { DEFAULT_PAGE_BOUNDS, type PageBounds, type BoundCut } from './extract/bounds.js';
 export { canonicalize, urlId } from './url/canonical.js';
-export { defaultPriority, priorityFor, type PriorityFn, type PriorityInput } from './frontier/priority.js';
+export { defaultPriority, type PriorityFn, type PriorityInput } from './frontier/priority.js';
+export { focusedPriority } from './scoring/focus.js';
+export { extractFields, fieldFromFlag, type FieldSpec, type FieldValue } from './extract/fields.js';
 export { SETTINGS, defaultSettings, type CrawlSettings, type SettingName } from './config/settings.js';
 export type { CrawlEvent, ProgressStats } from './pipeline/progress.js';
 export type { StoredPage, CrawlHooks } from './pipeline/context.js';
@@ -28,6 +30,8 @@ export type {
   RunStatus,
   PageRecord,
   ExtractRecord,
+  SelectionRecord,
+  SelectedPage,
   ChunkRecord,
   EdgeRecord,
   LinkView,

@@ -28,7 +28,8 @@ export class ArchiveReplay implements Fetcher {
     const canonical = canonicalize(url) ?? url;
     const fetcher = this.options.view === 'rendered' ? 'browser' : 'http';
     const history = (await this.store.fetchHistory(urlId(canonical))).filter(
-      (r) => (this.options.runId === undefined || r.runId === this.options.runId) && (r.fetcher ?? 'http') === fetcher,
+      // A preview read only the page's head: never served as the page.
+      (r) => (this.options.runId === undefined || r.runId === this.options.runId) && (r.fetcher ?? 'http') === fetcher && r.kind !== 'preview',
     );
     if (history.length === 0) throw new NeverFetchedError(canonical);
     // A 304 says "as before": its body is the newest full response's.

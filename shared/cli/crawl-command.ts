@@ -4,6 +4,7 @@ import type { CrawlEvent } from '../pipeline/progress.js';
 import type { RunSummary } from '../store/ports/index.js';
 import { jsonLine, progressLine, summaryText } from './render.js';
 import { enrichSummaryText } from './search-commands.js';
+import { storedSelectionText } from './select-command.js';
 
 export interface CrawlIo {
   out: (line: string) => void;
@@ -37,6 +38,7 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
       );
     if (e.type === 'progress') io.status?.(progressLine(e.stats, e.queued, e.activeHosts));
     if (e.type === 'enriched') io.out(enrichSummaryText(e.result));
+    if (e.type === 'selected') for (const line of storedSelectionText(e.selections, e.report)) io.out(line);
   };
   const started = Date.now();
   const summary = await crawl(seedArgs, { ...settings, env: {}, signal: abort.signal, onEvent });

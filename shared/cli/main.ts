@@ -28,9 +28,6 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       console.log(helpText());
       return 0;
     }
-    // `select --profile` names a scoring profile (a shipped one or a file), not the crawl's frontier profile.
-    const selectProfile = command === 'select' ? (flags.profile as string | undefined) : undefined;
-    if (command === 'select') delete flags.profile;
     const settings = resolveSettings(flags, env);
     const json = Boolean(flags.json) || ['1', 'true', 'yes'].includes((env.TRAWL_JSON ?? '').toLowerCase());
     const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -99,7 +96,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return (after ?? report).ok ? 0 : 1;
     }
     if (command === 'select') {
-      await selectCommand(positionals, { ...(flags as SelectFlags), profile: selectProfile }, settings, json, out);
+      await selectCommand(positionals, flags as SelectFlags, settings, json, out);
       return 0;
     }
     if (command === 'serve') {

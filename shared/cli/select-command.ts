@@ -2,10 +2,9 @@ import { UsageError } from '../errors.js';
 import type { CrawlSettings } from '../config/settings.js';
 import { select, type HomepageSelection } from '../library/select.js';
 import { jsonLine } from './render.js';
+import type { SelectionRecord } from '../store/ports/index.js';
 
 export interface SelectFlags {
-  profile?: string;
-  query?: string;
   cap?: string;
   'no-preview'?: boolean;
 }
@@ -36,6 +35,18 @@ export function selectionText(r: HomepageSelection): string[] {
   return lines;
 }
 
+/** The selections a crawl ended with (`trawl crawl --select`), and where the report is. */
+export function storedSelectionText(selections: SelectionRecord[], report: string): string[] {
+  const lines: string[] = [];
+  for (const s of selections) {
+    lines.push(`selection for ${s.home} (profile ${s.profile}, ${s.previews} heads from the crawl):`);
+    for (const [i, p] of s.selected.entries())
+      lines.push(`  ${i + 1}. ${p.url}${p.reason && p.reason !== 'homepage' ? ` — ${p.reason}, total ${p.total}` : ''}`);
+  }
+  lines.push(`selection report: ${report}`);
+  return lines;
+}
+
 /** `trawl select <homepage> [--profile P] [--query Q] [--cap N] [--no-preview] [--json]`: the homepage pass. */
 export async function selectCommand(
   args: string[],
@@ -48,8 +59,6 @@ export async function selectCommand(
   if (!homepage) throw new UsageError('trawl select needs the homepage URL: trawl select https://example.com/ [--profile fire-protection]');
   const result = await select(homepage, {
     ...settings,
-    profileName: flags.profile ?? 'default',
-    query: flags.query,
     cap: wholeNumber(flags.cap, 'cap', 1, 50),
     preview: !flags['no-preview'],
   });

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { DEFAULT_SESSION_PARAMS, DEFAULT_TRACKING_PARAMS } from '../url/canonical.js';
 import { denyPatternProblem } from '../url/scope.js';
-import { knownProfiles } from '../frontier/priority.js';
 import { bool, DAY, HOUR, int, list, ms, setting, type Setting } from './setting.js';
 import { RENDER_SETTINGS } from './render-settings.js';
 import { ENRICH_SETTINGS } from './enrich-settings.js';
+import { SCORING_SETTINGS } from './scoring-settings.js';
 
 /** The longest timer Node can run: setTimeout turns anything above 2³¹−1 ms into 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -115,15 +115,6 @@ export const SETTINGS = {
     flag: 'max-crawl-delay-ms',
     env: 'TRAWL_MAX_CRAWL_DELAY_MS',
     help: 'a robots.txt Crawl-delay above this parks the host (we never crawl faster than a site asks)',
-    type: 'string',
-  }),
-  profile: setting({
-    schema: z.string().refine((p) => knownProfiles().includes(p), 'unknown profile'),
-    expects: `a profile name (${knownProfiles().join(', ')})`,
-    default: 'default',
-    flag: 'profile',
-    env: 'TRAWL_PROFILE',
-    help: 'link-scoring profile: decides which URLs of a host go first',
     type: 'string',
   }),
   concurrency: setting({
@@ -293,6 +284,7 @@ export const SETTINGS = {
   }),
   ...RENDER_SETTINGS,
   ...ENRICH_SETTINGS,
+  ...SCORING_SETTINGS,
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -10,6 +10,7 @@ import { toMarkdown } from './markdown.js';
 import { metadataFields, withWordCount, type MetadataProblems, type PageMetadata } from './metadata.js';
 import { errorMessage } from '../errors.js';
 import { shellSignals, type ShellSignals } from './shell-signals.js';
+import type { FieldValue } from './fields.js';
 
 /** The whole extraction of one HTML page. */
 export interface PageExtraction {
@@ -37,11 +38,13 @@ export interface PageExtraction {
   problems?: ExtractionProblem[];
   /** What the served markup says about needing JavaScript: the render decision's input. */
   shell: ShellSignals;
+  /** CSS-selector fields of the profile or the command line that matched (absent when none). */
+  fields?: Record<string, FieldValue>;
 }
 
 /** One part of an extraction that failed: which part, and why. */
 export interface ExtractionProblem {
-  part: 'links' | 'metadata' | 'json-ld' | 'date' | 'main-text' | 'markdown' | 'chunks';
+  part: 'links' | 'metadata' | 'json-ld' | 'date' | 'main-text' | 'markdown' | 'chunks' | 'fields';
   error: string;
 }
 
@@ -54,7 +57,7 @@ export interface ExtractOptions {
 }
 
 /** What a links-only extraction keeps: enough to crawl on and build the graph with context. */
-export type LinkExtraction = Pick<PageExtraction, 'url' | 'title' | 'links' | 'linkCanonical' | 'feeds' | 'noindex' | 'nofollow' | 'cuts' | 'shell'>;
+export type LinkExtraction = Pick<PageExtraction, 'url' | 'title' | 'links' | 'linkCanonical' | 'feeds' | 'noindex' | 'nofollow' | 'cuts' | 'shell' | 'fields'>;
 
 /** Parses a page within its bounds. */
 function boundedDocument(html: string, options: ExtractOptions): { doc: Doc; cuts?: BoundCut[] } {

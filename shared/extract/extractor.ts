@@ -1,15 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { canonicalize, type CanonicalOptions } from '../url/canonical.js';
-import { extractLinksOnly, extractPage, type LinkExtraction, type PageExtraction } from './extract-page.js';
+import type { CanonicalOptions } from '../url/canonical.js';
+import type { LinkExtraction, PageExtraction } from './extract-page.js';
+import { runExtract, type ExtractRequest } from './run-extract.js';
 
-export interface ExtractRequest {
-  html: string;
-  url: string;
-  mode: 'full' | 'links';
-  robotsToken: string;
-  xRobotsTag?: string;
-}
+export type { ExtractRequest } from './run-extract.js';
 
 /** Turns a page into its extraction; in this thread or in a pool of worker threads. */
 export interface Extractor {
@@ -19,17 +14,12 @@ export interface Extractor {
   close(): Promise<void>;
 }
 
-function run(request: ExtractRequest, canonical: CanonicalOptions): PageExtraction | LinkExtraction {
-  const options = { canonicalize: (h: string) => canonicalize(h, undefined, canonical), robotsToken: request.robotsToken, xRobotsTag: request.xRobotsTag };
-  return request.mode === 'full' ? extractPage(request.html, request.url, options) : extractLinksOnly(request.html, request.url, options);
-}
-
 /** Extraction on the calling thread (tests, Lambda handlers, one-off commands). */
 export class InlineExtractor implements Extractor {
   constructor(private readonly canonical: CanonicalOptions) {}
 
   async extract(request: ExtractRequest): Promise<PageExtraction | LinkExtraction> {
-    return run(request, this.canonical);
+    return runExtract(request, this.canonical);
   }
 
   async close(): Promise<void> {}
@@ -50,13 +40,11 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 (async () => {
   if (workerData.tsx) (await import(workerData.tsx)).register();
-  const page = await import(workerData.extractPage);
-  const urls = await import(workerData.canonical);
-  const options = (msg) => ({ canonicalize: (h) => urls.canonicalize(h, undefined, workerData.canonicalOptions), robotsToken: msg.robotsToken, xRobotsTag: msg.xRobotsTag });
+  const { runExtract } = await import(workerData.runExtract);
   parentPort.postMessage({ ready: true });
   parentPort.on('message', (msg) => {
     try {
-      const x = msg.mode === 'full' ? page.extractPage(msg.html, msg.url, options(msg)) : page.extractLinksOnly(msg.html, msg.url, options(msg));
+      const x = runExtract(msg, workerData.canonicalOptions);
       parentPort.postMessage({ id: msg.id, x });
     } catch (err) {
       parentPort.postMessage({ id: msg.id, error: String((err && err.message) || err) });
@@ -112,8 +100,7 @@ export class WorkerExtractor implements Extractor {
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.memoryMb / 8)) },
       workerData: {
         tsx: ext === 'ts' ? import.meta.resolve('tsx/esm/api') : undefined,
-        extractPage: new URL(`./extract-page.${ext}`, import.meta.url).href,
-        canonical: new URL(`../url/canonical.${ext}`, import.meta.url).href,
+        runExtract: new URL(`./run-extract.${ext}`, import.meta.url).href,
         canonicalOptions: this.canonical,
       },
     });

@@ -8,6 +8,14 @@ export interface PriorityInput {
   fresh: boolean;
   /** The seed, a redirect target or a sitemap: structural URLs go first. */
   structural?: boolean;
+  /** For a link: its anchor text, the text around it, its section and whether it stays on the page's host (what focused crawling scores). */
+  anchor?: string;
+  context?: string;
+  section?: 'nav' | 'header' | 'footer' | 'sidebar' | 'body';
+  sameHost?: boolean;
+  /** The target's head title and meta description, when a preview fetched them. */
+  title?: string;
+  description?: string;
 }
 
 /** The replaceable piece: higher comes first within a host. */
@@ -32,17 +40,3 @@ export const defaultPriority: PriorityFn = ({ url, depth, inlinks, fresh, struct
   if (structural) score += 1;
   return Math.round(score * 1000) / 1000;
 };
-
-/** Priority functions by profile name: the same choice in both runtimes (a scheduled crawl names its profile). */
-const PROFILES: Record<string, PriorityFn> = { default: defaultPriority };
-
-export function knownProfiles(): string[] {
-  return Object.keys(PROFILES);
-}
-
-/** The frontier priority of a profile. */
-export function priorityFor(profile: string): PriorityFn {
-  const fn = PROFILES[profile];
-  if (!fn) throw new Error(`unknown profile ${JSON.stringify(profile)}: use one of ${knownProfiles().join(', ')}`);
-  return fn;
-}

@@ -6,11 +6,13 @@ import type { Resolver } from '../fetch/address-guard.js';
 import type { PriorityFn } from '../frontier/priority.js';
 import type { Logger } from '../log/logger.js';
 import { buildContext, type CrawlHooks } from '../pipeline/context.js';
+import { crawlScoring } from '../scoring/crawl-scoring.js';
 import { CrawlRunner } from '../pipeline/crawl-runner.js';
 import { createProviders } from '../enrich/provider-factory.js';
 import { InlineEnricher } from '../pipeline/enrich-inline.js';
 import { enrichAll } from '../pipeline/enrich-run.js';
 import { resumableRun } from '../pipeline/run-start.js';
+import { selectStage } from '../pipeline/select-stage.js';
 import { openLocalForReading, openLocalForWriting, requireDataDir } from '../store/local/open-local.js';
 import type { RunSummary } from '../store/ports/index.js';
 import { canonicalize } from '../url/canonical.js';
@@ -88,9 +90,12 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
   const settings = settingsOf(options);
   const canonicalSeeds = settings.resume && seeds.length === 0 ? [] : validateSeeds(seeds);
   if (settings.resume) await checkResumable(settings.data);
+  // The profile and the fields' selectors are checked before the data directory is touched.
+  const scoring = crawlScoring(settings);
   const local = openLocalForWriting(settings.data, processLabel());
   const ctx = buildContext({
     settings,
+    scoring,
     store: local.store,
     blobs: local.blobs,
     warcDir: local.warcDir,
@@ -117,6 +122,10 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
   if (options.signal?.aborted) stop();
   try {
     const summary = await runner.crawl();
+    if (settings.select && summary.status === 'finished') {
+      const { selections, report } = await selectStage(local, summary.runId, summary.seeds, ctx.scoring, settings.selectCap);
+      options.onEvent?.({ type: 'selected', selections, report });
+    }
     if (inline && enrichDeps) {
       await inline.drain();
       // The sweep: pages the backlog could not take, and failures, get one more try.

@@ -10,7 +10,7 @@ import { fetchRobotsTxt } from '../pipeline/robots-stage.js';
 import { robotsAllows, robotsCrawlDelayMs } from '../robots/robots-policy.js';
 import { productToken } from '../robots/robots-txt.js';
 import { loadProfile, type Profile } from '../scoring/profile.js';
-import { scoreLinks, selectPages, type Candidate, type Selection } from '../scoring/select.js';
+import { selectWithPreviews, type Candidate, type HeadLookup, type Selection } from '../scoring/select.js';
 import { canonicalize } from '../url/canonical.js';
 import { settingsOf } from './crawl.js';
 import type { CrawlSettingsOptions } from './settings-options.js';
@@ -19,10 +19,6 @@ import type { CrawlSettingsOptions } from './settings-options.js';
 export const MAX_PREVIEWS = 30;
 
 export interface SelectOptions extends CrawlSettingsOptions {
-  /** A shipped profile (`default`, `fire-protection`) or a profile file. @default 'default' */
-  profileName?: string;
-  /** Replaces the profile's query. */
-  query?: string;
   /** Pages to select, the homepage included. @default the profile's cap */
   cap?: number;
   /** Fetch the heads of the best candidates for their title and description. @default true */
@@ -49,14 +45,14 @@ export interface HomepageSelection extends Selection {
  * error; a disallowed candidate is not previewed), the host's delay (or its Crawl-delay) between
  * requests, one request at a time (every candidate is on the homepage's host).
  *
- * @example const { selected } = await select('https://example.com/', { profileName: 'fire-protection' });
+ * @example const { selected } = await select('https://example.com/', { profile: 'fire-protection' });
  */
 export async function select(homepage: string, options: SelectOptions = {}): Promise<HomepageSelection> {
   const started = performance.now();
   const settings = settingsOf(options);
-  const base = loadProfile(options.profileName ?? 'default');
+  const base = loadProfile(settings.profile);
   const profile: Profile = { ...base, cap: options.cap ?? base.cap };
-  const query = options.query ?? profile.query;
+  const query = settings.query.trim() || profile.query;
   const home = canonicalize(homepage);
   if (!home) throw new UsageError(`invalid homepage ${JSON.stringify(homepage)}: give an absolute http(s) URL`);
   const previewCount = options.previews ?? 20;
@@ -92,39 +88,29 @@ export async function select(homepage: string, options: SelectOptions = {}): Pro
 
     // Preview the heads of the best candidates by their score without a preview.
     const previews = { fetched: 0, refused: 0, failed: 0 };
-    if (options.preview !== false) {
-      const provisional = scoreLinks(home, candidates, profile, query)
-        .filter((l) => !l.excluded || l.excluded === 'below-threshold')
-        .sort((a, b) => b.total - a.total || (a.url < b.url ? -1 : 1))
-        .slice(0, previewCount);
-      const heads = new Map<string, { title?: string; description?: string }>();
-      for (const l of provisional) {
-        const u = new URL(l.url);
-        if (!robotsAllows(policy, u.pathname + u.search)) {
-          previews.refused++;
-          continue;
-        }
-        await sleep(delay);
-        try {
-          const head = await previewFetcher.fetch({ url: l.url, kind: 'page', stopAfter: '</head>' });
-          if (head.status !== 200 || !head.body) {
-            previews.failed++;
-            continue;
-          }
-          const fields = metadataFields(parseDocument(decodeBody(head.body, sniffCharset(head.body, head.charset, true))), l.url);
-          heads.set(l.url, { title: fields.title, description: fields.description });
-          previews.fetched++;
-        } catch {
+    const head: HeadLookup = async (url) => {
+      const u = new URL(url);
+      if (!robotsAllows(policy, u.pathname + u.search)) {
+        previews.refused++;
+        return undefined;
+      }
+      await sleep(delay);
+      try {
+        const res = await previewFetcher.fetch({ url, kind: 'page', stopAfter: '</head>' });
+        if (res.status !== 200 || !res.body) {
           previews.failed++;
+          return undefined;
         }
+        const fields = metadataFields(parseDocument(decodeBody(res.body, sniffCharset(res.body, res.charset, true))), url);
+        previews.fetched++;
+        return { title: fields.title, description: fields.description };
+      } catch {
+        previews.failed++;
+        return undefined;
       }
-      for (const c of candidates) {
-        const preview = heads.get(canonicalize(c.url) ?? c.url);
-        if (preview) c.preview = preview;
-      }
-    }
-    const scored = scoreLinks(home, candidates, profile, query);
-    return { ...selectPages(home, scored, profile), home, profile: profile.name, query, previews, tookMs: Math.round(performance.now() - started) };
+    };
+    const selection = await selectWithPreviews(home, candidates, profile, query, previewCount, options.preview === false ? undefined : head);
+    return { ...selection, home, profile: profile.name, query, previews, tookMs: Math.round(performance.now() - started) };
   } finally {
     await Promise.all([fetcher.close(), previewFetcher.close()]);
   }

@@ -58,11 +58,6 @@ export interface CrawlSettingsOptions {
    */
   maxCrawlDelayMs?: number;
   /**
-   * Link-scoring profile: decides which URLs of a host go first: a profile name (default). CLI `--profile`, environment `TRAWL_PROFILE`.
-   * @default "default"
-   */
-  profile?: string;
-  /**
    * Hosts fetched at once (one request per host at a time): a whole number from 1 to 1000. CLI `--concurrency`, environment `TRAWL_CONCURRENCY`.
    * @default 16
    */
@@ -257,4 +252,39 @@ export interface CrawlSettingsOptions {
    * @default 4
    */
   enrichConcurrency?: number;
+  /**
+   * Scoring profile (shipped name or ./file.json): link priority, selection rules and fields; anything but default makes the crawl focused: a shipped profile (default, fire-protection) or the path of a profile JSON file. CLI `--profile`, environment `TRAWL_PROFILE`.
+   * @default "default"
+   */
+  profile?: string;
+  /**
+   * Focused crawl: the frontier goes best-first by each link's score against these words (default: the profile's query): words, at most 1000 characters. CLI `--query`, environment `TRAWL_QUERY`.
+   * @default ""
+   */
+  query?: string;
+  /**
+   * Focused crawl: fetch the <head> of each page's best new links on its host (politely, 5 s each) and score their title and description too: true or false. CLI `--preview`, environment `TRAWL_PREVIEW`.
+   * @default false
+   */
+  preview?: boolean;
+  /**
+   * With --preview: links previewed per page, at most: a whole number from 1 to 30. CLI `--previews-per-page`, environment `TRAWL_PREVIEWS_PER_PAGE`.
+   * @default 5
+   */
+  previewsPerPage?: number;
+  /**
+   * Extract a field with a CSS selector, e.g. 'price:number=.price' or 'pdfs:url=a.pdf@href[]' (repeatable; adds to the profile's fields): name=selector or name:type=selector (a.pdf@href for an attribute, [] at the end for a list). CLI `--field`, environment `TRAWL_FIELDS`.
+   * @default []
+   */
+  field?: string[];
+  /**
+   * End the crawl with each seed's selection (the pages that say what the site does), stored and written to reports/: true or false. CLI `--select`, environment `TRAWL_SELECT`.
+   * @default false
+   */
+  select?: boolean;
+  /**
+   * Pages in a selection, the homepage included: a whole number from 1 to 50. CLI `--select-cap`, environment `TRAWL_SELECT_CAP`.
+   * @default 4
+   */
+  selectCap?: number;
 }

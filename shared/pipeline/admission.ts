@@ -1,6 +1,6 @@
 import type { CrawlSettings } from '../config/settings.js';
 import type { FetchKind } from '../fetch/content-type.js';
-import type { PriorityFn } from '../frontier/priority.js';
+import type { PriorityFn, PriorityInput } from '../frontier/priority.js';
 import { DEFAULT_TRAP_LIMITS, TrapGuard } from '../frontier/traps.js';
 import type { FrontierRow } from '../store/ports/index.js';
 import { canonicalize, hostKey, urlId, type CanonicalOptions } from '../url/canonical.js';
@@ -16,6 +16,8 @@ export interface Candidate {
   redirects?: number;
   from?: string;
   nofollow?: boolean;
+  /** For a link: what focused crawling scores (anchor, surrounding text, section, same host). */
+  link?: Pick<PriorityInput, 'anchor' | 'context' | 'section' | 'sameHost' | 'title' | 'description'>;
 }
 
 /** The decision for a candidate: a frontier row, queued or skipped with a reason. */
@@ -35,6 +37,8 @@ export class Admitter {
     private readonly priority: PriorityFn,
     private readonly canonical: CanonicalOptions,
     clock: () => number,
+    /** A frontier without priorities (SQS) admits only URLs whose priority reaches this; the rest are skipped as `below-threshold`. */
+    private readonly minPriority?: number,
   ) {
     this.traps = new TrapGuard(DEFAULT_TRAP_LIMITS, clock);
     this.inScope = scopeChecker({ mode: settings.scope, seeds, allowDomains: settings.allowDomain, deny: settings.deny });
@@ -64,9 +68,9 @@ export class Admitter {
       notBefore: 0,
       discoveredFrom: c.from,
       rawUrl: c.href !== url ? c.href : undefined,
-      priority: this.priority({ url, depth: c.depth, inlinks: 0, fresh: c.fresh ?? false, structural: c.structural }),
+      priority: this.priority({ url, depth: c.depth, inlinks: 0, fresh: c.fresh ?? false, structural: c.structural, ...c.link }),
     };
-    const reason = this.skipReason(c, url, redirects);
+    const reason = this.skipReason(c, url, redirects) ?? (this.minPriority !== undefined && row.priority < this.minPriority ? 'below-threshold' : undefined);
     if (reason) {
       row.state = 'skipped';
       row.reason = reason;

@@ -7,10 +7,13 @@ import { fetchCommit, type ProcessResult } from './process-stage.js';
 
 /**
  * Admits candidates as the embedded runner does (scope, depth, nofollow, trap shapes), with the
- * per-run trap counters kept in the ledger so every worker sees the same counts.
+ * per-run trap counters kept in the ledger so every worker sees the same counts. SQS has no
+ * priorities: a focused crawl gets best-first by admitting only links whose score reaches the
+ * profile's threshold (the rest are recorded as skipped `below-threshold`, never sent).
  */
 export async function admitCloud(ctx: CloudContext, candidates: Candidate[]): Promise<FrontierRow[]> {
-  const admitter = new Admitter(ctx.run.id, ctx.run.seeds, ctx.settings, ctx.priority, ctx.canonical, ctx.clock);
+  const minPriority = ctx.scoring.focused ? ctx.scoring.profile.threshold : undefined;
+  const admitter = new Admitter(ctx.run.id, ctx.run.seeds, ctx.settings, ctx.priority, ctx.canonical, ctx.clock, minPriority);
   const rows: FrontierRow[] = [];
   const seen = new Set<string>();
   for (const c of candidates) {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { settingsFrom } from '../config/resolve.js';
+import { crawlScoring, type CrawlScoring } from '../scoring/crawl-scoring.js';
+import { parseProfile } from '../scoring/profile.js';
 import { RunNotFoundError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import type { Logger } from '../log/logger.js';
@@ -41,8 +43,14 @@ export interface CloudContext extends CrawlContext {
 
 /** The settings a run was started with (stored in its record), without the embedded-only data directory. */
 export function runSettings(run: RunRecord) {
-  const { data: _data, crawl: _crawl, ...rest } = run.config;
+  const { data: _data, crawl: _crawl, scoringProfile: _profile, ...rest } = run.config;
   return settingsFrom(rest, `run ${run.id}`);
+}
+
+/** A run's scoring: its profile (a custom one travels in the run's config), query and fields. */
+export function runScoring(run: RunRecord, settings = runSettings(run)): CrawlScoring {
+  const custom = run.config.scoringProfile;
+  return crawlScoring(settings, custom ? parseProfile(custom, `run ${run.id} profile`) : undefined);
 }
 
 export async function cloudContext(deps: CloudDeps, runId: number): Promise<CloudContext> {
@@ -54,6 +62,7 @@ export async function cloudContext(deps: CloudDeps, runId: number): Promise<Clou
   const settings = runSettings(run);
   const base = buildContext({
     settings,
+    scoring: runScoring(run, settings),
     renderer: deps.rendering === 'local' ? deps.renderer?.(settings) : undefined,
     store: deps.store,
     blobs: deps.blobs,

@@ -7,7 +7,7 @@ import type { ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow } from '../sto
 import type { CrawlContext } from './context.js';
 
 /** What the store keeps of an extraction, HTML or PDF. */
-export type ExtractionCore = Pick<PageExtraction, 'metadata' | 'markdown' | 'simhash' | 'textHash' | 'chunks'> & { method: string };
+export type ExtractionCore = Pick<PageExtraction, 'metadata' | 'markdown' | 'simhash' | 'textHash' | 'chunks' | 'fields'> & { method: string };
 
 /** The stored form of an extraction, with near- and exact-duplicate flags looked up in the store. */
 /** What the extraction notes about itself beside the metadata: bounds cut, a guessed charset, parts that failed. */
@@ -52,6 +52,7 @@ export async function extractRecords(
     textDuplicateOf,
     pdfPages,
     metadata: { ...m, ...definedNotes(notes) },
+    ...(x.fields ? { fields: x.fields } : {}),
   };
   const chunks = x.chunks.map((c, seq): ChunkRecord => ({
     urlId: row.urlId,

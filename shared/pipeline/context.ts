@@ -4,7 +4,9 @@ import type { CrawlSettings } from '../config/settings.js';
 import { InlineExtractor, WorkerExtractor, type Extractor } from '../extract/extractor.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import { fetcherFor, type Fetcher } from '../fetch/http-fetcher.js';
-import { priorityFor, type PriorityFn } from '../frontier/priority.js';
+import { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS } from './preview-stage.js';
+import type { PriorityFn } from '../frontier/priority.js';
+import { crawlScoring, scoringPriority, type CrawlScoring } from '../scoring/crawl-scoring.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import type { PolitenessConfig } from '../politeness/host-state.js';
 import { productToken } from '../robots/robots-txt.js';
@@ -13,6 +15,7 @@ import { canonicalize, type CanonicalOptions } from '../url/canonical.js';
 import type { CrawlEvent } from './progress.js';
 import { ChromiumRenderer } from '../render/chromium.js';
 import type { Renderer } from '../render/renderer.js';
+import type { CheerioAPI } from 'cheerio';
 
 /** A page as stored by the crawl: what `onPage` receives, after the commit. */
 export interface StoredPage {
@@ -23,6 +26,10 @@ export interface StoredPage {
   chunks: ChunkRecord[];
   /** The page's outlinks with anchor text, context and section. */
   links: EdgeRecord[];
+  /** The CSS-selector fields of the profile and `--field` that matched (empty when none). */
+  fields: NonNullable<ExtractRecord['fields']>;
+  /** The page's HTML (as extracted: the rendered DOM when it was rendered) as cheerio's `$`, parsed on first use; undefined for anything but HTML. */
+  readonly $: CheerioAPI | undefined;
 }
 
 /** Code a library user runs as the crawl goes. */
@@ -38,8 +45,12 @@ export interface CrawlContext {
   store: CrawlStore;
   blobs: BlobStore;
   fetcher: Fetcher;
+  /** Reads pages only up to </head>, 5 s each: a focused crawl's link previews (`--preview`); absent otherwise. */
+  previewFetcher?: Fetcher;
   clock: () => number;
   priority: PriorityFn;
+  /** The scoring profile, the query and the fields extracted. */
+  scoring: CrawlScoring;
   logger: Logger;
   /** The robots.txt product token, from the User-Agent's first word. */
   robotsToken: string;
@@ -80,8 +91,10 @@ export interface ContextParts {
   rendering?: Rendering;
   /** The renderer to use instead of building one (a Lambda container's browser, the archive's rendered views); its owner closes it. */
   renderer?: Renderer;
-  /** The frontier's priority function; default: the one of the settings' profile. */
+  /** The frontier's priority function; default: the scoring's (focused, or the general default). */
   priority?: PriorityFn;
+  /** The profile, query and fields, already checked; default: loaded from the settings here. */
+  scoring?: CrawlScoring;
   hooks?: CrawlHooks;
   clock?: () => number;
   logger?: Logger;
@@ -137,8 +150,18 @@ function extractorFor(settings: CrawlSettings, canonical: CanonicalOptions, mode
  */
 export function buildContext(parts: ContextParts): CrawlContext {
   const { settings } = parts;
+  const scoring = parts.scoring ?? crawlScoring(settings);
   const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
   const fetcher = parts.fetcher ?? fetcherFor(settings, { resolver: parts.resolver });
+  const previewFetcher =
+    settings.preview && scoring.focused && !parts.fetcher
+      ? fetcherFor(settings, {
+          resolver: parts.resolver,
+          maxBodyBytes: PREVIEW_MAX_BYTES,
+          connectTimeoutMs: Math.min(settings.connectTimeoutMs, PREVIEW_TIMEOUT_MS),
+          totalTimeoutMs: PREVIEW_TIMEOUT_MS,
+        })
+      : undefined;
   const archive = parts.warcDir ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag }) : undefined;
   const extractor = extractorFor(settings, canonical, parts.extraction ?? 'workers');
   const logger = parts.logger ?? createLogger('warn');
@@ -149,13 +172,15 @@ export function buildContext(parts: ContextParts): CrawlContext {
     store: parts.store,
     blobs: parts.blobs,
     fetcher,
+    previewFetcher,
     canonical,
     archive,
     extractor,
     rendering,
     renderer,
     clock: parts.clock ?? Date.now,
-    priority: parts.priority ?? priorityFor(settings.profile),
+    priority: parts.priority ?? scoringPriority(scoring),
+    scoring,
     logger,
     robotsToken: robotsTokenOf(settings.userAgent),
     canonicalize: (href) => canonicalize(href, undefined, canonical),
@@ -166,6 +191,7 @@ export function buildContext(parts: ContextParts): CrawlContext {
       await extractor.close();
       archive?.close();
       await fetcher.close();
+      await previewFetcher?.close();
     },
   };
 }

@@ -16,6 +16,8 @@ import { hostAfterRender, renderStage, robotsCheck, servedDocument, type RenderW
 import { fetchCommit, processStage, type ProcessResult } from './process-stage.js';
 import { hostAfterRobots, loadRobots } from './robots-stage.js';
 import { CrawlProgress } from './progress.js';
+import { storedPage } from './stored-page.js';
+import { Gate, PREVIEWS_AT_ONCE, previewStage } from './preview-stage.js';
 
 export interface RunnerOptions {
   seeds: string[];
@@ -33,6 +35,7 @@ export class CrawlRunner {
   private admitter!: Admitter;
   private readonly state = new CrawlState();
   private readonly limiter: RateLimiter;
+  private readonly previewGate = new Gate(PREVIEWS_AT_ONCE);
   private readonly politeness;
   private active = 0;
   private pageSlots = 0;
@@ -287,12 +290,26 @@ export class CrawlRunner {
     let result = await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } });
     if (result.hostEvent) q.state = afterRequest(q.state, result.hostEvent, this.politeness);
     if (result.renderWanted && outcome.kind === 'response') result = await this.renderTask(q, row, outcome, result.renderWanted);
+    if (this.ctx.previewFetcher && result.candidates.length && !result.retry) q.state = await this.previewLinks(q, result);
     if (result.retry && countsAsPage) this.pageSlots--;
     if (countsAsPage && !result.retry && result.fetch?.status !== undefined) q.fetched++;
     await this.commit(q, row, result);
     if (result.rendered || (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0)))
       await this.ctx.store.putHostState(q.state);
     if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
+  }
+
+  /** `--preview`: the heads of the page's best new links on this host, in the host's turn (see preview-stage). */
+  private previewLinks(q: HostQueue, result: ProcessResult) {
+    const deps = {
+      ctx: this.ctx,
+      runId: this.run.id,
+      politeness: this.politeness,
+      known: (url: string) => this.state.known.has(urlId(url)),
+      wait: (until: number) => new Promise<void>((r) => setTimeout(r, timerDelay(until - this.ctx.clock()))),
+      gate: this.previewGate,
+    };
+    return previewStage(deps, q, result.candidates, this.ctx.settings.previewsPerPage);
   }
 
   /**
@@ -328,7 +345,7 @@ export class CrawlRunner {
     const hook = this.ctx.hooks.onPage;
     if (!hook || !result.page) return;
     try {
-      await hook({ url: row.url, page: result.page, extract: result.extract, chunks: result.chunks ?? [], links: result.edges ?? [] });
+      await hook(await storedPage(this.ctx, row.url, { ...result, page: result.page }));
     } catch (err) {
       this.ctx.logger.warn('the onPage hook failed; the crawl goes on', { url: row.url, error: errorMessage(err) });
     }
@@ -353,7 +370,7 @@ export class CrawlRunner {
       seen.add(id);
       const known = this.state.known.get(id);
       if (known === 'queued') {
-        const bumped = c.kind === 'page' && !c.nofollow ? this.bumpInlinks(url, id) : undefined;
+        const bumped = c.kind === 'page' && !c.nofollow ? this.state.bumpInlinks(url, id, c, this.ctx.priority) : undefined;
         if (bumped) reprioritized.push(bumped);
         continue;
       }
@@ -366,16 +383,6 @@ export class CrawlRunner {
       rows.push(admission.row);
     }
     return { rows, reprioritized };
-  }
-
-  private bumpInlinks(url: string, id: string): { urlId: string; priority: number; inlinks: number } | undefined {
-    const q = this.state.hosts.get(new URL(url).host);
-    const row = q?.get(id);
-    if (!q || !row) return undefined;
-    row.inlinks++;
-    const priority = this.ctx.priority({ url: row.url, depth: row.depth, inlinks: row.inlinks, fresh: row.fresh });
-    q.reprioritize(id, priority);
-    return { urlId: id, priority, inlinks: row.inlinks };
   }
 
   private async parkRows(q: HostQueue, rows: FrontierRow[], state: 'skipped', reason: string): Promise<void> {

@@ -3,6 +3,8 @@ import { HostScheduler } from '../frontier/scheduler.js';
 import type { FrontierRow, UrlState } from '../store/ports/index.js';
 import { SOFT_SKIPS } from '../store/ports/index.js';
 import { originOf } from '../url/canonical.js';
+import type { PriorityFn } from '../frontier/priority.js';
+import type { Candidate } from './admission.js';
 
 export type Known = 'queued' | 'soft' | 'final';
 
@@ -44,5 +46,19 @@ export class CrawlState {
     let n = 0;
     for (const q of this.hosts.values()) if (q.parked) n++;
     return n;
+  }
+
+  /** Another link to a queued URL: its priority is its best link's, with the inlink counted. */
+  bumpInlinks(url: string, id: string, c: Candidate, priorityOf: PriorityFn): { urlId: string; priority: number; inlinks: number } | undefined {
+    const q = this.hosts.get(new URL(url).host);
+    const row = q?.get(id);
+    if (!q || !row) return undefined;
+    row.inlinks++;
+    const input = { url: row.url, depth: row.depth, inlinks: row.inlinks, fresh: row.fresh, ...c.link };
+    const scored = priorityOf(input);
+    const gain = scored - priorityOf({ ...input, inlinks: row.inlinks - 1 });
+    const priority = Math.round(Math.max(scored, row.priority + gain) * 10_000) / 10_000;
+    q.reprioritize(id, priority);
+    return { urlId: id, priority, inlinks: row.inlinks };
   }
 }

@@ -114,6 +114,7 @@ export async function htmlContent(
         mode: ctx.settings.extract,
         robotsToken: ctx.robotsToken,
         xRobotsTag: res.headers['x-robots-tag'],
+        fields: ctx.scoring.fields,
       }),
     );
   } catch (err) {
@@ -142,6 +143,7 @@ export async function htmlContent(
     kind: 'page' as const,
     nofollow: e.nofollow,
     from: row.urlId,
+    link: { anchor: e.anchor, context: e.context, section: e.section, sameHost: e.internal },
   }));
   const aliases: AliasRecord[] = [];
   if (x.linkCanonical && x.linkCanonical !== row.url) {

@@ -1,5 +1,5 @@
 import type { EnrichRunResult } from './enrich-run.js';
-import type { FrontierRow, RunSummary } from '../store/ports/index.js';
+import type { FrontierRow, RunSummary, SelectionRecord } from '../store/ports/index.js';
 import type { ProcessResult } from './process-stage.js';
 import type { RobotsLoad } from './robots-stage.js';
 import type { RenderCapture } from './render-stage.js';
@@ -32,7 +32,8 @@ export type CrawlEvent =
   | { type: 'progress'; stats: ProgressStats; queued: number; activeHosts: number }
   | { type: 'done'; summary: RunSummary; stats: ProgressStats }
   /** After a crawl with `enrich`: the Summarize and Index pass over its pages (inline, then the sweep). */
-  | { type: 'enriched'; result: EnrichRunResult; inline: number };
+  | { type: 'enriched'; result: EnrichRunResult; inline: number }
+  | { type: 'selected'; selections: SelectionRecord[]; report: string };
 
 /** Running counters of a crawl, and the event stream. */
 export class CrawlProgress {

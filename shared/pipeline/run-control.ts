@@ -1,8 +1,11 @@
 import { settingsFrom } from '../config/resolve.js';
+import { crawlScoring } from '../scoring/crawl-scoring.js';
+import { parseProfile } from '../scoring/profile.js';
 import { readyAt } from '../politeness/host-state.js';
 import type { FrontierRow, GraphStore, RunSummary } from '../store/ports/index.js';
 import { enqueueCandidates } from './cloud-commit.js';
-import { runSettings, withRun, type CloudDeps } from './cloud-context.js';
+import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
+import { selectStage } from './select-stage.js';
 
 /** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */
 export interface RunInput {
@@ -12,8 +15,12 @@ export interface RunInput {
   settings?: Record<string, unknown>;
   /** The run is finalized after this many minutes even if the frontier is not drained. */
   maxMinutes?: number;
-  /** The link-scoring profile (the frontier's priority), as in an embedded crawl's `--profile`. */
-  profile?: string;
+  /** The scoring profile, as in an embedded crawl's `--profile`: a shipped name or the profile itself (a custom file, read at synth). */
+  profile?: string | Record<string, unknown>;
+  /** Focused crawl: the query links are scored against (default: the profile's). */
+  query?: string;
+  /** End the run with each seed's selection (stored, and reports/selection-<run>.json). */
+  select?: { cap: number };
 }
 
 /** The state the run state machine carries between its states. */
@@ -52,10 +59,21 @@ export const STALL_CHECKS = 5;
 export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunState> {
   if (!Array.isArray(input.seeds) || input.seeds.length === 0)
     throw new Error(`crawl "${input.crawl}" has no seeds: give it at least one http(s) URL in crawls.json`);
-  const settings = settingsFrom({ ...input.settings, ...(input.profile ? { profile: input.profile } : {}) }, `crawl "${input.crawl}"`);
+  const custom = typeof input.profile === 'object' ? parseProfile(input.profile, `crawl "${input.crawl}" profile`) : undefined;
+  const settings = settingsFrom(
+    {
+      ...input.settings,
+      ...(input.profile ? { profile: custom ? custom.name : input.profile } : {}),
+      ...(input.query ? { query: input.query } : {}),
+      ...(input.select ? { select: true, selectCap: input.select.cap } : {}),
+    },
+    `crawl "${input.crawl}"`,
+  );
+  // Checked now (a bad profile or selector fails the run's start, not every page); a custom profile travels with the run.
+  crawlScoring(settings, custom);
   const { data: _data, ...stored } = settings;
   const now = (deps.clock ?? Date.now)();
-  const run = await deps.store.createRun(input.seeds, { ...stored, crawl: input.crawl }, now);
+  const run = await deps.store.createRun(input.seeds, { ...stored, crawl: input.crawl, ...(custom ? { scoringProfile: custom } : {}) }, now);
   await withRun(deps, run.id, (ctx) =>
     enqueueCandidates(
       ctx,
@@ -125,11 +143,11 @@ async function hasInFlight(deps: CloudDeps, runId: number): Promise<boolean> {
   return (await deps.store.seenUrls(runId)).some((u) => u.state === 'in_flight');
 }
 
-/** FinalizeRun: inlink counts and PageRank, the run summary as a report in S3, the run's final status. */
+/** FinalizeRun: inlink counts and PageRank, the run summary as a report in S3, the run's final status; the selection when the crawl asks for one. */
 export async function finalizeRun(
   deps: CloudDeps & { graph: GraphStore },
   state: ProgressState,
-): Promise<{ runId: number; status: string; report: string; summary: RunSummary }> {
+): Promise<{ runId: number; status: string; report: string; summary: RunSummary; selection?: string }> {
   const now = (deps.clock ?? Date.now)();
   const status = 'finished';
   // Stop the workers first: messages still queued are dropped once the run is not running.
@@ -139,5 +157,9 @@ export async function finalizeRun(
   const ranked = await deps.graph.computeRanks(state.runId);
   const summary = await deps.store.summary(state.runId);
   const report = await deps.objects.putReport(`run-${state.runId}`, { crawl: state.crawl, reason: state.reason, rankedPages: ranked, summary });
-  return { runId: state.runId, status, report, summary };
+  const run = await deps.store.getRun(state.runId);
+  const settings = run && runSettings(run);
+  if (!run || !settings?.select) return { runId: state.runId, status, report, summary };
+  const selection = await selectStage({ ...deps, clock: deps.clock }, state.runId, run.seeds, runScoring(run, settings), settings.selectCap);
+  return { runId: state.runId, status, report, summary, selection: selection.report };
 }

@@ -1,11 +1,19 @@
 // Scoring profiles: the pattern rules of link scoring and selection, as data files (profiles/*.json)
 // checked by a schema. A bad profile fails with the file, the field and what to write.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CrawlConfigError } from '../errors.js';
+import { FieldSpecSchema, fieldSpec } from '../extract/fields.js';
 import { checkFieldWeights, DEFAULT_FIELD_WEIGHTS } from './contextual.js';
+import defaultProfile from '../../profiles/default.json' with { type: 'json' };
+import fireProtection from '../../profiles/fire-protection.json' with { type: 'json' };
+
+/** The shipped profiles, in the code (a Lambda bundle has no profiles/ folder); profiles/*.json are their source. */
+const SHIPPED: Record<string, unknown> = { default: defaultProfile, 'fire-protection': fireProtection };
+
+export function shippedProfiles(): string[] {
+  return Object.keys(SHIPPED);
+}
 
 /** A path glob, case-insensitive and anchored: `/services`, `/services/*` (anything below), `*service-area*`. */
 const PathGlob = z.string().min(1).regex(/^[/*]/, 'a path pattern starts with / or *');
@@ -44,7 +52,8 @@ export const ProfileSchema = z
       .object({ contextual: z.number().min(0).max(1), intrinsic: z.number().min(0).max(1) })
       .refine((w) => Math.abs(w.contextual + w.intrinsic - 1) < 0.001, 'weights.contextual and weights.intrinsic must sum to 1')
       .default({ contextual: 0.6, intrinsic: 0.4 }),
-    fields: z
+    /** Weights of the contextual score's fields (head title, meta description, anchor, URL tokens). */
+    contextWeights: z
       .object({ title: z.number(), description: z.number(), anchor: z.number(), url: z.number() })
       .superRefine((w, ctx) => {
         const problem = checkFieldWeights(w);
@@ -67,6 +76,8 @@ export const ProfileSchema = z
      * pages that say what a company does: services, then About); the rest fill by score.
      */
     prefer: z.array(z.string()).default([]),
+    /** Fields extracted from matching pages with CSS selectors (name → selector or { selector, attr, list, pages, type, match }). */
+    fields: z.record(z.string(), FieldSpecSchema).default({}),
     /** Pages selected by the homepage pass, the homepage included. */
     cap: z.number().int().min(1).max(50).default(4),
     /** Scores within this are a tie (broken by bucket order, then shorter path, then URL). */
@@ -80,19 +91,26 @@ export const ProfileSchema = z
     }
   });
 
-export type Profile = z.infer<typeof ProfileSchema>;
+export type Profile = z.infer<typeof ProfileSchema> & {
+  /** Where the profile came from (a shipped name or a file), for messages; not part of the file. */
+  source?: string;
+};
 export type ProfileBucket = z.infer<typeof Bucket>;
-
-/** Where the shipped profiles live: `profiles/` at the package root (from `shared/scoring/` or `dist/shared/scoring/`). */
-export function profilesDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  return [join(here, '../../profiles'), join(here, '../../../profiles')].find((d) => existsSync(d)) ?? join(here, '../../profiles');
-}
 
 /** Checks a parsed profile; `source` names the file in the error. */
 export function parseProfile(data: unknown, source: string): Profile {
-  const result = ProfileSchema.safeParse(data);
-  if (result.success) return result.data;
+  // A profile loaded before (kept with a cloud run) carries where it came from: not part of the file.
+  let plain = data;
+  if (data !== null && typeof data === 'object' && !Array.isArray(data) && 'source' in data) {
+    const { source: _from, ...rest } = data as Record<string, unknown>;
+    plain = rest;
+  }
+  const result = ProfileSchema.safeParse(plain);
+  if (result.success) {
+    // Selectors are checked now, at start-up: a bad one names the file and the field.
+    for (const [name, spec] of Object.entries(result.data.fields)) fieldSpec(name, spec, `profile ${source}, fields.${name}`);
+    return { ...result.data, source };
+  }
   const issue = result.error.issues[0]!;
   const field = issue.path.length ? issue.path.join('.') : '(the whole profile)';
   throw new CrawlConfigError(`profile ${source}: ${field}: ${issue.message}`);
@@ -101,14 +119,14 @@ export function parseProfile(data: unknown, source: string): Profile {
 /** A shipped profile by name (`default`, `fire-protection`) or a profile file by path (`./my-profile.json`). */
 export function loadProfile(nameOrPath: string): Profile {
   const isPath = /[/\\]|\.json$/i.test(nameOrPath);
-  const file = isPath ? nameOrPath : join(profilesDir(), `${nameOrPath}.json`);
-  if (!existsSync(file)) {
-    throw new CrawlConfigError(
-      isPath
-        ? `profile ${file} does not exist: give the path of a profile JSON file`
-        : `unknown profile "${nameOrPath}": use default or fire-protection, or the path of a profile file`,
-    );
+  if (!isPath) {
+    const shipped = SHIPPED[nameOrPath];
+    if (shipped === undefined)
+      throw new CrawlConfigError(`unknown profile "${nameOrPath}": use ${shippedProfiles().join(' or ')}, or the path of a profile JSON file`);
+    return parseProfile(shipped, nameOrPath);
   }
+  const file = nameOrPath;
+  if (!existsSync(file)) throw new CrawlConfigError(`profile ${file} does not exist: give the path of a profile JSON file`);
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
@@ -121,4 +139,66 @@ export function loadProfile(nameOrPath: string): Profile {
 /** A path glob as an anchored, case-insensitive RegExp. */
 export function pathGlob(glob: string): RegExp {
   return new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i');
+}
+
+/** A URL's path without trailing slashes (`/` for the root). */
+export function pathOf(url: string): string {
+  const p = new URL(url).pathname.replace(/\/+$/, '');
+  return p === '' ? '/' : p;
+}
+
+/** A top-level path's slug holds one of the words (case-insensitive, as a word of the slug). */
+function slugHas(path: string, terms: string[]): boolean {
+  const segments = path.split('/').filter(Boolean);
+  if (segments.length !== 1 || !terms.length) return false;
+  const words = segments[0]!.toLowerCase().split(/[^a-z0-9]+/);
+  return terms.some((t) => words.includes(t.toLowerCase()));
+}
+
+/** A profile's pattern rules, compiled once: exclusions, the bucket of a link, its capped boosts. */
+export interface LinkPatterns {
+  /** Why a link is removed before scoring: a hard exclusion in its path or anchor, or an excluded path. */
+  exclusion(path: string, anchor: string): 'hard-excluded' | 'excluded' | undefined;
+  /** The first bucket that matches, else `other`. */
+  bucket(path: string, anchor: string): string;
+  /** The boosts whose patterns match, their sum capped at the profile's maxBoost. */
+  boost(path: string): { boost: number; labels: string[] };
+}
+
+const compiled = new WeakMap<Profile, LinkPatterns>();
+
+export function linkPatterns(p: Profile): LinkPatterns {
+  let c = compiled.get(p);
+  if (c) return c;
+  const exclude = p.exclude.map(pathGlob);
+  const buckets = p.buckets.map((b) => ({ ...b, re: b.paths.map(pathGlob) }));
+  const boosts = p.boosts.map((b) => ({ ...b, re: b.paths.map(pathGlob) }));
+  const hard = p.hardExclude.map((w) => w.toLowerCase());
+  c = {
+    exclusion(path, anchor) {
+      const words = `${path} ${anchor}`.toLowerCase();
+      if (hard.some((w) => words.includes(w))) return 'hard-excluded';
+      return exclude.some((r) => r.test(path)) ? 'excluded' : undefined;
+    },
+    bucket(path, anchor) {
+      const a = anchor.toLowerCase();
+      for (const b of buckets) {
+        if (b.re.some((r) => r.test(path)) || slugHas(path, b.slugTerms) || b.anchors.some((w) => a.includes(w.toLowerCase()))) return b.name;
+      }
+      return 'other';
+    },
+    boost(path) {
+      const labels: string[] = [];
+      let boost = 0;
+      for (const b of boosts) {
+        if (b.re.some((r) => r.test(path)) || slugHas(path, b.slugTerms)) {
+          labels.push(b.label);
+          boost += b.boost;
+        }
+      }
+      return { boost: Math.min(p.maxBoost, boost), labels };
+    },
+  };
+  compiled.set(p, c);
+  return c;
 }

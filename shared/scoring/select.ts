@@ -3,7 +3,7 @@
 import { canonicalize } from '../url/canonical.js';
 import { contextualScores } from './contextual.js';
 import { intrinsicScore, type LinkFacts } from './intrinsic.js';
-import { pathGlob, type Profile } from './profile.js';
+import { linkPatterns, pathOf, type Profile } from './profile.js';
 
 /** A link to score: its facts, and the target's head when a preview fetched it. */
 export interface Candidate extends LinkFacts {
@@ -34,48 +34,9 @@ export interface Selection {
   counts: { candidates: number; filtered: number; hardExcluded: number; aboveThreshold: number; selected: number; skippedByRule: number };
 }
 
-const compiled = new WeakMap<Profile, { exclude: RegExp[]; buckets: Array<{ paths: RegExp[] }>; boosts: Array<{ paths: RegExp[] }> }>();
-function patterns(p: Profile) {
-  let c = compiled.get(p);
-  if (!c) {
-    c = {
-      exclude: p.exclude.map(pathGlob),
-      buckets: p.buckets.map((b) => ({ paths: b.paths.map(pathGlob) })),
-      boosts: p.boosts.map((b) => ({ paths: b.paths.map(pathGlob) })),
-    };
-    compiled.set(p, c);
-  }
-  return c;
-}
-
-/** A top-level path's slug holds one of the words (case-insensitive, as a word of the slug). */
-function slugHas(path: string, terms: string[]): boolean {
-  const segments = path.split('/').filter(Boolean);
-  if (segments.length !== 1 || !terms.length) return false;
-  const words = segments[0]!.toLowerCase().split(/[^a-z0-9]+/);
-  return terms.some((t) => words.includes(t.toLowerCase()));
-}
-
-const pathOf = (url: string) => {
-  const p = new URL(url).pathname.replace(/\/+$/, '');
-  return p === '' ? '/' : p;
-};
-
-/** Why a link is removed before scoring: a hard exclusion in its path or anchor, or an excluded path. */
-function exclusion(profile: Profile, exclude: RegExp[], path: string, anchor: string): 'hard-excluded' | 'excluded' | undefined {
-  const words = `${path} ${anchor}`.toLowerCase();
-  if (profile.hardExclude.some((w) => words.includes(w.toLowerCase()))) return 'hard-excluded';
-  return exclude.some((r) => r.test(path)) ? 'excluded' : undefined;
-}
-
 /** Which bucket of the profile a link falls in (the first that matches), else `other`. */
 export function bucketOf(profile: Profile, path: string, anchor: string): string {
-  const c = patterns(profile);
-  const a = anchor.toLowerCase();
-  for (const [i, b] of profile.buckets.entries()) {
-    if (c.buckets[i]!.paths.some((r) => r.test(path)) || slugHas(path, b.slugTerms) || b.anchors.some((w) => a.includes(w.toLowerCase()))) return b.name;
-  }
-  return 'other';
+  return linkPatterns(profile).bucket(path, anchor);
 }
 
 /**
@@ -84,7 +45,7 @@ export function bucketOf(profile: Profile, path: string, anchor: string): string
  * contextual scores, capped pattern boosts and the total. One entry per canonical URL (its best link).
  */
 export function scoreLinks(pageUrl: string, candidates: Candidate[], profile: Profile, query = profile.query): ScoredLink[] {
-  const c = patterns(profile);
+  const c = linkPatterns(profile);
   const page = canonicalize(pageUrl) ?? pageUrl;
   const best = new Map<string, { link: Candidate; intrinsic: ReturnType<typeof intrinsicScore> }>();
   for (const link of candidates) {
@@ -96,27 +57,19 @@ export function scoreLinks(pageUrl: string, candidates: Candidate[], profile: Pr
   }
   // Exclusions come before scoring: excluded pages take no part in the BM25 statistics either
   // (a service-area tree stuffed with the query's words would otherwise make them common).
-  const entries = [...best.values()].map((e) => ({ ...e, path: pathOf(e.link.url), out: exclusion(profile, c.exclude, pathOf(e.link.url), e.link.anchor) }));
+  const entries = [...best.values()].map((e) => ({ ...e, path: pathOf(e.link.url), out: c.exclusion(pathOf(e.link.url), e.link.anchor) }));
   const scoredEntries = entries.filter((e) => !e.out);
   const context = new Map(
     contextualScores(
       query,
       scoredEntries.map(({ link }) => ({ title: link.preview?.title, description: link.preview?.description, anchor: link.anchor, url: link.url })),
-      profile.fields,
+      profile.contextWeights,
     ).map((score, i) => [scoredEntries[i]!.link.url, score]),
   );
   return entries.map(({ link, intrinsic, path, out }) => {
-    const base = { url: link.url, path, anchor: link.anchor, section: link.section, bucket: bucketOf(profile, path, link.anchor), intrinsic: intrinsic.score };
+    const base = { url: link.url, path, anchor: link.anchor, section: link.section, bucket: c.bucket(path, link.anchor), intrinsic: intrinsic.score };
     if (out) return { ...base, contextual: 0, boost: 0, total: 0, matched: [], excluded: out };
-    const labels: string[] = [];
-    let boost = 0;
-    profile.boosts.forEach((b, j) => {
-      if (c.boosts[j]!.paths.some((r) => r.test(path)) || slugHas(path, b.slugTerms)) {
-        labels.push(b.label);
-        boost += b.boost;
-      }
-    });
-    boost = Math.min(profile.maxBoost, boost);
+    const { boost, labels } = c.boost(path);
     const ctx = context.get(link.url)!;
     const total = profile.weights.contextual * ctx.score + (profile.weights.intrinsic * intrinsic.score) / 10 + boost;
     const round = (n: number) => Math.round(n * 10_000) / 10_000;
@@ -181,4 +134,38 @@ export function selectPages(homeUrl: string, links: ScoredLink[], profile: Profi
       skippedByRule,
     },
   };
+}
+
+/** A candidate's head (title, description): fetched by the homepage pass, read from the store after a crawl. */
+export type HeadLookup = (url: string) => Promise<{ title?: string; description?: string } | undefined>;
+
+/**
+ * The selection with previews: scores the links without heads, looks up the heads of the best
+ * `previews` candidates (in score order, one at a time: a live lookup is a polite request), then
+ * scores again with them and selects.
+ */
+export async function selectWithPreviews(
+  home: string,
+  candidates: Candidate[],
+  profile: Profile,
+  query: string,
+  previews: number,
+  head: HeadLookup | undefined,
+): Promise<Selection> {
+  if (head && previews > 0) {
+    const best = scoreLinks(home, candidates, profile, query)
+      .filter((l) => !l.excluded || l.excluded === 'below-threshold')
+      .sort((a, b) => b.total - a.total || (a.url < b.url ? -1 : 1))
+      .slice(0, previews);
+    const heads = new Map<string, { title?: string; description?: string }>();
+    for (const l of best) {
+      const h = await head(l.url);
+      if (h) heads.set(l.url, h);
+    }
+    for (const c of candidates) {
+      const preview = heads.get(canonicalize(c.url) ?? c.url);
+      if (preview) c.preview = preview;
+    }
+  }
+  return selectPages(home, scoreLinks(home, candidates, profile, query), profile);
 }

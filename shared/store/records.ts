@@ -98,8 +98,8 @@ export interface RenderInfo {
 /** The error of the interaction record of a URL that robots.txt refused: no request was made. */
 export const ROBOTS_REFUSAL = 'refused: disallowed by robots.txt';
 
-/** What an interaction turned out to be: the requested kind, or pdf/raw once the type is known. */
-export type RecordKind = FetchKind | 'pdf' | 'raw';
+/** What an interaction turned out to be: the requested kind, or pdf/raw once the type is known; `preview`: a page's head only (a focused crawl's link preview). */
+export type RecordKind = FetchKind | 'pdf' | 'raw' | 'preview';
 
 /** Where an exchange's response (or, without one, its metadata) record sits in the WARC files. */
 export interface WarcLocation {
@@ -163,6 +163,8 @@ export interface ExtractRecord extends MetadataFields {
   textDuplicateOf?: string;
   pdfPages?: number;
   metadata: Record<string, unknown>;
+  /** CSS-selector fields of the crawl's profile or command line that matched the page. */
+  fields?: Record<string, string | number | string[] | number[]>;
 }
 
 export interface ChunkRecord {
@@ -305,3 +307,29 @@ export interface RunProgress {
 
 /** A refused claim says when the host's rules allow the next request, and whether another worker holds it now. */
 export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number; leased: boolean; parkedReason?: string };
+
+/** One selected page of a selection, with why it was chosen. */
+export interface SelectedPage {
+  url: string;
+  bucket: string;
+  total: number;
+  contextual: number;
+  intrinsic: number;
+  boost: number;
+  reason?: string;
+  anchor?: string;
+}
+
+/** The selection of one seed homepage at the end of a run (`--select`): the pages that say what the site does. */
+export interface SelectionRecord {
+  runId: number;
+  home: string;
+  profile: string;
+  query: string;
+  cap: number;
+  selected: SelectedPage[];
+  counts: { candidates: number; filtered: number; hardExcluded: number; aboveThreshold: number; selected: number; skippedByRule: number };
+  /** Heads of candidates read from the crawl's own extractions. */
+  previews: number;
+  at: number;
+}

@@ -1,14 +1,14 @@
 // The synthesized stack: resources and their settings, the cdk-nag AwsSolutions pack, the bundles.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Crawler } from '../../lib/crawler.js';
-import { CrawlConfigError, validateCrawls } from '../../lib/crawls-config.js';
+import { CrawlConfigError, loadCrawls, validateCrawls } from '../../lib/crawls-config.js';
 import { BANDS_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
 import { tempDir } from '../helpers.js';
 import { stateMachines, synthApp, type Synthesized } from './synth.js';
@@ -185,4 +185,48 @@ test('crawls.json problems fail at synth time with the crawl, the field and what
   writeFileSync(join(dir.dir, 'crawls.json'), '{"crawls": [');
   assert.throws(() => synthApp({ bundle: false, crawlsFile: join(dir.dir, 'crawls.json') }), /crawls.json is not valid JSON/);
   dir.cleanup();
+});
+
+test("a crawl's profile file (relative to crawls.json), query and select reach the schedule's input; a bad profile stops synth", () => {
+  const dir = tempDir();
+  try {
+    mkdirSync(join(dir.dir, 'profiles'));
+    writeFileSync(
+      join(dir.dir, 'profiles', 'mine.json'),
+      JSON.stringify({ name: 'mine', query: 'solar panels', fields: { price: { selector: '.price', type: 'number' } } }),
+    );
+    const crawls = (crawl: Record<string, unknown>) => {
+      writeFileSync(
+        join(dir.dir, 'crawls.json'),
+        JSON.stringify({ crawls: [{ name: 'c', schedule: 'rate(1 day)', seeds: ['https://a.example/'], ...crawl }] }),
+      );
+      return join(dir.dir, 'crawls.json');
+    };
+    const [def] = loadCrawls(crawls({ profile: './profiles/mine.json', query: 'roof solar', select: { cap: 3 } }));
+    assert.equal((def!.profile as { name: string }).name, 'mine');
+    const synth = synthApp({ bundle: false, crawlsFile: crawls({ profile: './profiles/mine.json', query: 'roof solar', select: { cap: 3 } }) });
+    try {
+      Template.fromJSON(synth.template).hasResourceProperties('AWS::Events::Rule', {
+        Targets: Match.arrayWith([
+          Match.objectLike({
+            Input: Match.serializedJson(
+              Match.objectLike({ profile: Match.objectLike({ name: 'mine', query: 'solar panels' }), query: 'roof solar', select: { cap: 3 } }),
+            ),
+          }),
+        ]),
+      });
+    } finally {
+      synth.cleanup();
+    }
+    assert.equal(loadCrawls(crawls({ profile: 'fire-protection' }))[0]!.profile, 'fire-protection', 'a shipped profile stays a name');
+    writeFileSync(join(dir.dir, 'profiles', 'bad.json'), JSON.stringify({ name: 'bad', fields: { phone: 'a[href' } }));
+    assert.throws(
+      () => loadCrawls(crawls({ profile: 'profiles/bad.json' })),
+      /crawl #1 "c": field "phone" \(profile .*bad\.json, fields\.phone\): invalid CSS selector/,
+    );
+    assert.throws(() => loadCrawls(crawls({ profile: './nope.json' })), /crawl #1 "c": profile .*nope\.json does not exist/);
+    assert.throws(() => loadCrawls(crawls({ select: { cap: 0 } })), /select\.cap/);
+  } finally {
+    dir.cleanup();
+  }
 });

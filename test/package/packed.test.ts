@@ -96,7 +96,9 @@ test('the tarball holds the library, the construct, their declarations, the CLI,
   }
   assert.deepEqual(readdirSync(pkg).sort(), ['README.md', 'bin', 'dist', 'package.json', 'profiles']);
   assert.ok(existsSync(join(pkg, 'profiles/fire-protection.json')), 'the shipped scoring profiles');
-  assert.deepEqual(readdirSync(join(pkg, 'dist')).sort(), ['lambda', 'lib', 'shared', 'ui']);
+  // dist/profiles: the shipped profiles the compiled code imports (profiles/ is their source, for users to copy).
+  assert.deepEqual(readdirSync(join(pkg, 'dist')).sort(), ['lambda', 'lib', 'profiles', 'shared', 'ui']);
+  assert.ok(existsSync(join(pkg, 'dist/profiles/fire-protection.json')));
 });
 
 test("the README's library example runs as written against the installed package", async () => {

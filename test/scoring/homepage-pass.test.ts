@@ -24,7 +24,7 @@ test('the homepage pass selects what each site expects, previews only candidates
   for (const c of COMPANIES) {
     const site = await served(c);
     try {
-      const result = await select(`${site.origin}/`, { profileName: 'fire-protection', allowPrivateNetwork: true, delayMs: 0 });
+      const result = await select(`${site.origin}/`, { profile: 'fire-protection', allowPrivateNetwork: true, delayMs: 0 });
       const paths = result.selected.map((s) => s.path);
       for (const p of c.expected.include) assert.ok(paths.includes(p), `${c.name}: ${paths.join(' ')} — expected ${p}`);
       assert.ok(!paths.some((p) => /service-area/.test(p)));
@@ -45,7 +45,7 @@ test('politeness: a page robots.txt disallows is not previewed, the Crawl-delay 
   const hub = COMPANIES[0]!;
   const site = await served(hub, 'User-agent: *\nDisallow: /about-us\nCrawl-delay: 0.1\n');
   try {
-    const result = await select(`${site.origin}/`, { profileName: 'fire-protection', allowPrivateNetwork: true, delayMs: 0, previews: 5 });
+    const result = await select(`${site.origin}/`, { profile: 'fire-protection', allowPrivateNetwork: true, delayMs: 0, previews: 5 });
     assert.ok(!site.requests.some((r) => r.path === '/about-us'));
     assert.ok(result.previews.refused >= 1, JSON.stringify(result.previews));
     assert.ok(result.previews.fetched + result.previews.refused + result.previews.failed <= 5);
@@ -95,7 +95,7 @@ test('trawl select prints the selection with reasons, every link with its diagno
     assert.match(bad.stderr, /--cap: expected a whole number from 1 to 50/);
     const unknown = await runCli(['select', `${site.origin}/`, '--profile', 'plumbing', ...flags]);
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /unknown profile "plumbing": use default or fire-protection, or the path of a profile file/);
+    assert.match(unknown.stderr, /unknown profile "plumbing": use default or fire-protection, or the path of a profile JSON file/);
   } finally {
     await site.close();
   }

@@ -66,7 +66,7 @@ test('a bad profile fails naming the file, the field and what to write; an unkno
     };
     const cases: Array<[unknown, RegExp]> = [
       [{ name: 'x', weights: { contextual: 0.7, intrinsic: 0.4 } }, /weights: weights.contextual and weights.intrinsic must sum to 1/],
-      [{ name: 'x', fields: { title: 1, description: 1, anchor: 0, url: 0 } }, /fields: the field weights sum to 2\.000/],
+      [{ name: 'x', contextWeights: { title: 1, description: 1, anchor: 0, url: 0 } }, /contextWeights: the field weights sum to 2\.000/],
       [{ name: 'x', buckets: [{ name: 'Services!' }] }, /buckets\.0\.name: a bucket name is lower-case kebab-case/],
       [{ name: 'x', exclude: ['login'] }, /exclude\.0: a path pattern starts with \/ or \*/],
       [{ name: 'x', cap: 0 }, /cap:/],

@@ -60,9 +60,13 @@ test('migrates a data directory of the previous schema forward, keeping its data
       "DROP TABLE bodies; ALTER TABLE pages DROP COLUMN fetcher; ALTER TABLE pages DROP COLUMN render; UPDATE meta SET value = '2' WHERE key = 'schema_version'",
     );
     db.exec('DROP TABLE enrichments; DROP TABLE enrichment_tags; DROP TABLE enrich_failures; DROP TABLE search_text; DROP TABLE vectors');
+    // …and no selections or extraction fields (schema 6).
+    db.exec('DROP TABLE selections; ALTER TABLE extracts DROP COLUMN fields');
     db.close();
     const reader = new SqliteCrawlStore(dir, { readonly: true });
-    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '5');
+    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '6');
+    assert.deepEqual(reader.db.prepare('SELECT count(*) AS n FROM selections').get(), { n: 0 });
+    assert.ok((reader.db.prepare('PRAGMA table_info(extracts)').all() as Array<{ name: string }>).some((c) => c.name === 'fields'));
     assert.deepEqual(reader.db.prepare('SELECT count(*) AS n FROM search_text JOIN enrichments ON doc_id = search_text.rowid').get(), { n: 0 });
     assert.equal((await reader.latestRun())?.id, run.id);
     await reader.close();

@@ -31,8 +31,17 @@ export interface ExpectedSelection {
   maxBlog: number;
 }
 
+/** What a company prints in every page's footer: what the fire-protection profile's fields extract. */
+export interface CompanyContact {
+  phone: string;
+  address: string;
+  /** Certifications named in the footer (NICET, NFPA …), in order. */
+  certifications: string[];
+}
+
 export interface CompanySite {
   name: string;
+  contact: CompanyContact;
   home: CompanyPage;
   links: CompanyLink[];
   pages: Record<string, CompanyPage>;
@@ -119,6 +128,13 @@ function legal(): { links: CompanyLink[]; pages: Record<string, CompanyPage> } {
   };
 }
 
+const CONTACTS: Record<string, CompanyContact> = {
+  hub: { phone: '(612) 555-0100', address: '1200 Industrial Blvd, Springfield, MN 55401', certifications: ['NICET Level III', 'NFPA 25', 'NFPA 72'] },
+  toplevel: { phone: '651-555-0142', address: '88 Beacon Street, Riverton, MN 55102', certifications: ['NFPA 13'] },
+  blog: { phone: '(763) 555-0175', address: '5 Summit Way, Lakeside, MN 55303', certifications: [] },
+  catalogue: { phone: '952.555.0123', address: '400 Delta Drive, Fairview, MN 55337', certifications: ['UL Listed', 'FM Approved'] },
+};
+
 function site(
   name: string,
   home: CompanyPage,
@@ -129,6 +145,7 @@ function site(
 ): CompanySite {
   return {
     name,
+    contact: CONTACTS[name]!,
     home,
     links: [...own, ...extras.flatMap((e) => e.links)],
     pages: Object.assign({}, pages, ...extras.map((e) => e.pages)),
@@ -268,7 +285,12 @@ function escape(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-function html(p: CompanyPage, links: CompanyLink[] = []): string {
+function footer(c: CompanyContact): string {
+  const certs = c.certifications.length ? `<p>Certified: ${c.certifications.map((x) => `<span>${escape(x)}</span>`).join(', ')}</p>` : '';
+  return `<p>Call <a href="tel:${c.phone.replace(/[^\d]/g, '')}">${escape(c.phone)}</a></p><address>${escape(c.address)}</address>${certs}`;
+}
+
+function html(p: CompanyPage, links: CompanyLink[] = [], contact?: CompanyContact): string {
   const head = `<title>${escape(p.title)}</title>${p.description ? `<meta name="description" content="${escape(p.description)}">` : ''}`;
   const section = (s: CompanyLink['section']) =>
     links
@@ -276,7 +298,7 @@ function html(p: CompanyPage, links: CompanyLink[] = []): string {
       .map((l) => `<a href="${l.path}">${escape(l.anchor)}</a>`)
       .join(' ');
   const text = (p.text ?? [p.description ?? p.title]).map((t) => `<p>${escape(t)}</p>`).join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8">${head}</head><body><nav>${section('nav')}</nav><main><h1>${escape(p.title)}</h1>${text}<p>${section('body')}</p></main><footer>${section('footer')}</footer></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">${head}</head><body><nav>${section('nav')}</nav><main><h1>${escape(p.title)}</h1>${text}<p>${section('body')}</p></main><footer>${section('footer')}${contact ? footer(contact) : ''}</footer></body></html>`;
 }
 
 /** A response of a company site: robots.txt, the homepage with its links, a listed page, or a 404. */
@@ -284,7 +306,7 @@ export function companyResponse(c: CompanySite, path: string): WebResponse {
   if (path === '/robots.txt') return { status: 200, headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n' };
   const page = path === '/' ? c.home : c.pages[path];
   if (!page) return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'not found' };
-  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html(page, path === '/' ? c.links : []) };
+  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html(page, path === '/' ? c.links : [], c.contact) };
 }
 
 /** One company site as a host of the synthetic web (`company-<name>`). */

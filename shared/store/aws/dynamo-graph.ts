@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { pageRank } from '../../graph/pagerank.js';
-import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, UnfetchedUrl } from '../ports/index.js';
+import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, SelectionRecord, UnfetchedUrl } from '../ports/index.js';
+import { urlId } from '../../url/canonical.js';
 import { recordOf } from './dynamo-items.js';
 import { DynamoTable, inBatches } from './dynamo-table.js';
 import { INLINKS_INDEX, keys } from './table.js';
@@ -128,5 +129,14 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
       .map((t) => ({ url: t.url, inlinks: t.from.size, hosts: t.hosts.size }))
       .sort((a, b) => b.hosts - a.hosts || b.inlinks - a.inlinks || a.url.localeCompare(b.url))
       .slice(0, limit);
+  }
+
+  async saveSelections(selections: SelectionRecord[]): Promise<void> {
+    await this.batchWrite(selections.map((s) => ({ ...keys.selection(s.runId, urlId(s.home)), type: 'SELECTION', ...s })));
+  }
+
+  async selections(runId: number): Promise<SelectionRecord[]> {
+    const items = await this.partition(`RUN#${runId}`, 'SELECTION#');
+    return items.map((i) => recordOf<SelectionRecord>(i)!).sort((a, b) => (a.home < b.home ? -1 : a.home > b.home ? 1 : 0));
   }
 }

@@ -105,7 +105,14 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
   async addUrls(rows: FrontierRow[]): Promise<string[]> {
     const expiresAt = Math.floor(Date.now() / 1000) + this.retentionSeconds;
     const inserted: string[] = [];
-    const enqueued = new Map<number, number>();
+    // Counted once, in one update: a progress check between a settled +1 and its enqueued +1 would see a drained run.
+    const counts = new Map<number, { enqueued: number; settled: number }>();
+    const count = (runId: number, settled: number) => {
+      const c = counts.get(runId) ?? { enqueued: 0, settled: 0 };
+      c.enqueued++;
+      c.settled += settled;
+      counts.set(runId, c);
+    };
     await inBatches(rows, 16, async (row) => {
       // A URL skipped for a reason that depends on the path to it is queued when a better path appears.
       const soft =
@@ -118,14 +125,11 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
           : undefined;
       if (await this.putIfAbsent(frontierItem(row, expiresAt), soft)) {
         inserted.push(row.urlId);
-        if (row.state === 'queued') enqueued.set(row.runId, (enqueued.get(row.runId) ?? 0) + 1);
-        else if (FINAL_STATES.has(row.state)) {
-          enqueued.set(row.runId, (enqueued.get(row.runId) ?? 0) + 1);
-          await this.addCounters(row.runId, { settled: 1 });
-        }
+        if (row.state === 'queued') count(row.runId, 0);
+        else if (FINAL_STATES.has(row.state)) count(row.runId, 1);
       }
     });
-    for (const [runId, n] of enqueued) await this.addCounters(runId, { enqueued: n });
+    for (const [runId, c] of counts) await this.addCounters(runId, c);
     return rows.filter((r) => inserted.includes(r.urlId)).map((r) => r.urlId);
   }
 

@@ -20,6 +20,8 @@ export const keys = {
   runCounters: (runId: number) => ({ PK: `RUN#${runId}`, SK: 'COUNTERS' }),
   frontier: (runId: number, urlId: string) => ({ PK: `RUN#${runId}`, SK: `URL#${urlId}` }),
   runHost: (runId: number, host: string) => ({ PK: `RUN#${runId}`, SK: `HOST#${host}` }),
+  /** The selection of one seed homepage at the end of a run. */
+  selection: (runId: number, homeId: string) => ({ PK: `RUN#${runId}`, SK: `SELECTION#${homeId}` }),
   /** Politeness state and the fetch claim: small, updated around every request. */
   host: (host: string) => ({ PK: `HOST#${host}`, SK: 'HOST' }),
   /** robots.txt of a host: written when it is fetched, read with the host. */

@@ -2,9 +2,16 @@
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** The Summarize and Index tables (v5). */
+const SELECTIONS_SQL = `CREATE TABLE IF NOT EXISTS selections (
+  run_id INTEGER NOT NULL,
+  home TEXT NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (run_id, home)
+) WITHOUT ROWID;`;
+
 const ENRICH_SQL = `
 CREATE TABLE IF NOT EXISTS enrichments (
   doc_id INTEGER PRIMARY KEY,
@@ -68,6 +75,9 @@ export const MIGRATIONS: Record<number, string> = {
       ALTER TABLE pages ADD COLUMN render TEXT;`,
   // v5: summaries, tags and embedding metadata; the full-text index; the vectors; the enrichment dead letters.
   4: ENRICH_SQL,
+  // v6: CSS-selector fields with the extraction; the selections of runs ended with --select.
+  5: `ALTER TABLE extracts ADD COLUMN fields TEXT;
+      ${SELECTIONS_SQL}`,
 };
 
 export const SCHEMA_SQL = `
@@ -198,7 +208,8 @@ CREATE TABLE IF NOT EXISTS extracts (
   near_duplicate_distance INTEGER,
   text_duplicate_of TEXT,
   pdf_pages INTEGER,
-  metadata TEXT NOT NULL
+  metadata TEXT NOT NULL,
+  fields TEXT
 );
 CREATE INDEX IF NOT EXISTS extracts_text_hash ON extracts (text_hash);
 CREATE TABLE IF NOT EXISTS chunks (
@@ -234,4 +245,5 @@ CREATE TABLE IF NOT EXISTS aliases (
   PRIMARY KEY (url_id, reason)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS aliases_target ON aliases (target_id);
-${ENRICH_SQL}`;
+${ENRICH_SQL}
+${SELECTIONS_SQL}`;

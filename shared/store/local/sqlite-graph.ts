@@ -1,5 +1,5 @@
 import type { Database as Db } from 'better-sqlite3';
-import type { GraphStore, LinkView, RankedPage, UnfetchedUrl } from '../ports/index.js';
+import type { GraphStore, LinkView, RankedPage, SelectionRecord, UnfetchedUrl } from '../ports/index.js';
 import { CURRENT_EDGES, rowToEdge } from './sqlite-rows.js';
 import { pageRank } from '../../graph/pagerank.js';
 
@@ -73,5 +73,17 @@ export class SqliteGraph implements GraphStore {
       )
       .all(limit) as UnfetchedUrl[];
     return rows;
+  }
+
+  async saveSelections(selections: SelectionRecord[]): Promise<void> {
+    const put = this.db.prepare('INSERT OR REPLACE INTO selections (run_id, home, record) VALUES (?, ?, ?)');
+    this.db.transaction(() => {
+      for (const s of selections) put.run(s.runId, s.home, JSON.stringify(s));
+    })();
+  }
+
+  async selections(runId: number): Promise<SelectionRecord[]> {
+    const rows = this.db.prepare('SELECT record FROM selections WHERE run_id = ? ORDER BY home').all(runId) as Array<{ record: string }>;
+    return rows.map((r) => JSON.parse(r.record) as SelectionRecord);
   }
 }

@@ -226,6 +226,7 @@ export function rowToExtract(r: Record<string, unknown>): ExtractRecord {
     textDuplicateOf: s('text_duplicate_of'),
     pdfPages: opt<number>(r.pdf_pages),
     metadata: JSON.parse(r.metadata as string) as Record<string, unknown>,
+    ...(r.fields ? { fields: JSON.parse(r.fields as string) as ExtractRecord['fields'] } : {}),
   };
 }
 

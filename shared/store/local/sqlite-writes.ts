@@ -31,9 +31,9 @@ const SQL = {
   adoptAliasEdges: `UPDATE edges SET to_page_id = (SELECT url_id FROM pages WHERE url_id = @targetId) WHERE to_id = @urlId AND +to_page_id IS NULL`,
   upsertAlias: 'INSERT OR REPLACE INTO aliases (url_id, url, target_url, target_id, reason) VALUES (@urlId, @url, @targetUrl, @targetId, @reason)',
   upsertExtract: `INSERT OR REPLACE INTO extracts (url_id, run_id, snapshot, title, description, author, published, modified, language, canonical_url, site_name, content_type,
-      word_count, reading_minutes, method, markdown, text_hash, simhash, near_duplicate_of, near_duplicate_distance, text_duplicate_of, pdf_pages, metadata)
+      word_count, reading_minutes, method, markdown, text_hash, simhash, near_duplicate_of, near_duplicate_distance, text_duplicate_of, pdf_pages, metadata, fields)
     VALUES (@urlId, @runId, @snapshot, @title, @description, @author, @published, @modified, @language, @canonicalUrl, @siteName, @contentType,
-      @wordCount, @readingMinutes, @method, @markdown, @textHash, @simhash, @nearDuplicateOf, @nearDuplicateDistance, @textDuplicateOf, @pdfPages, @metadata)`,
+      @wordCount, @readingMinutes, @method, @markdown, @textHash, @simhash, @nearDuplicateOf, @nearDuplicateDistance, @textDuplicateOf, @pdfPages, @metadata, @fields)`,
   deleteChunks: 'DELETE FROM chunks WHERE url_id = ?',
   insertChunk:
     'INSERT INTO chunks (url_id, seq, id, position, tokens, text, prev_id, next_id) VALUES (@urlId, @seq, @id, @position, @tokens, @text, @prevId, @nextId)',
@@ -106,10 +106,13 @@ export class SqliteWrites {
     nearDuplicateDistance: undefined,
     textDuplicateOf: undefined,
     pdfPages: undefined,
+    fields: undefined,
   };
 
   private extract(x: ExtractRecord, chunks: ChunkRecord[]): void {
-    this.s.upsertExtract.run(orNull({ ...SqliteWrites.EXTRACT_OPTIONAL, ...x, metadata: JSON.stringify(x.metadata) }));
+    this.s.upsertExtract.run(
+      orNull({ ...SqliteWrites.EXTRACT_OPTIONAL, ...x, metadata: JSON.stringify(x.metadata), fields: x.fields ? JSON.stringify(x.fields) : undefined }),
+    );
     this.s.deleteChunks.run(x.urlId);
     for (const c of chunks) this.s.insertChunk.run(orNull({ prevId: undefined, nextId: undefined, ...c }));
     this.s.deleteBands.run(x.urlId);
