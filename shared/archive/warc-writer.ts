@@ -15,6 +15,11 @@ export interface Exchange {
   date: Date;
   durationMs: number;
   requestHeaders: Record<string, string>;
+  /** @default GET (an API call may POST a JSON body: kept in the request record) */
+  method?: 'GET' | 'POST';
+  requestBody?: Buffer;
+  /** More `key: value` lines for the metadata record (the backend and the target of a search or social call). */
+  notes?: Record<string, string>;
   response?: { status: number; headers: Record<string, string>; body: Buffer | null; truncated: boolean; skipped?: string };
   error?: string;
 }
@@ -161,10 +166,10 @@ export class WarcWriter {
         date,
         type: 'request',
         warcVersion: WARC_VERSION,
-        statusline: `GET ${url.pathname}${url.search} HTTP/1.1`,
+        statusline: `${ex.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1`,
         httpHeaders: { host: url.host, ...ex.requestHeaders },
       },
-      once(new Uint8Array()),
+      once(ex.requestBody ?? new Uint8Array()),
     );
     let response: WARCRecord | undefined;
     if (ex.response) {
@@ -194,6 +199,7 @@ export class WarcWriter {
       ...(ex.response?.truncated ? ['truncated: length'] : []),
       ...(ex.response?.skipped ? [`skipped: ${ex.response.skipped}`] : []),
       ...(ex.error ? [`error: ${ex.error.replace(/\s+/g, ' ')}`] : []),
+      ...Object.entries(ex.notes ?? {}).map(([k, v]) => `${k}: ${v.replace(/\s+/g, ' ')}`),
     ];
     const metadata = WARCRecord.create(
       {

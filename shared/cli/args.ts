@@ -36,8 +36,8 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   host: { type: 'string' },
   port: { type: 'string' },
   token: { type: 'string' },
-  query: { type: 'string' },
   cap: { type: 'string' },
+  replay: { type: 'boolean' },
   'no-preview': { type: 'boolean' },
 };
 
@@ -86,6 +86,8 @@ export function helpText(): string {
     '  trawl search "<query>" [--tag T…] [--domain D] [--lang L] [--since DATE] [--until DATE] [--limit N] [--mode hybrid|text|vector]',
     '  trawl index --check | --reconcile   compare the store with the vector index (reports in DATA/reports/); repair',
     '  trawl serve [--host 127.0.0.1] [--port 7373] [--token T]   the HTTP API and the web UI over the data directory',
+    '  trawl fetch <target> [--limit N] [--replay]   a URL, a search query (search:… or any words) or an account (r/…, bsky, Mastodon @user), archived',
+    '  trawl social <platform> <topic…> [--limit N] [--replay]   hashtag or topic search on reddit, mastodon, bluesky, x, instagram, tiktok',
     '  trawl select <homepage> [--profile default|fire-protection|FILE] [--query Q] [--cap 4] [--no-preview]   the pages that explain what a site does',
     '',
     '',

@@ -10,6 +10,7 @@ import { doctorCommand } from './doctor-command.js';
 import { exportCommand, historyCommand, replayCommand } from './data-commands.js';
 import { openStore } from '../library/store.js';
 import { startServer, type ServeFlags } from './serve-command.js';
+import { fetchCommand, socialCommand, type FetchFlags } from './fetch-command.js';
 import { selectCommand, type SelectFlags } from './select-command.js';
 import { enrichCommand, indexCommand, searchCommand, type SearchFlags } from './search-commands.js';
 
@@ -94,6 +95,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (command === 'index') {
       const { report, after } = await indexCommand(settings, flags as { check?: boolean; reconcile?: boolean }, io);
       return (after ?? report).ok ? 0 : 1;
+    }
+    if (command === 'fetch') {
+      await fetchCommand(positionals, flags as FetchFlags, settings, json, out);
+      return 0;
+    }
+    if (command === 'social') {
+      await socialCommand(positionals, flags as FetchFlags, settings, json, out);
+      return 0;
     }
     if (command === 'select') {
       await selectCommand(positionals, flags as SelectFlags, settings, json, out);

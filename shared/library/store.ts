@@ -1,4 +1,11 @@
 import { ArchiveReplay, targetHistory, type HistoryEntry, type ReplayOptions } from '../archive/replay.js';
+import { productToken } from '../robots/robots-txt.js';
+import { DEFAULT_USER_AGENT } from '../config/settings.js';
+import type { FetchedContent } from '../targets/content.js';
+import type { SocialPlatform } from '../targets/route.js';
+import { replayApi, replayTarget, socialSearchKey } from '../targets/target-fetch.js';
+
+const DEFAULT_TOKEN = productToken(DEFAULT_USER_AGENT);
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { openLocalForReading, type LocalStores } from '../store/local/open-local.js';
 import type { ExportRecord } from '../store/local/sqlite-export.js';
@@ -33,6 +40,14 @@ export interface TrawlStore {
   history(url: string): Promise<HistoryEntry[]>;
   /** The archived response of a URL (newest, or of `runId`; `view: 'rendered'` for the DOM Chromium produced), from the WARC files with no network. */
   replay(url: string, options?: ReplayOptions): Promise<FetchResponse>;
+  /**
+   * `fetch(target)` answered from the archive, with no network: the same typed content as the live
+   * call (a URL's response typed again from its WARC record; a search or social answer as stored).
+   * Throws NeverFetchedError or FetchedAndFailedError.
+   */
+  fetch(target: string): Promise<FetchedContent>;
+  /** `searchSocial(platform, topics)` answered from the archive. */
+  searchSocial(platform: SocialPlatform, topics: string[]): Promise<FetchedContent>;
   /** Pages (with their extraction), edges and interactions, for other tools. */
   export(): AsyncIterable<ExportRecord>;
   /** Hybrid search (BM25 + vectors) over the enriched pages, with why each hit matched. */
@@ -73,6 +88,9 @@ export function openStore(dataDir = './trawl-data'): TrawlStore {
     unfetched: (limit = 20) => graph.unfetched(limit),
     history: (url) => targetHistory(store, url),
     replay: (url, options = {}) => new ArchiveReplay(store, dataDir, options).fetch({ url, kind: 'page' }),
+    fetch: (target) => replayTarget({ store, blobs: local.blobs, dataDir, robotsToken: DEFAULT_TOKEN }, target),
+    searchSocial: (platform, topics) =>
+      replayApi({ store, blobs: local.blobs }, topics.join(' '), socialSearchKey(platform, topics.map((t) => t.trim()).filter(Boolean))),
     export: () => store.exportRecords(),
     search: (query, options) => searchStores(local, query, options),
     async enrichment(url) {

@@ -2,18 +2,17 @@
 // best new links on its own host, fetched within the host's turn — its robots.txt, its delay and
 // one request at a time, as any request to it — read only up to </head>, archived as `preview`
 // interactions, and scored with the link (the title and description weigh most).
+import { recordInteraction } from '../archive/interaction.js';
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { parseDocument } from '../extract/dom.js';
 import { metadataFields } from '../extract/metadata.js';
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { afterRequest, readyAt, type HostState, type PolitenessConfig } from '../politeness/host-state.js';
 import { robotsAllows, type RobotsPolicy } from '../robots/robots-policy.js';
-import { urlId } from '../url/canonical.js';
 import { termsOf } from '../scoring/contextual.js';
 import { focusScore } from '../scoring/focus.js';
 import type { Candidate } from './admission.js';
 import type { CrawlContext } from './context.js';
-import { archiveStage, type FetchOutcome } from './fetch-stage.js';
 import { responseEvent } from './process-stage.js';
 
 /** Per preview (the issue's bound), and what is read at most before </head>. */
@@ -100,40 +99,11 @@ export async function previewStage(deps: PreviewDeps, host: PreviewHost, candida
       error = (err as Error).message;
     }
     state = afterRequest(state, res ? responseEvent(ctx, res) : { kind: 'network-error', message: error ?? 'no response', at: ctx.clock() }, deps.politeness);
-    await recordPreview(ctx, deps.runId, url, res, error, at);
+    await recordInteraction(ctx, deps.runId, { url, kind: 'page', stopAfter: '</head>' }, 'preview', { res, error, at });
     if (res?.status === 200 && res.body) {
       const head = metadataFields(parseDocument(decodeBody(res.body, sniffCharset(res.body, res.charset, true))), url);
       c.link = { ...c.link, title: head.title, description: head.description };
     }
   }
   return state;
-}
-
-async function recordPreview(
-  ctx: CrawlContext,
-  runId: number,
-  url: string,
-  res: FetchResponse | undefined,
-  error: string | undefined,
-  at: number,
-): Promise<void> {
-  const outcome: FetchOutcome = res ? { kind: 'response', res, at } : { kind: 'error', error: 'fetch-error', message: error ?? 'no response', at };
-  const warc = await archiveStage(ctx, runId, { url, kind: 'page', stopAfter: '</head>' }, outcome);
-  await ctx.store.recordFetch({
-    runId,
-    urlId: urlId(url),
-    url,
-    kind: 'preview',
-    fetcher: 'http',
-    warc,
-    status: res?.status,
-    fetchedAt: at,
-    durationMs: res?.durationMs ?? 0,
-    contentHash: res?.body ? await ctx.blobs.put(res.body) : undefined,
-    bytes: res?.body?.length ?? 0,
-    truncated: true,
-    notModified: false,
-    error,
-    headers: res?.headers,
-  });
 }

@@ -6,9 +6,8 @@ import { ROBOTS_MAX_BYTES } from '../robots/robots-txt.js';
 import type { HostRecord } from '../store/ports/index.js';
 import { afterRequest, backoffMs, withCrawlDelay, type HostState, type PolitenessConfig } from '../politeness/host-state.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
-import { urlId } from '../url/canonical.js';
 import type { CrawlContext } from './context.js';
-import { archiveStage, type FetchOutcome } from './fetch-stage.js';
+import { recordInteraction } from '../archive/interaction.js';
 
 /** RFC 9309 §2.3.1.2: follow at least five consecutive redirects for robots.txt. */
 const ROBOTS_MAX_HOPS = 5;
@@ -112,24 +111,5 @@ export async function loadRobots(
 }
 
 async function recordRobotsFetch(ctx: CrawlContext, runId: number, url: string, res: FetchResponse | undefined, error: string | undefined, at: number) {
-  const contentHash = res?.body ? await ctx.blobs.put(res.body) : undefined;
-  const outcome: FetchOutcome = res ? { kind: 'response', res, at } : { kind: 'error', error, message: error ?? 'no response', at };
-  const warc = await archiveStage(ctx, runId, { url, kind: 'robots' }, outcome);
-  await ctx.store.recordFetch({
-    runId,
-    urlId: urlId(url),
-    url,
-    kind: 'robots',
-    fetcher: 'http',
-    warc,
-    status: res?.status,
-    fetchedAt: at,
-    durationMs: res?.durationMs ?? 0,
-    contentHash,
-    bytes: res?.body?.length ?? 0,
-    truncated: res?.truncated ?? false,
-    notModified: false,
-    error,
-    headers: res?.headers,
-  });
+  await recordInteraction(ctx, runId, { url, kind: 'robots' }, 'robots', { res, error, at });
 }

@@ -98,8 +98,8 @@ export interface RenderInfo {
 /** The error of the interaction record of a URL that robots.txt refused: no request was made. */
 export const ROBOTS_REFUSAL = 'refused: disallowed by robots.txt';
 
-/** What an interaction turned out to be: the requested kind, or pdf/raw once the type is known; `preview`: a page's head only (a focused crawl's link preview). */
-export type RecordKind = FetchKind | 'pdf' | 'raw' | 'preview';
+/** What an interaction turned out to be: the requested kind, or pdf/raw once the type is known; `preview`: a page's head only (a focused crawl's link preview); `search` and `social`: a call to a search or social API, keyed by its normalised target. */
+export type RecordKind = FetchKind | 'pdf' | 'raw' | 'preview' | 'search' | 'social';
 
 /** Where an exchange's response (or, without one, its metadata) record sits in the WARC files. */
 export interface WarcLocation {
