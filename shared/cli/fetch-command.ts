@@ -51,6 +51,22 @@ async function output(c: Promise<FetchedContent>, json: boolean, out: (line: str
   return content;
 }
 
+/** The live call, or with --replay the same call answered from the data directory's archive. */
+async function liveOrReplay(
+  flags: FetchFlags,
+  settings: CrawlSettings,
+  live: (limit: number | undefined) => Promise<FetchedContent>,
+  replay: (store: ReturnType<typeof openStore>) => Promise<FetchedContent>,
+): Promise<FetchedContent> {
+  if (!flags.replay) return live(limitOf(flags.limit));
+  const store = openStore(settings.data);
+  try {
+    return await replay(store);
+  } finally {
+    await store.close();
+  }
+}
+
 /** `trawl fetch <target> [--limit N] [--replay] [--json]`. */
 export async function fetchCommand(
   args: string[],
@@ -62,15 +78,13 @@ export async function fetchCommand(
   const target = args.join(' ');
   if (!target.trim())
     throw new UsageError('trawl fetch needs a target: a URL, search:<words> or any words, or an account (r/Minneapolis, https://bsky.app/profile/…)');
-  if (flags.replay) {
-    const store = openStore(settings.data);
-    try {
-      return await output(store.fetch(target), json, out);
-    } finally {
-      await store.close();
-    }
-  }
-  return output(fetch(target, { ...settings, limit: limitOf(flags.limit) }), json, out);
+  const content = liveOrReplay(
+    flags,
+    settings,
+    (limit) => fetch(target, { ...settings, limit }),
+    (store) => store.fetch(target),
+  );
+  return output(content, json, out);
 }
 
 /** `trawl social <platform> <topic…> [--limit N] [--replay] [--json]`: hashtag or topic search on a platform. */
@@ -84,13 +98,11 @@ export async function socialCommand(
   const [platform, ...topics] = args;
   if (!platform || !PLATFORMS.includes(platform as SocialPlatform) || !topics.length)
     throw new UsageError(`trawl social needs a platform (${PLATFORMS.join(', ')}) and topics: trawl social bluesky '#housing' Minneapolis`);
-  if (flags.replay) {
-    const store = openStore(settings.data);
-    try {
-      return await output(store.searchSocial(platform as SocialPlatform, topics), json, out);
-    } finally {
-      await store.close();
-    }
-  }
-  return output(searchSocial(platform as SocialPlatform, topics, { ...settings, limit: limitOf(flags.limit) }), json, out);
+  const content = liveOrReplay(
+    flags,
+    settings,
+    (limit) => searchSocial(platform as SocialPlatform, topics, { ...settings, limit }),
+    (store) => store.searchSocial(platform as SocialPlatform, topics),
+  );
+  return output(content, json, out);
 }

@@ -3,12 +3,11 @@
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { fetcherFor } from '../fetch/http-fetcher.js';
 import { UsageError } from '../errors.js';
-import { metadataFields } from '../extract/metadata.js';
-import { parseDocument } from '../extract/dom.js';
 import { extractLinksOnly } from '../extract/extract-page.js';
 import { fetchRobotsTxt } from '../pipeline/robots-stage.js';
 import { robotsAllows, robotsCrawlDelayMs } from '../robots/robots-policy.js';
 import { productToken } from '../robots/robots-txt.js';
+import { headOf, previewFetcherFor } from '../scoring/head-preview.js';
 import { loadProfile, type Profile } from '../scoring/profile.js';
 import { selectWithPreviews, type Candidate, type HeadLookup, type Selection } from '../scoring/select.js';
 import { canonicalize } from '../url/canonical.js';
@@ -61,12 +60,7 @@ export async function select(homepage: string, options: SelectOptions = {}): Pro
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const token = productToken(settings.userAgent);
   const fetcher = fetcherFor(settings);
-  const previewTimeout = options.previewTimeoutMs ?? 5000;
-  const previewFetcher = fetcherFor(settings, {
-    maxBodyBytes: 256 * 1024,
-    connectTimeoutMs: Math.min(settings.connectTimeoutMs, previewTimeout),
-    totalTimeoutMs: previewTimeout,
-  });
+  const previewFetcher = previewFetcherFor(settings, { timeoutMs: options.previewTimeoutMs });
   try {
     const origin = new URL(home).origin;
     const { policy } = await fetchRobotsTxt(fetcher, origin, token);
@@ -96,14 +90,10 @@ export async function select(homepage: string, options: SelectOptions = {}): Pro
       }
       await sleep(delay);
       try {
-        const res = await previewFetcher.fetch({ url, kind: 'page', stopAfter: '</head>' });
-        if (res.status !== 200 || !res.body) {
-          previews.failed++;
-          return undefined;
-        }
-        const fields = metadataFields(parseDocument(decodeBody(res.body, sniffCharset(res.body, res.charset, true))), url);
-        previews.fetched++;
-        return { title: fields.title, description: fields.description };
+        const head = headOf(await previewFetcher.fetch({ url, kind: 'page', stopAfter: '</head>' }), url);
+        if (head) previews.fetched++;
+        else previews.failed++;
+        return head;
       } catch {
         previews.failed++;
         return undefined;

@@ -4,9 +4,9 @@ import type { CrawlSettings } from '../config/settings.js';
 import { InlineExtractor, WorkerExtractor, type Extractor } from '../extract/extractor.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import { fetcherFor, type Fetcher } from '../fetch/http-fetcher.js';
-import { PREVIEW_MAX_BYTES, PREVIEW_TIMEOUT_MS } from './preview-stage.js';
 import type { PriorityFn } from '../frontier/priority.js';
 import { crawlScoring, scoringPriority, type CrawlScoring } from '../scoring/crawl-scoring.js';
+import { previewFetcherFor } from '../scoring/head-preview.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import type { PolitenessConfig } from '../politeness/host-state.js';
 import { productToken } from '../robots/robots-txt.js';
@@ -153,15 +153,7 @@ export function buildContext(parts: ContextParts): CrawlContext {
   const scoring = parts.scoring ?? crawlScoring(settings);
   const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
   const fetcher = parts.fetcher ?? fetcherFor(settings, { resolver: parts.resolver });
-  const previewFetcher =
-    settings.preview && scoring.focused && !parts.fetcher
-      ? fetcherFor(settings, {
-          resolver: parts.resolver,
-          maxBodyBytes: PREVIEW_MAX_BYTES,
-          connectTimeoutMs: Math.min(settings.connectTimeoutMs, PREVIEW_TIMEOUT_MS),
-          totalTimeoutMs: PREVIEW_TIMEOUT_MS,
-        })
-      : undefined;
+  const previewFetcher = settings.preview && scoring.focused && !parts.fetcher ? previewFetcherFor(settings, { resolver: parts.resolver }) : undefined;
   const archive = parts.warcDir ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag }) : undefined;
   const extractor = extractorFor(settings, canonical, parts.extraction ?? 'workers');
   const logger = parts.logger ?? createLogger('warn');

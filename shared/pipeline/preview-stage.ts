@@ -3,21 +3,15 @@
 // one request at a time, as any request to it — read only up to </head>, archived as `preview`
 // interactions, and scored with the link (the title and description weigh most).
 import { recordInteraction } from '../archive/interaction.js';
-import { decodeBody, sniffCharset } from '../fetch/charset.js';
-import { parseDocument } from '../extract/dom.js';
-import { metadataFields } from '../extract/metadata.js';
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { afterRequest, readyAt, type HostState, type PolitenessConfig } from '../politeness/host-state.js';
 import { robotsAllows, type RobotsPolicy } from '../robots/robots-policy.js';
 import { termsOf } from '../scoring/contextual.js';
 import { focusScore } from '../scoring/focus.js';
+import { headOf } from '../scoring/head-preview.js';
 import type { Candidate } from './admission.js';
 import type { CrawlContext } from './context.js';
 import { responseEvent } from './process-stage.js';
-
-/** Per preview (the issue's bound), and what is read at most before </head>. */
-export const PREVIEW_TIMEOUT_MS = 5000;
-export const PREVIEW_MAX_BYTES = 256 * 1024;
 
 export interface PreviewHost {
   host: string;
@@ -100,10 +94,8 @@ export async function previewStage(deps: PreviewDeps, host: PreviewHost, candida
     }
     state = afterRequest(state, res ? responseEvent(ctx, res) : { kind: 'network-error', message: error ?? 'no response', at: ctx.clock() }, deps.politeness);
     await recordInteraction(ctx, deps.runId, { url, kind: 'page', stopAfter: '</head>' }, 'preview', { res, error, at });
-    if (res?.status === 200 && res.body) {
-      const head = metadataFields(parseDocument(decodeBody(res.body, sniffCharset(res.body, res.charset, true))), url);
-      c.link = { ...c.link, title: head.title, description: head.description };
-    }
+    const head = res && headOf(res, url);
+    if (head) c.link = { ...c.link, ...head };
   }
   return state;
 }

@@ -14,8 +14,8 @@ import { extractPdf } from '../extract/pdf.js';
 import type { BlobStore, CrawlStore, FetchRecord } from '../store/ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
 import type { ApiClient, ApiExchange } from './api-client.js';
-import type { FetchedContent, SearchResult, SocialPost } from './content.js';
-import { routeTarget, searchKey, type SocialPlatform } from './route.js';
+import type { FetchedContent } from './content.js';
+import { routeTarget, type SocialPlatform } from './route.js';
 import { DEFAULT_SEARCH_LIMIT, searchBackend } from './search-backends.js';
 import { DEFAULT_SOCIAL_LIMIT, socialBackend } from './social-backends.js';
 
@@ -233,6 +233,3 @@ export async function replayApi(deps: { store: CrawlStore; blobs: BlobStore }, i
   if (!blob) throw new FetchedAndFailedError(key, { error: `the archived answer ${answered.contentHash} is missing from the blob store` });
   return { ...(JSON.parse(blob.toString('utf8')) as FetchedContent), target: input };
 }
-
-export { searchKey };
-export type { SearchResult, SocialPost };
