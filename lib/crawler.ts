@@ -4,6 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { validateCrawls, type CrawlDefinition } from './crawls-config.js';
 import { FrontierQueue } from './frontier.js';
@@ -14,6 +15,7 @@ import { SearchIndex, type EnrichmentProps } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage } from './storage.js';
 import { CrawlWorkflows, type PageStep } from './workflows.js';
+import { CrawlDiscovery } from './discovery.js';
 import { THROTTLE_RETRIES } from '../shared/pipeline/enrich-workflow.js';
 
 /** A Lambda of your own in the page workflow, after Extract: it gets the page task and `$.results` of the steps before it. */
@@ -33,7 +35,7 @@ export interface CrawlerProps {
   readonly crawls: CrawlDefinition[];
   /**
    * Memory (MB, 128–10240) per stage.
-   * @default init-run 512, run-progress 256, finalize-run 1769, fetch-worker 512, extract-page 1024, record-failure 256, render-page 2048, summarize-page 1024, index-page 1024
+   * @default init-run 512, discover-targets 512, run-progress 256, finalize-run 1769, fetch-worker 512, extract-page 1024, record-failure 256, render-page 2048, summarize-page 1024, index-page 1024
    */
   readonly memoryMb?: Partial<Record<StageName, number>>;
   /**
@@ -111,6 +113,31 @@ export interface CrawlerProps {
    * @default none
    */
   readonly extraPageSteps?: ExtraPageStep[];
+  /**
+   * Where the Discover step finds the search and social backends' keys and endpoints, for crawls
+   * whose seeds include search queries or social accounts.
+   * @default a new secret (holding `{}`: put your keys in it after deploying), made only when a crawl has such a seed
+   */
+  readonly discovery?: DiscoveryProps;
+}
+
+/** The search and social backends of the Discover step. */
+export interface DiscoveryProps {
+  /**
+   * A secret whose value is a JSON object of the backends' settings and keys, by the names the
+   * embedded runtime reads from its environment: `{"TRAWL_BRAVE_API_KEY": "…", "TRAWL_SERPER_API_KEY": "…",
+   * "APIFY_TOKEN": "…", "TRAWL_SEARXNG_URL": "https://…"}`. Read by the Discover function only, never
+   * put in an environment variable.
+   * @default a new secret holding `{}` (output `DiscoverySecretArn`)
+   */
+  readonly existingSecretObj?: secretsmanager.ISecret;
+  /**
+   * Settings of the backends that are not secret, set on the Discover function's environment:
+   * endpoints (`TRAWL_SEARXNG_URL`, `TRAWL_REDDIT_URL`, `TRAWL_MASTODON_URL`, `TRAWL_BSKY_URL`) and
+   * Apify actors (`TRAWL_APIFY_ACTOR_X`, …). A name that holds a key or token is refused: it goes in the secret.
+   * @default none
+   */
+  readonly environment?: Record<string, string>;
 }
 
 /** How callers reach the search API's Function URL. */
@@ -133,6 +160,8 @@ export interface ApiProps {
 /** Memory and timeout of each stage unless `memoryMb` says otherwise. */
 export const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   'init-run': { memoryMb: 512, timeout: Duration.minutes(2) },
+  // A few API calls a target, each waiting out its API's rate limit (at most a minute) when it must.
+  'discover-targets': { memoryMb: 512, timeout: Duration.minutes(10) },
   'run-progress': { memoryMb: 256, timeout: Duration.minutes(2) },
   'finalize-run': { memoryMb: 1769, timeout: Duration.minutes(15) },
   'fetch-worker': { memoryMb: 512, timeout: Duration.minutes(2) },
@@ -166,6 +195,8 @@ export class Crawler extends Construct {
   readonly search?: SearchIndex;
   /** The search API's Function URL (absent with `api: false`). */
   readonly apiUrl?: lambda.FunctionUrl;
+  /** The Discover function's secret and settings (its secret is absent when no crawl needs one and none was given). */
+  readonly discovery: CrawlDiscovery;
 
   constructor(scope: Construct, id: string, props: CrawlerProps) {
     super(scope, id);
@@ -224,8 +255,16 @@ export class Crawler extends Construct {
         { name: 'Index', fn: fns['index-page'], timeout: timeout('index-page'), modelRetries: THROTTLE_RETRIES },
       );
     }
+    this.discovery = new CrawlDiscovery(this, 'Discovery', {
+      fn: fns['discover-targets'],
+      crawls,
+      existingSecretObj: props.discovery?.existingSecretObj,
+      environment: props.discovery?.environment,
+      removalPolicy,
+    });
     this.workflows = new CrawlWorkflows(this, 'Workflows', {
       initRun: fns['init-run'],
+      discover: { fn: fns['discover-targets'], timeout: sizing['discover-targets'].timeout },
       progress: fns['run-progress'],
       finalizeRun: fns['finalize-run'],
       recordFailure: fns['record-failure'],
@@ -235,7 +274,8 @@ export class Crawler extends Construct {
       logRetention,
       removalPolicy,
     });
-    for (const sender of [fns['init-run'], fns['fetch-worker'], fns['extract-page'], fns['run-progress']]) this.frontier.queue.grantSendMessages(sender);
+    for (const sender of [fns['init-run'], fns['discover-targets'], fns['fetch-worker'], fns['extract-page'], fns['run-progress']])
+      this.frontier.queue.grantSendMessages(sender);
     this.frontier.deadLetters.grantSendMessages(fns['fetch-worker']);
     fns['fetch-worker'].addEnvironment('PAGE_WORKFLOW_ARN', this.workflows.pageWorkflow.stateMachineArn);
     this.workflows.pageWorkflow.grantStartExecution(fns['fetch-worker']);
@@ -269,5 +309,7 @@ export class Crawler extends Construct {
     new CfnOutput(this, 'BucketName', { value: this.storage.bucket.bucketName });
     new CfnOutput(this, 'RunStateMachineArn', { value: this.workflows.runMachine.stateMachineArn });
     if (this.search) new CfnOutput(this, 'VectorBucketName', { value: this.search.vectorBucketName });
+    if (this.discovery.secret)
+      new CfnOutput(this, 'DiscoverySecretArn', { value: this.discovery.secret.secretArn, description: 'the search and social API keys, a JSON object' });
   }
 }

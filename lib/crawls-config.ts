@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { settingsFrom } from '../shared/config/resolve.js';
 import { CrawlConfigError, errorMessage } from '../shared/errors.js';
+import { routeTarget } from '../shared/targets/route.js';
 
 export { CrawlConfigError };
 
@@ -13,6 +14,12 @@ export interface CrawlDefinition {
   name: string;
   /** An EventBridge schedule expression: `rate(1 day)` or `cron(0 3 * * ? *)`. */
   schedule: string;
+  /**
+   * Where the crawl starts: URLs, web search queries (`search:fire sprinkler inspection`) and
+   * social accounts (`r/Minneapolis`, a Bluesky, Mastodon, X, Instagram or TikTok profile URL). A
+   * query or account is called by the Discover step with the keys of the construct's secret; its
+   * results and the links in its posts are crawled at depth 1.
+   */
   seeds: string[];
   /** Crawl settings by name (maxPages, maxDepth, maxPagesPerHost, delayMs, scope, …). */
   limits?: Record<string, unknown>;
@@ -58,7 +65,7 @@ const crawlSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 letters, digits, "-" or "_"'),
     schedule: z.string(),
-    seeds: z.array(z.string()).min(1, 'give at least one seed URL'),
+    seeds: z.array(z.string()).min(1, 'give at least one seed: a URL, a search query (search:…) or an account (r/name)'),
     limits: z.record(z.string(), z.unknown()).optional(),
     profile: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
     query: z.string().max(1000).optional(),
@@ -108,14 +115,11 @@ export function validateCrawls(input: unknown, source = 'crawls.json', baseDir =
     const problem = scheduleProblem(crawl.schedule);
     if (problem) throw new CrawlConfigError(`${where}: schedule "${crawl.schedule}" is not an EventBridge expression: ${problem}`);
     for (const seed of crawl.seeds) {
-      let url: URL | undefined;
       try {
-        url = new URL(seed);
-      } catch {
-        url = undefined;
+        routeTarget(seed);
+      } catch (err) {
+        throw new CrawlConfigError(`${where}: seed "${seed}": ${errorMessage(err)}`);
       }
-      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-        throw new CrawlConfigError(`${where}: seed "${seed}" is not an absolute http(s) URL`);
     }
     try {
       settingsFrom(crawl.limits ?? {}, `${where}: limits`);

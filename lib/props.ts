@@ -3,6 +3,7 @@ import { CrawlConfigError } from '../shared/errors.js';
 import type { CrawlerProps } from './crawler.js';
 import { checkEnrichmentProps } from './search-index.js';
 import { STAGES } from './stages.js';
+import { checkDiscoveryEnvironment } from './discovery.js';
 
 /** Names the built-in page steps use; a user's step may not take one. */
 const RESERVED_STEPS = new Set(['Extract', 'RecordFailure', 'PageFailed', 'PageDone', 'NeedsRender', 'Render', 'ExtractRendered', 'Summarize', 'Index']);
@@ -42,6 +43,7 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   if (props.existingBucketObj && props.bucketProps)
     throw new CrawlConfigError(`${where}: give existingBucketObj or bucketProps, not both (bucketProps shape a bucket trawl creates)`);
   if (props.enrichment) checkEnrichmentProps(where, props.enrichment);
+  checkDiscoveryEnvironment(where, props.discovery?.environment);
   if (props.api) {
     const auth = props.api.auth ?? 'iam';
     if (auth !== 'iam' && auth !== 'apiKey') throw new CrawlConfigError(`${where}: api.auth is "${auth}"; write "iam" or "apiKey"`);

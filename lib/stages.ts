@@ -23,6 +23,7 @@ const BUNDLES = join(dirname(fileURLToPath(import.meta.url)), '..', 'lambda');
 /** Every Lambda stage: its folder under `functions/`. */
 export const STAGES = [
   'init-run',
+  'discover-targets',
   'run-progress',
   'finalize-run',
   'fetch-worker',

@@ -32,6 +32,8 @@ export interface PageStep {
 
 export interface WorkflowsProps {
   initRun: lambda.IFunction;
+  /** Taken after InitRun when the run has search or social targets: calls them, then sends the seeds and their links. */
+  discover?: { fn: lambda.IFunction; timeout: Duration };
   progress: lambda.IFunction;
   finalizeRun: lambda.IFunction;
   recordFailure: lambda.IFunction;
@@ -113,7 +115,13 @@ export class CrawlWorkflows extends Construct {
     const progress = invoke(this, 'Progress', props.progress);
     const finalize = invoke(this, 'FinalizeRun', props.finalizeRun).next(new sfn.Succeed(this, 'RunDone'));
     const choice = new sfn.Choice(this, 'RunOver').when(sfn.Condition.booleanEquals('$.done', true), finalize).otherwise(wait);
-    return init.next(wait).next(progress).next(choice);
+    wait.next(progress).next(choice);
+    if (!props.discover) return init.next(wait);
+    const discover = invoke(this, 'Discover', props.discover.fn, { taskTimeout: sfn.Timeout.duration(props.discover.timeout) }).next(wait);
+    const hasTargets = new sfn.Choice(this, 'HasTargets')
+      .when(sfn.Condition.and(sfn.Condition.isPresent('$.discover'), sfn.Condition.booleanEquals('$.discover', true)), discover)
+      .otherwise(wait);
+    return init.next(hasTargets);
   }
 
   private machine(id: string, type: sfn.StateMachineType, definition: sfn.IChainable, timeout: Duration, props: WorkflowsProps): sfn.StateMachine {
@@ -128,6 +136,7 @@ export class CrawlWorkflows extends Construct {
     });
     const fns = [
       props.initRun,
+      ...(props.discover ? [props.discover.fn] : []),
       props.progress,
       props.finalizeRun,
       props.recordFailure,

@@ -1,5 +1,5 @@
 // The public library: `import { crawl, openStore } from 'trawl'`. Re-exports only.
-export { crawl, settingsOf, validateSeeds, type CrawlOptions } from './library/crawl.js';
+export { crawl, settingsOf, validateSeeds, type CrawlOptions, type CrawlSeeds } from './library/crawl.js';
 export type { CrawlSettingsOptions } from './library/settings-options.js';
 export { openStore, type TrawlStore } from './library/store.js';
 export { enrich, type EnrichOptions, type SearchOptions } from './library/enrich.js';

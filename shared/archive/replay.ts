@@ -6,6 +6,7 @@ import { acceptedClass, parseContentType } from '../fetch/content-type.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../fetch/http-fetcher.js';
 import type { CrawlStore, FetchRecord } from '../store/ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
+import { targetId } from '../targets/route.js';
 import { readResponse } from './warc-reader.js';
 
 export interface ReplayOptions {
@@ -80,7 +81,7 @@ export interface HistoryEntry {
 
 /** The history of a target over time, marking where its content changed between fetches. */
 export async function targetHistory(store: CrawlStore, url: string): Promise<HistoryEntry[]> {
-  return historyOf(await store.fetchHistory(urlId(canonicalize(url) ?? url)));
+  return historyOf(await store.fetchHistory(targetId(url)));
 }
 
 /** Fetch records (oldest first) as history entries: a 304 keeps the body it confirmed; `changed` marks drift. */

@@ -1,8 +1,9 @@
 import type { CrawlSettings } from '../config/settings.js';
-import { crawl, validateSeeds } from '../library/crawl.js';
+import { crawl } from '../library/crawl.js';
 import type { CrawlEvent } from '../pipeline/progress.js';
 import type { RunSummary } from '../store/ports/index.js';
-import { jsonLine, progressLine, summaryText } from './render.js';
+import { jsonLine, progressLine, summaryText, targetLine } from './render.js';
+import type { Env } from '../config/resolve.js';
 import { enrichSummaryText } from './search-commands.js';
 import { storedSelectionText } from './select-command.js';
 
@@ -13,9 +14,9 @@ export interface CrawlIo {
   onSignal?: (handler: () => void) => void;
   /** One JSON object per event instead of the progress line and the summary text. */
   json?: boolean;
+  /** Where the search and social backends' endpoints and keys are read (settings are already resolved). @default {} */
+  env?: Env;
 }
-
-export { validateSeeds };
 
 /** `trawl crawl`: the library's `crawl` with progress on the terminal (or JSON lines) and a summary. */
 export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, io: CrawlIo): Promise<RunSummary> {
@@ -31,6 +32,7 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
       return;
     }
     if (e.type === 'host-parked') io.out(`parked ${e.host}: ${e.reason}`);
+    if (e.type === 'target') io.out(targetLine(e));
     if (e.type === 'render' && !e.ok) io.out(`render failed for ${e.url} (extracted as served): ${e.error ?? 'unknown'}`);
     if (e.type === 'deferred')
       io.out(
@@ -41,7 +43,8 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
     if (e.type === 'selected') for (const line of storedSelectionText(e.selections, e.report)) io.out(line);
   };
   const started = Date.now();
-  const summary = await crawl(seedArgs, { ...settings, env: {}, signal: abort.signal, onEvent });
+  // Settings come resolved; `env` is read only for the backends of search and social seeds (and enrichment providers).
+  const summary = await crawl(seedArgs, { ...settings, env: io.env ?? {}, signal: abort.signal, onEvent });
   const elapsedMs = Date.now() - started;
   if (io.json) io.out(jsonLine({ type: 'summary', ...summary, elapsedMs, stats: done?.stats ?? last?.stats }));
   else {

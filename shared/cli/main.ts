@@ -37,6 +37,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       await crawlCommand(positionals, settings, {
         out,
         json,
+        env,
         status: tty ? (line) => process.stderr.write(`\r\x1b[2K${line}`) : undefined,
         onSignal: (stop) => {
           for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, stop);

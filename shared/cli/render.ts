@@ -24,7 +24,7 @@ export function summaryText(summary: RunSummary, dataDir: string, elapsedMs?: nu
     .filter(([k]) => k.startsWith('trap:'))
     .reduce((n, [, v]) => n + v, 0);
   const lines = [
-    `run ${summary.runId} ${summary.status}  seeds: ${summary.seeds.join(' ')}`,
+    `run ${summary.runId} ${summary.status}  seeds: ${[...summary.seeds, ...(summary.targets ?? [])].join(' ')}`,
     `requests ${summary.requests}  pages stored ${summary.pagesStored}  unchanged ${summary.unchanged}  duplicates ${summary.duplicates}  bytes ${formatBytes(summary.bytes)}`,
     `robots-blocked ${summary.skipsByReason.robots ?? 0}  traps avoided ${traps}${elapsedMs !== undefined ? `  time ${(elapsedMs / 1000).toFixed(1)} s` : ''}`,
     ...table('urls by state', summary.urlsByState),
@@ -38,4 +38,11 @@ export function summaryText(summary: RunSummary, dataDir: string, elapsedMs?: nu
 
 export function jsonLine(event: CrawlEvent | Record<string, unknown>): string {
   return JSON.stringify(event);
+}
+
+/** One line per search or social target a crawl started from: what it led to, or why it failed. */
+export function targetLine(e: Extract<CrawlEvent, { type: 'target' }>): string {
+  const what = e.kind === 'search' ? 'search' : 'social';
+  if (e.error) return `${what} ${e.key} failed (the crawl goes on without it): ${e.error}`;
+  return `${what} ${e.key}: ${e.links} URLs to crawl${e.source === 'archive' ? ' (its answer from this run’s archive)' : ''}`;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { bool, int, list, setting } from './setting.js';
 
-/** The settings of link scoring, focused crawling, the selection and field extraction (`shared/scoring/`), spread into the settings table. */
+/** The settings of link scoring, focused crawling, the selection, field extraction (`shared/scoring/`) and the search and social targets a crawl starts from (`shared/targets/`), spread into the settings table. */
 export const SCORING_SETTINGS = {
   profile: setting({
     // Checked where it is loaded, before the data directory is touched (a shipped name, or a file that exists and parses).
@@ -61,6 +61,14 @@ export const SCORING_SETTINGS = {
     flag: 'select-cap',
     env: 'TRAWL_SELECT_CAP',
     help: 'pages in a selection, the homepage included',
+    type: 'string',
+  }),
+  targetLimit: setting({
+    ...int(0, 500),
+    default: 0,
+    flag: 'target-limit',
+    env: 'TRAWL_TARGET_LIMIT',
+    help: 'results or posts taken from each search or social target a crawl starts from (0: the backend default: search 10, Reddit 25, others 20)',
     type: 'string',
   }),
 } as const;

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { type CrawlSettings, type SettingName } from '../config/settings.js';
 import { resolveSettings, type Env } from '../config/resolve.js';
-import { UsageError } from '../errors.js';
+import { errorMessage, UsageError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import type { PriorityFn } from '../frontier/priority.js';
 import type { Logger } from '../log/logger.js';
@@ -15,7 +15,8 @@ import { resumableRun } from '../pipeline/run-start.js';
 import { selectStage } from '../pipeline/select-stage.js';
 import { openLocalForReading, openLocalForWriting, requireDataDir } from '../store/local/open-local.js';
 import type { RunSummary } from '../store/ports/index.js';
-import { canonicalize } from '../url/canonical.js';
+import { routeTarget, type Target } from '../targets/route.js';
+import { checkTargetBackend } from '../targets/target-fetch.js';
 import type { CrawlSettingsOptions } from './settings-options.js';
 
 /** Everything `crawl` takes: every crawl setting, the hooks, and the pieces a program may inject. */
@@ -38,7 +39,9 @@ export interface CrawlOptions extends CrawlSettingsOptions, CrawlHooks {
    */
   resolver?: Resolver;
   /**
-   * Environment variables read for settings not given here (`TRAWL_MAX_PAGES`, …); `{}` ignores them.
+   * Environment variables read for settings not given here (`TRAWL_MAX_PAGES`, …), and for the
+   * endpoints and keys of the search and social backends (`TRAWL_SEARXNG_URL`, `TRAWL_BRAVE_API_KEY`,
+   * `APIFY_TOKEN`, …); `{}` ignores them.
    * @default process.env
    */
   env?: Env;
@@ -50,14 +53,53 @@ export function settingsOf(options: CrawlSettingsOptions & { env?: Env } = {}): 
   return resolveSettings(values as Partial<Record<SettingName, unknown>>, env, (name) => `option ${name}`);
 }
 
-/** Checks seeds: absolute http(s) URLs, nothing else; returns their canonical form. */
-export function validateSeeds(seeds: readonly string[]): string[] {
-  if (seeds.length === 0) throw new UsageError('no seed URL given: pass at least one, such as https://example.com/');
-  return seeds.map((seed) => {
-    const url = typeof seed === 'string' ? canonicalize(seed) : null;
-    if (!url) throw new UsageError(`invalid seed ${JSON.stringify(seed)}: give an absolute http:// or https:// URL`);
-    return url;
-  });
+/** A crawl's seeds, routed: URLs to fetch, and search queries and social accounts to start from. */
+export interface CrawlSeeds {
+  /** Canonical http(s) URLs, each once. */
+  urls: string[];
+  /** Search queries and social accounts, as given (trimmed), each once. */
+  targets: string[];
+}
+
+/** What a seed was taken for, in an error about it. */
+function seedKind(seed: string, t: Target): string {
+  if (t.kind === 'search') return /^search:/i.test(seed) ? 'a web search query' : 'a web search query (a URL needs http:// or https://)';
+  return t.kind === 'social' ? `${/^[aeiox]/.test(t.platform) ? 'an' : 'a'} ${t.platform} account` : 'a URL';
+}
+
+/**
+ * Checks seeds and routes them: URLs (`https://example.com/`, or `example.com`), web search
+ * queries (`search:…` or plain words) and social accounts (`r/name`, a Bluesky, Mastodon, X,
+ * Instagram or TikTok profile URL). A query or account whose backend `env` does not configure is
+ * refused here, before anything is created.
+ */
+export function validateSeeds(seeds: readonly string[], env: Env = {}): CrawlSeeds {
+  if (seeds.length === 0)
+    throw new UsageError(
+      'no seed given: pass at least one URL (https://example.com/), search query (search:fire sprinkler inspection) or account (r/Minneapolis)',
+    );
+  const urls = new Set<string>();
+  const targets = new Set<string>();
+  for (const seed of seeds) {
+    if (typeof seed !== 'string') throw new UsageError(`invalid seed ${JSON.stringify(seed)}: give a URL, a search query or an account as a string`);
+    let t: Target;
+    try {
+      t = routeTarget(seed);
+    } catch (err) {
+      throw new UsageError(`invalid seed ${JSON.stringify(seed)}: ${errorMessage(err)}`);
+    }
+    if (t.kind === 'url') {
+      urls.add(t.url);
+      continue;
+    }
+    try {
+      checkTargetBackend(t, env);
+    } catch (err) {
+      throw new UsageError(`seed ${JSON.stringify(seed)} is ${seedKind(seed.trim(), t)}, and ${errorMessage(err)}; or give an absolute http(s) URL`);
+    }
+    targets.add(seed.trim());
+  }
+  return { urls: [...urls], targets: [...targets] };
 }
 
 /** Says why a resume cannot work, reading the data directory without changing it. */
@@ -79,7 +121,7 @@ function processLabel(): string {
 }
 
 /**
- * Crawls from the seeds into the data directory (`data`, default `./trawl-data`) and resolves to
+ * Crawls from the seeds (URLs, search queries and social accounts: see `validateSeeds`) into the data directory (`data`, default `./trawl-data`) and resolves to
  * the run summary. Politeness, the archive, extraction and the link graph are always on; every
  * setting has a typed option. Everything is validated before the data directory is touched.
  *
@@ -88,7 +130,8 @@ function processLabel(): string {
  */
 export async function crawl(seeds: readonly string[], options: CrawlOptions = {}): Promise<RunSummary> {
   const settings = settingsOf(options);
-  const canonicalSeeds = settings.resume && seeds.length === 0 ? [] : validateSeeds(seeds);
+  const env = options.env ?? process.env;
+  const routed = settings.resume && seeds.length === 0 ? { urls: [], targets: [] } : validateSeeds(seeds, env);
   if (settings.resume) await checkResumable(settings.data);
   // The profile and the fields' selectors are checked before the data directory is touched.
   const scoring = crawlScoring(settings);
@@ -106,7 +149,7 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
   });
   const enrichDeps = settings.enrich
     ? // One worker thread for the local methods: the crawl thread keeps fetching and storing.
-      { enrich: local.enrich, vectors: local.vectors, providers: createProviders(settings, options.env ?? process.env, { workers: 1 }), clock: Date.now }
+      { enrich: local.enrich, vectors: local.vectors, providers: createProviders(settings, env, { workers: 1 }), clock: Date.now }
     : undefined;
   const inline = enrichDeps && new InlineEnricher(enrichDeps, settings.enrichConcurrency);
   if (inline) {
@@ -116,7 +159,14 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
       await userHook?.(page);
     };
   }
-  const runner = new CrawlRunner(ctx, { seeds: canonicalSeeds, resume: settings.resume, graph: local.graph });
+  const runner = new CrawlRunner(ctx, {
+    seeds: routed.urls,
+    targets: routed.targets,
+    targetEnv: env,
+    resolver: options.resolver,
+    resume: settings.resume,
+    graph: local.graph,
+  });
   const stop = () => runner.stop();
   options.signal?.addEventListener('abort', stop, { once: true });
   if (options.signal?.aborted) stop();

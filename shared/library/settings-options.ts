@@ -287,4 +287,9 @@ export interface CrawlSettingsOptions {
    * @default 4
    */
   selectCap?: number;
+  /**
+   * Results or posts taken from each search or social target a crawl starts from (0: the backend default: search 10, Reddit 25, others 20): a whole number from 0 to 500. CLI `--target-limit`, environment `TRAWL_TARGET_LIMIT`.
+   * @default 0
+   */
+  targetLimit?: number;
 }

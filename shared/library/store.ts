@@ -2,7 +2,7 @@ import { ArchiveReplay, targetHistory, type HistoryEntry, type ReplayOptions } f
 import { productToken } from '../robots/robots-txt.js';
 import { DEFAULT_USER_AGENT } from '../config/settings.js';
 import type { FetchedContent } from '../targets/content.js';
-import type { SocialPlatform } from '../targets/route.js';
+import { targetId, type SocialPlatform } from '../targets/route.js';
 import { replayApi, replayTarget, socialSearchKey } from '../targets/target-fetch.js';
 
 const DEFAULT_TOKEN = productToken(DEFAULT_USER_AGENT);
@@ -10,7 +10,6 @@ import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { openLocalForReading, type LocalStores } from '../store/local/open-local.js';
 import type { ExportRecord } from '../store/local/sqlite-export.js';
 import type { ChunkRecord, ExtractRecord, LinkView, PageRecord, RankedPage, RunRecord, RunSummary, UnfetchedUrl } from '../store/ports/index.js';
-import { canonicalize, urlId } from '../url/canonical.js';
 import type { EnrichmentRecord } from '../store/ports/index.js';
 import type { SearchResult } from '../search/hybrid.js';
 import { searchStores, type SearchOptions } from './enrich.js';
@@ -57,9 +56,8 @@ export interface TrawlStore {
   close(): Promise<void>;
 }
 
-function idOf(url: string): string {
-  return urlId(canonicalize(url) ?? url);
-}
+/** A URL in any form, or a search query or account a crawl started from (its "page" holds the results). */
+const idOf = targetId;
 
 /**
  * Opens a data directory for reading; works while a crawl writes to it.

@@ -28,10 +28,12 @@ export const MAX_REDIRECTS = 5;
 /** Decides which discovered URLs are crawled: canonical form, scope, deny patterns, depth, traps, nofollow. */
 export class Admitter {
   readonly traps: TrapGuard;
-  private readonly inScope: (url: string) => ScopeVerdict;
+  private inScope: (url: string) => ScopeVerdict;
+  private readonly scopeUrls: string[];
 
   constructor(
     private readonly runId: number,
+    /** The seeds, and the origins that joined the scope during the run (`RunRecord.scope`): their hosts are in scope. */
     seeds: string[],
     private readonly settings: CrawlSettings,
     private readonly priority: PriorityFn,
@@ -41,7 +43,19 @@ export class Admitter {
     private readonly minPriority?: number,
   ) {
     this.traps = new TrapGuard(DEFAULT_TRAP_LIMITS, clock);
-    this.inScope = scopeChecker({ mode: settings.scope, seeds, allowDomains: settings.allowDomain, deny: settings.deny });
+    this.scopeUrls = [...seeds];
+    this.inScope = this.checker();
+  }
+
+  private checker(): (url: string) => ScopeVerdict {
+    return scopeChecker({ mode: this.settings.scope, seeds: this.scopeUrls, allowDomains: this.settings.allowDomain, deny: this.settings.deny });
+  }
+
+  /** Puts the hosts of these URLs in scope as a seed's are (what a search or social target found). */
+  widenScope(urls: readonly string[]): void {
+    if (urls.length === 0) return;
+    this.scopeUrls.push(...urls);
+    this.inScope = this.checker();
   }
 
   canonicalize(href: string): string | null {

@@ -13,7 +13,8 @@ import { fetchCommit, type ProcessResult } from './process-stage.js';
  */
 export async function admitCloud(ctx: CloudContext, candidates: Candidate[]): Promise<FrontierRow[]> {
   const minPriority = ctx.scoring.focused ? ctx.scoring.profile.threshold : undefined;
-  const admitter = new Admitter(ctx.run.id, ctx.run.seeds, ctx.settings, ctx.priority, ctx.canonical, ctx.clock, minPriority);
+  const scope = [...ctx.run.seeds, ...(ctx.run.scope ?? [])];
+  const admitter = new Admitter(ctx.run.id, scope, ctx.settings, ctx.priority, ctx.canonical, ctx.clock, minPriority);
   const rows: FrontierRow[] = [];
   const seen = new Set<string>();
   for (const c of candidates) {

@@ -43,7 +43,7 @@ export interface CloudContext extends CrawlContext {
 
 /** The settings a run was started with (stored in its record), without the embedded-only data directory. */
 export function runSettings(run: RunRecord) {
-  const { data: _data, crawl: _crawl, scoringProfile: _profile, ...rest } = run.config;
+  const { data: _data, crawl: _crawl, scoringProfile: _profile, targets: _targets, ...rest } = run.config;
   return settingsFrom(rest, `run ${run.id}`);
 }
 

@@ -18,9 +18,18 @@ import { hostAfterRobots, loadRobots } from './robots-stage.js';
 import { CrawlProgress } from './progress.js';
 import { storedPage } from './stored-page.js';
 import { Gate, PREVIEWS_AT_ONCE, previewStage } from './preview-stage.js';
+import { apiClientFor, discoverTargets, runTargets } from './discover-stage.js';
+import type { Env } from '../config/resolve.js';
+import type { Resolver } from '../fetch/address-guard.js';
 
 export interface RunnerOptions {
   seeds: string[];
+  /** Search queries and social accounts to start from as well (validated; see discover-stage). */
+  targets?: string[];
+  /** Where the search and social backends' endpoints and keys are read. @default {} */
+  targetEnv?: Env;
+  /** Resolves the backends' host names (the address guard checks what it returns). */
+  resolver?: Resolver;
   resume: boolean;
   /** When given, inlink counts and PageRank are computed at the end of a finished crawl. */
   graph?: GraphStore;
@@ -146,10 +155,12 @@ export class CrawlRunner {
       this.ctx.logger.warn('an unfinished crawl was abandoned; pass --resume to continue one instead', { runId: latest.id });
     }
     const carried = await carriedOver(this.ctx.store, latest);
-    this.run = await this.ctx.store.createRun(this.options.seeds, { ...this.ctx.settings }, this.ctx.clock());
+    const targets = this.options.targets ?? [];
+    this.run = await this.ctx.store.createRun(this.options.seeds, { ...this.ctx.settings, ...(targets.length ? { targets } : {}) }, this.ctx.clock());
     this.admitter = this.newAdmitter(this.options.seeds);
     const seeds = this.options.seeds.map((href): Candidate => ({ href, depth: 0, kind: 'page', structural: true }));
-    const rows = this.admitAll([...seeds, ...carried.candidates]).rows;
+    const found = await this.discover(false);
+    const rows = this.admitAll([...seeds, ...carried.candidates, ...found]).rows;
     for (const row of rows) row.notBefore = carried.notBefore.get(row.url) ?? 0;
     const inserted = new Set(await this.ctx.store.addUrls(rows));
     for (const row of rows) if (inserted.has(row.urlId) && row.state === 'queued') this.state.enqueue(row);
@@ -179,11 +190,33 @@ export class CrawlRunner {
       q.fetched = counts.fetchedPerHost.get(row.host) ?? 0;
       this.state.enqueue(row);
     }
+    // Seeds and targets a kill cut short: targets answered before it come from the archive, the others are called now.
+    const found = await this.discover(true);
+    await this.addDiscovered([...latest.seeds.map((href): Candidate => ({ href, depth: 0, kind: 'page', structural: true })), ...found]);
     this.progress.started(this.run.id, true, { requeued, exhausted });
   }
 
   private newAdmitter(seeds: string[]): Admitter {
-    return new Admitter(this.run.id, seeds, this.ctx.settings, this.ctx.priority, this.ctx.canonical, this.ctx.clock);
+    return new Admitter(this.run.id, [...seeds, ...(this.run.scope ?? [])], this.ctx.settings, this.ctx.priority, this.ctx.canonical, this.ctx.clock);
+  }
+
+  /** The run's search and social targets: their links as candidates, their origins in the run's scope. */
+  private async discover(reuse: boolean): Promise<Candidate[]> {
+    const targets = runTargets(this.run);
+    if (targets.length === 0) return [];
+    const client = apiClientFor(this.ctx.settings, this.options.resolver);
+    try {
+      const found = await discoverTargets({ ...this.ctx, client, env: this.options.targetEnv ?? {} }, this.run.id, targets, {
+        limit: this.ctx.settings.targetLimit || undefined,
+        reuse,
+      });
+      for (const d of found.discoveries) this.progress.target(d);
+      await this.ctx.store.widenRunScope(this.run.id, found.scope);
+      this.admitter.widenScope(found.scope);
+      return found.candidates;
+    } finally {
+      await client.close();
+    }
   }
 
   private budgetReached(): boolean {

@@ -3,6 +3,7 @@ import type { FrontierRow, RunSummary, SelectionRecord } from '../store/ports/in
 import type { ProcessResult } from './process-stage.js';
 import type { RobotsLoad } from './robots-stage.js';
 import type { RenderCapture } from './render-stage.js';
+import type { TargetDiscovery } from './discover-stage.js';
 
 export interface ProgressStats {
   runId: number;
@@ -28,6 +29,8 @@ export type CrawlEvent =
   | { type: 'robots'; host: string; policy: string; requested: boolean; status?: number; error?: string }
   | { type: 'host-parked'; host: string; reason: string; dropped: number }
   | { type: 'deferred'; host: string; urls: number; until: number }
+  /** A search query or social account of the crawl was called (or its answer taken from the run's archive): the URLs it led to. */
+  | ({ type: 'target' } & TargetDiscovery)
   /** At most every 250 ms while the crawl runs: the counters, URLs waiting and hosts being fetched. */
   | { type: 'progress'; stats: ProgressStats; queued: number; activeHosts: number }
   | { type: 'done'; summary: RunSummary; stats: ProgressStats }
@@ -59,6 +62,11 @@ export class CrawlProgress {
   started(runId: number, resumed: boolean, counts?: { requeued?: number; exhausted?: number; carried?: number }): void {
     this.runId = runId;
     this.emit({ type: 'start', runId, resumed, ...counts });
+  }
+
+  target(d: TargetDiscovery): void {
+    this.requests += d.source === 'live' ? 1 : 0;
+    this.emit({ type: 'target', ...d });
   }
 
   deferred(host: string, urls: number, until: number): void {

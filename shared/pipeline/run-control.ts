@@ -6,10 +6,12 @@ import type { FrontierRow, GraphStore, RunSummary } from '../store/ports/index.j
 import { enqueueCandidates } from './cloud-commit.js';
 import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
 import { selectStage } from './select-stage.js';
+import { routeTarget } from '../targets/route.js';
 
 /** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */
 export interface RunInput {
   crawl: string;
+  /** URLs, and search queries and social accounts (`search:…`, `r/name`, profile URLs): those go to the Discover step. */
   seeds: string[];
   /** Crawl settings by name (maxPages, maxDepth, delayMs, …); the rest are defaults. */
   settings?: Record<string, unknown>;
@@ -29,6 +31,8 @@ export interface RunState {
   crawl: string;
   deadline: number;
   maxPages: number;
+  /** The run has search or social targets: the Discover step calls them and sends the seeds with their links. */
+  discover?: boolean;
 }
 
 export interface ProgressState extends RunState {
@@ -58,7 +62,14 @@ export const STALL_CHECKS = 5;
 /** InitRun: creates the run, admits the seeds and sends them to the frontier. */
 export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunState> {
   if (!Array.isArray(input.seeds) || input.seeds.length === 0)
-    throw new Error(`crawl "${input.crawl}" has no seeds: give it at least one http(s) URL in crawls.json`);
+    throw new Error(`crawl "${input.crawl}" has no seeds: give it at least one URL, search query or account in crawls.json`);
+  const urls = new Set<string>();
+  const targets = new Set<string>();
+  for (const seed of input.seeds) {
+    const t = routeTarget(seed);
+    if (t.kind === 'url') urls.add(t.url);
+    else targets.add(seed.trim());
+  }
   const custom = typeof input.profile === 'object' ? parseProfile(input.profile, `crawl "${input.crawl}" profile`) : undefined;
   const settings = settingsFrom(
     {
@@ -73,15 +84,19 @@ export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunStat
   crawlScoring(settings, custom);
   const { data: _data, ...stored } = settings;
   const now = (deps.clock ?? Date.now)();
-  const run = await deps.store.createRun(input.seeds, { ...stored, crawl: input.crawl, ...(custom ? { scoringProfile: custom } : {}) }, now);
+  const config = { ...stored, crawl: input.crawl, ...(custom ? { scoringProfile: custom } : {}), ...(targets.size ? { targets: [...targets] } : {}) };
+  const run = await deps.store.createRun([...urls], config, now);
+  const minutes = input.maxMinutes ?? (settings.maxMinutes || DEFAULT_MAX_MINUTES);
+  const state = { runId: run.id, crawl: input.crawl, deadline: now + minutes * 60_000, maxPages: settings.maxPages };
+  // With targets, Discover sends the seeds once the scope holds where the targets lead.
+  if (targets.size) return { ...state, discover: true };
   await withRun(deps, run.id, (ctx) =>
     enqueueCandidates(
       ctx,
-      input.seeds.map((href) => ({ href, depth: 0, kind: 'page' as const, structural: true })),
+      [...urls].map((href) => ({ href, depth: 0, kind: 'page' as const, structural: true })),
     ),
   );
-  const minutes = input.maxMinutes ?? (settings.maxMinutes || DEFAULT_MAX_MINUTES);
-  return { runId: run.id, crawl: input.crawl, deadline: now + minutes * 60_000, maxPages: settings.maxPages };
+  return state;
 }
 
 /** Progress: reads the run's counters (never the queue's approximate counts) and says whether it is over. */
@@ -91,7 +106,8 @@ export async function progressStage(deps: CloudDeps, state: RunState & Partial<P
   const now = (deps.clock ?? Date.now)();
   const stalledChecks = p.settled === state.lastSettled ? (state.stalledChecks ?? 0) + 1 : 0;
   const base = { ...state, enqueued: p.enqueued, settled: p.settled, pages: p.pages, lastSettled: p.settled, stalledChecks, resent: state.resent ?? 0 };
-  if (p.enqueued > 0 && p.settled >= p.enqueued) return { ...base, done: true, reason: 'drained' };
+  // Progress runs after InitRun and Discover sent the first URLs: nothing enqueued means nothing will be (every target failed).
+  if (p.settled >= p.enqueued) return { ...base, done: true, reason: 'drained' };
   if (p.pages >= state.maxPages && !(await hasInFlight(deps, state.runId))) return { ...base, done: true, reason: 'budget' };
   if (now >= state.deadline) return { ...base, done: true, reason: 'deadline' };
   if (stalledChecks >= STALL_CHECKS && p.pages < state.maxPages) {

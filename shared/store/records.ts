@@ -204,6 +204,11 @@ export interface RunRecord {
   status: RunStatus;
   seeds: string[];
   config: Record<string, unknown>;
+  /**
+   * Origins that joined the crawl's scope during the run, as the seeds' hosts are: where its search
+   * and social targets led (`scheme://host[:port]`, each once).
+   */
+  scope?: string[];
 }
 
 /** Everything one finished fetch changes, written atomically where the backend allows. */
@@ -236,6 +241,8 @@ export interface RunSummary {
   startedAt: number;
   finishedAt?: number;
   seeds: string[];
+  /** The search queries and social accounts the run started from (absent when none). */
+  targets?: string[];
   urlsByState: Record<string, number>;
   skipsByReason: Record<string, number>;
   fetchesByStatus: Record<string, number>;
@@ -245,6 +252,12 @@ export interface RunSummary {
   duplicates: number;
   bytes: number;
   hostsParked: Array<{ host: string; reason: string }>;
+}
+
+/** A run's search and social targets (kept in its config), as `RunSummary.targets`. */
+export function targetsOf(config: Record<string, unknown>): { targets?: string[] } {
+  const t = config.targets;
+  return Array.isArray(t) && t.length ? { targets: t.filter((x): x is string => typeof x === 'string') } : {};
 }
 
 /** Upper bounds (ms) of the fetch latency histogram's buckets; the last bucket is everything above. */

@@ -4,7 +4,7 @@
 // key, the same on the live side and in the replay.
 import { parse as parseDomain } from 'tldts';
 import { UsageError } from '../errors.js';
-import { canonicalize } from '../url/canonical.js';
+import { canonicalize, urlId } from '../url/canonical.js';
 
 export type SocialPlatform = 'reddit' | 'mastodon' | 'bluesky' | 'x' | 'instagram' | 'tiktok';
 
@@ -106,4 +106,17 @@ export function routeTarget(input: string): Target {
     }
   }
   return { kind: 'search', query: text.replace(/\s+/g, ' '), key: searchKey(text) };
+}
+
+/**
+ * The archive's id of anything a user may name: a URL (canonical), a search query or a social
+ * account (its key); text that is none of them, as it is.
+ */
+export function targetId(input: string): string {
+  try {
+    const t = routeTarget(input);
+    return urlId(t.kind === 'url' ? t.url : t.key);
+  } catch {
+    return urlId(canonicalize(input) ?? input);
+  }
 }

@@ -94,11 +94,21 @@ export function serper(key: string, client: ApiClient, base = 'https://google.se
  * point at another endpoint (a proxy). In the cloud the keys come from Secrets Manager.
  */
 export function searchBackend(env: Env, client: ApiClient): SearchBackend {
-  if (env.TRAWL_SEARXNG_URL) return searxng(env.TRAWL_SEARXNG_URL, client);
+  return configuredProvider(env)(client);
+}
+
+/** Throws the error `searchBackend` would when no provider is configured (checked before a crawl starts). */
+export function checkSearchProvider(env: Env): void {
+  configuredProvider(env);
+}
+
+function configuredProvider(env: Env): (client: ApiClient) => SearchBackend {
+  const searx = env.TRAWL_SEARXNG_URL;
+  if (searx) return (client) => searxng(searx, client);
   const braveKey = env.TRAWL_BRAVE_API_KEY ?? env.BRAVE_API_KEY;
-  if (braveKey) return brave(braveKey, client, env.TRAWL_BRAVE_URL);
+  if (braveKey) return (client) => brave(braveKey, client, env.TRAWL_BRAVE_URL);
   const serperKey = env.TRAWL_SERPER_API_KEY ?? env.SERPER_API_KEY;
-  if (serperKey) return serper(serperKey, client, env.TRAWL_SERPER_URL);
+  if (serperKey) return (client) => serper(serperKey, client, env.TRAWL_SERPER_URL);
   throw new UsageError(
     'no web search provider is configured: set TRAWL_SEARXNG_URL to a SearXNG instance with the json format on, or TRAWL_BRAVE_API_KEY (Brave Search API), or TRAWL_SERPER_API_KEY (Serper)',
   );

@@ -241,10 +241,19 @@ export function socialBackend(platform: SocialPlatform, env: Env, client: ApiCli
   if (platform === 'reddit') return reddit(client, env.TRAWL_REDDIT_URL);
   if (platform === 'bluesky') return bluesky(client, env.TRAWL_BSKY_URL);
   if (platform === 'mastodon') return mastodon(client, env.TRAWL_MASTODON_URL);
+  return apify(platform, apifyToken(platform, env), client, env, env.TRAWL_APIFY_URL);
+}
+
+/** Throws the error `socialBackend` would for a platform that is not configured (checked before a crawl starts). */
+export function checkSocialBackend(platform: SocialPlatform, env: Env): void {
+  if (platform === 'x' || platform === 'instagram' || platform === 'tiktok') apifyToken(platform, env);
+}
+
+function apifyToken(platform: 'x' | 'instagram' | 'tiktok', env: Env): string {
   const token = env.APIFY_TOKEN ?? env.TRAWL_APIFY_TOKEN;
   if (!token)
     throw new UsageError(
       `${platform} has no open API: set APIFY_TOKEN to fetch it through an Apify actor (${APIFY_ACTORS[platform]}; TRAWL_APIFY_ACTOR_${platform.toUpperCase()} picks another)`,
     );
-  return apify(platform, token, client, env, env.TRAWL_APIFY_URL);
+  return token;
 }

@@ -15,9 +15,9 @@ import type { BlobStore, CrawlStore, FetchRecord } from '../store/ports/index.js
 import { canonicalize, urlId } from '../url/canonical.js';
 import type { ApiClient, ApiExchange } from './api-client.js';
 import type { FetchedContent } from './content.js';
-import { routeTarget, type SocialPlatform } from './route.js';
-import { DEFAULT_SEARCH_LIMIT, searchBackend } from './search-backends.js';
-import { DEFAULT_SOCIAL_LIMIT, socialBackend } from './social-backends.js';
+import { routeTarget, type SocialPlatform, type Target } from './route.js';
+import { checkSearchProvider, DEFAULT_SEARCH_LIMIT, searchBackend } from './search-backends.js';
+import { checkSocialBackend, DEFAULT_SOCIAL_LIMIT, socialBackend } from './social-backends.js';
 
 export interface TargetDeps {
   store: Pick<CrawlStore, 'recordFetch' | 'fetchHistory'>;
@@ -188,6 +188,12 @@ export async function fetchTarget(deps: TargetDeps, input: string, options: { li
   }));
 }
 
+/** Throws the UsageError a call would for a target whose backend is not configured (no request made). */
+export function checkTargetBackend(target: Target, env: Record<string, string | undefined>): void {
+  if (target.kind === 'search') checkSearchProvider(env);
+  if (target.kind === 'social') checkSocialBackend(target.platform, env);
+}
+
 /** Hashtag or topic search on a platform, where one string cannot say it; archived like any call. */
 export async function searchSocial(deps: TargetDeps, platform: SocialPlatform, topics: string[], limit?: number): Promise<FetchedContent> {
   const words = topics.map((t) => t.trim()).filter(Boolean);
@@ -223,9 +229,19 @@ export async function replayTarget(
   }
 }
 
-/** A search or social call from the archive: the newest interaction with a stored answer; "never fetched" told apart from "failed". */
-export async function replayApi(deps: { store: CrawlStore; blobs: BlobStore }, input: string, key: string): Promise<FetchedContent> {
-  const history = (await deps.store.fetchHistory(urlId(key))).filter((r) => r.kind === 'search' || r.kind === 'social');
+/**
+ * A search or social call from the archive: the newest interaction with a stored answer (of run
+ * `runId` only, when given); "never fetched" told apart from "failed".
+ */
+export async function replayApi(
+  deps: { store: Pick<CrawlStore, 'fetchHistory'>; blobs: BlobStore },
+  input: string,
+  key: string,
+  runId?: number,
+): Promise<FetchedContent> {
+  const history = (await deps.store.fetchHistory(urlId(key))).filter(
+    (r) => (r.kind === 'search' || r.kind === 'social') && (runId === undefined || r.runId === runId),
+  );
   if (!history.length) throw new NeverFetchedError(key);
   const answered = history.filter((r) => r.contentHash).at(-1);
   if (!answered) throw new FetchedAndFailedError(key, history.at(-1)!);

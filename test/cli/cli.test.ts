@@ -71,7 +71,10 @@ test('an invalid seed exits 2 with a one-line error', () => {
   try {
     const r = trawl(['crawl', 'not-a-url', '--data', dir]);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /^trawl: invalid seed "not-a-url": give an absolute http:\/\/ or https:\/\/ URL\n$/);
+    assert.match(
+      r.stderr,
+      /^trawl: seed "not-a-url" is a web search query \(a URL needs http:\/\/ or https:\/\/\), and no web search provider is configured: set TRAWL_SEARXNG_URL .*; or give an absolute http\(s\) URL\n$/,
+    );
     assert.equal(trawl(['crawl', 'ftp://x.test/', '--data', dir]).code, 2);
     assert.equal(trawl(['crawl', '--data', dir]).code, 2);
   } finally {

@@ -12,6 +12,7 @@ import { handler as extractPage } from '../../functions/extract-page/index.js';
 import { handler as fetchWorker } from '../../functions/fetch-worker/index.js';
 import { handler as finalizeRun } from '../../functions/finalize-run/index.js';
 import { handler as initRun } from '../../functions/init-run/index.js';
+import { handler as discoverTargets } from '../../functions/discover-targets/index.js';
 import { handler as recordFailure } from '../../functions/record-failure/index.js';
 import { handler as renderPage } from '../../functions/render-page/index.js';
 import { handler as runProgress } from '../../functions/run-progress/index.js';
@@ -233,6 +234,7 @@ export async function cloudCrawl(
       overrides: {
         taskResourceLocalHandlers: {
           InitRun: task((i: Parameters<typeof initRun>[0]) => timings.time('init-run', () => initRun(i))),
+          Discover: task((i: Parameters<typeof discoverTargets>[0]) => timings.time('discover-targets', () => discoverTargets(i))),
           Progress: task((i: Parameters<typeof runProgress>[0]) => {
             progressChecks++;
             return timings.time('run-progress', () => runProgress(i));

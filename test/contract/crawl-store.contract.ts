@@ -31,6 +31,20 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
       assert.equal((await s.latestRun())?.id, other.id);
     }));
 
+  test(`${name}: widens a run's scope with each origin once, and only that run's`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun(['http://a.test/'], {}, 1);
+      const other = await s.createRun([], {}, 2);
+      assert.equal((await s.latestRun())?.scope, undefined);
+      await s.widenRunScope(run.id, ['http://c.test', 'http://b.test:8080']);
+      await s.widenRunScope(run.id, ['http://b.test:8080', 'https://d.test']);
+      await s.widenRunScope(run.id, []);
+      const runs = await s.runs();
+      assert.deepEqual(runs.find((r) => r.id === run.id)?.scope, ['http://b.test:8080', 'http://c.test', 'https://d.test']);
+      assert.equal(runs.find((r) => r.id === other.id)?.scope, undefined);
+      assert.deepEqual(runs.find((r) => r.id === run.id)?.seeds, ['http://a.test/']);
+    }));
+
   test(`${name}: requeues what was in flight and remembers what the run has seen`, () =>
     withStore(async (s) => {
       const run = await s.createRun([], {}, 1);

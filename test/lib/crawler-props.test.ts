@@ -7,6 +7,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Crawler, type CrawlerProps } from '../../lib/crawler.js';
 import { CrawlConfigError } from '../../shared/errors.js';
@@ -40,6 +41,12 @@ test('a prop out of range fails synthesis naming the prop and the allowed range'
     [{ rawRetentionDays: 20 }, /rawRetentionDays \(20\) must be more than rawInfrequentAccessDays \(30\)/],
     [{ frontierRetentionDays: 0 }, /frontierRetentionDays is 0 days/],
     [{ tableProps: {}, existingTableObj: {} as dynamodb.ITable }, /give existingTableObj or tableProps, not both/],
+    [
+      { discovery: { environment: { TRAWL_BRAVE_API_KEY: 'k' } } },
+      /discovery.environment sets TRAWL_BRAVE_API_KEY, which holds a credential: put it in the discovery secret's JSON instead/,
+    ],
+    [{ discovery: { environment: { APIFY_TOKEN: 't' } } }, /discovery.environment sets APIFY_TOKEN/],
+    [{ discovery: { environment: { 'trawl-url': 'x' } } }, /discovery.environment name "trawl-url" is not an environment variable name/],
   ];
   for (const [props, message] of cases) {
     assert.throws(
@@ -187,7 +194,7 @@ test('Summarize and Index: an S3 Vectors index, model retries in the workflow, a
     Environment: { Variables: Match.objectLike({ TRAWL_PROVIDER: 'bedrock', TRAWL_EMBED_MODEL: 'amazon.titan-embed-text-v2:0' }) },
   });
   const alarms = Object.values(bedrock.findResources('AWS::CloudWatch::Alarm')).map((a) => (a.Properties as { MetricName: string }).MetricName);
-  assert.equal(alarms.filter((m) => m === 'Throttles').length, 8, 'a capped model stage is throttled by design: no throttle alarm');
+  assert.equal(alarms.filter((m) => m === 'Throttles').length, 9, 'a capped model stage is throttled by design: no throttle alarm');
 
   const off = synth({ enrichment: false });
   off.resourceCountIs('AWS::S3Vectors::Index', 0);
@@ -211,4 +218,44 @@ test('the search API: a read-only Lambda behind a Function URL with IAM auth, or
   open.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ API_KEY_SHA256: sha, API_KEY_HEADER: 'x-api-key' }) } });
 
   synth({ api: false }).resourceCountIs('AWS::Lambda::Url', 0);
+});
+
+test('search and social seeds: InitRun → HasTargets → Discover → the loop, a secret of keys read only by Discover, nothing secret in the environment', () => {
+  const withTargets = [{ name: 'watch', schedule: 'rate(1 day)', seeds: ['search:fire sprinkler inspection Minneapolis', 'r/Minneapolis'] }];
+  const t = synth({ crawls: withTargets, discovery: { environment: { TRAWL_SEARXNG_URL: 'https://searx.example/' } } });
+  const { STANDARD } = stateMachines(t.toJSON() as Parameters<typeof stateMachines>[0]);
+  const states = STANDARD.definition.States as Record<string, { Next?: string; Default?: string; Choices?: Array<{ Next: string }>; TimeoutSeconds?: number }>;
+  assert.equal(states.InitRun!.Next, 'HasTargets');
+  assert.equal(states.HasTargets!.Choices![0]!.Next, 'Discover');
+  assert.equal(states.HasTargets!.Default, 'WaitForProgress');
+  assert.equal(states.Discover!.Next, 'WaitForProgress');
+  assert.equal(states.Discover!.TimeoutSeconds, 600);
+  t.resourceCountIs('AWS::SecretsManager::Secret', 1);
+  t.hasResourceProperties('AWS::SecretsManager::Secret', { SecretString: '{}' });
+  t.hasOutput('*', { Value: { Ref: Match.stringLikeRegexp('CrawlerDiscoveryKeys') } });
+  const discover = grants(t, 'discover-targets');
+  assert.ok(discover.some((g) => g.actions.includes('secretsmanager:GetSecretValue') && g.resources.includes('CrawlerDiscoveryKeys')));
+  assert.ok(
+    discover.some((g) => g.actions.includes('sqs:SendMessage')),
+    'Discover sends the seeds and the links',
+  );
+  for (const other of ['init-run', 'fetch-worker', 'extract-page', 'search-api'])
+    assert.ok(!grants(t, other).some((g) => g.actions.includes('secretsmanager:GetSecretValue')), `${other} cannot read the keys`);
+  const fns = Object.entries(t.findResources('AWS::Lambda::Function')).map(([id, f]) => [
+    id,
+    JSON.stringify((f.Properties as { Environment?: unknown }).Environment ?? {}),
+  ]);
+  const [, env] = fns.find(([id]) => id!.startsWith('CrawlerStagesdiscovertargets'))!;
+  assert.match(env!, /TARGETS_SECRET_ARN/);
+  assert.match(env!, /"TRAWL_SEARXNG_URL":"https:\/\/searx.example\/"/);
+  assert.ok(!fns.some(([, e]) => /API_KEY|APIFY_TOKEN/.test(e!)), 'no key in any environment');
+
+  // No search or social seed: no secret (it would cost a month's fee for nothing); the Choice skips Discover.
+  synth({}).resourceCountIs('AWS::SecretsManager::Secret', 0);
+  // A secret of the team's own is used instead of a new one.
+  const own = synth({ crawls: withTargets }, (stack) => ({
+    discovery: { existingSecretObj: secretsmanager.Secret.fromSecretNameV2(stack, 'Keys', 'team/search-keys') },
+  }));
+  own.resourceCountIs('AWS::SecretsManager::Secret', 0);
+  assert.ok(grants(own, 'discover-targets').some((g) => g.actions.includes('secretsmanager:GetSecretValue') && g.resources.includes('team/search-keys')));
 });

@@ -78,7 +78,7 @@ test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x
   const stages = Object.values(fns).filter(
     (f) => (f.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.TABLE_NAME,
   );
-  assert.equal(stages.length, 10);
+  assert.equal(stages.length, 11);
   for (const f of stages) {
     const p = f.Properties as { Runtime: string; Architectures: string[]; Handler: string; MemorySize: number };
     assert.equal(p.Runtime, 'nodejs24.x');
@@ -94,19 +94,21 @@ test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x
 
 test('the bundles are ESM built by esbuild, and the extract stage carries pdf.js for its worker thread', () => {
   const assets = readdirSync(synth.outdir).filter((d) => d.startsWith('asset.'));
-  assert.equal(assets.length, 10);
+  assert.equal(assets.length, 11);
   for (const a of assets) assert.ok(existsSync(join(synth.outdir, a, 'index.mjs')), a);
   assert.equal(assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/pdfjs-dist/legacy/build/pdf.mjs'))).length, 1);
   // The Render stage ships @sparticuz/chromium as it is (its packed browser is found beside its own files).
   assert.equal(assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/@sparticuz/chromium/bin/chromium.br'))).length, 1);
 });
 
-test('the run state machine is Standard: InitRun, then a Wait/Progress/Choice loop, then FinalizeRun (JSONPath)', () => {
+test('the run state machine is Standard: InitRun, Discover when the run has search or social targets, then a Wait/Progress/Choice loop, then FinalizeRun (JSONPath)', () => {
   const { STANDARD, EXPRESS } = stateMachines(synth.template);
   const states = STANDARD.definition.States as Record<string, { Type: string; Next?: string; Default?: string; Choices?: Array<{ Next: string }> }>;
   assert.equal(STANDARD.definition.StartAt, 'InitRun');
   assert.equal(STANDARD.definition.QueryLanguage, 'JSONPath');
-  assert.equal(states.InitRun!.Next, 'WaitForProgress');
+  assert.equal(states.InitRun!.Next, 'HasTargets');
+  assert.equal(states.HasTargets!.Default, 'WaitForProgress');
+  assert.equal(states.Discover!.Next, 'WaitForProgress');
   assert.equal(states.WaitForProgress!.Next, 'Progress');
   assert.equal(states.Progress!.Next, 'RunOver');
   assert.equal(states.RunOver!.Choices![0]!.Next, 'FinalizeRun');
@@ -135,8 +137,8 @@ test('one EventBridge rule per crawl of crawls.json, starting the run state mach
 test('alarms on the DLQ, stage errors and throttles and failed executions; a dashboard', () => {
   const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a) => (a.Properties as { MetricName: string }).MetricName);
   assert.ok(alarms.includes('ApproximateNumberOfMessagesVisible'));
-  assert.equal(alarms.filter((m) => m === 'Errors').length, 10);
-  assert.equal(alarms.filter((m) => m === 'Throttles').length, 10, 'the local provider reserves no concurrency: every stage has a throttle alarm');
+  assert.equal(alarms.filter((m) => m === 'Errors').length, 11);
+  assert.equal(alarms.filter((m) => m === 'Throttles').length, 11, 'the local provider reserves no concurrency: every stage has a throttle alarm');
   assert.equal(alarms.filter((m) => m === 'ExecutionsFailed').length, 2);
   t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
 });
@@ -164,7 +166,9 @@ test('crawls.json problems fail at synth time with the crawl, the field and what
   );
   assert.throws(bad({ schedule: 'rate(2 day)' }), /rate\(2 days\)/);
   assert.throws(bad({ schedule: 'cron(0 3 * * *)' }), /6 fields/);
-  assert.throws(bad({ seeds: ['ftp://x/'] }), /seed "ftp:\/\/x\/" is not an absolute http\(s\) URL/);
+  assert.throws(bad({ seeds: ['ftp://x/'] }), /seed "ftp:\/\/x\/": ftp: URLs are not fetched: give an http\(s\) URL, or write search:ftp:\/\/x\/ to search/);
+  assert.throws(bad({ seeds: ['  '] }), /seed " {2}": empty target/);
+  assert.doesNotThrow(bad({ seeds: ['search:fire sprinkler inspection', 'r/Minneapolis', 'https://bsky.app/profile/nfpa.bsky.social'] }));
   assert.throws(bad({ limits: { maxPagez: 3 } }), /unknown setting "maxPagez"/);
   assert.throws(
     bad({ limits: { maxPages: -1 } }),

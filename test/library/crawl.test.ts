@@ -115,7 +115,8 @@ test('bad options fail before anything is created', async () => {
   const { dir, cleanup } = tempDir();
   try {
     const data = `${dir}/never`;
-    await assert.rejects(crawl(['not a url'], { data, env: {} }), /invalid seed "not a url"/);
+    await assert.rejects(crawl(['not a url'], { data, env: {} }), /seed "not a url" is a web search query .*no web search provider is configured/);
+    await assert.rejects(crawl(['ftp://x.test/'], { data, env: {} }), /invalid seed "ftp:\/\/x.test\/": ftp: URLs are not fetched/);
     await assert.rejects(crawl(['http://a.test/'], { data, deny: ['/(/'], env: {} }), /option deny/);
     await assert.rejects(crawl([], { data, resume: true, env: {} }), /nothing to resume/);
     assert.equal(existsSync(data), false);

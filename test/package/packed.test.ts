@@ -119,9 +119,9 @@ test("the README's CDK app synthesizes a stack with trawl/cdk, with the prebuilt
     Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
   };
   const fns = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-  assert.equal(fns.length, 10);
+  assert.equal(fns.length, 11);
   const assets = readdirSync(join(project.dir, 'cdk.out')).filter((d) => d.startsWith('asset.'));
-  assert.equal(assets.filter((a) => existsSync(join(project.dir, 'cdk.out', a, 'index.mjs'))).length, 10);
+  assert.equal(assets.filter((a) => existsSync(join(project.dir, 'cdk.out', a, 'index.mjs'))).length, 11);
   assert.ok(!existsSync(join(project.dir, 'node_modules/esbuild')), 'esbuild is not installed with the package');
 });
 

@@ -62,9 +62,12 @@ test('migrates a data directory of the previous schema forward, keeping its data
     db.exec('DROP TABLE enrichments; DROP TABLE enrichment_tags; DROP TABLE enrich_failures; DROP TABLE search_text; DROP TABLE vectors');
     // …and no selections or extraction fields (schema 6).
     db.exec('DROP TABLE selections; ALTER TABLE extracts DROP COLUMN fields');
+    // …and no run scope (schema 7).
+    db.exec('ALTER TABLE runs DROP COLUMN scope');
     db.close();
     const reader = new SqliteCrawlStore(dir, { readonly: true });
-    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '6');
+    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '7');
+    assert.ok((reader.db.prepare('PRAGMA table_info(runs)').all() as Array<{ name: string }>).some((c) => c.name === 'scope'));
     assert.deepEqual(reader.db.prepare('SELECT count(*) AS n FROM selections').get(), { n: 0 });
     assert.ok((reader.db.prepare('PRAGMA table_info(extracts)').all() as Array<{ name: string }>).some((c) => c.name === 'fields'));
     assert.deepEqual(reader.db.prepare('SELECT count(*) AS n FROM search_text JOIN enrichments ON doc_id = search_text.rowid').get(), { n: 0 });

@@ -12,6 +12,12 @@ export function recordOf<T>(item: Item | undefined): T | undefined {
   return rest as T;
 }
 
+/** A RUN item's scope (a string set) as `RunRecord.scope`: sorted, absent when empty. */
+export function scopeOf(item: Item): { scope?: string[] } {
+  const scope = item.scope as Set<string> | string[] | undefined;
+  return scope && [...scope].length ? { scope: [...scope].sort() } : {};
+}
+
 export function frontierItem(row: FrontierRow, expiresAt: number): Item {
   return { ...keys.frontier(row.runId, row.urlId), type: 'URL', ...row, expiresAt };
 }

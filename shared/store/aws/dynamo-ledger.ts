@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
 import type { FrontierRow, HostClaim, HostRecord, RunLedger, RunProgress, RunRecord, RunStatus } from '../ports/index.js';
-import { recordOf } from './dynamo-items.js';
+import { recordOf, scopeOf } from './dynamo-items.js';
 import { DynamoTable, isConditionFailure } from './dynamo-table.js';
 import { keys } from './table.js';
 
@@ -49,6 +49,7 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
       status: item.status as RunStatus,
       seeds: item.seeds as string[],
       config: item.config as Record<string, unknown>,
+      ...scopeOf(item),
     };
   }
 

@@ -3,6 +3,7 @@ import { newHostState, type HostState } from '../../politeness/host-state.js';
 import {
   FINAL_STATES,
   ROBOTS_REFUSAL,
+  targetsOf,
   SETTLED_STATES,
   SOFT_SKIPS,
   type RunActivity,
@@ -18,7 +19,7 @@ import {
   type SeenUrl,
   type UrlState,
 } from '../ports/index.js';
-import { edgeItem, fetchItem, frontierItem, recordOf } from './dynamo-items.js';
+import { edgeItem, fetchItem, frontierItem, recordOf, scopeOf } from './dynamo-items.js';
 import { activityCounters, activityOf } from './dynamo-activity.js';
 import { DynamoContent } from './dynamo-content.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
@@ -90,6 +91,21 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
     return counter ? this.getRun(Number(counter.last)) : undefined;
   }
 
+  async widenRunScope(runId: number, origins: string[]): Promise<void> {
+    if (origins.length === 0) return;
+    // A string set: ADD keeps each origin once, whoever adds it and however often.
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.run(runId),
+        UpdateExpression: 'ADD #scope :o',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#scope': 'scope' },
+        ExpressionAttributeValues: { ':o': new Set(origins) },
+      }),
+    );
+  }
+
   async setRunStatus(runId: number, status: RunStatus, now: number): Promise<void> {
     await this.doc.send(
       new UpdateCommand({
@@ -145,6 +161,7 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
         status: i.status as RunStatus,
         seeds: i.seeds as string[],
         config: i.config as Record<string, unknown>,
+        ...scopeOf(i),
       }))
       .sort((a, b) => a.id - b.id);
   }
@@ -364,6 +381,7 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
       startedAt: Number(run.startedAt),
       finishedAt: run.finishedAt as number | undefined,
       seeds: run.seeds as string[],
+      ...targetsOf((run.config ?? {}) as Record<string, unknown>),
       urlsByState,
       skipsByReason,
       fetchesByStatus: (c.fetches ?? {}) as Record<string, number>,

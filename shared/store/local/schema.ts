@@ -2,7 +2,7 @@
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** The Summarize and Index tables (v5). */
 const SELECTIONS_SQL = `CREATE TABLE IF NOT EXISTS selections (
@@ -78,6 +78,8 @@ export const MIGRATIONS: Record<number, string> = {
   // v6: CSS-selector fields with the extraction; the selections of runs ended with --select.
   5: `ALTER TABLE extracts ADD COLUMN fields TEXT;
       ${SELECTIONS_SQL}`,
+  // v7: the origins a run's search and social targets put in its scope.
+  6: `ALTER TABLE runs ADD COLUMN scope TEXT;`,
 };
 
 export const SCHEMA_SQL = `
@@ -88,7 +90,8 @@ CREATE TABLE IF NOT EXISTS runs (
   finished_at INTEGER,
   status TEXT NOT NULL,
   seeds TEXT NOT NULL,
-  config TEXT NOT NULL
+  config TEXT NOT NULL,
+  scope TEXT
 );
 CREATE TABLE IF NOT EXISTS frontier (
   run_id INTEGER NOT NULL,

@@ -2,6 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import type { FetchKind } from '../../fetch/content-type.js';
 import {
   ROBOTS_REFUSAL,
+  targetsOf,
   type ChunkRecord,
   type RunRecord,
   type ExtractRecord,
@@ -117,6 +118,7 @@ export function summarize(db: Db, runId: number): RunSummary {
     startedAt: run.started_at as number,
     finishedAt: opt<number>(run.finished_at),
     seeds: JSON.parse(run.seeds as string) as string[],
+    ...targetsOf(JSON.parse(run.config as string) as Record<string, unknown>),
     urlsByState: countBy(db, 'SELECT state AS k, count(*) AS n FROM frontier WHERE run_id = ? GROUP BY state', runId),
     skipsByReason: countBy(
       db,
@@ -238,6 +240,7 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
     status: row.status as RunStatus,
     seeds: JSON.parse(row.seeds as string) as string[],
     config: JSON.parse(row.config as string) as Record<string, unknown>,
+    ...(row.scope ? { scope: JSON.parse(row.scope as string) as string[] } : {}),
   };
 }
 

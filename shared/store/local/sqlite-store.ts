@@ -171,6 +171,17 @@ export class SqliteCrawlStore implements CrawlStore {
     return { id: Number(info.lastInsertRowid), startedAt: now, status: 'running', seeds, config };
   }
 
+  async widenRunScope(runId: number, origins: string[]): Promise<void> {
+    this.db.transaction(() => {
+      const row = this.sql('SELECT scope FROM runs WHERE id = ?').get(runId) as { scope: string | null } | undefined;
+      if (!row) return;
+      const scope = new Set<string>(row.scope ? (JSON.parse(row.scope) as string[]) : []);
+      const before = scope.size;
+      for (const o of origins) scope.add(o);
+      if (scope.size !== before) this.sql('UPDATE runs SET scope = ? WHERE id = ?').run(JSON.stringify([...scope].sort()), runId);
+    })();
+  }
+
   async latestRun(): Promise<RunRecord | undefined> {
     const row = this.sql('SELECT * FROM runs ORDER BY id DESC LIMIT 1').get() as Record<string, unknown> | undefined;
     return row ? rowToRun(row) : undefined;

@@ -23,6 +23,8 @@ export interface CrawlStore {
   /** Every run, oldest first. */
   runs(): Promise<RunRecord[]>;
   setRunStatus(runId: number, status: RunStatus, now: number): Promise<void>;
+  /** Adds origins to the run's scope (`RunRecord.scope`); one already there is not added twice. */
+  widenRunScope(runId: number, origins: string[]): Promise<void>;
   /** Inserts frontier rows the run has not seen; returns the url ids that were new. */
   addUrls(rows: FrontierRow[]): Promise<string[]>;
   /**
