@@ -233,6 +233,14 @@ export const SETTINGS = {
     help: 'full: content, metadata, chunks, SimHash and links; links: links with context only (discovery crawls)',
     type: 'string',
   }),
+  processingQueue: setting({
+    ...int(0, 10_000),
+    default: 64,
+    flag: 'processing-queue',
+    env: 'TRAWL_PROCESSING_QUEUE',
+    help: "fetched pages waiting for extraction and storage, at most (no request starts while it is full); 0: each page is processed in its host's turn, before the host's next request",
+    type: 'string',
+  }),
   extractWorkers: setting({
     schema: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(64)]),
     expects: 'auto or a whole number from 0 to 64',

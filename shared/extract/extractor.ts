@@ -2,13 +2,17 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CanonicalOptions } from '../url/canonical.js';
 import type { LinkExtraction, PageExtraction } from './extract-page.js';
-import { runExtract, type ExtractRequest } from './run-extract.js';
+import { runExtract, runTextParts, type ExtractRequest, type TextParts } from './run-extract.js';
 
 export type { ExtractRequest } from './run-extract.js';
 
 /** Turns a page into its extraction; in this thread or in a pool of worker threads. */
 export interface Extractor {
+  /** Threads extracting at once (0: this thread). */
+  readonly threads: number;
   extract(request: ExtractRequest): Promise<PageExtraction | LinkExtraction>;
+  /** The SimHash, text hash and chunks of a plain text (a PDF's), where pages are extracted. */
+  textParts(text: string): Promise<TextParts>;
   /** Resolves once the extractor can take pages at full speed (worker threads started); optional. */
   ready?(): Promise<void>;
   close(): Promise<void>;
@@ -16,10 +20,15 @@ export interface Extractor {
 
 /** Extraction on the calling thread (tests, Lambda handlers, one-off commands). */
 export class InlineExtractor implements Extractor {
+  readonly threads = 0;
   constructor(private readonly canonical: CanonicalOptions) {}
 
   async extract(request: ExtractRequest): Promise<PageExtraction | LinkExtraction> {
     return runExtract(request, this.canonical);
+  }
+
+  async textParts(text: string): Promise<TextParts> {
+    return runTextParts(text);
   }
 
   async close(): Promise<void> {}
@@ -40,11 +49,11 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 (async () => {
   if (workerData.tsx) (await import(workerData.tsx)).register();
-  const { runExtract } = await import(workerData.runExtract);
+  const { runExtract, runTextParts } = await import(workerData.runExtract);
   parentPort.postMessage({ ready: true });
   parentPort.on('message', (msg) => {
     try {
-      const x = runExtract(msg, workerData.canonicalOptions);
+      const x = msg.text !== undefined ? runTextParts(msg.text) : runExtract(msg, workerData.canonicalOptions);
       parentPort.postMessage({ id: msg.id, x });
     } catch (err) {
       parentPort.postMessage({ id: msg.id, error: String((err && err.message) || err) });
@@ -53,9 +62,13 @@ const { parentPort, workerData } = require('node:worker_threads');
 })().catch((err) => { throw err; });
 `;
 
+/** A page to extract, or a plain text whose parts are wanted. */
+type WorkRequest = ExtractRequest | { text: string };
+type WorkResult = PageExtraction | LinkExtraction | TextParts;
+
 interface Pending {
-  request: ExtractRequest;
-  resolve: (x: PageExtraction | LinkExtraction) => void;
+  request: WorkRequest;
+  resolve: (x: WorkResult) => void;
   reject: (e: Error) => void;
   /** Runs only while the worker is on this page. */
   timer?: NodeJS.Timeout;
@@ -82,6 +95,10 @@ export class WorkerExtractor implements Extractor {
   private closed = false;
   private readonly size: number;
   private readonly timeoutMs: number;
+
+  get threads(): number {
+    return this.size;
+  }
   private readonly memoryMb: number;
 
   constructor(
@@ -97,7 +114,9 @@ export class WorkerExtractor implements Extractor {
     const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.memoryMb / 8)) },
+      // The old generation's cap is a page's limit (one that exhausts it fails alone); a young generation of 8 MB
+      // is what a page's garbage needs (64 MB cost ~50 MB of RSS and nothing in speed, bench:crawl).
+      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: 8 },
       workerData: {
         tsx: ext === 'ts' ? import.meta.resolve('tsx/esm/api') : undefined,
         runExtract: new URL(`./run-extract.${ext}`, import.meta.url).href,
@@ -150,7 +169,7 @@ export class WorkerExtractor implements Extractor {
     return this.slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
   }
 
-  private send(request: ExtractRequest, resolve: Pending['resolve'], reject: Pending['reject']): void {
+  private send(request: WorkRequest, resolve: Pending['resolve'], reject: Pending['reject']): void {
     const slot = this.pick();
     const id = this.nextId++;
     slot.pending.set(id, { request, resolve, reject });
@@ -172,7 +191,11 @@ export class WorkerExtractor implements Extractor {
   }
 
   extract(request: ExtractRequest): Promise<PageExtraction | LinkExtraction> {
-    return new Promise((resolve, reject) => this.send(request, resolve, reject));
+    return new Promise((resolve, reject) => this.send(request, resolve as Pending['resolve'], reject));
+  }
+
+  textParts(text: string): Promise<TextParts> {
+    return new Promise((resolve, reject) => this.send({ text }, resolve as Pending['resolve'], reject));
   }
 
   /** Starts every worker and resolves when they have loaded the extraction modules (about a second under tsx). */

@@ -2,7 +2,8 @@
 // the pages it matches. Text, an attribute (`a.pdf@href`), a list (`[]`), an optional URL pattern,
 // a type (string, number, date, url) and an optional regular expression that keeps part of a value.
 // A selector that matches nothing yields an absent field; an invalid one fails at start-up.
-import { load, type CheerioAPI } from 'cheerio';
+import type { CheerioAPI } from 'cheerio';
+import { createRequire } from 'node:module';
 import type { AnyNode } from 'domhandler';
 import { z } from 'zod';
 import { CrawlConfigError } from '../errors.js';
@@ -67,7 +68,23 @@ function splitShort(raw: string): { selector: string; attr?: string; list: boole
   return { selector: s.slice(0, at).trim(), attr: s.slice(at + 1).trim(), list };
 }
 
-const probe = load('<p></p>');
+type Cheerio = typeof import('cheerio');
+let cheerio: Cheerio | undefined;
+let probeDoc: CheerioAPI | undefined;
+
+/**
+ * cheerio, loaded on first use: it costs a thread ~14 MB (measured RSS), and only crawls with
+ * fields (and `onPage`'s `$`) use it.
+ */
+function cheerioModule(): Cheerio {
+  cheerio ??= createRequire(import.meta.url)('cheerio') as Cheerio;
+  return cheerio;
+}
+
+function probe(selector: string): unknown {
+  probeDoc ??= cheerioModule().load('<p></p>');
+  return probeDoc(selector);
+}
 
 /** The selector's problem, with the character where it starts (after the longest prefix that is a valid selector). */
 function selectorProblem(selector: string): string | undefined {
@@ -284,5 +301,5 @@ export function extractFields(html: string | CheerioAPI, url: string, specs: Fie
 
 /** A page as cheerio's `$`, parsed with the extraction's own parser (the same DOM the rest of trawl sees). */
 export function cheerioOf(html: string): CheerioAPI {
-  return load(parseDocument(html));
+  return cheerioModule().load(parseDocument(html));
 }

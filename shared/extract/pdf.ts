@@ -9,8 +9,12 @@ export interface PdfText {
 /** A PDF that takes longer than this is abandoned and its worker replaced (hostile or huge files). */
 const PDF_TIMEOUT_MS = 20_000;
 
+/** An idle PDF worker stops after this long: pdf.js holds ~40 MB of a thread that a crawl of few PDFs should not keep. */
+const PDF_IDLE_MS = 5_000;
+
 type Pending = { resolve: (r: PdfText) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
 let worker: Worker | undefined;
+let idle: NodeJS.Timeout | undefined;
 let nextId = 0;
 const pending = new Map<number, Pending>();
 
@@ -57,6 +61,7 @@ parentPort.on('message', (msg) => {
 `;
 
 function pdfWorker(): Worker {
+  clearTimeout(idle);
   if (worker) return worker;
   const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { pdfjs: import.meta.resolve('pdfjs-dist/legacy/build/pdf.mjs') } });
   w.unref();
@@ -68,8 +73,9 @@ function pdfWorker(): Worker {
     if (msg.result) p.resolve(msg.result);
     else p.reject(new Error(`PDF not readable: ${msg.error}`));
   });
-  w.on('error', (err) => failAll(err));
-  w.on('exit', () => failAll(new Error('PDF worker stopped')));
+  // A worker stopped while idle took no PDF with it; one replaced already is none of the current one's business.
+  w.on('error', (err) => worker === w && failAll(err));
+  w.on('exit', () => worker === w && failAll(new Error('PDF worker stopped')));
   worker = w;
   return w;
 }
@@ -89,6 +95,14 @@ export function extractPdf(bytes: Buffer): Promise<PdfText> {
     w.ref();
     w.postMessage({ id, bytes: new Uint8Array(bytes) });
   }).finally(() => {
-    if (pending.size === 0) w.unref();
+    if (pending.size > 0) return;
+    w.unref();
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      if (pending.size > 0 || worker !== w) return;
+      worker = undefined;
+      void w.terminate();
+    }, PDF_IDLE_MS);
+    idle.unref();
   }) as Promise<PdfText>;
 }

@@ -3,7 +3,9 @@
 import { errorMessage } from '../errors.js';
 import { canonicalize, type CanonicalOptions } from '../url/canonical.js';
 import { boundHtml } from './bounds.js';
-import { extractLinksOnly, extractPage, type LinkExtraction, type PageExtraction } from './extract-page.js';
+import { extractLinksOnly, extractPage, normalizedTextHash, type LinkExtraction, type PageExtraction } from './extract-page.js';
+import { chunkText, type Chunk } from './chunks.js';
+import { simhash } from '../dedupe/simhash.js';
 import { extractFields, fieldsApply, type FieldSpec } from './fields.js';
 
 export interface ExtractRequest {
@@ -14,6 +16,17 @@ export interface ExtractRequest {
   xRobotsTag?: string;
   /** CSS-selector fields to extract (plain data: it crosses to worker threads). */
   fields?: FieldSpec[];
+}
+
+/** What a plain text (a PDF's) needs beside itself: its SimHash, text hash and chunks. */
+export interface TextParts {
+  simhash: string;
+  textHash: string;
+  chunks: Chunk[];
+}
+
+export function runTextParts(text: string): TextParts {
+  return { simhash: simhash(text), textHash: normalizedTextHash(text), chunks: chunkText(text) };
 }
 
 /**

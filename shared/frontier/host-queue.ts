@@ -8,6 +8,16 @@ interface QueuedNode {
   priority: number;
 }
 
+/**
+ * Work for a page processed off its host's path that needs the host once more: its render, or
+ * previews of its links. It runs in the host's next turn, before its next URL; `cancel` when the
+ * host will have no more turns (parked, or the crawl stops).
+ */
+export interface HostTurn {
+  run(): Promise<void>;
+  cancel(): void;
+}
+
 /** One host's share of the frontier: its URLs best-first, its politeness state and its robots policy. */
 export class HostQueue {
   state: HostState;
@@ -19,6 +29,8 @@ export class HostQueue {
   fetched = 0;
   /** The readyAt this host was last pushed into the scheduler with; other heap nodes are stale. */
   scheduledAt: number | undefined;
+  /** Turns asked for by pages processed off the host's path, in order. */
+  readonly turns: HostTurn[] = [];
   private readonly heap = new Heap<QueuedNode>((a, b) => a.priority > b.priority || (a.priority === b.priority && a.row.depth < b.row.depth));
   private readonly live = new Map<string, FrontierRow>();
 
@@ -42,9 +54,14 @@ export class HostQueue {
     return this.robots === undefined || (this.robots.kind === 'unreachable' && readyAt(this.state) <= now);
   }
 
-  /** Whether the host has anything to do: URLs waiting, or robots.txt still to read. */
+  /** Whether the host has anything to do: URLs waiting, or turns asked for. */
   hasWork(): boolean {
-    return !this.parked && this.live.size > 0;
+    return !this.parked && (this.live.size > 0 || this.turns.length > 0);
+  }
+
+  /** Cancels every turn asked for (the host is parked, or the crawl stops). */
+  cancelTurns(): void {
+    for (const turn of this.turns.splice(0)) turn.cancel();
   }
 
   push(row: FrontierRow): void {

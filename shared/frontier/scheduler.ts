@@ -18,9 +18,11 @@ export class HostScheduler {
   schedule(queue: HostQueue): void {
     if (queue.busy || queue.parked) return;
     const needsRobots = queue.robots === undefined;
-    if (!needsRobots && queue.size === 0) return;
+    const turns = queue.turns.length > 0;
+    if (!needsRobots && !turns && queue.size === 0) return;
     let at = readyAt(queue.state);
-    if (!needsRobots && queue.robots?.kind !== 'unreachable') at = Math.max(at, queue.earliestNotBefore());
+    // A turn waits for the host's delay only; URLs also for their own not-before time.
+    if (!needsRobots && !turns && queue.robots?.kind !== 'unreachable') at = Math.max(at, queue.earliestNotBefore());
     if (queue.scheduledAt === at) return;
     queue.scheduledAt = at;
     this.heap.push({ queue, at });

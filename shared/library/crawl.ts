@@ -135,7 +135,8 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
   if (settings.resume) await checkResumable(settings.data);
   // The profile and the fields' selectors are checked before the data directory is touched.
   const scoring = crawlScoring(settings);
-  const local = openLocalForWriting(settings.data, processLabel());
+  // The crawl's writes run on a thread of their own (see sqlite-writer-thread.ts).
+  const local = openLocalForWriting(settings.data, processLabel(), { writerThread: true });
   const ctx = buildContext({
     settings,
     scoring,

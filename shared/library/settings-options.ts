@@ -138,6 +138,11 @@ export interface CrawlSettingsOptions {
    */
   extract?: 'full' | 'links';
   /**
+   * Fetched pages waiting for extraction and storage, at most (no request starts while it is full); 0: each page is processed in its host's turn, before the host's next request: a whole number from 0 to 10000. CLI `--processing-queue`, environment `TRAWL_PROCESSING_QUEUE`.
+   * @default 64
+   */
+  processingQueue?: number;
+  /**
    * Worker threads for extraction (0: on the crawl thread; default: cores − 1): auto or a whole number from 0 to 64. CLI `--extract-workers`, environment `TRAWL_EXTRACT_WORKERS`.
    * @default "auto"
    */

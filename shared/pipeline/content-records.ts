@@ -1,6 +1,6 @@
-import { NEAR_DUPLICATE_DISTANCE, simhash } from '../dedupe/simhash.js';
-import { chunkText } from '../extract/chunks.js';
-import { normalizedTextHash, type PageExtraction } from '../extract/extract-page.js';
+import { NEAR_DUPLICATE_DISTANCE } from '../dedupe/simhash.js';
+import type { PageExtraction } from '../extract/extract-page.js';
+import type { TextParts } from '../extract/run-extract.js';
 import type { PdfText } from '../extract/pdf.js';
 import { countWords, readingTimeMinutes } from '../extract/metadata.js';
 import type { ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow } from '../store/ports/index.js';
@@ -67,8 +67,8 @@ export async function extractRecords(
   return { extract, chunks };
 }
 
-/** A PDF's text as an extraction: the text is its markdown. */
-export function pdfExtraction(pdf: PdfText): ExtractionCore {
+/** A PDF's text as an extraction: the text is its markdown (its SimHash, text hash and chunks made where pages are extracted). */
+export function pdfExtraction(pdf: PdfText, parts: TextParts): ExtractionCore {
   const wordCount = countWords(pdf.text);
   return {
     metadata: {
@@ -80,9 +80,7 @@ export function pdfExtraction(pdf: PdfText): ExtractionCore {
     },
     markdown: pdf.text,
     method: 'pdf',
-    simhash: simhash(pdf.text),
-    textHash: normalizedTextHash(pdf.text),
-    chunks: chunkText(pdf.text),
+    ...parts,
   };
 }
 

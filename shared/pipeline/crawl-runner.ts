@@ -11,13 +11,11 @@ import { urlId } from '../url/canonical.js';
 import { Admitter, type Candidate } from './admission.js';
 import { politenessConfig, type CrawlContext } from './context.js';
 import { CrawlState, knownOf } from './crawl-state.js';
-import { fetchStage, type FetchOutcome } from './fetch-stage.js';
-import { hostAfterRender, renderStage, robotsCheck, servedDocument, type RenderWanted } from './render-stage.js';
-import { fetchCommit, processStage, type ProcessResult } from './process-stage.js';
+import { fetchStage, requestStage } from './fetch-stage.js';
+import { hostEventOf, retries, type ProcessResult } from './process-stage.js';
 import { hostAfterRobots, loadRobots } from './robots-stage.js';
 import { CrawlProgress } from './progress.js';
-import { storedPage } from './stored-page.js';
-import { Gate, PREVIEWS_AT_ONCE, previewStage } from './preview-stage.js';
+import { PageFlow, type FlowOwner } from './page-flow.js';
 import { apiClientFor, discoverTargets, runTargets } from './discover-stage.js';
 import type { Env } from '../config/resolve.js';
 import type { Resolver } from '../fetch/address-guard.js';
@@ -44,9 +42,14 @@ export class CrawlRunner {
   private admitter!: Admitter;
   private readonly state = new CrawlState();
   private readonly limiter: RateLimiter;
-  private readonly previewGate = new Gate(PREVIEWS_AT_ONCE);
   private readonly politeness;
+  /** Extraction, commits and hooks of fetched pages (off the hosts' path by default). */
+  private readonly flow: PageFlow;
+  /** Hosts with turns asked for (renders, previews of pages processed off their path). */
+  private readonly turnHosts = new Set<HostQueue>();
   private active = 0;
+  /** An earlier run may have stored pages (a conditional request needs the stored copy). */
+  private earlierPages = true;
   private pageSlots = 0;
   private stopping = false;
   /** The crawl's time budget ends here (`--max-minutes`); Infinity without one. */
@@ -62,6 +65,20 @@ export class CrawlRunner {
     this.limiter = new RateLimiter(ctx.settings.maxRps, ctx.clock());
     this.politeness = politenessConfig(ctx.settings);
     this.progress = new CrawlProgress(ctx.clock, ctx.hooks.onEvent);
+    this.flow = new PageFlow(ctx, this.flowOwner(), this.politeness, this.progress);
+  }
+
+  private flowOwner(): FlowOwner {
+    return {
+      runId: () => this.run.id,
+      admit: (candidates) => this.admitAll(candidates),
+      committed: (row, result, rows, inserted) => this.committed(row, result, rows, inserted),
+      turn: (q, task) => this.turn(q, task),
+      known: (url) => this.state.known.has(urlId(url)),
+      park: (q) => this.parkRows(q, q.drain(), 'skipped', 'host-parked'),
+      failed: (err, host) => this.failed(err, host),
+      wake: () => this.wakeUp?.(),
+    };
   }
 
   /** URLs waiting and hosts being fetched right now, for the progress line. */
@@ -78,10 +95,13 @@ export class CrawlRunner {
   async crawl(): Promise<RunSummary> {
     // The extraction workers load while the run starts, so their start-up is not paid mid-crawl.
     await Promise.all([this.options.resume ? this.resumeRun() : this.startRun(), this.ctx.extractor.ready?.()]);
+    this.earlierPages = (await this.ctx.store.runs()).some((r) => r.id < this.run.id);
     if (this.ctx.settings.maxMinutes > 0) this.deadline = this.ctx.clock() + this.ctx.settings.maxMinutes * 60_000;
     while (true) {
       const wake = this.dispatch();
-      if (this.active === 0) {
+      // No host will get another turn: the pages waiting for one are stored without it.
+      if (this.stopping || this.ctx.clock() >= this.deadline) this.cancelTurns();
+      if (this.active === 0 && this.flow.pending === 0) {
         if (this.stopping || this.budgetReached() || this.state.scheduler.isEmpty()) break;
         // Nothing runs and the next host is not ready: end now rather than wait for nothing but a back-off.
         if (this.ctx.clock() >= this.deadline || (wake !== undefined && this.nothingButWaits(wake))) {
@@ -91,6 +111,7 @@ export class CrawlRunner {
       }
       await this.sleep(wake === undefined ? undefined : Math.min(wake, this.deadline));
     }
+    await this.flow.drain();
     if (this.fatal) throw this.fatal;
     const status = this.stopping ? 'interrupted' : 'finished';
     if (status === 'finished') {
@@ -226,7 +247,8 @@ export class CrawlRunner {
   /** Starts host tasks while slots are free; returns when the next host becomes ready, if known. */
   private dispatch(): number | undefined {
     const now = this.ctx.clock();
-    while (!this.stopping && this.active < this.ctx.settings.concurrency && !this.budgetReached() && now < this.deadline) {
+    const turnWake = this.dispatchTurns(now);
+    while (!this.stopping && this.active < this.ctx.settings.concurrency && !this.budgetReached() && !this.flow.full() && now < this.deadline) {
       const next = this.state.scheduler.next(now);
       if (!next) return undefined;
       if ('waitUntil' in next) return next.waitUntil;
@@ -237,23 +259,55 @@ export class CrawlRunner {
       }
       this.launch(next.queue);
     }
-    return undefined;
+    return turnWake;
+  }
+
+  /** Hosts whose turns pages wait for go first, budget or full queue notwithstanding; returns when the next is ready. */
+  private dispatchTurns(now: number): number | undefined {
+    let wake: number | undefined;
+    for (const q of this.turnHosts) {
+      if (q.turns.length === 0) this.turnHosts.delete(q);
+      else if (this.stopping || this.active >= this.ctx.settings.concurrency || q.busy) continue;
+      else if (readyAt(q.state) > now) wake = Math.min(wake ?? Infinity, readyAt(q.state));
+      else this.launch(q);
+    }
+    return wake;
+  }
+
+  /** Runs `task` in the host's next turn (before its next URL); undefined when it will have none. */
+  private turn<T>(q: HostQueue, task: () => Promise<T>): Promise<T | undefined> {
+    if (q.parked || this.stopping || this.ctx.clock() >= this.deadline) return Promise.resolve(undefined);
+    return new Promise<T | undefined>((resolve, reject) => {
+      q.turns.push({ run: () => task().then(resolve, reject), cancel: () => resolve(undefined) });
+      this.turnHosts.add(q);
+      this.state.scheduler.schedule(q);
+      this.wakeUp?.();
+    });
+  }
+
+  private cancelTurns(): void {
+    for (const q of this.turnHosts) q.cancelTurns();
+    this.turnHosts.clear();
+  }
+
+  /** An error outside any page's own settling: a `stop-run` one stops the crawl (resumable); others are logged. */
+  private failed(err: unknown, host: string): void {
+    if (nextStep(err) !== 'stop-run') {
+      this.ctx.logger.warn('a host task failed; its URL stays in flight for --resume', { host, error: errorMessage(err) });
+      return;
+    }
+    this.fatal ??= err;
+    this.stopping = true;
+    this.ctx.logger.error('crawl stopped by an unexpected error (resumable)', { host, error: errorMessage(err) });
+    this.wakeUp?.();
   }
 
   private launch(q: HostQueue): void {
     q.busy = true;
     this.active++;
     this.hostTask(q)
-      .catch((err: unknown) => {
-        // Page-level failures were settled by their stage; what reaches here is decided by its kind.
-        if (nextStep(err) !== 'stop-run') {
-          this.ctx.logger.warn('a host task failed; its URL stays in flight for --resume', { host: q.host, error: errorMessage(err) });
-          return;
-        }
-        this.fatal ??= err;
-        this.stopping = true;
-        this.ctx.logger.error('crawl stopped by an unexpected error (resumable)', { host: q.host, error: errorMessage(err) });
-      })
+      // Page-level failures were settled by their stage; what reaches here is decided by its kind.
+      .catch((err: unknown) => this.failed(err, q.host))
       .finally(() => {
         q.busy = false;
         this.active--;
@@ -275,6 +329,8 @@ export class CrawlRunner {
 
   /** One turn of a host: read robots.txt if needed, else fetch its best allowed URL. */
   private async hostTask(q: HostQueue): Promise<void> {
+    const turn = q.turns.shift();
+    if (turn) return turn.run();
     if (q.needsRobots(this.ctx.clock())) return this.robotsTask(q);
     while (true) {
       if (q.fetched >= this.ctx.settings.maxPagesPerHost) return this.parkRows(q, q.drain(), 'skipped', 'max-pages-per-host');
@@ -284,14 +340,17 @@ export class CrawlRunner {
       const { pathname, search } = new URL(row.url);
       if (q.robots && !robotsAllows(q.robots, pathname + search)) {
         // Refused by robots.txt: recorded, no request made, so no delay is owed.
-        await this.ctx.store.commitFetch({
+        const refusal = {
           runId: this.run.id,
           urlId: row.urlId,
-          state: 'blocked',
+          state: 'blocked' as const,
           reason: 'robots',
           attempts: row.attempts,
           fetch: robotsRefusal(row, this.ctx.clock()),
-        });
+        };
+        const stored = this.flow.commits.commit(refusal).then(() => undefined);
+        if (this.flow.offPath) this.flow.track(stored, q.host);
+        else await stored;
         this.state.known.set(row.urlId, 'final');
         this.progress.blocked(row);
         continue;
@@ -318,70 +377,49 @@ export class CrawlRunner {
   private async fetchTask(q: HostQueue, row: FrontierRow): Promise<void> {
     const countsAsPage = row.kind === 'page';
     if (countsAsPage) this.pageSlots++;
-    await this.ctx.store.markInFlight(this.run.id, row.urlId);
+    if (!this.flow.offPath) {
+      await this.ctx.store.markInFlight(this.run.id, row.urlId);
+      return this.fetchInline(q, row, countsAsPage);
+    }
+    // Written in order before this fetch's commit; the request does not wait for it.
+    this.flow.track(this.ctx.store.markInFlight(this.run.id, row.urlId), q.host);
+    const fetched = await requestStage(this.ctx, row, this.earlierPages);
+    // The host's part ends with its answer: its politeness state learns from it now, and the
+    // storing, extraction and commit go on off its path while it takes its next request.
+    q.state = afterRequest(q.state, hostEventOf(this.ctx, fetched), this.politeness);
+    const retry = retries(this.ctx, row, fetched);
+    const notBefore = retry ? readyAt(q.state) : 0;
+    if (retry) {
+      if (countsAsPage) this.pageSlots--;
+      q.push({ ...row, attempts: row.attempts + 1, notBefore, state: 'queued' });
+    } else if (countsAsPage && fetched.kind === 'response') q.fetched++;
+    this.flow.process(q, row, fetched, notBefore);
+    if (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0) await this.ctx.store.putHostState(q.state);
+    if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
+  }
+
+  /** Without a processing queue: the page is stored, extracted and committed in its host's turn. */
+  private async fetchInline(q: HostQueue, row: FrontierRow, countsAsPage: boolean): Promise<void> {
     const outcome = await fetchStage(this.ctx, row);
-    let result = await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } });
-    if (result.hostEvent) q.state = afterRequest(q.state, result.hostEvent, this.politeness);
-    if (result.renderWanted && outcome.kind === 'response') result = await this.renderTask(q, row, outcome, result.renderWanted);
-    if (this.ctx.previewFetcher && result.candidates.length && !result.retry) q.state = await this.previewLinks(q, result);
+    const result = await this.flow.inline(q, row, outcome);
     if (result.retry && countsAsPage) this.pageSlots--;
     if (countsAsPage && !result.retry && result.fetch?.status !== undefined) q.fetched++;
-    await this.commit(q, row, result);
+    const notBefore = result.retry ? readyAt(q.state) : 0;
+    if (result.retry) q.push({ ...row, attempts: row.attempts + 1, notBefore, state: 'queued' });
+    await this.flow.settle(q, row, result, notBefore);
     if (result.rendered || (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0)))
       await this.ctx.store.putHostState(q.state);
     if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
   }
 
-  /** `--preview`: the heads of the page's best new links on this host, in the host's turn (see preview-stage). */
-  private previewLinks(q: HostQueue, result: ProcessResult) {
-    const deps = {
-      ctx: this.ctx,
-      runId: this.run.id,
-      politeness: this.politeness,
-      known: (url: string) => this.state.known.has(urlId(url)),
-      wait: (until: number) => new Promise<void>((r) => setTimeout(r, timerDelay(until - this.ctx.clock()))),
-      gate: this.previewGate,
-    };
-    return previewStage(deps, q, result.candidates, this.ctx.settings.previewsPerPage);
-  }
-
-  /**
-   * Renders a fetched page and processes it again from its DOM. The render is a visit to the host
-   * like any request: it waits for the host's delay, and what it meets (429/503) backs the host off.
-   */
-  private async renderTask(q: HostQueue, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'response' }>, wanted: RenderWanted): Promise<ProcessResult> {
-    const wait = readyAt(q.state) - this.ctx.clock();
-    if (wait > 0) await new Promise((r) => setTimeout(r, timerDelay(wait)));
-    const capture = await renderStage(this.ctx, row, servedDocument(outcome), wanted, robotsCheck(q.robots));
-    q.state = hostAfterRender(q.state, capture, this.run.id, this.politeness, this.ctx.clock());
-    this.progress.rendered(row, capture);
-    return await processStage(this.ctx, row, outcome, { capture });
-  }
-
-  private async commit(q: HostQueue, row: FrontierRow, result: ProcessResult): Promise<void> {
-    const attempts = row.attempts + 1;
-    const notBefore = result.retry ? readyAt(q.state) : 0;
-    const { rows, reprioritized } = this.admitAll(result.candidates);
-    const inserted = new Set(
-      await this.ctx.store.commitFetch(fetchCommit(result, { runId: this.run.id, urlId: row.urlId, attempts, notBefore, discovered: rows, reprioritized })),
-    );
-    if (result.retry) q.push({ ...row, attempts, notBefore, state: 'queued' });
-    else this.state.known.set(row.urlId, 'final');
+  /** A fetch is stored: the URL is settled unless it is retried, and the new URLs go to their hosts. */
+  private committed(row: FrontierRow, result: ProcessResult, rows: FrontierRow[], inserted: Set<string>): void {
+    if (!result.retry) this.state.known.set(row.urlId, 'final');
     for (const r of rows) if (inserted.has(r.urlId) && r.state === 'queued') this.state.enqueue(r);
     this.progress.fetched(row, result);
     this.progress.tick(() => this.liveCounts());
-    if (result.page && !result.retry) await this.notifyPage(row, result);
-  }
-
-  /** The library's onPage hook, after the commit; an error it throws is the user's and does not stop the crawl. */
-  private async notifyPage(row: FrontierRow, result: ProcessResult): Promise<void> {
-    const hook = this.ctx.hooks.onPage;
-    if (!hook || !result.page) return;
-    try {
-      await hook(await storedPage(this.ctx, row.url, { ...result, page: result.page }));
-    } catch (err) {
-      this.ctx.logger.warn('the onPage hook failed; the crawl goes on', { url: row.url, error: errorMessage(err) });
-    }
+    // New URLs may have a host ready now: the loop looks at once (the page's hooks still run).
+    this.wakeUp?.();
   }
 
   private async addDiscovered(candidates: Candidate[]): Promise<void> {
@@ -419,6 +457,7 @@ export class CrawlRunner {
   }
 
   private async parkRows(q: HostQueue, rows: FrontierRow[], state: 'skipped', reason: string): Promise<void> {
+    if (q.parked) q.cancelTurns();
     if (rows.length === 0) return;
     await this.ctx.store.setUrlStates(
       this.run.id,

@@ -9,13 +9,18 @@ export type FetchOutcome =
   | { kind: 'response'; res: FetchResponse; contentHash?: string; bodyOwner?: string; previous?: PageRecord; at: number; warc?: WarcLocation }
   | { kind: 'error'; error: unknown; message: string; at: number; warc?: WarcLocation };
 
+/** The host's part of a fetch: what it answered, or how the request failed (nothing stored yet). */
+export type Fetched = { request: FetchRequest } & (
+  { kind: 'response'; res: FetchResponse; previous?: PageRecord; at: number } | { kind: 'error'; error: unknown; message: string; at: number }
+);
+
 /**
- * Fetches one frontier URL (conditionally when a usable earlier copy is stored) and puts the
- * raw body into the content-addressed blob store before anything refers to it.
+ * Asks the host for one frontier URL (conditionally when a usable earlier copy is stored);
+ * `earlierPages: false` when no earlier run can have stored one (the first run in a directory).
  */
-export async function fetchStage(ctx: CrawlContext, row: FrontierRow): Promise<FetchOutcome> {
+export async function requestStage(ctx: CrawlContext, row: FrontierRow, earlierPages = true): Promise<Fetched> {
   const at = ctx.clock();
-  const previous = row.kind === 'page' ? await ctx.store.getPage(row.urlId) : undefined;
+  const previous = row.kind === 'page' && earlierPages ? await ctx.store.getPage(row.urlId) : undefined;
   const usable = previous && previous.status === 200 && !previous.truncated && previous.contentHash;
   const request: FetchRequest = {
     url: row.url,
@@ -23,18 +28,32 @@ export async function fetchStage(ctx: CrawlContext, row: FrontierRow): Promise<F
     etag: usable ? previous.etag : undefined,
     lastModified: usable ? previous.lastModified : undefined,
   };
-  let outcome: FetchOutcome;
   try {
-    const res = await ctx.fetcher.fetch(request);
+    return { kind: 'response', request, res: await ctx.fetcher.fetch(request), previous: usable ? previous : undefined, at };
+  } catch (error) {
+    return { kind: 'error', request, error, message: errorMessage(error), at };
+  }
+}
+
+/** Stores what the host answered: the raw body in the content-addressed blob store (claimed by its first page), the exchange in the WARC archive. */
+export async function storeStage(ctx: CrawlContext, row: FrontierRow, fetched: Fetched): Promise<FetchOutcome> {
+  const { request, ...rest } = fetched;
+  let outcome: FetchOutcome = rest;
+  if (rest.kind === 'response') {
+    const { res, at } = rest;
+    // A body the disk cannot take fails the crawl (resumably), as any store failure does.
     const contentHash = res.body && res.body.length > 0 ? await ctx.blobs.put(res.body) : undefined;
-    // Claimed at fetch time: the first fetch owns a body, however its processing is scheduled.
+    // Claimed in fetch order: the first fetch owns a body, however its processing is scheduled.
     const bodyOwner =
       contentHash && row.kind === 'page' && res.status >= 200 && res.status < 300 ? await ctx.store.claimBody(contentHash, row.urlId, at) : undefined;
-    outcome = { kind: 'response', res, contentHash, bodyOwner, previous: usable ? previous : undefined, at };
-  } catch (error) {
-    outcome = { kind: 'error', error, message: errorMessage(error), at };
+    outcome = { ...rest, contentHash, bodyOwner };
   }
   return { ...outcome, warc: await archiveStage(ctx, row.runId, request, outcome) };
+}
+
+/** Fetches one frontier URL and stores what came back (the raw body before anything refers to it). */
+export async function fetchStage(ctx: CrawlContext, row: FrontierRow): Promise<FetchOutcome> {
+  return storeStage(ctx, row, await requestStage(ctx, row));
 }
 
 /** Writes the exchange (or the failed attempt) to the WARC archive, when the context has one. */

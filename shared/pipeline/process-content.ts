@@ -177,7 +177,13 @@ async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchRespons
     return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
   }
   page.title = pdf.title;
-  return { page, aliases: [], candidates: [], ...(await extractRecords(ctx, row, contentHash ?? 'empty', pdfExtraction(pdf), {}, pdf.pages)) };
+  let parts;
+  try {
+    parts = await stage('pdf', () => ctx.extractor.textParts(pdf.text));
+  } catch (err) {
+    return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
+  }
+  return { page, aliases: [], candidates: [], ...(await extractRecords(ctx, row, contentHash ?? 'empty', pdfExtraction(pdf, parts), {}, pdf.pages)) };
 }
 
 /** Any 2xx body: HTML is extracted, XML feeds yield items, PDFs give text; other text is kept as it is. */

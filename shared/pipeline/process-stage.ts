@@ -1,6 +1,7 @@
 import { nextStep, PageProcessingError } from '../errors.js';
 import { isThrottle, type ResponseEvent } from '../politeness/host-state.js';
 import { parseRetryAfter } from '../politeness/retry-after.js';
+import type { FetchResponse } from '../fetch/http-fetcher.js';
 import type { FetchCommit, FetchRecord, FrontierRow, RecordKind, UrlState } from '../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
@@ -69,20 +70,36 @@ function empty(state: UrlState, reason?: string): ProcessResult {
   return { state, reason, retry: false, aliases: [], candidates: [], notModified: false };
 }
 
-function retryOrFail(ctx: CrawlContext, row: FrontierRow, reason: string): ProcessResult {
-  return row.attempts + 1 < ctx.settings.maxAttempts ? { ...empty('queued', reason), retry: true } : empty('failed', reason);
+/** A transient failure: queued again while attempts are left (as `retries` says), else failed. */
+function retryOrFail(retry: boolean, reason: string): ProcessResult {
+  return retry ? { ...empty('queued', reason), retry: true } : empty('failed', reason);
+}
+
+type Answer = Pick<FetchOutcome, 'kind'> & ({ kind: 'response'; res: FetchResponse } | { kind: 'error'; error: unknown; message: string });
+
+/** Whether a fetch's URL goes back to the queue: 429, 5xx or a transient network error, with attempts left. The host's side decides with this as soon as the host answers. */
+export function retries(ctx: CrawlContext, row: FrontierRow, answer: Answer): boolean {
+  const transient = answer.kind === 'error' ? nextStep(answer.error) === 'retry' : isThrottle(answer.res.status) || answer.res.status >= 500;
+  return transient && row.attempts + 1 < ctx.settings.maxAttempts;
+}
+
+/** What an answer (or a failed request) teaches its host's politeness state. */
+export function hostEventOf(ctx: CrawlContext, answer: Answer): ResponseEvent {
+  if (answer.kind === 'response') return responseEvent(ctx, answer.res);
+  const kind = nextStep(answer.error) === 'park-host' ? 'refused' : 'network-error';
+  return { kind, message: answer.message, at: ctx.clock() };
 }
 
 /** A request that got no response: what happens next is the error's own step (`nextStep`). */
 function onError(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'error' }>): ProcessResult {
-  const event: ResponseEvent = { kind: 'network-error', message: outcome.message, at: ctx.clock() };
+  const hostEvent = hostEventOf(ctx, outcome);
   switch (nextStep(outcome.error)) {
     case 'park-host':
-      return { ...empty('failed', 'address-refused'), hostEvent: { kind: 'refused', message: outcome.message, at: ctx.clock() } };
+      return { ...empty('failed', 'address-refused'), hostEvent };
     case 'fail-url':
-      return { ...empty('failed', 'fetch-error'), hostEvent: event };
+      return { ...empty('failed', 'fetch-error'), hostEvent };
     case 'retry':
-      return { ...retryOrFail(ctx, row, 'network-error'), hostEvent: event };
+      return { ...retryOrFail(retries(ctx, row, outcome), 'network-error'), hostEvent };
     case 'stop-run':
       throw outcome.error;
   }
@@ -131,7 +148,7 @@ export async function processStage(ctx: CrawlContext, row: FrontierRow, outcome:
   const failed = result.failure
     ? { ...fetch, error: `processing failed (${result.failure.stage}): ${result.failure.message.replace(/^[^:]+: /, '')}`.slice(0, 2000) }
     : fetch;
-  return { ...result, fetch: failed, hostEvent: responseEvent(ctx, outcome.res) };
+  return { ...result, fetch: failed, hostEvent: hostEventOf(ctx, outcome) };
 }
 
 async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<FetchOutcome, { kind: 'response' }>, pass: RenderPass): Promise<ProcessResult> {
@@ -141,7 +158,7 @@ async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<Fe
     const location = res.location ? (ctx.canonicalize(res.location) ?? undefined) : undefined;
     return onRedirect(row, location);
   }
-  if (isThrottle(res.status) || res.status >= 500) return retryOrFail(ctx, row, `http-${res.status}`);
+  if (isThrottle(res.status) || res.status >= 500) return retryOrFail(retries(ctx, row, outcome), `http-${res.status}`);
   if (res.status >= 400 || res.status < 200) return empty('failed', `http-${res.status}`);
   if (res.skipped) return empty('skipped', 'content-type');
   let content;

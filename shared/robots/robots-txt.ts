@@ -40,34 +40,86 @@ export function productToken(userAgent: string): string {
   return (m ? m[0] : userAgent.trim()).toLowerCase();
 }
 
+/**
+ * Google's parser (github.com/google/robotstxt) keeps at most this many bytes of a line and drops
+ * the rest (2083 × 8 − 1: eight times the longest URL some browsers take, less the buffer's end).
+ * Matched here so a long Allow or Disallow value is cut, and matches, as Googlebot's would.
+ */
+export const ROBOTS_MAX_LINE_BYTES = 2083 * 8 - 1;
+
+/** A line cut to ROBOTS_MAX_LINE_BYTES of UTF-8 (a character the cut splits is dropped whole). */
+function cutLine(line: string): string {
+  if (line.length * 3 <= ROBOTS_MAX_LINE_BYTES) return line;
+  const bytes = Buffer.from(line, 'utf8');
+  if (bytes.length <= ROBOTS_MAX_LINE_BYTES) return line;
+  let end = ROBOTS_MAX_LINE_BYTES;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
+type Key = 'user-agent' | 'allow' | 'disallow' | 'sitemap' | 'crawl-delay' | 'other';
+
+/** A line's key, by its start as Google's parser reads it (case-insensitive, with the frequent typos). */
+function keyOf(raw: string): Key {
+  const k = raw.toLowerCase();
+  if (k.startsWith('user-agent') || k.startsWith('useragent') || k.startsWith('user agent')) return 'user-agent';
+  if (k.startsWith('allow')) return 'allow';
+  if (['disallow', 'dissallow', 'dissalow', 'disalow', 'diasllow', 'disallaw'].some((t) => k.startsWith(t))) return 'disallow';
+  if (k.startsWith('sitemap') || k.startsWith('site-map')) return 'sitemap';
+  if (k.replace(/[\s_]/g, '-') === 'crawl-delay') return 'crawl-delay';
+  return 'other';
+}
+
+/** `key: value`, or — Google's allowance for a forgotten colon — `key value` when the line is exactly two words. */
+function keyValue(line: string): { key: Key; value: string } | undefined {
+  const colon = line.indexOf(':');
+  if (colon >= 0) {
+    const key = line.slice(0, colon).trim();
+    return key ? { key: keyOf(key), value: line.slice(colon + 1).trim() } : undefined;
+  }
+  const words = line.split(/[ \t]+/);
+  return words.length === 2 ? { key: keyOf(words[0]!), value: words[1]! } : undefined;
+}
+
+/** A User-agent line's value as it is matched: `*` (also `* anything`), or its product token up to the first character that cannot be in one. */
+function agentOf(value: string): string {
+  if (value === '*' || /^\*\s/.test(value)) return '*';
+  return (/^[A-Za-z_-]*/.exec(value)?.[0] ?? '').toLowerCase();
+}
+
 function parseLines(text: string): Group[] & { sitemaps?: string[] } {
   const groups: Group[] = [];
   const sitemaps: string[] = [];
   let current: Group | undefined;
-  let lastWasAgent = false;
+  // A run of User-agent lines opens one group; only a rule (Allow, Disallow) closes the run —
+  // Sitemap, Crawl-delay and unknown lines do not, as in Google's parser.
+  let inAgents = false;
   for (const raw of text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/)) {
-    const line = raw.replace(/#.*$/, '').trim();
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    const key = line.slice(0, colon).trim().toLowerCase().replace(/[\s_]/g, '-');
-    const value = line.slice(colon + 1).trim();
-    if (key === 'user-agent' || key === 'useragent') {
-      if (!current || !lastWasAgent) {
+    const line = cutLine(raw).replace(/#.*$/, '').trim();
+    const kv = line && keyValue(line);
+    if (!kv) continue;
+    const { key, value } = kv;
+    if (key === 'user-agent') {
+      if (!current || !inAgents) {
         current = { agents: [], rules: [], crawlDelays: [] };
         groups.push(current);
       }
-      current.agents.push(value === '*' ? '*' : productToken(value));
-      lastWasAgent = true;
-      continue;
-    }
-    lastWasAgent = false;
-    if (key === 'sitemap') {
+      current.agents.push(agentOf(value));
+      inAgents = true;
+    } else if (key === 'sitemap') {
       if (value) sitemaps.push(value);
     } else if (!current) {
       continue; // rules before any user-agent line belong to no group (RFC 9309 §2.1)
     } else if (key === 'allow' || key === 'disallow') {
+      inAgents = false;
       // An empty Disallow allows everything: it adds no rule.
-      if (value) current.rules.push({ pattern: normalizeRobotsPath(value), allow: key === 'allow' });
+      if (!value) continue;
+      const allow = key === 'allow';
+      current.rules.push({ pattern: normalizeRobotsPath(value), allow });
+      // Google's parser: allowing a directory's index.htm(l) allows the directory itself.
+      const slash = value.lastIndexOf('/');
+      if (allow && slash >= 0 && value.slice(slash).startsWith('/index.htm'))
+        current.rules.push({ pattern: normalizeRobotsPath(`${value.slice(0, slash + 1)}$`), allow: true });
     } else if (key === 'crawl-delay') {
       const seconds = Number(value);
       if (Number.isFinite(seconds) && seconds >= 0) current.crawlDelays.push(seconds);

@@ -123,6 +123,49 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
       assert.equal(await s.findTextDuplicate('t-alpha beta gamma delta epsilon', 'p'), undefined);
     }));
 
+  test(`${name}: commits a batch of fetches as the same fetches one by one would, each told which of its URLs were new`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun([], {}, 1);
+      await s.addUrls([row(run.id, 'a'), row(run.id, 'b'), row(run.id, 'c')]);
+      const results = await s.commitFetches([
+        {
+          runId: run.id,
+          urlId: 'a',
+          state: 'done',
+          attempts: 1,
+          fetch: fetchRecord(run.id, 'a', 10, 'ha'),
+          page: page(run.id, 'a', 'ha', 10),
+          edges: [edge('a', 'ha', 'x')],
+          discovered: [row(run.id, 'x'), row(run.id, 'y')],
+        },
+        { runId: run.id, urlId: 'b', state: 'queued', reason: 'http-429', attempts: 1, notBefore: 50, fetch: fetchRecord(run.id, 'b', 11) },
+        {
+          runId: run.id,
+          urlId: 'c',
+          state: 'done',
+          attempts: 1,
+          fetch: fetchRecord(run.id, 'c', 12, 'hc'),
+          page: page(run.id, 'c', 'hc', 12),
+          discovered: [row(run.id, 'y'), row(run.id, 'z')],
+        },
+      ]);
+      assert.deepEqual(
+        results.map((r) => [...r].sort()),
+        [['x', 'y'], [], ['z']],
+        'a URL new in the batch is new once, to the first commit that names it',
+      );
+      assert.deepEqual(await s.commitFetches([]), []);
+      const states = new Map((await s.seenUrls(run.id)).map((x) => [x.urlId, x.state]));
+      assert.deepEqual([states.get('a'), states.get('b'), states.get('c'), states.get('z')], ['done', 'queued', 'done', 'queued']);
+      assert.equal((await s.queuedUrls(run.id)).find((r) => r.urlId === 'b')?.notBefore, 50);
+      assert.deepEqual(
+        (await s.outlinks('a')).map((e) => e.toId),
+        ['x'],
+      );
+      assert.equal((await s.fetchHistory('c')).length, 1);
+      assert.equal((await s.summary(run.id)).requests, 3);
+    }));
+
   test(`${name}: keeps the history of a target and the edges of its current snapshot`, () =>
     withStore(async (s) => {
       const run = await s.createRun([], {}, 1);

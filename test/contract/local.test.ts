@@ -4,6 +4,7 @@ import { FileObjects } from '../../shared/store/local/file-objects.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { SqliteGraph } from '../../shared/store/local/sqlite-graph.js';
 import { inTempDir } from './adapter.js';
+import { tempDir } from '../helpers.js';
 import { blobStoreContract } from './blob-store.contract.js';
 import { crawlStoreContract } from './crawl-store.contract.js';
 import { graphStoreContract } from './graph-store.contract.js';
@@ -19,6 +20,20 @@ crawlStoreContract(
     (store) => store.close(),
   ),
 );
+// The same contract with every write on the crawl's writer thread (once it is up).
+crawlStoreContract('sqlite (writer thread)', {
+  async open() {
+    const { dir, cleanup } = tempDir();
+    const store = new SqliteCrawlStore(dir, { writerThread: true });
+    await store.writerReady();
+    if (!store.writesOnThread) throw new Error('the writer thread did not start');
+    return Object.assign(store, { cleanup });
+  },
+  async close(store) {
+    await store.close();
+    (store as unknown as { cleanup: () => void }).cleanup();
+  },
+});
 blobStoreContract(
   'files',
   inTempDir((dir) => new FileBlobStore(dir)),

@@ -310,6 +310,13 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
     return inserted;
   }
 
+  async commitFetches(commits: FetchCommit[]): Promise<string[][]> {
+    // DynamoDB has no transactions here (dynalite lacks them): one commit after the other, each idempotent.
+    const out: string[][] = [];
+    for (const c of commits) out.push(await this.commitFetch(c));
+    return out;
+  }
+
   async recordFetch(record: FetchRecord): Promise<void> {
     // Counted once: a redelivered commit writes the same key and the condition stops it.
     if (!(await this.putIfAbsent(fetchItem(record)))) return;

@@ -37,7 +37,7 @@ function stores(dataDir: string, store: SqliteCrawlStore, release: () => void): 
   return {
     dataDir,
     store,
-    blobs: new FileBlobStore(join(dataDir, 'blobs')),
+    blobs: new FileBlobStore(join(dataDir, 'blobs'), (file, bytes) => store.writeFile(file, bytes)),
     graph: new SqliteGraph(store.db),
     objects: new FileObjects(dataDir),
     enrich: new SqliteEnrichStore(store.db),
@@ -57,11 +57,11 @@ function stores(dataDir: string, store: SqliteCrawlStore, release: () => void): 
  * Opens a data directory to write: creates it if needed, takes its lock (one writer at a time),
  * and checks the database before anything new goes in.
  */
-export function openLocalForWriting(dataDir: string, command: string): LocalStores {
+export function openLocalForWriting(dataDir: string, command: string, options: { writerThread?: boolean } = {}): LocalStores {
   prepareDataDir(dataDir);
   const lock = DataDirLock.acquire(dataDir, command);
   try {
-    return stores(dataDir, new SqliteCrawlStore(dataDir, { check: true }), () => lock.release());
+    return stores(dataDir, new SqliteCrawlStore(dataDir, { check: true, writerThread: options.writerThread }), () => lock.release());
   } catch (err) {
     lock.release();
     throw err;

@@ -24,7 +24,9 @@ import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { checkSchema } from './schema-versions.js';
 import { CURRENT_EDGES, rowToChunk, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, rowToRun, summarize, activity } from './sqlite-rows.js';
 import { exportRecords, type ExportRecord } from './sqlite-export.js';
-import { SqliteWrites } from './sqlite-writes.js';
+import { SqliteWriteOps, type BodyClaim } from './sqlite-writes.js';
+import { InlineWriter, WriterThread, type StoreWriter } from './sqlite-writer-thread.js';
+import { InFlightJournal } from './in-flight-journal.js';
 import { loadVectorFunctions } from './vector-functions.js';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 
@@ -45,6 +47,8 @@ export interface OpenOptions {
   readonly?: boolean;
   /** Runs `PRAGMA quick_check` first (when opening to write), so damage is found before new writes go in. */
   check?: boolean;
+  /** Writes on a thread of their own (a crawl): the calling thread only reads and posts writes. */
+  writerThread?: boolean;
 }
 
 function isCorruption(err: unknown): boolean {
@@ -135,12 +139,12 @@ function openDatabase(file: string, options: OpenOptions): Db {
 /** The embedded crawl store: one SQLite file (WAL) in the data directory. */
 export class SqliteCrawlStore implements CrawlStore {
   readonly db: Db;
-  private readonly writes: SqliteWrites;
-  private readonly commitTx: (commit: FetchCommit) => string[];
+  /** Where writes run: on this connection, or on a writer thread's (`writerThread`). */
+  private readonly writer: StoreWriter;
 
   private readonly statements = new Map<string, Statement>();
-  /** Body claims not yet written (see `claimBody`). */
-  private readonly pendingBodies = new Map<string, { urlId: string; at: number }>();
+  /** Body claims not yet written (see `claimBody`); a claim leaves once its commit is stored. */
+  private readonly pendingBodies = new Map<string, BodyClaim>();
 
   /** A prepared statement, prepared once per SQL text. */
   private sql(text: string): Statement {
@@ -155,31 +159,34 @@ export class SqliteCrawlStore implements CrawlStore {
   constructor(dataDir: string, options: OpenOptions = {}) {
     if (!options.readonly) prepareDataDir(dataDir);
     this.db = openDatabase(join(dataDir, DB_FILE), options);
-    this.writes = new SqliteWrites(this.db);
-    this.commitTx = this.db.transaction((c: FetchCommit) => {
-      this.flushBodies();
-      return this.writes.apply(c);
-    });
+    // A crawl's lookups touch pages all over the file: mapped, they would count in its memory and grow with it.
+    if (options.writerThread) this.db.pragma('mmap_size = 0');
+    const inline = new InlineWriter(new SqliteWriteOps(this.db));
+    this.writer = options.writerThread && !options.readonly ? new WriterThread(join(dataDir, DB_FILE), inline) : inline;
+    this.journal = new InFlightJournal(dataDir);
   }
 
+  /** Whether writes run on a writer thread now (false: on this connection). */
+  get writesOnThread(): boolean {
+    return this.writer instanceof WriterThread && this.writer.live;
+  }
+
+  /** Resolves once the writer thread (if any) takes the writes. */
+  writerReady(): Promise<void> {
+    return this.writer.ready();
+  }
+
+  /** In-flight marks as they are made, before the database has them (see in-flight-journal.ts). */
+  private readonly journal: InFlightJournal;
+
   async createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord> {
-    const info = this.sql("INSERT INTO runs (started_at, status, seeds, config) VALUES (?, 'running', ?, ?)").run(
-      now,
-      JSON.stringify(seeds),
-      JSON.stringify(config),
-    );
-    return { id: Number(info.lastInsertRowid), startedAt: now, status: 'running', seeds, config };
+    const id = await this.writer.call('createRun', seeds, config, now);
+    this.journal.reset();
+    return { id, startedAt: now, status: 'running', seeds, config };
   }
 
   async widenRunScope(runId: number, origins: string[]): Promise<void> {
-    this.db.transaction(() => {
-      const row = this.sql('SELECT scope FROM runs WHERE id = ?').get(runId) as { scope: string | null } | undefined;
-      if (!row) return;
-      const scope = new Set<string>(row.scope ? (JSON.parse(row.scope) as string[]) : []);
-      const before = scope.size;
-      for (const o of origins) scope.add(o);
-      if (scope.size !== before) this.sql('UPDATE runs SET scope = ? WHERE id = ?').run(JSON.stringify([...scope].sort()), runId);
-    })();
+    await this.writer.call('widenRunScope', runId, origins);
   }
 
   async latestRun(): Promise<RunRecord | undefined> {
@@ -201,39 +208,31 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async setRunStatus(runId: number, status: RunStatus, now: number): Promise<void> {
-    const finished = status === 'running' ? null : now;
-    this.sql('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(status, finished, runId);
+    await this.writer.call('setRunStatus', runId, status, status === 'running' ? null : now);
   }
 
   async addUrls(rows: FrontierRow[]): Promise<string[]> {
-    return this.db.transaction(() => this.writes.insertUrls(rows))();
+    return this.writer.call('addUrls', rows);
   }
 
+  /** Durable (the journal's line) when it returns; the database has it with the next group of writes. */
   async markInFlight(runId: number, urlId: string): Promise<void> {
-    this.sql("UPDATE frontier SET state = 'in_flight', attempts = attempts + 1 WHERE run_id = ? AND url_id = ?").run(runId, urlId);
+    this.journal.mark(runId, urlId);
+    await this.writer.call('markInFlight', runId, urlId);
   }
 
   async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string, notBefore?: number): Promise<void> {
-    const stmt = this.sql('UPDATE frontier SET state = ?, reason = ?, not_before = coalesce(?, not_before) WHERE run_id = ? AND url_id = ?');
-    this.db.transaction(() => {
-      for (const id of urlIds) stmt.run(state, reason, notBefore ?? null, runId, id);
-    })();
+    await this.writer.call('setUrlStates', runId, urlIds, state, reason, notBefore ?? null);
   }
 
+  /** Marks the kill kept from the database come back from the journal first (each URL's attempts: the more of the two). */
   async requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }> {
-    return this.db.transaction(() => {
-      const exhausted = this.sql(
-        "UPDATE frontier SET state = 'failed', reason = 'attempts-exhausted' WHERE run_id = ? AND state = 'in_flight' AND attempts >= ?",
-      ).run(runId, maxAttempts).changes;
-      const requeued = this.sql("UPDATE frontier SET state = 'queued', reason = NULL WHERE run_id = ? AND state IN ('in_flight', 'deferred')").run(
-        runId,
-      ).changes;
-      return { requeued, exhausted };
-    })();
+    await this.writer.call('restoreInFlight', runId, [...this.journal.attempts(runId)]);
+    return this.writer.call('requeueInFlight', runId, maxAttempts);
   }
 
   async settleQueued(runId: number, reason: string): Promise<number> {
-    return this.sql("UPDATE frontier SET state = 'skipped', reason = ? WHERE run_id = ? AND state = 'queued'").run(reason, runId).changes;
+    return this.writer.call('settleQueued', runId, reason);
   }
 
   async queuedUrls(runId: number): Promise<FrontierRow[]> {
@@ -250,11 +249,20 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async commitFetch(commit: FetchCommit): Promise<string[]> {
-    return this.commitTx(commit);
+    return (await this.commitFetches([commit]))[0]!;
+  }
+
+  /** The commits in one transaction, with the body claims made since the last (they leave memory once stored). */
+  async commitFetches(commits: FetchCommit[]): Promise<string[][]> {
+    if (commits.length === 0) return [];
+    const claims = [...this.pendingBodies.values()];
+    const inserted = await this.writer.call('commitFetches', commits, claims);
+    for (const c of claims) if (this.pendingBodies.get(c.hash) === c) this.pendingBodies.delete(c.hash);
+    return inserted;
   }
 
   async recordFetch(record: FetchRecord): Promise<void> {
-    this.writes.insertFetch(record);
+    await this.writer.call('recordFetch', record);
   }
 
   async fetchHistory(urlId: string): Promise<FetchRecord[]> {
@@ -266,7 +274,7 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async saveExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): Promise<void> {
-    this.db.transaction(() => this.writes.applyExtraction(edges, extract, chunks))();
+    await this.writer.call('saveExtraction', edges, extract, chunks);
   }
 
   async getExtract(urlId: string): Promise<ExtractRecord | undefined> {
@@ -290,22 +298,16 @@ export class SqliteCrawlStore implements CrawlStore {
     if (pending) return pending.urlId;
     const row = this.sql('SELECT url_id FROM bodies WHERE hash = ?').get(hash) as { url_id: string } | undefined;
     if (!row || row.url_id === urlId) {
-      if (!row) this.pendingBodies.set(hash, { urlId, at });
+      if (!row) this.pendingBodies.set(hash, { hash, urlId, at });
       return urlId;
     }
     // An owner whose page has moved on to other bytes no longer holds these.
     const page = this.sql('SELECT content_hash FROM pages WHERE url_id = ?').get(row.url_id) as { content_hash: string | null } | undefined;
     if (!page || page.content_hash === hash) return row.url_id;
-    this.sql('UPDATE bodies SET url_id = ?, claimed_at = ? WHERE hash = ?').run(urlId, at, hash);
+    // The new owner, in memory at once (the next claim of these bytes must see it) and written with the next commit.
+    this.pendingBodies.set(hash, { hash, urlId, at });
+    await this.writer.call('reclaimBody', hash, urlId, at);
     return urlId;
-  }
-
-  /** Writes the body claims made since the last commit (inside the caller's transaction). */
-  private flushBodies(): void {
-    if (this.pendingBodies.size === 0) return;
-    const insert = this.sql('INSERT OR IGNORE INTO bodies (hash, url_id, claimed_at) VALUES (?, ?, ?)');
-    for (const [hash, c] of this.pendingBodies) insert.run(hash, c.urlId, c.at);
-    this.pendingBodies.clear();
   }
 
   async outlinks(urlId: string): Promise<EdgeRecord[]> {
@@ -351,22 +353,17 @@ export class SqliteCrawlStore implements CrawlStore {
     };
   }
 
+  /** Writes a file in order with the store's writes (on its writer thread when it has one). */
+  async writeFile(file: string, bytes: Uint8Array): Promise<void> {
+    await this.writer.call('putFile', file, bytes);
+  }
+
   async putHost(h: HostRecord): Promise<void> {
-    this.sql(
-      `INSERT OR REPLACE INTO hosts (host, state, robots_status, robots_body, robots_error, robots_fetched_at, robots_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      h.host,
-      JSON.stringify(h.state),
-      h.robotsStatus ?? null,
-      h.robotsBody ?? null,
-      h.robotsError ?? null,
-      h.robotsFetchedAt ?? null,
-      h.robotsExpiresAt ?? null,
-    );
+    await this.writer.call('putHost', h);
   }
 
   async putHostState(state: HostRecord['state']): Promise<void> {
-    this.sql('INSERT INTO hosts (host, state) VALUES (?, ?) ON CONFLICT (host) DO UPDATE SET state = excluded.state').run(state.host, JSON.stringify(state));
+    await this.writer.call('putHostState', state);
   }
 
   async summary(runId: number): Promise<RunSummary> {
@@ -379,7 +376,13 @@ export class SqliteCrawlStore implements CrawlStore {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    if (!this.db.readonly && this.pendingBodies.size) this.db.transaction(() => this.flushBodies())();
-    this.db.close();
+    try {
+      if (!this.db.readonly && this.pendingBodies.size) await this.writer.call('commitFetches', [], [...this.pendingBodies.values()]);
+    } finally {
+      // The writer thread's connection closes first: this one, the last, checkpoints and removes the WAL.
+      await this.writer.close();
+      this.journal.close();
+      this.db.close();
+    }
   }
 }

@@ -1,9 +1,10 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { simhashBands } from '../../dedupe/simhash.js';
 import { urlId } from '../../url/canonical.js';
-import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, PageRecord } from '../ports/index.js';
+import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, HostRecord, PageRecord } from '../ports/index.js';
 import { SOFT_SKIPS } from '../ports/index.js';
 import { frontierParams, pageParams } from './sqlite-rows.js';
+import { writeFileAtomic } from './blob-store.js';
 
 const SQL = {
   // A URL skipped for a reason that depends on the path to it (too deep, nofollow) is
@@ -137,3 +138,137 @@ export class SqliteWrites {
     return this.insertUrls(c.discovered ?? []);
   }
 }
+
+/** A body claim kept in memory until it is written with the next commit (see `SqliteCrawlStore.claimBody`). */
+export interface BodyClaim {
+  hash: string;
+  urlId: string;
+  at: number;
+}
+
+/**
+ * Every write of the crawl store, by name, on one connection: run inline on the reading
+ * connection, or on a writer thread (sqlite-writer-thread.ts) whose connection alone writes.
+ * Arguments and results are plain data, so they cross threads as they are.
+ */
+export class SqliteWriteOps {
+  private readonly writes: SqliteWrites;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(private readonly db: Db) {
+    this.writes = new SqliteWrites(db);
+  }
+
+  private sql(text: string): Statement {
+    let stmt = this.statements.get(text);
+    if (!stmt) this.statements.set(text, (stmt = this.db.prepare(text)));
+    return stmt;
+  }
+
+  /** The operations, callable by name with their arguments (what the writer thread receives). */
+  readonly ops = {
+    createRun: (seeds: string[], config: Record<string, unknown>, now: number): number =>
+      Number(
+        this.sql("INSERT INTO runs (started_at, status, seeds, config) VALUES (?, 'running', ?, ?)").run(now, JSON.stringify(seeds), JSON.stringify(config))
+          .lastInsertRowid,
+      ),
+    widenRunScope: (runId: number, origins: string[]): void => {
+      const row = this.sql('SELECT scope FROM runs WHERE id = ?').get(runId) as { scope: string | null } | undefined;
+      if (!row) return;
+      const scope = new Set<string>(row.scope ? (JSON.parse(row.scope) as string[]) : []);
+      const before = scope.size;
+      for (const o of origins) scope.add(o);
+      if (scope.size !== before) this.sql('UPDATE runs SET scope = ? WHERE id = ?').run(JSON.stringify([...scope].sort()), runId);
+    },
+    setRunStatus: (runId: number, status: string, finishedAt: number | null): void => {
+      this.sql('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(status, finishedAt, runId);
+    },
+    addUrls: (rows: FrontierRow[]): string[] => this.writes.insertUrls(rows),
+    markInFlight: (runId: number, urlId: string): void => {
+      this.sql("UPDATE frontier SET state = 'in_flight', attempts = attempts + 1 WHERE run_id = ? AND url_id = ?").run(runId, urlId);
+    },
+    setUrlStates: (runId: number, urlIds: string[], state: string, reason: string, notBefore: number | null): void => {
+      const stmt = this.sql('UPDATE frontier SET state = ?, reason = ?, not_before = coalesce(?, not_before) WHERE run_id = ? AND url_id = ?');
+      for (const id of urlIds) stmt.run(state, reason, notBefore, runId, id);
+    },
+    /** In-flight marks from the journal: a URL not settled is in flight, with at least as many attempts as the journal counts. */
+    restoreInFlight: (runId: number, attempts: Array<[string, number]>): void => {
+      const stmt = this.sql(
+        "UPDATE frontier SET state = 'in_flight', attempts = max(attempts, ?) WHERE run_id = ? AND url_id = ? AND state IN ('queued', 'in_flight')",
+      );
+      for (const [urlId, n] of attempts) stmt.run(n, runId, urlId);
+    },
+    requeueInFlight: (runId: number, maxAttempts: number): { requeued: number; exhausted: number } => {
+      const exhausted = this.sql(
+        "UPDATE frontier SET state = 'failed', reason = 'attempts-exhausted' WHERE run_id = ? AND state = 'in_flight' AND attempts >= ?",
+      ).run(runId, maxAttempts).changes;
+      const requeued = this.sql("UPDATE frontier SET state = 'queued', reason = NULL WHERE run_id = ? AND state IN ('in_flight', 'deferred')").run(
+        runId,
+      ).changes;
+      return { requeued, exhausted };
+    },
+    settleQueued: (runId: number, reason: string): number =>
+      this.sql("UPDATE frontier SET state = 'skipped', reason = ? WHERE run_id = ? AND state = 'queued'").run(reason, runId).changes,
+    /** Body claims first (a commit's page may be the claim's owner), then the commits in order. */
+    commitFetches: (commits: FetchCommit[], claims: BodyClaim[]): string[][] => {
+      const insert = this.sql('INSERT OR IGNORE INTO bodies (hash, url_id, claimed_at) VALUES (?, ?, ?)');
+      for (const c of claims) insert.run(c.hash, c.urlId, c.at);
+      return commits.map((c) => this.writes.apply(c));
+    },
+    reclaimBody: (hash: string, urlId: string, at: number): void => {
+      this.sql('UPDATE bodies SET url_id = ?, claimed_at = ? WHERE hash = ?').run(urlId, at, hash);
+    },
+    recordFetch: (record: FetchRecord): void => this.writes.insertFetch(record),
+    saveExtraction: (edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): void =>
+      this.writes.applyExtraction(edges, extract, chunks),
+    putHost: (h: HostRecord): void => {
+      this.sql(
+        `INSERT OR REPLACE INTO hosts (host, state, robots_status, robots_body, robots_error, robots_fetched_at, robots_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        h.host,
+        JSON.stringify(h.state),
+        h.robotsStatus ?? null,
+        h.robotsBody ?? null,
+        h.robotsError ?? null,
+        h.robotsFetchedAt ?? null,
+        h.robotsExpiresAt ?? null,
+      );
+    },
+    /** A blob file (not a database write: it rides the same thread, in order, before the commits that name it). */
+    putFile: (file: string, bytes: Uint8Array): void => writeFileAtomic(file, bytes),
+    putHostState: (state: HostRecord['state']): void => {
+      this.sql('INSERT INTO hosts (host, state) VALUES (?, ?) ON CONFLICT (host) DO UPDATE SET state = excluded.state').run(state.host, JSON.stringify(state));
+    },
+  };
+
+  /** Runs one operation in its own transaction (errors as they are). */
+  run(c: WriteCall): unknown {
+    return this.db.transaction(() => this.call(c))();
+  }
+
+  /** Runs operations in one transaction, each answered with its result (a failing group is run again one by one, each alone). */
+  runAll(calls: WriteCall[]): WriteAnswer[] {
+    try {
+      return this.db.transaction(() => calls.map((c): WriteAnswer => ({ value: this.call(c) })))();
+    } catch {
+      return calls.map((c) => {
+        try {
+          return { value: this.db.transaction(() => this.call(c))() };
+        } catch (err) {
+          return { error: err instanceof Error ? err.message : String(err) };
+        }
+      });
+    }
+  }
+
+  private call(c: WriteCall): unknown {
+    return (this.ops[c.op] as (...args: unknown[]) => unknown)(...c.args);
+  }
+}
+
+export type WriteOp = keyof SqliteWriteOps['ops'];
+export interface WriteCall {
+  op: WriteOp;
+  args: unknown[];
+}
+export type WriteAnswer = { value: unknown } | { error: string };

@@ -47,6 +47,11 @@ export interface CrawlStore {
   /** Every URL the run has seen, for rebuilding per-run state on resume. */
   seenUrls(runId: number): Promise<SeenUrl[]>;
   commitFetch(commit: FetchCommit): Promise<string[]>;
+  /**
+   * Commits many fetches, in order, as `commitFetch` would one by one (in one transaction where
+   * the backend has them: the embedded crawl groups its commits); returns each commit's new url ids.
+   */
+  commitFetches(commits: FetchCommit[]): Promise<string[][]>;
   /** Records an interaction that belongs to no frontier URL (robots.txt). */
   recordFetch(record: FetchRecord): Promise<void>;
   /** Every interaction with a URL, oldest first: the archive index of one target. */
