@@ -1,80 +1,90 @@
-// npm run bench:crawl — trawl against Crawlee's CheerioCrawler on the same synthetic web, delays off.
-import { spawn } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// npm run bench:crawl — trawl (built, storage on) against Crawlee's CheerioCrawler on the same
+// synthetic web in one run, delays off: the bench web (8 blog hosts × 400 articles, the feature
+// hosts, and on every blog host a 20 MB page, PDFs and a long set of redirects), each crawler in its
+// own process, judged from the server's request log; then where trawl's time goes, by stage; then
+// a 1-host and a 2-host crawl with each page processed in its host's turn and off it.
 import { startWeb } from '../test/web/server.js';
+import { startGeneratedWeb } from '../test/web/generated.js';
 import { webMetrics, type WebMetrics } from './web-metrics.js';
+import { stageText } from '../shared/cli/render.js';
+import { runChild, trawlArgs } from './children.js';
 
-const WEB = { articles: Number(process.env.BENCH_ARTICLES ?? 400), blogHosts: Number(process.env.BENCH_HOSTS ?? 8), crawlDelaySeconds: 0 };
-const CRAWLEE_MAX_REQUESTS = 8000;
-const CRAWLEE_TIMEOUT_S = 240;
+const WEB = {
+  articles: Number(process.env.BENCH_ARTICLES ?? 400),
+  blogHosts: Number(process.env.BENCH_HOSTS ?? 8),
+  crawlDelaySeconds: 0,
+  heavy: { pdfs: 5, redirects: 100 },
+};
+const CRAWLEE_MAX_REQUESTS = 10_000;
+const CRAWLEE_TIMEOUT_S = 300;
 
-interface ChildResult {
-  elapsedMs: number;
-  cpuMs: number;
-  maxRssMb: number;
-  pagesStored: number;
-}
-
-function runChild(script: string, args: string[]): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => {
-      const line = out.trim().split('\n').pop() ?? '';
-      if (code !== 0 || !line.startsWith('{')) reject(new Error(`${script} exited ${code}: ${out.slice(-500)}`));
-      else resolve(JSON.parse(line) as ChildResult);
-    });
-  });
-}
-
-async function measure(
-  name: string,
-  script: string,
-  args: (seeds: string[]) => string[],
-  token: string,
-): Promise<{ name: string; child: ChildResult; web: WebMetrics }> {
+async function onBenchWeb(name: string, script: string, args: (seeds: string[]) => string[], token: string) {
   const web = await startWeb(WEB);
   try {
     const child = await runChild(script, args(web.seeds()));
-    return { name, child, web: webMetrics(web, token) };
+    return { name, child, web: webMetrics(web, token) as WebMetrics };
   } finally {
     await web.close();
   }
 }
 
-const trawl = await measure('trawl', 'bench/run-trawl.ts', (seeds) => [JSON.stringify(seeds), join(tmpdir(), 'trawl-bench-data'), 'links'], 'trawl');
-const full = await measure('trawl full', 'bench/run-trawl.ts', (seeds) => [JSON.stringify(seeds), join(tmpdir(), 'trawl-bench-data'), 'full'], 'trawl');
-const crawlee = await measure(
+const full = await onBenchWeb('trawl full', 'bench/trawl-child.mjs', (s) => trawlArgs(s, { extract: 'full' }), 'trawl');
+const links = await onBenchWeb('trawl links', 'bench/trawl-child.mjs', (s) => trawlArgs(s, { extract: 'links' }), 'trawl');
+const crawlee = await onBenchWeb(
   'crawlee',
   'bench/run-crawlee.ts',
   (seeds) => [JSON.stringify(seeds), String(CRAWLEE_MAX_REQUESTS), String(CRAWLEE_TIMEOUT_S)],
   '*',
 );
 
-const rows: Array<[string, (r: typeof trawl) => string]> = [
+type Run = typeof full;
+const rate = (r: Run) => r.web.requests / (r.child.elapsedMs / 1000);
+const rows: Array<[string, (r: Run) => string]> = [
   ['requests (excl. robots.txt)', (r) => String(r.web.requests)],
   ['useful pages', (r) => String(r.web.usefulPages)],
   ['duplicate fetches', (r) => String(r.web.duplicateFetches)],
   ['trap fetches', (r) => String(r.web.trapFetches)],
   ['robots violations', (r) => String(r.web.robotsViolations)],
   ['time (s)', (r) => (r.child.elapsedMs / 1000).toFixed(2)],
-  ['pages/s (requests)', (r) => (r.web.requests / (r.child.elapsedMs / 1000)).toFixed(1)],
+  ['pages/s (requests)', (r) => rate(r).toFixed(1)],
   ['useful pages/s', (r) => (r.web.usefulPages / (r.child.elapsedMs / 1000)).toFixed(1)],
   ['CPU ms per page', (r) => (r.child.cpuMs / Math.max(1, r.web.requests)).toFixed(2)],
   ['peak RSS (MiB)', (r) => r.child.maxRssMb.toFixed(0)],
 ];
-console.log(`synthetic web: ${WEB.blogHosts} blog hosts × ${WEB.articles} articles + the feature hosts, on loopback; delays off.`);
 console.log(
-  'trawl stores to SQLite + blobs + WARC; "links" extracts links with context (like CheerioCrawler), "full" also content, metadata, chunks and SimHash. Crawlee keeps memory storage.',
+  `bench web: ${WEB.blogHosts} blog hosts × ${WEB.articles} articles (each with a 20 MB page, ${WEB.heavy.pdfs} PDFs and ${WEB.heavy.redirects} redirects) + the feature hosts, on loopback; delays off.`,
 );
-console.log(`${'metric'.padEnd(30)}${'trawl links'.padStart(12)}${'trawl full'.padStart(12)}${'crawlee'.padStart(12)}`);
-for (const [label, get] of rows) console.log(`${label.padEnd(30)}${get(trawl).padStart(12)}${get(full).padStart(12)}${get(crawlee).padStart(12)}`);
-const ratio = trawl.web.usefulPages / trawl.child.elapsedMs / (crawlee.web.usefulPages / crawlee.child.elapsedMs);
-const fullRatio = full.web.usefulPages / full.child.elapsedMs / (crawlee.web.usefulPages / crawlee.child.elapsedMs);
-console.log(`\nuseful pages per second: trawl (links) is ${ratio.toFixed(1)}× Crawlee; with full extraction ${fullRatio.toFixed(1)}×`);
-const trawlPps = trawl.web.requests / (trawl.child.elapsedMs / 1000);
+console.log('trawl (built: dist/, plain node) stores to SQLite + blobs + WARC; Crawlee keeps memory storage (robots.txt respected, 16 at once).');
+console.log(`${'metric'.padEnd(30)}${'trawl full'.padStart(12)}${'trawl links'.padStart(12)}${'crawlee'.padStart(12)}`);
+for (const [label, get] of rows) console.log(`${label.padEnd(30)}${get(full).padStart(12)}${get(links).padStart(12)}${get(crawlee).padStart(12)}`);
+const useful = (r: Run) => r.web.usefulPages / r.child.elapsedMs;
 console.log(
-  `targets: ≥ 300 pages/s with storage on: ${trawlPps >= 300 ? 'met' : 'MISSED'} (${trawlPps.toFixed(0)}); zero duplicates, traps and robots violations: ${trawl.web.duplicateFetches + trawl.web.trapFetches + trawl.web.robotsViolations === 0 ? 'met' : 'MISSED'}`,
+  `\nuseful pages per second: trawl full is ${(useful(full) / useful(crawlee)).toFixed(1)}× Crawlee, links ${(useful(links) / useful(crawlee)).toFixed(1)}×`,
+);
+for (const r of [full, links]) if (r.child.stages) console.log(`\n${r.name}: ${stageText(r.child.stages, r.child.requests ?? r.web.requests)}`);
+
+// One host and two, delays off: each page processed in its host's turn (--processing-queue 0) or off it (default).
+console.log("\nprocessing off the host's path, delays off (a generated web, full extraction):");
+console.log(`${'hosts'.padEnd(8)}${'pages'.padStart(8)}${'in its turn'.padStart(16)}${'off its path'.padStart(16)}${'gain'.padStart(8)}`);
+for (const hosts of [1, 2]) {
+  const perQueue: number[] = [];
+  for (const queue of ['0', '64']) {
+    const web = await startGeneratedWeb({ hosts, pages: 1500 });
+    try {
+      const r = await runChild('bench/trawl-child.mjs', trawlArgs(web.seeds(), { 'processing-queue': queue }));
+      perQueue.push(web.requests() / (r.elapsedMs / 1000));
+    } finally {
+      await web.close();
+    }
+  }
+  console.log(
+    `${String(hosts).padEnd(8)}${'1500'.padStart(8)}${`${perQueue[0]!.toFixed(0)} req/s`.padStart(16)}${`${perQueue[1]!.toFixed(0)} req/s`.padStart(16)}${`${(perQueue[1]! / perQueue[0]!).toFixed(1)}×`.padStart(8)}`,
+  );
+}
+
+const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+console.log(
+  `\ntargets: full ≥ 500 pages/s: ${verdict(rate(full) >= 500)} (${rate(full).toFixed(0)}); links ≥ 900: ${verdict(rate(links) >= 900)} (${rate(links).toFixed(0)}); ` +
+    `peak RSS ≤ 150 MiB (full, ${full.web.requests} requests): ${verdict(full.child.maxRssMb <= 150)} (${full.child.maxRssMb.toFixed(0)}); ` +
+    `zero duplicates, traps and robots violations: ${verdict([full, links].every((r) => r.web.duplicateFetches + r.web.trapFetches + r.web.robotsViolations === 0))}`,
 );

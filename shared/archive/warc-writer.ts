@@ -1,9 +1,11 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { basename, join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip, gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { WARCRecord, WARCSerializer } from 'warcio';
+import type { StageClock } from '../log/stage-clock.js';
 import type { WarcLocation } from '../store/ports/index.js';
 
 /** One request/response exchange (or failed attempt) to archive. */
@@ -45,6 +47,8 @@ export interface WarcWriterOptions {
   software?: string;
   /** Put in every file name, so writers that share a destination (one per Lambda) never collide. */
   fileTag?: string;
+  /** Gets the time of compressing and writing records (`--stage-times`). */
+  clock?: StageClock;
 }
 
 const WARC_VERSION = 'WARC/1.1';
@@ -55,14 +59,21 @@ async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   yield bytes;
 }
 
+/** Records above this size are compressed on libuv's thread pool, smaller ones on the calling thread. */
+const ASYNC_GZIP_BYTES = 256 * 1024;
+const gzipAsync = promisify(gzip);
+
 /**
  * One gzip member per record, compressed with Node's zlib: measured 3.1 ms of CPU per exchange
  * with warcio's own gzip (CompressionStream) against well under 1 ms this way, same bytes format.
- * Synchronously: zlib's thread-pool API costs ~1 ms of CPU per small record (a stream and its
- * state per call) against 0.05 ms here.
+ * A small record synchronously (zlib's thread-pool API costs ~1 ms of CPU per call, for a stream
+ * and its state, against 0.05 ms here); a large one on the thread pool, where its ~60 ms for a
+ * capped 5 MiB page do not hold up the crawl thread and every host with it.
  */
-async function serializeGzipped(record: WARCRecord): Promise<Uint8Array> {
-  return gzipSync(await new NativeDigestSerializer(record, { gzip: false }).readFully(), { level: 6 });
+async function serializeGzipped(record: WARCRecord, clock?: StageClock): Promise<Uint8Array> {
+  const bytes = await new NativeDigestSerializer(record, { gzip: false }).readFully();
+  if (bytes.length > ASYNC_GZIP_BYTES) return gzipAsync(bytes, { level: 6 });
+  return clock ? clock.time('WARC', () => gzipSync(bytes, { level: 6 })) : gzipSync(bytes, { level: 6 });
 }
 
 type Hasher = NonNullable<Awaited<ReturnType<WARCSerializer['newHasher']>>>;
@@ -76,7 +87,7 @@ function nativeSha256(): Hasher {
       return hasher;
     },
     update: (data: Parameters<Hasher['update']>[0]) => {
-      hash.update(typeof data === 'string' ? data : Buffer.from(data as Uint8Array));
+      hash.update(data as string | Uint8Array); // crypto takes a Uint8Array as it is: no copy
       return hasher;
     },
     digest: ((format?: 'binary' | 'hex') => (format === 'binary' ? new Uint8Array(hash.digest()) : hash.digest('hex'))) as Hasher['digest'],
@@ -173,6 +184,10 @@ export class WarcWriter {
 
   /** Appends records in one synchronous run, so exchanges never interleave (a few KB: cheaper than the thread pool). */
   private append(parts: Uint8Array[]): WarcLocation[] {
+    return this.options.clock ? this.options.clock.time('WARC', () => this.appendAll(parts)) : this.appendAll(parts);
+  }
+
+  private appendAll(parts: Uint8Array[]): WarcLocation[] {
     return parts.map((bytes) => {
       const offset = this.size;
       writeSync(this.fd!, bytes);
@@ -237,7 +252,9 @@ export class WarcWriter {
       once(new TextEncoder().encode(`${fields.join('\r\n')}\r\n`)),
     );
     if (response) request.warcHeaders.headers.set('WARC-Concurrent-To', recordId(response));
-    const parts = await Promise.all([request, response, metadata].filter((r): r is WARCRecord => r !== undefined).map((r) => serializeGzipped(r)));
+    const parts = await Promise.all(
+      [request, response, metadata].filter((r): r is WARCRecord => r !== undefined).map((r) => serializeGzipped(r, this.options.clock)),
+    );
     await this.ensureFile(ex.runId, ex.date);
     const locations = this.append(parts);
     return response ? { ...locations[1]!, recordId: recordId(response) } : locations.at(-1)!;
@@ -273,7 +290,9 @@ export class WarcWriter {
       { url: view.url, date, type: 'metadata', warcVersion: WARC_VERSION, warcHeaders: { 'Content-Type': 'application/warc-fields', ...concurrent } },
       once(new TextEncoder().encode(`${lines.join('\r\n')}\r\n`)),
     );
-    const parts = await Promise.all([conversion, screenshot, metadata].filter((r): r is WARCRecord => Boolean(r)).map((r) => serializeGzipped(r)));
+    const parts = await Promise.all(
+      [conversion, screenshot, metadata].filter((r): r is WARCRecord => Boolean(r)).map((r) => serializeGzipped(r, this.options.clock)),
+    );
     await this.ensureFile(view.runId, view.date);
     const locations = this.append(parts);
     return { ...locations[0]!, recordId: recordId(conversion) };

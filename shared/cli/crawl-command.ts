@@ -2,7 +2,7 @@ import type { CrawlSettings } from '../config/settings.js';
 import { crawl } from '../library/crawl.js';
 import type { CrawlEvent } from '../pipeline/progress.js';
 import type { RunSummary } from '../store/ports/index.js';
-import { jsonLine, progressLine, summaryText, targetLine } from './render.js';
+import { jsonLine, progressLine, stageText, summaryText, targetLine } from './render.js';
 import type { Env } from '../config/resolve.js';
 import { enrichSummaryText } from './search-commands.js';
 import { storedSelectionText } from './select-command.js';
@@ -50,6 +50,7 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
   else {
     io.status?.('');
     io.out(summaryText(summary, settings.data, elapsedMs));
+    if (done?.stages) io.out(stageText(done.stages, summary.requests));
     if (done && done.stats.rendered + done.stats.renderFailures > 0)
       io.out(`rendered in Chromium: ${done.stats.rendered} pages (${done.stats.renderFailures} renders failed; those pages were extracted as served)`);
   }

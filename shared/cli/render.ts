@@ -46,3 +46,25 @@ export function targetLine(e: Extract<CrawlEvent, { type: 'target' }>): string {
   if (e.error) return `${what} ${e.key} failed (the crawl goes on without it): ${e.error}`;
   return `${what} ${e.key}: ${e.links} URLs to crawl${e.source === 'archive' ? ' (its answer from this run’s archive)' : ''}`;
 }
+
+/** Where a crawl's time went (`--stage-times`), in ms per request, by thread. */
+export function stageText(stages: Record<string, number>, requests: number): string {
+  const per = (ms: number) => (ms / Math.max(1, requests)).toFixed(2);
+  const EXTRACTION = ['parse', 'render signals', 'links', 'metadata', 'main content', 'markdown', 'chunks', 'simhash', 'fields'];
+  const WRITER = ['SQLite', 'SQLite checkpoints', 'blob files'];
+  const line = (label: string, names: string[]) => {
+    const parts = names.filter((n) => stages[n]).map((n) => `${n} ${per(stages[n]!)}`);
+    return parts.length ? `  ${label}: ${parts.join(', ')}` : undefined;
+  };
+  const crawl = stages['crawl thread'] ?? 0;
+  const archive = stages.WARC ?? 0;
+  return [
+    `time by stage, ms per request (${requests} requests):`,
+    `  crawl thread: ${per(crawl)} (fetch, scheduling, records ${per(crawl - archive)}, WARC ${per(archive)})`,
+    line('extraction', EXTRACTION),
+    line('writer thread', WRITER),
+    line('PDF thread', ['PDF']),
+  ]
+    .filter(Boolean)
+    .join('\n');
+}

@@ -142,6 +142,14 @@ export const SETTINGS = {
     help: 'allow loopback and private addresses (tests, intranets)',
     type: 'boolean',
   }),
+  stageTimes: setting({
+    ...bool,
+    default: false,
+    flag: 'stage-times',
+    env: 'TRAWL_STAGE_TIMES',
+    help: "measure where the crawl's time goes, by stage and thread (ms per page), and report it at the end",
+    type: 'boolean',
+  }),
   followNofollow: setting({
     ...bool,
     default: false,

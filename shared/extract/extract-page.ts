@@ -11,6 +11,7 @@ import { metadataFields, withWordCount, type MetadataProblems, type PageMetadata
 import { errorMessage } from '../errors.js';
 import { shellSignals, type ShellSignals } from './shell-signals.js';
 import type { FieldValue } from './fields.js';
+import { StageClock, type StageTimes } from '../log/stage-clock.js';
 
 /** The whole extraction of one HTML page. */
 export interface PageExtraction {
@@ -40,6 +41,8 @@ export interface PageExtraction {
   shell: ShellSignals;
   /** CSS-selector fields of the profile or the command line that matched (absent when none). */
   fields?: Record<string, FieldValue>;
+  /** Milliseconds by part, when the extraction was timed (`--stage-times`). */
+  timings?: StageTimes;
 }
 
 /** One part of an extraction that failed: which part, and why. */
@@ -54,10 +57,15 @@ export interface ExtractOptions {
   xRobotsTag?: string;
   /** Work limits applied before parsing (default: `DEFAULT_PAGE_BOUNDS`). */
   bounds?: PageBounds;
+  /** Times each part (`--stage-times`). */
+  clock?: StageClock;
 }
 
 /** What a links-only extraction keeps: enough to crawl on and build the graph with context. */
-export type LinkExtraction = Pick<PageExtraction, 'url' | 'title' | 'links' | 'linkCanonical' | 'feeds' | 'noindex' | 'nofollow' | 'cuts' | 'shell' | 'fields'>;
+export type LinkExtraction = Pick<
+  PageExtraction,
+  'url' | 'title' | 'links' | 'linkCanonical' | 'feeds' | 'noindex' | 'nofollow' | 'cuts' | 'shell' | 'fields' | 'timings'
+>;
 
 /** Parses a page within its bounds. */
 function boundedDocument(html: string, options: ExtractOptions): { doc: Doc; cuts?: BoundCut[] } {
@@ -85,10 +93,13 @@ function linkParts(doc: Doc, url: string, options: ExtractOptions): Omit<LinkExt
 
 /** Links with context, canonical, feeds and robots directives only: for discovery crawls (`--extract links`). */
 export function extractLinksOnly(html: string, url: string, options: ExtractOptions): LinkExtraction {
-  const { doc, cuts } = boundedDocument(html, options);
-  const shell = shellSignals(doc, html);
-  return { ...linkParts(doc, url, options), cuts, shell };
+  const clock = options.clock ?? OFF;
+  const { doc, cuts } = clock.time('parse', () => boundedDocument(html, options));
+  const shell = clock.time('render signals', () => shellSignals(doc, html));
+  return { ...clock.time('links', () => linkParts(doc, url, options)), cuts, shell };
 }
+
+const OFF = new StageClock(false);
 
 const FEED_TYPES = new Set(['application/rss+xml', 'application/atom+xml', 'application/feed+json']);
 
@@ -140,47 +151,60 @@ function part<T>(problems: ExtractionProblem[], name: ExtractionProblem['part'],
  * @example extractPage(html, 'https://a.test/post', { canonicalize, robotsToken: 'trawl' }).markdown
  */
 export function extractPage(html: string, url: string, options: ExtractOptions): PageExtraction {
-  const { doc, cuts } = boundedDocument(html, options);
+  const clock = options.clock ?? OFF;
+  const { doc, cuts } = clock.time('parse', () => boundedDocument(html, options));
   // Measured before the content pass prunes the tree.
-  const shell = shellSignals(doc, html);
+  const shell = clock.time('render signals', () => shellSignals(doc, html));
   const problems: ExtractionProblem[] = [];
-  const parts = part(
-    problems,
-    'links',
-    () => linkParts(doc, url, options),
-    () => ({ url, links: [], feeds: [], noindex: false, nofollow: false }),
+  const parts = clock.time('links', () =>
+    part(
+      problems,
+      'links',
+      () => linkParts(doc, url, options),
+      () => ({ url, links: [], feeds: [], noindex: false, nofollow: false }),
+    ),
   );
   // Metadata reads the head and JSON-LD before the content pass prunes the tree.
-  const meta = part(
-    problems,
-    'metadata',
-    () => metadataFields(doc, url, { problems: problems as MetadataProblems['problems'] }),
-    () => ({ sources: {} }),
+  const meta = clock.time('metadata', () =>
+    part(
+      problems,
+      'metadata',
+      () => metadataFields(doc, url, { problems: problems as MetadataProblems['problems'] }),
+      () => ({ sources: {} }),
+    ),
   );
-  const main = part(
-    problems,
-    'main-text',
-    () => mainContentNodes(doc),
-    () => ({ nodes: selectFirst(doc, 'body') ? [selectFirst(doc, 'body')!] : [], method: 'none' as const }),
+  const main = clock.time('main content', () =>
+    part(
+      problems,
+      'main-text',
+      () => mainContentNodes(doc),
+      () => ({ nodes: selectFirst(doc, 'body') ? [selectFirst(doc, 'body')!] : [], method: 'none' as const }),
+    ),
   );
-  const text = part(
-    problems,
-    'main-text',
-    () => blockText(main.nodes),
-    () => '',
+  const text = clock.time('main content', () =>
+    part(
+      problems,
+      'main-text',
+      () => blockText(main.nodes),
+      () => '',
+    ),
   );
-  const markdown = part(
-    problems,
-    'markdown',
-    () => toMarkdown(main.nodes, url),
-    () => text,
+  const markdown = clock.time('markdown', () =>
+    part(
+      problems,
+      'markdown',
+      () => toMarkdown(main.nodes, url),
+      () => text,
+    ),
   );
   const metadata = withWordCount(meta, text);
-  const chunks = part(
-    problems,
-    'chunks',
-    () => chunkText(markdown, DEFAULT_CHUNKING),
-    () => [],
+  const chunks = clock.time('chunks', () =>
+    part(
+      problems,
+      'chunks',
+      () => chunkText(markdown, DEFAULT_CHUNKING),
+      () => [],
+    ),
   );
   return {
     ...parts,
@@ -189,8 +213,8 @@ export function extractPage(html: string, url: string, options: ExtractOptions):
     markdown,
     text,
     method: main.method,
-    simhash: simhash(text),
-    textHash: normalizedTextHash(text),
+    simhash: clock.time('simhash', () => simhash(text)),
+    textHash: clock.time('simhash', () => normalizedTextHash(text)),
     chunks,
     cuts,
     problems: problems.length ? problems : undefined,

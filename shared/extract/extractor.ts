@@ -2,7 +2,10 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CanonicalOptions } from '../url/canonical.js';
 import type { LinkExtraction, PageExtraction } from './extract-page.js';
-import { runExtract, runTextParts, type ExtractRequest, type TextParts } from './run-extract.js';
+import { runExtract, runTextParts, type Decoded, type ExtractRequest, type TextParts } from './run-extract.js';
+
+/** A page's extraction, with what decoding its served bytes found. */
+export type Extraction = (PageExtraction | LinkExtraction) & { decoded?: Decoded };
 
 export type { ExtractRequest } from './run-extract.js';
 
@@ -10,9 +13,9 @@ export type { ExtractRequest } from './run-extract.js';
 export interface Extractor {
   /** Threads extracting at once (0: this thread). */
   readonly threads: number;
-  extract(request: ExtractRequest): Promise<PageExtraction | LinkExtraction>;
-  /** The SimHash, text hash and chunks of a plain text (a PDF's), where pages are extracted. */
-  textParts(text: string): Promise<TextParts>;
+  extract(request: ExtractRequest): Promise<Extraction>;
+  /** The SimHash, text hash and chunks of a plain text (a PDF's), where pages are extracted; `timed` adds `timings`. */
+  textParts(text: string, timed?: boolean): Promise<TextParts>;
   /** Resolves once the extractor can take pages at full speed (worker threads started); optional. */
   ready?(): Promise<void>;
   close(): Promise<void>;
@@ -23,12 +26,12 @@ export class InlineExtractor implements Extractor {
   readonly threads = 0;
   constructor(private readonly canonical: CanonicalOptions) {}
 
-  async extract(request: ExtractRequest): Promise<PageExtraction | LinkExtraction> {
+  async extract(request: ExtractRequest): Promise<Extraction> {
     return runExtract(request, this.canonical);
   }
 
-  async textParts(text: string): Promise<TextParts> {
-    return runTextParts(text);
+  async textParts(text: string, timed = false): Promise<TextParts> {
+    return runTextParts(text, timed);
   }
 
   async close(): Promise<void> {}
@@ -53,7 +56,7 @@ const { parentPort, workerData } = require('node:worker_threads');
   parentPort.postMessage({ ready: true });
   parentPort.on('message', (msg) => {
     try {
-      const x = msg.text !== undefined ? runTextParts(msg.text) : runExtract(msg, workerData.canonicalOptions);
+      const x = msg.text !== undefined ? runTextParts(msg.text, msg.timed) : runExtract(msg, workerData.canonicalOptions);
       parentPort.postMessage({ id: msg.id, x });
     } catch (err) {
       parentPort.postMessage({ id: msg.id, error: String((err && err.message) || err) });
@@ -63,8 +66,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 `;
 
 /** A page to extract, or a plain text whose parts are wanted. */
-type WorkRequest = ExtractRequest | { text: string };
-type WorkResult = PageExtraction | LinkExtraction | TextParts;
+type WorkRequest = ExtractRequest | { text: string; timed?: boolean };
+type WorkResult = Extraction | TextParts;
 
 interface Pending {
   request: WorkRequest;
@@ -190,12 +193,12 @@ export class WorkerExtractor implements Extractor {
     p.timer.unref();
   }
 
-  extract(request: ExtractRequest): Promise<PageExtraction | LinkExtraction> {
+  extract(request: ExtractRequest): Promise<Extraction> {
     return new Promise((resolve, reject) => this.send(request, resolve as Pending['resolve'], reject));
   }
 
-  textParts(text: string): Promise<TextParts> {
-    return new Promise((resolve, reject) => this.send({ text }, resolve as Pending['resolve'], reject));
+  textParts(text: string, timed = false): Promise<TextParts> {
+    return new Promise((resolve, reject) => this.send({ text, timed }, resolve as Pending['resolve'], reject));
   }
 
   /** Starts every worker and resolves when they have loaded the extraction modules (about a second under tsx). */

@@ -41,7 +41,8 @@ const LOADING = /^(loading|please wait|chargement|cargando|wird geladen|laden|ca
 const NOSCRIPT_WARNING = /\b(enable|turn on|activate|requires?|need)\b.{0,40}\bjavascript\b|\bjavascript\b.{0,40}\b(required|disabled|enabled|needed)\b/i;
 const INVISIBLE = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg']);
 const ROOT_ID_SET = new Set(ROOT_IDS);
-/** Every marker in one regular expression: a single pass over the markup. */
+
+/** Every marker in one regular expression: a single pass over the markup (measured faster than a search per marker). */
 const MARKERS = new RegExp(FRAMEWORK_MARKERS.map(([, re]) => `(${re.source})`).join('|'));
 
 function isEmpty(el: Element): boolean {
@@ -50,7 +51,12 @@ function isEmpty(el: Element): boolean {
 
 /** What one walk of the tree collects. */
 interface Walk {
-  text: string[];
+  /** Visible characters, whitespace runs counted as one. */
+  chars: number;
+  /** The visible text's start (what a loading message is judged on). */
+  head: string;
+  /** The last character counted was whitespace (a run continues across text nodes). */
+  space: boolean;
   hrefs: Set<string>;
   scripts: number;
   noscripts: string[];
@@ -61,7 +67,7 @@ interface Walk {
 /** Text counts where `counted` (inside a visible part of the body); links, scripts and roots count anywhere. */
 function walk(node: AnyNode, counted: boolean, hasBody: boolean, out: Walk): void {
   if (isText(node)) {
-    if (counted) out.text.push(node.data);
+    if (counted) addText(out, node.data);
     return;
   }
   if (!isTag(node)) {
@@ -78,6 +84,38 @@ function walk(node: AnyNode, counted: boolean, hasBody: boolean, out: Walk): voi
   for (const child of node.children) walk(child, inside, hasBody, out);
 }
 
+const WHITESPACE = /\s+/g;
+
+/** Counts a text's characters as `join(' ').replace(/\s+/g, ' ')` would, without building the text. */
+function addText(out: Walk, data: string): void {
+  // Text nodes are joined with a space.
+  if (out.chars > 0 && !out.space) {
+    out.chars++;
+    out.space = true;
+  }
+  if (!data) return;
+  let count = data.length;
+  let leading = false;
+  let trailing = false;
+  WHITESPACE.lastIndex = 0;
+  for (let m = WHITESPACE.exec(data); m; m = WHITESPACE.exec(data)) {
+    count -= m[0].length - 1;
+    if (m.index === 0) leading = true;
+    if (m.index + m[0].length === data.length) trailing = true;
+  }
+  // A leading run joins the space before it (or is nothing at the very start).
+  if (leading && (out.space || out.chars === 0)) count--;
+  if (count > 0) out.space = trailing;
+  out.chars += count;
+  if (out.head.length < 120) out.head += ` ${data}`;
+}
+
+/** The first framework marker in the markup. */
+function frameworkOf(html: string): string | undefined {
+  const marker = MARKERS.exec(html);
+  return marker ? FRAMEWORK_MARKERS[marker.slice(1).findIndex((m) => m !== undefined)]![0] : undefined;
+}
+
 /** The first empty application root, in the order of the common ids (`#root` before `#app`), then by element name. */
 function emptyRootOf(roots: Walk['roots']): string | undefined {
   const empty = new Set(roots.filter(([, el]) => isEmpty(el)).map(([key]) => key));
@@ -86,19 +124,19 @@ function emptyRootOf(roots: Walk['roots']): string | undefined {
 
 /** The signals of one parsed page, in one walk of the tree; `html` is the markup as served (its markers and size). */
 export function shellSignals(doc: Doc, html: string): ShellSignals {
-  const out: Walk = { text: [], hrefs: new Set(), scripts: 0, noscripts: [], roots: [] };
+  const out: Walk = { chars: 0, head: '', space: false, hrefs: new Set(), scripts: 0, noscripts: [], roots: [] };
   const hasBody = selectFirst(doc, 'body') !== null;
   walk(doc, !hasBody, hasBody, out);
-  const text = out.text.join(' ').replace(/\s+/g, ' ').trim();
-  const marker = MARKERS.exec(html);
+  // A trailing run of whitespace was counted as one character, which trim() would drop.
+  const textChars = out.space ? out.chars - 1 : out.chars;
   return {
     htmlBytes: html.length,
-    textChars: text.length,
+    textChars,
     links: out.hrefs.size,
     scripts: out.scripts,
     emptyRoot: emptyRootOf(out.roots),
-    framework: marker ? FRAMEWORK_MARKERS[marker.slice(1).findIndex((m) => m !== undefined)]![0] : undefined,
-    loading: text.length < 60 && LOADING.test(text),
+    framework: frameworkOf(html),
+    loading: textChars < 60 && LOADING.test(out.head.replace(/\s+/g, ' ').trim()),
     noscriptWarning: out.noscripts.some((t) => NOSCRIPT_WARNING.test(t)),
   };
 }

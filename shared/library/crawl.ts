@@ -18,6 +18,7 @@ import type { RunSummary } from '../store/ports/index.js';
 import { routeTarget, type Target } from '../targets/route.js';
 import { checkTargetBackend } from '../targets/target-fetch.js';
 import type { CrawlSettingsOptions } from './settings-options.js';
+import { StageClock } from '../log/stage-clock.js';
 
 /** Everything `crawl` takes: every crawl setting, the hooks, and the pieces a program may inject. */
 export interface CrawlOptions extends CrawlSettingsOptions, CrawlHooks {
@@ -135,11 +136,13 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
   if (settings.resume) await checkResumable(settings.data);
   // The profile and the fields' selectors are checked before the data directory is touched.
   const scoring = crawlScoring(settings);
-  // The crawl's writes run on a thread of their own (see sqlite-writer-thread.ts).
-  const local = openLocalForWriting(settings.data, processLabel(), { writerThread: true });
+  // The crawl's writes run on a thread of their own (see sqlite-writer-thread.ts); with --stage-times, timed there too.
+  const stages = new StageClock(settings.stageTimes);
+  const local = openLocalForWriting(settings.data, processLabel(), { writerThread: true, stages });
   const ctx = buildContext({
     settings,
     scoring,
+    stages,
     store: local.store,
     blobs: local.blobs,
     warcDir: local.warcDir,

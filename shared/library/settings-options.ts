@@ -73,6 +73,11 @@ export interface CrawlSettingsOptions {
    */
   allowPrivateNetwork?: boolean;
   /**
+   * Measure where the crawl's time goes, by stage and thread (ms per page), and report it at the end: true or false. CLI `--stage-times`, environment `TRAWL_STAGE_TIMES`.
+   * @default false
+   */
+  stageTimes?: boolean;
+  /**
    * Follow rel=nofollow links and nofollow pages: true or false. CLI `--follow-nofollow`, environment `TRAWL_FOLLOW_NOFOLLOW`.
    * @default false
    */

@@ -16,6 +16,7 @@ import type { CrawlEvent } from './progress.js';
 import { ChromiumRenderer } from '../render/chromium.js';
 import type { Renderer } from '../render/renderer.js';
 import type { CheerioAPI } from 'cheerio';
+import { StageClock } from '../log/stage-clock.js';
 
 /** A page as stored by the crawl: what `onPage` receives, after the commit. */
 export interface StoredPage {
@@ -69,6 +70,8 @@ export interface CrawlContext {
   /** The browser (started on the first page that needs it); absent unless `rendering` is `local`. */
   renderer?: Renderer;
   hooks: CrawlHooks;
+  /** Where the crawl's time goes, by stage (`--stage-times`; off: it only runs the work). */
+  stages: StageClock;
   /** Releases what the context opened (workers, sockets, the WARC file); not the store. */
   close(): Promise<void>;
 }
@@ -98,6 +101,8 @@ export interface ContextParts {
   hooks?: CrawlHooks;
   clock?: () => number;
   logger?: Logger;
+  /** The stage clock (a runtime that times its store too hands in the one the store adds to). */
+  stages?: StageClock;
 }
 
 export type Rendering = 'local' | 'workflow' | 'none';
@@ -154,7 +159,10 @@ export function buildContext(parts: ContextParts): CrawlContext {
   const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
   const fetcher = parts.fetcher ?? fetcherFor(settings, { resolver: parts.resolver });
   const previewFetcher = settings.preview && scoring.focused && !parts.fetcher ? previewFetcherFor(settings, { resolver: parts.resolver }) : undefined;
-  const archive = parts.warcDir ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag }) : undefined;
+  const stages = parts.stages ?? new StageClock(settings.stageTimes);
+  const archive = parts.warcDir
+    ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag, clock: stages.enabled ? stages : undefined })
+    : undefined;
   const extractor = extractorFor(settings, canonical, parts.extraction ?? 'workers');
   const logger = parts.logger ?? createLogger('warn');
   const rendering: Rendering = mayRender(settings) ? (parts.rendering ?? 'local') : 'none';
@@ -177,6 +185,7 @@ export function buildContext(parts: ContextParts): CrawlContext {
     robotsToken: robotsTokenOf(settings.userAgent),
     canonicalize: (href) => canonicalize(href, undefined, canonical),
     hooks: parts.hooks ?? {},
+    stages,
     async close() {
       // A renderer handed in belongs to the caller (a Lambda container keeps its browser warm).
       if (!parts.renderer) await renderer?.close();

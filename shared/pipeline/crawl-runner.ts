@@ -1,3 +1,4 @@
+import { performance as perf } from 'node:perf_hooks';
 import { errorMessage, nextStep } from '../errors.js';
 import type { HostQueue } from '../frontier/host-queue.js';
 import { afterRequest, newHostState, readyAt } from '../politeness/host-state.js';
@@ -92,6 +93,9 @@ export class CrawlRunner {
     this.wakeUp?.();
   }
 
+  /** The crawl thread's event loop at the start (its busy time is the `crawl thread` stage). */
+  private readonly busy = perf.eventLoopUtilization();
+
   async crawl(): Promise<RunSummary> {
     // The extraction workers load while the run starts, so their start-up is not paid mid-crawl.
     await Promise.all([this.options.resume ? this.resumeRun() : this.startRun(), this.ctx.extractor.ready?.()]);
@@ -121,7 +125,8 @@ export class CrawlRunner {
     }
     await this.ctx.store.setRunStatus(this.run.id, status, this.ctx.clock());
     const summary = await this.ctx.store.summary(this.run.id);
-    this.progress.finish(summary);
+    if (this.ctx.stages.enabled) this.ctx.stages.add('crawl thread', perf.eventLoopUtilization(this.busy).active);
+    this.progress.finish(summary, this.ctx.stages.enabled ? this.ctx.stages.ms : undefined);
     return summary;
   }
 

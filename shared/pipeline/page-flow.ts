@@ -47,6 +47,12 @@ const QUEUE_BYTES = 32 * 1024 * 1024;
  * 16 at 315, 32 at 327 and 64 at 327 (links mode, 2 cores).
  */
 const PROCESSING_AT_ONCE = 32;
+/**
+ * PDFs and bodies over 1 MiB take their own lane, two at a time: one of them can take a second of
+ * a thread (pdf.js, a capped 5 MiB page), and in the common lane the pages queued behind it — and
+ * the hosts they came from — would wait for it (bench:crawl's web: 40 PDFs and eight 20 MB pages).
+ */
+const HEAVY = { bytes: 1024 * 1024, atOnce: 2 };
 /** Commits stored together: at most this many, or what arrived within this many ms of the first. */
 const GROUP = { maxBatch: 64, maxDelayMs: 10 };
 
@@ -54,6 +60,7 @@ export class PageFlow {
   /** Pages are processed off their host's path (`processingQueue` > 0). */
   readonly offPath: boolean;
   private readonly work: WorkQueue;
+  private readonly heavy: WorkQueue;
   readonly commits: GroupCommit;
   private readonly previewGate = new Gate(PREVIEWS_AT_ONCE);
   private settling = 0;
@@ -76,17 +83,22 @@ export class PageFlow {
       (err) => this.owner.failed(err, 'processing'),
       () => this.ended(),
     );
+    this.heavy = new WorkQueue(
+      { concurrency: HEAVY.atOnce, maxItems: Math.max(1, size), maxBytes: Math.max(QUEUE_BYTES, 4 * ctx.settings.maxBodyBytes) },
+      (err) => this.owner.failed(err, 'processing'),
+      () => this.ended(),
+    );
     this.commits = new GroupCommit(ctx.store, this.offPath ? GROUP : { maxBatch: 1, maxDelayMs: 0 });
   }
 
   /** Pages between their response and their commit. */
   get pending(): number {
-    return this.work.size + this.settling;
+    return this.work.size + this.heavy.size + this.settling;
   }
 
-  /** No request should start: the queue holds its maximum (commits waiting count too). */
+  /** No request should start: a lane holds its maximum of pages or bytes (commits waiting count too). */
   full(): boolean {
-    return this.work.full() || this.settling >= Math.max(1, this.ctx.settings.processingQueue);
+    return this.work.full() || this.heavy.full() || this.settling >= Math.max(1, this.ctx.settings.processingQueue);
   }
 
   /** Resolves once every page taken in is committed. */
@@ -119,7 +131,9 @@ export class PageFlow {
    * state and a retry were settled when it answered); `notBefore` of a retried URL.
    */
   process(q: HostQueue, row: FrontierRow, fetched: Fetched, notBefore: number): void {
-    this.work.push(() => this.processTask(q, row, fetched, notBefore), fetched.kind === 'response' ? (fetched.res.body?.length ?? 0) : 0);
+    const bytes = fetched.kind === 'response' ? (fetched.res.body?.length ?? 0) : 0;
+    const heavy = fetched.kind === 'response' && (fetched.res.contentClass === 'pdf' || bytes > HEAVY.bytes);
+    (heavy ? this.heavy : this.work).push(() => this.processTask(q, row, fetched, notBefore), bytes);
   }
 
   private async processTask(q: HostQueue, row: FrontierRow, fetched: Fetched, notBefore: number): Promise<void> {

@@ -1,4 +1,4 @@
-import { decodeBody, decodeText, sniffCharset } from '../fetch/charset.js';
+import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { parseFeed } from '../extract/feed.js';
 import { extractPdf } from '../extract/pdf.js';
@@ -98,8 +98,7 @@ export async function htmlContent(
   pass: RenderPass = {},
 ): Promise<ContentResult> {
   const body = res.body ?? Buffer.alloc(0);
-  const decoded = await stage('decode', () => decodeText(body, sniffCharset(body, res.charset, true)));
-  const page = { ...basePage(row, res, contentHash, at), charset: decoded.charset };
+  const page = { ...basePage(row, res, contentHash, at), charset: sniffCharset(body, res.charset, true) };
   const owner = bodyOwner ?? (contentHash ? await ctx.store.claimBody(contentHash, row.urlId, at) : row.urlId);
   if (owner !== row.urlId) return { page: { ...page, duplicateOf: owner }, aliases: [], candidates: [], duplicateOf: owner };
   const { capture } = pass;
@@ -109,17 +108,21 @@ export async function htmlContent(
   try {
     x = await stage('extract', () =>
       ctx.extractor.extract({
-        html: rendered ? rendered.toString('utf8') : decoded.text,
+        // The served bytes are decoded where the page is extracted: the crawl thread holds them once.
+        ...(rendered ? { html: rendered.toString('utf8') } : { bytes: body, charset: res.charset }),
         url: row.url,
         mode: ctx.settings.extract,
         robotsToken: ctx.robotsToken,
         xRobotsTag: res.headers['x-robots-tag'],
         fields: ctx.scoring.fields,
+        timed: ctx.stages.enabled || undefined,
       }),
     );
+    ctx.stages.merge(x.timings);
   } catch (err) {
     return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
   }
+  if (x.decoded) page.charset = x.decoded.charset;
   page.indexable = !x.noindex;
   page.nofollow = x.nofollow;
   page.title = x.title;
@@ -160,7 +163,7 @@ export async function htmlContent(
     'markdown' in x
       ? await extractRecords(ctx, row, snapshot, x, {
           cuts: x.cuts,
-          charset: decoded.guessed && { ...decoded.guessed, used: decoded.charset },
+          charset: x.decoded?.guessed && { ...x.decoded.guessed, used: x.decoded.charset },
           problems: x.problems,
         })
       : {};
@@ -172,14 +175,15 @@ async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchRespons
   if (!res.body || res.truncated) return { page, aliases: [], candidates: [] };
   let pdf;
   try {
-    pdf = await stage('pdf', () => extractPdf(res.body!));
+    pdf = await stage('pdf', () => ctx.stages.timeAsync('PDF', () => extractPdf(res.body!)));
   } catch (err) {
     return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
   }
   page.title = pdf.title;
   let parts;
   try {
-    parts = await stage('pdf', () => ctx.extractor.textParts(pdf.text));
+    parts = await stage('pdf', () => ctx.extractor.textParts(pdf.text, ctx.stages.enabled));
+    ctx.stages.merge(parts.timings);
   } catch (err) {
     return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
   }

@@ -4,6 +4,7 @@ import type { ProcessResult } from './process-stage.js';
 import type { RobotsLoad } from './robots-stage.js';
 import type { RenderCapture } from './render-stage.js';
 import type { TargetDiscovery } from './discover-stage.js';
+import type { StageTimes } from '../log/stage-clock.js';
 
 export interface ProgressStats {
   runId: number;
@@ -33,7 +34,8 @@ export type CrawlEvent =
   | ({ type: 'target' } & TargetDiscovery)
   /** At most every 250 ms while the crawl runs: the counters, URLs waiting and hosts being fetched. */
   | { type: 'progress'; stats: ProgressStats; queued: number; activeHosts: number }
-  | { type: 'done'; summary: RunSummary; stats: ProgressStats }
+  /** `stages` (with `--stage-times`): milliseconds by stage, the `crawl thread`'s total among them (its event loop's busy time). */
+  | { type: 'done'; summary: RunSummary; stats: ProgressStats; stages?: StageTimes }
   /** After a crawl with `enrich`: the Summarize and Index pass over its pages (inline, then the sweep). */
   | { type: 'enriched'; result: EnrichRunResult; inline: number }
   | { type: 'selected'; selections: SelectionRecord[]; report: string };
@@ -137,7 +139,7 @@ export class CrawlProgress {
     };
   }
 
-  finish(summary: RunSummary): void {
-    this.emit({ type: 'done', summary, stats: this.stats() });
+  finish(summary: RunSummary, stages?: StageTimes): void {
+    this.emit({ type: 'done', summary, stats: this.stats(), ...(stages ? { stages } : {}) });
   }
 }

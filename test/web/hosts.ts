@@ -54,6 +54,11 @@ export interface WebOptions {
   apps?: number;
   /** Adds the `guides` host (test/web/guides.ts): pages of real prose for summaries, tags and search. */
   guides?: boolean;
+  /**
+   * What real sites cost (bench:crawl): each blog host also links a 20 MB page, PDFs and a long set
+   * of redirects (old article addresses, 301 to the articles).
+   */
+  heavy?: { pdfs: number; redirects: number };
 }
 
 const html = (body: string, extra: Record<string, string> = {}): WebResponse => ({
@@ -227,6 +232,31 @@ function mainHost(o: WebOptions): HostSpec {
   };
 }
 
+/** The heavy extras' links on a blog host's front page: the 20 MB page, the PDFs and the old addresses. */
+function heavyLinks(o: WebOptions): string {
+  if (!o.heavy) return '';
+  const pdfs = Array.from({ length: o.heavy.pdfs }, (_, i) => `<li><a href="/papers/${i + 1}.pdf">Paper ${i + 1}</a></li>`);
+  const old = Array.from({ length: o.heavy.redirects }, (_, i) => `<li><a href="/old/${i + 1}">Old ${i + 1}</a></li>`);
+  return `<li><a href="/big">Everything on one page</a></li>${pdfs.join('')}${old.join('')}`;
+}
+
+/** The heavy extras' responses, or undefined for other paths. */
+function heavyResponse(name: string, o: WebOptions, path: string): WebResponse | undefined {
+  if (!o.heavy) return undefined;
+  if (path === '/big')
+    return { status: 200, headers: { 'content-type': 'text/html' }, stream: { chunk: Buffer.from(`<p>${prose(7, 9000)}</p>\n`), total: 20 * 1024 * 1024 } };
+  const pdf = /^\/papers\/(\d+)\.pdf$/.exec(path);
+  if (pdf && Number(pdf[1]) <= o.heavy.pdfs)
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/pdf' },
+      body: makePdf([prose(Number(pdf[1]), 200), prose(Number(pdf[1]) + 50, 200)], `${name} paper ${pdf[1]}`),
+    };
+  const old = /^\/old\/(\d+)$/.exec(path);
+  if (old && Number(old[1]) <= o.heavy.redirects) return { status: 301, headers: { location: `/articles/${((Number(old[1]) - 1) % o.articles) + 1}` } };
+  return undefined;
+}
+
 function blogHost(name: string, o: WebOptions, neighbour: string): HostSpec {
   return {
     name,
@@ -235,7 +265,10 @@ function blogHost(name: string, o: WebOptions, neighbour: string): HostSpec {
     handle(req, env) {
       const { path, query } = req;
       if (path === '/robots.txt') return text('User-agent: *\nDisallow:\n');
-      if (path === '/') return html(listPage(name, 1, 20, o.articles).replace('<ul>', `<ul><li><a href="${env.origin(neighbour)}/">Neighbour</a></li>`));
+      if (path === '/')
+        return html(listPage(name, 1, 20, o.articles).replace('<ul>', `<ul><li><a href="${env.origin(neighbour)}/">Neighbour</a></li>${heavyLinks(o)}`));
+      const heavy = heavyResponse(name, o, path);
+      if (heavy) return heavy;
       if (path === '/list') return html(listPage(name, Number(query.get('page') ?? 1), 20, o.articles));
       const m = /^\/articles\/(\d+)$/.exec(path);
       if (m && Number(m[1]) >= 1 && Number(m[1]) <= o.articles) {

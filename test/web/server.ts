@@ -124,15 +124,19 @@ export async function startWeb(
     clearLog: () => {
       log.length = 0;
     },
-    close: () =>
-      Promise.all(
-        servers.map(
-          (s) =>
-            new Promise<void>((r) => {
-              s.closeAllConnections();
-              s.close(() => r());
-            }),
-        ),
-      ).then(() => undefined),
+    close: () => closeServers(servers),
   };
+}
+
+/** Closes servers, ending their keep-alive connections. */
+export async function closeServers(servers: Server[]): Promise<void> {
+  await Promise.all(
+    servers.map(
+      (s) =>
+        new Promise<void>((r) => {
+          s.closeAllConnections();
+          s.close(() => r());
+        }),
+    ),
+  );
 }

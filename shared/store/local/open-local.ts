@@ -4,7 +4,7 @@ import { DataDirError } from '../../errors.js';
 import { FileBlobStore } from './blob-store.js';
 import { DataDirLock } from './data-lock.js';
 import { FileObjects } from './file-objects.js';
-import { DB_FILE, prepareDataDir, SqliteCrawlStore } from './sqlite-store.js';
+import { DB_FILE, prepareDataDir, SqliteCrawlStore, type OpenOptions } from './sqlite-store.js';
 import { SqliteGraph } from './sqlite-graph.js';
 import { SqliteEnrichStore, SqliteVectorIndex } from './sqlite-search.js';
 
@@ -57,11 +57,11 @@ function stores(dataDir: string, store: SqliteCrawlStore, release: () => void): 
  * Opens a data directory to write: creates it if needed, takes its lock (one writer at a time),
  * and checks the database before anything new goes in.
  */
-export function openLocalForWriting(dataDir: string, command: string, options: { writerThread?: boolean } = {}): LocalStores {
+export function openLocalForWriting(dataDir: string, command: string, options: Pick<OpenOptions, 'writerThread' | 'stages'> = {}): LocalStores {
   prepareDataDir(dataDir);
   const lock = DataDirLock.acquire(dataDir, command);
   try {
-    return stores(dataDir, new SqliteCrawlStore(dataDir, { check: true, writerThread: options.writerThread }), () => lock.release());
+    return stores(dataDir, new SqliteCrawlStore(dataDir, { check: true, ...options }), () => lock.release());
   } catch (err) {
     lock.release();
     throw err;

@@ -2,7 +2,7 @@
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** The Summarize and Index tables (v5). */
 const SELECTIONS_SQL = `CREATE TABLE IF NOT EXISTS selections (
@@ -64,6 +64,23 @@ CREATE TABLE IF NOT EXISTS vectors (
 );
 `;
 
+/**
+ * A chunk's text (~1–3 KB) is too large for a WITHOUT ROWID table, whose rows spill past ~1 KB
+ * onto an overflow page of their own (schema 7 wrote a mostly empty 4 KB page per chunk: half of
+ * a crawl's database and of its writes); in a rowid table they share leaf pages.
+ */
+const chunksSql = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
+  url_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  position REAL NOT NULL,
+  tokens INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  prev_id TEXT,
+  next_id TEXT,
+  UNIQUE (url_id, seq)
+);`;
+
 /** SQL that takes a data directory from version N to N + 1, keyed by N. */
 export const MIGRATIONS: Record<number, string> = {
   // v3: body owners claimed at fetch time (the first page fetched with some bytes owns them).
@@ -80,6 +97,13 @@ export const MIGRATIONS: Record<number, string> = {
       ${SELECTIONS_SQL}`,
   // v7: the origins a run's search and social targets put in its scope.
   6: `ALTER TABLE runs ADD COLUMN scope TEXT;`,
+  // v8: chunks in a rowid table (see chunksSql); simhash_bands gains its url_id index in SCHEMA_SQL
+  // (a page's bands were deleted by a scan of the whole table: quadratic in the pages crawled).
+  7: `${chunksSql('chunks_v8')}
+      INSERT INTO chunks_v8 (url_id, seq, id, position, tokens, text, prev_id, next_id)
+        SELECT url_id, seq, id, position, tokens, text, prev_id, next_id FROM chunks;
+      DROP TABLE chunks;
+      ALTER TABLE chunks_v8 RENAME TO chunks;`,
 };
 
 export const SCHEMA_SQL = `
@@ -215,23 +239,14 @@ CREATE TABLE IF NOT EXISTS extracts (
   fields TEXT
 );
 CREATE INDEX IF NOT EXISTS extracts_text_hash ON extracts (text_hash);
-CREATE TABLE IF NOT EXISTS chunks (
-  url_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  id TEXT NOT NULL,
-  position REAL NOT NULL,
-  tokens INTEGER NOT NULL,
-  text TEXT NOT NULL,
-  prev_id TEXT,
-  next_id TEXT,
-  PRIMARY KEY (url_id, seq)
-) WITHOUT ROWID;
+${chunksSql('chunks')}
 CREATE TABLE IF NOT EXISTS simhash_bands (
   band INTEGER NOT NULL,
   value TEXT NOT NULL,
   url_id TEXT NOT NULL,
   PRIMARY KEY (band, value, url_id)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS simhash_bands_url ON simhash_bands (url_id);
 CREATE TABLE IF NOT EXISTS ranks (
   url_id TEXT PRIMARY KEY,
   run_id INTEGER NOT NULL,

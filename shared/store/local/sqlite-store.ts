@@ -27,6 +27,7 @@ import { exportRecords, type ExportRecord } from './sqlite-export.js';
 import { SqliteWriteOps, type BodyClaim } from './sqlite-writes.js';
 import { InlineWriter, WriterThread, type StoreWriter } from './sqlite-writer-thread.js';
 import { InFlightJournal } from './in-flight-journal.js';
+import type { StageClock } from '../../log/stage-clock.js';
 import { loadVectorFunctions } from './vector-functions.js';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 
@@ -49,6 +50,8 @@ export interface OpenOptions {
   check?: boolean;
   /** Writes on a thread of their own (a crawl): the calling thread only reads and posts writes. */
   writerThread?: boolean;
+  /** Gets the time of the writes, by stage (`--stage-times`). */
+  stages?: StageClock;
 }
 
 function isCorruption(err: unknown): boolean {
@@ -161,8 +164,8 @@ export class SqliteCrawlStore implements CrawlStore {
     this.db = openDatabase(join(dataDir, DB_FILE), options);
     // A crawl's lookups touch pages all over the file: mapped, they would count in its memory and grow with it.
     if (options.writerThread) this.db.pragma('mmap_size = 0');
-    const inline = new InlineWriter(new SqliteWriteOps(this.db));
-    this.writer = options.writerThread && !options.readonly ? new WriterThread(join(dataDir, DB_FILE), inline) : inline;
+    const inline = new InlineWriter(new SqliteWriteOps(this.db), options.stages);
+    this.writer = options.writerThread && !options.readonly ? new WriterThread(join(dataDir, DB_FILE), inline, options.stages) : inline;
     this.journal = new InFlightJournal(dataDir);
   }
 
@@ -217,8 +220,9 @@ export class SqliteCrawlStore implements CrawlStore {
 
   /** Durable (the journal's line) when it returns; the database has it with the next group of writes. */
   async markInFlight(runId: number, urlId: string): Promise<void> {
-    this.journal.mark(runId, urlId);
+    const mark = this.journal.mark(runId, urlId);
     await this.writer.call('markInFlight', runId, urlId);
+    this.journal.committed(mark);
   }
 
   async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string, notBefore?: number): Promise<void> {

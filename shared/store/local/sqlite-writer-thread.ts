@@ -3,9 +3,11 @@
 // that work delayed every host's next request by the event loop's lag, and a crawl with the commits
 // taken out ran 1.8× faster (bench:crawl, links mode). Here one connection writes: calls queue in
 // order, and what arrived while a transaction ran goes into the next one together (group commit).
+import { statSync } from 'node:fs';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import Database from './sqlite-driver.js';
 import { SqliteWriteOps, type WriteAnswer, type WriteCall, type WriteOp } from './sqlite-writes.js';
+import { StageClock, type StageTimes } from '../../log/stage-clock.js';
 
 type Ops = SqliteWriteOps['ops'];
 type Result<K extends WriteOp> = ReturnType<Ops[K]>;
@@ -20,11 +22,14 @@ export interface StoreWriter {
 
 /** Writes on the calling thread, each in its own transaction, done when the call returns. */
 export class InlineWriter implements StoreWriter {
-  constructor(readonly ops: SqliteWriteOps) {}
+  constructor(
+    readonly ops: SqliteWriteOps,
+    private readonly clock = new StageClock(false),
+  ) {}
 
   call<K extends WriteOp>(op: K, ...args: Parameters<Ops[K]>): Promise<Result<K>> {
     try {
-      return Promise.resolve(this.ops.run({ op, args }) as Result<K>);
+      return Promise.resolve(this.clock.time(op === 'putFile' ? 'blob files' : 'SQLite', () => this.ops.run({ op, args })) as Result<K>);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -40,7 +45,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 (async () => {
   if (workerData.tsx) (await import(workerData.tsx)).register();
   const { serveWrites } = await import(workerData.module);
-  serveWrites(parentPort, workerData.file);
+  serveWrites(parentPort, workerData.file, workerData.timed);
 })().catch((err) => parentPort.postMessage({ failed: String((err && err.stack) || err) }));
 `;
 
@@ -60,17 +65,20 @@ export class WriterThread implements StoreWriter {
   constructor(
     file: string,
     private readonly inline: InlineWriter,
+    /** Gets the thread's times (`--stage-times`). */
+    private readonly clock = new StageClock(false),
   ) {
     const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       // The thread holds one group's commits at a time: a small heap keeps its share of memory small.
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 4 },
-      workerData: { tsx: ext === 'ts' ? import.meta.resolve('tsx/esm/api') : undefined, module: import.meta.url, file },
+      workerData: { tsx: ext === 'ts' ? import.meta.resolve('tsx/esm/api') : undefined, module: import.meta.url, file, timed: clock.enabled },
     });
     this.worker = worker;
     worker.unref();
-    worker.on('message', (msg: { ready?: boolean; failed?: string; answers?: Array<{ id: number } & WriteAnswer> }) => {
+    worker.on('message', (msg: { ready?: boolean; failed?: string; answers?: Array<{ id: number } & WriteAnswer>; timings?: StageTimes }) => {
+      this.clock.merge(msg.timings);
       if (msg.ready) {
         this.up = true;
         this.settle?.();
@@ -144,22 +152,42 @@ export class WriterThread implements StoreWriter {
   }
 }
 
+/** SQLite's own checkpoint threshold (1,000 pages of 4 KiB). */
+const CHECKPOINT_WAL_BYTES = 1000 * 4096;
+
+function walBytes(file: string): number {
+  try {
+    return statSync(`${file}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * The thread's side: one connection, calls answered in order, those that arrived during a
  * transaction run together in the next (checkpoints, and their fsyncs, happen here too).
  */
-export function serveWrites(port: MessagePort, file: string): void {
+export function serveWrites(port: MessagePort, file: string, timed = false): void {
   const db = new Database(file, { fileMustExist: true });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  // Checkpoints as SQLite's default would make them (past 1,000 pages of WAL), but on their own, so
+  // `--stage-times` tells their fsyncs from the transactions.
+  db.pragma('wal_autocheckpoint = 0');
   const ops = new SqliteWriteOps(db);
+  const clock = new StageClock(timed);
   let queue: Array<{ id: number } & WriteCall> = [];
   let closing = false;
   const flush = () => {
     const group = queue;
     queue = [];
-    if (group.length) port.postMessage({ answers: ops.runAll(group).map((a, i) => ({ id: group[i]!.id, ...a })) });
+    if (group.length) {
+      const answers = ops.runAll(group, clock).map((a, i) => ({ id: group[i]!.id, ...a }));
+      if (walBytes(file) > CHECKPOINT_WAL_BYTES) clock.time('SQLite checkpoints', () => db.pragma('wal_checkpoint(PASSIVE)'));
+      port.postMessage({ answers, timings: timed ? { ...clock.ms } : undefined });
+      for (const stage of Object.keys(clock.ms)) clock.ms[stage] = 0;
+    }
     if (closing) {
       db.close();
       port.close();

@@ -5,8 +5,9 @@ import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchCommit, 
 import { SOFT_SKIPS } from '../ports/index.js';
 import { frontierParams, pageParams } from './sqlite-rows.js';
 import { writeFileAtomic } from './blob-store.js';
+import type { StageClock } from '../../log/stage-clock.js';
 
-const SQL = {
+export const WRITE_SQL = {
   // A URL skipped for a reason that depends on the path to it (too deep, nofollow) is
   // queued after all when a better path turns up; any other seen URL is never re-added.
   insertUrl: `INSERT INTO frontier (run_id, url_id, url, host, depth, priority, kind, state, reason, inlinks, fresh, redirects, attempts, not_before, discovered_from)
@@ -47,10 +48,10 @@ const orNull = <T extends object>(o: T): Record<string, unknown> =>
 
 /** The writes of one fetch commit, as prepared statements run inside one transaction. */
 export class SqliteWrites {
-  private readonly s: { [K in keyof typeof SQL]: Statement };
+  private readonly s: { [K in keyof typeof WRITE_SQL]: Statement };
 
   constructor(db: Db) {
-    this.s = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => [k, db.prepare(sql)])) as { [K in keyof typeof SQL]: Statement };
+    this.s = Object.fromEntries(Object.entries(WRITE_SQL).map(([k, sql]) => [k, db.prepare(sql)])) as { [K in keyof typeof WRITE_SQL]: Statement };
   }
 
   insertUrls(rows: FrontierRow[]): string[] {
@@ -246,8 +247,23 @@ export class SqliteWriteOps {
     return this.db.transaction(() => this.call(c))();
   }
 
-  /** Runs operations in one transaction, each answered with its result (a failing group is run again one by one, each alone). */
-  runAll(calls: WriteCall[]): WriteAnswer[] {
+  /**
+   * Runs operations in one transaction, each answered with its result (a failing group is run again
+   * one by one, each alone); `clock` gets the time of the blob files and of the rest (SQLite).
+   */
+  runAll(calls: WriteCall[], clock?: StageClock): WriteAnswer[] {
+    if (clock?.enabled) {
+      const started = performance.now();
+      const files = clock.ms['blob files'] ?? 0;
+      try {
+        return this.runAll(
+          calls.map((c) => (c.op === 'putFile' ? { ...c, timed: clock } : c)),
+          undefined,
+        );
+      } finally {
+        clock.add('SQLite', performance.now() - started - ((clock.ms['blob files'] ?? 0) - files));
+      }
+    }
     try {
       return this.db.transaction(() => calls.map((c): WriteAnswer => ({ value: this.call(c) })))();
     } catch {
@@ -261,8 +277,9 @@ export class SqliteWriteOps {
     }
   }
 
-  private call(c: WriteCall): unknown {
-    return (this.ops[c.op] as (...args: unknown[]) => unknown)(...c.args);
+  private call(c: WriteCall & { timed?: StageClock }): unknown {
+    const run = () => (this.ops[c.op] as (...args: unknown[]) => unknown)(...c.args);
+    return c.timed ? c.timed.time('blob files', run) : run();
   }
 }
 
