@@ -19,6 +19,7 @@ import { routeTarget, type Target } from '../targets/route.js';
 import { checkTargetBackend } from '../targets/target-fetch.js';
 import type { CrawlSettingsOptions } from './settings-options.js';
 import { StageClock } from '../log/stage-clock.js';
+import { ContentInFlight } from '../dedupe/in-flight.js';
 
 /** Everything `crawl` takes: every crawl setting, the hooks, and the pieces a program may inject. */
 export interface CrawlOptions extends CrawlSettingsOptions, CrawlHooks {
@@ -150,6 +151,7 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
     logger: options.logger,
     resolver: options.resolver,
     hooks: { onEvent: options.onEvent, onPage: options.onPage },
+    inFlight: new ContentInFlight(),
   });
   const enrichDeps = settings.enrich
     ? // One worker thread for the local methods: the crawl thread keeps fetching and storing.

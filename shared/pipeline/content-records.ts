@@ -9,7 +9,6 @@ import type { CrawlContext } from './context.js';
 /** What the store keeps of an extraction, HTML or PDF. */
 export type ExtractionCore = Pick<PageExtraction, 'metadata' | 'markdown' | 'simhash' | 'textHash' | 'chunks' | 'fields'> & { method: string };
 
-/** The stored form of an extraction, with near- and exact-duplicate flags looked up in the store. */
 /** What the extraction notes about itself beside the metadata: bounds cut, a guessed charset, parts that failed. */
 export interface ExtractionNotes {
   cuts?: unknown[];
@@ -17,6 +16,7 @@ export interface ExtractionNotes {
   problems?: Array<{ part: string; error: string }>;
 }
 
+/** The stored form of an extraction, with near- and exact-duplicate flags looked up in the store and among the pages in flight. */
 export async function extractRecords(
   ctx: CrawlContext,
   row: FrontierRow,
@@ -25,8 +25,16 @@ export async function extractRecords(
   notes: ExtractionNotes = {},
   pdfPages?: number,
 ): Promise<{ extract: ExtractRecord; chunks: ChunkRecord[] }> {
-  const near = x.markdown.length > 0 ? await ctx.store.findNearDuplicate(x.simhash, row.urlId, NEAR_DUPLICATE_DISTANCE) : undefined;
-  const textDuplicateOf = x.markdown.length > 0 ? await ctx.store.findTextDuplicate(x.textHash, row.urlId) : undefined;
+  let near: { urlId: string; distance: number } | undefined;
+  let textDuplicateOf: string | undefined;
+  if (x.markdown.length > 0) {
+    // Claimed before the store is asked, so pages processed at once find each other in the order they got here.
+    const inFlight = ctx.inFlight?.claim(row.urlId, x.simhash, x.textHash, NEAR_DUPLICATE_DISTANCE);
+    // What the store holds was committed first: it is the original when there is one.
+    near = (await ctx.store.findNearDuplicate(x.simhash, row.urlId, NEAR_DUPLICATE_DISTANCE)) ?? inFlight?.near;
+    textDuplicateOf = (await ctx.store.findTextDuplicate(x.textHash, row.urlId)) ?? inFlight?.text;
+    ctx.inFlight?.mark(row.urlId, near !== undefined, textDuplicateOf !== undefined);
+  }
   const m = x.metadata;
   const extract: ExtractRecord = {
     urlId: row.urlId,

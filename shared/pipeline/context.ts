@@ -17,6 +17,7 @@ import { ChromiumRenderer } from '../render/chromium.js';
 import type { Renderer } from '../render/renderer.js';
 import type { CheerioAPI } from 'cheerio';
 import { StageClock } from '../log/stage-clock.js';
+import type { ContentInFlight } from '../dedupe/in-flight.js';
 
 /** A page as stored by the crawl: what `onPage` receives, after the commit. */
 export interface StoredPage {
@@ -72,6 +73,12 @@ export interface CrawlContext {
   hooks: CrawlHooks;
   /** Where the crawl's time goes, by stage (`--stage-times`; off: it only runs the work). */
   stages: StageClock;
+  /**
+   * The pages extracted but not yet committed, where a crawl processes several at once (the
+   * embedded crawl's page flow): duplicates among them are found there. Absent where each page is
+   * committed before the next is extracted (cloud workers, replay).
+   */
+  inFlight?: ContentInFlight;
   /** Releases what the context opened (workers, sockets, the WARC file); not the store. */
   close(): Promise<void>;
 }
@@ -103,6 +110,8 @@ export interface ContextParts {
   logger?: Logger;
   /** The stage clock (a runtime that times its store too hands in the one the store adds to). */
   stages?: StageClock;
+  /** The registry of pages between extraction and commit, for a runtime that processes several pages at once. */
+  inFlight?: ContentInFlight;
 }
 
 export type Rendering = 'local' | 'workflow' | 'none';
@@ -186,6 +195,7 @@ export function buildContext(parts: ContextParts): CrawlContext {
     canonicalize: (href) => canonicalize(href, undefined, canonical),
     hooks: parts.hooks ?? {},
     stages,
+    inFlight: parts.inFlight,
     async close() {
       // A renderer handed in belongs to the caller (a Lambda container keeps its browser warm).
       if (!parts.renderer) await renderer?.close();

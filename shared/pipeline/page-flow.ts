@@ -168,7 +168,13 @@ export class PageFlow {
   async settle(_q: HostQueue, row: FrontierRow, result: ProcessResult, notBefore: number): Promise<void> {
     const { rows, reprioritized } = this.owner.admit(result.candidates);
     const commit = fetchCommit(result, { runId: this.owner.runId(), urlId: row.urlId, attempts: row.attempts + 1, notBefore, discovered: rows, reprioritized });
-    const inserted = new Set(await this.commits.commit(commit));
+    let inserted: Set<string>;
+    try {
+      inserted = new Set(await this.commits.commit(commit));
+    } finally {
+      // Committed (the store answers for it now) or failed: either way no longer in flight.
+      this.ctx.inFlight?.release(row.urlId);
+    }
     this.owner.committed(row, result, rows, inserted);
     if (result.page && !result.retry) await this.notifyPage(row, result);
   }

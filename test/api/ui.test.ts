@@ -29,6 +29,16 @@ async function paintedPixels(page: Page, selector: string): Promise<number> {
   );
 }
 
+/** Waits for `selector`; on a timeout the error says what the page showed and what failed, not only the selector. */
+async function shown(page: Page, selector: string, errors: string[]): Promise<void> {
+  try {
+    await page.waitForSelector(selector);
+  } catch (err) {
+    const text = await page.evaluate(() => document.body?.innerText ?? '').catch((e: unknown) => `(unreadable: ${String(e)})`);
+    throw new Error(`${selector} never appeared; the page showed: ${JSON.stringify(text.slice(0, 600))}; errors: ${JSON.stringify(errors)}`, { cause: err });
+  }
+}
+
 test('the web UI searches, opens a page with its inlinks and graph, and charts a run, in headless Chromium', { timeout: 180_000 }, async () => {
   assert.ok(loadUiAssets(), 'the web UI is built (npm run build:ui, which npm test runs first)');
   mkdirSync(SHOTS, { recursive: true });
@@ -53,11 +63,11 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
       await page.setViewport({ width: 1200, height: 900 });
       await page.goto(server.url, { waitUntil: 'networkidle0' });
       // With no query the search page lists the most linked pages.
-      await page.waitForSelector('ol.top li a');
+      await shown(page, 'ol.top li a', errors);
 
       await page.type('input[name=q]', 'seasoning cast iron');
       await page.click('form.search button');
-      await page.waitForSelector('li.hit h3 a');
+      await shown(page, 'li.hit h3 a', errors);
       const first = await page.$eval('li.hit h3 a', (a) => ({ text: a.textContent, href: a.getAttribute('href') }));
       assert.match(first.text ?? '', /cast-iron/i);
       assert.match(first.href ?? '', /^#\/page\/[0-9a-f]{32}$/);
@@ -65,7 +75,7 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
       await page.screenshot({ path: join(SHOTS, 'search.png'), fullPage: true });
 
       await page.click('li.hit h3 a');
-      await page.waitForSelector('table.inlinks tbody tr');
+      await shown(page, 'table.inlinks tbody tr', errors);
       const anchors = await page.$$eval('table.inlinks td.anchor', (cells) => cells.map((c) => c.textContent));
       assert.ok(anchors.includes('looking after the pot'), JSON.stringify(anchors));
       await page.waitForFunction(() => Number(document.getElementById('graph')?.dataset.nodes ?? 0) > 2);
@@ -75,9 +85,9 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
       await page.screenshot({ path: join(SHOTS, 'page.png'), fullPage: true });
 
       await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle0' });
-      await page.waitForSelector('table.runs a');
+      await shown(page, 'table.runs a', errors);
       await page.click('table.runs a');
-      await page.waitForSelector('#chart canvas');
+      await shown(page, '#chart canvas', errors);
       assert.ok(Number(await page.$eval('#chart', (c) => (c as HTMLElement).dataset.points)) >= 1);
       assert.ok((await paintedPixels(page, '#chart canvas')) > 200, 'the chart is drawn');
       assert.match(await page.$eval('section.bars', (s) => s.textContent ?? ''), /200/);
@@ -88,7 +98,7 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
       phone.on('pageerror', (err) => errors.push(String(err)));
       await phone.setViewport({ width: 390, height: 844, isMobile: true });
       await phone.goto(`${server.url}#/?q=bread`, { waitUntil: 'networkidle0' });
-      await phone.waitForSelector('li.hit');
+      await shown(phone, 'li.hit', errors);
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 1, `the search page is ${overflow}px wider than a phone`);
       await phone.screenshot({ path: join(SHOTS, 'search-phone.png'), fullPage: true });
