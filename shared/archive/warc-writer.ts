@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { gzip, gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { WARCRecord, WARCSerializer } from 'warcio';
-import type { StageClock } from '../log/stage-clock.js';
+import { NO_CLOCK, type StageClock } from '../log/stage-clock.js';
 import type { WarcLocation } from '../store/ports/index.js';
 
 /** One request/response exchange (or failed attempt) to archive. */
@@ -70,10 +70,10 @@ const gzipAsync = promisify(gzip);
  * and its state, against 0.05 ms here); a large one on the thread pool, where its ~60 ms for a
  * capped 5 MiB page do not hold up the crawl thread and every host with it.
  */
-async function serializeGzipped(record: WARCRecord, clock?: StageClock): Promise<Uint8Array> {
+async function serializeGzipped(record: WARCRecord, clock: StageClock): Promise<Uint8Array> {
   const bytes = await new NativeDigestSerializer(record, { gzip: false }).readFully();
   if (bytes.length > ASYNC_GZIP_BYTES) return gzipAsync(bytes, { level: 6 });
-  return clock ? clock.time('WARC', () => gzipSync(bytes, { level: 6 })) : gzipSync(bytes, { level: 6 });
+  return clock.time('WARC', () => gzipSync(bytes, { level: 6 }));
 }
 
 type Hasher = NonNullable<Awaited<ReturnType<WARCSerializer['newHasher']>>>;
@@ -128,6 +128,7 @@ export class WarcWriter {
   private size = 0;
   private seq = 0;
   private readonly maxFileBytes: number;
+  private readonly clock: StageClock;
   /** Every file this writer started, full paths, oldest first. */
   readonly files: string[] = [];
   private opening: Promise<void> | undefined;
@@ -137,6 +138,7 @@ export class WarcWriter {
     private readonly options: WarcWriterOptions = {},
   ) {
     this.maxFileBytes = options.maxFileBytes ?? 1024 ** 3;
+    this.clock = options.clock ?? NO_CLOCK;
     mkdirSync(dir, { recursive: true });
   }
 
@@ -184,16 +186,14 @@ export class WarcWriter {
 
   /** Appends records in one synchronous run, so exchanges never interleave (a few KB: cheaper than the thread pool). */
   private append(parts: Uint8Array[]): WarcLocation[] {
-    return this.options.clock ? this.options.clock.time('WARC', () => this.appendAll(parts)) : this.appendAll(parts);
-  }
-
-  private appendAll(parts: Uint8Array[]): WarcLocation[] {
-    return parts.map((bytes) => {
-      const offset = this.size;
-      writeSync(this.fd!, bytes);
-      this.size += bytes.length;
-      return { file: basename(this.file), offset, length: bytes.length };
-    });
+    return this.clock.time('WARC', () =>
+      parts.map((bytes) => {
+        const offset = this.size;
+        writeSync(this.fd!, bytes);
+        this.size += bytes.length;
+        return { file: basename(this.file), offset, length: bytes.length };
+      }),
+    );
   }
 
   /** Archives one exchange; returns where its response record (or metadata record, without a response) is. */
@@ -252,9 +252,7 @@ export class WarcWriter {
       once(new TextEncoder().encode(`${fields.join('\r\n')}\r\n`)),
     );
     if (response) request.warcHeaders.headers.set('WARC-Concurrent-To', recordId(response));
-    const parts = await Promise.all(
-      [request, response, metadata].filter((r): r is WARCRecord => r !== undefined).map((r) => serializeGzipped(r, this.options.clock)),
-    );
+    const parts = await Promise.all([request, response, metadata].filter((r): r is WARCRecord => r !== undefined).map((r) => serializeGzipped(r, this.clock)));
     await this.ensureFile(ex.runId, ex.date);
     const locations = this.append(parts);
     return response ? { ...locations[1]!, recordId: recordId(response) } : locations.at(-1)!;
@@ -290,9 +288,7 @@ export class WarcWriter {
       { url: view.url, date, type: 'metadata', warcVersion: WARC_VERSION, warcHeaders: { 'Content-Type': 'application/warc-fields', ...concurrent } },
       once(new TextEncoder().encode(`${lines.join('\r\n')}\r\n`)),
     );
-    const parts = await Promise.all(
-      [conversion, screenshot, metadata].filter((r): r is WARCRecord => Boolean(r)).map((r) => serializeGzipped(r, this.options.clock)),
-    );
+    const parts = await Promise.all([conversion, screenshot, metadata].filter((r): r is WARCRecord => Boolean(r)).map((r) => serializeGzipped(r, this.clock)));
     await this.ensureFile(view.runId, view.date);
     const locations = this.append(parts);
     return { ...locations[0]!, recordId: recordId(conversion) };

@@ -11,7 +11,7 @@ import { metadataFields, withWordCount, type MetadataProblems, type PageMetadata
 import { errorMessage } from '../errors.js';
 import { shellSignals, type ShellSignals } from './shell-signals.js';
 import type { FieldValue } from './fields.js';
-import { StageClock, type StageTimes } from '../log/stage-clock.js';
+import { NO_CLOCK, type StageClock, type StageTimes } from '../log/stage-clock.js';
 
 /** The whole extraction of one HTML page. */
 export interface PageExtraction {
@@ -93,13 +93,11 @@ function linkParts(doc: Doc, url: string, options: ExtractOptions): Omit<LinkExt
 
 /** Links with context, canonical, feeds and robots directives only: for discovery crawls (`--extract links`). */
 export function extractLinksOnly(html: string, url: string, options: ExtractOptions): LinkExtraction {
-  const clock = options.clock ?? OFF;
+  const clock = options.clock ?? NO_CLOCK;
   const { doc, cuts } = clock.time('parse', () => boundedDocument(html, options));
   const shell = clock.time('render signals', () => shellSignals(doc, html));
   return { ...clock.time('links', () => linkParts(doc, url, options)), cuts, shell };
 }
-
-const OFF = new StageClock(false);
 
 const FEED_TYPES = new Set(['application/rss+xml', 'application/atom+xml', 'application/feed+json']);
 
@@ -151,7 +149,7 @@ function part<T>(problems: ExtractionProblem[], name: ExtractionProblem['part'],
  * @example extractPage(html, 'https://a.test/post', { canonicalize, robotsToken: 'trawl' }).markdown
  */
 export function extractPage(html: string, url: string, options: ExtractOptions): PageExtraction {
-  const clock = options.clock ?? OFF;
+  const clock = options.clock ?? NO_CLOCK;
   const { doc, cuts } = clock.time('parse', () => boundedDocument(html, options));
   // Measured before the content pass prunes the tree.
   const shell = clock.time('render signals', () => shellSignals(doc, html));

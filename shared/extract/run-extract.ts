@@ -42,16 +42,17 @@ export function runTextParts(text: string, timed = false): TextParts {
   return parts;
 }
 
-/**
- * Extracts a page. The fields run on the page within the same bounds as the extraction; a field
- * that fails is a problem of the extraction, never a failed page.
- */
 /** What decoding the served bytes found: the charset used, and the declared one when the bytes said otherwise. */
 export interface Decoded {
   charset: string;
   guessed?: { declared: string; invalidRatio: number };
 }
 
+/**
+ * Extracts a page (decoding it first when it comes as served bytes). The fields run on the page
+ * within the same bounds as the extraction; a field that fails is a problem of the extraction,
+ * never a failed page.
+ */
 export function runExtract(request: ExtractRequest, canonical: CanonicalOptions): (PageExtraction | LinkExtraction) & { decoded?: Decoded } {
   const clock = new StageClock(request.timed ?? false);
   let html = request.html ?? '';

@@ -33,7 +33,14 @@ export class StageClock {
   }
 
   add(stage: string, ms: number): void {
-    this.ms[stage] = (this.ms[stage] ?? 0) + ms;
+    if (this.enabled) this.ms[stage] = (this.ms[stage] ?? 0) + ms;
+  }
+
+  /** The figures so far, the clock starting again from zero (a thread sending them on). */
+  take(): StageTimes {
+    const taken = { ...this.ms };
+    for (const stage of Object.keys(this.ms)) delete this.ms[stage];
+    return taken;
   }
 
   /** Adds another thread's figures. */
@@ -41,3 +48,6 @@ export class StageClock {
     for (const [stage, ms] of Object.entries(times ?? {})) this.add(stage, ms);
   }
 }
+
+/** A clock that is off: code that may be timed runs its work through this when nobody times it. */
+export const NO_CLOCK = new StageClock(false);

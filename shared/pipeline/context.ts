@@ -169,9 +169,7 @@ export function buildContext(parts: ContextParts): CrawlContext {
   const fetcher = parts.fetcher ?? fetcherFor(settings, { resolver: parts.resolver });
   const previewFetcher = settings.preview && scoring.focused && !parts.fetcher ? previewFetcherFor(settings, { resolver: parts.resolver }) : undefined;
   const stages = parts.stages ?? new StageClock(settings.stageTimes);
-  const archive = parts.warcDir
-    ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag, clock: stages.enabled ? stages : undefined })
-    : undefined;
+  const archive = parts.warcDir ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag, clock: stages }) : undefined;
   const extractor = extractorFor(settings, canonical, parts.extraction ?? 'workers');
   const logger = parts.logger ?? createLogger('warn');
   const rendering: Rendering = mayRender(settings) ? (parts.rendering ?? 'local') : 'none';

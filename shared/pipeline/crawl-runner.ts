@@ -1,13 +1,13 @@
 import { performance as perf } from 'node:perf_hooks';
 import { errorMessage, nextStep } from '../errors.js';
 import type { HostQueue } from '../frontier/host-queue.js';
-import { afterRequest, newHostState, readyAt } from '../politeness/host-state.js';
+import { afterRequest, readyAt } from '../politeness/host-state.js';
 import { RateLimiter } from '../politeness/rate-limiter.js';
 import { robotsAllows, robotsSitemaps } from '../robots/robots-policy.js';
 import type { GraphStore, FrontierRow, RunRecord, RunSummary } from '../store/ports/index.js';
 import { robotsRefusal } from './run-records.js';
 import { timerDelay } from '../politeness/timers.js';
-import { carriedOver, resumableRun, resumeCounts } from './run-start.js';
+import { createRun, restoreRun, resumableRun, seedCandidates } from './run-start.js';
 import { urlId } from '../url/canonical.js';
 import { Admitter, type Candidate } from './admission.js';
 import { politenessConfig, type CrawlContext } from './context.js';
@@ -175,18 +175,11 @@ export class CrawlRunner {
   }
 
   private async startRun(): Promise<void> {
-    const latest = await this.ctx.store.latestRun();
-    if (latest?.status === 'running' || latest?.status === 'interrupted') {
-      await this.ctx.store.setRunStatus(latest.id, 'abandoned', this.ctx.clock());
-      this.ctx.logger.warn('an unfinished crawl was abandoned; pass --resume to continue one instead', { runId: latest.id });
-    }
-    const carried = await carriedOver(this.ctx.store, latest);
-    const targets = this.options.targets ?? [];
-    this.run = await this.ctx.store.createRun(this.options.seeds, { ...this.ctx.settings, ...(targets.length ? { targets } : {}) }, this.ctx.clock());
+    const { run, carried } = await createRun(this.ctx, this.options.seeds, this.options.targets ?? []);
+    this.run = run;
     this.admitter = this.newAdmitter(this.options.seeds);
-    const seeds = this.options.seeds.map((href): Candidate => ({ href, depth: 0, kind: 'page', structural: true }));
     const found = await this.discover(false);
-    const rows = this.admitAll([...seeds, ...carried.candidates, ...found]).rows;
+    const rows = this.admitAll([...seedCandidates(this.options.seeds), ...carried.candidates, ...found]).rows;
     for (const row of rows) row.notBefore = carried.notBefore.get(row.url) ?? 0;
     const inserted = new Set(await this.ctx.store.addUrls(rows));
     for (const row of rows) if (inserted.has(row.urlId) && row.state === 'queued') this.state.enqueue(row);
@@ -198,27 +191,11 @@ export class CrawlRunner {
     this.run = latest;
     await this.ctx.store.setRunStatus(latest.id, 'running', this.ctx.clock());
     this.admitter = this.newAdmitter(latest.seeds);
-    const { requeued, exhausted } = await this.ctx.store.requeueInFlight(latest.id, this.ctx.settings.maxAttempts);
-    const seen = await this.ctx.store.seenUrls(latest.id);
-    for (const s of seen) {
-      this.state.known.set(s.urlId, knownOf(s.state, s.reason));
-      if (!s.reason?.startsWith('trap:')) this.admitter.traps.admit(s.url); // rebuild the per-run trap counters
-    }
-    const counts = resumeCounts(seen);
-    this.pageSlots = counts.pagesFetched;
-    for (const row of await this.ctx.store.queuedUrls(latest.id)) {
-      const q = this.state.hostQueue(row);
-      if (q.size === 0 && !q.robots) {
-        const saved = await this.ctx.store.getHost(row.host);
-        // Keep back-off and parking from the killed run; wait one delay before the first request.
-        q.state = { ...(saved?.state ?? newHostState(row.host)), nextAllowedAt: this.ctx.clock() + this.politeness.delayMs };
-      }
-      q.fetched = counts.fetchedPerHost.get(row.host) ?? 0;
-      this.state.enqueue(row);
-    }
+    const { pagesFetched, requeued, exhausted } = await restoreRun(this.ctx, latest, this.state, this.admitter, this.politeness.delayMs);
+    this.pageSlots = pagesFetched;
     // Seeds and targets a kill cut short: targets answered before it come from the archive, the others are called now.
     const found = await this.discover(true);
-    await this.addDiscovered([...latest.seeds.map((href): Candidate => ({ href, depth: 0, kind: 'page', structural: true })), ...found]);
+    await this.addDiscovered([...seedCandidates(latest.seeds), ...found]);
     this.progress.started(this.run.id, true, { requeued, exhausted });
   }
 

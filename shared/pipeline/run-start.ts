@@ -1,7 +1,12 @@
+// Opening a run: a new one (the unfinished run before it abandoned, what it deferred carried
+// over) or the latest resumed (its crawl state rebuilt from the store as the killed crawl left it).
 import { UsageError } from '../errors.js';
+import { newHostState } from '../politeness/host-state.js';
 import type { CrawlStore, FrontierRow, RunRecord } from '../store/ports/index.js';
 import { wasFetchedPage } from './run-records.js';
-import type { Candidate } from './admission.js';
+import type { Admitter, Candidate } from './admission.js';
+import type { CrawlContext } from './context.js';
+import { knownOf, type CrawlState } from './crawl-state.js';
 
 /** Whether the data directory's latest run can be resumed, and why not. */
 export async function resumableRun(store: CrawlStore, dataDir: string): Promise<RunRecord> {
@@ -25,13 +30,66 @@ export async function carriedOver(store: CrawlStore, previous: RunRecord | undef
   };
 }
 
+/** A run's seeds as the candidates they start as. */
+export function seedCandidates(seeds: readonly string[]): Candidate[] {
+  return seeds.map((href): Candidate => ({ href, depth: 0, kind: 'page', structural: true }));
+}
+
+/** A new run: an unfinished run before it is abandoned (with a warning), and what the previous run deferred is carried over. */
+export async function createRun(
+  ctx: CrawlContext,
+  seeds: string[],
+  targets: string[],
+): Promise<{ run: RunRecord; carried: Awaited<ReturnType<typeof carriedOver>> }> {
+  const latest = await ctx.store.latestRun();
+  if (latest?.status === 'running' || latest?.status === 'interrupted') {
+    await ctx.store.setRunStatus(latest.id, 'abandoned', ctx.clock());
+    ctx.logger.warn('an unfinished crawl was abandoned; pass --resume to continue one instead', { runId: latest.id });
+  }
+  const carried = await carriedOver(ctx.store, latest);
+  const run = await ctx.store.createRun(seeds, { ...ctx.settings, ...(targets.length ? { targets } : {}) }, ctx.clock());
+  return { run, carried };
+}
+
+/**
+ * A resumed run's crawl state as the killed crawl left it: its in-flight URLs requeued (or failed
+ * past their attempts), what it had seen (and the trap counters), its queued URLs in their hosts'
+ * queues with each host's back-off and parking kept and one delay before its first request.
+ * Returns the pages it had fetched (its used budget) and what was requeued.
+ */
+export async function restoreRun(
+  ctx: CrawlContext,
+  run: RunRecord,
+  state: CrawlState,
+  admitter: Admitter,
+  delayMs: number,
+): Promise<{ pagesFetched: number; requeued: number; exhausted: number }> {
+  const { requeued, exhausted } = await ctx.store.requeueInFlight(run.id, ctx.settings.maxAttempts);
+  const seen = await ctx.store.seenUrls(run.id);
+  for (const s of seen) {
+    state.known.set(s.urlId, knownOf(s.state, s.reason));
+    if (!s.reason?.startsWith('trap:')) admitter.traps.admit(s.url); // rebuild the per-run trap counters
+  }
+  const counts = resumeCounts(seen);
+  for (const row of await ctx.store.queuedUrls(run.id)) {
+    const q = state.hostQueue(row);
+    if (q.size === 0 && !q.robots) {
+      const saved = await ctx.store.getHost(row.host);
+      q.state = { ...(saved?.state ?? newHostState(row.host)), nextAllowedAt: ctx.clock() + delayMs };
+    }
+    q.fetched = counts.fetchedPerHost.get(row.host) ?? 0;
+    state.enqueue(row);
+  }
+  return { pagesFetched: counts.pagesFetched, requeued, exhausted };
+}
+
 /** What a resumed run must rebuild from the store: the per-host page counts and the run's used budget. */
-export interface ResumeCounts {
+interface ResumeCounts {
   pagesFetched: number;
   fetchedPerHost: Map<string, number>;
 }
 
-export function resumeCounts(seen: Array<{ url: string; kind: FrontierRow['kind']; state: FrontierRow['state']; reason?: string }>): ResumeCounts {
+function resumeCounts(seen: Array<{ url: string; kind: FrontierRow['kind']; state: FrontierRow['state']; reason?: string }>): ResumeCounts {
   const fetchedPerHost = new Map<string, number>();
   let pagesFetched = 0;
   for (const s of seen) {

@@ -6,8 +6,8 @@
 import { statSync } from 'node:fs';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import Database from './sqlite-driver.js';
-import { SqliteWriteOps, type WriteAnswer, type WriteCall, type WriteOp } from './sqlite-writes.js';
-import { StageClock, type StageTimes } from '../../log/stage-clock.js';
+import { FILE_STAGE, SqliteWriteOps, type WriteAnswer, type WriteCall, type WriteOp } from './sqlite-writes.js';
+import { NO_CLOCK, StageClock, type StageTimes } from '../../log/stage-clock.js';
 
 type Ops = SqliteWriteOps['ops'];
 type Result<K extends WriteOp> = ReturnType<Ops[K]>;
@@ -24,12 +24,12 @@ export interface StoreWriter {
 export class InlineWriter implements StoreWriter {
   constructor(
     readonly ops: SqliteWriteOps,
-    private readonly clock = new StageClock(false),
+    private readonly clock = NO_CLOCK,
   ) {}
 
   call<K extends WriteOp>(op: K, ...args: Parameters<Ops[K]>): Promise<Result<K>> {
     try {
-      return Promise.resolve(this.clock.time(op === 'putFile' ? 'blob files' : 'SQLite', () => this.ops.run({ op, args })) as Result<K>);
+      return Promise.resolve(this.clock.time(op === 'putFile' ? FILE_STAGE : 'SQLite', () => this.ops.run({ op, args })) as Result<K>);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -66,7 +66,7 @@ export class WriterThread implements StoreWriter {
     file: string,
     private readonly inline: InlineWriter,
     /** Gets the thread's times (`--stage-times`). */
-    private readonly clock = new StageClock(false),
+    private readonly clock = NO_CLOCK,
   ) {
     const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
     const worker = new Worker(WORKER_SOURCE, {
@@ -185,8 +185,7 @@ export function serveWrites(port: MessagePort, file: string, timed = false): voi
     if (group.length) {
       const answers = ops.runAll(group, clock).map((a, i) => ({ id: group[i]!.id, ...a }));
       if (walBytes(file) > CHECKPOINT_WAL_BYTES) clock.time('SQLite checkpoints', () => db.pragma('wal_checkpoint(PASSIVE)'));
-      port.postMessage({ answers, timings: timed ? { ...clock.ms } : undefined });
-      for (const stage of Object.keys(clock.ms)) clock.ms[stage] = 0;
+      port.postMessage({ answers, timings: timed ? clock.take() : undefined });
     }
     if (closing) {
       db.close();

@@ -5,7 +5,10 @@ import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchCommit, 
 import { SOFT_SKIPS } from '../ports/index.js';
 import { frontierParams, pageParams } from './sqlite-rows.js';
 import { writeFileAtomic } from './blob-store.js';
-import type { StageClock } from '../../log/stage-clock.js';
+import { NO_CLOCK, type StageClock } from '../../log/stage-clock.js';
+
+/** The stage the blob files' time counts in (`--stage-times`); every other write counts in `SQLite`. */
+export const FILE_STAGE = 'blob files';
 
 export const WRITE_SQL = {
   // A URL skipped for a reason that depends on the path to it (too deep, nofollow) is
@@ -251,35 +254,28 @@ export class SqliteWriteOps {
    * Runs operations in one transaction, each answered with its result (a failing group is run again
    * one by one, each alone); `clock` gets the time of the blob files and of the rest (SQLite).
    */
-  runAll(calls: WriteCall[], clock?: StageClock): WriteAnswer[] {
-    if (clock?.enabled) {
-      const started = performance.now();
-      const files = clock.ms['blob files'] ?? 0;
-      try {
-        return this.runAll(
-          calls.map((c) => (c.op === 'putFile' ? { ...c, timed: clock } : c)),
-          undefined,
-        );
-      } finally {
-        clock.add('SQLite', performance.now() - started - ((clock.ms['blob files'] ?? 0) - files));
-      }
-    }
+  runAll(calls: WriteCall[], clock: StageClock = NO_CLOCK): WriteAnswer[] {
+    const started = clock.enabled ? performance.now() : 0;
+    const files = clock.ms[FILE_STAGE] ?? 0;
     try {
-      return this.db.transaction(() => calls.map((c): WriteAnswer => ({ value: this.call(c) })))();
+      return this.db.transaction(() => calls.map((c): WriteAnswer => ({ value: this.call(c, clock) })))();
     } catch {
       return calls.map((c) => {
         try {
-          return { value: this.db.transaction(() => this.call(c))() };
+          return { value: this.db.transaction(() => this.call(c, clock))() };
         } catch (err) {
           return { error: err instanceof Error ? err.message : String(err) };
         }
       });
+    } finally {
+      // The group's time, less its blob files, is SQLite's.
+      if (clock.enabled) clock.add('SQLite', performance.now() - started - ((clock.ms[FILE_STAGE] ?? 0) - files));
     }
   }
 
-  private call(c: WriteCall & { timed?: StageClock }): unknown {
+  private call(c: WriteCall, clock: StageClock = NO_CLOCK): unknown {
     const run = () => (this.ops[c.op] as (...args: unknown[]) => unknown)(...c.args);
-    return c.timed ? c.timed.time('blob files', run) : run();
+    return c.op === 'putFile' ? clock.time(FILE_STAGE, run) : run();
   }
 }
 
