@@ -62,6 +62,8 @@ export function searchApi(): Handler {
       },
       {
         apiKey: env.API_KEY_SHA256 ? { header: env.API_KEY_HEADER || 'x-api-key', sha256: env.API_KEY_SHA256 } : undefined,
+        // The Function URL's own host (`<id>.lambda-url.<region>.on.aws`), plus any custom domain in front of it.
+        allowedHosts: [`.lambda-url.${env.AWS_REGION ?? 'us-east-1'}.on.aws`, ...(env.TRAWL_API_ALLOWED_HOSTS ?? '').split(',').filter(Boolean)],
         ui: loadUiAssets(),
         logger: createLogger('warn'),
       },

@@ -44,9 +44,12 @@ export class NonRetryableFetchError extends TrawlError {
 
 /** The address guard refused to connect: the host resolves to a private or metadata address, so it is parked. */
 export class AddressRefusedError extends TrawlError {
-  constructor(message: string) {
+  /** `metadata`: a cloud metadata or credential endpoint, refused whatever the flags say. */
+  readonly reason: 'private' | 'metadata';
+  constructor(message: string, options?: { reason?: 'private' | 'metadata' }) {
     super(message, 'park-host');
     this.name = 'AddressRefusedError';
+    this.reason = options?.reason ?? 'private';
   }
 }
 

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { OpenAPIHono, createRoute, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { historyOf } from '../archive/replay.js';
@@ -8,6 +8,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { hybridSearch } from '../search/hybrid.js';
 import type { CrawlStore, EnrichStore, GraphStore, VectorIndex } from '../store/ports/index.js';
+import { authGuard, hostGuard, securityHeaders } from './guards.js';
 import { ApiMetrics } from './metrics.js';
 import {
   ErrorBody,
@@ -48,6 +49,12 @@ export interface ApiOptions {
    * (the Lambda's public URL mode: the function's environment holds the hash, never the key).
    */
   apiKey?: { header: string; sha256: string };
+  /**
+   * Host headers answered beside loopback names and addresses (a name, an address, or `.domain`
+   * for its subdomains); anything else is a 421 with no data (DNS rebinding).
+   * @default []
+   */
+  allowedHosts?: readonly string[];
   /** The built web UI, served at `/`; without it `/` says how to build it. */
   ui?: UiAssets;
   logger?: Logger;
@@ -80,13 +87,6 @@ function decodeCursor(cursor: string, key: string): number | string {
   }
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest();
-
-/** Compares a secret given with the expected one's SHA-256 in constant time. */
-function sameSecret(given: string | undefined, expectedSha256: Buffer): boolean {
-  return given !== undefined && timingSafeEqual(sha256(given), expectedSha256);
-}
-
 const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description });
 const errors = {
   400: json(ErrorBody, 'A parameter is not valid: the message names it.'),
@@ -100,9 +100,6 @@ const errors = {
  */
 export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono {
   const metrics = new ApiMetrics();
-  const tokenHash = options.token === undefined ? undefined : sha256(options.token);
-  const keyHash = options.apiKey && Buffer.from(options.apiKey.sha256, 'hex');
-  if (keyHash && keyHash.length !== 32) throw new Error('apiKey.sha256 is not a SHA-256 in hex: give the 64 hexadecimal characters of sha256(key)');
   const app = new OpenAPIHono({
     defaultHook: (result, c) => {
       if (!result.success) return c.json({ error: validationMessage(result.target as Target, result.error) }, 400);
@@ -113,16 +110,9 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
     await next();
     metrics.countRequest(c.req.routePath === '/*' ? 'other' : c.req.routePath, c.res.status);
   });
-  app.use('*', async (c, next) => {
-    if (c.req.path === '/healthz') return next();
-    if (tokenHash && !sameSecret(/^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1], tokenHash)) {
-      return c.json({ error: 'missing or wrong bearer token: send Authorization: Bearer <token> (the --token the server was started with)' }, 401);
-    }
-    if (options.apiKey && keyHash && !sameSecret(c.req.header(options.apiKey.header), keyHash)) {
-      return c.json({ error: `missing or wrong API key: send it in the ${options.apiKey.header} header` }, 401);
-    }
-    return next();
-  });
+  app.use('*', securityHeaders);
+  app.use('*', hostGuard(options.allowedHosts ?? []));
+  app.use('*', authGuard(options));
   app.onError((err, c) => {
     options.logger?.error('api request failed', { path: c.req.path, error: errorMessage(err) });
     return c.json({ error: 'internal error: the server log has the details' }, 500);

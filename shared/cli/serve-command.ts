@@ -12,6 +12,8 @@ export interface ServeFlags {
   host?: string;
   port?: string;
   token?: string;
+  /** Host names (or `.domain`) the server answers besides loopback: `--allowed-host`, repeatable. */
+  'allowed-host'?: string[];
 }
 
 export interface RunningServer {
@@ -26,7 +28,7 @@ export const DEFAULT_PORT = 7373;
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 /** Checks `--host`, `--port` and `--token` (or TRAWL_API_TOKEN): a server reachable from other machines needs a token. */
-export function serveOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): { host: string; port: number; token?: string } {
+export function serveOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): { host: string; port: number; token?: string; allowedHosts: string[] } {
   const host = flags.host ?? '127.0.0.1';
   const port = flags.port === undefined ? DEFAULT_PORT : Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -38,16 +40,18 @@ export function serveOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): { host:
       `--host ${host} lets other machines reach the API and the crawl: pass --token <secret> (or TRAWL_API_TOKEN) too; clients then send Authorization: Bearer <secret>`,
     );
   }
-  return { host, port, token };
+  // The address it listens on is a name it is reached by; a wildcard address is not.
+  const allowedHosts = [...(flags['allowed-host'] ?? []), ...(host === '0.0.0.0' || host === '::' ? [] : [host])];
+  return { host, port, token, allowedHosts };
 }
 
 /** Starts the API and the web UI over a data directory (read-only: a crawl may write to it meanwhile). */
 export async function startServer(settings: CrawlSettings, flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
-  const { host, port, token } = serveOptions(flags, env);
+  const { host, port, token, allowedHosts } = serveOptions(flags, env);
   const local = openLocalForReading(settings.data);
   const app = createApi(
     { store: local.store, graph: local.graph, enrich: local.enrich, vectors: local.vectors, embedder: createEmbedder(settings, env) },
-    { token, ui: loadUiAssets(), logger: createLogger('warn') },
+    { token, allowedHosts, ui: loadUiAssets(), logger: createLogger('warn') },
   );
   const server = serve({ fetch: app.fetch, hostname: host, port });
   try {

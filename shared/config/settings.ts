@@ -50,6 +50,14 @@ export const SETTINGS = {
     type: 'string',
   }),
   maxDepth: setting({ ...int(0, 1000), default: 20, flag: 'max-depth', env: 'TRAWL_MAX_DEPTH', help: 'links followed from a seed', type: 'string' }),
+  maxSitemaps: setting({
+    ...int(0, 100_000),
+    default: 200,
+    flag: 'max-sitemaps',
+    env: 'TRAWL_MAX_SITEMAPS',
+    help: 'sitemap and feed URLs a run fetches (an endless chain of sitemap indexes ends here)',
+    type: 'string',
+  }),
   maxPagesPerHost: setting({
     ...int(1, 100_000_000),
     default: 5_000,

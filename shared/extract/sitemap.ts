@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { gunzipSync } from 'node:zlib';
+import { createGunzip, gunzipSync } from 'node:zlib';
 
 export interface SitemapEntry {
   loc: string;
@@ -18,6 +18,37 @@ export const SITEMAP_MAX_ENTRIES = 50_000;
 export function maybeGunzip(body: Buffer, maxBytes: number): Buffer {
   if (body[0] === 0x1f && body[1] === 0x8b) return gunzipSync(body, { maxOutputLength: maxBytes });
   return body;
+}
+
+/**
+ * Unzips a `.xml.gz` sitemap up to `maxBytes` of output: a sitemap that inflates past the cap
+ * yields what was read before it (its complete entries are still crawled) and says it was cut.
+ */
+export async function gunzipCapped(body: Buffer, maxBytes: number): Promise<{ data: Buffer; cut: boolean }> {
+  if (!(body[0] === 0x1f && body[1] === 0x8b)) return { data: body, cut: false };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let cut = false;
+  await new Promise<void>((resolve) => {
+    const z = createGunzip();
+    z.on('data', (chunk: Buffer) => {
+      if (cut) return;
+      const room = maxBytes - size;
+      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      size += Math.min(chunk.length, room);
+      if (size >= maxBytes) {
+        cut = true;
+        z.destroy();
+        resolve();
+      }
+    });
+    // A corrupt or truncated stream keeps what inflated before the damage.
+    z.on('error', () => resolve());
+    z.on('end', () => resolve());
+    z.on('close', () => resolve());
+    z.end(body);
+  });
+  return { data: Buffer.concat(chunks), cut };
 }
 
 /** Parses a sitemap index or urlset (sitemaps.org 0.9); also accepts a plain-text list of URLs. */

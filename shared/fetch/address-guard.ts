@@ -93,6 +93,37 @@ export function isBlockedAddress(address: string): boolean {
   return embeddedIPv4(bytes).some((a) => blockedV4.check(a, 'ipv4'));
 }
 
+/**
+ * Cloud instance-metadata and container-credential endpoints (EC2/ECS/EKS Pod Identity, GCP, Azure
+ * via 169.254.169.254, Alibaba): refused in every form even with `--allow-private-network`. An
+ * intranet crawl needs private hosts, never the credentials of the machine it runs on.
+ */
+const METADATA_V4 = new Set(['169.254.169.254', '169.254.170.2', '169.254.170.23', '100.100.100.200']);
+const METADATA_V6 = ['fd00:ec2::254', 'fd00:ec2::23'].map((a) => ipv6Bytes(a)!.join(','));
+const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
+
+/** True for a metadata endpoint: its IPv4 address, an IPv6 form that embeds it (mapped, NAT64, …), its IPv6 address, or its well-known name. */
+export function isMetadataEndpoint(hostOrAddress: string): boolean {
+  const bare = hostOrAddress
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  const family = isIP(bare);
+  if (family === 4) return METADATA_V4.has(bare);
+  if (family === 6) {
+    const bytes = ipv6Bytes(bare);
+    if (!bytes) return false;
+    const mapped = startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) ? [v4(bytes, 12)] : [];
+    return METADATA_V6.includes(bytes.join(',')) || [...mapped, ...embeddedIPv4(bytes)].some((a) => METADATA_V4.has(a));
+  }
+  return METADATA_NAMES.has(bare);
+}
+
+const metadataRefusal = (what: string) =>
+  new AddressRefusedError(`refused ${what}: a cloud metadata or credential endpoint (never reachable, even with --allow-private-network)`, {
+    reason: 'metadata',
+  });
+
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolver: Resolver = (hostname) =>
@@ -123,6 +154,7 @@ export class AddressGuard {
   /** Checks a URL host before connecting: IP literals here (sockets skip lookup for them). */
   checkHostLiteral(hostname: string): void {
     const bare = hostname.replace(/^\[|\]$/g, '');
+    if (isMetadataEndpoint(bare)) throw metadataRefusal(bare);
     if (!this.allowPrivate && isIP(bare) && isBlockedAddress(bare)) {
       throw new AddressRefusedError(`refused ${bare}: a private, loopback or metadata address (use --allow-private-network for intranets and tests)`);
     }
@@ -130,8 +162,11 @@ export class AddressGuard {
 
   /** Resolves and checks; resolves to the one address the socket must use. */
   async resolve(hostname: string): Promise<LookupAddress> {
+    if (isMetadataEndpoint(hostname)) throw metadataRefusal(hostname);
     const addresses = await this.resolver(hostname);
     if (addresses.length === 0) throw new AddressRefusedError(`no address for ${hostname}`);
+    const meta = addresses.find((a) => isMetadataEndpoint(a.address));
+    if (meta) throw metadataRefusal(`${hostname} (resolves to ${meta.address})`);
     if (!this.allowPrivate) {
       const bad = addresses.find((a) => isBlockedAddress(a.address));
       if (bad) {

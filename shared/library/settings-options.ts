@@ -18,6 +18,11 @@ export interface CrawlSettingsOptions {
    */
   maxDepth?: number;
   /**
+   * Sitemap and feed URLs a run fetches (an endless chain of sitemap indexes ends here): a whole number from 0 to 100000. CLI `--max-sitemaps`, environment `TRAWL_MAX_SITEMAPS`.
+   * @default 200
+   */
+  maxSitemaps?: number;
+  /**
    * Pages fetched per host: a whole number from 1 to 100000000. CLI `--max-pages-per-host`, environment `TRAWL_MAX_PAGES_PER_HOST`.
    * @default 5000
    */

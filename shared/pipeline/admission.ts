@@ -30,6 +30,8 @@ export class Admitter {
   readonly traps: TrapGuard;
   private inScope: (url: string) => ScopeVerdict;
   private readonly scopeUrls: string[];
+  /** Sitemaps and feeds admitted so far: a run fetches at most `maxSitemaps` of them (chains and 10,000-child indexes end). */
+  private sitemaps = 0;
 
   constructor(
     private readonly runId: number,
@@ -98,6 +100,10 @@ export class Admitter {
     if (redirects > MAX_REDIRECTS) return 'too-many-redirects';
     if (c.nofollow && !this.settings.followNofollow) return 'nofollow';
     if (c.depth > this.settings.maxDepth) return 'max-depth';
+    if (c.kind === 'sitemap' || c.kind === 'feed') {
+      if (this.sitemaps >= this.settings.maxSitemaps) return 'max-sitemaps';
+      this.sitemaps++;
+    }
     return this.traps.admit(url) ?? undefined;
   }
 }

@@ -2,7 +2,7 @@ import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { parseFeed } from '../extract/feed.js';
 import { extractPdf } from '../extract/pdf.js';
-import { maybeGunzip, parseSitemap } from '../extract/sitemap.js';
+import { gunzipCapped, parseSitemap } from '../extract/sitemap.js';
 import { PageProcessingError } from '../errors.js';
 import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../store/ports/index.js';
 import type { Candidate } from './admission.js';
@@ -52,8 +52,10 @@ function isFresh(date: string | undefined, now: number): boolean {
 }
 
 /** Sitemap index → more sitemaps; urlset → pages (fresh when modified in the last 30 days). */
-export function sitemapCandidates(ctx: CrawlContext, row: FrontierRow, body: Buffer): Candidate[] {
-  const xml = maybeGunzip(body, ctx.settings.maxBodyBytes * 10).toString('utf8');
+export async function sitemapCandidates(ctx: CrawlContext, row: FrontierRow, body: Buffer): Promise<Candidate[]> {
+  const { data, cut } = await gunzipCapped(body, ctx.settings.maxBodyBytes * 10);
+  if (cut) ctx.logger.warn('sitemap inflates past its cap: reading the entries before the cut', { url: row.url, capBytes: ctx.settings.maxBodyBytes * 10 });
+  const xml = data.toString('utf8');
   const sitemap = parseSitemap(xml);
   const now = ctx.clock();
   return sitemap.entries.map((e) =>

@@ -7,6 +7,7 @@ import type { Resolver } from '../fetch/address-guard.js';
 import type { Logger } from '../log/logger.js';
 import { findBrowser, type BrowserBinary } from './browser-path.js';
 import type { BlockReason, Renderer, RenderOutput, RenderRequest } from './renderer.js';
+import { GuardProxy } from './guard-proxy.js';
 import { RequestPolicy } from './request-policy.js';
 
 export interface ChromiumOptions {
@@ -55,7 +56,14 @@ export function launchArgs(memoryMb: number, inLambda: boolean): string[] {
     '--disable-sync',
     '--disable-breakpad',
     '--disable-domain-reliability',
-    '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,InterestFeedContentSuggestions',
+    '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,InterestFeedContentSuggestions,NetworkPrediction,Prerender2,SpeculationRulesPrefetchProxy,DnsOverHttps',
+    // Every byte goes through the guard proxy (issue 28): no UDP the proxy cannot carry (WebRTC's
+    // STUN, QUIC), no DNS or connections made ahead of a request, no new windows.
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--disable-quic',
+    '--dns-prefetch-disable',
+    '--block-new-web-contents',
     '--metrics-recording-only',
     '--mute-audio',
     '--no-pings',
@@ -93,6 +101,51 @@ function timeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promi
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)))]).finally(() => clearTimeout(timer));
 }
+
+/** One attempt's policy, its guard proxy, and what they refused. */
+interface Traffic {
+  policy: RequestPolicy;
+  proxy: GuardProxy;
+  blocked: Partial<Record<BlockReason, number>>;
+  block: (reason: BlockReason) => void;
+  navigations: string[];
+  throttled?: RenderOutput['throttled'];
+}
+
+const POPUP_BINDING = '__trawlRefusedWindow';
+
+/**
+ * Runs in every frame before its scripts: nothing the page does opens a window. `window.open`
+ * answers null, and links, areas and forms aimed at another browsing context (`target`,
+ * `formtarget`, `<base target>`) are refused before the click or submit is acted on, so no request
+ * leaves for a popup. Each refusal is reported to the renderer. A string, not a function: bundlers
+ * and tsx wrap named functions in helpers the page does not have.
+ */
+const REFUSE_WINDOWS = `(() => {
+  const report = () => { try { window[${JSON.stringify(POPUP_BINDING)}]?.(); } catch {} };
+  const own = new Set(['', '_self', '_parent', '_top']);
+  const elsewhere = (el, attr) => !!el && el.hasAttribute(attr) && !own.has((el.getAttribute(attr) || '').toLowerCase());
+  const baseElsewhere = () => elsewhere(document.querySelector('base[target]'), 'target');
+  window.open = () => { report(); return null; };
+  document.addEventListener('click', (event) => {
+    const link = event.target && event.target.closest ? event.target.closest('a[href], area[href]') : null;
+    if (link && (elsewhere(link, 'target') || (!link.hasAttribute('target') && baseElsewhere()))) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      report();
+    }
+  }, true);
+  const aimedElsewhere = (form, submitter) =>
+    (submitter && elsewhere(submitter, 'formtarget')) || elsewhere(form, 'target') || (!form.hasAttribute('target') && baseElsewhere());
+  document.addEventListener('submit', (event) => {
+    if (aimedElsewhere(event.target, event.submitter)) { event.preventDefault(); event.stopImmediatePropagation(); report(); }
+  }, true);
+  const submit = HTMLFormElement.prototype.submit;
+  HTMLFormElement.prototype.submit = function () {
+    if (aimedElsewhere(this)) { report(); return; }
+    return submit.call(this);
+  };
+})();`;
 
 /** One browser process, its profile, and what it has served. */
 interface Slot {
@@ -169,9 +222,19 @@ export class ChromiumRenderer implements Renderer {
     slot.active++;
     slot.served++;
     let context: BrowserContext | undefined;
+    const traffic = this.traffic(request);
     try {
-      context = await Promise.race([slot.browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } }), slot.gone]);
-      const session = this.session(context, request, attempt);
+      const proxy = await traffic.proxy.listen();
+      context = await Promise.race([
+        slot.browser.createBrowserContext({
+          downloadBehavior: { policy: 'deny' },
+          proxyServer: `http://${proxy}`,
+          // Chromium sends loopback straight out unless told otherwise: `<-loopback>` sends it to the proxy too.
+          proxyBypassList: ['<-loopback>'],
+        }),
+        slot.gone,
+      ]);
+      const session = this.session(context, request, attempt, traffic);
       return await timeout(Promise.race([session, slot.gone]), this.options.timeoutMs, () => {
         this.stats.hangs++;
         slot.dead = true;
@@ -186,6 +249,7 @@ export class ChromiumRenderer implements Renderer {
     } finally {
       slot.active--;
       if (context && !slot.dead) await timeout(context.close(), CLOSE_GRACE_MS, () => new Error('close')).catch(() => (slot.dead = true));
+      await traffic.proxy.close();
       if ((slot.dead || slot.served >= this.options.recycleAfter) && slot.active === 0) this.retire(slot);
     }
   }
@@ -290,13 +354,13 @@ export class ChromiumRenderer implements Renderer {
   }
 
   /** One attempt at one page in its own browser context. */
-  private async session(context: BrowserContext, request: RenderRequest, attempt: number): Promise<RenderOutput> {
+  private async session(context: BrowserContext, request: RenderRequest, attempt: number, traffic: Traffic): Promise<RenderOutput> {
     const started = performance.now();
     const page = await context.newPage();
     const crashed = new Promise<never>((_, reject) => page.once('error', (err) => reject(new RenderError('crash', `the page crashed: ${errorMessage(err)}`))));
     crashed.catch(() => undefined);
     const run = async (): Promise<RenderOutput> => {
-      const traffic = await this.intercept(page, request);
+      await this.intercept(page, request, traffic);
       await page.setUserAgent({ userAgent: this.options.userAgent });
       await page.goto(request.url, { waitUntil: 'domcontentloaded', timeout: this.options.timeoutMs });
       // The settle wait ends well inside the hard cap, so a page that never goes idle still yields its DOM.
@@ -314,12 +378,12 @@ export class ChromiumRenderer implements Renderer {
         html,
         durationMs: Math.round(performance.now() - started),
         settled,
-        requests: traffic.policy.requests,
+        requests: traffic.policy.requests + traffic.proxy.proxied,
         blocked: traffic.blocked,
         textChars: measured.textChars,
         links: measured.links,
         navigations: traffic.navigations,
-        throttled: traffic.throttled(),
+        throttled: traffic.throttled,
         attempts: attempt,
         screenshot,
       };
@@ -333,32 +397,48 @@ export class ChromiumRenderer implements Renderer {
     return Buffer.from(await page.screenshot({ type: 'png', clip, captureBeyondViewport: true }));
   }
 
-  /** Serves the fetched document to the navigation, and passes every other request through the policy. */
-  private async intercept(page: Page, request: RenderRequest) {
-    const pageUrl = new URL(request.url);
+  /** One attempt's request policy, the guard proxy in front of its browser context, and what both counted. */
+  private traffic(request: RenderRequest): Traffic {
     const policy = new RequestPolicy(
       { allowPrivateNetwork: this.options.allowPrivateNetwork, maxRequests: this.options.maxRequests, resolver: this.options.resolver },
-      pageUrl.host,
+      new URL(request.url).host,
       request.robotsAllows,
     );
     const blocked: Partial<Record<BlockReason, number>> = {};
-    const navigations: string[] = [];
-    let throttled: RenderOutput['throttled'];
-    let served = false;
     const block = (reason: BlockReason) => (blocked[reason] = (blocked[reason] ?? 0) + 1);
+    const proxy = new GuardProxy({
+      guard: policy.addressGuard,
+      reach: async (url, tunnel) => (await policy.reach(url, tunnel))?.reason ?? null,
+      onBlock: block,
+    });
+    return { policy, proxy, blocked, block, navigations: [] };
+  }
+
+  /**
+   * Serves the fetched document to the navigation, passes every other request through the policy,
+   * dismisses dialogs at once and keeps the page from opening windows (refused before any request).
+   */
+  private async intercept(page: Page, request: RenderRequest, traffic: Traffic): Promise<void> {
+    const pageUrl = new URL(request.url);
+    const { policy, block, navigations } = traffic;
+    let served = false;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.document.headers)) if (!DROP_HEADERS.has(k)) headers[k] = v;
-    await page.evaluateOnNewDocument(() => {
-      // Popups never open: the page stays the one page being rendered.
-      window.open = () => null;
+    // A dialog blocks the page's scripts until answered (alert on load stalled a render ~40 s).
+    page.on('dialog', (dialog) => {
+      block('dialog');
+      void dialog.dismiss().catch(() => undefined);
     });
+    await page.exposeFunction(POPUP_BINDING, () => block('popup'));
+    await page.evaluateOnNewDocument(REFUSE_WINDOWS);
     page.on('popup', (popup) => {
       block('popup');
       void popup?.close().catch(() => undefined);
     });
     page.on('response', (res) => {
       const status = res.status();
-      if ((status === 429 || status === 503) && new URL(res.url()).host === pageUrl.host) throttled ??= { status, retryAfter: res.headers()['retry-after'] };
+      if ((status === 429 || status === 503) && new URL(res.url()).host === pageUrl.host)
+        traffic.throttled ??= { status, retryAfter: res.headers()['retry-after'] };
     });
     const handle = async (req: HTTPRequest): Promise<void> => {
       if (req.isNavigationRequest() && req.frame() === page.mainFrame()) {
@@ -382,6 +462,5 @@ export class ChromiumRenderer implements Renderer {
       // A request of a page that has gone away cannot be answered any more: nothing to do.
       handle(req).catch(() => undefined);
     });
-    return { policy, blocked, navigations, throttled: () => throttled };
   }
 }

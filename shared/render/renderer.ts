@@ -9,7 +9,7 @@ export interface RenderRequest {
 }
 
 /** Why a request the page made was not let through. */
-export type BlockReason = 'resource-type' | 'scheme' | 'private-address' | 'request-cap' | 'robots' | 'navigation' | 'popup' | 'download';
+export type BlockReason = 'resource-type' | 'scheme' | 'private-address' | 'request-cap' | 'robots' | 'navigation' | 'popup' | 'download' | 'dialog';
 
 export interface RenderOutput {
   /** The DOM after scripts ran, serialised. */
@@ -19,7 +19,7 @@ export interface RenderOutput {
   settled: boolean;
   /** Requests the page made that went out (the document itself is not one: it is served from the fetch). */
   requests: number;
-  /** Requests refused, by reason. */
+  /** Requests refused (and dialogs dismissed), by reason: from request interception and from the guard proxy. */
   blocked: Partial<Record<BlockReason, number>>;
   /** Visible text and distinct links of the rendered page, measured in the browser. */
   textChars: number;

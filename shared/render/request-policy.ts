@@ -1,14 +1,9 @@
 import { isIP } from 'node:net';
-import { AddressGuard, type Resolver } from '../fetch/address-guard.js';
+import { AddressGuard, isMetadataEndpoint, type Resolver } from '../fetch/address-guard.js';
 import type { BlockReason } from './renderer.js';
 
 /** Resource types a rendered page never needs for its text and links: blocked before they go out. */
 export const BLOCKED_TYPES = new Set(['image', 'media', 'font', 'texttrack', 'ping', 'csp_violation_report', 'manifest']);
-/**
- * Cloud instance-metadata endpoints: refused to rendered pages even with `--allow-private-network`
- * (an intranet crawl needs private hosts, never the credentials of the machine it runs on).
- */
-const METADATA = new Set(['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', '100.100.100.200', 'metadata.google.internal', 'metadata']);
 
 /** Schemes that stay inside the browser (no request goes out): let through uncounted. */
 const LOCAL_SCHEMES = new Set(['data:', 'blob:', 'about:']);
@@ -56,19 +51,34 @@ export class RequestPolicy {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'block', reason: 'scheme', detail: url.protocol };
     if (BLOCKED_TYPES.has(resourceType)) return { kind: 'block', reason: 'resource-type', detail: resourceType };
     if (this.made >= this.options.maxRequests) return { kind: 'block', reason: 'request-cap' };
-    if (url.host === this.pageHost && this.robotsAllows && !this.robotsAllows(href)) return { kind: 'block', reason: 'robots' };
+    const refused = await this.reach(url);
+    if (refused) return refused;
+    this.made++;
+    return { kind: 'continue' };
+  }
+
+  /**
+   * Whether a target may be reached at all, whatever asked for it (request interception, or the
+   * guard proxy for what interception never sees): robots.txt for the page's own host, metadata
+   * endpoints in every form, the address guard. Counts nothing.
+   */
+  async reach(url: URL, tunnel = false): Promise<Extract<Verdict, { kind: 'block' }> | undefined> {
+    // A tunnel (CONNECT) names only host and port: its paths were checked by interception, where it sees them.
+    if (!tunnel && url.host === this.pageHost && this.robotsAllows && !this.robotsAllows(url.href)) return { kind: 'block', reason: 'robots' };
     const bare = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (METADATA.has(bare)) return { kind: 'block', reason: 'private-address', detail: `${bare} is a cloud metadata endpoint` };
+    if (isMetadataEndpoint(bare)) return { kind: 'block', reason: 'private-address', detail: `${bare} is a cloud metadata endpoint` };
     try {
       this.guard.checkHostLiteral(url.hostname);
-      if (isIP(bare) === 0) {
-        const resolved = await this.guard.resolve(url.hostname);
-        if (METADATA.has(resolved.address)) return { kind: 'block', reason: 'private-address', detail: `${bare} resolves to a cloud metadata endpoint` };
-      }
+      // The guard refuses names that resolve to a metadata endpoint even when private addresses are allowed.
+      if (isIP(bare) === 0) await this.guard.resolve(url.hostname);
     } catch (err) {
       return { kind: 'block', reason: 'private-address', detail: err instanceof Error ? err.message : String(err) };
     }
-    this.made++;
-    return { kind: 'continue' };
+    return undefined;
+  }
+
+  /** The guard this policy checks addresses with (the proxy connects through it). */
+  get addressGuard(): AddressGuard {
+    return this.guard;
   }
 }

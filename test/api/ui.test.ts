@@ -5,14 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { mkdtempSync, rmSync } from 'node:fs';
-import puppeteer, { type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { loadUiAssets } from '../../shared/api/ui-assets.js';
-import { findBrowser } from '../../shared/render/browser-path.js';
-import { launchArgs } from '../../shared/render/chromium.js';
 import { withEnrichedCrawl } from '../search/fixture-site.js';
+import { launchUiBrowser } from './ui-browser.js';
 
 const SHOTS = join(process.cwd(), 'test-output', 'ui');
 
@@ -44,17 +41,7 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
   mkdirSync(SHOTS, { recursive: true });
   await withEnrichedCrawl(async (settings) => {
     const server = await startServer(settings, { port: '0' }, {});
-    const binary = await findBrowser();
-    const profile = mkdtempSync(join(tmpdir(), 'trawl-ui-test-'));
-    const browser = await puppeteer.launch({
-      executablePath: binary.path,
-      headless: binary.headlessShell ? 'shell' : true,
-      pipe: true,
-      userDataDir: profile,
-      // A POSIX locale in the environment (en_US@posix) is not a language tag Intl accepts.
-      args: [...launchArgs(512, false), '--lang=en-US'],
-      env: { ...process.env, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' },
-    });
+    const { browser, close } = await launchUiBrowser();
     try {
       const page = await browser.newPage();
       const errors: string[] = [];
@@ -104,8 +91,42 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
       await phone.screenshot({ path: join(SHOTS, 'search-phone.png'), fullPage: true });
       assert.deepEqual(errors, [], 'no script error and no failed request');
     } finally {
-      await browser.close();
-      rmSync(profile, { recursive: true, force: true });
+      await close();
+      await server.close();
+    }
+  });
+});
+
+test('the web UI shows under POSIX, C.UTF-8 and a non-English locale, and with --token asks for the token and works', { timeout: 180_000 }, async () => {
+  await withEnrichedCrawl(async (settings) => {
+    const token = 'a-long-enough-secret-token';
+    const server = await startServer(settings, { port: '0', token }, {});
+    try {
+      for (const lang of ['C.UTF-8', 'POSIX', 'de_DE.UTF-8']) {
+        const { browser, close } = await launchUiBrowser({ LANG: lang, LC_ALL: lang, LANGUAGE: '' });
+        try {
+          const page = await browser.newPage();
+          const errors: string[] = [];
+          const asked: string[] = [];
+          page.on('pageerror', (err) => errors.push(String(err)));
+          // A cold start: no token stored; the page loads, the API answers 401, the UI asks.
+          page.on('dialog', (dialog) => {
+            asked.push(dialog.message());
+            void dialog.accept(token);
+          });
+          await page.goto(server.url, { waitUntil: 'networkidle0' });
+          await shown(page, 'ol.top li a', errors);
+          assert.equal(asked.length, 1, `${lang}: the UI asked for the token once`);
+          await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle0' });
+          await shown(page, 'table.runs a', errors);
+          await page.click('table.runs a');
+          await shown(page, '#chart canvas', errors);
+          assert.deepEqual(errors, [], `${lang}: no script error`);
+        } finally {
+          await close();
+        }
+      }
+    } finally {
       await server.close();
     }
   });

@@ -1,6 +1,7 @@
 // The web UI: search, a page with its links and neighbourhood graph, runs with their chart. Plain
 // DOM (every text goes in as text, never as HTML), Cytoscape.js for the graph, uPlot for the chart;
 // bundled by `npm run build:ui` and served by the API at `/`, with no network beyond it.
+import './locale-guard.js';
 import cytoscape from 'cytoscape';
 import uPlot from 'uplot';
 
