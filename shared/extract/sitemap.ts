@@ -29,7 +29,7 @@ export async function gunzipCapped(body: Buffer, maxBytes: number): Promise<{ da
   const chunks: Buffer[] = [];
   let size = 0;
   let cut = false;
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
     const z = createGunzip();
     z.on('data', (chunk: Buffer) => {
       if (cut) return;
@@ -42,8 +42,8 @@ export async function gunzipCapped(body: Buffer, maxBytes: number): Promise<{ da
         resolve();
       }
     });
-    // A corrupt or truncated stream keeps what inflated before the damage.
-    z.on('error', () => resolve());
+    // A corrupt stream is an error of the sitemap stage (the crawl goes on), as before the cap was read up to.
+    z.on('error', (err) => (cut ? resolve() : reject(err)));
     z.on('end', () => resolve());
     z.on('close', () => resolve());
     z.end(body);
