@@ -11,7 +11,7 @@ import { QUERIES } from '../test/fixtures/search/corpus.js';
 import { pageId, seedStore } from './search-corpus.js';
 import { openLocalForWriting } from '../shared/store/local/open-local.js';
 import { createProviders } from '../shared/enrich/provider-factory.js';
-import { enrichAll } from '../shared/pipeline/enrich-run.js';
+import { enrichAll } from '../shared/pipeline/embedded/enrich-run.js';
 import { defaultSettings } from '../shared/config/settings.js';
 import { startServer } from '../shared/cli/serve-command.js';
 import { externalModules, LAMBDA_BANNER, UI_DIR } from '../lib/stages.js';

@@ -10,7 +10,7 @@ import { QUERIES } from '../test/fixtures/search/corpus.js';
 import { seedStore } from './search-corpus.js';
 import { openLocalForWriting } from '../shared/store/local/open-local.js';
 import { createProviders } from '../shared/enrich/provider-factory.js';
-import { enrichAll } from '../shared/pipeline/enrich-run.js';
+import { enrichAll } from '../shared/pipeline/embedded/enrich-run.js';
 import { hybridSearch, type SearchMode } from '../shared/search/hybrid.js';
 import { defaultSettings } from '../shared/config/settings.js';
 

@@ -4,7 +4,7 @@
 import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { resolveSettings } from '../shared/config/resolve.js';
 import { createProviders, type Providers } from '../shared/enrich/provider-factory.js';
-import type { EnrichDeps } from '../shared/pipeline/enrich-stage.js';
+import type { EnrichDeps } from '../shared/pipeline/stages/enrich-stage.js';
 import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
 import { S3TextIndex } from '../shared/store/aws/s3-text-index.js';
 import { S3VectorsIndex } from '../shared/store/aws/s3-vectors.js';

@@ -1,9 +1,156 @@
 import { Token } from 'aws-cdk-lib';
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { CrawlDefinition } from './crawls-config.js';
+import type { EnrichmentProps } from './search-index.js';
+import type { StageName } from './stages.js';
 import { CrawlConfigError } from '../shared/errors.js';
-import type { CrawlerProps } from './crawler.js';
 import { checkEnrichmentProps } from './search-index.js';
 import { STAGES } from './stages.js';
 import { checkDiscoveryEnvironment } from './discovery.js';
+
+/** A Lambda of your own in the page workflow, after Extract: it gets the page task and `$.results` of the steps before it. */
+export interface ExtraPageStep {
+  /** The state's name (letters, digits, `-`, `_`); its result lands under `$.results.<name>`. */
+  readonly name: string;
+  readonly fn: lambda.IFunction;
+  /**
+   * How long the step may take (1 s to 5 min, inside the Express workflow's limit).
+   * @default Duration.seconds(60)
+   */
+  readonly timeout?: Duration;
+}
+
+export interface CrawlerProps {
+  /** The scheduled crawls (validated here: a bad one fails `cdk synth` with the crawl's name and the field). */
+  readonly crawls: CrawlDefinition[];
+  /**
+   * Memory (MB, 128–10240) per stage.
+   * @default init-run 512, discover-targets 512, run-progress 256, finalize-run 1769, fetch-worker 512, extract-page 1024, record-failure 256, render-page 2048, summarize-page 1024, index-page 1024
+   */
+  readonly memoryMb?: Partial<Record<StageName, number>>;
+  /**
+   * Fetch workers running at once (2–1000: the SQS event source's maximum concurrency); each holds one host.
+   * @default 20
+   */
+  readonly maxFetchConcurrency?: number;
+  /**
+   * Seconds between two progress checks of a running crawl (5–3600).
+   * @default 60
+   */
+  readonly pollSeconds?: number;
+  /**
+   * Raw bodies move to S3 Infrequent Access after this many days (at least 30, S3's minimum for the transition).
+   * @default 30
+   */
+  readonly rawInfrequentAccessDays?: number;
+  /**
+   * Raw bodies are deleted after this many days (more than `rawInfrequentAccessDays`).
+   * @default kept forever
+   */
+  readonly rawRetentionDays?: number;
+  /**
+   * Frontier items expire (DynamoDB TTL) this many days after they are written (1–3650).
+   * @default 90
+   */
+  readonly frontierRetentionDays?: number;
+  /**
+   * Retention of every log group.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * What happens to the bucket, table and logs when the stack is deleted.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * A table to use instead of creating one: it must have trawl's layout (string keys `PK`/`SK`, the
+   * `inlinks` and `simhash-bands` indexes, TTL on `expiresAt`, a stream for consumers). Not with `tableProps`.
+   * @default a new table
+   */
+  readonly existingTableObj?: dynamodb.ITable;
+  /**
+   * Overrides for the table trawl creates (encryption key, billing, contributor insights, …); its keys,
+   * indexes, stream and TTL stay trawl's. Not with `existingTableObj`.
+   * @default none
+   */
+  readonly tableProps?: Partial<dynamodb.TableProps>;
+  /**
+   * A bucket to use instead of creating one (the archive: `raw/`, `warc/`, `extracted/`, `reports/`). Not with `bucketProps`.
+   * @default a new private, encrypted, versioned bucket with access logs
+   */
+  readonly existingBucketObj?: s3.IBucket;
+  /**
+   * Overrides for the bucket trawl creates (encryption key, lifecycle additions, …). Not with `existingBucketObj`.
+   * @default none
+   */
+  readonly bucketProps?: Partial<s3.BucketProps>;
+  /**
+   * Summarize and Index after Extract (summaries, tags, embeddings into DynamoDB and an S3 Vectors
+   * index, a full-text index in S3): the provider, models and concurrency; `false` leaves both steps out.
+   * @default { provider: 'local' }
+   */
+  readonly enrichment?: EnrichmentProps | false;
+  /**
+   * The search API and web UI in a Lambda behind a Function URL (`ApiUrl` output): IAM auth by
+   * default (sign requests with SigV4); `auth: 'apiKey'` makes the URL public and every request
+   * but `/healthz` carry a key whose SHA-256 you give. `false` leaves the API out.
+   * @default { auth: 'iam' }
+   */
+  readonly api?: ApiProps | false;
+  /**
+   * Your own Lambdas after Index in the page workflow, in order (your index, a webhook).
+   * @default none
+   */
+  readonly extraPageSteps?: ExtraPageStep[];
+  /**
+   * Where the Discover step finds the search and social backends' keys and endpoints, for crawls
+   * whose seeds include search queries or social accounts.
+   * @default a new secret (holding `{}`: put your keys in it after deploying), made only when a crawl has such a seed
+   */
+  readonly discovery?: DiscoveryProps;
+}
+
+/** The search and social backends of the Discover step. */
+export interface DiscoveryProps {
+  /**
+   * A secret whose value is a JSON object of the backends' settings and keys, by the names the
+   * embedded runtime reads from its environment: `{"TRAWL_BRAVE_API_KEY": "…", "TRAWL_SERPER_API_KEY": "…",
+   * "APIFY_TOKEN": "…", "TRAWL_SEARXNG_URL": "https://…"}`. Read by the Discover function only, never
+   * put in an environment variable.
+   * @default a new secret holding `{}` (output `DiscoverySecretArn`)
+   */
+  readonly existingSecretObj?: secretsmanager.ISecret;
+  /**
+   * Settings of the backends that are not secret, set on the Discover function's environment:
+   * endpoints (`TRAWL_SEARXNG_URL`, `TRAWL_REDDIT_URL`, `TRAWL_MASTODON_URL`, `TRAWL_BSKY_URL`) and
+   * Apify actors (`TRAWL_APIFY_ACTOR_X`, …). A name that holds a key or token is refused: it goes in the secret.
+   * @default none
+   */
+  readonly environment?: Record<string, string>;
+}
+
+/** How callers reach the search API's Function URL. */
+export interface ApiProps {
+  /**
+   * `iam`: only principals allowed `lambda:InvokeFunctionUrl` (SigV4-signed requests);
+   * `apiKey`: a public URL whose requests carry the key in `apiKeyHeader`.
+   * @default 'iam'
+   */
+  readonly auth?: 'iam' | 'apiKey';
+  /** With `auth: 'apiKey'`: the SHA-256 of the key in hex (`printf %s "$KEY" | sha256sum`); the key itself never enters the template. */
+  readonly apiKeySha256?: string;
+  /**
+   * The header that carries the key.
+   * @default 'x-api-key'
+   */
+  readonly apiKeyHeader?: string;
+}
 
 /** Names the built-in page steps use; a user's step may not take one. */
 const RESERVED_STEPS = new Set(['Extract', 'RecordFailure', 'PageFailed', 'PageDone', 'NeedsRender', 'Render', 'ExtractRendered', 'Summarize', 'Index']);

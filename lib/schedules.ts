@@ -2,7 +2,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { RunInput } from '../shared/pipeline/run-control.js';
+import type { RunInput } from '../shared/pipeline/cloud/run-control.js';
 import type { CrawlDefinition } from './crawls-config.js';
 
 /** One EventBridge rule per crawl, starting the run state machine with the crawl as its input. */

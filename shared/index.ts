@@ -9,7 +9,7 @@ export { routeTarget, type Target, type SocialPlatform } from './targets/route.j
 export type { FetchedContent, SearchResult as WebSearchResult, SocialPost, FeedEntry } from './targets/content.js';
 export { loadProfile, parseProfile, type Profile } from './scoring/profile.js';
 export type { ScoredLink, Selection, Candidate } from './scoring/select.js';
-export type { EnrichRunResult, EnrichProgress } from './pipeline/enrich-run.js';
+export type { EnrichRunResult, EnrichProgress } from './pipeline/embedded/enrich-run.js';
 export type { SearchResult, SearchHit, MatchReason, SearchMode } from './search/hybrid.js';
 export type { EnrichmentRecord, EnrichFailure, SearchFilters, StampedAt, EmbeddingMeta } from './store/ports/search-index.js';
 export type { ModelStamp, ProviderName } from './enrich/providers.js';
@@ -21,8 +21,9 @@ export { defaultPriority, type PriorityFn, type PriorityInput } from './frontier
 export { focusedPriority } from './scoring/focus.js';
 export { extractFields, fieldFromFlag, type FieldSpec, type FieldValue } from './extract/fields.js';
 export { SETTINGS, defaultSettings, type CrawlSettings, type SettingName } from './config/settings.js';
-export type { CrawlEvent, ProgressStats } from './pipeline/progress.js';
-export type { StoredPage, CrawlHooks } from './pipeline/context.js';
+export type { CrawlEvent, ProgressStats } from './pipeline/stages/progress.js';
+export type { StoredPage } from './pipeline/stages/context.js';
+export type { CrawlHooks } from './pipeline/stages/progress.js';
 export type { Logger } from './log/logger.js';
 export type { HistoryEntry } from './archive/replay.js';
 export type { FetchResponse } from './fetch/http-fetcher.js';

@@ -1,7 +1,7 @@
 // Extract (page workflow, Express): content, metadata, links, SimHash, chunks; new URLs to the frontier.
 // Also ExtractRendered: the same step on the DOM the Render step produced.
-import { withRun } from '../../shared/pipeline/cloud-context.js';
-import { extractStage, type ExtractResult, type PageWorkflowInput } from '../../shared/pipeline/page-workflow.js';
+import { withRun } from '../../shared/pipeline/cloud/cloud-context.js';
+import { extractStage, type ExtractResult, type PageWorkflowInput } from '../../shared/pipeline/cloud/page-workflow.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 
 export async function handler(event: PageWorkflowInput): Promise<ExtractResult> {

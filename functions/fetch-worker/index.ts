@@ -4,7 +4,7 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { errorMessage, MessageHandedBackError } from '../../shared/errors.js';
-import { settleFrontierMessage, waitPolicyFor } from '../../shared/pipeline/fetch-worker.js';
+import { settleFrontierMessage, waitPolicyFor } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { instrumented, MetricUnit, runtime, type Runtime } from '../runtime.js';
 
 const processor = new SqsFifoPartialProcessorAsync();

@@ -1,7 +1,7 @@
 // FinalizeRun (run state machine): ranks, the report in S3, the run's final status; where Summarize
 // and Index are deployed, a new full-text generation and the index integrity report.
-import { finalizeSearch } from '../../shared/pipeline/enrich-workflow.js';
-import { finalizeRun, type ProgressState } from '../../shared/pipeline/run-control.js';
+import { finalizeSearch } from '../../shared/pipeline/cloud/enrich-workflow.js';
+import { finalizeRun, type ProgressState } from '../../shared/pipeline/cloud/run-control.js';
 import { enrichRuntime } from '../enrich-runtime.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 

@@ -1,6 +1,6 @@
 // Index (page workflow, Express): the page's embedding, its record and terms in DynamoDB (the
 // truth, searchable by its words at once), then its vector in S3 Vectors.
-import { indexStep, type EnrichStepEvent, type IndexResult } from '../../shared/pipeline/enrich-workflow.js';
+import { indexStep, type EnrichStepEvent, type IndexResult } from '../../shared/pipeline/cloud/enrich-workflow.js';
 import { enrichRuntime } from '../enrich-runtime.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 

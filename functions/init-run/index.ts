@@ -1,5 +1,5 @@
 // InitRun (run state machine): the EventBridge rule's input is one crawl of crawls.json.
-import { initRun, type RunInput, type RunState } from '../../shared/pipeline/run-control.js';
+import { initRun, type RunInput, type RunState } from '../../shared/pipeline/cloud/run-control.js';
 import { instrumented, runtime } from '../runtime.js';
 
 export async function handler(event: RunInput): Promise<RunState> {

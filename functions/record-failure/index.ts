@@ -1,7 +1,7 @@
 // RecordFailure (page workflow's Catch): the fetch stays in the archive with the error; the URL fails.
-import { withRun } from '../../shared/pipeline/cloud-context.js';
-import type { PageTask } from '../../shared/pipeline/fetch-worker.js';
-import { recordFailureStage, type ExtractResult } from '../../shared/pipeline/page-workflow.js';
+import { withRun } from '../../shared/pipeline/cloud/cloud-context.js';
+import type { PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
+import { recordFailureStage, type ExtractResult } from '../../shared/pipeline/cloud/page-workflow.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 
 export async function handler(event: { task: PageTask; error: { Error?: string; Cause?: string } }): Promise<ExtractResult> {

@@ -1,9 +1,9 @@
 // Render (page workflow, Express; x86_64: Chromium ships for x64 only): the page in headless
 // Chromium under the host's claim, the DOM and screenshot to S3 and the archive.
-import { withRun } from '../../shared/pipeline/cloud-context.js';
-import type { PageWorkflowInput } from '../../shared/pipeline/page-workflow.js';
-import type { RenderCapture } from '../../shared/pipeline/render-stage.js';
-import { renderWorker } from '../../shared/pipeline/render-worker.js';
+import { withRun } from '../../shared/pipeline/cloud/cloud-context.js';
+import type { PageWorkflowInput } from '../../shared/pipeline/cloud/page-workflow.js';
+import type { RenderCapture } from '../../shared/pipeline/stages/render-stage.js';
+import { renderWorker } from '../../shared/pipeline/cloud/render-worker.js';
 import { containerRenderer, instrumented, MetricUnit, runtime } from '../runtime.js';
 
 export async function handler(event: PageWorkflowInput): Promise<RenderCapture> {

@@ -1,5 +1,5 @@
 // Progress (run state machine): is the frontier drained, the budget spent or the deadline passed?
-import { progressStage, type ProgressState, type RunState } from '../../shared/pipeline/run-control.js';
+import { progressStage, type ProgressState, type RunState } from '../../shared/pipeline/cloud/run-control.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 
 export async function handler(event: RunState): Promise<ProgressState> {

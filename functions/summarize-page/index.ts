@@ -1,7 +1,7 @@
 // Summarize (page workflow, Express): the summary and tag passes of a page Extract stored, with
 // the deployment's provider (local by default, or Bedrock). Its concurrency is capped by the
 // construct so the model's rate limits hold; a throttled model is retried by Step Functions.
-import { summarizeStep, type EnrichStepEvent, type SummarizeResult } from '../../shared/pipeline/enrich-workflow.js';
+import { summarizeStep, type EnrichStepEvent, type SummarizeResult } from '../../shared/pipeline/cloud/enrich-workflow.js';
 import { enrichRuntime } from '../enrich-runtime.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 

@@ -1,6 +1,6 @@
 import type { CrawlSettings } from '../config/settings.js';
 import { crawl } from '../library/crawl.js';
-import type { CrawlEvent } from '../pipeline/progress.js';
+import type { CrawlEvent } from '../pipeline/stages/progress.js';
 import type { RunSummary } from '../store/ports/index.js';
 import { jsonLine, progressLine, stageText, summaryText, targetLine } from './render.js';
 import type { Env } from '../config/resolve.js';

@@ -1,5 +1,5 @@
 import type { RunSummary } from '../store/ports/index.js';
-import type { CrawlEvent, ProgressStats } from '../pipeline/progress.js';
+import type { CrawlEvent, ProgressStats } from '../pipeline/stages/progress.js';
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;

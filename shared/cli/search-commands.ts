@@ -2,7 +2,7 @@ import type { CrawlSettings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { createProviders } from '../enrich/provider-factory.js';
 import { normalizeTag } from '../enrich/tags.js';
-import type { EnrichProgress, EnrichRunResult } from '../pipeline/enrich-run.js';
+import type { EnrichProgress, EnrichRunResult } from '../pipeline/embedded/enrich-run.js';
 import { enrich, searchStores } from '../library/enrich.js';
 import type { SearchMode, SearchResult } from '../search/hybrid.js';
 import { checkIndex, integrityMarkdown, reconcileIndex, type IntegrityReport, type ReconcileResult } from '../search/integrity.js';

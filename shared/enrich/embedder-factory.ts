@@ -1,9 +1,8 @@
 import { DEFAULT_MODELS } from '../config/enrich-settings.js';
-import { TitanEmbedder, type BedrockOptions } from '../store/aws/bedrock.js';
+import { TitanEmbedder, type BedrockOptions } from './bedrock.js';
 import { DEFAULT_HASHING, LocalEmbedder } from './local-embedding.js';
 import { OpenAiEmbedder } from './openai.js';
-import type { ProviderSettings } from './provider-factory.js';
-import type { Embedder } from './providers.js';
+import type { Embedder, ProviderSettings } from './providers.js';
 
 /**
  * The configured embedder alone: what a search needs to embed its query the way the pages were

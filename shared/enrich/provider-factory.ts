@@ -1,21 +1,14 @@
-import { DEFAULT_MODELS, type ProviderChoice } from '../config/enrich-settings.js';
-import { BedrockChat, type BedrockOptions } from '../store/aws/bedrock.js';
+import { DEFAULT_MODELS } from '../config/enrich-settings.js';
+import { BedrockChat, type BedrockOptions } from './bedrock.js';
 import { LocalTextGenerator } from './local-provider.js';
 import { OpenAiChat } from './openai.js';
 import { createEmbedder } from './embedder-factory.js';
 import { PromptedGenerator } from './prompts.js';
-import type { Embedder, TextGenerator } from './providers.js';
+import type { Embedder, ProviderSettings, TextGenerator } from './providers.js';
+
+export type { ProviderSettings } from './providers.js';
 import { DEFAULT_HASHING } from './local-embedding.js';
 import { LocalWorkerPool } from './local-workers.js';
-
-export interface ProviderSettings {
-  provider: ProviderChoice;
-  chatModel: string;
-  embedModel: string;
-  embedDimension: number;
-  openaiBaseUrl: string;
-  bedrockRegion: string;
-}
 
 /** The text generator and the embedder a run uses. */
 export interface Providers {

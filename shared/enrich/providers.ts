@@ -1,3 +1,4 @@
+import type { ProviderChoice } from '../config/enrich-settings.js';
 /** Where a page's summary, tags and embedding come from. */
 export type ProviderName = 'local' | 'bedrock' | 'openai';
 
@@ -49,4 +50,14 @@ export function embeddingText(doc: EnrichDocument, summary: string, tags: string
 
 export function sameStamp(a: ModelStamp | undefined, b: ModelStamp): boolean {
   return !!a && a.provider === b.provider && a.model === b.model && a.version === b.version;
+}
+
+/** The provider settings of a run (from the settings table): which provider, its models and endpoints. */
+export interface ProviderSettings {
+  provider: ProviderChoice;
+  chatModel: string;
+  embedModel: string;
+  embedDimension: number;
+  openaiBaseUrl: string;
+  bedrockRegion: string;
 }

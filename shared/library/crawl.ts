@@ -5,14 +5,15 @@ import { errorMessage, UsageError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import type { PriorityFn } from '../frontier/priority.js';
 import type { Logger } from '../log/logger.js';
-import { buildContext, type CrawlHooks } from '../pipeline/context.js';
+import { buildContext } from '../pipeline/stages/context.js';
+import type { CrawlHooks } from '../pipeline/stages/progress.js';
 import { crawlScoring } from '../scoring/crawl-scoring.js';
-import { CrawlRunner } from '../pipeline/crawl-runner.js';
+import { CrawlRunner } from '../pipeline/embedded/crawl-runner.js';
 import { createProviders } from '../enrich/provider-factory.js';
-import { InlineEnricher } from '../pipeline/enrich-inline.js';
-import { enrichAll } from '../pipeline/enrich-run.js';
-import { resumableRun } from '../pipeline/run-start.js';
-import { selectStage } from '../pipeline/select-stage.js';
+import { InlineEnricher } from '../pipeline/embedded/enrich-inline.js';
+import { enrichAll } from '../pipeline/embedded/enrich-run.js';
+import { resumableRun } from '../pipeline/embedded/run-start.js';
+import { selectStage } from '../pipeline/stages/select-stage.js';
 import { openLocalForReading, openLocalForWriting, requireDataDir } from '../store/local/open-local.js';
 import type { RunSummary } from '../store/ports/index.js';
 import { routeTarget, type Target } from '../targets/route.js';
@@ -150,7 +151,6 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
     priority: options.priority,
     logger: options.logger,
     resolver: options.resolver,
-    hooks: { onEvent: options.onEvent, onPage: options.onPage },
     inFlight: new ContentInFlight(),
   });
   const enrichDeps = settings.enrich
@@ -158,13 +158,12 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
       { enrich: local.enrich, vectors: local.vectors, providers: createProviders(settings, env, { workers: 1 }), clock: Date.now }
     : undefined;
   const inline = enrichDeps && new InlineEnricher(enrichDeps, settings.enrichConcurrency);
-  if (inline) {
-    const userHook = ctx.hooks.onPage;
-    ctx.hooks.onPage = async (page) => {
-      if (page.extract) inline.offer(page.page.urlId);
-      await userHook?.(page);
-    };
-  }
+  const onPage: CrawlHooks['onPage'] = inline
+    ? async (page) => {
+        if (page.extract) inline.offer(page.page.urlId);
+        await options.onPage?.(page);
+      }
+    : options.onPage;
   const runner = new CrawlRunner(ctx, {
     seeds: routed.urls,
     targets: routed.targets,
@@ -172,6 +171,7 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
     resolver: options.resolver,
     resume: settings.resume,
     graph: local.graph,
+    hooks: { onEvent: options.onEvent, onPage },
   });
   const stop = () => runner.stop();
   options.signal?.addEventListener('abort', stop, { once: true });

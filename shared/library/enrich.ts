@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Env } from '../config/resolve.js';
 import { createProviders } from '../enrich/provider-factory.js';
-import { enrichAll, type EnrichProgress, type EnrichRunResult } from '../pipeline/enrich-run.js';
+import { enrichAll, type EnrichProgress, type EnrichRunResult } from '../pipeline/embedded/enrich-run.js';
 import { hybridSearch, type SearchMode, type SearchResult } from '../search/hybrid.js';
 import { openLocalForWriting, type LocalStores } from '../store/local/open-local.js';
 import type { SearchFilters } from '../store/ports/index.js';

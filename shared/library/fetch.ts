@@ -5,7 +5,7 @@ import { WarcWriter } from '../archive/warc-writer.js';
 import type { Env } from '../config/resolve.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import { fetcherFor } from '../fetch/http-fetcher.js';
-import { fetchRobotsTxt } from '../pipeline/robots-stage.js';
+import { fetchRobotsTxt } from '../pipeline/stages/robots-stage.js';
 import { robotsAllows, type RobotsPolicy } from '../robots/robots-policy.js';
 import { productToken } from '../robots/robots-txt.js';
 import { openLocalForWriting } from '../store/local/open-local.js';

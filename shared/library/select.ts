@@ -4,7 +4,7 @@ import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { fetcherFor } from '../fetch/http-fetcher.js';
 import { UsageError } from '../errors.js';
 import { extractLinksOnly } from '../extract/extract-page.js';
-import { fetchRobotsTxt } from '../pipeline/robots-stage.js';
+import { fetchRobotsTxt } from '../pipeline/stages/robots-stage.js';
 import { robotsAllows, robotsCrawlDelayMs } from '../robots/robots-policy.js';
 import { productToken } from '../robots/robots-txt.js';
 import { headOf, previewFetcherFor } from '../scoring/head-preview.js';

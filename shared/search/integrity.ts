@@ -1,6 +1,6 @@
 import type { EnrichmentRecord, EnrichStore, VectorEntry, VectorIndex } from '../store/ports/index.js';
 import type { ModelStamp } from '../enrich/providers.js';
-import { documentOf, embedPage, type EnrichDeps } from '../pipeline/enrich-stage.js';
+import { documentOf, embedPage, type EnrichDeps } from './page-vectors.js';
 
 const PAGE = 1000;
 

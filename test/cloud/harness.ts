@@ -18,7 +18,7 @@ import { handler as renderPage } from '../../functions/render-page/index.js';
 import { handler as runProgress } from '../../functions/run-progress/index.js';
 import { handler as summarizePage } from '../../functions/summarize-page/index.js';
 import { handler as indexPage } from '../../functions/index-page/index.js';
-import type { RunInput } from '../../shared/pipeline/run-control.js';
+import type { RunInput } from '../../shared/pipeline/cloud/run-control.js';
 import type { Emulators } from './emulators.js';
 import { stateMachines, type Synthesized } from '../lib/synth.js';
 

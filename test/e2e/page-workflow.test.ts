@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { handler as extractPage } from '../../functions/extract-page/index.js';
 import { handler as recordFailure } from '../../functions/record-failure/index.js';
-import type { PageTask } from '../../shared/pipeline/fetch-worker.js';
+import type { PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { cloudEnvironment } from '../cloud/harness.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BedrockChat, TitanEmbedder } from '../../shared/store/aws/bedrock.js';
+import { BedrockChat, TitanEmbedder } from '../../shared/enrich/bedrock.js';
 import { PromptedGenerator } from '../../shared/enrich/prompts.js';
 import { ProviderError, withRetry } from '../../shared/enrich/provider-error.js';
 import { createProviders } from '../../shared/enrich/provider-factory.js';

@@ -94,7 +94,7 @@ test('the tarball holds the library, the construct, their declarations, the CLI,
   ]) {
     assert.ok(existsSync(join(pkg, f)), f);
   }
-  assert.deepEqual(readdirSync(pkg).sort(), ['README.md', 'bin', 'dist', 'package.json', 'profiles']);
+  assert.deepEqual(readdirSync(pkg).sort(), ['LICENSE', 'README.md', 'bin', 'dist', 'package.json', 'profiles']);
   assert.ok(existsSync(join(pkg, 'profiles/fire-protection.json')), 'the shipped scoring profiles');
   // dist/profiles: the shipped profiles the compiled code imports (profiles/ is their source, for users to copy).
   assert.deepEqual(readdirSync(join(pkg, 'dist')).sort(), ['lambda', 'lib', 'profiles', 'shared', 'ui']);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createProviders } from '../../shared/enrich/provider-factory.js';
-import { enrichAll } from '../../shared/pipeline/enrich-run.js';
+import { enrichAll } from '../../shared/pipeline/embedded/enrich-run.js';
 import { hybridSearch } from '../../shared/search/hybrid.js';
 import { withFixtureCrawl } from '../search/fixture-site.js';
 import { pagesModelServer } from '../enrich/model-servers.js';

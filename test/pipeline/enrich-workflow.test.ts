@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createProviders } from '../../shared/enrich/provider-factory.js';
-import { indexStep, ModelThrottledError, summarizeStep, THROTTLE_RETRIES, type EnrichStepEvent } from '../../shared/pipeline/enrich-workflow.js';
+import { indexStep, ModelThrottledError, summarizeStep, THROTTLE_RETRIES, type EnrichStepEvent } from '../../shared/pipeline/cloud/enrich-workflow.js';
 import { withFixtureCrawl } from '../search/fixture-site.js';
 import { pagesModelServer } from '../enrich/model-servers.js';
 

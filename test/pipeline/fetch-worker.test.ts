@@ -3,8 +3,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../shared/log/logger.js';
-import { withRun, type CloudDeps } from '../../shared/pipeline/cloud-context.js';
-import { fetchWorker, frontierMessageStage } from '../../shared/pipeline/fetch-worker.js';
+import { withRun, type CloudDeps } from '../../shared/pipeline/cloud/cloud-context.js';
+import { fetchWorker, frontierMessageStage } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';

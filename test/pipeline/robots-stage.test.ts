@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveSettings } from '../../shared/cli/args.js';
-import { buildContext } from '../../shared/pipeline/context.js';
+import { buildContext } from '../../shared/pipeline/stages/context.js';
 import { openLocalForWriting } from '../../shared/store/local/open-local.js';
-import { loadRobots } from '../../shared/pipeline/robots-stage.js';
+import { loadRobots } from '../../shared/pipeline/stages/robots-stage.js';
 import { newHostState } from '../../shared/politeness/host-state.js';
 import { robotsAllows } from '../../shared/robots/robots-policy.js';
 import { serve, tempDir } from '../helpers.js';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawl } from '../../shared/library/crawl.js';
-import type { CrawlEvent } from '../../shared/pipeline/progress.js';
+import type { CrawlEvent } from '../../shared/pipeline/stages/progress.js';
 import { stageText } from '../../shared/cli/render.js';
 import { serve, tempDir } from '../helpers.js';
 

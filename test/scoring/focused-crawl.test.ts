@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crawl } from '../../shared/library/crawl.js';
-import type { StoredPage } from '../../shared/pipeline/context.js';
+import type { StoredPage } from '../../shared/pipeline/stages/context.js';
 import { openLocalForReading } from '../../shared/store/local/open-local.js';
 import { focusedPriority } from '../../shared/scoring/focus.js';
 import { urlId } from '../../shared/url/canonical.js';

@@ -6,7 +6,7 @@ import { openLocalForWriting } from '../../shared/store/local/open-local.js';
 import { createProviders } from '../../shared/enrich/provider-factory.js';
 import { LocalEmbedder } from '../../shared/enrich/local-provider.js';
 import { DEFAULT_HASHING } from '../../shared/enrich/local-embedding.js';
-import { enrichAll } from '../../shared/pipeline/enrich-run.js';
+import { enrichAll } from '../../shared/pipeline/embedded/enrich-run.js';
 import { DOCS } from '../fixtures/search/corpus.js';
 import { tempDir } from '../helpers.js';
 import { testFlags } from '../e2e/crawl-helpers.js';

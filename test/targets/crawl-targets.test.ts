@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { crawl } from '../../shared/library/crawl.js';
 import { openStore } from '../../shared/library/store.js';
 import { FetchedAndFailedError } from '../../shared/errors.js';
-import type { CrawlEvent } from '../../shared/pipeline/progress.js';
+import type { CrawlEvent } from '../../shared/pipeline/stages/progress.js';
 import type { FetchedContent } from '../../shared/targets/content.js';
 import { openLocalForReading } from '../../shared/store/local/open-local.js';
 import { urlId } from '../../shared/url/canonical.js';

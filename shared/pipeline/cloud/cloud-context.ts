@@ -1,0 +1,103 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { settingsFrom } from '../../config/resolve.js';
+import { crawlScoring, type CrawlScoring } from '../../scoring/crawl-scoring.js';
+import { parseProfile } from '../../scoring/profile.js';
+import { RunNotFoundError } from '../../errors.js';
+import type { Resolver } from '../../fetch/address-guard.js';
+import type { Logger } from '../../log/logger.js';
+import type { BlobStore, CrawlStore, FrontierQueue, ObjectStore, RunLedger, RunRecord } from '../../store/ports/index.js';
+import { buildContext, type CrawlContext, type Rendering } from '../stages/context.js';
+import type { CrawlSettings } from '../../config/settings.js';
+import type { Renderer } from '../../render/renderer.js';
+
+/** What every cloud stage is built from: the adapters, made once per Lambda container. */
+export interface CloudDeps {
+  store: CrawlStore & RunLedger;
+  blobs: BlobStore;
+  objects: ObjectStore;
+  frontier: FrontierQueue;
+  logger: Logger;
+  clock?: () => number;
+  /** Tests resolve the synthetic web's names; Lambda uses DNS. */
+  resolver?: Resolver;
+  /** `workflow` (default): pages that need rendering go to the page workflow's Render step; `local`: this function renders (the Render step). */
+  rendering?: Rendering;
+  /** The renderer of this container for a run's settings (kept warm across invocations); default: one per invocation. */
+  renderer?: (settings: CrawlSettings) => Renderer;
+}
+
+/** A stage's context for one run: the run's settings, a fetcher, and a WARC writer whose files go to S3. */
+export interface CloudContext extends CrawlContext {
+  store: CrawlStore & RunLedger;
+  frontier: FrontierQueue;
+  objects: ObjectStore;
+  run: RunRecord;
+  /** Names this invocation in host claims and WARC file names. */
+  workerId: string;
+  /** Uploads the WARC files written to `warc/run-<id>/` and releases the fetcher. */
+  close(): Promise<void>;
+}
+
+/** The settings a run was started with (stored in its record), without the embedded-only data directory. */
+export function runSettings(run: RunRecord) {
+  const { data: _data, crawl: _crawl, scoringProfile: _profile, targets: _targets, ...rest } = run.config;
+  return settingsFrom(rest, `run ${run.id}`);
+}
+
+/** A run's scoring: its profile (a custom one travels in the run's config), query and fields. */
+export function runScoring(run: RunRecord, settings = runSettings(run)): CrawlScoring {
+  const custom = run.config.scoringProfile;
+  return crawlScoring(settings, custom ? parseProfile(custom, `run ${run.id} profile`) : undefined);
+}
+
+export async function cloudContext(deps: CloudDeps, runId: number): Promise<CloudContext> {
+  const run = await deps.store.getRun(runId);
+  if (!run) throw new RunNotFoundError(runId);
+  const workerId = randomBytes(6).toString('hex');
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-warc-'));
+  // Lambda extracts on its own thread; each invocation's WARC files go to warc/run-N/ when it ends.
+  const settings = runSettings(run);
+  const base = buildContext({
+    settings,
+    scoring: runScoring(run, settings),
+    renderer: deps.rendering === 'local' ? deps.renderer?.(settings) : undefined,
+    store: deps.store,
+    blobs: deps.blobs,
+    warcDir: dir,
+    warcFileTag: workerId,
+    extraction: 'inline',
+    rendering: deps.rendering ?? 'workflow',
+    resolver: deps.resolver,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
+  return {
+    ...base,
+    store: deps.store,
+    objects: deps.objects,
+    frontier: deps.frontier,
+    run,
+    workerId,
+    async close() {
+      await base.close();
+      try {
+        for (const file of base.archive!.files) await deps.objects.putWarc(runId, basename(file), readFileSync(file));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** Runs `fn` with a context for the run and always closes it (the WARC files reach S3 even when `fn` fails). */
+export async function withRun<T>(deps: CloudDeps, runId: number, fn: (ctx: CloudContext) => Promise<T>): Promise<T> {
+  const ctx = await cloudContext(deps, runId);
+  try {
+    return await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}

@@ -1,0 +1,104 @@
+import { checkIndex, integrityMarkdown } from '../../search/integrity.js';
+import type { ObjectStore } from '../../store/ports/index.js';
+import { ProviderError } from '../../enrich/provider-error.js';
+import {
+  deadLetter,
+  EnrichStepError,
+  enrichWork,
+  indexPage,
+  summarizePage,
+  type EnrichDeps,
+  type EnrichWork,
+  type Summarized,
+} from '../stages/enrich-stage.js';
+import type { ExtractResult, PageWorkflowInput } from './page-workflow.js';
+
+/** The model throttled past the in-process retries: Step Functions retries the step with back-off (`ModelThrottled` in its Retry). */
+export class ModelThrottledError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelThrottled';
+  }
+}
+
+/** How many times Step Functions retries a throttled Summarize or Index step (the construct's Retry uses it too). */
+export const THROTTLE_RETRIES = 4;
+
+/** The event of the Summarize and Index steps: the workflow's state and which retry of the step this is. */
+export interface EnrichStepEvent {
+  task: PageWorkflowInput & { results?: { Extract?: ExtractResult; Summarize?: SummarizeResult } };
+  /** `$$.State.RetryCount`: 0 on the first attempt. */
+  retry: number;
+}
+
+export type SummarizeResult =
+  | { urlId: string; status: 'summarized'; textHash: string; work: EnrichWork; summarized: Summarized }
+  | { urlId: string; status: 'unchanged' | 'skipped' | 'failed'; reason: string };
+
+export interface IndexResult {
+  urlId: string;
+  status: 'indexed' | 'unchanged' | 'skipped' | 'failed';
+  reason?: string;
+  /** Whether a new vector went to the vector index. */
+  embedded?: boolean;
+}
+
+/**
+ * A step's failure: throttling with retries left goes back to Step Functions; anything else is a
+ * dead letter (the page stays crawled; `trawl enrich` or the next run tries it again).
+ */
+async function failed(deps: EnrichDeps, event: EnrichStepEvent, url: string, err: unknown): Promise<{ status: 'failed'; reason: string }> {
+  const cause = err instanceof EnrichStepError ? err.error : err;
+  if (cause instanceof ProviderError && cause.retryable && event.retry < THROTTLE_RETRIES) throw new ModelThrottledError(cause.message);
+  const failure = await deadLetter(deps, { urlId: event.task.row.urlId, url }, err);
+  return { status: 'failed', reason: `${failure.stage}: ${failure.error}` };
+}
+
+/** The page workflow's Summarize step: summary and tags of a page Extract stored, unless its text and models are unchanged. */
+export async function summarizeStep(deps: EnrichDeps, event: EnrichStepEvent): Promise<SummarizeResult> {
+  const urlId = event.task.row.urlId;
+  const extract = event.task.results?.Extract;
+  if (extract?.state !== 'done') return { urlId, status: 'skipped', reason: `not extracted (${extract?.state ?? 'no Extract result'})` };
+  const c = await deps.enrich.enrichCandidate(urlId);
+  if (!c) return { urlId, status: 'skipped', reason: 'not searchable (noindex, duplicate or no text)' };
+  const work = enrichWork(c, deps.providers, 'new');
+  if (!work) return { urlId, status: 'unchanged', reason: 'same text, same models' };
+  try {
+    return { urlId, status: 'summarized', textHash: c.textHash, work, summarized: await summarizePage(deps, c, work) };
+  } catch (err) {
+    return { urlId, ...(await failed(deps, event, c.url, err)) };
+  }
+}
+
+/** The page workflow's Index step: the embedding, the store record, then the vector, for what Summarize made. */
+export async function indexStep(deps: EnrichDeps, event: EnrichStepEvent): Promise<IndexResult> {
+  const urlId = event.task.row.urlId;
+  const s = event.task.results?.Summarize;
+  if (s?.status !== 'summarized') return { urlId, status: s?.status === 'unchanged' ? 'unchanged' : 'skipped', reason: s?.reason ?? 'no Summarize result' };
+  const c = await deps.enrich.enrichCandidate(urlId);
+  if (!c) return { urlId, status: 'skipped', reason: 'no longer searchable' };
+  // A newer fetch changed the text since Summarize read it: that fetch's own workflow indexes it.
+  if (c.textHash !== s.textHash) return { urlId, status: 'skipped', reason: 'the text changed since Summarize' };
+  try {
+    const record = await indexPage(deps, c, s.work, s.summarized);
+    return { urlId: record.urlId, status: 'indexed', embedded: s.work.embedding || !c.enrichment?.embedding };
+  } catch (err) {
+    return { urlId, ...(await failed(deps, event, c.url, err)) };
+  }
+}
+
+/**
+ * The end of a run's Summarize/Index side (FinalizeRun): a new full-text generation where the store
+ * builds them, then the integrity check of store against vector index, as JSON and Markdown reports.
+ */
+export async function finalizeSearch(
+  deps: EnrichDeps,
+  objects: ObjectStore,
+  runId: number,
+): Promise<{ textIndex?: { docs: number; generation: string; seconds: number }; report: string; consistent: boolean }> {
+  const textIndex = await deps.enrich.rebuildTextIndex?.();
+  const check = await checkIndex(deps.enrich, deps.vectors, deps.providers.embedder.stamp, new Date(deps.clock()));
+  const report = await objects.putReport(`run-${runId}-index-check`, check);
+  await objects.putMarkdownReport(`run-${runId}-index-check`, integrityMarkdown(check));
+  return { textIndex, report, consistent: check.ok };
+}

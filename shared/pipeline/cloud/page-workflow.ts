@@ -1,0 +1,111 @@
+import { errorMessage } from '../../errors.js';
+import { FINAL_STATES } from '../../store/ports/index.js';
+import { commitCloud } from './cloud-commit.js';
+import type { CloudContext } from './cloud-context.js';
+import type { FetchOutcome } from '../stages/fetch-stage.js';
+import type { PageTask } from './fetch-worker.js';
+import { fetchRecord, processStage } from '../stages/process-stage.js';
+import type { RenderPass } from '../stages/process-content.js';
+import { failedCapture, type RenderCapture, type RenderWanted } from '../stages/render-stage.js';
+
+/** The page workflow's state as a step sees it: the page task, and the results of the steps before it. */
+export type PageWorkflowInput = PageTask & {
+  results?: {
+    Extract?: { render?: RenderWanted };
+    /** The Render step's capture, or the error Step Functions caught from it. */
+    Render?: RenderCapture | { Error?: string; Cause?: string };
+  };
+};
+
+export interface ExtractResult {
+  urlId: string;
+  state: string;
+  reason?: string;
+  /** Where the extracted content went in S3, when there was any. */
+  extracted?: string;
+  links: number;
+  /** The page needs rendering: the workflow takes the Render step, then extracts again (nothing was committed yet). */
+  render?: RenderWanted;
+}
+
+/** What the Extract step does with the page: decide on rendering (first pass), or extract the render (after the Render step). */
+async function renderPassOf(ctx: CloudContext, task: PageWorkflowInput): Promise<RenderPass> {
+  const render = task.results?.Render;
+  if (!render) return { decide: { host: (await ctx.store.getHost(task.row.host))?.state.render } };
+  if ('ok' in render) return { capture: render };
+  const reason = task.results?.Extract?.render?.reason ?? 'render';
+  const error = `the Render step failed: ${render.Error ?? 'Error'} ${errorMessage(causeOf(render.Cause))}`;
+  const failed = failedCapture(reason, ctx.clock(), error);
+  return { capture: failed };
+}
+
+async function outcomeOf(ctx: CloudContext, task: PageTask): Promise<Extract<FetchOutcome, { kind: 'response' }>> {
+  const body = task.contentHash ? await ctx.blobs.get(task.contentHash) : Buffer.alloc(0);
+  if (!body) throw new Error(`raw body ${task.contentHash} of ${task.row.url} is missing from S3 (raw/): the fetch must be redone`);
+  return {
+    kind: 'response',
+    res: { ...task.response, body },
+    contentHash: task.contentHash,
+    bodyOwner: task.bodyOwner,
+    previous: task.previous,
+    at: task.at,
+    warc: task.warc,
+  };
+}
+
+/**
+ * The page workflow's Extract state: markdown, metadata, links with context, SimHash and chunks
+ * into DynamoDB and `extracted/` in S3; new URLs into the frontier. Repeating it (Express starts
+ * at least once) rewrites the same items and sends nothing twice.
+ */
+export async function extractStage(ctx: CloudContext, task: PageWorkflowInput): Promise<ExtractResult> {
+  const current = await ctx.store.getUrl(task.runId, task.row.urlId);
+  if (current && FINAL_STATES.has(current.state)) return { urlId: task.row.urlId, state: current.state, reason: current.reason, links: 0 };
+  const result = await processStage(ctx, task.row, await outcomeOf(ctx, task), await renderPassOf(ctx, task));
+  if (result.renderWanted) return { urlId: task.row.urlId, state: 'render', reason: result.renderWanted.reason, links: 0, render: result.renderWanted };
+  let extracted: string | undefined;
+  if (result.extract && result.page?.contentHash) {
+    const { markdown, ...metadata } = result.extract;
+    extracted = await ctx.objects.putExtracted(task.row.urlId, result.page.contentHash, {
+      url: task.row.url,
+      page: result.page,
+      metadata,
+      markdown,
+      chunks: result.chunks ?? [],
+      links: result.edges ?? [],
+    });
+  }
+  await commitCloud(ctx, task.row, result);
+  return { urlId: task.row.urlId, state: result.state, reason: result.reason, extracted, links: result.edges?.length ?? 0 };
+}
+
+/**
+ * The page workflow's Catch: the fetch is still an interaction of the archive, recorded with
+ * the error that stopped its processing, and the URL fails instead of hanging in flight.
+ */
+export async function recordFailureStage(ctx: CloudContext, task: PageTask, error: { Error?: string; Cause?: string }): Promise<ExtractResult> {
+  const reason = `processing-failed: ${error.Error ?? 'Error'}`;
+  const outcome: FetchOutcome = { kind: 'response', res: { ...task.response, body: null }, contentHash: task.contentHash, at: task.at, warc: task.warc };
+  const fetch = { ...fetchRecord(task.row, outcome), error: `${reason}: ${errorMessage(causeOf(error.Cause))}`.slice(0, 2000) };
+  await ctx.store.commitFetch({
+    runId: task.runId,
+    urlId: task.row.urlId,
+    state: 'failed',
+    reason: 'processing-failed',
+    attempts: task.row.attempts + 1,
+    fetch,
+  });
+  ctx.logger.error('page processing failed', { url: task.row.url, error: fetch.error });
+  return { urlId: task.row.urlId, state: 'failed', reason: 'processing-failed', links: 0 };
+}
+
+/** Step Functions passes a Lambda error's cause as a JSON string ({errorMessage, errorType, ...}). */
+function causeOf(cause: string | undefined): unknown {
+  if (!cause) return 'no cause given';
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: string };
+    return parsed.errorMessage ?? cause;
+  } catch {
+    return cause;
+  }
+}

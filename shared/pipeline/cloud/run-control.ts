@@ -1,0 +1,181 @@
+import { settingsFrom } from '../../config/resolve.js';
+import { crawlScoring } from '../../scoring/crawl-scoring.js';
+import { parseProfile } from '../../scoring/profile.js';
+import { readyAt } from '../../politeness/host-state.js';
+import type { FrontierRow, GraphStore, RunSummary } from '../../store/ports/index.js';
+import { enqueueCandidates } from './cloud-commit.js';
+import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
+import { selectStage } from '../stages/select-stage.js';
+import { routeTarget } from '../../targets/route.js';
+
+/** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */
+export interface RunInput {
+  crawl: string;
+  /** URLs, and search queries and social accounts (`search:…`, `r/name`, profile URLs): those go to the Discover step. */
+  seeds: string[];
+  /** Crawl settings by name (maxPages, maxDepth, delayMs, …); the rest are defaults. */
+  settings?: Record<string, unknown>;
+  /** The run is finalized after this many minutes even if the frontier is not drained. */
+  maxMinutes?: number;
+  /** The scoring profile, as in an embedded crawl's `--profile`: a shipped name or the profile itself (a custom file, read at synth). */
+  profile?: string | Record<string, unknown>;
+  /** Focused crawl: the query links are scored against (default: the profile's). */
+  query?: string;
+  /** End the run with each seed's selection (stored, and reports/selection-<run>.json). */
+  select?: { cap: number };
+}
+
+/** The state the run state machine carries between its states. */
+export interface RunState {
+  runId: number;
+  crawl: string;
+  deadline: number;
+  maxPages: number;
+  /** The run has search or social targets: the Discover step calls them and sends the seeds with their links. */
+  discover?: boolean;
+}
+
+export interface ProgressState extends RunState {
+  done: boolean;
+  /** Progress checks in a row in which no URL settled. */
+  stalledChecks: number;
+  lastSettled: number;
+  /** Queued URLs sent to the frontier again after a stall (a worker may have died between storing and sending them). */
+  resent: number;
+  /** URLs deferred to a later run because their host was backed off longer than `maxIdleWaitMs` while nothing else moved. */
+  deferred?: number;
+  /** Why the run ends (`drained`, `budget`, `deadline`), or `running`. */
+  reason: 'drained' | 'budget' | 'deadline' | 'running';
+  enqueued: number;
+  settled: number;
+  pages: number;
+}
+
+const DEFAULT_MAX_MINUTES = 24 * 60;
+/**
+ * After this many checks without a settled URL, queued URLs are sent again. Past SQS's 5-minute
+ * deduplication window a URL that still has its message gets a second one; the fetch worker
+ * drops whichever arrives after the URL settled.
+ */
+export const STALL_CHECKS = 5;
+
+/** InitRun: creates the run, admits the seeds and sends them to the frontier. */
+export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunState> {
+  if (!Array.isArray(input.seeds) || input.seeds.length === 0)
+    throw new Error(`crawl "${input.crawl}" has no seeds: give it at least one URL, search query or account in crawls.json`);
+  const urls = new Set<string>();
+  const targets = new Set<string>();
+  for (const seed of input.seeds) {
+    const t = routeTarget(seed);
+    if (t.kind === 'url') urls.add(t.url);
+    else targets.add(seed.trim());
+  }
+  const custom = typeof input.profile === 'object' ? parseProfile(input.profile, `crawl "${input.crawl}" profile`) : undefined;
+  const settings = settingsFrom(
+    {
+      ...input.settings,
+      ...(input.profile ? { profile: custom ? custom.name : input.profile } : {}),
+      ...(input.query ? { query: input.query } : {}),
+      ...(input.select ? { select: true, selectCap: input.select.cap } : {}),
+    },
+    `crawl "${input.crawl}"`,
+  );
+  // Checked now (a bad profile or selector fails the run's start, not every page); a custom profile travels with the run.
+  crawlScoring(settings, custom);
+  const { data: _data, ...stored } = settings;
+  const now = (deps.clock ?? Date.now)();
+  const config = { ...stored, crawl: input.crawl, ...(custom ? { scoringProfile: custom } : {}), ...(targets.size ? { targets: [...targets] } : {}) };
+  const run = await deps.store.createRun([...urls], config, now);
+  const minutes = input.maxMinutes ?? (settings.maxMinutes || DEFAULT_MAX_MINUTES);
+  const state = { runId: run.id, crawl: input.crawl, deadline: now + minutes * 60_000, maxPages: settings.maxPages };
+  // With targets, Discover sends the seeds once the scope holds where the targets lead.
+  if (targets.size) return { ...state, discover: true };
+  await withRun(deps, run.id, (ctx) =>
+    enqueueCandidates(
+      ctx,
+      [...urls].map((href) => ({ href, depth: 0, kind: 'page' as const, structural: true })),
+    ),
+  );
+  return state;
+}
+
+/** Progress: reads the run's counters (never the queue's approximate counts) and says whether it is over. */
+export async function progressStage(deps: CloudDeps, state: RunState & Partial<ProgressState>): Promise<ProgressState> {
+  const p = await deps.store.runProgress(state.runId);
+  if (!p) throw new Error(`run ${state.runId} is not in the table: was it deleted while running?`);
+  const now = (deps.clock ?? Date.now)();
+  const stalledChecks = p.settled === state.lastSettled ? (state.stalledChecks ?? 0) + 1 : 0;
+  const base = { ...state, enqueued: p.enqueued, settled: p.settled, pages: p.pages, lastSettled: p.settled, stalledChecks, resent: state.resent ?? 0 };
+  // Progress runs after InitRun and Discover sent the first URLs: nothing enqueued means nothing will be (every target failed).
+  if (p.settled >= p.enqueued) return { ...base, done: true, reason: 'drained' };
+  if (p.pages >= state.maxPages && !(await hasInFlight(deps, state.runId))) return { ...base, done: true, reason: 'budget' };
+  if (now >= state.deadline) return { ...base, done: true, reason: 'deadline' };
+  if (stalledChecks >= STALL_CHECKS && p.pages < state.maxPages) {
+    const { waiting, deferred } = await deferLongWaits(deps, state.runId, now);
+    const queued = waiting.filter((r) => r.notBefore <= now);
+    await deps.frontier.send(queued);
+    deps.logger.warn('run stalled: queued URLs sent to the frontier again', { runId: state.runId, urls: queued.length, deferred });
+    return { ...base, stalledChecks: 0, resent: base.resent + queued.length, deferred: (state.deferred ?? 0) + deferred, done: false, reason: 'running' };
+  }
+  return { ...base, done: false, reason: 'running' };
+}
+
+/**
+ * A stalled run whose queued URLs wait only on hosts backed off for longer than the idle bound
+ * (robots.txt unreachable, Retry-After) defers them to the next run, as the embedded crawl does.
+ */
+async function deferLongWaits(deps: CloudDeps, runId: number, now: number): Promise<{ waiting: FrontierRow[]; deferred: number }> {
+  const run = await deps.store.getRun(runId);
+  const bound = run ? runSettings(run).maxIdleWaitMs : Infinity;
+  const waiting: FrontierRow[] = [];
+  const byHost = new Map<string, FrontierRow[]>();
+  for (const row of await deps.store.queuedUrls(runId)) byHost.set(row.host, [...(byHost.get(row.host) ?? []), row]);
+  let deferred = 0;
+  for (const [host, rows] of byHost) {
+    const state = (await deps.store.getHost(host))?.state;
+    const ready = state ? readyAt(state) : 0;
+    if (state?.parkedReason) {
+      await deps.store.setUrlStates(
+        runId,
+        rows.map((r) => r.urlId),
+        'skipped',
+        'host-parked',
+      );
+    } else if (state && state.backoffUntil > now && ready - now > bound) {
+      await deps.store.setUrlStates(
+        runId,
+        rows.map((r) => r.urlId),
+        'deferred',
+        'backed-off',
+        ready,
+      );
+      deferred += rows.length;
+    } else waiting.push(...rows);
+  }
+  return { waiting, deferred };
+}
+
+async function hasInFlight(deps: CloudDeps, runId: number): Promise<boolean> {
+  return (await deps.store.seenUrls(runId)).some((u) => u.state === 'in_flight');
+}
+
+/** FinalizeRun: inlink counts and PageRank, the run summary as a report in S3, the run's final status; the selection when the crawl asks for one. */
+export async function finalizeRun(
+  deps: CloudDeps & { graph: GraphStore },
+  state: ProgressState,
+): Promise<{ runId: number; status: string; report: string; summary: RunSummary; selection?: string }> {
+  const now = (deps.clock ?? Date.now)();
+  const status = 'finished';
+  // Stop the workers first: messages still queued are dropped once the run is not running.
+  await deps.store.setRunStatus(state.runId, status, now);
+  // A finished run leaves nothing queued: what is left was cut by the page budget or the time budget.
+  await deps.store.settleQueued(state.runId, state.reason === 'budget' ? 'max-pages' : 'host-too-slow');
+  const ranked = await deps.graph.computeRanks(state.runId);
+  const summary = await deps.store.summary(state.runId);
+  const report = await deps.objects.putReport(`run-${state.runId}`, { crawl: state.crawl, reason: state.reason, rankedPages: ranked, summary });
+  const run = await deps.store.getRun(state.runId);
+  const settings = run && runSettings(run);
+  if (!run || !settings?.select) return { runId: state.runId, status, report, summary };
+  const selection = await selectStage({ ...deps, clock: deps.clock }, state.runId, run.seeds, runScoring(run, settings), settings.selectCap);
+  return { runId: state.runId, status, report, summary, selection: selection.report };
+}

@@ -1,0 +1,455 @@
+import { performance as perf } from 'node:perf_hooks';
+import { errorMessage, nextStep } from '../../errors.js';
+import type { HostQueue } from '../../frontier/host-queue.js';
+import { afterRequest, readyAt } from '../../politeness/host-state.js';
+import { RateLimiter } from '../../politeness/rate-limiter.js';
+import { robotsAllows, robotsSitemaps } from '../../robots/robots-policy.js';
+import type { GraphStore, FrontierRow, RunRecord, RunSummary } from '../../store/ports/index.js';
+import { robotsRefusal } from '../stages/run-records.js';
+import { timerDelay } from '../../politeness/timers.js';
+import { createRun, restoreRun, resumableRun, seedCandidates } from './run-start.js';
+import { urlId } from '../../url/canonical.js';
+import { Admitter, type Candidate } from '../stages/admission.js';
+import { politenessConfig, type CrawlContext } from '../stages/context.js';
+import { CrawlState, knownOf } from './crawl-state.js';
+import { fetchStage, requestStage } from '../stages/fetch-stage.js';
+import { hostEventOf, retries, type ProcessResult } from '../stages/process-stage.js';
+import { hostAfterRobots, loadRobots } from '../stages/robots-stage.js';
+import { CrawlProgress, type CrawlHooks } from '../stages/progress.js';
+import { PageFlow, type FlowOwner } from './page-flow.js';
+import { apiClientFor, discoverTargets, runTargets } from '../stages/discover-stage.js';
+import type { Env } from '../../config/resolve.js';
+import type { Resolver } from '../../fetch/address-guard.js';
+
+export interface RunnerOptions {
+  seeds: string[];
+  /** The library user's code: events as the crawl goes, and each stored page after its commit. */
+  hooks?: CrawlHooks;
+  /** Search queries and social accounts to start from as well (validated; see discover-stage). */
+  targets?: string[];
+  /** Where the search and social backends' endpoints and keys are read. @default {} */
+  targetEnv?: Env;
+  /** Resolves the backends' host names (the address guard checks what it returns). */
+  resolver?: Resolver;
+  resume: boolean;
+  /** When given, inlink counts and PageRank are computed at the end of a finished crawl. */
+  graph?: GraphStore;
+}
+
+/**
+ * The embedded runner: one process, many hosts at once, one request per host at a time.
+ * It owns scheduling; every decision about a URL is made by the stage functions.
+ */
+export class CrawlRunner {
+  private run!: RunRecord;
+  private admitter!: Admitter;
+  private readonly state = new CrawlState();
+  private readonly limiter: RateLimiter;
+  private readonly politeness;
+  /** Extraction, commits and hooks of fetched pages (off the hosts' path by default). */
+  private readonly flow: PageFlow;
+  /** Hosts with turns asked for (renders, previews of pages processed off their path). */
+  private readonly turnHosts = new Set<HostQueue>();
+  private active = 0;
+  /** An earlier run may have stored pages (a conditional request needs the stored copy). */
+  private earlierPages = true;
+  private pageSlots = 0;
+  private stopping = false;
+  /** The crawl's time budget ends here (`--max-minutes`); Infinity without one. */
+  private deadline = Infinity;
+  private fatal: unknown;
+  private wakeUp: (() => void) | undefined;
+  readonly progress: CrawlProgress;
+
+  constructor(
+    private readonly ctx: CrawlContext,
+    private readonly options: RunnerOptions,
+  ) {
+    this.limiter = new RateLimiter(ctx.settings.maxRps, ctx.clock());
+    this.politeness = politenessConfig(ctx.settings);
+    this.progress = new CrawlProgress(ctx.clock, options.hooks?.onEvent);
+    this.flow = new PageFlow(ctx, this.flowOwner(), this.politeness, this.progress, options.hooks?.onPage);
+  }
+
+  private flowOwner(): FlowOwner {
+    return {
+      runId: () => this.run.id,
+      admit: (candidates) => this.admitAll(candidates),
+      committed: (row, result, rows, inserted) => this.committed(row, result, rows, inserted),
+      turn: (q, task) => this.turn(q, task),
+      known: (url) => this.state.known.has(urlId(url)),
+      park: (q) => this.parkRows(q, q.drain(), 'skipped', 'host-parked'),
+      failed: (err, host) => this.failed(err, host),
+      wake: () => this.wakeUp?.(),
+    };
+  }
+
+  /** URLs waiting and hosts being fetched right now, for the progress line. */
+  liveCounts(): { queued: number; activeHosts: number } {
+    return { queued: this.state.queuedCount(), activeHosts: this.active };
+  }
+
+  /** Asks the crawl to stop: nothing new starts, requests in flight finish, the run stays resumable. */
+  stop(): void {
+    this.stopping = true;
+    this.wakeUp?.();
+  }
+
+  /** The crawl thread's event loop at the start (its busy time is the `crawl thread` stage). */
+  private readonly busy = perf.eventLoopUtilization();
+
+  async crawl(): Promise<RunSummary> {
+    // The extraction workers load while the run starts, so their start-up is not paid mid-crawl.
+    await Promise.all([this.options.resume ? this.resumeRun() : this.startRun(), this.ctx.extractor.ready?.()]);
+    this.earlierPages = (await this.ctx.store.runs()).some((r) => r.id < this.run.id);
+    if (this.ctx.settings.maxMinutes > 0) this.deadline = this.ctx.clock() + this.ctx.settings.maxMinutes * 60_000;
+    while (true) {
+      const wake = this.dispatch();
+      // No host will get another turn: the pages waiting for one are stored without it.
+      if (this.stopping || this.ctx.clock() >= this.deadline) this.cancelTurns();
+      if (this.active === 0 && this.flow.pending === 0) {
+        if (this.stopping || this.budgetReached() || this.state.scheduler.isEmpty()) break;
+        // Nothing runs and the next host is not ready: end now rather than wait for nothing but a back-off.
+        if (this.ctx.clock() >= this.deadline || (wake !== undefined && this.nothingButWaits(wake))) {
+          await this.leaveWaitingHosts();
+          break;
+        }
+      }
+      await this.sleep(wake === undefined ? undefined : Math.min(wake, this.deadline));
+    }
+    await this.flow.drain();
+    if (this.fatal) throw this.fatal;
+    const status = this.stopping ? 'interrupted' : 'finished';
+    if (status === 'finished') {
+      // A finished run leaves nothing queued: what is left was cut by the page budget or the time budget.
+      await this.ctx.store.settleQueued(this.run.id, this.budgetReached() ? 'max-pages' : 'host-too-slow');
+      if (this.options.graph) await this.options.graph.computeRanks(this.run.id);
+    }
+    await this.ctx.store.setRunStatus(this.run.id, status, this.ctx.clock());
+    const summary = await this.ctx.store.summary(this.run.id);
+    if (this.ctx.stages.enabled) this.ctx.stages.add('crawl thread', perf.eventLoopUtilization(this.busy).active);
+    this.progress.finish(summary, this.ctx.stages.enabled ? this.ctx.stages.ms : undefined);
+    return summary;
+  }
+
+  /** A host that waits on a back-off (robots.txt unreachable, 429/503), not merely on its delay. */
+  private backedOff(q: HostQueue): boolean {
+    return q.state.backoffUntil > this.ctx.clock() || q.robots?.kind === 'unreachable';
+  }
+
+  /**
+   * Whether to end the crawl now although hosts still wait: the next one is only ready after the
+   * time budget, or every waiting host is backed off for longer than `maxIdleWaitMs`.
+   */
+  private nothingButWaits(wake: number): boolean {
+    if (wake > this.deadline) return true;
+    if (wake - this.ctx.clock() <= this.ctx.settings.maxIdleWaitMs) return false;
+    for (const q of this.state.hosts.values()) if (!q.parked && q.size > 0 && !this.backedOff(q)) return false;
+    return true;
+  }
+
+  /**
+   * The crawl ends with hosts still waiting: those backed off have their URLs deferred to the next
+   * run or --resume, with the time they may be asked again; those merely slower than the time
+   * budget are skipped as host-too-slow.
+   */
+  private async leaveWaitingHosts(): Promise<void> {
+    for (const q of this.state.hosts.values()) {
+      if (q.parked || q.size === 0) continue;
+      if (!this.backedOff(q)) {
+        await this.parkRows(q, q.drain(), 'skipped', 'host-too-slow');
+        continue;
+      }
+      const ready = readyAt(q.state);
+      const rows = q.drain();
+      for (const row of rows) {
+        await this.ctx.store.setUrlStates(
+          this.run.id,
+          [row.urlId],
+          'deferred',
+          q.robots?.kind === 'unreachable' ? 'robots-unreachable' : 'backed-off',
+          Math.max(ready, row.notBefore),
+        );
+        this.state.known.set(row.urlId, 'final');
+      }
+      this.progress.deferred(q.host, rows.length, ready);
+    }
+  }
+
+  private async startRun(): Promise<void> {
+    const { run, carried } = await createRun(this.ctx, this.options.seeds, this.options.targets ?? []);
+    this.run = run;
+    this.admitter = this.newAdmitter(this.options.seeds);
+    const found = await this.discover(false);
+    const rows = this.admitAll([...seedCandidates(this.options.seeds), ...carried.candidates, ...found]).rows;
+    for (const row of rows) row.notBefore = carried.notBefore.get(row.url) ?? 0;
+    const inserted = new Set(await this.ctx.store.addUrls(rows));
+    for (const row of rows) if (inserted.has(row.urlId) && row.state === 'queued') this.state.enqueue(row);
+    this.progress.started(this.run.id, false, carried.candidates.length ? { carried: carried.candidates.length } : undefined);
+  }
+
+  private async resumeRun(): Promise<void> {
+    const latest = await resumableRun(this.ctx.store, this.ctx.settings.data);
+    this.run = latest;
+    await this.ctx.store.setRunStatus(latest.id, 'running', this.ctx.clock());
+    this.admitter = this.newAdmitter(latest.seeds);
+    const { pagesFetched, requeued, exhausted } = await restoreRun(this.ctx, latest, this.state, this.admitter, this.politeness.delayMs);
+    this.pageSlots = pagesFetched;
+    // Seeds and targets a kill cut short: targets answered before it come from the archive, the others are called now.
+    const found = await this.discover(true);
+    await this.addDiscovered([...seedCandidates(latest.seeds), ...found]);
+    this.progress.started(this.run.id, true, { requeued, exhausted });
+  }
+
+  private newAdmitter(seeds: string[]): Admitter {
+    return new Admitter(this.run.id, [...seeds, ...(this.run.scope ?? [])], this.ctx.settings, this.ctx.priority, this.ctx.canonical, this.ctx.clock);
+  }
+
+  /** The run's search and social targets: their links as candidates, their origins in the run's scope. */
+  private async discover(reuse: boolean): Promise<Candidate[]> {
+    const targets = runTargets(this.run);
+    if (targets.length === 0) return [];
+    const client = apiClientFor(this.ctx.settings, this.options.resolver);
+    try {
+      const found = await discoverTargets({ ...this.ctx, client, env: this.options.targetEnv ?? {} }, this.run.id, targets, {
+        limit: this.ctx.settings.targetLimit || undefined,
+        reuse,
+      });
+      for (const d of found.discoveries) this.progress.target(d);
+      await this.ctx.store.widenRunScope(this.run.id, found.scope);
+      this.admitter.widenScope(found.scope);
+      return found.candidates;
+    } finally {
+      await client.close();
+    }
+  }
+
+  private budgetReached(): boolean {
+    return this.pageSlots >= this.ctx.settings.maxPages;
+  }
+
+  /** Starts host tasks while slots are free; returns when the next host becomes ready, if known. */
+  private dispatch(): number | undefined {
+    const now = this.ctx.clock();
+    const turnWake = this.dispatchTurns(now);
+    while (!this.stopping && this.active < this.ctx.settings.concurrency && !this.budgetReached() && !this.flow.full() && now < this.deadline) {
+      const next = this.state.scheduler.next(now);
+      if (!next) return undefined;
+      if ('waitUntil' in next) return next.waitUntil;
+      const wait = this.limiter.tryTake(now);
+      if (wait > 0) {
+        this.state.scheduler.delay(next.queue, now + wait);
+        return now + wait;
+      }
+      this.launch(next.queue);
+    }
+    return turnWake;
+  }
+
+  /** Hosts whose turns pages wait for go first, budget or full queue notwithstanding; returns when the next is ready. */
+  private dispatchTurns(now: number): number | undefined {
+    let wake: number | undefined;
+    for (const q of this.turnHosts) {
+      if (q.turns.length === 0) this.turnHosts.delete(q);
+      else if (this.stopping || this.active >= this.ctx.settings.concurrency || q.busy) continue;
+      else if (readyAt(q.state) > now) wake = Math.min(wake ?? Infinity, readyAt(q.state));
+      else this.launch(q);
+    }
+    return wake;
+  }
+
+  /** Runs `task` in the host's next turn (before its next URL); undefined when it will have none. */
+  private turn<T>(q: HostQueue, task: () => Promise<T>): Promise<T | undefined> {
+    if (q.parked || this.stopping || this.ctx.clock() >= this.deadline) return Promise.resolve(undefined);
+    return new Promise<T | undefined>((resolve, reject) => {
+      q.turns.push({ run: () => task().then(resolve, reject), cancel: () => resolve(undefined) });
+      this.turnHosts.add(q);
+      this.state.scheduler.schedule(q);
+      this.wakeUp?.();
+    });
+  }
+
+  private cancelTurns(): void {
+    for (const q of this.turnHosts) q.cancelTurns();
+    this.turnHosts.clear();
+  }
+
+  /** An error outside any page's own settling: a `stop-run` one stops the crawl (resumable); others are logged. */
+  private failed(err: unknown, host: string): void {
+    if (nextStep(err) !== 'stop-run') {
+      this.ctx.logger.warn('a host task failed; its URL stays in flight for --resume', { host, error: errorMessage(err) });
+      return;
+    }
+    this.fatal ??= err;
+    this.stopping = true;
+    this.ctx.logger.error('crawl stopped by an unexpected error (resumable)', { host, error: errorMessage(err) });
+    this.wakeUp?.();
+  }
+
+  private launch(q: HostQueue): void {
+    q.busy = true;
+    this.active++;
+    this.hostTask(q)
+      // Page-level failures were settled by their stage; what reaches here is decided by its kind.
+      .catch((err: unknown) => this.failed(err, q.host))
+      .finally(() => {
+        q.busy = false;
+        this.active--;
+        this.state.scheduler.schedule(q);
+        this.wakeUp?.();
+      });
+  }
+
+  private sleep(until: number | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = until === undefined ? undefined : setTimeout(resolve, timerDelay(until - this.ctx.clock()));
+      this.wakeUp = () => {
+        if (timer) clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** One turn of a host: read robots.txt if needed, else fetch its best allowed URL. */
+  private async hostTask(q: HostQueue): Promise<void> {
+    const turn = q.turns.shift();
+    if (turn) return turn.run();
+    if (q.needsRobots(this.ctx.clock())) return this.robotsTask(q);
+    while (true) {
+      if (q.fetched >= this.ctx.settings.maxPagesPerHost) return this.parkRows(q, q.drain(), 'skipped', 'max-pages-per-host');
+      if (this.budgetReached() || this.stopping) return;
+      const row = q.pop(this.ctx.clock());
+      if (!row) return;
+      const { pathname, search } = new URL(row.url);
+      if (q.robots && !robotsAllows(q.robots, pathname + search)) {
+        // Refused by robots.txt: recorded, no request made, so no delay is owed.
+        const refusal = {
+          runId: this.run.id,
+          urlId: row.urlId,
+          state: 'blocked' as const,
+          reason: 'robots',
+          attempts: row.attempts,
+          fetch: robotsRefusal(row, this.ctx.clock()),
+        };
+        const stored = this.flow.commits.commit(refusal).then(() => undefined);
+        if (this.flow.offPath) this.flow.track(stored, q.host);
+        else await stored;
+        this.state.known.set(row.urlId, 'final');
+        this.progress.blocked(row);
+        continue;
+      }
+      return this.fetchTask(q, row);
+    }
+  }
+
+  private async robotsTask(q: HostQueue): Promise<void> {
+    const load = await loadRobots(this.ctx, this.run.id, q.origin, q.host, q.state);
+    const now = this.ctx.clock();
+    q.robots = load.policy;
+    q.robotsFailures = load.policy.kind === 'unreachable' ? q.robotsFailures + 1 : 0;
+    q.state = hostAfterRobots(q.state, load, q.robotsFailures, this.politeness, this.ctx.settings.maxHostFailures, now);
+    if (load.policy.kind !== 'unreachable') {
+      const sitemaps = robotsSitemaps(load.policy).map((href): Candidate => ({ href, depth: 0, kind: 'sitemap', structural: true }));
+      await this.addDiscovered(sitemaps);
+    }
+    await this.ctx.store.putHostState(q.state);
+    this.progress.robots(q.host, load);
+    if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
+  }
+
+  private async fetchTask(q: HostQueue, row: FrontierRow): Promise<void> {
+    const countsAsPage = row.kind === 'page';
+    if (countsAsPage) this.pageSlots++;
+    if (!this.flow.offPath) {
+      await this.ctx.store.markInFlight(this.run.id, row.urlId);
+      return this.fetchInline(q, row, countsAsPage);
+    }
+    // Written in order before this fetch's commit; the request does not wait for it.
+    this.flow.track(this.ctx.store.markInFlight(this.run.id, row.urlId), q.host);
+    const fetched = await requestStage(this.ctx, row, this.earlierPages);
+    // The host's part ends with its answer: its politeness state learns from it now, and the
+    // storing, extraction and commit go on off its path while it takes its next request.
+    q.state = afterRequest(q.state, hostEventOf(this.ctx, fetched), this.politeness);
+    const retry = retries(this.ctx, row, fetched);
+    const notBefore = retry ? readyAt(q.state) : 0;
+    if (retry) {
+      if (countsAsPage) this.pageSlots--;
+      q.push({ ...row, attempts: row.attempts + 1, notBefore, state: 'queued' });
+    } else if (countsAsPage && fetched.kind === 'response') q.fetched++;
+    this.flow.process(q, row, fetched, notBefore);
+    if (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0) await this.ctx.store.putHostState(q.state);
+    if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
+  }
+
+  /** Without a processing queue: the page is stored, extracted and committed in its host's turn. */
+  private async fetchInline(q: HostQueue, row: FrontierRow, countsAsPage: boolean): Promise<void> {
+    const outcome = await fetchStage(this.ctx, row);
+    const result = await this.flow.inline(q, row, outcome);
+    if (result.retry && countsAsPage) this.pageSlots--;
+    if (countsAsPage && !result.retry && result.fetch?.status !== undefined) q.fetched++;
+    const notBefore = result.retry ? readyAt(q.state) : 0;
+    if (result.retry) q.push({ ...row, attempts: row.attempts + 1, notBefore, state: 'queued' });
+    await this.flow.settle(q, row, result, notBefore);
+    if (result.rendered || (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0)))
+      await this.ctx.store.putHostState(q.state);
+    if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
+  }
+
+  /** A fetch is stored: the URL is settled unless it is retried, and the new URLs go to their hosts. */
+  private committed(row: FrontierRow, result: ProcessResult, rows: FrontierRow[], inserted: Set<string>): void {
+    if (!result.retry) this.state.known.set(row.urlId, 'final');
+    for (const r of rows) if (inserted.has(r.urlId) && r.state === 'queued') this.state.enqueue(r);
+    this.progress.fetched(row, result);
+    this.progress.tick(() => this.liveCounts());
+    // New URLs may have a host ready now: the loop looks at once (the page's hooks still run).
+    this.wakeUp?.();
+  }
+
+  private async addDiscovered(candidates: Candidate[]): Promise<void> {
+    const { rows } = this.admitAll(candidates);
+    const inserted = new Set(await this.ctx.store.addUrls(rows));
+    for (const r of rows) if (inserted.has(r.urlId) && r.state === 'queued') this.state.enqueue(r);
+  }
+
+  /** Admits candidates the run has not seen; raises the priority of queued ones linked again. */
+  private admitAll(candidates: Candidate[]): { rows: FrontierRow[]; reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> } {
+    const rows: FrontierRow[] = [];
+    const reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> = [];
+    const seen = new Set<string>();
+    for (const c of candidates) {
+      const url = this.admitter.canonicalize(c.href);
+      if (!url) continue;
+      const id = urlId(url);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const known = this.state.known.get(id);
+      if (known === 'queued') {
+        const bumped = c.kind === 'page' && !c.nofollow ? this.state.bumpInlinks(url, id, c, this.ctx.priority) : undefined;
+        if (bumped) reprioritized.push(bumped);
+        continue;
+      }
+      if (known === 'final') continue;
+      const admission = this.admitter.admit(c);
+      if (!('row' in admission)) continue;
+      const next = knownOf(admission.row.state, admission.row.reason);
+      if (known === 'soft' && next !== 'queued') continue;
+      this.state.known.set(id, next);
+      rows.push(admission.row);
+    }
+    return { rows, reprioritized };
+  }
+
+  private async parkRows(q: HostQueue, rows: FrontierRow[], state: 'skipped', reason: string): Promise<void> {
+    if (q.parked) q.cancelTurns();
+    if (rows.length === 0) return;
+    await this.ctx.store.setUrlStates(
+      this.run.id,
+      rows.map((r) => r.urlId),
+      state,
+      reason,
+    );
+    for (const r of rows) this.state.known.set(r.urlId, 'final');
+    if (reason === 'host-parked') this.progress.parked(q.host, q.state.parkedReason ?? reason, rows.length);
+  }
+}

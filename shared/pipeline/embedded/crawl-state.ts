@@ -1,0 +1,64 @@
+import { HostQueue } from '../../frontier/host-queue.js';
+import { HostScheduler } from '../../frontier/scheduler.js';
+import type { FrontierRow, UrlState } from '../../store/ports/index.js';
+import { SOFT_SKIPS } from '../../store/ports/index.js';
+import { originOf } from '../../url/canonical.js';
+import type { PriorityFn } from '../../frontier/priority.js';
+import type { Candidate } from '../stages/admission.js';
+
+export type Known = 'queued' | 'soft' | 'final';
+
+export function knownOf(state: UrlState, reason?: string): Known {
+  if (state === 'queued' || state === 'in_flight') return 'queued';
+  if (state === 'skipped' && (SOFT_SKIPS as readonly string[]).includes(reason ?? '')) return 'soft';
+  return 'final';
+}
+
+/** The in-memory side of one run: host queues, the scheduler and what the run has seen. */
+export class CrawlState {
+  readonly hosts = new Map<string, HostQueue>();
+  readonly known = new Map<string, Known>();
+  readonly scheduler = new HostScheduler();
+
+  hostQueue(row: FrontierRow): HostQueue {
+    let q = this.hosts.get(row.host);
+    if (!q) {
+      q = new HostQueue(row.host, originOf(row.url));
+      this.hosts.set(row.host, q);
+    }
+    return q;
+  }
+
+  /** Puts a queued row into its host's queue and the host in line. */
+  enqueue(row: FrontierRow): void {
+    const q = this.hostQueue(row);
+    q.push(row);
+    this.scheduler.schedule(q);
+  }
+
+  queuedCount(): number {
+    let n = 0;
+    for (const q of this.hosts.values()) n += q.size;
+    return n;
+  }
+
+  parkedCount(): number {
+    let n = 0;
+    for (const q of this.hosts.values()) if (q.parked) n++;
+    return n;
+  }
+
+  /** Another link to a queued URL: its priority is its best link's, with the inlink counted. */
+  bumpInlinks(url: string, id: string, c: Candidate, priorityOf: PriorityFn): { urlId: string; priority: number; inlinks: number } | undefined {
+    const q = this.hosts.get(new URL(url).host);
+    const row = q?.get(id);
+    if (!q || !row) return undefined;
+    row.inlinks++;
+    const input = { url: row.url, depth: row.depth, inlinks: row.inlinks, fresh: row.fresh, ...c.link };
+    const scored = priorityOf(input);
+    const gain = scored - priorityOf({ ...input, inlinks: row.inlinks - 1 });
+    const priority = Math.round(Math.max(scored, row.priority + gain) * 10_000) / 10_000;
+    q.reprioritize(id, priority);
+    return { urlId: id, priority, inlinks: row.inlinks };
+  }
+}

@@ -1,0 +1,172 @@
+import { errorMessage } from '../../errors.js';
+import { documentOf, embedPage, type EnrichDeps } from '../../search/page-vectors.js';
+
+export { documentOf, embedPage, vectorHash, type EnrichDeps } from '../../search/page-vectors.js';
+import { withRetry } from '../../enrich/provider-error.js';
+import type { Providers } from '../../enrich/provider-factory.js';
+import { sameStamp } from '../../enrich/providers.js';
+import type { EnrichCandidate, EnrichFailure, EnrichmentRecord, StampedAt } from '../../store/ports/index.js';
+
+/**
+ * Which pages a pass takes: `new` — never enriched, or their text changed since; `stale` — enriched
+ * with another provider, model or prompt version than the configured ones (only the stale parts redone).
+ */
+export type EnrichMode = 'new' | 'stale';
+
+/** The parts of a page's enrichment a pass redoes. */
+export interface EnrichWork {
+  summary: boolean;
+  tags: boolean;
+  embedding: boolean;
+}
+
+/** What a pass has to do for a page, or undefined: unchanged pages (same text hash, same stamps) are never re-enriched. */
+export function enrichWork(c: EnrichCandidate, providers: Providers, mode: EnrichMode): EnrichWork | undefined {
+  const e = c.enrichment;
+  if (!e || e.textHash !== c.textHash) return mode === 'new' ? { summary: true, tags: true, embedding: true } : undefined;
+  if (mode === 'new') return undefined;
+  const summary = !sameStamp(e.summaryStamp, providers.text.summaryStamp);
+  const tags = !sameStamp(e.tagsStamp, providers.text.tagsStamp);
+  // The embedding reads the summary and the tags, so it follows them.
+  const embedding = summary || tags || !e.embedding || !sameStamp(e.embedding, providers.embedder.stamp);
+  return summary || tags || embedding ? { summary, tags, embedding } : undefined;
+}
+
+/** Whether a page's enrichment was made with other models or prompts than the configured ones. */
+export function isStale(e: EnrichmentRecord, providers: Providers): boolean {
+  return (
+    !sameStamp(e.summaryStamp, providers.text.summaryStamp) ||
+    !sameStamp(e.tagsStamp, providers.text.tagsStamp) ||
+    !e.embedding ||
+    !sameStamp(e.embedding, providers.embedder.stamp)
+  );
+}
+
+export type EnrichOutcome = { status: 'enriched'; record: EnrichmentRecord } | { status: 'failed'; failure: EnrichFailure };
+
+/** A step of Summarize/Index failed: which one, and why. */
+export class EnrichStepError extends Error {
+  constructor(
+    readonly stage: EnrichFailure['stage'],
+    readonly error: unknown,
+  ) {
+    super(`${stage}: ${errorMessage(error)}`);
+    this.name = 'EnrichStepError';
+  }
+}
+
+async function step<T>(stage: EnrichFailure['stage'], run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw new EnrichStepError(stage, err);
+  }
+}
+
+/** The Summarize stage's output: the page's summary and tags with their stamps (kept or made anew). */
+export interface Summarized {
+  summary: string;
+  tags: string[];
+  summaryStamp: StampedAt;
+  tagsStamp: StampedAt;
+  /** Milliseconds the summary and tag passes took (0 when both were kept). */
+  tookMs: number;
+}
+
+/** Summarize: the summary and tag passes a page's work asks for (the old ones kept otherwise). Throws EnrichStepError. */
+export async function summarizePage(deps: EnrichDeps, c: EnrichCandidate, work: EnrichWork): Promise<Summarized> {
+  const { text } = deps.providers;
+  const doc = documentOf(c);
+  const old = c.enrichment;
+  const stampNow = (s: typeof text.summaryStamp): StampedAt => ({ ...s, at: deps.clock() });
+  const redoSummary = work.summary || !old;
+  const redoTags = work.tags || !old;
+  const started = performance.now();
+  const summary = redoSummary ? await step('summary', () => withRetry(() => text.summarize(doc), deps.retry)) : old.summary;
+  const tags = redoTags ? await step('tags', () => withRetry(() => text.tag(doc), deps.retry)) : old.tags;
+  return {
+    summary,
+    tags,
+    summaryStamp: redoSummary ? stampNow(text.summaryStamp) : old.summaryStamp,
+    tagsStamp: redoTags ? stampNow(text.tagsStamp) : old.tagsStamp,
+    tookMs: Math.round(performance.now() - started),
+  };
+}
+
+/**
+ * Index: the embedding (when the work asks for one), the store record (the truth, with the full
+ * text), then the vector. Throws EnrichStepError.
+ */
+export async function indexPage(deps: EnrichDeps, c: EnrichCandidate, work: EnrichWork, s: Summarized): Promise<EnrichmentRecord> {
+  const doc = documentOf(c);
+  const old = c.enrichment;
+  const started = performance.now();
+  const embedded = work.embedding || !old?.embedding ? await step('embedding', () => embedPage(deps, doc, s.summary, s.tags)) : undefined;
+  const { tookMs: summarizeMs, ...summarized } = s;
+  const record: EnrichmentRecord = {
+    urlId: c.urlId,
+    url: c.url,
+    host: c.host,
+    title: c.title,
+    textHash: c.textHash,
+    ...summarized,
+    language: c.language,
+    published: c.published,
+    embedding: embedded?.meta ?? old?.embedding,
+    updatedAt: deps.clock(),
+    // A Summarize result from an older Step Functions execution has no tookMs: count the embedding alone.
+    tookMs: (summarizeMs ?? 0) + Math.round(performance.now() - started),
+  };
+  await step('index', async () => {
+    await deps.enrich.putEnrichment(record, doc.text);
+    if (!embedded) return;
+    await deps.vectors.upsert([
+      {
+        id: c.urlId,
+        vector: embedded.vector,
+        model: deps.providers.embedder.stamp.model,
+        hash: embedded.meta.hash,
+        metadata: { host: c.host, language: c.language, published: c.published, tags: s.tags },
+      },
+    ]);
+  });
+  return record;
+}
+
+/** Records a failed page in the dead-letter list with its stage and error. */
+export async function deadLetter(deps: EnrichDeps, c: Pick<EnrichCandidate, 'urlId' | 'url'>, err: unknown): Promise<EnrichFailure> {
+  const stage = err instanceof EnrichStepError ? err.stage : 'index';
+  const error = errorMessage(err instanceof EnrichStepError ? err.error : err);
+  const failure: EnrichFailure = { urlId: c.urlId, url: c.url, stage, error, attempts: 1, failedAt: deps.clock() };
+  await deps.enrich.recordEnrichFailure(failure);
+  return failure;
+}
+
+/**
+ * Summarize then Index for one page. A failure of any step is recorded in the dead-letter list with
+ * its stage and error; the caller goes on with the next page.
+ */
+export async function enrichPage(deps: EnrichDeps, c: EnrichCandidate, work: EnrichWork): Promise<EnrichOutcome> {
+  try {
+    return { status: 'enriched', record: await indexPage(deps, c, work, await summarizePage(deps, c, work)) };
+  } catch (err) {
+    return { status: 'failed', failure: await deadLetter(deps, c, err) };
+  }
+}
+
+/** What one enrichment pass did (`trawl enrich`, `crawl --enrich`, the library's `enrich()`). */
+export interface EnrichRunResult {
+  mode: EnrichMode;
+  /** Pages the store holds that could be enriched. */
+  candidates: number;
+  enriched: number;
+  /** Already enriched from the same text with the same models: not touched. */
+  unchanged: number;
+  failed: number;
+  /** Enriched with other models or prompts; `trawl enrich --stale` redoes them. */
+  stale: number;
+  /** Enriched once, no longer searchable (now a duplicate, noindex, or gone): taken out of both sinks. */
+  retired: number;
+  failures: EnrichFailure[];
+  seconds: number;
+}

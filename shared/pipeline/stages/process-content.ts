@@ -1,0 +1,219 @@
+import { decodeBody, sniffCharset } from '../../fetch/charset.js';
+import type { FetchResponse } from '../../fetch/http-fetcher.js';
+import { parseFeed } from '../../extract/feed.js';
+import { extractPdf } from '../../extract/pdf.js';
+import { gunzipCapped, parseSitemap } from '../../extract/sitemap.js';
+import { PageProcessingError } from '../../errors.js';
+import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../../store/ports/index.js';
+import type { Candidate } from './admission.js';
+import type { CrawlContext } from './context.js';
+import { edgesOf, extractRecords, pdfExtraction } from './content-records.js';
+import { renderModeFor } from '../../config/render-settings.js';
+import { renderDecision, type HostRenderStats } from '../../render/decision.js';
+import { notRendered, renderInfo, type RenderCapture, type RenderWanted } from './render-stage.js';
+
+const FRESH_WINDOW_MS = 30 * 86_400_000;
+
+export interface ContentResult {
+  page?: PageRecord;
+  edges?: EdgeRecord[];
+  extract?: ExtractRecord;
+  chunks?: ChunkRecord[];
+  aliases: AliasRecord[];
+  candidates: Candidate[];
+  duplicateOf?: string;
+  /** Processing failed at this stage: the page is kept as fetched and the URL fails with the error. */
+  failure?: PageProcessingError;
+  /** The page needs rendering: the caller renders it and processes it again with the capture. */
+  renderWanted?: RenderWanted;
+}
+
+/** How a fetched page meets the browser: a decision to make (first pass), or a render to extract (second pass). */
+export interface RenderPass {
+  /** Decide whether the page needs rendering, with what rendering brought its host this run. */
+  decide?: { host?: HostRenderStats };
+  /** The page's render: its DOM is what gets extracted. */
+  capture?: RenderCapture;
+}
+
+/** Runs one processing stage; any error becomes a `PageProcessingError` naming the stage. */
+async function stage<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw err instanceof PageProcessingError ? err : new PageProcessingError(name, err);
+  }
+}
+
+function isFresh(date: string | undefined, now: number): boolean {
+  if (!date) return false;
+  const t = Date.parse(date);
+  return !Number.isNaN(t) && now - t < FRESH_WINDOW_MS;
+}
+
+/** Sitemap index → more sitemaps; urlset → pages (fresh when modified in the last 30 days). */
+export async function sitemapCandidates(ctx: CrawlContext, row: FrontierRow, body: Buffer): Promise<Candidate[]> {
+  const { data, cut } = await gunzipCapped(body, ctx.settings.maxBodyBytes * 10);
+  if (cut) ctx.logger.warn('sitemap inflates past its cap: reading the entries before the cut', { url: row.url, capBytes: ctx.settings.maxBodyBytes * 10 });
+  const xml = data.toString('utf8');
+  const sitemap = parseSitemap(xml);
+  const now = ctx.clock();
+  return sitemap.entries.map((e) =>
+    sitemap.kind === 'index'
+      ? { href: e.loc, depth: row.depth, kind: 'sitemap' as const, structural: true, from: row.urlId }
+      : { href: e.loc, depth: row.depth + 1, kind: 'page' as const, fresh: isFresh(e.lastmod, now), from: row.urlId },
+  );
+}
+
+export function feedCandidates(row: FrontierRow, text: string): Candidate[] {
+  return parseFeed(text, row.url).items.map((item) => ({ href: item.url, depth: row.depth + 1, kind: 'page' as const, fresh: true, from: row.urlId }));
+}
+
+function basePage(row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): PageRecord {
+  return {
+    urlId: row.urlId,
+    url: row.url,
+    host: row.host,
+    runId: row.runId,
+    status: res.status,
+    mime: res.mime,
+    charset: res.charset,
+    contentHash,
+    bytes: res.body?.length ?? 0,
+    truncated: res.truncated,
+    etag: res.headers.etag,
+    lastModified: res.headers['last-modified'],
+    fetchedAt: at,
+    indexable: true,
+    nofollow: false,
+  };
+}
+
+/** An HTML page: full extraction (content, metadata, links with context), duplicates, canonical alias, feeds. */
+export async function htmlContent(
+  ctx: CrawlContext,
+  row: FrontierRow,
+  res: FetchResponse,
+  contentHash: string | undefined,
+  at: number,
+  bodyOwner?: string,
+  pass: RenderPass = {},
+): Promise<ContentResult> {
+  const body = res.body ?? Buffer.alloc(0);
+  const page = { ...basePage(row, res, contentHash, at), charset: sniffCharset(body, res.charset, true) };
+  const owner = bodyOwner ?? (contentHash ? await ctx.store.claimBody(contentHash, row.urlId, at) : row.urlId);
+  if (owner !== row.urlId) return { page: { ...page, duplicateOf: owner }, aliases: [], candidates: [], duplicateOf: owner };
+  const { capture } = pass;
+  const rendered = capture?.ok && capture.renderedHash ? await ctx.blobs.get(capture.renderedHash) : undefined;
+  if (capture?.ok && !rendered) throw new PageProcessingError('render', `the rendered DOM ${capture.renderedHash} is missing from the blob store`);
+  let x;
+  try {
+    x = await stage('extract', () =>
+      ctx.extractor.extract({
+        // The served bytes are decoded where the page is extracted: the crawl thread holds them once.
+        ...(rendered ? { html: rendered.toString('utf8') } : { bytes: body, charset: res.charset }),
+        url: row.url,
+        mode: ctx.settings.extract,
+        robotsToken: ctx.robotsToken,
+        xRobotsTag: res.headers['x-robots-tag'],
+        fields: ctx.scoring.fields,
+        timed: ctx.stages.enabled || undefined,
+      }),
+    );
+    ctx.stages.merge(x.timings);
+  } catch (err) {
+    return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
+  }
+  if (x.decoded) page.charset = x.decoded.charset;
+  page.indexable = !x.noindex;
+  page.nofollow = x.nofollow;
+  page.title = x.title;
+  if (capture) {
+    page.render = renderInfo(capture);
+    if (rendered) page.fetcher = 'browser';
+  } else if (pass.decide) {
+    const decision = renderDecision(x.shell, renderModeFor(ctx.settings, row.host), row.runId, pass.decide.host);
+    const available = ctx.rendering !== 'none';
+    page.render = notRendered(decision, available);
+    // It is processed again from its DOM: links, chunks and near-duplicate lookups wait for that pass.
+    if (decision.render && available)
+      return { page, aliases: [], candidates: [], renderWanted: { reason: decision.reason, served: { textChars: x.shell.textChars, links: x.shell.links } } };
+  }
+  const snapshot = contentHash ?? 'empty';
+  const edges = edgesOf(row, snapshot, x);
+  // Candidates carry the href as written, so the interaction record keeps the raw target.
+  const candidates: Candidate[] = edges.map((e, i) => ({
+    href: x.links[i]!.href,
+    depth: row.depth + 1,
+    kind: 'page' as const,
+    nofollow: e.nofollow,
+    from: row.urlId,
+    link: { anchor: e.anchor, context: e.context, section: e.section, sameHost: e.internal },
+  }));
+  const aliases: AliasRecord[] = [];
+  if (x.linkCanonical && x.linkCanonical !== row.url) {
+    page.canonicalUrl = x.linkCanonical;
+    aliases.push({ urlId: row.urlId, url: row.url, targetUrl: x.linkCanonical, reason: 'rel-canonical' });
+    candidates.push({ href: x.linkCanonical, depth: row.depth, kind: 'page', structural: true, from: row.urlId });
+  }
+  if (!page.nofollow || ctx.settings.followNofollow) {
+    for (const feed of x.feeds) candidates.push({ href: feed, depth: row.depth + 1, kind: 'feed', fresh: true, from: row.urlId });
+    // Where the page's script tried to take the browser (blocked there): URLs like its links.
+    for (const href of capture?.navigations ?? []) candidates.push({ href, depth: row.depth + 1, kind: 'page', from: row.urlId });
+  }
+  const records =
+    'markdown' in x
+      ? await extractRecords(ctx, row, snapshot, x, {
+          cuts: x.cuts,
+          charset: x.decoded?.guessed && { ...x.decoded.guessed, used: x.decoded.charset },
+          problems: x.problems,
+        })
+      : {};
+  return { page, edges, aliases, candidates, ...records };
+}
+
+async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
+  const page = basePage(row, res, contentHash, at);
+  if (!res.body || res.truncated) return { page, aliases: [], candidates: [] };
+  let pdf;
+  try {
+    pdf = await stage('pdf', () => ctx.stages.timeAsync('PDF', () => extractPdf(res.body!)));
+  } catch (err) {
+    return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
+  }
+  page.title = pdf.title;
+  let parts;
+  try {
+    parts = await stage('pdf', () => ctx.extractor.textParts(pdf.text, ctx.stages.enabled));
+    ctx.stages.merge(parts.timings);
+  } catch (err) {
+    return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
+  }
+  return { page, aliases: [], candidates: [], ...(await extractRecords(ctx, row, contentHash ?? 'empty', pdfExtraction(pdf, parts), {}, pdf.pages)) };
+}
+
+/** Any 2xx body: HTML is extracted, XML feeds yield items, PDFs give text; other text is kept as it is. */
+export async function contentOf(
+  ctx: CrawlContext,
+  row: FrontierRow,
+  res: FetchResponse,
+  contentHash: string | undefined,
+  at: number,
+  bodyOwner?: string,
+  pass: RenderPass = {},
+): Promise<ContentResult> {
+  if (row.kind === 'sitemap') return { aliases: [], candidates: await stage('sitemap', () => sitemapCandidates(ctx, row, res.body ?? Buffer.alloc(0))) };
+  if (row.kind === 'feed' || (res.contentClass === 'xml' && looksLikeFeed(res.body))) {
+    const text = decodeBody(res.body ?? Buffer.alloc(0), sniffCharset(res.body ?? Buffer.alloc(0), res.charset, false));
+    const candidates = await stage('feed', () => feedCandidates(row, text));
+    if (row.kind === 'feed' || candidates.length > 0) return { aliases: [], candidates };
+  }
+  if (res.contentClass === 'html') return htmlContent(ctx, row, res, contentHash, at, bodyOwner, pass);
+  if (res.contentClass === 'pdf') return pdfContent(ctx, row, res, contentHash, at);
+  return { page: basePage(row, res, contentHash, at), aliases: [], candidates: [] };
+}
+
+function looksLikeFeed(body: Buffer | null): boolean {
+  const head = body?.subarray(0, 512).toString('latin1') ?? '';
+  return /<(rss|feed|rdf:RDF)[\s>]/.test(head);
+}

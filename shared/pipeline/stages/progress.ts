@@ -1,0 +1,153 @@
+import type { StoredPage } from './context.js';
+import type { EnrichRunResult } from './enrich-stage.js';
+import type { FrontierRow, RunSummary, SelectionRecord } from '../../store/ports/index.js';
+import type { ProcessResult } from './process-stage.js';
+import type { RobotsLoad } from './robots-stage.js';
+import type { RenderCapture } from './render-stage.js';
+import type { TargetDiscovery } from './discover-stage.js';
+import type { StageTimes } from '../../log/stage-clock.js';
+
+export interface ProgressStats {
+  runId: number;
+  pages: number;
+  requests: number;
+  errors: number;
+  blocked: number;
+  bytes: number;
+  hostsParked: number;
+  /** Pages rendered in Chromium, and renders that failed. */
+  rendered: number;
+  renderFailures: number;
+  elapsedMs: number;
+  pagesPerSecond: number;
+}
+
+/** What the runner reports as it goes; the CLI renders these as a progress line or JSON lines. */
+export type CrawlEvent =
+  | { type: 'start'; runId: number; resumed: boolean; requeued?: number; exhausted?: number; carried?: number }
+  | { type: 'fetch'; url: string; kind: string; status?: number; state: string; reason?: string; ms: number; bytes: number }
+  | { type: 'blocked'; url: string; reason: 'robots' }
+  | { type: 'render'; url: string; reason: string; ok: boolean; gained: boolean; ms: number; requests: number; blocked: Record<string, number>; error?: string }
+  | { type: 'robots'; host: string; policy: string; requested: boolean; status?: number; error?: string }
+  | { type: 'host-parked'; host: string; reason: string; dropped: number }
+  | { type: 'deferred'; host: string; urls: number; until: number }
+  /** A search query or social account of the crawl was called (or its answer taken from the run's archive): the URLs it led to. */
+  | ({ type: 'target' } & TargetDiscovery)
+  /** At most every 250 ms while the crawl runs: the counters, URLs waiting and hosts being fetched. */
+  | { type: 'progress'; stats: ProgressStats; queued: number; activeHosts: number }
+  /** `stages` (with `--stage-times`): milliseconds by stage, the `crawl thread`'s total among them (its event loop's busy time). */
+  | { type: 'done'; summary: RunSummary; stats: ProgressStats; stages?: StageTimes }
+  /** After a crawl with `enrich`: the Summarize and Index pass over its pages (inline, then the sweep). */
+  | { type: 'enriched'; result: EnrichRunResult; inline: number }
+  | { type: 'selected'; selections: SelectionRecord[]; report: string };
+
+/** Running counters of a crawl, and the event stream. */
+export class CrawlProgress {
+  private runId = 0;
+  private readonly startedAt: number;
+  private pages = 0;
+  private requests = 0;
+  private errors = 0;
+  private blockedCount = 0;
+  private bytes = 0;
+  private parkedHosts = 0;
+  private renders = 0;
+  private renderFailures = 0;
+  private lastTick = 0;
+
+  constructor(
+    private readonly clock: () => number,
+    private readonly emit: (e: CrawlEvent) => void = () => {},
+  ) {
+    this.startedAt = clock();
+  }
+
+  started(runId: number, resumed: boolean, counts?: { requeued?: number; exhausted?: number; carried?: number }): void {
+    this.runId = runId;
+    this.emit({ type: 'start', runId, resumed, ...counts });
+  }
+
+  target(d: TargetDiscovery): void {
+    this.requests += d.source === 'live' ? 1 : 0;
+    this.emit({ type: 'target', ...d });
+  }
+
+  deferred(host: string, urls: number, until: number): void {
+    this.emit({ type: 'deferred', host, urls, until });
+  }
+
+  fetched(row: FrontierRow, r: ProcessResult): void {
+    this.requests++;
+    if (row.kind === 'page' && !r.retry && r.fetch?.status !== undefined) this.pages++;
+    if (r.state === 'failed' || (r.fetch?.error && !r.fetch.error.startsWith('skipped'))) this.errors++;
+    this.bytes += r.fetch?.bytes ?? 0;
+    this.emit({
+      type: 'fetch',
+      url: row.url,
+      kind: row.kind,
+      status: r.fetch?.status,
+      state: r.state,
+      reason: r.reason,
+      ms: r.fetch?.durationMs ?? 0,
+      bytes: r.fetch?.bytes ?? 0,
+    });
+  }
+
+  rendered(row: FrontierRow, c: RenderCapture): void {
+    if (c.ok) this.renders++;
+    else this.renderFailures++;
+    const { reason, ok, gained, durationMs: ms, requests, blocked, error } = c;
+    this.emit({ type: 'render', url: row.url, reason, ok, gained, ms, requests, blocked, error });
+  }
+
+  blocked(row: FrontierRow): void {
+    this.blockedCount++;
+    this.emit({ type: 'blocked', url: row.url, reason: 'robots' });
+  }
+
+  robots(host: string, load: RobotsLoad): void {
+    if (load.requested) this.requests++;
+    this.emit({ type: 'robots', host, policy: load.policy.kind, requested: load.requested, status: load.lastStatus, error: load.error });
+  }
+
+  parked(host: string, reason: string, dropped: number): void {
+    this.parkedHosts++;
+    this.emit({ type: 'host-parked', host, reason, dropped });
+  }
+
+  /** Emits a `progress` event unless one went out in the last 250 ms. */
+  tick(live: () => { queued: number; activeHosts: number }): void {
+    const now = this.clock();
+    if (now - this.lastTick < 250) return;
+    this.lastTick = now;
+    this.emit({ type: 'progress', stats: this.stats(), ...live() });
+  }
+
+  stats(): ProgressStats {
+    const elapsedMs = this.clock() - this.startedAt;
+    return {
+      runId: this.runId,
+      pages: this.pages,
+      requests: this.requests,
+      errors: this.errors,
+      blocked: this.blockedCount,
+      bytes: this.bytes,
+      hostsParked: this.parkedHosts,
+      rendered: this.renders,
+      renderFailures: this.renderFailures,
+      elapsedMs,
+      pagesPerSecond: elapsedMs > 0 ? (this.pages * 1000) / elapsedMs : 0,
+    };
+  }
+
+  finish(summary: RunSummary, stages?: StageTimes): void {
+    this.emit({ type: 'done', summary, stats: this.stats(), ...(stages ? { stages } : {}) });
+  }
+}
+
+/** Code a library user runs as the crawl goes. */
+export interface CrawlHooks {
+  onEvent?: (event: CrawlEvent) => void;
+  /** Called after each stored page is committed; an error it throws is logged and the crawl goes on. */
+  onPage?: (page: StoredPage) => void | Promise<void>;
+}

@@ -1,0 +1,115 @@
+import { AddressRefusedError, errorMessage } from '../../errors.js';
+import { decodeBody } from '../../fetch/charset.js';
+import type { Fetcher, FetchResponse } from '../../fetch/http-fetcher.js';
+import { robotsCrawlDelayMs, robotsPolicyFrom, type RobotsPolicy } from '../../robots/robots-policy.js';
+import { ROBOTS_MAX_BYTES } from '../../robots/robots-txt.js';
+import type { HostRecord } from '../../store/ports/index.js';
+import { afterRequest, backoffMs, withCrawlDelay, type HostState, type PolitenessConfig } from '../../politeness/host-state.js';
+import { parseRetryAfter } from '../../politeness/retry-after.js';
+import type { CrawlContext } from './context.js';
+import { recordInteraction } from '../../archive/interaction.js';
+
+/** RFC 9309 §2.3.1.2: follow at least five consecutive redirects for robots.txt. */
+const ROBOTS_MAX_HOPS = 5;
+
+export interface RobotsLoad {
+  policy: RobotsPolicy;
+  /** True when robots.txt was requested (not served from the store's cache). */
+  requested: boolean;
+  /** The status of the last response, if any, for the host's politeness state. */
+  lastStatus?: number;
+  retryAfter?: string;
+  error?: string;
+}
+
+export interface RobotsFetch {
+  policy: RobotsPolicy;
+  /** The last response (after redirects), if any. */
+  res?: FetchResponse;
+  /** The first 500 KiB of the body, decoded. */
+  body?: string;
+  error?: string;
+}
+
+/**
+ * Fetches robots.txt of an origin, following up to five redirects, and says what it means for
+ * `token`. `onHop` sees every request, for the archive.
+ */
+export async function fetchRobotsTxt(
+  fetcher: Fetcher,
+  origin: string,
+  token: string,
+  onHop?: (url: string, res: FetchResponse | undefined, error: string | undefined) => Promise<void>,
+): Promise<RobotsFetch> {
+  let url = `${origin}/robots.txt`;
+  let res: FetchResponse | undefined;
+  let error: string | undefined;
+  let refused = false;
+  for (let hop = 0; hop <= ROBOTS_MAX_HOPS; hop++) {
+    try {
+      res = await fetcher.fetch({ url, kind: 'robots' });
+      error = undefined;
+    } catch (err) {
+      error = errorMessage(err);
+      refused = err instanceof AddressRefusedError;
+      res = undefined;
+    }
+    await onHop?.(url, res, error);
+    if (!res?.location || res.status < 300 || res.status >= 400) break;
+    url = res.location;
+  }
+  const body = res?.body ? decodeBody(res.body.subarray(0, ROBOTS_MAX_BYTES), 'utf-8') : undefined;
+  return { policy: robotsPolicyFrom({ status: res?.status, body, error, refused }, token), res, body, error };
+}
+
+/**
+ * The host after a robots.txt load: its Crawl-delay; after a request, the delay it owes; when
+ * robots.txt was unreachable (`failures` times in a row), the back-off, and parking at `maxFailures`.
+ */
+export function hostAfterRobots(state: HostState, load: RobotsLoad, failures: number, config: PolitenessConfig, maxFailures: number, now: number): HostState {
+  if (load.policy.kind === 'refused') return afterRequest(state, { kind: 'refused', message: load.policy.reason, at: now }, config);
+  const next = withCrawlDelay(state, robotsCrawlDelayMs(load.policy), config);
+  if (load.policy.kind === 'unreachable') {
+    const wait = parseRetryAfter(load.retryAfter, now) ?? backoffMs(failures - 1, config);
+    const backedOff: HostState = { ...next, backoffUntil: now + wait, nextAllowedAt: now + Math.max(wait, config.delayMs) };
+    if (failures >= maxFailures) backedOff.parkedReason = `robots.txt unreachable ${failures} times (${load.policy.reason})`;
+    return backedOff;
+  }
+  return load.requested ? afterRequest(next, { kind: 'response', status: 200, at: now }, config) : next;
+}
+
+/** Reads robots.txt for a host: from the store (or the `stored` record the caller just read) while its TTL lasts, else over the network (following ≤ 5 redirects). */
+export async function loadRobots(
+  ctx: CrawlContext,
+  runId: number,
+  origin: string,
+  host: string,
+  hostState: HostState,
+  stored?: HostRecord,
+): Promise<RobotsLoad> {
+  const now = ctx.clock();
+  const cached = stored ?? (await ctx.store.getHost(host));
+  if (cached?.robotsStatus !== undefined && (cached.robotsExpiresAt ?? 0) > now) {
+    return { policy: robotsPolicyFrom({ status: cached.robotsStatus, body: cached.robotsBody }, ctx.robotsToken), requested: false };
+  }
+  const { policy, res, body, error } = await fetchRobotsTxt(ctx.fetcher, origin, ctx.robotsToken, (url, hop, hopError) =>
+    recordRobotsFetch(ctx, runId, url, hop, hopError, now),
+  );
+  const transient = policy.kind === 'unreachable' || policy.kind === 'refused';
+  const record: HostRecord = {
+    host,
+    state: hostState,
+    robotsStatus: res?.status,
+    robotsBody: body,
+    robotsError: error,
+    robotsFetchedAt: now,
+    // An unreachable or refused robots.txt is not cached: it is asked again after the host's back-off (or next run).
+    robotsExpiresAt: transient ? undefined : now + ctx.settings.robotsTtlMs,
+  };
+  await ctx.store.putHost(transient ? { ...record, robotsStatus: undefined } : record);
+  return { policy, requested: true, lastStatus: res?.status, retryAfter: res?.headers['retry-after'], error };
+}
+
+async function recordRobotsFetch(ctx: CrawlContext, runId: number, url: string, res: FetchResponse | undefined, error: string | undefined, at: number) {
+  await recordInteraction(ctx, runId, { url, kind: 'robots' }, 'robots', { res, error, at });
+}

@@ -1,0 +1,120 @@
+// The layout holds (docs/architecture.md): no file imports another that imports it back (directly
+// or through others), and no module of a lower layer imports one of a higher layer. Imports are
+// read as text (type imports included: a circle of types is still a circle a reader must untangle).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+
+const ROOTS = ['shared', 'functions', 'lib'];
+const IMPORT = /(?:^|\s)(?:import|export)\s[^;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'ui' ? [] : sources(path);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Each source file and the source files it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of ROOTS.flatMap(sources)) {
+    const text = readFileSync(file, 'utf8');
+    const targets = [...text.matchAll(IMPORT)]
+      .map((m) => normalize(join(dirname(file), m[1] ?? m[2]!)).replace(/\.js$/, '.ts'))
+      .filter((t) => t.endsWith('.ts') && ROOTS.some((r) => t.startsWith(`${r}/`)));
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** Strongly connected components of more than one file (Tarjan). */
+function circles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1) found.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return found;
+}
+
+/**
+ * The layers, lowest first (docs/architecture.md). A module may import its own layer and those
+ * below it, never one above. Within `shared/`, a folder's layer is its concept's; `pipeline/` and
+ * `store/` by their sub-folders.
+ */
+export const LAYERS: Array<{ name: string; modules: string[] }> = [
+  { name: 'foundation', modules: ['shared/errors.ts', 'shared/log', 'shared/config', 'shared/url', 'shared/util'] },
+  {
+    name: 'policy',
+    modules: ['shared/fetch', 'shared/robots', 'shared/politeness', 'shared/dedupe', 'shared/links', 'shared/extract', 'shared/render', 'shared/enrich'],
+  },
+  { name: 'ports', modules: ['shared/store/records.ts', 'shared/store/archive-keys.ts', 'shared/store/frontier-message.ts', 'shared/store/ports'] },
+  { name: 'domain', modules: ['shared/frontier', 'shared/graph', 'shared/archive', 'shared/targets', 'shared/scoring', 'shared/search'] },
+  { name: 'adapters', modules: ['shared/store/local', 'shared/store/aws'] },
+  { name: 'stages', modules: ['shared/pipeline/stages'] },
+  { name: 'runtimes', modules: ['shared/pipeline/embedded', 'shared/pipeline/cloud'] },
+  { name: 'edges', modules: ['shared/api', 'shared/library', 'shared/cli', 'shared/index.ts', 'functions', 'lib'] },
+];
+
+function layerOf(file: string): number {
+  let best = -1;
+  let bestLen = -1;
+  for (const [i, layer] of LAYERS.entries()) {
+    for (const m of layer.modules) if ((file === m || file.startsWith(`${m}/`)) && m.length > bestLen) [best, bestLen] = [i, m.length];
+  }
+  return best;
+}
+
+test('no file imports a file that imports it back', () => {
+  const found = circles(importGraph());
+  assert.deepEqual(
+    found.map((c) => c.join(' → ')),
+    [],
+    'break each circle by moving what both sides need into a module that imports neither',
+  );
+});
+
+test('every module sits in a layer and imports nothing from a layer above it; the runtimes never import each other', () => {
+  const problems: string[] = [];
+  for (const [file, targets] of importGraph()) {
+    const from = layerOf(file);
+    if (from < 0) {
+      problems.push(`${file} is in no layer: add its folder to LAYERS and docs/architecture.md`);
+      continue;
+    }
+    for (const t of targets) {
+      const to = layerOf(t);
+      if (to > from) problems.push(`${file} (${LAYERS[from]!.name}) imports ${relative('.', t)} (${LAYERS[to]!.name})`);
+      const runtime = (p: string) => /^shared\/pipeline\/(embedded|cloud)\//.exec(p)?.[1];
+      if (runtime(file) && runtime(t) && runtime(file) !== runtime(t)) problems.push(`${file} imports the other runtime's ${t}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
