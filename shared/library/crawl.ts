@@ -6,6 +6,7 @@ import type { Resolver } from '../fetch/address-guard.js';
 import type { PriorityFn } from '../frontier/priority.js';
 import type { Logger } from '../log/logger.js';
 import { buildContext } from '../pipeline/stages/context.js';
+import { Closers } from '../util/closer.js';
 import type { CrawlHooks } from '../pipeline/stages/progress.js';
 import { crawlScoring } from '../scoring/crawl-scoring.js';
 import { CrawlRunner } from '../pipeline/embedded/crawl-runner.js';
@@ -140,43 +141,50 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
   const scoring = crawlScoring(settings);
   // The crawl's writes run on a thread of their own (see sqlite-writer-thread.ts); with --stage-times, timed there too.
   const stages = new StageClock(settings.stageTimes);
-  const local = openLocalForWriting(settings.data, processLabel(), { writerThread: true, stages });
-  const ctx = buildContext({
-    settings,
-    scoring,
-    stages,
-    store: local.store,
-    blobs: local.blobs,
-    warcDir: local.warcDir,
-    priority: options.priority,
-    logger: options.logger,
-    resolver: options.resolver,
-    inFlight: new ContentInFlight(),
-  });
-  const enrichDeps = settings.enrich
-    ? // One worker thread for the local methods: the crawl thread keeps fetching and storing.
-      { enrich: local.enrich, vectors: local.vectors, providers: createProviders(settings, env, { workers: 1 }), clock: Date.now }
-    : undefined;
-  const inline = enrichDeps && new InlineEnricher(enrichDeps, settings.enrichConcurrency);
-  const onPage: CrawlHooks['onPage'] = inline
-    ? async (page) => {
-        if (page.extract) inline.offer(page.page.urlId);
-        await options.onPage?.(page);
-      }
-    : options.onPage;
-  const runner = new CrawlRunner(ctx, {
-    seeds: routed.urls,
-    targets: routed.targets,
-    targetEnv: env,
-    resolver: options.resolver,
-    resume: settings.resume,
-    graph: local.graph,
-    hooks: { onEvent: options.onEvent, onPage },
-  });
-  const stop = () => runner.stop();
-  options.signal?.addEventListener('abort', stop, { once: true });
-  if (options.signal?.aborted) stop();
+  // Each resource is closed from the moment it is open: a failure while opening the next (a data
+  // directory whose warc/ is a file) still releases the lock and the writer thread.
+  const closers = new Closers();
   try {
+    const local = openLocalForWriting(settings.data, processLabel(), { writerThread: true, stages });
+    closers.add(() => local.close());
+    const ctx = buildContext({
+      settings,
+      scoring,
+      stages,
+      store: local.store,
+      blobs: local.blobs,
+      warcDir: local.warcDir,
+      priority: options.priority,
+      logger: options.logger,
+      resolver: options.resolver,
+      inFlight: new ContentInFlight(),
+    });
+    closers.add(() => ctx.close());
+    const enrichDeps = settings.enrich
+      ? // One worker thread for the local methods: the crawl thread keeps fetching and storing.
+        { enrich: local.enrich, vectors: local.vectors, providers: createProviders(settings, env, { workers: 1 }), clock: Date.now }
+      : undefined;
+    if (enrichDeps) closers.add(() => enrichDeps.providers.close?.());
+    const inline = enrichDeps && new InlineEnricher(enrichDeps, settings.enrichConcurrency);
+    const onPage: CrawlHooks['onPage'] = inline
+      ? async (page) => {
+          if (page.extract) inline.offer(page.page.urlId);
+          await options.onPage?.(page);
+        }
+      : options.onPage;
+    const runner = new CrawlRunner(ctx, {
+      seeds: routed.urls,
+      targets: routed.targets,
+      targetEnv: env,
+      resolver: options.resolver,
+      resume: settings.resume,
+      graph: local.graph,
+      hooks: { onEvent: options.onEvent, onPage },
+    });
+    const stop = () => runner.stop();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    closers.add(() => options.signal?.removeEventListener('abort', stop));
+    if (options.signal?.aborted) stop();
     const summary = await runner.crawl();
     if (settings.select && summary.status === 'finished') {
       const { selections, report } = await selectStage(local, summary.runId, summary.seeds, ctx.scoring, settings.selectCap);
@@ -192,12 +200,6 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
     }
     return summary;
   } finally {
-    options.signal?.removeEventListener('abort', stop);
-    await enrichDeps?.providers.close?.();
-    try {
-      await ctx.close();
-    } finally {
-      await local.close();
-    }
+    await closers.close();
   }
 }

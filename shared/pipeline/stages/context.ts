@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { WarcWriter } from '../../archive/warc-writer.js';
+import { Closers } from '../../util/closer.js';
 import type { CrawlSettings } from '../../config/settings.js';
 import { InlineExtractor, WorkerExtractor, type Extractor } from '../../extract/extractor.js';
 import type { Resolver } from '../../fetch/address-guard.js';
@@ -184,12 +185,15 @@ export function buildContext(parts: ContextParts): CrawlContext {
     stages,
     inFlight: parts.inFlight,
     async close() {
+      // Every closer runs, whatever another throws; the failures come back together.
+      const closers = new Closers();
+      closers.add(() => previewFetcher?.close());
+      closers.add(() => fetcher.close());
+      closers.add(() => archive?.close());
+      closers.add(() => extractor.close());
       // A renderer handed in belongs to the caller (a Lambda container keeps its browser warm).
-      if (!parts.renderer) await renderer?.close();
-      await extractor.close();
-      archive?.close();
-      await fetcher.close();
-      await previewFetcher?.close();
+      if (!parts.renderer) closers.add(() => renderer?.close());
+      await closers.close();
     },
   };
 }
