@@ -57,6 +57,14 @@ export async function sitemapCandidates(ctx: CrawlContext, row: FrontierRow, bod
   if (cut) ctx.logger.warn('sitemap inflates past its cap: reading the entries before the cut', { url: row.url, capBytes: ctx.settings.maxBodyBytes * 10 });
   const xml = data.toString('utf8');
   const sitemap = parseSitemap(xml);
+  // sitemaps.org: an index lists sitemaps, never other indexes. An index found in an index (a row
+  // with a parent) lists nothing more, so a chain of indexes ends at its second link in both
+  // runtimes, with no state to keep; one index lists at most --max-sitemaps children.
+  if (sitemap.kind === 'index' && row.discoveredFrom) {
+    ctx.logger.warn('a sitemap index inside a sitemap index: not followed (indexes do not nest)', { url: row.url });
+    return [];
+  }
+  if (sitemap.kind === 'index') sitemap.entries = sitemap.entries.slice(0, ctx.settings.maxSitemaps);
   const now = ctx.clock();
   return sitemap.entries.map((e) =>
     sitemap.kind === 'index'
