@@ -81,6 +81,7 @@ export function runtime(service: string): Runtime {
     env.AWS_ENDPOINT_URL_S3,
     env.AWS_ENDPOINT_URL_SQS,
     env.AWS_ENDPOINT_URL_SFN,
+    env.URL_LEASE_MS,
   ].join('|');
   const cached = runtimes.get(key);
   if (cached) return cached;
@@ -103,6 +104,7 @@ export function runtime(service: string): Runtime {
     frontier: new SqsFrontier(clients.sqs, queueUrl, process.env.DEAD_LETTER_QUEUE_URL),
     pageWorkflow: new SfnWorkflow(clients.sfn, env.PAGE_WORKFLOW_ARN ?? ''),
     logger: adapt(powertools),
+    urlLeaseMs: process.env.URL_LEASE_MS ? Number(process.env.URL_LEASE_MS) : undefined,
     metrics: new Metrics({ namespace: 'trawl', serviceName: 'trawl', defaultDimensions: { function: service } }),
   };
   runtimes.set(key, rt);

@@ -13,6 +13,7 @@ import { CrawlSchedules } from './schedules.js';
 import { SearchIndex } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage } from './storage.js';
+import { VISIBILITY_PER_TIMEOUT } from './quotas.js';
 import { CrawlWorkflows, type PageStep } from './workflows.js';
 import { CrawlDiscovery } from './discovery.js';
 import { THROTTLE_RETRIES } from '../shared/pipeline/cloud/enrich-workflow.js';
@@ -25,13 +26,14 @@ export const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   'run-progress': { memoryMb: 256, timeout: Duration.minutes(2) },
   'finalize-run': { memoryMb: 1769, timeout: Duration.minutes(15) },
   'fetch-worker': { memoryMb: 512, timeout: Duration.minutes(2) },
-  'extract-page': { memoryMb: 1024, timeout: Duration.minutes(1) },
+  // The page workflow's steps fit Express's 5 minutes with their retries (lib/quotas.ts checks the path at synth).
+  'extract-page': { memoryMb: 1024, timeout: Duration.seconds(40) },
   'record-failure': { memoryMb: 256, timeout: Duration.seconds(30) },
   // Chromium with two tabs: 2048 MB leaves the browser its working set and gives a full vCPU's share.
-  'render-page': { memoryMb: 2048, timeout: Duration.seconds(90) },
+  'render-page': { memoryMb: 2048, timeout: Duration.seconds(50) },
   // A model call is mostly waiting; the local methods want a CPU share (1024 MB: ~0.6 vCPU on arm64).
-  'summarize-page': { memoryMb: 1024, timeout: Duration.minutes(2) },
-  'index-page': { memoryMb: 1024, timeout: Duration.minutes(1) },
+  'summarize-page': { memoryMb: 1024, timeout: Duration.seconds(45) },
+  'index-page': { memoryMb: 1024, timeout: Duration.seconds(40) },
   // The API: DynamoDB reads and one query embedding per search; 1024 MB for a quick cold start.
   'search-api': { memoryMb: 1024, timeout: Duration.seconds(30) },
 };
@@ -80,7 +82,8 @@ export class Crawler extends Construct {
     });
     this.frontier = new FrontierQueue(this, 'Frontier', {
       maxReceiveCount: 50,
-      visibilityTimeout: Duration.seconds(sizing['fetch-worker'].timeout.toSeconds() * 3),
+      // SQS's rule for a Lambda event source: visibility at least six times the function's timeout.
+      visibilityTimeout: Duration.seconds(sizing['fetch-worker'].timeout.toSeconds() * VISIBILITY_PER_TIMEOUT),
     });
     const enrichment = props.enrichment === false ? undefined : (props.enrichment ?? {});
     const modelCap = enrichment?.maxConcurrency ?? (enrichment?.provider === 'bedrock' ? 4 : undefined);
@@ -128,7 +131,11 @@ export class Crawler extends Construct {
       progress: fns['run-progress'],
       finalizeRun: fns['finalize-run'],
       recordFailure: fns['record-failure'],
-      pageSteps: [{ name: 'Extract', fn: fns['extract-page'], timeout: Duration.seconds(55) }, ...enrichSteps, ...extra],
+      pageSteps: [
+        { name: 'Extract', fn: fns['extract-page'], timeout: Duration.seconds(sizing['extract-page'].timeout.toSeconds() - 5) },
+        ...enrichSteps,
+        ...extra,
+      ],
       render: { fn: fns['render-page'], timeout: sizing['render-page'].timeout },
       pollSeconds: props.pollSeconds ?? 60,
       logRetention,
@@ -153,6 +160,9 @@ export class Crawler extends Construct {
       deadLetters: this.frontier.deadLetters,
       machines: { run: this.workflows.runMachine, page: this.workflows.pageWorkflow },
       capped: modelCap !== undefined ? ['summarize-page', 'index-page'] : [],
+      pageWorkflow: this.workflows.pageWorkflow,
+      table: this.storage.table,
+      topic: props.alarmTopic,
     });
     if (props.api !== false) {
       const api = props.api ?? {};

@@ -2,6 +2,9 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 
@@ -12,7 +15,15 @@ export interface ObservabilityProps {
   machines: Record<string, sfn.IStateMachine>;
   /** Stages throttled on purpose (a reserved-concurrency cap on model calls, retried by Step Functions): no throttle alarm. */
   capped?: string[];
+  /** The page workflow (Express): a timed-out execution skips its Catch, so it has an alarm of its own. */
+  pageWorkflow?: sfn.IStateMachine;
+  table?: dynamodb.ITable;
+  /** Every alarm's action. */
+  topic?: sns.ITopic;
 }
+
+/** A frontier message older than this means hosts are not being served (a stuck group, workers down). */
+const OLDEST_MESSAGE_ALARM_SECONDS = 6 * 60 * 60;
 
 /**
  * A dashboard and the alarms a team pages on: anything in the DLQ, function errors and
@@ -25,17 +36,17 @@ export class CrawlObservability extends Construct {
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
     const period = Duration.minutes(5);
-    const alarm = (name: string, metric: cloudwatch.IMetric, description: string) => {
-      this.alarms.push(
-        new cloudwatch.Alarm(this, name, {
-          metric,
-          threshold: 1,
-          evaluationPeriods: 1,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-          alarmDescription: description,
-        }),
-      );
+    const alarm = (name: string, metric: cloudwatch.IMetric, description: string, threshold = 1) => {
+      const made = new cloudwatch.Alarm(this, name, {
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+      if (props.topic) made.addAlarmAction(new actions.SnsAction(props.topic));
+      this.alarms.push(made);
     };
     alarm(
       'DeadLetters',
@@ -48,6 +59,33 @@ export class CrawlObservability extends Construct {
         alarm(`${name}-throttles`, fn.metricThrottles({ period }), `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`);
     }
     for (const [name, machine] of Object.entries(props.machines)) alarm(`${name}-failed`, machine.metricFailed({ period }), `A ${name} execution failed.`);
+    if (props.pageWorkflow) {
+      alarm(
+        'page-timed-out',
+        props.pageWorkflow.metricTimedOut({ period }),
+        "A page workflow ran past Express's five minutes and skipped its Catch: the run's stall recovery sends the URL again; look at the slow step.",
+      );
+    }
+    if (props.table) {
+      alarm(
+        'table-throttled',
+        new cloudwatch.MathExpression({
+          expression: 'r + w',
+          usingMetrics: {
+            r: props.table.metric('ReadThrottleEvents', { period, statistic: 'Sum' }),
+            w: props.table.metric('WriteThrottleEvents', { period, statistic: 'Sum' }),
+          },
+          period,
+        }),
+        "DynamoDB throttled the crawl's reads or writes: a hot item or an account limit.",
+      );
+    }
+    alarm(
+      'frontier-oldest-message',
+      props.queue.metricApproximateAgeOfOldestMessage({ period }),
+      "A frontier message has waited for hours: a host's message group is stuck or the workers are not running.",
+      OLDEST_MESSAGE_ALARM_SECONDS,
+    );
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
     const fns = Object.entries(props.functions);

@@ -5,12 +5,17 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { CrawlDefinition } from './crawls-config.js';
 import type { EnrichmentProps } from './search-index.js';
 import type { StageName } from './stages.js';
 import { CrawlConfigError } from '../shared/errors.js';
 import { checkEnrichmentProps } from './search-index.js';
 import { STAGES } from './stages.js';
+import { checkRunHistory } from './quotas.js';
+
+/** A run's time budget when its crawl sets none (as InitRun's default). */
+const DEFAULT_RUN_MINUTES = 24 * 60;
 import { checkDiscoveryEnvironment } from './discovery.js';
 
 /** A Lambda of your own in the page workflow, after Extract: it gets the page task and `$.results` of the steps before it. */
@@ -58,6 +63,12 @@ export interface CrawlerProps {
    * @default 90
    */
   readonly frontierRetentionDays?: number;
+  /**
+   * Where every alarm is sent (DLQ depth, function errors and throttles, failed runs, timed-out
+   * page workflows, DynamoDB throttling, the frontier's oldest message).
+   * @default no action: the alarms show on the dashboard only
+   */
+  readonly alarmTopic?: sns.ITopic;
   /**
    * Retention of every log group.
    * @default logs.RetentionDays.ONE_MONTH
@@ -176,6 +187,10 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   }
   inRange(where, 'maxFetchConcurrency', props.maxFetchConcurrency, 2, 1000);
   inRange(where, 'pollSeconds', props.pollSeconds, 5, 3600, ' s');
+  for (const crawl of props.crawls ?? []) {
+    const limit = Number((crawl.limits as { maxMinutes?: unknown } | undefined)?.maxMinutes);
+    checkRunHistory(`${where}: crawl "${crawl.name}"`, crawl.maxMinutes ?? (limit > 0 ? limit : DEFAULT_RUN_MINUTES), props.pollSeconds ?? 60);
+  }
   inRange(where, 'rawInfrequentAccessDays', props.rawInfrequentAccessDays, 30, 36_500, ' days');
   inRange(where, 'rawRetentionDays', props.rawRetentionDays, 1, 36_500, ' days');
   inRange(where, 'frontierRetentionDays', props.frontierRetentionDays, 1, 3650, ' days');

@@ -69,7 +69,25 @@ const RUNTIME_SDK = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-
 /** Stages that use S3 Vectors or Bedrock: their clients are bundled (newer than a runtime's SDK may be). */
 const ENRICH_STAGES: ReadonlySet<StageName> = new Set(['summarize-page', 'index-page', 'finalize-run', 'search-api']);
 /** Stages that only read the table and the bucket (the search API). */
-const READ_ONLY_STAGES: ReadonlySet<StageName> = new Set(['search-api']);
+/**
+ * What each stage may do to the table and the bucket: exactly the actions its code calls (the
+ * cloud suites record every SDK call a handler makes and check it against these grants: `npm run
+ * check:iam`). Every stage reads items (Get, Query, BatchGet); writes and scans are per stage.
+ */
+export const STAGE_ACCESS: Record<StageName, { table: string[]; objects: Array<'read' | 'write'> }> = {
+  'init-run': { table: ['PutItem', 'UpdateItem'], objects: ['read'] },
+  'discover-targets': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
+  'run-progress': { table: ['UpdateItem'], objects: ['read'] },
+  'finalize-run': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem', 'Scan'], objects: ['read', 'write'] },
+  'fetch-worker': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
+  'extract-page': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
+  'record-failure': { table: ['PutItem', 'UpdateItem'], objects: ['read', 'write'] },
+  'render-page': { table: ['PutItem', 'UpdateItem'], objects: ['read', 'write'] },
+  'summarize-page': { table: ['PutItem', 'UpdateItem'], objects: ['read'] },
+  // Index clears the page's dead letter (DeleteItem): without it a real deploy indexed no vector (review finding 1).
+  'index-page': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem', 'DeleteItem'], objects: ['read', 'write'] },
+  'search-api': { table: ['Scan'], objects: ['read'] },
+};
 
 /** The web UI's bundle (`npm run build:ui`), shipped as `ui/` beside the search API's bundle. */
 export const UI_DIR = join(ROOT, 'dist', 'ui');
@@ -143,21 +161,27 @@ export class CrawlStages extends Construct {
           depsLockFilePath: join(ROOT, 'package-lock.json'),
           bundling: bundlingOptions(name),
         });
-    this.grant(fn, READ_ONLY_STAGES.has(name));
+    this.grant(fn, name);
     return fn;
   }
 
-  private grant(fn: lambda.Function, readOnly: boolean): void {
-    const reads = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:Scan'];
+  private grant(fn: lambda.Function, name: StageName): void {
+    const access = STAGE_ACCESS[name];
+    const reads = ['GetItem', 'Query', 'BatchGetItem'];
     fn.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: readOnly ? reads : [...reads, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+        actions: [...reads, ...access.table].map((a) => `dynamodb:${a}`),
         resources: [this.props.table.tableArn, ...[INLINKS_INDEX.name, BANDS_INDEX.name].map((ix) => `${this.props.table.tableArn}/index/${ix}`)],
       }),
     );
     fn.addToRolePolicy(
-      new iam.PolicyStatement({ actions: readOnly ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject'], resources: [this.props.bucket.arnForObjects('*')] }),
+      new iam.PolicyStatement({
+        actions: access.objects.includes('write') ? ['s3:GetObject', 's3:PutObject'] : ['s3:GetObject'],
+        resources: [this.props.bucket.arnForObjects('*')],
+      }),
     );
+    // Without ListBucket S3 answers a missing key with 403, not 404, and "not there yet" became an error (review finding 2).
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.props.bucket.bucketArn] }));
     const role = fn.role!;
     Validations.of(role).acknowledge(
       {

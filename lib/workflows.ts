@@ -5,17 +5,45 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { nagRef } from './nag.js';
+import { checkExpressBudget, taskWorstSeconds, type RetryBudget } from './quotas.js';
 
-/** Errors our handlers raise when AWS throttles them, plus the task timeout: retried with back-off. */
+/** Errors our handlers raise when AWS throttles them, and Lambda's own service errors: retried with back-off. */
 export const THROTTLING_ERRORS = [
   'Lambda.TooManyRequestsException',
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
   'ThrottlingException',
   'ProvisionedThroughputExceededException',
   'RequestLimitExceeded',
   'TooManyRequestsException',
   'SlowDown',
-  'States.Timeout',
 ];
+
+/**
+ * Retries of the run machine's steps (Standard: no time limit but the run's), which also retry a
+ * step that timed out.
+ */
+export const RUN_RETRY: RetryBudget = { intervalSeconds: 2, backoffRate: 2, maxAttempts: 5, retriesTimeouts: true };
+/**
+ * Retries of a page step (Express: 5 minutes for the whole path). A step that timed out is not
+ * retried: the URL's claim lapses and the run's stall recovery sends it again.
+ */
+export const PAGE_RETRY: RetryBudget = { intervalSeconds: 1, backoffRate: 2, maxAttempts: 2 };
+/** A model's rate limit (ModelThrottled): the handler gives up gracefully on the last attempt (THROTTLE_RETRIES). */
+export const MODEL_RETRY: RetryBudget = { intervalSeconds: 2, backoffRate: 2, maxAttempts: 3 };
+/** Render's host claim held by another worker (HostBusy). */
+export const HOST_BUSY_RETRY: RetryBudget = { intervalSeconds: 3, backoffRate: 2, maxAttempts: 3 };
+
+function addRetry(state: sfn.TaskStateBase, errors: string[], r: RetryBudget): sfn.TaskStateBase {
+  return state.addRetry({
+    errors,
+    interval: Duration.seconds(r.intervalSeconds),
+    backoffRate: r.backoffRate,
+    maxAttempts: r.maxAttempts,
+    jitterStrategy: sfn.JitterType.FULL,
+  });
+}
 
 /** One step of the page workflow: Extract, Summarize, Index, and a user's own. */
 export interface PageStep {
@@ -47,14 +75,10 @@ export interface WorkflowsProps {
   removalPolicy: RemovalPolicy;
 }
 
-function invoke(scope: Construct, name: string, fn: lambda.IFunction, options: Partial<tasks.LambdaInvokeProps> = {}): sfn.TaskStateBase {
-  return new tasks.LambdaInvoke(scope, name, { lambdaFunction: fn, payloadResponseOnly: true, ...options }).addRetry({
-    errors: THROTTLING_ERRORS,
-    interval: Duration.seconds(2),
-    backoffRate: 2,
-    maxAttempts: 5,
-    jitterStrategy: sfn.JitterType.FULL,
-  });
+function invoke(scope: Construct, name: string, fn: lambda.IFunction, options: Partial<tasks.LambdaInvokeProps> = {}, retry = RUN_RETRY): sfn.TaskStateBase {
+  // Lambda's service errors are in our own list, with our own budget (CDK's default retry adds up to 126 s).
+  const task = new tasks.LambdaInvoke(scope, name, { lambdaFunction: fn, payloadResponseOnly: true, retryOnServiceExceptions: false, ...options });
+  return addRetry(task, retry.retriesTimeouts ? [...THROTTLING_ERRORS, 'States.Timeout'] : THROTTLING_ERRORS, retry);
 }
 
 /** The run state machine (Standard) and the page workflow (Express), JSONPath throughout. */
@@ -64,30 +88,53 @@ export class CrawlWorkflows extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkflowsProps) {
     super(scope, id);
+    this.checkPageBudget(props);
     this.pageWorkflow = this.machine('PageWorkflow', sfn.StateMachineType.EXPRESS, this.pageDefinition(props), Duration.minutes(5), props);
     this.runMachine = this.machine('RunMachine', sfn.StateMachineType.STANDARD, this.runDefinition(props), Duration.days(8), props);
   }
 
+  /** The longest path (Extract, Render, Extract again, every later step) with every retry fits Express's limit. */
+  private checkPageBudget(props: WorkflowsProps): void {
+    const worst = (s: { timeout: Duration; modelRetries?: number }) =>
+      taskWorstSeconds(s.timeout.toSeconds(), [PAGE_RETRY, ...(s.modelRetries !== undefined ? [{ ...MODEL_RETRY, maxAttempts: s.modelRetries }] : [])]);
+    const [extract, ...rest] = props.pageSteps;
+    const path = [
+      ...(extract ? [{ name: extract.name, worstSeconds: worst(extract) }] : []),
+      ...(props.render && extract
+        ? [
+            { name: 'Render', worstSeconds: taskWorstSeconds(props.render.timeout.toSeconds(), [PAGE_RETRY, HOST_BUSY_RETRY]) },
+            { name: 'ExtractRendered', worstSeconds: worst(extract) },
+          ]
+        : []),
+      ...rest.map((s) => ({ name: s.name, worstSeconds: worst(s) })),
+    ];
+    checkExpressBudget(`Crawler "${this.node.scope?.node.id ?? 'crawler'}"`, path);
+  }
+
   private pageDefinition(props: WorkflowsProps): sfn.IChainable {
-    const recordFailure = invoke(this, 'RecordFailure', props.recordFailure, {
-      payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'error.$': '$.error' }),
-      resultPath: '$.failure',
-    }).next(new sfn.Fail(this, 'PageFailed', { error: 'PageProcessingFailed', cause: 'a page step failed; the failure is recorded in the archive' }));
+    const recordFailure = invoke(
+      this,
+      'RecordFailure',
+      props.recordFailure,
+      {
+        payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'error.$': '$.error' }),
+        resultPath: '$.failure',
+      },
+      PAGE_RETRY,
+    ).next(new sfn.Fail(this, 'PageFailed', { error: 'PageProcessingFailed', cause: 'a page step failed; the failure is recorded in the archive' }));
     const steps = props.pageSteps.map((step) => {
-      const state = invoke(this, step.name, step.fn, {
-        resultPath: `$.results.${step.name}`,
-        taskTimeout: sfn.Timeout.duration(step.timeout),
-        ...(step.modelRetries !== undefined ? { payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'retry.$': '$$.State.RetryCount' }) } : {}),
-      });
-      if (step.modelRetries !== undefined) {
-        state.addRetry({
-          errors: ['ModelThrottled'],
-          interval: Duration.seconds(5),
-          backoffRate: 2,
-          maxAttempts: step.modelRetries,
-          jitterStrategy: sfn.JitterType.FULL,
-        });
-      }
+      const state = invoke(
+        this,
+        step.name,
+        step.fn,
+        {
+          resultPath: `$.results.${step.name}`,
+          taskTimeout: sfn.Timeout.duration(step.timeout),
+          ...(step.modelRetries !== undefined ? { payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'retry.$': '$$.State.RetryCount' }) } : {}),
+        },
+        PAGE_RETRY,
+      );
+      if (step.modelRetries !== undefined) addRetry(state, ['ModelThrottled'], { ...MODEL_RETRY, maxAttempts: step.modelRetries });
       return state.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' });
     });
     const done = new sfn.Succeed(this, 'PageDone');
@@ -98,11 +145,20 @@ export class CrawlWorkflows extends Construct {
     if (!props.render) return sfn.Chain.start(first).next(rest);
     // Extract → needs rendering? → Render → Extract again on the DOM; a Render that fails outright is
     // handed to the second Extract as its error, which extracts the page as served.
-    const again = invoke(this, 'ExtractRendered', extract.fn, { resultPath: `$.results.${extract.name}`, taskTimeout: sfn.Timeout.duration(extract.timeout) })
+    const again = invoke(
+      this,
+      'ExtractRendered',
+      extract.fn,
+      { resultPath: `$.results.${extract.name}`, taskTimeout: sfn.Timeout.duration(extract.timeout) },
+      PAGE_RETRY,
+    )
       .addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' })
       .next(rest);
-    const render = invoke(this, 'Render', props.render.fn, { resultPath: '$.results.Render', taskTimeout: sfn.Timeout.duration(props.render.timeout) })
-      .addRetry({ errors: ['HostBusy'], interval: Duration.seconds(5), backoffRate: 2, maxAttempts: 6, jitterStrategy: sfn.JitterType.FULL })
+    const render = addRetry(
+      invoke(this, 'Render', props.render.fn, { resultPath: '$.results.Render', taskTimeout: sfn.Timeout.duration(props.render.timeout) }, PAGE_RETRY),
+      ['HostBusy'],
+      HOST_BUSY_RETRY,
+    )
       .addCatch(again, { errors: ['States.ALL'], resultPath: '$.results.Render' })
       .next(again);
     const needsRender = new sfn.Choice(this, 'NeedsRender').when(sfn.Condition.isPresent(`$.results.${extract.name}.render`), render).otherwise(rest);
@@ -110,18 +166,35 @@ export class CrawlWorkflows extends Construct {
   }
 
   private runDefinition(props: WorkflowsProps): sfn.IChainable {
-    const init = invoke(this, 'InitRun', props.initRun);
+    // Any state that fails ends the run `failed` (FinalizeRun with the error: queued URLs settled,
+    // the report written), never `running` for ever. A failed InitRun has no run to settle.
+    const runFailed = new sfn.Fail(this, 'RunFailed', {
+      error: 'RunFailed',
+      cause: 'a run step failed; the run is recorded as failed with the error in its report',
+    });
+    const failRun = invoke(this, 'FailRun', props.finalizeRun, { resultPath: '$.failure' });
+    failRun.addCatch(runFailed, { errors: ['States.ALL'], resultPath: '$.failure' }).next(runFailed);
+    const caught = <T extends sfn.TaskStateBase>(state: T): T => state.addCatch(failRun, { errors: ['States.ALL'], resultPath: '$.error' }) as T;
+    const init = invoke(this, 'InitRun', props.initRun).addCatch(runFailed, { errors: ['States.ALL'], resultPath: '$.error' });
     const wait = new sfn.Wait(this, 'WaitForProgress', { time: sfn.WaitTime.duration(Duration.seconds(props.pollSeconds)) });
-    const progress = invoke(this, 'Progress', props.progress);
-    const finalize = invoke(this, 'FinalizeRun', props.finalizeRun).next(new sfn.Succeed(this, 'RunDone'));
+    const progress = caught(invoke(this, 'Progress', props.progress));
+    const finalize = caught(invoke(this, 'FinalizeRun', props.finalizeRun)).next(new sfn.Succeed(this, 'RunDone'));
     const choice = new sfn.Choice(this, 'RunOver').when(sfn.Condition.booleanEquals('$.done', true), finalize).otherwise(wait);
     wait.next(progress).next(choice);
-    if (!props.discover) return init.next(wait);
-    const discover = invoke(this, 'Discover', props.discover.fn, { taskTimeout: sfn.Timeout.duration(props.discover.timeout) }).next(wait);
+    // A run of the same crawl still going: InitRun started nothing.
+    const skipped = new sfn.Succeed(this, 'RunSkipped', { comment: 'a run of this crawl is still running' });
+    const started = new sfn.Choice(this, 'Started').when(sfn.Condition.isPresent('$.skipped'), skipped);
+    init.next(started);
+    if (!props.discover) {
+      started.otherwise(wait);
+      return init;
+    }
+    const discover = caught(invoke(this, 'Discover', props.discover.fn, { taskTimeout: sfn.Timeout.duration(props.discover.timeout) })).next(wait);
     const hasTargets = new sfn.Choice(this, 'HasTargets')
       .when(sfn.Condition.and(sfn.Condition.isPresent('$.discover'), sfn.Condition.booleanEquals('$.discover', true)), discover)
       .otherwise(wait);
-    return init.next(hasTargets);
+    started.otherwise(hasTargets);
+    return init;
   }
 
   private machine(id: string, type: sfn.StateMachineType, definition: sfn.IChainable, timeout: Duration, props: WorkflowsProps): sfn.StateMachine {
@@ -132,8 +205,20 @@ export class CrawlWorkflows extends Construct {
       definitionBody: sfn.DefinitionBody.fromChainable(definition),
       timeout,
       tracingEnabled: true,
-      logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
+      // The page workflow logs errors only, without execution data: at ALL with data it wrote ~32 KB a
+      // page (a fifth of the cost per page) and crawled sites' cookies. The run machine logs it all.
+      logs:
+        type === sfn.StateMachineType.EXPRESS
+          ? { destination: logGroup, level: sfn.LogLevel.ERROR, includeExecutionData: false }
+          : { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
     });
+    if (type === sfn.StateMachineType.EXPRESS) {
+      Validations.of(machine).acknowledge({
+        id: 'AwsSolutions-SF1',
+        reason:
+          "The page workflow runs once per page: at ALL with execution data it logged ~32 KB a page (a fifth of the cost per page) and crawled sites' cookies. Errors are logged; every fetch is in the archive and failures in DynamoDB.",
+      });
+    }
     const fns = [
       props.initRun,
       ...(props.discover ? [props.discover.fn] : []),

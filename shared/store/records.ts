@@ -195,7 +195,8 @@ export interface HostRecord {
   robotsExpiresAt?: number;
 }
 
-export type RunStatus = 'running' | 'finished' | 'interrupted' | 'abandoned';
+/** `failed`: a cloud run whose state machine caught an error (the report says which); never resumed. */
+export type RunStatus = 'running' | 'finished' | 'interrupted' | 'abandoned' | 'failed';
 
 export interface RunRecord {
   id: number;

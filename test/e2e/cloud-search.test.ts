@@ -15,7 +15,8 @@ import { archiveKeys } from '../../shared/store/archive-keys.js';
 import type { EnrichmentRecord, VectorEntry } from '../../shared/store/ports/index.js';
 import { DOCS } from '../fixtures/search/corpus.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
+import { assertIamAllows, cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
+import { asFunction } from '../cloud/iam.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 import { evaluate } from '../search/evaluate.js';
 import { startFixtureSite } from '../search/fixture-site.js';
@@ -140,7 +141,11 @@ function urlEvent(pathAndQuery: string, headers: Record<string, string> = {}) {
 test('the search API Lambda answers search, page, graph, run and metrics requests from DynamoDB, S3 and S3 Vectors, and asks for the API key in public mode', async () => {
   const { handler } = await import('../../functions/search-api/index.js');
   const call = async (path: string, headers: Record<string, string> = {}) => {
-    const res = (await handler(urlEvent(path, headers) as never, {} as never)) as { statusCode: number; body: string; headers: Record<string, string> };
+    const res = (await asFunction('search-api', () => handler(urlEvent(path, headers) as never, {} as never))) as {
+      statusCode: number;
+      body: string;
+      headers: Record<string, string>;
+    };
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, checked by the assertions
     return { status: res.statusCode, body: res.body, json: () => JSON.parse(res.body) as Record<string, any> };
   };
@@ -183,4 +188,6 @@ test('the search API Lambda answers search, page, graph, run and metrics request
   } finally {
     delete process.env.API_KEY_SHA256;
   }
+  // What the API read, checked against the search-api role (read-only).
+  assert.ok(assertIamAllows(synth) > 0);
 });

@@ -5,6 +5,8 @@
 // widens the run's scope and sends the seeds with the links; the links are crawled; the replay of
 // the targets from the table and the bucket returns the content the crawl used.
 import { after, before, test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { handler as initRun } from '../../functions/init-run/index.js';
@@ -14,7 +16,7 @@ import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { replayApi } from '../../shared/targets/target-fetch.js';
 import type { FetchedContent } from '../../shared/targets/content.js';
 import { urlId } from '../../shared/url/canonical.js';
-import { serve } from '../helpers.js';
+import { serve, tempDir } from '../helpers.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
 import { startSecretsServer, type SecretsServer } from '../cloud/secrets-server.js';
@@ -41,7 +43,10 @@ const html = (title: string, body: string) =>
 
 before(async () => {
   emu = await startEmulators();
-  synth = synthApp({ bundle: false });
+  // The deployed stack of a crawl with search and social seeds: the one that has the secret Discover reads.
+  const crawls = join(tempDir().dir, 'crawls.json');
+  writeFileSync(crawls, JSON.stringify({ crawls: [{ name: 'targets', schedule: 'rate(1 day)', seeds: [QUERY, 'r/Minneapolis'] }] }));
+  synth = synthApp({ bundle: false, crawlsFile: crawls });
   names = await emu.provision('targets');
   site = await serve((req, res) => {
     const path = req.url ?? '/';
@@ -160,6 +165,7 @@ test('a secret that is not JSON fails the targets, not the run: the seeds are st
   Object.assign(process.env, { TABLE_NAME: other.table, BUCKET_NAME: other.bucket, QUEUE_URL: other.queueUrl, TARGETS_SECRET_ARN: arn });
   try {
     const state = await initRun({ crawl: 'broken', seeds: ['r/Minneapolis', `${seedSite.origin}/`], settings: { allowPrivateNetwork: true } });
+    assert.ok('runId' in state);
     assert.equal(state.discover, true);
     const out = await discover(state);
     assert.equal(out.discovered.length, 1);

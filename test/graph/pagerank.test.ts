@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pageRank } from '../../shared/graph/pagerank.js';
+import { CompactGraph } from '../../shared/graph/compact-graph.js';
 
 test('ranks the page everyone links to first, and ranks sum to one', () => {
   const ranks = pageRank(
@@ -29,4 +30,25 @@ test('spreads dangling pages evenly and ignores self-links and unknown nodes', (
   );
   assert.ok(Math.abs(ranks.get('x')! - 0.5) < 1e-9 && Math.abs(ranks.get('y')! - 0.5) < 1e-9);
   assert.equal(pageRank([], []).size, 0);
+});
+
+test('the compact graph ranks as pageRank does, counts a repeated link once and drops self-links', () => {
+  const ids = ['a', 'b', 'c', 'd', 'e'];
+  const links: Array<[string, string]> = [
+    ['a', 'b'],
+    ['b', 'c'],
+    ['c', 'a'],
+    ['a', 'c'],
+    ['d', 'c'],
+    ['d', 'c'],
+    ['e', 'e'],
+  ];
+  const graph = new CompactGraph();
+  for (const id of ids) graph.node(id);
+  for (const [f, t] of links) graph.link(graph.node(f), graph.node(t));
+  graph.dedupe();
+  assert.equal(graph.edgeCount, 5);
+  const compact = graph.pageRank();
+  const reference = pageRank(ids, links);
+  for (const [i, id] of ids.entries()) assert.ok(Math.abs(compact[i]! - reference.get(id)!) < 1e-12, id);
 });

@@ -9,6 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { THROTTLE_RETRIES } from '../../shared/pipeline/cloud/enrich-workflow.js';
 import { Crawler, type CrawlerProps } from '../../lib/crawler.js';
 import { CrawlConfigError } from '../../shared/errors.js';
 import { stateMachines } from './synth.js';
@@ -168,7 +169,7 @@ test('Summarize and Index: an S3 Vectors index, model retries in the workflow, a
   >;
   for (const name of ['Summarize', 'Index']) {
     assert.deepEqual(states[name]!.Parameters, { 'task.$': '$', 'retry.$': '$$.State.RetryCount' });
-    assert.ok(states[name]!.Retry!.some((r) => r.ErrorEquals.includes('ModelThrottled') && r.MaxAttempts === 4));
+    assert.ok(states[name]!.Retry!.some((r) => r.ErrorEquals.includes('ModelThrottled') && r.MaxAttempts === THROTTLE_RETRIES));
   }
   const indexGrants = grants(local, 'index-page');
   assert.ok(indexGrants.some((g) => g.actions.includes('s3vectors:PutVectors') && g.resources.includes('IndexArn')));
@@ -225,7 +226,8 @@ test('search and social seeds: InitRun → HasTargets → Discover → the loop,
   const t = synth({ crawls: withTargets, discovery: { environment: { TRAWL_SEARXNG_URL: 'https://searx.example/' } } });
   const { STANDARD } = stateMachines(t.toJSON() as Parameters<typeof stateMachines>[0]);
   const states = STANDARD.definition.States as Record<string, { Next?: string; Default?: string; Choices?: Array<{ Next: string }>; TimeoutSeconds?: number }>;
-  assert.equal(states.InitRun!.Next, 'HasTargets');
+  assert.equal(states.InitRun!.Next, 'Started');
+  assert.equal(states.Started!.Default, 'HasTargets');
   assert.equal(states.HasTargets!.Choices![0]!.Next, 'Discover');
   assert.equal(states.HasTargets!.Default, 'WaitForProgress');
   assert.equal(states.Discover!.Next, 'WaitForProgress');

@@ -106,7 +106,8 @@ test('the run state machine is Standard: InitRun, Discover when the run has sear
   const states = STANDARD.definition.States as Record<string, { Type: string; Next?: string; Default?: string; Choices?: Array<{ Next: string }> }>;
   assert.equal(STANDARD.definition.StartAt, 'InitRun');
   assert.equal(STANDARD.definition.QueryLanguage, 'JSONPath');
-  assert.equal(states.InitRun!.Next, 'HasTargets');
+  assert.equal(states.InitRun!.Next, 'Started');
+  assert.equal(states.Started!.Default, 'HasTargets');
   assert.equal(states.HasTargets!.Default, 'WaitForProgress');
   assert.equal(states.Discover!.Next, 'WaitForProgress');
   assert.equal(states.WaitForProgress!.Next, 'Progress');
@@ -115,12 +116,20 @@ test('the run state machine is Standard: InitRun, Discover when the run has sear
   assert.equal(states.RunOver!.Default, 'WaitForProgress');
   const page = EXPRESS.definition.States as Record<string, { Retry?: Array<{ ErrorEquals: string[] }>; Catch?: Array<{ Next: string }> }>;
   assert.equal(EXPRESS.definition.StartAt, 'Extract');
-  assert.ok(page.Extract!.Retry!.some((r) => r.ErrorEquals.includes('States.Timeout') && r.ErrorEquals.includes('ThrottlingException')));
+  // A page step that timed out is not retried (Express's five minutes); the run's steps are.
+  assert.ok(page.Extract!.Retry!.some((r) => r.ErrorEquals.includes('ThrottlingException')));
+  assert.ok(!page.Extract!.Retry!.some((r) => r.ErrorEquals.includes('States.Timeout')));
+  const run = STANDARD.definition.States as Record<string, { Retry?: Array<{ ErrorEquals: string[] }>; Catch?: Array<{ Next: string }> }>;
+  assert.ok(run.Progress!.Retry!.some((r) => r.ErrorEquals.includes('States.Timeout')));
+  // Any failing step of the run ends it `failed` (FailRun), never `running` for ever.
+  for (const name of ['Progress', 'Discover', 'FinalizeRun']) assert.equal(run[name]!.Catch![0]!.Next, 'FailRun', name);
+  assert.equal(run.InitRun!.Catch![0]!.Next, 'RunFailed');
   assert.equal(page.Extract!.Catch![0]!.Next, 'RecordFailure');
   t.hasResourceProperties('AWS::StepFunctions::StateMachine', {
     StateMachineType: 'EXPRESS',
     TracingConfiguration: { Enabled: true },
-    LoggingConfiguration: Match.objectLike({ Level: 'ALL' }),
+    // Errors only, without execution data: ~32 KB of logs a page (and crawled sites' cookies) otherwise.
+    LoggingConfiguration: Match.objectLike({ Level: 'ERROR', IncludeExecutionData: false }),
   });
 });
 

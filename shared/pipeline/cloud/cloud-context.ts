@@ -27,6 +27,12 @@ export interface CloudDeps {
   rendering?: Rendering;
   /** The renderer of this container for a run's settings (kept warm across invocations); default: one per invocation. */
   renderer?: (settings: CrawlSettings) => Renderer;
+  /**
+   * How long a fetch worker's claim on a URL lasts: past the fetch and its page workflow (Express,
+   * 5 minutes). A claim that lapses is taken again by the stall recovery.
+   * @default URL_LEASE_MS (10 minutes)
+   */
+  urlLeaseMs?: number;
 }
 
 /** A stage's context for one run: the run's settings, a fetcher, and a WARC writer whose files go to S3. */
@@ -37,6 +43,7 @@ export interface CloudContext extends CrawlContext {
   run: RunRecord;
   /** Names this invocation in host claims and WARC file names. */
   workerId: string;
+  urlLeaseMs?: number;
   /** Uploads the WARC files written to `warc/run-<id>/` and releases the fetcher. */
   close(): Promise<void>;
 }
@@ -81,6 +88,7 @@ export async function cloudContext(deps: CloudDeps, runId: number): Promise<Clou
     frontier: deps.frontier,
     run,
     workerId,
+    urlLeaseMs: deps.urlLeaseMs,
     async close() {
       await base.close();
       try {

@@ -22,7 +22,7 @@ export class ModelThrottledError extends Error {
 }
 
 /** How many times Step Functions retries a throttled Summarize or Index step (the construct's Retry uses it too). */
-export const THROTTLE_RETRIES = 4;
+export const THROTTLE_RETRIES = 3;
 
 /** The event of the Summarize and Index steps: the workflow's state and which retry of the step this is. */
 export interface EnrichStepEvent {

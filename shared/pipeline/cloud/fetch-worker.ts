@@ -121,7 +121,7 @@ async function underClaim(ctx: CloudContext, row: FrontierRow, host: HostRecord,
     });
     return { action: 'delete', outcome: 'robots' };
   }
-  const claimed = await ctx.store.claimUrl(row.runId, row.urlId, ctx.clock(), URL_LEASE_MS);
+  const claimed = await ctx.store.claimUrl(row.runId, row.urlId, ctx.clock(), ctx.urlLeaseMs ?? URL_LEASE_MS);
   // Claimed by a worker that may have crashed: try again once its claim can have lapsed.
   if (!claimed) return { action: 'later', delayMs: 60_000, outcome: 'claimed-elsewhere' };
   const countsAsPage = claimed.kind === 'page';

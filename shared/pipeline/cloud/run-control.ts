@@ -35,6 +35,13 @@ export interface RunState {
   discover?: boolean;
 }
 
+/** InitRun's answer when a run of the same crawl is still running (a schedule that fired again): nothing is started. */
+export interface SkippedRun {
+  crawl: string;
+  /** The run still going. */
+  skipped: number;
+}
+
 export interface ProgressState extends RunState {
   done: boolean;
   /** Progress checks in a row in which no URL settled. */
@@ -60,9 +67,15 @@ const DEFAULT_MAX_MINUTES = 24 * 60;
 export const STALL_CHECKS = 5;
 
 /** InitRun: creates the run, admits the seeds and sends them to the frontier. */
-export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunState> {
+export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunState | SkippedRun> {
   if (!Array.isArray(input.seeds) || input.seeds.length === 0)
     throw new Error(`crawl "${input.crawl}" has no seeds: give it at least one URL, search query or account in crawls.json`);
+  // Schedules may fire while the last run is still going (a week's schedule, a week's maxMinutes): runs of one crawl never overlap.
+  const running = (await deps.store.runs()).find((r) => r.status === 'running' && r.config.crawl === input.crawl);
+  if (running) {
+    deps.logger.warn('a run of this crawl is still running: this one is skipped', { crawl: input.crawl, running: running.id });
+    return { crawl: input.crawl, skipped: running.id };
+  }
   const urls = new Set<string>();
   const targets = new Set<string>();
   for (const seed of input.seeds) {
@@ -112,9 +125,16 @@ export async function progressStage(deps: CloudDeps, state: RunState & Partial<P
   if (now >= state.deadline) return { ...base, done: true, reason: 'deadline' };
   if (stalledChecks >= STALL_CHECKS && p.pages < state.maxPages) {
     const { waiting, deferred } = await deferLongWaits(deps, state.runId, now);
-    const queued = waiting.filter((r) => r.notBefore <= now);
+    // URLs whose claim lapsed (a page workflow that timed out skips its Catch) are sent again too.
+    const lapsed = await deps.store.lapsedUrls(state.runId, now);
+    const queued = [...waiting.filter((r) => r.notBefore <= now), ...lapsed];
     await deps.frontier.send(queued);
-    deps.logger.warn('run stalled: queued URLs sent to the frontier again', { runId: state.runId, urls: queued.length, deferred });
+    deps.logger.warn('run stalled: queued URLs and lapsed claims sent to the frontier again', {
+      runId: state.runId,
+      urls: queued.length,
+      lapsed: lapsed.length,
+      deferred,
+    });
     return { ...base, stalledChecks: 0, resent: base.resent + queued.length, deferred: (state.deferred ?? 0) + deferred, done: false, reason: 'running' };
   }
   return { ...base, done: false, reason: 'running' };
@@ -159,20 +179,38 @@ async function hasInFlight(deps: CloudDeps, runId: number): Promise<boolean> {
   return (await deps.store.seenUrls(runId)).some((u) => u.state === 'in_flight');
 }
 
-/** FinalizeRun: inlink counts and PageRank, the run summary as a report in S3, the run's final status; the selection when the crawl asks for one. */
+/** What a state's Catch adds to the run's state (Step Functions' error output). */
+export interface RunFailure {
+  Error?: string;
+  Cause?: string;
+}
+
+/**
+ * FinalizeRun: inlink counts and PageRank, the run summary as a report in S3, the run's final
+ * status; the selection when the crawl asks for one. Also the run machine's Catch (`FailRun`): a
+ * state that failed ends the run `failed`, with its queued URLs settled and the error in the report,
+ * never `running` for ever.
+ */
 export async function finalizeRun(
   deps: CloudDeps & { graph: GraphStore },
-  state: ProgressState,
+  state: ProgressState & { error?: RunFailure },
 ): Promise<{ runId: number; status: string; report: string; summary: RunSummary; selection?: string }> {
   const now = (deps.clock ?? Date.now)();
-  const status = 'finished';
+  const status = state.error ? 'failed' : 'finished';
   // Stop the workers first: messages still queued are dropped once the run is not running.
   await deps.store.setRunStatus(state.runId, status, now);
   // A finished run leaves nothing queued: what is left was cut by the page budget or the time budget.
-  await deps.store.settleQueued(state.runId, state.reason === 'budget' ? 'max-pages' : 'host-too-slow');
+  await deps.store.settleQueued(state.runId, state.error ? 'run-failed' : state.reason === 'budget' ? 'max-pages' : 'host-too-slow');
   const ranked = await deps.graph.computeRanks(state.runId);
   const summary = await deps.store.summary(state.runId);
-  const report = await deps.objects.putReport(`run-${state.runId}`, { crawl: state.crawl, reason: state.reason, rankedPages: ranked, summary });
+  const report = await deps.objects.putReport(`run-${state.runId}`, {
+    crawl: state.crawl,
+    reason: state.error ? 'failed' : state.reason,
+    ...(state.error ? { error: state.error } : {}),
+    rankedPages: ranked,
+    summary,
+  });
+  if (state.error) deps.logger.error('run failed', { runId: state.runId, error: state.error.Error, cause: state.error.Cause });
   const run = await deps.store.getRun(state.runId);
   const settings = run && runSettings(run);
   if (!run || !settings?.select) return { runId: state.runId, status, report, summary };

@@ -1,9 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { pageRank } from '../../graph/pagerank.js';
 import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, SelectionRecord, UnfetchedUrl } from '../ports/index.js';
 import { urlId } from '../../url/canonical.js';
 import { recordOf } from './dynamo-items.js';
-import { DynamoTable, inBatches } from './dynamo-table.js';
+import { DynamoRanks } from './dynamo-ranks.js';
+import { DynamoTable } from './dynamo-table.js';
 import { INLINKS_INDEX, keys } from './table.js';
 
 interface Snapshot {
@@ -74,45 +73,14 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
     return recordOf<PageRecord>(await this.get(keys.page(urlId)));
   }
 
+  /** Ranks over the run's own pages, in bounded memory (see DynamoRanks); the top pages go to one item. */
   async computeRanks(runId: number): Promise<number> {
-    const snap = await this.snapshot();
-    const nodes = [...snap.pages.values()].filter((p) => p.contentHash).map((p) => p.urlId);
-    const links = new Map<string, { f: string; t: string; h: string }>();
-    for (const e of snap.edges) {
-      if (!e.toPageId || e.toPageId === e.fromId) continue;
-      links.set(`${e.fromId}>${e.toPageId}`, { f: e.fromId, t: e.toPageId, h: snap.pages.get(e.fromId)!.host });
-    }
-    const ranks = pageRank(
-      nodes,
-      [...links.values()].map((l) => [l.f, l.t]),
-    );
-    const inlinks = new Map<string, { n: number; hosts: Set<string> }>();
-    for (const l of links.values()) {
-      const entry = inlinks.get(l.t) ?? { n: 0, hosts: new Set<string>() };
-      entry.n++;
-      entry.hosts.add(l.h);
-      inlinks.set(l.t, entry);
-    }
-    await inBatches(nodes, 16, (id) =>
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.page(id),
-          UpdateExpression: 'SET pagerank = :r, inlinks = :n, inlinkHosts = :h, rankedInRun = :run',
-          ExpressionAttributeValues: { ':r': ranks.get(id) ?? 0, ':n': inlinks.get(id)?.n ?? 0, ':h': inlinks.get(id)?.hosts.size ?? 0, ':run': runId },
-        }),
-      ),
-    );
-    return nodes.length;
+    return new DynamoRanks(this.doc, this.table).compute(runId);
   }
 
+  /** The top pages of the last finalized run: one GetItem (the web UI's home page asks on every visit). */
   async top(limit: number): Promise<RankedPage[]> {
-    const snap = await this.snapshot();
-    return [...snap.pages.values()]
-      .filter((p) => p.pagerank !== undefined)
-      .sort((a, b) => b.pagerank! - a.pagerank! || b.inlinks! - a.inlinks! || a.url.localeCompare(b.url))
-      .slice(0, limit)
-      .map((p) => ({ urlId: p.urlId, url: p.url, title: p.title, inlinks: p.inlinks ?? 0, hosts: p.inlinkHosts ?? 0, pagerank: p.pagerank! }));
+    return new DynamoRanks(this.doc, this.table).top(limit);
   }
 
   async unfetched(limit: number): Promise<UnfetchedUrl[]> {

@@ -20,7 +20,7 @@ import {
   type UrlState,
 } from '../ports/index.js';
 import { edgeItem, fetchItem, frontierItem, recordOf, scopeOf } from './dynamo-items.js';
-import { activityCounters, activityOf } from './dynamo-activity.js';
+import { activityOf, latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoContent } from './dynamo-content.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
 import { INLINKS_INDEX, keys } from './table.js';
@@ -244,6 +244,18 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
     return { requeued: pending.length - exhausted, exhausted };
   }
 
+  async lapsedUrls(runId: number, now: number): Promise<FrontierRow[]> {
+    const items = await this.partition(`RUN#${runId}`, 'URL#', {
+      expr: '#st = :f AND leaseUntil < :now',
+      names: { '#st': 'state' },
+      values: { ':f': 'in_flight', ':now': now },
+    });
+    return items.map((i) => {
+      const { leaseUntil: _lease, ...row } = recordOf<FrontierRow & { leaseUntil?: number }>(i)!;
+      return row;
+    });
+  }
+
   async settleQueued(runId: number, reason: string): Promise<number> {
     const queued = await this.urlsIn(runId, 'queued');
     await inBatches(queued, 16, (row) => this.setState(runId, row.urlId, { state: 'skipped', reason }));
@@ -321,11 +333,21 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
     // Counted once: a redelivered commit writes the same key and the condition stops it.
     if (!(await this.putIfAbsent(fetchItem(record)))) return;
     if (record.error === ROBOTS_REFUSAL) return;
-    // The activity series rides on the same update: requests and 2xx answers per minute, and the latency histogram.
+    // The latency histogram rides on the counters' update; the minute's requests go to that minute's own item.
     await this.addCounters(
       record.runId,
-      { requests: 1, bytes: record.bytes, unchanged: record.notModified ? 1 : 0, ...activityCounters(record) },
+      { requests: 1, bytes: record.bytes, unchanged: record.notModified ? 1 : 0, ...latencyCounters(record) },
       record.status === undefined ? 'error' : String(record.status),
+    );
+    const m = minuteCounters(record);
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.runMinute(record.runId, m.minute),
+        UpdateExpression: 'SET #t = :t ADD requests :r, ok :o',
+        ExpressionAttributeNames: { '#t': 'type' },
+        ExpressionAttributeValues: { ':t': 'ACTIVITY', ':r': m.requests, ':o': m.ok },
+      }),
     );
   }
 
@@ -406,7 +428,11 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
   async activity(runId: number): Promise<RunActivity> {
     const c = await this.get(keys.runCounters(runId));
     if (!c) throw new Error(`run ${runId} is not in table ${this.table}: check the run id and the table name`);
-    return activityOf(runId, c);
+    const minutes = await this.queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :act)',
+      ExpressionAttributeValues: { ':pk': keys.run(runId).PK, ':act': 'ACT#' },
+    });
+    return activityOf(runId, c, minutes);
   }
 
   async close(): Promise<void> {}

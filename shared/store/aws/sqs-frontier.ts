@@ -6,6 +6,14 @@ import type { FrontierQueue, FrontierRow } from '../ports/index.js';
 const MAX_VISIBILITY_S = 43_200;
 
 /**
+ * A host's message group: the host itself, or past SQS's 128 characters (a DNS name may have 253)
+ * its SHA-256, so a long host still gets one group of its own instead of failing the batch.
+ */
+export function messageGroupId(host: string): string {
+  return host.length <= 128 ? host : `h-${createHash('sha256').update(host).digest('hex')}`;
+}
+
+/**
  * The frontier on an SQS FIFO queue: MessageGroupId = host, so SQS hands out at most one
  * message of a host at a time. The deduplication id is the run, URL and attempt: a URL is sent
  * once per attempt even when a commit is redone.
@@ -24,7 +32,7 @@ export class SqsFrontier implements FrontierQueue {
       new SendMessageCommand({
         QueueUrl: this.deadLetterUrl,
         MessageBody: body,
-        MessageGroupId: group,
+        MessageGroupId: messageGroupId(group),
         MessageDeduplicationId: createHash('sha256').update(id).digest('hex'),
         MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 1000) } },
       }),
@@ -40,7 +48,7 @@ export class SqsFrontier implements FrontierQueue {
           Entries: batch.map((row, n) => ({
             Id: String(n),
             MessageBody: JSON.stringify(row),
-            MessageGroupId: row.host,
+            MessageGroupId: messageGroupId(row.host),
             MessageDeduplicationId: createHash('sha256').update(`${row.runId}:${row.urlId}:${row.attempts}`).digest('hex'),
           })),
         }),

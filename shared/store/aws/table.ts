@@ -18,6 +18,8 @@ export const keys = {
   run: (runId: number) => ({ PK: `RUN#${runId}`, SK: 'RUN' }),
   /** The run's counters: a small item of its own, so the many counter updates cost one write unit each. */
   runCounters: (runId: number) => ({ PK: `RUN#${runId}`, SK: 'COUNTERS' }),
+  /** One minute of a run's activity (requests, 2xx answers): the series grows by items, not by COUNTERS' size. */
+  runMinute: (runId: number, minute: number) => ({ PK: `RUN#${runId}`, SK: `ACT#${String(minute).padStart(10, '0')}` }),
   frontier: (runId: number, urlId: string) => ({ PK: `RUN#${runId}`, SK: `URL#${urlId}` }),
   runHost: (runId: number, host: string) => ({ PK: `RUN#${runId}`, SK: `HOST#${host}` }),
   /** The selection of one seed homepage at the end of a run. */

@@ -230,6 +230,11 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   /** Marks the kill kept from the database come back from the journal first (each URL's attempts: the more of the two). */
+  async lapsedUrls(_runId: number, _now: number): Promise<FrontierRow[]> {
+    // One process owns the directory: a crash is recovered by requeueInFlight on --resume, never by leases.
+    return [];
+  }
+
   async requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }> {
     await this.writer.call('restoreInFlight', runId, [...this.journal.attempts(runId)]);
     return this.writer.call('requeueInFlight', runId, maxAttempts);

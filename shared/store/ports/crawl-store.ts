@@ -39,6 +39,12 @@ export interface CrawlStore {
    * reached `maxAttempts`, which fail (`attempts-exhausted`); deferred URLs are queued again.
    */
   requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }>;
+  /**
+   * URLs in flight whose claim lapsed before `now` (their worker or page workflow died, or an
+   * Express workflow timed out and skipped its Catch): the cloud's stall recovery sends them again,
+   * and the fetch worker may claim them anew. The embedded store holds no claims: always empty.
+   */
+  lapsedUrls(runId: number, now: number): Promise<FrontierRow[]>;
   /** Every URL still `queued` becomes `skipped` with `reason` (a finished run leaves none queued); returns how many. */
   settleQueued(runId: number, reason: string): Promise<number>;
   queuedUrls(runId: number): Promise<FrontierRow[]>;

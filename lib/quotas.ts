@@ -1,0 +1,62 @@
+import { CrawlConfigError } from '../shared/errors.js';
+
+/**
+ * AWS quotas and limits the stack must fit, checked when it is synthesized so that a prop or a
+ * crawls.json combination that would break one fails `cdk synth`, naming it, instead of failing a
+ * run days later. Figures: Step Functions quotas (Standard history 25,000 events; Express 5
+ * minutes), SQS FIFO (message group id ≤ 128 characters), DynamoDB (item ≤ 400 KB).
+ */
+export const STANDARD_HISTORY_EVENTS = 25_000;
+/** Wait (entered, exited), Progress (entered, scheduled, started, succeeded, exited), RunOver (entered, exited). */
+export const EVENTS_PER_POLL = 9;
+/** InitRun, Discover, FinalizeRun and the execution's own events, with room to spare. */
+const EVENTS_OUTSIDE_POLLS = 60;
+export const EXPRESS_LIMIT_SECONDS = 300;
+export const SQS_GROUP_ID_MAX = 128;
+/** SQS's rule for an event source: the queue's visibility timeout is at least six times the function's timeout. */
+export const VISIBILITY_PER_TIMEOUT = 6;
+
+/** History events a run of `maxMinutes` writes polling every `pollSeconds`. */
+export function runHistoryEvents(maxMinutes: number, pollSeconds: number): number {
+  return Math.ceil((maxMinutes * 60) / pollSeconds) * EVENTS_PER_POLL + EVENTS_OUTSIDE_POLLS;
+}
+
+/** Fails when the longest run a crawl allows would pass the Standard history quota before its deadline. */
+export function checkRunHistory(where: string, maxMinutes: number, pollSeconds: number): void {
+  const events = runHistoryEvents(maxMinutes, pollSeconds);
+  if (events <= STANDARD_HISTORY_EVENTS) return;
+  const longest = Math.floor((((STANDARD_HISTORY_EVENTS - EVENTS_OUTSIDE_POLLS) / EVENTS_PER_POLL) * pollSeconds) / 60);
+  const poll = Math.ceil((maxMinutes * 60 * EVENTS_PER_POLL) / (STANDARD_HISTORY_EVENTS - EVENTS_OUTSIDE_POLLS));
+  throw new CrawlConfigError(
+    `${where}: a run of maxMinutes ${maxMinutes} polled every ${pollSeconds} s writes ${events} history events, past Step Functions' ${STANDARD_HISTORY_EVENTS} for a Standard execution: use maxMinutes ≤ ${longest} or pollSeconds ≥ ${poll}`,
+  );
+}
+
+/** One retrier of a task: waits between attempts are interval × rate^k, capped by maxDelay. */
+export interface RetryBudget {
+  intervalSeconds: number;
+  backoffRate: number;
+  maxAttempts: number;
+  maxDelaySeconds?: number;
+  /** The retried errors include the task's timeout: each retry may take the whole timeout again. */
+  retriesTimeouts?: boolean;
+}
+
+/** The longest a task can take: one attempt to its timeout, every retry's wait, and for timeout retries every attempt's timeout. */
+export function taskWorstSeconds(timeoutSeconds: number, retriers: readonly RetryBudget[]): number {
+  let total = timeoutSeconds;
+  for (const r of retriers) {
+    for (let k = 0; k < r.maxAttempts; k++) total += Math.min(r.intervalSeconds * r.backoffRate ** k, r.maxDelaySeconds ?? Infinity);
+    if (r.retriesTimeouts) total += r.maxAttempts * timeoutSeconds;
+  }
+  return total;
+}
+
+/** Fails when the page workflow's longest path, retries included, could pass the Express limit (its Catch would then never run). */
+export function checkExpressBudget(where: string, steps: ReadonlyArray<{ name: string; worstSeconds: number }>): void {
+  const total = steps.reduce((s, x) => s + x.worstSeconds, 0);
+  if (total <= EXPRESS_LIMIT_SECONDS) return;
+  throw new CrawlConfigError(
+    `${where}: the page workflow's longest path can take ${Math.ceil(total)} s with its retries (${steps.map((s) => `${s.name} ${Math.ceil(s.worstSeconds)} s`).join(', ')}), past the ${EXPRESS_LIMIT_SECONDS} s an Express execution may run: shorten a step's timeout (extraPageSteps[].timeout) or drop a step`,
+  );
+}

@@ -1,0 +1,135 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CompactGraph } from '../../graph/compact-graph.js';
+import type { RankedPage } from '../ports/index.js';
+import { DynamoTable, inBatches } from './dynamo-table.js';
+import { keys } from './table.js';
+
+/** Pages kept in the TOP item, the most `/graph/top` (and the web UI's home page) asks for. */
+export const TOP_PAGES = 200;
+/** Where FinalizeRun leaves the ranked top pages, so a read of the top is one GetItem, never a table scan. */
+export const TOP_KEY = { PK: 'GRAPH', SK: 'TOP' };
+/** Requests in flight at once while reading edges and writing ranks. */
+const WIDTH = 16;
+
+interface PageMeta {
+  url: string;
+  host: number;
+  title?: string;
+  hash: string;
+}
+
+/**
+ * Inlinks, linking hosts and PageRank over the pages a run stored, read from the run's own items
+ * only (its URL partition, then each page's PAGE item and current-snapshot edges), held as a
+ * compact graph: memory grows with 8 bytes a link and ~150 bytes a page, never with the table.
+ * Ranks go onto the PAGE items (`pagerank`, `inlinks`, `inlinkHosts`) and the top pages into one
+ * TOP item.
+ */
+export class DynamoRanks extends DynamoTable {
+  async compute(runId: number): Promise<number> {
+    const graph = new CompactGraph();
+    const meta: PageMeta[] = [];
+    const hosts = new Map<string, number>();
+    const aliases = new Map<string, string>();
+    const byUrl = new Map<string, string>();
+    for await (const ids of this.doneUrls(runId)) {
+      for (const item of await this.batchGet(ids.flatMap((id) => [keys.page(id), keys.alias(id)]))) {
+        if (item.SK === 'ALIAS') aliases.set(String(item.urlId), String(item.targetUrl));
+        else if (item.SK === 'PAGE' && item.contentHash) {
+          const n = graph.node(String(item.urlId));
+          const host = String(item.host);
+          if (!hosts.has(host)) hosts.set(host, hosts.size);
+          meta[n] = {
+            url: String(item.url),
+            host: hosts.get(host)!,
+            title: item.title === undefined ? undefined : String(item.title),
+            hash: String(item.contentHash),
+          };
+          byUrl.set(String(item.url), String(item.urlId));
+        }
+      }
+    }
+    const resolve = (toId: string): string | undefined => {
+      if (graph.has(toId)) return toId;
+      const target = aliases.get(toId);
+      const id = target === undefined ? undefined : byUrl.get(target);
+      return id !== undefined && graph.has(id) ? id : undefined;
+    };
+    const sources = Array.from({ length: graph.size }, (_, i) => i);
+    await inBatches(sources, WIDTH, async (from) => {
+      for (const toId of await this.edgeTargets(graph.ids[from]!, meta[from]!.hash)) {
+        const to = resolve(toId);
+        if (to !== undefined) graph.link(from, graph.node(to));
+      }
+    });
+    graph.dedupe();
+    const ranks = graph.pageRank();
+    const inlinks = new Int32Array(graph.size);
+    const linkingHosts = new Map<number, Set<number>>();
+    graph.forEach((f, t) => {
+      inlinks[t]!++;
+      let set = linkingHosts.get(t);
+      if (!set) linkingHosts.set(t, (set = new Set()));
+      set.add(meta[f]!.host);
+    });
+    await inBatches(sources, WIDTH, (n) =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.page(graph.ids[n]!),
+          UpdateExpression: 'SET pagerank = :r, inlinks = :n, inlinkHosts = :h, rankedInRun = :run',
+          ExpressionAttributeValues: { ':r': ranks[n] ?? 0, ':n': inlinks[n], ':h': linkingHosts.get(n)?.size ?? 0, ':run': runId },
+        }),
+      ),
+    );
+    const top: RankedPage[] = sources
+      .sort((a, b) => ranks[b]! - ranks[a]! || inlinks[b]! - inlinks[a]! || meta[a]!.url.localeCompare(meta[b]!.url))
+      .slice(0, TOP_PAGES)
+      .map((n) => ({
+        urlId: graph.ids[n]!,
+        url: meta[n]!.url,
+        title: meta[n]!.title,
+        inlinks: inlinks[n]!,
+        hosts: linkingHosts.get(n)?.size ?? 0,
+        pagerank: ranks[n]!,
+      }));
+    await this.batchWrite([{ ...TOP_KEY, type: 'TOP', runId, pages: top }]);
+    return graph.size;
+  }
+
+  /** The ids of the run's settled-as-done URLs, one page of the partition at a time. */
+  private async *doneUrls(runId: number): AsyncGenerator<string[]> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const res = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+          FilterExpression: '#st = :done',
+          ProjectionExpression: 'urlId',
+          ExpressionAttributeNames: { '#st': 'state' },
+          ExpressionAttributeValues: { ':pk': keys.run(runId).PK, ':sk': 'URL#', ':done': 'done' },
+          ExclusiveStartKey: start,
+        }),
+      );
+      yield (res.Items ?? []).map((i) => String(i.urlId));
+      start = res.LastEvaluatedKey;
+    } while (start);
+  }
+
+  /** The targets of a page's links in its current snapshot (only their ids are read). */
+  private async edgeTargets(urlId: string, snapshot: string): Promise<string[]> {
+    const items = await this.queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ProjectionExpression: 'toId',
+      ExpressionAttributeValues: { ':pk': keys.page(urlId).PK, ':sk': `EDGE#${snapshot}#` },
+    });
+    return items.map((i) => String(i.toId));
+  }
+
+  /** The top pages the last finalized run ranked; empty before any run was finalized. */
+  async top(limit: number): Promise<RankedPage[]> {
+    const item = await this.get(TOP_KEY);
+    return ((item?.pages as RankedPage[] | undefined) ?? []).slice(0, limit);
+  }
+}

@@ -1,0 +1,100 @@
+// Issue 30: a cloud run always ends. A page workflow that never runs (an Express execution that
+// timed out skips its Catch) leaves its URL in flight: the stall recovery sends it again once its
+// claim lapsed, and the run drains with the URL settled. A handler that throws ends the run
+// `failed` through the run machine's Catch, with its queued URLs settled, never `running`.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cloudCrawl, tableItems } from '../cloud/harness.js';
+import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { synthApp, type Synthesized } from '../lib/synth.js';
+import { startWeb } from '../web/server.js';
+import { handler as initRun } from '../../functions/init-run/index.js';
+
+const SETTINGS = { allowPrivateNetwork: true, delayMs: 0, backoffBaseMs: 200, maxRps: 0, maxHostFailures: 4 };
+
+let emu: Emulators;
+let synth: Synthesized;
+
+before(async () => {
+  emu = await startEmulators();
+  synth = synthApp({ bundle: false });
+});
+
+after(async () => {
+  synth?.cleanup();
+  await emu?.stop();
+});
+
+test('a dropped page workflow does not hold the run: its lapsed claim is sent again and the URL settles', { timeout: 300_000 }, async () => {
+  const web = await startWeb({ articles: 3, blogHosts: 1, crawlDelaySeconds: 0 });
+  try {
+    const names = await emu.provision('dropped');
+    let dropped = '';
+    const crawl = await cloudCrawl(
+      emu,
+      synth,
+      names,
+      { crawl: 'dropped', seeds: [`${web.origins.blog1}/`], settings: SETTINGS },
+      {
+        workers: 2,
+        pollMs: 100,
+        timeoutMs: 240_000,
+        urlLeaseMs: 1_500,
+        // The first article's first page workflow is lost; its second runs.
+        dropPageWorkflow: (url) => {
+          if (dropped || !/\/articles\/\d+$/.test(url)) return false;
+          dropped = url;
+          return true;
+        },
+      },
+    );
+    assert.ok(dropped, 'a page workflow was dropped');
+    assert.equal((crawl.output as { status?: string }).status, 'finished');
+    const items = await tableItems(emu, names.table);
+    const url = items.find((i) => String(i.SK).startsWith('URL#') && i.url === dropped);
+    assert.equal(url?.state, 'done', `the dropped page's URL settled: ${JSON.stringify(url)}`);
+    const run = items.find((i) => String(i.SK) === 'RUN');
+    assert.equal(run?.status, 'finished');
+    // The activity series is one item a minute: the run's COUNTERS item keeps a fixed, small size.
+    const counters = items.find((i) => String(i.SK) === 'COUNTERS');
+    assert.ok(JSON.stringify(counters).length < 1024, `COUNTERS is ${JSON.stringify(counters).length} bytes`);
+    assert.ok(items.some((i) => String(i.SK).startsWith('ACT#') && Number(i.requests) > 0));
+  } finally {
+    await web.close();
+  }
+});
+
+test('a handler that throws ends the run failed, with its queued URLs settled and the error in the report', { timeout: 300_000 }, async () => {
+  const web = await startWeb({ articles: 30, blogHosts: 1, crawlDelaySeconds: 0.2 });
+  try {
+    const names = await emu.provision('failing');
+    await assert.rejects(
+      cloudCrawl(
+        emu,
+        synth,
+        names,
+        { crawl: 'failing', seeds: [`${web.origins.blog1}/`], settings: SETTINGS },
+        { workers: 1, pollMs: 100, timeoutMs: 240_000, failProgressAt: 2 },
+      ),
+      /a run step failed/,
+    );
+    const items = await tableItems(emu, names.table);
+    const run = items.find((i) => String(i.SK) === 'RUN');
+    assert.equal(run?.status, 'failed');
+    assert.equal(items.filter((i) => String(i.SK).startsWith('URL#') && i.state === 'queued').length, 0, 'no URL is left queued');
+  } finally {
+    await web.close();
+  }
+});
+
+test('a schedule that fires while its last run is still going starts nothing', async () => {
+  const names = await emu.provision('overlap');
+  Object.assign(process.env, { TABLE_NAME: names.table, BUCKET_NAME: names.bucket, QUEUE_URL: names.queueUrl });
+  const input = { crawl: 'overlap', seeds: ['http://127.0.0.1:9/'], settings: SETTINGS };
+  const first = await initRun(input);
+  assert.ok('runId' in first);
+  const second = await initRun(input);
+  assert.deepEqual(second, { crawl: 'overlap', skipped: first.runId });
+  const runs = (await tableItems(emu, names.table)).filter((i) => String(i.SK) === 'RUN');
+  assert.equal(runs.length, 1);
+});

@@ -1,0 +1,26 @@
+// Issue 30: the alarms a team pages on reach an SNS topic given as a prop, and watch what the
+// emulators cannot show: Express executions that timed out, DynamoDB throttling, the frontier's
+// oldest message.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Crawler } from '../../lib/crawler.js';
+
+test('every alarm sends to the alarm topic, and timeouts, throttling and a stuck frontier have alarms', () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Alarms');
+  const topic = new sns.Topic(stack, 'Pager');
+  new Crawler(stack, 'Crawler', { crawls: [{ name: 'docs', schedule: 'rate(7 days)', seeds: ['https://example.com/'] }], alarmTopic: topic });
+  const alarms = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm')) as Array<{
+    Properties: { AlarmActions?: Array<{ Ref: string }>; MetricName?: string; Metrics?: unknown[] };
+  }>;
+  const topicId = stack.resolve(topic.topicArn) as { Ref: string };
+  assert.ok(alarms.length > 20);
+  for (const a of alarms) assert.deepEqual(a.Properties.AlarmActions, [topicId]);
+  const names = alarms.map((a) => a.Properties.MetricName);
+  assert.ok(names.includes('ExecutionsTimedOut'));
+  assert.ok(names.includes('ApproximateAgeOfOldestMessage'));
+  assert.ok(alarms.some((a) => JSON.stringify(a.Properties.Metrics ?? []).includes('WriteThrottleEvents')));
+});

@@ -1,0 +1,78 @@
+// The IAM contract's evaluator (test/cloud/iam.ts) against the synthesized template: the calls
+// the handlers make are allowed by their own roles, and a template with one grant removed denies
+// the call that needed it, naming the function, the action and the resource.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { allowed, checkCalls, iamOf, policiesByFunction, type SdkCall } from '../cloud/iam.js';
+import { synthApp, type Synthesized } from './synth.js';
+
+let synth: Synthesized;
+before(() => {
+  synth = synthApp({ bundle: false });
+});
+after(() => synth?.cleanup());
+
+const env = { TABLE_NAME: 'crawl', BUCKET_NAME: 'archive', QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/frontier.fifo' };
+const table = 'arn:aws:dynamodb:us-east-1:123456789012:table/crawl';
+const calls: SdkCall[] = [
+  { fn: 'index-page', action: 'dynamodb:DeleteItem', resource: table },
+  { fn: 'index-page', action: 'dynamodb:PutItem', resource: table },
+  { fn: 'fetch-worker', action: 'dynamodb:UpdateItem', resource: table },
+  { fn: 'fetch-worker', action: 's3:PutObject', resource: 'arn:aws:s3:::archive/warc/run-1/a.warc.gz' },
+  { fn: 'extract-page', action: 'dynamodb:Query', resource: `${table}/index/simhash-bands` },
+  { fn: 'extract-page', action: 'sqs:SendMessage', resource: 'arn:aws:sqs:us-east-1:123456789012:frontier.fifo' },
+  { fn: 'search-api', action: 's3:ListBucket', resource: 'arn:aws:s3:::archive' },
+  { fn: 'finalize-run', action: 'dynamodb:Scan', resource: table },
+];
+
+test('SDK commands map to the IAM actions and ARNs a role must allow', () => {
+  assert.deepEqual(iamOf('DynamoDB', 'DeleteCommand', { TableName: 'crawl' }), { action: 'dynamodb:DeleteItem', resources: [table] });
+  assert.deepEqual(iamOf('DynamoDB', 'QueryCommand', { TableName: 'crawl', IndexName: 'inlinks' }).resources, [`${table}/index/inlinks`]);
+  assert.deepEqual(iamOf('S3', 'ListObjectsV2Command', { Bucket: 'archive' }), { action: 's3:ListBucket', resources: ['arn:aws:s3:::archive'] });
+  assert.deepEqual(iamOf('SQS', 'SendMessageBatchCommand', { QueueUrl: env.QUEUE_URL }).action, 'sqs:SendMessage');
+  assert.equal(allowed([{ Effect: 'Allow', Action: ['dynamodb:*'], Resource: [`${table}*`] }], 'dynamodb:GetItem', table), true);
+  assert.equal(
+    allowed(
+      [
+        { Effect: 'Allow', Action: '*', Resource: '*' },
+        { Effect: 'Deny', Action: 'dynamodb:DeleteItem', Resource: '*' },
+      ],
+      'dynamodb:DeleteItem',
+      table,
+    ),
+    false,
+    'an explicit deny wins',
+  );
+});
+
+test("each function's calls are allowed by its own role; the search API's role writes nothing", () => {
+  assert.deepEqual(checkCalls(synth.template, calls, env).denied, []);
+  const api = policiesByFunction(synth.template, env).get('search-api')!;
+  assert.equal(allowed(api, 'dynamodb:PutItem', table), false);
+  assert.equal(allowed(api, 's3:PutObject', 'arn:aws:s3:::archive/x'), false);
+  const progress = policiesByFunction(synth.template, env).get('run-progress')!;
+  assert.equal(allowed(progress, 'dynamodb:Scan', table), false, 'run-progress scans nothing');
+});
+
+test('a template with one grant removed denies the call that needed it, naming the function', () => {
+  const template = JSON.parse(JSON.stringify(synth.template)) as Synthesized['template'];
+  for (const [id, r] of Object.entries(template.Resources)) {
+    if (r.Type !== 'AWS::IAM::Policy' || !/indexpage/i.test(id)) continue;
+    const doc = r.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[] }> };
+    for (const st of doc.Statement) if (Array.isArray(st.Action)) st.Action = st.Action.filter((a) => a !== 'dynamodb:DeleteItem');
+  }
+  const file = join(synth.outdir, 'without-delete.json');
+  writeFileSync(file, JSON.stringify(template));
+  process.env.TRAWL_IAM_TEMPLATE = file;
+  try {
+    const report = checkCalls(synth.template, calls, env);
+    assert.deepEqual(
+      report.denied.map((d) => d.why),
+      [`index-page's role does not allow dynamodb:DeleteItem on ${table}`],
+    );
+  } finally {
+    delete process.env.TRAWL_IAM_TEMPLATE;
+  }
+});

@@ -1,0 +1,59 @@
+// Issue 30: quotas and limits as synth-time checks. A crawl whose longest run would pass the
+// Standard history quota, or a page workflow whose retries could outlast Express's five minutes,
+// fails synthesis naming it; long hosts get a hashed message group; SQS's visibility rule holds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Crawler } from '../../lib/crawler.js';
+import { checkRunHistory, EXPRESS_LIMIT_SECONDS, runHistoryEvents, STANDARD_HISTORY_EVENTS, taskWorstSeconds } from '../../lib/quotas.js';
+import { PAGE_RETRY } from '../../lib/workflows.js';
+import { CrawlConfigError } from '../../shared/errors.js';
+import { messageGroupId } from '../../shared/store/aws/sqs-frontier.js';
+
+const crawl = (maxMinutes?: number) => ({ name: 'docs', schedule: 'rate(7 days)', seeds: ['https://example.com/'], ...(maxMinutes ? { maxMinutes } : {}) });
+
+test('a week-long run at a one-minute poll would pass the history quota: synthesis says so and what to change', () => {
+  assert.ok(runHistoryEvents(24 * 60, 60) < STANDARD_HISTORY_EVENTS, 'the default day-long run fits');
+  assert.throws(
+    () => checkRunHistory('crawl "docs"', 7 * 24 * 60, 60),
+    (e: unknown) => e instanceof CrawlConfigError && /90780 history events.*maxMinutes ≤ 2771 or pollSeconds ≥ 219/.test(e.message),
+  );
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  assert.throws(() => new Crawler(new Stack(app, 'Week'), 'Crawler', { crawls: [crawl(7 * 24 * 60)] }), /crawl "docs": a run of maxMinutes 10080/);
+  // With a slower poll the same run fits.
+  new Crawler(new Stack(app, 'Slow'), 'Crawler', { crawls: [crawl(7 * 24 * 60)], pollSeconds: 300 });
+});
+
+test("the page workflow's longest path fits Express's limit with every retry; a step that would not fits nowhere", () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Steps');
+  const fn = new lambda.Function(stack, 'Slow', {
+    runtime: lambda.Runtime.NODEJS_24_X,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline('exports.handler=()=>1'),
+  });
+  assert.throws(
+    () => new Crawler(stack, 'Crawler', { crawls: [crawl()], extraPageSteps: [{ name: 'Classify', fn, timeout: Duration.seconds(120) }] }),
+    (e: unknown) => e instanceof CrawlConfigError && /longest path can take \d+ s .*Classify 123 s.*past the 300 s/.test(e.message),
+  );
+  assert.equal(taskWorstSeconds(40, [PAGE_RETRY]), 43);
+  assert.ok(EXPRESS_LIMIT_SECONDS === 300);
+});
+
+test('the frontier queue hides a message six times the worker timeout; a host past 128 characters gets a hashed group', () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Queue');
+  new Crawler(stack, 'Crawler', { crawls: [crawl()] });
+  const template = Template.fromStack(stack);
+  const queues = Object.values(template.findResources('AWS::SQS::Queue')).map(
+    (q) => (q as { Properties: { VisibilityTimeout?: number } }).Properties.VisibilityTimeout,
+  );
+  assert.ok(queues.includes(720), JSON.stringify(queues));
+  const long = `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.example`;
+  assert.equal(messageGroupId('example.com'), 'example.com');
+  assert.ok(messageGroupId(long).length <= 128);
+  assert.equal(messageGroupId(long), messageGroupId(long));
+  assert.notEqual(messageGroupId(long), messageGroupId(`${long}x`));
+});
