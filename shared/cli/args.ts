@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
 import { SETTINGS, settingSpec, type CrawlSettings, type SettingName } from '../config/settings.js';
 import { resolveSettings as resolveFromSources } from '../config/resolve.js';
+import { didYouMean, joinNegativeValues, knownFlags } from './usage.js';
 
 /** Settings from defaults, then `TRAWL_*` environment variables, then flags. */
 export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): CrawlSettings {
@@ -37,6 +38,7 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   port: { type: 'string' },
   token: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
+  version: { type: 'boolean', short: 'v' },
   cap: { type: 'string' },
   replay: { type: 'boolean' },
   'no-preview': { type: 'boolean' },
@@ -61,12 +63,14 @@ export interface ParsedCommand {
 /** Splits argv into a command, positionals and flags; unknown flags are a usage error. */
 export function parseCommandLine(argv: string[]): ParsedCommand {
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: flagOptions(), allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: joinNegativeValues(argv), options: flagOptions(), allowPositionals: true, strict: true });
     const [command = 'help', ...rest] = positionals;
     return { command, positionals: rest, flags: values as Record<string, unknown> };
   } catch (err) {
     const message = err instanceof Error ? err.message.replace(/\. To specify a positional.*$/s, '') : String(err);
-    throw new UsageError(`${message}: see trawl --help for the flags`, { cause: err });
+    const unknown = /Unknown option '--([^']+)'/.exec(message)?.[1];
+    const hint = unknown ? didYouMean(unknown, knownFlags(), '--') : '';
+    throw new UsageError(`${message}${hint}: see trawl --help for the flags`, { cause: err });
   }
 }
 

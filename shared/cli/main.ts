@@ -2,6 +2,8 @@
 import { pathToFileURL } from 'node:url';
 import { UsageError, errorMessage } from '../errors.js';
 import { helpText, parseCommandLine, resolveSettings } from './args.js';
+import { COMMANDS, commandHelp, didYouMean, NEEDS_DATA, version } from './usage.js';
+import { requireDataDir } from '../store/local/open-local.js';
 import { crawlCommand } from './crawl-command.js';
 import { statusCommand } from './status-command.js';
 import { extractCommand } from './extract-command.js';
@@ -25,11 +27,21 @@ function parseLimit(raw: unknown): number {
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
     const { command, positionals, flags } = parseCommandLine(argv);
-    if (flags.help || command === 'help') {
-      console.log(helpText());
+    if (flags.version || command === 'version') {
+      console.log(`trawl ${version()}`);
       return 0;
     }
+    if (flags.help || command === 'help') {
+      console.log((command !== 'help' && commandHelp(command)) || helpText());
+      return 0;
+    }
+    if (!COMMANDS[command])
+      throw new UsageError(
+        `unknown command ${JSON.stringify(command)}${didYouMean(command, Object.keys(COMMANDS))}: use ${Object.keys(COMMANDS).join(', ')} (trawl --help)`,
+      );
     const settings = resolveSettings(flags, env);
+    // A read command on a directory no crawl wrote says so, and creates nothing there.
+    if (NEEDS_DATA.has(command)) requireDataDir(settings.data);
     const json = Boolean(flags.json) || ['1', 'true', 'yes'].includes((env.TRAWL_JSON ?? '').toLowerCase());
     const out = (line: string) => process.stdout.write(`${line}\n`);
     if (command === 'crawl') {
@@ -67,8 +79,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 0;
     }
     if (command === 'replay') {
-      await replayCommand(settings, flags as { reextract?: boolean; run?: string }, json, out);
-      return 0;
+      const report = await replayCommand(settings, flags as { reextract?: boolean; run?: string }, json, out);
+      return report.failed.length > 0 ? 1 : 0;
     }
     if (command === 'history') {
       await historyCommand(settings.data, positionals[0], json, out);
@@ -118,9 +130,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       await server.close();
       return 0;
     }
-    throw new UsageError(
-      `unknown command ${JSON.stringify(command)}: use crawl, status, extract, graph, export, replay, history, doctor, enrich, search, index, serve or select (trawl --help)`,
-    );
+    throw new UsageError(`unknown command ${JSON.stringify(command)}: see trawl --help`);
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`trawl: ${err.message}\n`);
@@ -132,6 +142,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // Piped into `head`, the reader goes away: that is the end of the output, not an error.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw err;
+    });
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

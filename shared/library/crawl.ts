@@ -7,6 +7,7 @@ import type { PriorityFn } from '../frontier/priority.js';
 import type { Logger } from '../log/logger.js';
 import { buildContext } from '../pipeline/stages/context.js';
 import { Closers } from '../util/closer.js';
+import { preflight } from '../fetch/preflight.js';
 import type { CrawlHooks } from '../pipeline/stages/progress.js';
 import { crawlScoring } from '../scoring/crawl-scoring.js';
 import { CrawlRunner } from '../pipeline/embedded/crawl-runner.js';
@@ -139,6 +140,8 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
   if (settings.resume) await checkResumable(settings.data);
   // The profile and the fields' selectors are checked before the data directory is touched.
   const scoring = crawlScoring(settings);
+  // A seed the address guard would refuse (a site on this machine or the intranet) fails here, naming the flag, not after a crawl that stored nothing.
+  for (const url of routed.urls) await preflight(url, { allowPrivateNetwork: settings.allowPrivateNetwork, resolver: options.resolver });
   // The crawl's writes run on a thread of their own (see sqlite-writer-thread.ts); with --stage-times, timed there too.
   const stages = new StageClock(settings.stageTimes);
   // Each resource is closed from the moment it is open: a failure while opening the next (a data

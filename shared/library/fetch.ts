@@ -1,6 +1,8 @@
 // `fetch(target)`: one door to the web for the library. A URL, a search query or a social account
 // is fetched through its backend into the data directory's archive and returned as typed content;
 // `openStore(dir).fetch(target)` answers the same call from the archive with no network.
+import { preflight } from '../fetch/preflight.js';
+import { routeTarget } from '../targets/route.js';
 import { WarcWriter } from '../archive/warc-writer.js';
 import type { Env } from '../config/resolve.js';
 import type { Resolver } from '../fetch/address-guard.js';
@@ -69,7 +71,13 @@ async function withArchive<T>(target: string, options: FetchOptions, call: (deps
  *
  * @example const { results } = await fetch('search:fire sprinkler inspection Minneapolis') as Extract<FetchedContent, { type: 'search-results' }>;
  */
-export function fetch(target: string, options: FetchOptions = {}): Promise<FetchedContent> {
+export async function fetch(target: string, options: FetchOptions = {}): Promise<FetchedContent> {
+  const route = routeTarget(target);
+  // A URL the address guard would refuse says so, naming the flag, rather than as a robots.txt refusal.
+  if (route.kind === 'url') {
+    const { env = process.env, resolver, limit: _limit, ...rest } = options;
+    await preflight(route.url, { allowPrivateNetwork: settingsOf({ ...rest, env }).allowPrivateNetwork, resolver });
+  }
   return withArchive(target, options, (deps) => fetchTarget(deps, target, { limit: options.limit }));
 }
 

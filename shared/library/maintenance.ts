@@ -1,3 +1,4 @@
+import { preflight } from '../fetch/preflight.js';
 import { join } from 'node:path';
 import { ArchiveReplay } from '../archive/replay.js';
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
@@ -69,6 +70,7 @@ export async function extract(url: string, options: CrawlSettingsOptions & { htm
   let html = given;
   let xRobotsTag = givenTag;
   if (html === undefined) {
+    await preflight(url, { allowPrivateNetwork: settings.allowPrivateNetwork });
     const fetcher = fetcherFor(settings);
     try {
       const target = new URL(url);

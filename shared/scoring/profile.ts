@@ -128,12 +128,25 @@ export function loadProfile(nameOrPath: string): Profile {
   const file = nameOrPath;
   if (!existsSync(file)) throw new CrawlConfigError(`profile ${file} does not exist: give the path of a profile JSON file`);
   let data: unknown;
+  const text = readFileSync(file, 'utf8');
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    data = JSON.parse(text);
   } catch (err) {
-    throw new CrawlConfigError(`profile ${file} is not valid JSON: ${(err as Error).message}`);
+    throw new CrawlConfigError(
+      `profile ${file} is not valid JSON${jsonErrorPlace(text, err as Error)}: ${(err as Error).message.replace(/ in JSON at position \d+.*$/s, '')}`,
+    );
   }
   return parseProfile(data, file);
+}
+
+/** " at line L, column C" of a JSON.parse error (Node reports a character offset), or nothing. */
+export function jsonErrorPlace(text: string, err: Error): string {
+  const m = /position (\d+)/.exec(err.message) ?? /line (\d+) column (\d+)/.exec(err.message);
+  if (!m) return '';
+  if (m.length === 3) return ` at line ${m[1]}, column ${m[2]}`;
+  const before = text.slice(0, Number(m[1]));
+  const line = before.split('\n').length;
+  return ` at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
 }
 
 /** A path glob as an anchored, case-insensitive RegExp. */

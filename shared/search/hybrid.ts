@@ -20,6 +20,11 @@ export interface SearchRequest {
   filters?: SearchFilters;
   limit?: number;
   mode?: SearchMode;
+  /**
+   * Vector matches below this cosine similarity are not hits.
+   * @default MIN_SIMILARITY (0.15, chosen for the local provider)
+   */
+  minSimilarity?: number;
 }
 
 /** Why a page matched: which query terms it holds, its rank in each list, and the fused score. */
@@ -57,6 +62,14 @@ export function queryTerms(q: string): string[] {
 }
 
 /** Reciprocal rank fusion of ranked id lists (rank 1 first). */
+/**
+ * Vector matches below this cosine similarity are dropped. Chosen on the search fixture with the
+ * local provider (test/fixtures/search/corpus.ts): nonsense queries ("xyzzy", "lorem ipsum dolor",
+ * …) reach at most 0.13 against any page, while nine in ten known answers score above 0.21. Other
+ * providers' scales differ: pass `minSimilarity` (or `--min-similarity`) for them.
+ */
+export const MIN_SIMILARITY = 0.15;
+
 export function fuseRanks(lists: string[][], k = RRF_K): Map<string, number> {
   const fused = new Map<string, number>();
   for (const list of lists) list.forEach((id, i) => fused.set(id, (fused.get(id) ?? 0) + 1 / (k + i + 1)));
@@ -86,7 +99,11 @@ export async function hybridSearch(deps: SearchDeps, request: SearchRequest): Pr
   let nearest: Array<{ id: string; distance: number }> = [];
   if (mode !== 'text' && request.q.trim()) {
     const [vector] = await deps.embedder.embed([request.q], 'query');
-    nearest = await deps.vectors.query(vector!, deps.embedder.stamp.model, depth, filters);
+    const floor = request.minSimilarity ?? MIN_SIMILARITY;
+    // Only matches of some strength: a query of nonsense words has nearest pages too.
+    nearest = (await deps.vectors.query(vector!, deps.embedder.stamp.model, depth, filters)).filter(
+      (n) => Number.isFinite(n.distance) && 1 - n.distance >= floor,
+    );
   }
   const textIds = text.map((t) => t.urlId);
   const vectorIds = nearest.map((n) => n.id);

@@ -64,7 +64,8 @@ export async function checkIndex(enrich: EnrichStore, vectors: VectorIndex, conf
   for await (const r of records(enrich)) {
     report.store.records++;
     const e = r.embedding;
-    if (!e) continue;
+    // Dimension 0: judged too thin for a vector (see MIN_EMBED_WORDS), and none is expected.
+    if (!e || e.dimension === 0) continue;
     report.store.withEmbedding++;
     seen.add(r.urlId);
     if (e.model !== configured.model || e.provider !== configured.provider) report.otherModel++;

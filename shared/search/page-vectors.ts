@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { withRetry, type RetryOptions } from '../enrich/provider-error.js';
 import type { Providers } from '../enrich/provider-factory.js';
 import { embeddingText, type EnrichDocument } from '../enrich/providers.js';
-import { plainText } from '../enrich/text.js';
+import { plainText, words } from '../enrich/text.js';
 import type { EmbeddingMeta, EnrichCandidate, EnrichStore, VectorIndex } from '../store/ports/index.js';
 
 /** What the Summarize and Index stages need: the store (truth), the vector sink, the providers. */
@@ -36,4 +36,21 @@ export async function embedPage(
   const [vector] = await withRetry(() => deps.providers.embedder.embed([embeddingText(doc, summary, tags)], 'document'), deps.retry);
   const { stamp } = deps.providers.embedder;
   return { vector: vector!, meta: { ...stamp, at: deps.clock(), dimension: vector!.length, hash: vectorHash(vector!) } };
+}
+
+/**
+ * Pages with fewer words than this (title and text together) get no vector: an embedding of "a"
+ * or of an empty page says nothing, and matched every query (a zero vector's distance came back
+ * as a perfect match). They stay findable by full text.
+ */
+export const MIN_EMBED_WORDS = 8;
+
+/** Whether a page has text enough for a vector. */
+export function embeddable(doc: EnrichDocument): boolean {
+  return words(`${doc.title ?? ''} ${doc.text}`).length >= MIN_EMBED_WORDS;
+}
+
+/** The embedding record of a page that has no vector (too little text): the model it was judged with, dimension 0. */
+export function noVector(deps: Pick<EnrichDeps, 'providers' | 'clock'>): EmbeddingMeta {
+  return { ...deps.providers.embedder.stamp, at: deps.clock(), dimension: 0, hash: 'none' };
 }

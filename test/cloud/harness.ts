@@ -260,7 +260,10 @@ export async function cloudCrawl(
             return timings.time('run-progress', () => runProgress(i));
           }),
           FailRun: task(async (i: Parameters<typeof finalizeRun>[0]) => {
-            // As FinalizeRun: page workflows in flight finish first (see docs/known-gaps.md for the race on AWS).
+            // The workers drain first, as the event source mapping would once the run stops (a fetch
+            // that lands after FailRun can still add a queued URL on AWS: docs/known-gaps.md).
+            stop.done = true;
+            await Promise.allSettled(pollers);
             await Promise.all(page.pending);
             return timings.time('finalize-run', () => finalizeRun(i));
           }),

@@ -1,5 +1,5 @@
 import { errorMessage } from '../../errors.js';
-import { documentOf, embedPage, type EnrichDeps } from '../../search/page-vectors.js';
+import { documentOf, embeddable, embedPage, noVector, type EnrichDeps } from '../../search/page-vectors.js';
 
 export { documentOf, embedPage, vectorHash, type EnrichDeps } from '../../search/page-vectors.js';
 import { withRetry } from '../../enrich/provider-error.js';
@@ -101,7 +101,8 @@ export async function indexPage(deps: EnrichDeps, c: EnrichCandidate, work: Enri
   const doc = documentOf(c);
   const old = c.enrichment;
   const started = performance.now();
-  const embedded = work.embedding || !old?.embedding ? await step('embedding', () => embedPage(deps, doc, s.summary, s.tags)) : undefined;
+  const thin = !embeddable(doc);
+  const embedded = !thin && (work.embedding || !old?.embedding) ? await step('embedding', () => embedPage(deps, doc, s.summary, s.tags)) : undefined;
   const { tookMs: summarizeMs, ...summarized } = s;
   const record: EnrichmentRecord = {
     urlId: c.urlId,
@@ -112,13 +113,15 @@ export async function indexPage(deps: EnrichDeps, c: EnrichCandidate, work: Enri
     ...summarized,
     language: c.language,
     published: c.published,
-    embedding: embedded?.meta ?? old?.embedding,
+    embedding: thin ? noVector(deps) : (embedded?.meta ?? old?.embedding),
     updatedAt: deps.clock(),
     // A Summarize result from an older Step Functions execution has no tookMs: count the embedding alone.
     tookMs: (summarizeMs ?? 0) + Math.round(performance.now() - started),
   };
   await step('index', async () => {
     await deps.enrich.putEnrichment(record, doc.text);
+    // A page that became too thin loses the vector it had.
+    if (thin && old?.embedding && old.embedding.dimension > 0) await deps.vectors.delete([c.urlId]);
     if (!embedded) return;
     await deps.vectors.upsert([
       {
