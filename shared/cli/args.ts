@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
 import { SETTINGS, settingSpec, type CrawlSettings, type SettingName } from '../config/settings.js';
 import { resolveSettings as resolveFromSources } from '../config/resolve.js';
-import { didYouMean, joinNegativeValues, knownFlags } from './usage.js';
+import { didYouMean, joinNegativeValues } from './usage.js';
 
 /** Settings from defaults, then `TRAWL_*` environment variables, then flags. */
 export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): CrawlSettings {
@@ -43,6 +43,11 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   replay: { type: 'boolean' },
   'no-preview': { type: 'boolean' },
 };
+
+/** Every flag name the CLI knows. */
+export function knownFlags(): string[] {
+  return [...Object.keys(COMMAND_FLAGS), ...Object.values(SETTINGS).flatMap((s) => (s.flag ? [s.flag] : []))];
+}
 
 /** The node:util parseArgs options derived from the settings table. */
 export function flagOptions(): NonNullable<ParseArgsConfig['options']> {

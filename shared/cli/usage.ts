@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { SETTINGS } from '../config/settings.js';
-import { COMMAND_FLAGS } from './args.js';
 
 /** The commands, each with its usage line, the flags it reads beyond the settings, and an example. */
 export const COMMANDS: Record<string, { usage: string; flags: string[]; example: string; settings?: 'all' | 'data' }> = {
@@ -118,11 +117,6 @@ export function didYouMean(given: string, known: Iterable<string>, prefix = ''):
     if (d < bestD) [best, bestD] = [k, d];
   }
   return best !== undefined && bestD <= Math.max(2, Math.floor(given.length / 4)) ? ` (did you mean ${prefix}${best}?)` : '';
-}
-
-/** Every flag name the CLI knows. */
-export function knownFlags(): string[] {
-  return [...Object.keys(COMMAND_FLAGS), ...Object.values(SETTINGS).flatMap((s) => (s.flag ? [s.flag] : []))];
 }
 
 /** One command's help: its usage, its own flags, the settings it reads, and an example. */
