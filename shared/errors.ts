@@ -164,3 +164,70 @@ export function errorMessage(err: unknown): string {
   }
   return String(err);
 }
+
+/**
+ * How a model call failed, which decides what happens next: `throttled` and `unavailable` are
+ * retried with back-off; `rejected` (bad request, no access, unknown model) and `malformed`
+ * (output that fails validation) are not: the page goes to the dead-letter list.
+ */
+export type ProviderFailure = 'throttled' | 'unavailable' | 'rejected' | 'malformed';
+
+/** A model call that failed; the page's enrichment fails, the run goes on. */
+export class ProviderError extends TrawlError {
+  constructor(
+    readonly failure: ProviderFailure,
+    message: string,
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, 'fail-url', options);
+    this.name = 'ProviderError';
+  }
+
+  get retryable(): boolean {
+    return this.failure === 'throttled' || this.failure === 'unavailable';
+  }
+}
+
+/** An API answered with an error, or kept limiting past what we wait. */
+export class ApiError extends TrawlError {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message, 'fail-url');
+    this.name = 'ApiError';
+  }
+}
+
+/** Where a page's enrichment failed. */
+export type EnrichStage = 'summary' | 'tags' | 'embedding' | 'index';
+
+/** A step of Summarize/Index failed: which one, and why. */
+export class EnrichStepError extends TrawlError {
+  constructor(
+    readonly stage: EnrichStage,
+    readonly error: unknown,
+  ) {
+    // One page's enrichment failed: it goes to the dead-letter list and the run goes on.
+    super(`${stage}: ${errorMessage(error)}`, 'fail-url', { cause: error });
+    this.name = 'EnrichStepError';
+  }
+}
+
+/** The model throttled past the in-process retries: Step Functions retries the step with back-off (`ModelThrottled` in its Retry). */
+export class ModelThrottledError extends TrawlError {
+  constructor(message: string) {
+    // Step Functions matches the name `ModelThrottled` in the step's Retry.
+    super(message, 'retry');
+    this.name = 'ModelThrottled';
+  }
+}
+
+/** The host was not free in time: Step Functions retries the step (`HostBusy` in its Retry). */
+export class HostBusyError extends RetryableFetchError {
+  constructor(host: string, waitedMs: number) {
+    super(`host ${host} stayed busy for ${waitedMs} ms: the render is retried`);
+    this.name = 'HostBusy';
+  }
+}

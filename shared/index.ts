@@ -4,7 +4,8 @@ export type { CrawlSettingsOptions } from './library/settings-options.js';
 export { openStore, type TrawlStore } from './library/store.js';
 export { enrich, type EnrichOptions, type SearchOptions } from './library/enrich.js';
 export { select, type SelectOptions, type HomepageSelection } from './library/select.js';
-export { fetch, searchSocial, type FetchOptions } from './library/fetch.js';
+// `fetchTarget` is the name to use: `fetch` shadows the global in any file that imports it (kept one release as an alias).
+export { fetch as fetchTarget, fetch, searchSocial, type FetchOptions } from './library/fetch.js';
 export { routeTarget, type Target, type SocialPlatform } from './targets/route.js';
 export type { FetchedContent, SearchResult as WebSearchResult, SocialPost, FeedEntry } from './targets/content.js';
 export { loadProfile, parseProfile, type Profile } from './scoring/profile.js';

@@ -1,28 +1,6 @@
-import { TrawlError } from '../errors.js';
+import { ProviderError, type ProviderFailure } from '../errors.js';
 
-/**
- * How a model call failed, which decides what happens next: `throttled` and `unavailable` are
- * retried with back-off; `rejected` (bad request, no access, unknown model) and `malformed`
- * (output that fails validation) are not: the page goes to the dead-letter list.
- */
-export type ProviderFailure = 'throttled' | 'unavailable' | 'rejected' | 'malformed';
-
-/** A model call that failed; the page's enrichment fails, the run goes on. */
-export class ProviderError extends TrawlError {
-  constructor(
-    readonly failure: ProviderFailure,
-    message: string,
-    readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
-  ) {
-    super(message, 'fail-url', options);
-    this.name = 'ProviderError';
-  }
-
-  get retryable(): boolean {
-    return this.failure === 'throttled' || this.failure === 'unavailable';
-  }
-}
+export { ProviderError, type ProviderFailure } from '../errors.js';
 
 export interface RetryOptions {
   /** Calls in all, the first included. @default 6 */

@@ -14,11 +14,11 @@ function kindOf(address: string): string {
  * Checks, before anything is crawled or fetched, that the address guard will let the URL's host
  * through, so a first try on a local or intranet site fails at once with the reason and the flag
  * that lifts it, instead of ending with nothing stored and a robots.txt message. A name that does
- * not resolve is said as such. Metadata endpoints are refused whatever the flags say.
+ * not resolve is said as such (or passed on, for a crawl to record, with `unresolved: 'pass'`). Metadata endpoints are refused whatever the flags say.
  *
  * @throws UsageError naming the URL, the address and `--allow-private-network` (library: `allowPrivateNetwork: true`)
  */
-export async function preflight(url: string, options: { allowPrivateNetwork: boolean; resolver?: Resolver }): Promise<void> {
+export async function preflight(url: string, options: { allowPrivateNetwork: boolean; resolver?: Resolver; unresolved?: 'throw' | 'pass' }): Promise<void> {
   const { hostname } = new URL(url);
   const bare = hostname.replace(/^\[|\]$/g, '');
   const guard = new AddressGuard(options);
@@ -35,6 +35,8 @@ export async function preflight(url: string, options: { allowPrivateNetwork: boo
         { cause: err },
       );
     }
+    // A crawl records a seed it cannot resolve as a failed fetch (and goes on with its other seeds).
+    if (options.unresolved === 'pass') return;
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(
       `cannot reach ${url}: the name ${hostname} does not resolve (DNS: ${code ?? (err as Error).message}); check the spelling or your network`,

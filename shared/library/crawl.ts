@@ -141,7 +141,7 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
   // The profile and the fields' selectors are checked before the data directory is touched.
   const scoring = crawlScoring(settings);
   // A seed the address guard would refuse (a site on this machine or the intranet) fails here, naming the flag, not after a crawl that stored nothing.
-  for (const url of routed.urls) await preflight(url, { allowPrivateNetwork: settings.allowPrivateNetwork, resolver: options.resolver });
+  for (const url of routed.urls) await preflight(url, { allowPrivateNetwork: settings.allowPrivateNetwork, resolver: options.resolver, unresolved: 'pass' });
   // The crawl's writes run on a thread of their own (see sqlite-writer-thread.ts); with --stage-times, timed there too.
   const stages = new StageClock(settings.stageTimes);
   // Each resource is closed from the moment it is open: a failure while opening the next (a data

@@ -41,6 +41,18 @@ export function productToken(userAgent: string): string {
 }
 
 /**
+ * The token a crawler's groups are matched with: a valid product token as given; a User-Agent
+ * header (`trawl/1.0 (+https://…)`) by its product token; anything else as given, so it matches
+ * no named group. Google's parser does the same: a crawler that calls itself "Foo Bar" (a space
+ * cannot be in a token) obeys `*`, not the `Foo` group (its AcceptUserAgentUpToFirstSpace case).
+ */
+function matchedToken(given: string): string {
+  const trimmed = given.trim();
+  if (/^[A-Za-z_-]+$/.test(trimmed) || /^[A-Za-z_-]+\//.test(trimmed)) return productToken(trimmed);
+  return trimmed.toLowerCase();
+}
+
+/**
  * Google's parser (github.com/google/robotstxt) keeps at most this many bytes of a line and drops
  * the rest (2083 × 8 − 1: eight times the longest URL some browsers take, less the buffer's end).
  * Matched here so a long Allow or Disallow value is cut, and matches, as Googlebot's would.
@@ -133,7 +145,7 @@ function parseLines(text: string): Group[] & { sitemaps?: string[] } {
  * (case-insensitive), else every `*` group; keeps the Sitemap lines of the whole file.
  */
 export function parseRobotsTxt(text: string, userAgentToken: string): RobotsRules {
-  const token = productToken(userAgentToken);
+  const token = matchedToken(userAgentToken);
   const groups = parseLines(text.slice(0, ROBOTS_MAX_BYTES));
   const sitemaps = groups.sitemaps ?? [];
   let matched = groups.filter((g) => g.agents.includes(token));

@@ -2,20 +2,11 @@
 // honouring each API's rate-limit headers (Retry-After, X-RateLimit-*/RateLimit-* in their
 // seconds, epoch or date forms), retrying 429/5xx and network errors with back-off, and keeping
 // every exchange (API keys redacted) for the archive.
+import { ApiError } from '../errors.js';
+export { ApiError } from '../errors.js';
 import { Agent } from 'undici';
 import { AddressGuard, type Resolver } from '../fetch/address-guard.js';
-import { AddressRefusedError, TrawlError } from '../errors.js';
-
-/** An API answered with an error, or kept limiting past what we wait. */
-export class ApiError extends TrawlError {
-  constructor(
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message, 'fail-url');
-    this.name = 'ApiError';
-  }
-}
+import { AddressRefusedError } from '../errors.js';
 
 export interface ApiExchange {
   method: 'GET' | 'POST';

@@ -9,8 +9,11 @@ import { frontierRow } from '../helpers.js';
 test('scores depth, inlinks, freshness and content-type hints', () => {
   const base = { url: 'http://a.test/page', depth: 0, inlinks: 0, fresh: false };
   assert.equal(defaultPriority(base), 1);
-  assert.equal(defaultPriority({ ...base, depth: 3 }), 0.7);
-  assert.equal(defaultPriority({ ...base, inlinks: 2 }), 1.4);
+  assert.equal(defaultPriority({ ...base, depth: 3 }), -0.5);
+  assert.equal(defaultPriority({ ...base, inlinks: 1 }), 1.05);
+  // Inlinks count on a log scale, capped below a level: a popular depth-2 URL never passes a depth-1 one.
+  assert.equal(defaultPriority({ ...base, inlinks: 1000 }), 1.15);
+  assert.ok(defaultPriority({ ...base, depth: 2, inlinks: 5000, url: 'http://a.test/news/x' }) < defaultPriority({ ...base, depth: 1 }));
   assert.equal(defaultPriority({ ...base, fresh: true }), 1.3);
   assert.equal(defaultPriority({ ...base, url: 'http://a.test/blog/x' }), 1.3);
   assert.equal(defaultPriority({ ...base, url: 'http://a.test/x.pdf' }), 0.7);

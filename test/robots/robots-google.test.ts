@@ -32,7 +32,10 @@ test('Sitemap and unknown lines do not end a run of User-agent lines', () => {
 test("a User-agent value's product token is taken up to the first character that cannot be in one", () => {
   const txt = 'User-Agent: *\nDisallow: /\nUser-Agent: Foo Bar\nAllow: /x/\nDisallow: /\n';
   assert.equal(allowed(txt, '/x/y', 'Foo'), true);
-  assert.equal(allowed(txt, '/x/y', 'Foo Bar'), true, 'our own product token is Foo too');
+  // GoogleOnly_AcceptUserAgentUpToFirstSpace: a crawler calling itself "Foo Bar" (no valid token) obeys *.
+  assert.equal(allowed(txt, '/x/y', 'Foo Bar'), false);
+  // A User-Agent header is matched by its product token.
+  assert.equal(allowed(txt, '/x/y', 'Foo/1.0 (+https://foo.example/bot)'), true);
   assert.equal(allowed(txt, '/x/y', 'Bar'), false);
   assert.equal(allowed('User-agent: FooBot/2.1\nDisallow: /\n', '/x'), false);
   assert.equal(allowed('User-agent: * everyone\nDisallow: /\n', '/x', 'AnyBot'), false, '* followed by words is still everyone');

@@ -1,9 +1,9 @@
 import { DEFAULT_TRAP_LIMITS, trapShape } from '../../frontier/traps.js';
 import type { FrontierRow } from '../../store/ports/index.js';
 import { urlId } from '../../url/canonical.js';
-import { Admitter, type Candidate } from '../stages/admission.js';
+import { Admitter, type LinkCandidate } from '../stages/admission.js';
 import type { CloudContext } from './cloud-context.js';
-import { fetchCommit, type ProcessResult } from '../stages/process-stage.js';
+import { toFetchCommit, type ProcessResult } from '../stages/process-stage.js';
 
 /**
  * Admits candidates as the embedded runner does (scope, depth, nofollow, trap shapes), with the
@@ -11,7 +11,7 @@ import { fetchCommit, type ProcessResult } from '../stages/process-stage.js';
  * priorities: a focused crawl gets best-first by admitting only links whose score reaches the
  * profile's threshold (the rest are recorded as skipped `below-threshold`, never sent).
  */
-export async function admitCloud(ctx: CloudContext, candidates: Candidate[]): Promise<FrontierRow[]> {
+export async function admitCloud(ctx: CloudContext, candidates: LinkCandidate[]): Promise<FrontierRow[]> {
   const minPriority = ctx.scoring.focused ? ctx.scoring.profile.threshold : undefined;
   const scope = [...ctx.run.seeds, ...(ctx.run.scope ?? [])];
   const admitter = new Admitter(ctx.run.id, scope, ctx.settings, ctx.priority, ctx.canonical, ctx.clock, minPriority);
@@ -41,7 +41,7 @@ export async function admitCloud(ctx: CloudContext, candidates: Candidate[]): Pr
 }
 
 /** Admits candidates and sends the URLs the run had not seen to the frontier (seeds, robots.txt sitemaps). */
-export async function enqueueCandidates(ctx: CloudContext, candidates: Candidate[]): Promise<void> {
+export async function enqueueCandidates(ctx: CloudContext, candidates: LinkCandidate[]): Promise<void> {
   const rows = await admitCloud(ctx, candidates);
   const inserted = new Set(await ctx.store.addUrls(rows));
   await ctx.frontier.send(rows.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
@@ -56,7 +56,7 @@ export async function commitCloud(ctx: CloudContext, row: FrontierRow, result: P
   const attempts = row.attempts + 1;
   const discovered = await admitCloud(ctx, result.candidates);
   const inserted = new Set(
-    await ctx.store.commitFetch(fetchCommit(result, { runId: row.runId, urlId: row.urlId, attempts, notBefore: result.retry ? notBefore : 0, discovered })),
+    await ctx.store.commitFetch(toFetchCommit(result, { runId: row.runId, urlId: row.urlId, attempts, notBefore: result.retry ? notBefore : 0, discovered })),
   );
   await ctx.frontier.send(discovered.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
   if (result.retry) await ctx.frontier.send([{ ...row, attempts, notBefore, state: 'queued' }]);

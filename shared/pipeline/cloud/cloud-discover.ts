@@ -4,7 +4,7 @@
 // judges a link against a scope that is about to grow. A retry takes the answers this run already
 // stored (no API is called twice), and sending is idempotent.
 import type { Env } from '../../config/resolve.js';
-import type { Candidate } from '../stages/admission.js';
+import type { LinkCandidate } from '../stages/admission.js';
 import { enqueueCandidates } from './cloud-commit.js';
 import { withRun, type CloudContext, type CloudDeps } from './cloud-context.js';
 import { apiClientFor, discoverTargets, runTargets, type ApiTarget, type Discovered } from '../stages/discover-stage.js';
@@ -49,7 +49,7 @@ export async function discoverRun(deps: CloudDeps, state: RunState, readEnv: () 
     for (const d of found.discoveries) if (d.error) ctx.logger.warn('a target failed; the run goes on without its links', { key: d.key, error: d.error });
     await ctx.store.widenRunScope(ctx.run.id, found.scope);
     ctx.run.scope = [...new Set([...(ctx.run.scope ?? []), ...found.scope])];
-    const seeds = ctx.run.seeds.map((href): Candidate => ({ href, depth: 0, kind: 'page', structural: true }));
+    const seeds = ctx.run.seeds.map((href): LinkCandidate => ({ href, depth: 0, kind: 'page', structural: true }));
     await enqueueCandidates(ctx, [...seeds, ...found.candidates]);
     return {
       ...state,

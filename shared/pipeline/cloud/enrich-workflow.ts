@@ -1,25 +1,10 @@
+import { EnrichStepError, ModelThrottledError } from '../../errors.js';
+export { ModelThrottledError } from '../../errors.js';
 import { checkIndex, integrityMarkdown } from '../../search/integrity.js';
 import type { ObjectStore } from '../../store/ports/index.js';
 import { ProviderError } from '../../enrich/provider-error.js';
-import {
-  deadLetter,
-  EnrichStepError,
-  enrichWork,
-  indexPage,
-  summarizePage,
-  type EnrichDeps,
-  type EnrichWork,
-  type Summarized,
-} from '../stages/enrich-stage.js';
+import { deadLetter, enrichWork, indexPage, summarizePage, type EnrichDeps, type EnrichWork, type Summarized } from '../stages/enrich-stage.js';
 import type { ExtractResult, PageWorkflowInput } from './page-workflow.js';
-
-/** The model throttled past the in-process retries: Step Functions retries the step with back-off (`ModelThrottled` in its Retry). */
-export class ModelThrottledError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ModelThrottled';
-  }
-}
 
 /** How many times Step Functions retries a throttled Summarize or Index step (the construct's Retry uses it too). */
 export const THROTTLE_RETRIES = 3;

@@ -5,7 +5,7 @@ import { SETTLED_STATES, type FrontierRow, type HostRecord, type PageRecord, typ
 import { originOf } from '../../url/canonical.js';
 import { errorMessage, MalformedMessageError, nextStep } from '../../errors.js';
 import { parseFrontierMessage } from '../../store/frontier-message.js';
-import type { Candidate } from '../stages/admission.js';
+import type { LinkCandidate } from '../stages/admission.js';
 import { commitCloud, enqueueCandidates } from './cloud-commit.js';
 import { withRun, type CloudContext, type CloudDeps } from './cloud-context.js';
 import { politenessConfig } from '../stages/context.js';
@@ -101,7 +101,7 @@ async function underClaim(ctx: CloudContext, row: FrontierRow, host: HostRecord,
     if (load.policy.kind !== 'unreachable')
       await enqueueCandidates(
         ctx,
-        robotsSitemaps(load.policy).map((href): Candidate => ({ href, depth: 0, kind: 'sitemap', structural: true })),
+        robotsSitemaps(load.policy).map((href): LinkCandidate => ({ href, depth: 0, kind: 'sitemap', structural: true })),
       );
     if (state.parkedReason) {
       await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'host-parked');

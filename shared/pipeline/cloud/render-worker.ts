@@ -1,4 +1,5 @@
-import { RetryableFetchError } from '../../errors.js';
+import { HostBusyError } from '../../errors.js';
+export { HostBusyError } from '../../errors.js';
 import type { HostState } from '../../politeness/host-state.js';
 import { robotsPolicyFrom } from '../../robots/robots-policy.js';
 import type { CloudContext } from './cloud-context.js';
@@ -10,14 +11,6 @@ import { failedCapture, hostAfterRender, renderStage, robotsCheck, type RenderCa
 export interface RenderWait {
   maxWaitMs: number;
   sleep?: (ms: number) => Promise<void>;
-}
-
-/** The host was not free in time: Step Functions retries the step (`HostBusy` in its Retry). */
-export class HostBusyError extends RetryableFetchError {
-  constructor(host: string, waitedMs: number) {
-    super(`host ${host} stayed busy for ${waitedMs} ms: the render is retried`);
-    this.name = 'HostBusy';
-  }
 }
 
 /**

@@ -9,7 +9,7 @@ import { robotsRefusal } from '../stages/run-records.js';
 import { timerDelay } from '../../politeness/timers.js';
 import { createRun, restoreRun, resumableRun, seedCandidates } from './run-start.js';
 import { urlId } from '../../url/canonical.js';
-import { Admitter, type Candidate } from '../stages/admission.js';
+import { Admitter, type LinkCandidate } from '../stages/admission.js';
 import { politenessConfig, type CrawlContext } from '../stages/context.js';
 import { CrawlState, knownOf } from './crawl-state.js';
 import { fetchStage, requestStage } from '../stages/fetch-stage.js';
@@ -206,7 +206,7 @@ export class CrawlRunner {
   }
 
   /** The run's search and social targets: their links as candidates, their origins in the run's scope. */
-  private async discover(reuse: boolean): Promise<Candidate[]> {
+  private async discover(reuse: boolean): Promise<LinkCandidate[]> {
     const targets = runTargets(this.run);
     if (targets.length === 0) return [];
     const client = apiClientFor(this.ctx.settings, this.options.resolver);
@@ -350,7 +350,7 @@ export class CrawlRunner {
     q.robotsFailures = load.policy.kind === 'unreachable' ? q.robotsFailures + 1 : 0;
     q.state = hostAfterRobots(q.state, load, q.robotsFailures, this.politeness, this.ctx.settings.maxHostFailures, now);
     if (load.policy.kind !== 'unreachable') {
-      const sitemaps = robotsSitemaps(load.policy).map((href): Candidate => ({ href, depth: 0, kind: 'sitemap', structural: true }));
+      const sitemaps = robotsSitemaps(load.policy).map((href): LinkCandidate => ({ href, depth: 0, kind: 'sitemap', structural: true }));
       await this.addDiscovered(sitemaps);
     }
     await this.ctx.store.putHostState(q.state);
@@ -406,14 +406,14 @@ export class CrawlRunner {
     this.wakeUp?.();
   }
 
-  private async addDiscovered(candidates: Candidate[]): Promise<void> {
+  private async addDiscovered(candidates: LinkCandidate[]): Promise<void> {
     const { rows } = this.admitAll(candidates);
     const inserted = new Set(await this.ctx.store.addUrls(rows));
     for (const r of rows) if (inserted.has(r.urlId) && r.state === 'queued') this.state.enqueue(r);
   }
 
   /** Admits candidates the run has not seen; raises the priority of queued ones linked again. */
-  private admitAll(candidates: Candidate[]): { rows: FrontierRow[]; reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> } {
+  private admitAll(candidates: LinkCandidate[]): { rows: FrontierRow[]; reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> } {
     const rows: FrontierRow[] = [];
     const reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> = [];
     const seen = new Set<string>();

@@ -4,7 +4,7 @@ import type { FrontierRow, UrlState } from '../../store/ports/index.js';
 import { SOFT_SKIPS } from '../../store/ports/index.js';
 import { originOf } from '../../url/canonical.js';
 import type { PriorityFn } from '../../frontier/priority.js';
-import type { Candidate } from '../stages/admission.js';
+import type { LinkCandidate } from '../stages/admission.js';
 
 export type Known = 'queued' | 'soft' | 'final';
 
@@ -49,7 +49,7 @@ export class CrawlState {
   }
 
   /** Another link to a queued URL: its priority is its best link's, with the inlink counted. */
-  bumpInlinks(url: string, id: string, c: Candidate, priorityOf: PriorityFn): { urlId: string; priority: number; inlinks: number } | undefined {
+  bumpInlinks(url: string, id: string, c: LinkCandidate, priorityOf: PriorityFn): { urlId: string; priority: number; inlinks: number } | undefined {
     const q = this.hosts.get(new URL(url).host);
     const row = q?.get(id);
     if (!q || !row) return undefined;

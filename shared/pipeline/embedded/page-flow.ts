@@ -8,12 +8,12 @@ import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt, type PolitenessConfig } from '../../politeness/host-state.js';
 import { timerDelay } from '../../politeness/timers.js';
 import type { FrontierRow } from '../../store/ports/index.js';
-import type { Candidate } from '../stages/admission.js';
+import type { LinkCandidate } from '../stages/admission.js';
 import type { CrawlContext } from '../stages/context.js';
 import { storeStage, type Fetched, type FetchOutcome } from '../stages/fetch-stage.js';
 import { GroupCommit } from './group-commit.js';
 import { Gate, PREVIEWS_AT_ONCE, previewStage } from '../stages/preview-stage.js';
-import { fetchCommit, processStage, type ProcessResult } from '../stages/process-stage.js';
+import { toFetchCommit, processStage, type ProcessResult } from '../stages/process-stage.js';
 import { hostAfterRender, renderStage, robotsCheck, servedDocument, type RenderWanted } from '../stages/render-stage.js';
 import type { CrawlHooks, CrawlProgress } from '../stages/progress.js';
 import { storedPage } from './stored-page.js';
@@ -25,7 +25,7 @@ type Response = Extract<FetchOutcome, { kind: 'response' }>;
 export interface FlowOwner {
   runId(): number;
   /** The candidates new to the run as frontier rows, and priority raises of queued ones. */
-  admit(candidates: Candidate[]): { rows: FrontierRow[]; reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> };
+  admit(candidates: LinkCandidate[]): { rows: FrontierRow[]; reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> };
   /** After the commit: the URL is settled (unless retried), the new rows go to their hosts. */
   committed(row: FrontierRow, result: ProcessResult, rows: FrontierRow[], inserted: Set<string>): void;
   /** Runs `task` in the host's next turn; undefined when the host will have none (parked, crawl stopping). */
@@ -169,7 +169,14 @@ export class PageFlow {
   /** Commits what one fetch meant (with its new URLs), then tells the owner and the hooks. */
   async settle(_q: HostQueue, row: FrontierRow, result: ProcessResult, notBefore: number): Promise<void> {
     const { rows, reprioritized } = this.owner.admit(result.candidates);
-    const commit = fetchCommit(result, { runId: this.owner.runId(), urlId: row.urlId, attempts: row.attempts + 1, notBefore, discovered: rows, reprioritized });
+    const commit = toFetchCommit(result, {
+      runId: this.owner.runId(),
+      urlId: row.urlId,
+      attempts: row.attempts + 1,
+      notBefore,
+      discovered: rows,
+      reprioritized,
+    });
     let inserted: Set<string>;
     try {
       inserted = new Set(await this.commits.commit(commit));

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { newHostState } from '../../politeness/host-state.js';
 import type { CrawlStore, FrontierRow, RunRecord } from '../../store/ports/index.js';
 import { wasFetchedPage } from '../stages/run-records.js';
-import type { Admitter, Candidate } from '../stages/admission.js';
+import type { Admitter, LinkCandidate } from '../stages/admission.js';
 import type { CrawlContext } from '../stages/context.js';
 import { knownOf, type CrawlState } from './crawl-state.js';
 
@@ -22,7 +22,10 @@ export async function resumableRun(store: CrawlStore, dataDir: string): Promise<
 }
 
 /** The candidates a new run takes over from the run before it: URLs that run deferred (their hosts were backed off). */
-export async function carriedOver(store: CrawlStore, previous: RunRecord | undefined): Promise<{ candidates: Candidate[]; notBefore: Map<string, number> }> {
+export async function carriedOver(
+  store: CrawlStore,
+  previous: RunRecord | undefined,
+): Promise<{ candidates: LinkCandidate[]; notBefore: Map<string, number> }> {
   const rows = previous ? await store.deferredUrls(previous.id) : [];
   return {
     candidates: rows.map((r) => ({ href: r.url, depth: r.depth, kind: r.kind, fresh: r.fresh, from: r.discoveredFrom })),
@@ -31,8 +34,8 @@ export async function carriedOver(store: CrawlStore, previous: RunRecord | undef
 }
 
 /** A run's seeds as the candidates they start as. */
-export function seedCandidates(seeds: readonly string[]): Candidate[] {
-  return seeds.map((href): Candidate => ({ href, depth: 0, kind: 'page', structural: true }));
+export function seedCandidates(seeds: readonly string[]): LinkCandidate[] {
+  return seeds.map((href): LinkCandidate => ({ href, depth: 0, kind: 'page', structural: true }));
 }
 
 /** A new run: an unfinished run before it is abandoned (with a warning), and what the previous run deferred is carried over. */

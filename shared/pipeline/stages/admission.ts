@@ -7,7 +7,7 @@ import { canonicalize, hostKey, urlId, type CanonicalOptions } from '../../url/c
 import { scopeChecker, type ScopeVerdict } from '../../url/scope.js';
 
 /** A URL found somewhere (link, redirect, sitemap, feed, seed) asking to enter the frontier. */
-export interface Candidate {
+export interface LinkCandidate {
   href: string;
   depth: number;
   kind: FetchKind;
@@ -65,7 +65,7 @@ export class Admitter {
   }
 
   /** Builds the frontier row for a candidate; `state` says whether it is queued or why not. */
-  admit(c: Candidate): Admission {
+  admit(c: LinkCandidate): Admission {
     const url = this.canonicalize(c.href);
     if (!url) return { dropped: 'not-http' };
     const redirects = c.redirects ?? 0;
@@ -94,7 +94,7 @@ export class Admitter {
     return { row };
   }
 
-  private skipReason(c: Candidate, url: string, redirects: number): string | undefined {
+  private skipReason(c: LinkCandidate, url: string, redirects: number): string | undefined {
     const scope = this.inScope(url);
     if (!scope.inScope) return scope.reason;
     if (redirects > MAX_REDIRECTS) return 'too-many-redirects';

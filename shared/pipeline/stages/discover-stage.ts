@@ -16,7 +16,7 @@ import { routeTarget, type Target } from '../../targets/route.js';
 import { fetchTarget, replayApi } from '../../targets/target-fetch.js';
 import { targetLinks, targetMime, type TargetLink } from '../../targets/target-links.js';
 import { urlId } from '../../url/canonical.js';
-import type { Candidate } from './admission.js';
+import type { LinkCandidate } from './admission.js';
 
 /** A target that is not a URL: what Discover calls. */
 export type ApiTarget = Exclude<Target, { kind: 'url' }>;
@@ -49,7 +49,7 @@ export interface TargetDiscovery {
 }
 
 export interface Discovered {
-  candidates: Candidate[];
+  candidates: LinkCandidate[];
   /** The origins of the links: they join the run's scope. */
   scope: string[];
   discoveries: TargetDiscovery[];
@@ -103,7 +103,7 @@ function targetEdge(fromId: string, snapshot: string, link: TargetLink): EdgeRec
 }
 
 /** This run's stored answer for the target, when `reuse` asks for it and there is one; else a live call. */
-async function contentOf(
+async function targetContent(
   deps: DiscoverDeps,
   runId: number,
   input: string,
@@ -130,9 +130,9 @@ async function discoverOne(
 ): Promise<{ discovery: TargetDiscovery; links: TargetLink[] }> {
   const t = routeTarget(input) as ApiTarget;
   const base = { target: input, key: t.key, kind: t.kind } as const;
-  let got: Awaited<ReturnType<typeof contentOf>>;
+  let got: Awaited<ReturnType<typeof targetContent>>;
   try {
-    got = await contentOf(deps, runId, input, t, options);
+    got = await targetContent(deps, runId, input, t, options);
   } catch (err) {
     return { discovery: { ...base, source: 'live', links: 0, error: errorMessage(err) }, links: [] };
   }

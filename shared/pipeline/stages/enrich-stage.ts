@@ -1,3 +1,5 @@
+import { EnrichStepError } from '../../errors.js';
+export { EnrichStepError } from '../../errors.js';
 import { errorMessage } from '../../errors.js';
 import { documentOf, embeddable, embedPage, noVector, type EnrichDeps } from '../../search/page-vectors.js';
 
@@ -43,17 +45,6 @@ export function isStale(e: EnrichmentRecord, providers: Providers): boolean {
 }
 
 export type EnrichOutcome = { status: 'enriched'; record: EnrichmentRecord } | { status: 'failed'; failure: EnrichFailure };
-
-/** A step of Summarize/Index failed: which one, and why. */
-export class EnrichStepError extends Error {
-  constructor(
-    readonly stage: EnrichFailure['stage'],
-    readonly error: unknown,
-  ) {
-    super(`${stage}: ${errorMessage(error)}`);
-    this.name = 'EnrichStepError';
-  }
-}
 
 async function step<T>(stage: EnrichFailure['stage'], run: () => Promise<T>): Promise<T> {
   try {

@@ -9,7 +9,7 @@ import { robotsAllows, type RobotsPolicy } from '../../robots/robots-policy.js';
 import { termsOf } from '../../scoring/contextual.js';
 import { focusScore } from '../../scoring/focus.js';
 import { headOf } from '../../scoring/head-preview.js';
-import type { Candidate } from './admission.js';
+import type { LinkCandidate } from './admission.js';
 import type { CrawlContext } from './context.js';
 import { responseEvent } from './process-stage.js';
 
@@ -58,7 +58,7 @@ export const PREVIEWS_AT_ONCE = 5;
  * preview) and puts their head title and description on the candidates. Returns the host's state
  * after the requests (delays and back-offs apply as to any request).
  */
-export async function previewStage(deps: PreviewDeps, host: PreviewHost, candidates: Candidate[], limit: number): Promise<HostState> {
+export async function previewStage(deps: PreviewDeps, host: PreviewHost, candidates: LinkCandidate[], limit: number): Promise<HostState> {
   const { ctx } = deps;
   const fetcher = ctx.previewFetcher;
   if (!fetcher) return host.state;
@@ -67,7 +67,7 @@ export async function previewStage(deps: PreviewDeps, host: PreviewHost, candida
   const picks = candidates
     .filter((c) => c.kind === 'page' && !c.nofollow && c.link?.sameHost)
     .map((c) => ({ c, url: ctx.canonicalize(c.href) }))
-    .filter((x): x is { c: Candidate; url: string } => {
+    .filter((x): x is { c: LinkCandidate; url: string } => {
       if (!x.url || seen.has(x.url) || new URL(x.url).host !== host.host || deps.known(x.url)) return false;
       seen.add(x.url);
       return true;

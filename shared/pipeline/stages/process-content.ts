@@ -5,7 +5,7 @@ import { extractPdf } from '../../extract/pdf.js';
 import { gunzipCapped, parseSitemap } from '../../extract/sitemap.js';
 import { PageProcessingError } from '../../errors.js';
 import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../../store/ports/index.js';
-import type { Candidate } from './admission.js';
+import type { LinkCandidate } from './admission.js';
 import type { CrawlContext } from './context.js';
 import { edgesOf, extractRecords, pdfExtraction } from './content-records.js';
 import { renderModeFor } from '../../config/render-settings.js';
@@ -20,7 +20,7 @@ export interface ContentResult {
   extract?: ExtractRecord;
   chunks?: ChunkRecord[];
   aliases: AliasRecord[];
-  candidates: Candidate[];
+  candidates: LinkCandidate[];
   duplicateOf?: string;
   /** Processing failed at this stage: the page is kept as fetched and the URL fails with the error. */
   failure?: PageProcessingError;
@@ -52,7 +52,7 @@ function isFresh(date: string | undefined, now: number): boolean {
 }
 
 /** Sitemap index → more sitemaps; urlset → pages (fresh when modified in the last 30 days). */
-export async function sitemapCandidates(ctx: CrawlContext, row: FrontierRow, body: Buffer): Promise<Candidate[]> {
+export async function sitemapCandidates(ctx: CrawlContext, row: FrontierRow, body: Buffer): Promise<LinkCandidate[]> {
   const { data, cut } = await gunzipCapped(body, ctx.settings.maxBodyBytes * 10);
   if (cut) ctx.logger.warn('sitemap inflates past its cap: reading the entries before the cut', { url: row.url, capBytes: ctx.settings.maxBodyBytes * 10 });
   const xml = data.toString('utf8');
@@ -73,7 +73,7 @@ export async function sitemapCandidates(ctx: CrawlContext, row: FrontierRow, bod
   );
 }
 
-export function feedCandidates(row: FrontierRow, text: string): Candidate[] {
+export function feedCandidates(row: FrontierRow, text: string): LinkCandidate[] {
   return parseFeed(text, row.url).items.map((item) => ({ href: item.url, depth: row.depth + 1, kind: 'page' as const, fresh: true, from: row.urlId }));
 }
 
@@ -150,7 +150,7 @@ export async function htmlContent(
   const snapshot = contentHash ?? 'empty';
   const edges = edgesOf(row, snapshot, x);
   // Candidates carry the href as written, so the interaction record keeps the raw target.
-  const candidates: Candidate[] = edges.map((e, i) => ({
+  const candidates: LinkCandidate[] = edges.map((e, i) => ({
     href: x.links[i]!.href,
     depth: row.depth + 1,
     kind: 'page' as const,

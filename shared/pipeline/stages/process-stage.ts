@@ -23,7 +23,7 @@ export interface ProcessResult extends Omit<ContentResult, 'duplicateOf'> {
 }
 
 /** What the store commits for one processed fetch: the result's records, with the runtime's own attempt, delay and discoveries. */
-export function fetchCommit(
+export function toFetchCommit(
   result: ProcessResult,
   where: Pick<FetchCommit, 'runId' | 'urlId' | 'attempts' | 'notBefore' | 'discovered' | 'reprioritized'>,
 ): FetchCommit {

@@ -1,3 +1,4 @@
+import type { EnrichStage } from '../../errors.js';
 import type { ModelStamp } from '../../enrich/providers.js';
 
 /** A model stamp with the time the output was made. */
@@ -67,7 +68,7 @@ export interface EnrichCandidate {
 export interface EnrichFailure {
   urlId: string;
   url: string;
-  stage: 'summary' | 'tags' | 'embedding' | 'index';
+  stage: EnrichStage;
   error: string;
   attempts: number;
   failedAt: number;
