@@ -1,6 +1,7 @@
 // What the Summarize and Index handlers add to the runtime: the enrichment store (DynamoDB, the
 // full-text index in S3), the vector index (S3 Vectors) and the providers the construct configured.
 // Only these stages import it, so only their bundles carry the S3 Vectors and Bedrock clients.
+import { ENV, lambdaEnvironment } from './environment.js';
 import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { resolveSettings } from '../shared/config/resolve.js';
 import { createProviders, type Providers } from '../shared/enrich/provider-factory.js';
@@ -13,12 +14,6 @@ import type { Runtime } from './runtime.js';
 
 const cache = new Map<string, EnrichDeps & { enrich: DynamoEnrichStore }>();
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`environment variable ${name} is not set: deploy the function with the Crawler construct, which sets it`);
-  return value;
-}
-
 /** The providers of the deployment: TRAWL_PROVIDER, TRAWL_CHAT_MODEL, TRAWL_EMBED_MODEL, TRAWL_EMBED_DIMENSION (set by the construct). */
 export function deploymentProviders(env: NodeJS.ProcessEnv = process.env): Providers {
   const settings = resolveSettings({}, env, (name) => `the function's environment (${name})`);
@@ -28,7 +23,7 @@ export function deploymentProviders(env: NodeJS.ProcessEnv = process.env): Provi
 /** The enrichment store of this container's table and bucket, with its full-text index. */
 export function enrichStore(rt: Runtime): DynamoEnrichStore {
   const objects = rt.objects as S3Objects;
-  return new DynamoEnrichStore(rt.clients.doc, required('TABLE_NAME'), rt.blobs, new S3TextIndex(objects));
+  return new DynamoEnrichStore(rt.clients.doc, lambdaEnvironment().table, rt.blobs, new S3TextIndex(objects));
 }
 
 /** Store, vector index and providers for the Summarize and Index steps (once per container). */
@@ -40,7 +35,7 @@ export function enrichRuntime(rt: Runtime): EnrichDeps & { enrich: DynamoEnrichS
     const client = new S3VectorsClient({ endpoint: env.AWS_ENDPOINT_URL_S3VECTORS });
     deps = {
       enrich: enrichStore(rt),
-      vectors: new S3VectorsIndex(client, required('VECTOR_BUCKET_NAME'), required('VECTOR_INDEX_NAME')),
+      vectors: new S3VectorsIndex(client, vectorBucketOf(), lambdaEnvironment().vectorIndex),
       providers: deploymentProviders(env),
       clock: Date.now,
       // Step Functions retries a throttled step with back-off: one quick retry here, not a long wait inside a paid invocation.
@@ -49,4 +44,11 @@ export function enrichRuntime(rt: Runtime): EnrichDeps & { enrich: DynamoEnrichS
     cache.set(key, deps);
   }
   return deps;
+}
+
+/** The vector bucket (the enrichment stages only exist where the construct made one). */
+function vectorBucketOf(): string {
+  const bucket = lambdaEnvironment().vectorBucket;
+  if (!bucket) throw new Error(`environment variable ${ENV.vectorBucket} is not set: deploy the function with the Crawler construct, which sets it`);
+  return bucket;
 }

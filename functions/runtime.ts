@@ -1,5 +1,6 @@
 // What every handler shares: the adapters built once per container from the environment, and
 // Powertools logging and metrics. A handler only parses its event, calls a stage, shapes the result.
+import { lambdaEnvironment } from './environment.js';
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { createLogger, type Logger } from '../shared/log/logger.js';
@@ -24,12 +25,6 @@ export interface Runtime extends CloudDeps {
   pageWorkflow: SfnWorkflow;
   metrics: Metrics;
   powertools: PowertoolsLogger;
-}
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`environment variable ${name} is not set: deploy the function with the Crawler construct, which sets it`);
-  return value;
 }
 
 /** Powertools' logger behind the pipeline's Logger port. */
@@ -66,10 +61,9 @@ export async function closeRenderers(): Promise<void> {
 
 /** The adapters for this container's table, bucket and queue (cached; tests with other names get their own). */
 export function runtime(service: string): Runtime {
-  const table = required('TABLE_NAME');
-  const bucket = required('BUCKET_NAME');
-  const queueUrl = process.env.QUEUE_URL ?? '';
   const env = process.env;
+  const config = lambdaEnvironment(env);
+  const { table, bucket, queueUrl } = config;
   const key = [
     service,
     table,
@@ -99,12 +93,12 @@ export function runtime(service: string): Runtime {
     objects,
     blobs,
     powertools,
-    store: new DynamoCrawlStore(clients.doc, table, { blobs, frontierRetentionDays: Number(process.env.FRONTIER_RETENTION_DAYS ?? 90) }),
+    store: new DynamoCrawlStore(clients.doc, table, { blobs, frontierRetentionDays: config.frontierRetentionDays }),
     graph: new DynamoGraph(clients.doc, table),
-    frontier: new SqsFrontier(clients.sqs, queueUrl, process.env.DEAD_LETTER_QUEUE_URL),
-    pageWorkflow: new SfnWorkflow(clients.sfn, env.PAGE_WORKFLOW_ARN ?? ''),
+    frontier: new SqsFrontier(clients.sqs, queueUrl, config.deadLetterUrl),
+    pageWorkflow: new SfnWorkflow(clients.sfn, config.pageWorkflowArn),
     logger: adapt(powertools),
-    urlLeaseMs: process.env.URL_LEASE_MS ? Number(process.env.URL_LEASE_MS) : undefined,
+    urlLeaseMs: config.urlLeaseMs,
     metrics: new Metrics({ namespace: 'trawl', serviceName: 'trawl', defaultDimensions: { function: service } }),
   };
   runtimes.set(key, rt);

@@ -1,6 +1,7 @@
 // What the search API Lambda builds once per container: only the adapters it reads through (the
 // table, the bucket's full-text generations, the S3 Vectors index) and the query embedder, not the
 // crawl runtime, whose fetcher and extraction would only slow its cold start.
+import { lambdaEnvironment } from './environment.js';
 import { handle } from 'hono/aws-lambda';
 import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { createApi } from '../shared/api/app.js';
@@ -28,25 +29,20 @@ const NO_VECTORS: VectorIndex = {
 
 const handlers = new Map<string, Handler>();
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`environment variable ${name} is not set: deploy the function with the Crawler construct, which sets it`);
-  return value;
-}
-
 /** The search API of this container's table, bucket and vector index, as a Lambda handler (built once). */
 export function searchApi(): Handler {
   const env = process.env;
   const key = [env.TABLE_NAME, env.BUCKET_NAME, env.VECTOR_BUCKET_NAME, env.VECTOR_INDEX_NAME, env.API_KEY_SHA256, env.AWS_ENDPOINT_URL_S3VECTORS].join('|');
   let h = handlers.get(key);
   if (!h) {
-    const table = required('TABLE_NAME');
+    const config = lambdaEnvironment(env);
+    const table = config.table;
     const clients = awsClients({ dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB, s3: env.AWS_ENDPOINT_URL_S3 });
-    const objects = new S3Objects(clients.s3, required('BUCKET_NAME'));
+    const objects = new S3Objects(clients.s3, config.bucket);
     const blobs = new S3BlobStore(objects);
     // With enrichment off there is no vector index: searches find nothing, every other route works.
-    const vectors: VectorIndex = env.VECTOR_BUCKET_NAME
-      ? new S3VectorsIndex(new S3VectorsClient({ endpoint: env.AWS_ENDPOINT_URL_S3VECTORS }), env.VECTOR_BUCKET_NAME, env.VECTOR_INDEX_NAME ?? 'pages')
+    const vectors: VectorIndex = config.vectorBucket
+      ? new S3VectorsIndex(new S3VectorsClient({ endpoint: env.AWS_ENDPOINT_URL_S3VECTORS }), config.vectorBucket, config.vectorIndex)
       : NO_VECTORS;
     const api = createApi(
       {
@@ -61,9 +57,9 @@ export function searchApi(): Handler {
         ),
       },
       {
-        apiKey: env.API_KEY_SHA256 ? { header: env.API_KEY_HEADER || 'x-api-key', sha256: env.API_KEY_SHA256 } : undefined,
+        apiKey: config.apiKeySha256 ? { header: config.apiKeyHeader, sha256: config.apiKeySha256 } : undefined,
         // The Function URL's own host (`<id>.lambda-url.<region>.on.aws`), plus any custom domain in front of it.
-        allowedHosts: [`.lambda-url.${env.AWS_REGION ?? 'us-east-1'}.on.aws`, ...(env.TRAWL_API_ALLOWED_HOSTS ?? '').split(',').filter(Boolean)],
+        allowedHosts: [`.lambda-url.${env.AWS_REGION ?? 'us-east-1'}.on.aws`, ...config.apiAllowedHosts],
         ui: loadUiAssets(),
         logger: createLogger('warn'),
       },

@@ -14,6 +14,7 @@ import { SearchIndex } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage } from './storage.js';
 import { VISIBILITY_PER_TIMEOUT } from './quotas.js';
+import { ENV, environmentOf } from '../functions/environment.js';
 import { CrawlWorkflows, type PageStep } from './workflows.js';
 import { CrawlDiscovery } from './discovery.js';
 import { THROTTLE_RETRIES } from '../shared/pipeline/cloud/enrich-workflow.js';
@@ -95,9 +96,11 @@ export class Crawler extends Construct {
       logRetention,
       removalPolicy,
       environment: {
-        QUEUE_URL: this.frontier.queue.queueUrl,
-        DEAD_LETTER_QUEUE_URL: this.frontier.deadLetters.queueUrl,
-        FRONTIER_RETENTION_DAYS: String(props.frontierRetentionDays ?? 90),
+        ...environmentOf({
+          queueUrl: this.frontier.queue.queueUrl,
+          deadLetterUrl: this.frontier.deadLetters.queueUrl,
+          frontierRetentionDays: String(props.frontierRetentionDays ?? 90),
+        }),
       },
     });
     const fns = this.stages.functions;
@@ -144,7 +147,7 @@ export class Crawler extends Construct {
     for (const sender of [fns['init-run'], fns['discover-targets'], fns['fetch-worker'], fns['extract-page'], fns['run-progress']])
       this.frontier.queue.grantSendMessages(sender);
     this.frontier.deadLetters.grantSendMessages(fns['fetch-worker']);
-    fns['fetch-worker'].addEnvironment('PAGE_WORKFLOW_ARN', this.workflows.pageWorkflow.stateMachineArn);
+    fns['fetch-worker'].addEnvironment(ENV.pageWorkflowArn, this.workflows.pageWorkflow.stateMachineArn);
     this.workflows.pageWorkflow.grantStartExecution(fns['fetch-worker']);
     fns['fetch-worker'].addEventSource(
       new SqsEventSource(this.frontier.queue, {
@@ -168,8 +171,8 @@ export class Crawler extends Construct {
       const api = props.api ?? {};
       const publicUrl = api.auth === 'apiKey';
       if (publicUrl) {
-        fns['search-api'].addEnvironment('API_KEY_SHA256', api.apiKeySha256!.toLowerCase());
-        fns['search-api'].addEnvironment('API_KEY_HEADER', api.apiKeyHeader ?? 'x-api-key');
+        fns['search-api'].addEnvironment(ENV.apiKeySha256, api.apiKeySha256!.toLowerCase());
+        fns['search-api'].addEnvironment(ENV.apiKeyHeader, api.apiKeyHeader ?? 'x-api-key');
       }
       this.apiUrl = fns['search-api'].addFunctionUrl({ authType: publicUrl ? lambda.FunctionUrlAuthType.NONE : lambda.FunctionUrlAuthType.AWS_IAM });
       new CfnOutput(this, 'ApiUrl', { value: this.apiUrl.url });

@@ -1,4 +1,5 @@
 import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import { ENV } from '../functions/environment.js';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -47,7 +48,7 @@ export class CrawlDiscovery extends Construct {
     this.secret = props.existingSecretObj ?? (hasTargets(props.crawls) ? this.newSecret(props.removalPolicy) : undefined);
     if (!this.secret) return;
     this.secret.grantRead(props.fn);
-    props.fn.addEnvironment('TARGETS_SECRET_ARN', this.secret.secretArn);
+    props.fn.addEnvironment(ENV.targetsSecretArn, this.secret.secretArn);
   }
 
   private newSecret(removalPolicy: RemovalPolicy): secretsmanager.Secret {

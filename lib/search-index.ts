@@ -1,4 +1,5 @@
 import { Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { environmentOf } from '../functions/environment.js';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3vectors from 'aws-cdk-lib/aws-s3vectors';
@@ -116,7 +117,7 @@ export class SearchIndex extends Construct {
 
   /** Environment of a function that uses the index and the providers. */
   environment(): Record<string, string> {
-    return { VECTOR_BUCKET_NAME: this.vectorBucketName, VECTOR_INDEX_NAME: this.indexName, ...enrichmentEnvironment(this.props) };
+    return { ...environmentOf({ vectorBucket: this.vectorBucketName, vectorIndex: this.indexName }), ...enrichmentEnvironment(this.props) };
   }
 
   /** Lets a function read (`query`) or also write (`write`) vectors of this index only. */

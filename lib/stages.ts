@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { environmentOf } from '../functions/environment.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
@@ -144,8 +145,7 @@ export class CrawlStages extends Construct {
       logGroup,
       environment: {
         ...this.props.environment,
-        TABLE_NAME: this.props.table.tableName,
-        BUCKET_NAME: this.props.bucket.bucketName,
+        ...environmentOf({ table: this.props.table.tableName, bucket: this.props.bucket.bucketName }),
         POWERTOOLS_SERVICE_NAME: 'trawl',
         POWERTOOLS_METRICS_NAMESPACE: 'trawl',
         NODE_OPTIONS: '--enable-source-maps',

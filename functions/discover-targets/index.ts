@@ -1,6 +1,7 @@
 // Discover (run state machine): the run's search queries and social accounts become frontier URLs,
 // with the backends' keys read from the deployment's secret (TARGETS_SECRET_ARN), never from this
 // function's environment; then the seeds and the links go to the frontier.
+import { lambdaEnvironment } from '../environment.js';
 import { discoverRun, type DiscoverReport } from '../../shared/pipeline/cloud/cloud-discover.js';
 import type { RunState } from '../../shared/pipeline/cloud/run-control.js';
 import { SecretEnv, secretsClient } from '../../shared/store/aws/secrets.js';
@@ -10,7 +11,7 @@ const secrets = new Map<string, SecretEnv>();
 
 /** The backends' settings: the function's non-secret ones (endpoints such as TRAWL_SEARXNG_URL), then the secret's. */
 async function backendEnv(): Promise<Record<string, string | undefined>> {
-  const arn = process.env.TARGETS_SECRET_ARN;
+  const arn = lambdaEnvironment().targetsSecretArn;
   if (!arn) return process.env;
   const endpoint = process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
   const key = `${arn}|${endpoint ?? ''}`;

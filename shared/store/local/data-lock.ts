@@ -26,6 +26,33 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Clock ticks a second of /proc/<pid>/stat's start time (USER_HZ: 100 on Linux everywhere that matters). */
+const USER_HZ = 100;
+/** A lock is written just after its process starts: a process that started more than this after the lock's time is not its writer. */
+const START_SLACK_MS = 5_000;
+
+/** When a process started (ms since the epoch), from /proc on Linux; undefined where that cannot be read. */
+export function processStartMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const startTicks = Number(fields[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    if (!Number.isFinite(startTicks) || !Number.isFinite(boot)) return undefined;
+    return boot * 1000 + (startTicks / USER_HZ) * 1000;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The lock's process is alive and is the one that wrote it (not a later process given the same pid). */
+function holdsIt(holder: LockOwner): boolean {
+  if (!isAlive(holder.pid)) return false;
+  const started = processStartMs(holder.pid);
+  return started === undefined || started <= holder.startedAt + START_SLACK_MS;
+}
+
 function readOwner(file: string): LockOwner | undefined {
   try {
     const owner = JSON.parse(readFileSync(file, 'utf8')) as LockOwner;
@@ -41,7 +68,8 @@ function describe(owner: LockOwner): string {
 
 /**
  * One writer per data directory: a lock file made with O_EXCL holding the owner's pid and host.
- * A lock whose process is gone (a crash, SIGKILL) on this host is stale and taken over; a live
+ * A lock whose process is gone (a crash, SIGKILL) on this host, or whose pid was reused by a
+ * process that started after the lock was written, is stale and taken over; a live
  * one makes the second writer fail at once, naming the first. Readers never take it (SQLite WAL
  * lets them read while a crawl writes).
  */
@@ -81,12 +109,12 @@ export class DataDirLock {
         throw new DataDirLockedError(
           `${dir} is in use by another trawl process (${describe(holder)}) on another machine: wait for it to finish; if it is gone, delete ${file}`,
         );
-      } else if (isAlive(holder.pid) && holder.pid !== process.pid) {
+      } else if (holder.pid !== process.pid && holdsIt(holder)) {
         throw new DataDirLockedError(
-          `${dir} is in use by another trawl process (${describe(holder)}): wait for it to finish or stop it; status, graph, export and search work meanwhile`,
+          `${dir} is in use by another trawl process (${describe(holder)}): wait for it to finish or stop it; status, graph, export and search work meanwhile. If no trawl is running there, delete ${file}`,
         );
       }
-      // Stale (its process is gone) or torn: take it over.
+      // Stale (its process is gone, or its pid now belongs to a process started after the lock) or torn: take it over.
       rmSync(file, { force: true });
     }
     throw new DataDirLockedError(`could not lock ${dir}: another process keeps taking ${file}`);

@@ -1,0 +1,68 @@
+// The Lambda environment is a contract between the construct (lib/, which sets the variables) and
+// the handlers (which read them): the names and their parsing live here, once, so neither side
+// writes a variable name as a string of its own (code review of 2026-11, §4).
+import { z } from 'zod';
+
+/** Each variable the construct sets for the functions, by the name the code uses for it. */
+export const ENV = {
+  table: 'TABLE_NAME',
+  bucket: 'BUCKET_NAME',
+  queueUrl: 'QUEUE_URL',
+  deadLetterUrl: 'DEAD_LETTER_QUEUE_URL',
+  pageWorkflowArn: 'PAGE_WORKFLOW_ARN',
+  frontierRetentionDays: 'FRONTIER_RETENTION_DAYS',
+  urlLeaseMs: 'URL_LEASE_MS',
+  vectorBucket: 'VECTOR_BUCKET_NAME',
+  vectorIndex: 'VECTOR_INDEX_NAME',
+  apiKeySha256: 'API_KEY_SHA256',
+  apiKeyHeader: 'API_KEY_HEADER',
+  apiAllowedHosts: 'TRAWL_API_ALLOWED_HOSTS',
+  targetsSecretArn: 'TARGETS_SECRET_ARN',
+} as const;
+
+export type EnvName = keyof typeof ENV;
+
+const positive = z.coerce.number().int().positive();
+const schema = z.object({
+  table: z.string().min(1),
+  bucket: z.string().min(1),
+  queueUrl: z.string().default(''),
+  deadLetterUrl: z.string().optional(),
+  pageWorkflowArn: z.string().default(''),
+  frontierRetentionDays: positive.default(90),
+  urlLeaseMs: positive.optional(),
+  vectorBucket: z.string().optional(),
+  vectorIndex: z.string().default('pages'),
+  apiKeySha256: z.string().optional(),
+  apiKeyHeader: z.string().default('x-api-key'),
+  apiAllowedHosts: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').filter(Boolean)),
+  targetsSecretArn: z.string().optional(),
+});
+
+/** The functions' environment, parsed. */
+export type LambdaEnvironment = z.output<typeof schema>;
+
+/**
+ * Reads the functions' environment; a missing or malformed variable is an error naming it.
+ *
+ * @throws Error naming the variable and that the Crawler construct sets it
+ */
+export function lambdaEnvironment(env: NodeJS.ProcessEnv = process.env): LambdaEnvironment {
+  const raw = Object.fromEntries(Object.entries(ENV).map(([key, name]) => [key, env[name] === '' ? undefined : env[name]]));
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const key = issue.path[0] as EnvName;
+  const problem = raw[key] === undefined ? 'is not set' : `is not valid (${JSON.stringify(raw[key])}: ${issue.message})`;
+  throw new Error(`environment variable ${ENV[key]} ${problem}: deploy the function with the Crawler construct, which sets it`);
+}
+
+/** Variables for a function, by their names in the code (what lib/ hands to `environment`). */
+export function environmentOf(values: Partial<Record<EnvName, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(values)) if (value !== undefined) out[ENV[key as EnvName]] = value;
+  return out;
+}
