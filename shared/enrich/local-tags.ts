@@ -6,6 +6,12 @@ const LOCAL_MAX_TAGS = 8;
 /** A phrase of two or three words must repeat to be a keyphrase (a title counts once: a title-only phrase is a headline, not a topic). */
 const MIN_PHRASE_COUNT = 2;
 
+/** Document frequencies of stems over a collection (a crawl's pages): how common a word is elsewhere. */
+export interface CorpusStats {
+  df: Map<string, number>;
+  docs: number;
+}
+
 interface Phrase {
   key: string;
   surface: Map<string, number>;
@@ -51,19 +57,35 @@ function collect(text: string, language: string | undefined, title: Set<string>,
 }
 
 /**
+ * How specific a phrase is to this page among the others (inverse document frequency of its
+ * words, averaged, scaled so a word on every page weighs ~0 and one on a single page ~1): a word
+ * every page of the crawl uses ("paper", "method", "home") is no topic. 1 without statistics.
+ */
+function rarity(key: string, corpus: CorpusStats | undefined): number {
+  if (!corpus || corpus.docs < 20) return 1;
+  const stems = key.split(' ');
+  const max = Math.log(corpus.docs + 1);
+  const idf = stems.reduce((sum, s) => sum + Math.log((corpus.docs + 1) / ((corpus.df.get(s) ?? 0) + 1)), 0) / stems.length;
+  return Math.max(0.05, idf / max);
+}
+
+/**
  * Keyphrase tags without a model: phrases of one to three content words scored by frequency, with
  * boosts for the title, an early first mention and length; a phrase whose words a stronger chosen
  * phrase already covers is skipped. Deterministic.
  */
-export function keyphraseTags(title: string, text: string, language?: string): string[] {
+export function keyphraseTags(title: string, text: string, language?: string, corpus?: CorpusStats, max = LOCAL_MAX_TAGS): string[] {
+
   const titleStems = new Set(words(title).map((w) => stem(w, language)));
+  // With the crawl's statistics, rarity tells a one-off phrase from noise; without them, a phrase must repeat.
+  const minPhraseCount = corpus && corpus.docs >= 20 ? 1 : MIN_PHRASE_COUNT;
   const phrases = new Map<string, Phrase>();
   collect(title, language, titleStems, phrases, 0);
   collect(text, language, titleStems, phrases, 0);
   const total = [...phrases.values()].reduce((s, p) => s + (p.size === 1 ? p.count : 0), 0) || 1;
   const scored = [...phrases.values()]
-    .filter((p) => (p.size === 1 || p.count >= MIN_PHRASE_COUNT) && (!p.inTitle || p.count >= 2))
-    .map((p) => ({ p, score: p.count * (p.inTitle ? 3 : 1) * (1 + 0.5 * (p.size - 1)) * (1 + 1 / (1 + p.first / Math.max(total / 10, 1))) }))
+    .filter((p) => (p.size === 1 || p.count >= minPhraseCount) && (!p.inTitle || p.count >= 2))
+    .map((p) => ({ p, score: p.count * (p.inTitle ? 3 : 1) * (1 + 0.5 * (p.size - 1)) * (1 + 1 / (1 + p.first / Math.max(total / 10, 1))) * rarity(p.key, corpus) }))
     .filter(({ score }) => score >= 2)
     .sort((a, b) => b.score - a.score || a.p.first - b.p.first || a.p.key.localeCompare(b.p.key));
   const chosen: Phrase[] = [];
@@ -81,5 +103,5 @@ export function keyphraseTags(title: string, text: string, language?: string): s
     if (p.size === 1 && !chosen.includes(p)) chosen.push(p);
   }
   const surfaces = chosen.map((p) => [...p.surface.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0]);
-  return cleanTags(surfaces).slice(0, Math.max(LOCAL_MAX_TAGS, TAG_LIMITS.min));
+  return cleanTags(surfaces).slice(0, Math.max(max, TAG_LIMITS.min));
 }
