@@ -28,6 +28,8 @@ export interface ApiOptions {
    * @default []
    */
   allowedHosts?: readonly string[];
+  /** The MCP tools over Streamable HTTP at `/mcp` (see `mcpHttpHandler`); absent: no `/mcp`. */
+  mcp?: (request: Request) => Promise<Response>;
   /** The built web UI, served at `/`; without it `/` says how to build it. */
   ui?: UiAssets;
   logger?: Logger;
@@ -59,6 +61,10 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
     c.json({ ok: true, runs: (await deps.store.runs()).length }, 200),
   );
 
+  if (options.mcp) {
+    const mcp = options.mcp;
+    app.all('/mcp', (c) => mcp(c.req.raw));
+  }
   app.route('/', searchRoutes(deps, metrics));
   app.route('/', pagesRoutes(deps));
   app.route('/', graphRoutes(deps));

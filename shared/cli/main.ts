@@ -11,6 +11,8 @@ import { graphCommand } from './graph-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { exportCommand, historyCommand, replayCommand } from './data-commands.js';
 import { openStore } from '../library/store.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createMcpServer } from '../api/mcp.js';
 import { startServer, type ServeFlags } from './serve-command.js';
 import { fetchCommand, socialCommand, type FetchFlags } from './fetch-command.js';
 import { selectCommand, type SelectFlags } from './select-command.js';
@@ -119,6 +121,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     if (command === 'select') {
       await selectCommand(positionals, flags as SelectFlags, settings, json, out);
+      return 0;
+    }
+    if (command === 'mcp') {
+      // stdout carries the protocol: nothing else may print there.
+      const { server, jobs } = createMcpServer({ data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env });
+      const transport = new StdioServerTransport();
+      const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+      await server.connect(transport);
+      await closed;
+      await jobs.idle();
       return 0;
     }
     if (command === 'serve') {

@@ -1,6 +1,7 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
+import { mcpHttpHandler } from '../api/mcp.js';
 import { loadUiAssets } from '../api/ui-assets.js';
 import type { CrawlSettings } from '../config/settings.js';
 import { createEmbedder } from '../enrich/embedder-factory.js';
@@ -51,7 +52,13 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
   const local = openLocalForReading(settings.data);
   const app = createApi(
     { store: local.store, graph: local.graph, enrich: local.enrich, vectors: local.vectors, embedder: createEmbedder(settings, env) },
-    { token, allowedHosts, ui: loadUiAssets(), logger: createLogger('warn') },
+    {
+      token,
+      allowedHosts,
+      ui: loadUiAssets(),
+      logger: createLogger('warn'),
+      mcp: mcpHttpHandler({ data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env }),
+    },
   );
   const server = serve({ fetch: app.fetch, hostname: host, port });
   try {

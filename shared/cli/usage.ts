@@ -82,6 +82,13 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
     example: 'trawl social bluesky "#housing"',
     settings: 'all',
   },
+  mcp: {
+    usage:
+      'trawl mcp [--data DIR] [--allow-private-network]   a Model Context Protocol server over stdio: crawl, crawl_status, search, get_page, links, fetch_page',
+    flags: [],
+    example: 'trawl mcp --data ./trawl-data',
+    settings: 'data',
+  },
   select: {
     usage: 'trawl select <homepage> [--profile P] [--query Q] [--cap 4] [--no-preview]   the pages that explain what a site does',
     flags: ['cap', 'no-preview', 'json'],

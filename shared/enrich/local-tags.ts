@@ -75,7 +75,6 @@ function rarity(key: string, corpus: CorpusStats | undefined): number {
  * phrase already covers is skipped. Deterministic.
  */
 export function keyphraseTags(title: string, text: string, language?: string, corpus?: CorpusStats, max = LOCAL_MAX_TAGS): string[] {
-
   const titleStems = new Set(words(title).map((w) => stem(w, language)));
   // With the crawl's statistics, rarity tells a one-off phrase from noise; without them, a phrase must repeat.
   const minPhraseCount = corpus && corpus.docs >= 20 ? 1 : MIN_PHRASE_COUNT;
@@ -85,7 +84,10 @@ export function keyphraseTags(title: string, text: string, language?: string, co
   const total = [...phrases.values()].reduce((s, p) => s + (p.size === 1 ? p.count : 0), 0) || 1;
   const scored = [...phrases.values()]
     .filter((p) => (p.size === 1 || p.count >= minPhraseCount) && (!p.inTitle || p.count >= 2))
-    .map((p) => ({ p, score: p.count * (p.inTitle ? 3 : 1) * (1 + 0.5 * (p.size - 1)) * (1 + 1 / (1 + p.first / Math.max(total / 10, 1))) * rarity(p.key, corpus) }))
+    .map((p) => ({
+      p,
+      score: p.count * (p.inTitle ? 3 : 1) * (1 + 0.5 * (p.size - 1)) * (1 + 1 / (1 + p.first / Math.max(total / 10, 1))) * rarity(p.key, corpus),
+    }))
     .filter(({ score }) => score >= 2)
     .sort((a, b) => b.score - a.score || a.p.first - b.p.first || a.p.key.localeCompare(b.p.key));
   const chosen: Phrase[] = [];

@@ -56,8 +56,11 @@ export interface TrawlStore {
   close(): Promise<void>;
 }
 
-/** A URL in any form, or a search query or account a crawl started from (its "page" holds the results). */
-const idOf = targetId;
+/**
+ * A URL in any form, a page id (the 32 hexadecimal characters search hits and links carry), or a
+ * search query or account a crawl started from (its "page" holds the results).
+ */
+const idOf = (input: string): string => (/^[0-9a-f]{32}$/.test(input) ? input : targetId(input));
 
 /**
  * Opens a data directory for reading; works while a crawl writes to it.
