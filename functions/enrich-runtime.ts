@@ -1,7 +1,7 @@
 // What the Summarize and Index handlers add to the runtime: the enrichment store (DynamoDB, the
 // full-text index in S3), the vector index (S3 Vectors) and the providers the construct configured.
 // Only these stages import it, so only their bundles carry the S3 Vectors and Bedrock clients.
-import { ENV, lambdaEnvironment } from './environment.js';
+import { ENV, lambdaEnvironment } from '../shared/config/lambda-environment.js';
 import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { resolveSettings } from '../shared/config/resolve.js';
 import { createProviders, type Providers } from '../shared/enrich/provider-factory.js';

@@ -1,6 +1,6 @@
 // What every handler shares: the adapters built once per container from the environment, and
 // Powertools logging and metrics. A handler only parses its event, calls a stage, shapes the result.
-import { lambdaEnvironment } from './environment.js';
+import { lambdaEnvironment } from '../shared/config/lambda-environment.js';
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { createLogger, type Logger } from '../shared/log/logger.js';

@@ -1,7 +1,7 @@
 // What the search API Lambda builds once per container: only the adapters it reads through (the
 // table, the bucket's full-text generations, the S3 Vectors index) and the query embedder, not the
 // crawl runtime, whose fetcher and extraction would only slow its cold start.
-import { lambdaEnvironment } from './environment.js';
+import { lambdaEnvironment } from '../shared/config/lambda-environment.js';
 import { handle } from 'hono/aws-lambda';
 import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { createApi } from '../shared/api/app.js';

@@ -14,7 +14,7 @@ import { SearchIndex } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage } from './storage.js';
 import { VISIBILITY_PER_TIMEOUT } from './quotas.js';
-import { ENV, environmentOf } from '../functions/environment.js';
+import { ENV, environmentOf } from '../shared/config/lambda-environment.js';
 import { CrawlWorkflows, type PageStep } from './workflows.js';
 import { CrawlDiscovery } from './discovery.js';
 import { THROTTLE_RETRIES } from '../shared/pipeline/cloud/enrich-workflow.js';

@@ -1,5 +1,5 @@
 import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
-import { ENV } from '../functions/environment.js';
+import { ENV } from '../shared/config/lambda-environment.js';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';

@@ -1,5 +1,5 @@
 import { Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { environmentOf } from '../functions/environment.js';
+import { environmentOf } from '../shared/config/lambda-environment.js';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3vectors from 'aws-cdk-lib/aws-s3vectors';

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { environmentOf } from '../functions/environment.js';
+import { environmentOf } from '../shared/config/lambda-environment.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';

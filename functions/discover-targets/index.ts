@@ -1,7 +1,7 @@
 // Discover (run state machine): the run's search queries and social accounts become frontier URLs,
 // with the backends' keys read from the deployment's secret (TARGETS_SECRET_ARN), never from this
 // function's environment; then the seeds and the links go to the frontier.
-import { lambdaEnvironment } from '../environment.js';
+import { lambdaEnvironment } from '../../shared/config/lambda-environment.js';
 import { discoverRun, type DiscoverReport } from '../../shared/pipeline/cloud/cloud-discover.js';
 import type { RunState } from '../../shared/pipeline/cloud/run-control.js';
 import { SecretEnv, secretsClient } from '../../shared/store/aws/secrets.js';

@@ -5,6 +5,8 @@ import type { Logger } from '../log/logger.js';
 import { authGuard, hostGuard, securityHeaders } from './guards.js';
 import { ApiMetrics } from './metrics.js';
 import { json, newRouter, type ApiDeps } from './router.js';
+import type { CrawlJobs } from './crawl-jobs.js';
+import { crawlsRoutes } from './routes/crawls.js';
 import { graphRoutes } from './routes/graph.js';
 import { pagesRoutes } from './routes/pages.js';
 import { runsRoutes } from './routes/runs.js';
@@ -28,6 +30,8 @@ export interface ApiOptions {
    * @default []
    */
   allowedHosts?: readonly string[];
+  /** Crawls started over HTTP (`/crawls`), with the token that write routes need; absent: no `/crawls`. */
+  crawls?: { jobs: CrawlJobs; writeToken?: string; allowPrivateNetwork: boolean };
   /** The MCP tools over Streamable HTTP at `/mcp` (see `mcpHttpHandler`); absent: no `/mcp`. */
   mcp?: (request: Request) => Promise<Response>;
   /** The built web UI, served at `/`; without it `/` says how to build it. */
@@ -65,6 +69,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
     const mcp = options.mcp;
     app.all('/mcp', (c) => mcp(c.req.raw));
   }
+  if (options.crawls) app.route('/', crawlsRoutes(options.crawls.jobs, options.crawls));
   app.route('/', searchRoutes(deps, metrics));
   app.route('/', pagesRoutes(deps));
   app.route('/', graphRoutes(deps));

@@ -7,6 +7,7 @@ import { crawl } from '../library/crawl.js';
 import { fetch as fetchTarget } from '../library/fetch.js';
 import { openStore, type TrawlStore } from '../library/store.js';
 import { CrawlJobs } from './crawl-jobs.js';
+import type { WebhookSender } from './webhooks.js';
 import { version } from '../cli/usage.js';
 
 export interface McpOptions {
@@ -31,7 +32,7 @@ const failure = (message: string) => ({ ...text(message), isError: true });
 export function createMcpServer(options: McpOptions, shared?: CrawlJobs): { server: McpServer; jobs: CrawlJobs } {
   const env = options.env ?? process.env;
   const allowPrivateNetwork = options.allowPrivateNetwork ?? false;
-  const jobs = shared ?? new CrawlJobs(crawl, { data: options.data, allowPrivateNetwork, env });
+  const jobs = shared ?? newJobs(options);
   const server = new McpServer({ name: 'trawl', version: version() });
   const withStore = async <T>(use: (store: TrawlStore) => Promise<T>): Promise<T> => {
     const store = openStore(options.data);
@@ -188,8 +189,7 @@ export function createMcpServer(options: McpOptions, shared?: CrawlJobs): { serv
  * The same tools over MCP's Streamable HTTP (`/mcp` on `trawl serve`, behind its Host and token
  * checks): stateless, one server per request, the crawl jobs shared between them.
  */
-export function mcpHttpHandler(options: McpOptions): (request: Request) => Promise<Response> {
-  const jobs = new CrawlJobs(crawl, { data: options.data, allowPrivateNetwork: options.allowPrivateNetwork ?? false, env: options.env ?? process.env });
+export function mcpHttpHandler(options: McpOptions, jobs = newJobs(options)): (request: Request) => Promise<Response> {
   return async (request) => {
     const { server } = createMcpServer(options, jobs);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -200,4 +200,9 @@ export function mcpHttpHandler(options: McpOptions): (request: Request) => Promi
       await server.close();
     }
   };
+}
+
+/** The crawl jobs of a data directory (with the webhooks that tell receivers about them). */
+export function newJobs(options: McpOptions, webhooks?: WebhookSender): CrawlJobs {
+  return new CrawlJobs(crawl, { data: options.data, allowPrivateNetwork: options.allowPrivateNetwork ?? false, env: options.env ?? process.env }, webhooks);
 }

@@ -38,6 +38,8 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   port: { type: 'string' },
   token: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
+  'write-token': { type: 'string' },
+  webhook: { type: 'string', multiple: true },
   version: { type: 'boolean', short: 'v' },
   cap: { type: 'string' },
   replay: { type: 'boolean' },

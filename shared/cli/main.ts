@@ -43,7 +43,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       );
     const settings = resolveSettings(flags, env);
     // A read command on a directory no crawl wrote says so, and creates nothing there.
-    if (NEEDS_DATA.has(command)) requireDataDir(settings.data);
+    const startsCrawls = command === 'serve' && Boolean(flags['write-token'] ?? env.TRAWL_API_WRITE_TOKEN);
+    if (NEEDS_DATA.has(command) && !startsCrawls) requireDataDir(settings.data);
     const json = Boolean(flags.json) || ['1', 'true', 'yes'].includes((env.TRAWL_JSON ?? '').toLowerCase());
     const out = (line: string) => process.stdout.write(`${line}\n`);
     if (command === 'crawl') {

@@ -1,13 +1,16 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
-import { mcpHttpHandler } from '../api/mcp.js';
+import { mcpHttpHandler, newJobs } from '../api/mcp.js';
+import { WebhookSender } from '../api/webhooks.js';
 import { loadUiAssets } from '../api/ui-assets.js';
 import type { CrawlSettings } from '../config/settings.js';
 import { createEmbedder } from '../enrich/embedder-factory.js';
 import { UsageError } from '../errors.js';
 import { createLogger } from '../log/logger.js';
-import { openLocalForReading } from '../store/local/open-local.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { openLocalForReading, openLocalForWriting } from '../store/local/open-local.js';
 
 export interface ServeFlags {
   host?: string;
@@ -15,6 +18,10 @@ export interface ServeFlags {
   token?: string;
   /** Host names (or `.domain`) the server answers besides loopback: `--allowed-host`, repeatable. */
   'allowed-host'?: string[];
+  /** The token POST/DELETE /crawls need (TRAWL_API_WRITE_TOKEN); without one, crawls cannot be started over HTTP. */
+  'write-token'?: string;
+  /** Receivers of the crawl jobs' signed webhooks (TRAWL_WEBHOOK_SECRET signs them). */
+  webhook?: string[];
 }
 
 export interface RunningServer {
@@ -49,7 +56,13 @@ export function serveOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): { host:
 /** Starts the API and the web UI over a data directory (read-only: a crawl may write to it meanwhile). */
 export async function startServer(settings: CrawlSettings, flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
   const { host, port, token, allowedHosts } = serveOptions(flags, env);
+  const writeToken = flags['write-token'] ?? (env.TRAWL_API_WRITE_TOKEN || undefined);
+  // A server that may start crawls starts on an empty directory too: it is made, as the first crawl would.
+  if (writeToken && !existsSync(join(settings.data, 'trawl.db'))) await openLocalForWriting(settings.data, 'trawl serve').close();
   const local = openLocalForReading(settings.data);
+  const mcpOptions = { data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env };
+  const webhooks = new WebhookSender({ urls: flags.webhook ?? [], secret: env.TRAWL_WEBHOOK_SECRET, allowPrivateNetwork: settings.allowPrivateNetwork });
+  const jobs = newJobs(mcpOptions, webhooks);
   const app = createApi(
     { store: local.store, graph: local.graph, enrich: local.enrich, vectors: local.vectors, embedder: createEmbedder(settings, env) },
     {
@@ -57,7 +70,8 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       allowedHosts,
       ui: loadUiAssets(),
       logger: createLogger('warn'),
-      mcp: mcpHttpHandler({ data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env }),
+      mcp: mcpHttpHandler(mcpOptions, jobs),
+      crawls: { jobs, writeToken, allowPrivateNetwork: settings.allowPrivateNetwork },
     },
   );
   const server = serve({ fetch: app.fetch, hostname: host, port });
@@ -75,7 +89,9 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
   return {
     url: `http://${shownHost}:${address.port}/`,
     async close() {
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await jobs.idle();
       await local.close();
     },
   };

@@ -2,7 +2,7 @@
 // which the construct sets through and the handlers read through.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENV, environmentOf, lambdaEnvironment } from '../../functions/environment.js';
+import { ENV, environmentOf, lambdaEnvironment } from '../../shared/config/lambda-environment.js';
 
 test('the construct writes the variables the handlers read, with defaults and clear errors', () => {
   const written = environmentOf({ table: 't', bucket: 'b', frontierRetentionDays: '30', urlLeaseMs: '1500', apiAllowedHosts: 'a.example,b.example' });

@@ -1,6 +1,7 @@
 // The Lambda environment is a contract between the construct (lib/, which sets the variables) and
 // the handlers (which read them): the names and their parsing live here, once, so neither side
-// writes a variable name as a string of its own (code review of 2026-11, §4).
+// writes a variable name as a string of its own (code review of 2026-11, §4). It lives in shared/
+// rather than functions/ because the published construct (dist/lib) imports it.
 import { z } from 'zod';
 
 /** Each variable the construct sets for the functions, by the name the code uses for it. */
