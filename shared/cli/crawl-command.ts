@@ -38,7 +38,7 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
       io.out(
         `deferred ${e.urls} URLs of ${e.host} until ${new Date(e.until).toISOString()} (backed off): trawl crawl --resume or the next crawl picks them up`,
       );
-    if (e.type === 'progress') io.status?.(progressLine(e.stats, e.queued, e.activeHosts));
+    if (e.type === 'progress') io.status?.(progressLine(e.stats, e.queued, e.activeHosts, e.waitingHosts, settings.maxPages));
     if (e.type === 'enriched') io.out(enrichSummaryText(e.result));
     if (e.type === 'selected') for (const line of storedSelectionText(e.selections, e.report)) io.out(line);
   };

@@ -8,8 +8,28 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
 
-export function progressLine(s: ProgressStats, queued: number, activeHosts: number): string {
-  return `pages ${s.pages}  queued ${queued}  hosts ${activeHosts} active / ${s.hostsParked} parked  ${s.pagesPerSecond.toFixed(1)} pages/s  errors ${s.errors}  blocked ${s.blocked}${s.rendered ? `  rendered ${s.rendered}` : ''}  ${formatBytes(s.bytes)}`;
+/** 1h02m, 3m05s, 42s. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s >= 3600) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  if (s >= 60) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${s}s`;
+}
+
+/**
+ * The crawl's one-line progress on a terminal: pages and requests with their rates, the queue,
+ * hosts being fetched and waiting out a delay, errors, elapsed time, and an ETA under a page budget.
+ */
+export function progressLine(s: ProgressStats, queued: number, activeHosts: number, waitingHosts = 0, maxPages?: number): string {
+  const seconds = s.elapsedMs / 1000;
+  const rps = seconds > 0 ? s.requests / seconds : 0;
+  const left = maxPages !== undefined ? Math.max(0, maxPages - s.pages) : undefined;
+  const eta = left !== undefined && s.pagesPerSecond > 0 ? `  ETA ~${formatDuration((left / s.pagesPerSecond) * 1000)}` : '';
+  return (
+    `pages ${s.pages} (${s.pagesPerSecond.toFixed(1)}/s)  requests ${s.requests} (${rps.toFixed(1)}/s)  queued ${queued}  ` +
+    `hosts ${activeHosts} fetching, ${waitingHosts} waiting, ${s.hostsParked} parked  errors ${s.errors}  blocked ${s.blocked}` +
+    `${s.rendered ? `  rendered ${s.rendered}` : ''}  ${formatBytes(s.bytes)}  ${formatDuration(s.elapsedMs)}${eta}`
+  );
 }
 
 function table(title: string, counts: Record<string, number>): string[] {

@@ -85,8 +85,8 @@ export class CrawlRunner {
   }
 
   /** URLs waiting and hosts being fetched right now, for the progress line. */
-  liveCounts(): { queued: number; activeHosts: number } {
-    return { queued: this.state.queuedCount(), activeHosts: this.active };
+  liveCounts(): { queued: number; activeHosts: number; waitingHosts: number } {
+    return { queued: this.state.queuedCount(), activeHosts: this.active, waitingHosts: this.state.waitingHosts(this.active) };
   }
 
   /** Asks the crawl to stop: nothing new starts, requests in flight finish, the run stays resumable. */

@@ -36,6 +36,13 @@ export class CrawlState {
     this.scheduler.schedule(q);
   }
 
+  /** Hosts with URLs queued that are not being fetched right now (waiting out their delay or back-off). */
+  waitingHosts(active: number): number {
+    let n = 0;
+    for (const q of this.hosts.values()) if (!q.parked && q.size > 0) n++;
+    return Math.max(0, n - active);
+  }
+
   queuedCount(): number {
     let n = 0;
     for (const q of this.hosts.values()) n += q.size;

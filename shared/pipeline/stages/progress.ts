@@ -34,7 +34,7 @@ export type CrawlEvent =
   /** A search query or social account of the crawl was called (or its answer taken from the run's archive): the URLs it led to. */
   | ({ type: 'target' } & TargetDiscovery)
   /** At most every 250 ms while the crawl runs: the counters, URLs waiting and hosts being fetched. */
-  | { type: 'progress'; stats: ProgressStats; queued: number; activeHosts: number }
+  | { type: 'progress'; stats: ProgressStats; queued: number; activeHosts: number; waitingHosts?: number }
   /** `stages` (with `--stage-times`): milliseconds by stage, the `crawl thread`'s total among them (its event loop's busy time). */
   | { type: 'done'; summary: RunSummary; stats: ProgressStats; stages?: StageTimes }
   /** After a crawl with `enrich`: the Summarize and Index pass over its pages (inline, then the sweep). */
@@ -116,7 +116,7 @@ export class CrawlProgress {
   }
 
   /** Emits a `progress` event unless one went out in the last 250 ms. */
-  tick(live: () => { queued: number; activeHosts: number }): void {
+  tick(live: () => { queued: number; activeHosts: number; waitingHosts?: number }): void {
     const now = this.clock();
     if (now - this.lastTick < 250) return;
     this.lastTick = now;
