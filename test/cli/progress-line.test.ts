@@ -19,8 +19,8 @@ test('the progress line says rates, hosts waiting, elapsed time and an ETA under
     pagesPerSecond: 2,
   };
   const line = progressLine(stats, 40, 1, 5, 300);
-  assert.match(line, /^pages 120 \(2\.0\/s\)  requests 150 \(2\.5\/s\)  queued 40  hosts 1 fetching, 5 waiting, 1 parked  errors 2/);
-  assert.match(line, /1m00s  ETA ~1m30s$/);
+  assert.match(line, /^pages 120 \(2\.0\/s\) {2}requests 150 \(2\.5\/s\) {2}queued 40 {2}hosts 1 fetching, 5 waiting, 1 parked {2}errors 2/);
+  assert.match(line, /1m00s {2}ETA ~1m30s$/);
   assert.doesNotMatch(progressLine(stats, 40, 1, 5), /ETA/);
   assert.deepEqual([formatDuration(42_000), formatDuration(185_000), formatDuration(3_720_000)], ['42s', '3m05s', '1h02m']);
 });
