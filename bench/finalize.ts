@@ -7,7 +7,7 @@ import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { awsClients, type AwsClients } from '../shared/store/aws/clients.js';
 import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
-import { frontierItem, pageItem, edgeItem } from '../shared/store/aws/dynamo-items.js';
+import { frontierItem, linksItem, pageItem } from '../shared/store/aws/dynamo-items.js';
 import { TABLE_DEFINITION } from '../shared/store/aws/table.js';
 import type { EdgeRecord, FrontierRow, PageRecord } from '../shared/store/ports/index.js';
 
@@ -68,23 +68,23 @@ try {
         items.push(
           pageItem({ runId: 1, urlId: id(i), url: url(i), host: row.host, status: 200, contentHash: `h${i}`, fetchedAt: 1, title: `Page ${i}` } as PageRecord),
         );
+        const edges: EdgeRecord[] = [];
         for (let k = 1; k <= LINKS; k++) {
           const to = (i * 7 + k * 131) % n;
-          items.push(
-            edgeItem({
-              fromId: id(i),
-              snapshot: `h${i}`,
-              toId: id(to),
-              toUrl: url(to),
-              anchor: `to ${to}`,
-              context: 'some words around the link',
-              section: 'body',
-              rel: '',
-              internal: true,
-              nofollow: false,
-            } as EdgeRecord),
-          );
+          edges.push({
+            fromId: id(i),
+            snapshot: `h${i}`,
+            toId: id(to),
+            toUrl: url(to),
+            anchor: `to ${to}`,
+            context: 'some words around the link',
+            section: 'body',
+            rel: '',
+            internal: true,
+            nofollow: false,
+          });
         }
+        items.push(linksItem(id(i), `h${i}`, edges));
       }
       await write(emu, table, items);
     }

@@ -1,6 +1,7 @@
 // An example downstream service: a Lambda on the crawl table's DynamoDB stream that reacts to
 // pages whose content changed and to new links. Deploy it in your own stack with
 // `fn.addEventSource(new DynamoEventSource(crawler.storage.table, { startingPosition: LATEST }))`.
+import { gunzipSync } from 'node:zlib';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
@@ -21,7 +22,10 @@ export interface NewLink {
   section: string;
 }
 
-/** Reads PAGE and EDGE items from stream records (NEW_AND_OLD_IMAGES): pages whose body changed, links never seen before. */
+/**
+ * Reads PAGE and LINKS items from stream records (NEW_AND_OLD_IMAGES): pages whose body changed,
+ * and the links of each new page snapshot (a LINKS item holds a snapshot's links as gzipped JSON).
+ */
 export function changesFrom(event: DynamoDBStreamEvent): { pages: PageChange[]; links: NewLink[] } {
   const pages: PageChange[] = [];
   const links: NewLink[] = [];
@@ -32,8 +36,9 @@ export function changesFrom(event: DynamoDBStreamEvent): { pages: PageChange[]; 
     const old = record.dynamodb?.OldImage ? unmarshall(record.dynamodb.OldImage as Record<string, AttributeValue>) : undefined;
     if (item.type === 'PAGE' && item.contentHash && item.contentHash !== old?.contentHash) {
       pages.push({ url: item.url, contentHash: item.contentHash, previousHash: old?.contentHash, fetchedAt: item.fetchedAt });
-    } else if (item.type === 'EDGE' && record.eventName === 'INSERT') {
-      links.push({ fromId: item.fromId, toUrl: item.toUrl, anchor: item.anchor, context: item.context, section: item.section });
+    } else if (item.type === 'LINKS' && record.eventName === 'INSERT') {
+      const edges = JSON.parse(gunzipSync(item.links as Uint8Array).toString()) as Array<Omit<NewLink, 'fromId'>>;
+      for (const e of edges) links.push({ fromId: item.urlId, toUrl: e.toUrl, anchor: e.anchor, context: e.context, section: e.section });
     }
   }
   return { pages, links };

@@ -16,9 +16,25 @@ export function buildApp(options: { crawlsFile?: string; outdir?: string; contex
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: 'trawl: a polite web crawler (archive, link graph, clean content)',
   });
-  const crawler = new Crawler(stack, 'Crawler', { crawls: loadCrawls(options.crawlsFile ?? join(ROOT, 'crawls.json')) });
+  // For LocalStack (localstack/deploy.sh): `-c enrichment=false` leaves out Summarize, Index and the
+  // S3 Vectors index (LocalStack has no S3 Vectors), `-c dashboard=false` the CloudWatch dashboard.
+  const enrichment = contextFlag(app, 'enrichment');
+  const crawler = new Crawler(stack, 'Crawler', {
+    crawls: loadCrawls(options.crawlsFile ?? join(ROOT, 'crawls.json')),
+    ...(enrichment === false ? { enrichment: false as const } : {}),
+    dashboard: contextFlag(app, 'dashboard') ?? true,
+  });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack, crawler };
+}
+
+/** A boolean context value (`-c name=false` arrives as the string "false"); undefined when unset. */
+export function contextFlag(app: App, name: string): boolean | undefined {
+  const v: unknown = app.node.tryGetContext(name);
+  if (v === undefined) return undefined;
+  if (v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  throw new Error(`context ${name}=${String(v)}: use true or false (cdk deploy -c ${name}=false)`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) buildApp().app.synth();

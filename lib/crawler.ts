@@ -166,6 +166,7 @@ export class Crawler extends Construct {
       pageWorkflow: this.workflows.pageWorkflow,
       table: this.storage.table,
       topic: props.alarmTopic,
+      dashboard: props.dashboard,
     });
     if (props.api !== false) {
       const api = props.api ?? {};

@@ -20,6 +20,8 @@ export interface ObservabilityProps {
   table?: dynamodb.ITable;
   /** Every alarm's action. */
   topic?: sns.ITopic;
+  /** @default true */
+  dashboard?: boolean;
 }
 
 /** A frontier message older than this means hosts are not being served (a stuck group, workers down). */
@@ -30,7 +32,8 @@ const OLDEST_MESSAGE_ALARM_SECONDS = 6 * 60 * 60;
  * throttles, failed runs and page workflows. Add actions (SNS, chat) through `alarms`.
  */
 export class CrawlObservability extends Construct {
-  readonly dashboard: cloudwatch.Dashboard;
+  /** Absent with `dashboard: false`. */
+  readonly dashboard?: cloudwatch.Dashboard;
   readonly alarms: cloudwatch.Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
@@ -87,6 +90,7 @@ export class CrawlObservability extends Construct {
       OLDEST_MESSAGE_ALARM_SECONDS,
     );
 
+    if (props.dashboard === false) return;
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
     const fns = Object.entries(props.functions);
     this.dashboard.addWidgets(

@@ -70,6 +70,12 @@ export interface CrawlerProps {
    */
   readonly alarmTopic?: sns.ITopic;
   /**
+   * A CloudWatch dashboard of the frontier, the stages, the runs and the table. `false` leaves it
+   * out (LocalStack creates no dashboards; `cdk deploy -c dashboard=false`).
+   * @default true
+   */
+  readonly dashboard?: boolean;
+  /**
    * Retention of every log group.
    * @default logs.RetentionDays.ONE_MONTH
    */

@@ -2,10 +2,10 @@
 // recorded (which function, which action, on which resource) and evaluated against the policy the
 // synthesized template gives that function's role. The emulators check no IAM; this does, so a
 // call a real deploy would deny fails the suite here, naming the function, action and resource.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { Client as EsmClient } from '@smithy/core/client';
+import { hookSdkSend } from './sdk-hook.js';
+
+export { asFunction } from './sdk-hook.js';
 
 export interface SdkCall {
   fn: string;
@@ -34,13 +34,7 @@ function resourceEnv(): Record<string, string> {
 
 const ACCOUNT = '123456789012';
 const REGION = 'us-east-1';
-const running = new AsyncLocalStorage<string>();
 export const recorded: SdkCall[] = [];
-
-/** Runs a handler with its SDK calls attributed to the function (its stage name, as in lib/stages.ts). */
-export function asFunction<T>(fn: string, body: () => Promise<T>): Promise<T> {
-  return running.run(fn, body);
-}
 
 /** Command names of the DynamoDB document client, as the IAM actions the calls need. */
 const DOC_ACTIONS: Record<string, string> = {
@@ -119,25 +113,16 @@ export function iamOf(serviceId: string, command: string, input: Input): { actio
   }
 }
 
-let patched = false;
-
-/** Records every SDK call made inside `asFunction` (both module formats of the SDK's Client class). */
+/** Records every SDK call made inside `asFunction`. */
 export function recordSdkCalls(): void {
-  if (patched) return;
-  patched = true;
-  const cjs = createRequire(import.meta.url)('@smithy/core/client') as { Client: typeof EsmClient };
-  for (const Client of new Set([EsmClient, cjs.Client])) {
-    const send = Client.prototype.send as (this: { config: { serviceId?: string } }, command: { input: Input }, ...rest: unknown[]) => unknown;
-    Client.prototype.send = function (this: { config: { serviceId?: string } }, command: { input: Input }, ...rest: unknown[]) {
-      const fn = running.getStore();
-      if (fn) {
-        const { action, resources } = iamOf(this.config.serviceId ?? 'unknown', command.constructor.name, command.input ?? {});
-        const env = resourceEnv();
-        for (const resource of resources) recorded.push({ fn, action, resource, env });
-      }
-      return send.call(this, command, ...rest);
-    } as typeof Client.prototype.send;
-  }
+  hookSdkSend(recordCall);
+}
+
+function recordCall(call: { fn: string; serviceId: string; command: string; input: Input }, next: () => Promise<unknown>): Promise<unknown> {
+  const { action, resources } = iamOf(call.serviceId, call.command, call.input);
+  const env = resourceEnv();
+  for (const resource of resources) recorded.push({ fn: call.fn, action, resource, env });
+  return next();
 }
 
 type Template = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };

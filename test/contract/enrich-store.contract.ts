@@ -11,6 +11,8 @@ export interface EnrichPair {
   enrich: EnrichStore;
   /** Folds what changed into a new full-text generation, where the adapter builds one. */
   rebuild?: () => Promise<unknown>;
+  /** Ranks a run's pages, where inlinks are as of the last ranking (the cloud's FinalizeRun). */
+  rank?: (runId: number) => Promise<unknown>;
 }
 
 const stamp = { provider: 'local' as const, model: 'm', version: 'v1', at: 1 };
@@ -189,7 +191,7 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
     }));
 
   test(`${name}: shows a hit with its record, indexed text and the anchors other pages link to it with`, () =>
-    using(adapter, async ({ store, enrich }) => {
+    using(adapter, async ({ store, enrich, rank }) => {
       const run = await store.createRun([], {}, 1);
       await stored(store, run.id, 'a1', 'compost heaps');
       const link = (from: string, anchor: string, section: EdgeRecord['section'] = 'body') => ({ ...edge(from, `h-${from}`, 'a1'), anchor, section });
@@ -199,6 +201,7 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
       await stored(store, run.id, 'f8', 'three', { edges: [link('f8', 'Home', 'nav')] });
       await stored(store, run.id, 'f9', 'four', { edges: [link('f9', 'heaps', 'sidebar')] });
       await enrich.putEnrichment(enrichmentRecord('a1', 'Compost heaps', ['#compost'], { language: 'en' }), 'Turn the heap weekly.');
+      await rank?.(run.id);
       const [hit, ...rest] = await enrich.hitDetails(['a1', 'zz']);
       assert.equal(rest.length, 0, 'an id without a record is left out');
       assert.deepEqual(

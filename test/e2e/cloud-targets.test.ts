@@ -12,6 +12,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { handler as initRun } from '../../functions/init-run/index.js';
 import { handler as discover } from '../../functions/discover-targets/index.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
+import { edgesOf } from '../../shared/store/aws/dynamo-items.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { replayApi } from '../../shared/targets/target-fetch.js';
 import type { FetchedContent } from '../../shared/targets/content.js';
@@ -134,12 +135,15 @@ test('the results and the links in the posts are crawled at depth 1 with their t
 test('the targets are pages with edges: the link graph says where each URL came from', () => {
   const page = items.find((i) => i.type === 'PAGE' && i.url === SEARCH_KEY);
   assert.equal(page?.mime, 'application/vnd.trawl.search-results+json');
-  const edges = items.filter((i) => i.type === 'EDGE' && i.fromId === urlId(SEARCH_KEY) && i.snapshot === page?.contentHash);
+  const edges = edgesOf(items.find((i) => i.type === 'LINKS' && i.urlId === urlId(SEARCH_KEY) && i.snapshot === page?.contentHash));
   assert.deepEqual(
     edges.map((e) => [e.toUrl, e.anchor]).sort(),
     [1, 2, 3].map((n) => [`${site.origin}/results/${n}`, `fire sprinkler inspection Minneapolis — result ${n}`]),
   );
-  const post = items.find((i) => i.type === 'EDGE' && i.fromId === urlId(SUB_KEY) && i.toUrl === `${site.origin}/posts/2`);
+  const post = items
+    .filter((i) => i.type === 'LINKS' && i.urlId === urlId(SUB_KEY))
+    .flatMap((i) => edgesOf(i))
+    .find((e) => e.toUrl === `${site.origin}/posts/2`);
   assert.equal(post?.anchor, 'Post 2 in Minneapolis');
 });
 

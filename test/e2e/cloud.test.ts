@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { edgesOf } from '../../shared/store/aws/dynamo-items.js';
 import type Database from 'better-sqlite3';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import type { WebOptions } from '../web/hosts.js';
@@ -93,8 +94,9 @@ test('stores the same pages as the embedded crawl of the same web', () => {
 test('records the same link graph as the embedded crawl', () => {
   const pages = new Map(items.filter((i) => i.type === 'PAGE').map((i) => [String(i.urlId), i]));
   const cloudEdges = items
-    .filter((i) => i.type === 'EDGE' && pages.get(String(i.fromId))?.contentHash === i.snapshot)
-    .map((i) => `${key(cloudWeb, String(pages.get(String(i.fromId))!.url))} -> ${key(cloudWeb, String(i.toUrl))} [${String(i.anchor)}]`)
+    .filter((i) => i.type === 'LINKS' && pages.get(String(i.urlId))?.contentHash === i.snapshot)
+    .flatMap((i) => edgesOf(i))
+    .map((e) => `${key(cloudWeb, String(pages.get(e.fromId)!.url))} -> ${key(cloudWeb, e.toUrl)} [${e.anchor}]`)
     .sort();
   const localEdges = (
     db

@@ -61,7 +61,7 @@ test('reports a page whose body changed and the links that appeared', async () =
   const event = {
     Records: [
       { eventName: 'MODIFY', dynamodb: { OldImage: before, NewImage: await raw(keys.page('p')) } },
-      { eventName: 'INSERT', dynamodb: { NewImage: await raw(keys.edge('p', 'h2', 'q')) } },
+      { eventName: 'INSERT', dynamodb: { NewImage: await raw(keys.links('p', 'h2')) } },
       { eventName: 'MODIFY', dynamodb: { OldImage: await raw(keys.page('p')), NewImage: await raw(keys.page('p')) } },
     ],
   } as unknown as DynamoDBStreamEvent;

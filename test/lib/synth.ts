@@ -10,12 +10,12 @@ export interface Synthesized {
   cleanup(): void;
 }
 
-export function synthApp(options: { bundle?: boolean; crawlsFile?: string } = {}): Synthesized {
+export function synthApp(options: { bundle?: boolean; crawlsFile?: string; context?: Record<string, unknown> } = {}): Synthesized {
   const out = tempDir('trawl-cdk-');
   const { app, stack } = buildApp({
     outdir: out.dir,
     crawlsFile: options.crawlsFile,
-    context: options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {},
+    context: { ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...options.context },
   });
   app.synth();
   const template = JSON.parse(readFileSync(join(out.dir, `${stack.artifactId}.template.json`), 'utf8')) as Synthesized['template'];

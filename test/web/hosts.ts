@@ -59,6 +59,11 @@ export interface WebOptions {
    * of redirects (old article addresses, 301 to the articles).
    */
   heavy?: { pdfs: number; redirects: number };
+  /**
+   * Links on each blog article (bench:cloud prices pages that carry ~60): a "more from this blog"
+   * list of the following articles and a few to the neighbour blog, as real sites repeat them.
+   */
+  linksPerPage?: number;
 }
 
 const html = (body: string, extra: Record<string, string> = {}): WebResponse => ({
@@ -257,6 +262,19 @@ function heavyResponse(name: string, o: WebOptions, path: string): WebResponse |
   return undefined;
 }
 
+/** The extra links of an article when the web is asked for `linksPerPage` (4 are already on every article). */
+function moreLinks(n: number, o: WebOptions, neighbour: string): string {
+  const extra = Math.max(0, (o.linksPerPage ?? 0) - 4);
+  if (extra === 0) return '';
+  const items: string[] = [];
+  for (let i = 0; i < extra; i++) {
+    const k = ((n + 10 + i) % o.articles) + 1;
+    // One link in ten leaves for the neighbour blog.
+    items.push(i % 10 === 9 ? `<li><a href="${neighbour}/articles/${k}">Elsewhere ${k}</a></li>` : `<li><a href="/articles/${k}">More ${k}</a></li>`);
+  }
+  return `<aside><h2>More from this blog</h2><ul>${items.join('')}</ul></aside>`;
+}
+
 function blogHost(name: string, o: WebOptions, neighbour: string): HostSpec {
   return {
     name,
@@ -272,7 +290,7 @@ function blogHost(name: string, o: WebOptions, neighbour: string): HostSpec {
       if (path === '/list') return html(listPage(name, Number(query.get('page') ?? 1), 20, o.articles));
       const m = /^\/articles\/(\d+)$/.exec(path);
       if (m && Number(m[1]) >= 1 && Number(m[1]) <= o.articles) {
-        const res = withEtag(req, html(articleHtml(name, Number(m[1]), o.articles)));
+        const res = withEtag(req, html(articleHtml(name, Number(m[1]), o.articles, moreLinks(Number(m[1]), o, env.origin(neighbour)))));
         return o.slowHosts?.includes(name) ? { ...res, delayMs: o.slowMs ?? 200 } : res;
       }
       return notFound;

@@ -179,9 +179,17 @@ export interface WaitPolicy {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** How long a handler with `remainingMs` left may wait for hosts: a host ready within 5 s is waited for, and waiting stops a minute short of the timeout. */
+/**
+ * Waits longer than this are handed back to the queue instead of slept in the handler. A second of
+ * the worker (512 MB, arm64) costs $6.7 per million; a hand-back costs two SQS requests ($1 per
+ * million) and a re-delivery: sleeping is only cheaper below ~200 ms (issue 30's cost meter). A
+ * host then waits whole seconds (SQS visibility), never less than its delay.
+ */
+export const MAX_INLINE_WAIT_MS = 200;
+
+/** How long a handler with `remainingMs` left may wait for hosts: a host ready within MAX_INLINE_WAIT_MS is waited for, and waiting stops a minute short of the timeout. */
 export function waitPolicyFor(remainingMs = 120_000): WaitPolicy {
-  return { maxInlineWaitMs: 5_000, maxTotalWaitMs: Math.max(0, remainingMs - 60_000) };
+  return { maxInlineWaitMs: MAX_INLINE_WAIT_MS, maxTotalWaitMs: Math.max(0, remainingMs - 60_000) };
 }
 
 /** A frontier message as the queue delivered it. */

@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 import type { BlobStore, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, PageRecord } from '../ports/index.js';
-import { bandKeys, chunkItem, edgeItem, extractItem, INDEX_NAMES, pageItem, recordOf, type Item } from './dynamo-items.js';
+import { bandKeys, chunkItem, edgesOf, extractItem, INDEX_NAMES, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
 import { DynamoLedger } from './dynamo-ledger.js';
 import { isConditionFailure } from './dynamo-table.js';
 import { BANDS_INDEX, keys } from './table.js';
@@ -42,6 +42,9 @@ export abstract class DynamoContent extends DynamoLedger {
   protected async putPage(p: PageRecord): Promise<void> {
     const res = await this.doc.send(new PutCommand({ TableName: this.table, Item: pageItem(p), ReturnValues: 'ALL_OLD' }));
     if (res.Attributes?.runId !== p.runId) await this.addCounters(p.runId, { pagesStored: 1, duplicates: p.duplicateOf ? 1 : 0 });
+    // The page moved on to other bytes: the old snapshot's outlinks are no longer anyone's.
+    const before = res.Attributes?.contentHash;
+    if (typeof before === 'string' && before !== p.contentHash) await this.batchWrite([], [keys.links(p.urlId, before)]);
   }
 
   protected async writeExtraction(x: ExtractRecord, chunks: ChunkRecord[]): Promise<void> {
@@ -83,8 +86,24 @@ export abstract class DynamoContent extends DynamoLedger {
     return items.map((i) => recordOf<PageRecord>(i)!).sort((a, b) => a.fetchedAt - b.fetchedAt);
   }
 
+  /** A snapshot's outlinks, one LINKS item per source snapshot (a commit carries one page's). */
+  protected async putLinks(edges: EdgeRecord[]): Promise<void> {
+    const bySnapshot = new Map<string, EdgeRecord[]>();
+    for (const e of edges) {
+      const k = `${e.fromId}\n${e.snapshot}`;
+      bySnapshot.set(k, [...(bySnapshot.get(k) ?? []), e]);
+    }
+    // A snapshot extracted again adds to its links (a link to the same target is replaced), as in SQLite.
+    const stored = await this.batchGet([...bySnapshot.values()].map((list) => keys.links(list[0]!.fromId, list[0]!.snapshot)));
+    for (const e of stored.flatMap((i) => edgesOf(i))) {
+      const list = bySnapshot.get(`${e.fromId}\n${e.snapshot}`)!;
+      if (!list.some((x) => x.toId === e.toId)) list.push(e);
+    }
+    await this.batchWrite([...bySnapshot.values()].map((list) => linksItem(list[0]!.fromId, list[0]!.snapshot, list)));
+  }
+
   async saveExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): Promise<void> {
-    await this.batchWrite(edges.map(edgeItem));
+    await this.putLinks(edges);
     if (extract) await this.writeExtraction(extract, chunks);
   }
 
@@ -126,7 +145,7 @@ export abstract class DynamoContent extends DynamoLedger {
   async outlinks(urlId: string): Promise<EdgeRecord[]> {
     const page = await this.getPage(urlId);
     if (!page?.contentHash) return [];
-    return (await this.partition(`URL#${urlId}`, `EDGE#${page.contentHash}#`)).map((i) => recordOf<EdgeRecord>(i)!);
+    return edgesOf(await this.get(keys.links(urlId, page.contentHash)));
   }
 
   async findNearDuplicate(hash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined> {

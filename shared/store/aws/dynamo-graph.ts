@@ -1,6 +1,6 @@
 import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, SelectionRecord, UnfetchedUrl } from '../ports/index.js';
 import { urlId } from '../../url/canonical.js';
-import { recordOf } from './dynamo-items.js';
+import { edgesOf, recordOf } from './dynamo-items.js';
 import { DynamoRanks } from './dynamo-ranks.js';
 import { DynamoTable } from './dynamo-table.js';
 import { INLINKS_INDEX, keys } from './table.js';
@@ -13,9 +13,10 @@ interface Snapshot {
 }
 
 /**
- * Link graph queries on the single table. Inlinks come from the inlinks index; the ranks are
- * computed over one scan of the pages, aliases and current-snapshot edges at the end of a run
- * and written onto the PAGE items (`pagerank`, `inlinks`, `inlinkHosts`).
+ * Link graph queries on the single table. A page snapshot's outlinks are one LINKS item; inlinks
+ * are as of the last finalized run: FinalizeRun leaves each ranked page an INLINKS item naming the
+ * pages that link to it, and the edges themselves are read from those pages' LINKS items. The
+ * ranks go onto the PAGE items (`pagerank`, `inlinks`, `inlinkHosts`).
  */
 export class DynamoGraph extends DynamoTable implements GraphStore {
   private async snapshot(): Promise<Snapshot> {
@@ -24,14 +25,14 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
     const items = await this.scanAll({
       FilterExpression: '#t IN (:p, :a, :e, :f)',
       ExpressionAttributeNames: { '#t': 'type' },
-      ExpressionAttributeValues: { ':p': 'PAGE', ':a': 'ALIAS', ':e': 'EDGE', ':f': 'FETCH' },
+      ExpressionAttributeValues: { ':p': 'PAGE', ':a': 'ALIAS', ':e': 'LINKS', ':f': 'FETCH' },
     });
     for (const item of items) {
       if (item.type === 'PAGE') out.pages.set(String(item.urlId), recordOf(item)!);
       else if (item.type === 'ALIAS') {
         const a = recordOf<AliasRecord>(item)!;
         out.aliases.set(a.urlId, String(a.targetUrl));
-      } else if (item.type === 'EDGE') edges.push(recordOf<EdgeRecord>(item)!);
+      } else if (item.type === 'LINKS') edges.push(...edgesOf(item));
       else out.fetched.add(String(item.urlId));
     }
     const byUrl = new Map([...out.pages.values()].map((p) => [p.url, p.urlId]));
@@ -47,26 +48,33 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
   async outlinks(urlId: string): Promise<LinkView[]> {
     const page = await this.page(urlId);
     if (!page?.contentHash) return [];
-    return (await this.partition(`URL#${urlId}`, `EDGE#${page.contentHash}#`)).map((i) => ({ ...recordOf<EdgeRecord>(i)!, fromUrl: page.url }));
+    return edgesOf(await this.get(keys.links(urlId, page.contentHash))).map((e) => ({ ...e, fromUrl: page.url }));
   }
 
-  private byInlinksKey(pk: string) {
-    return this.queryAll({
+  /**
+   * Links to the page and to its aliases (redirects and rel=canonical that lead to it), from the
+   * pages FinalizeRun found linking to it (at most MAX_INLINK_SOURCES), in their current snapshots.
+   */
+  async inlinks(urlId: string): Promise<LinkView[]> {
+    const aliases = await this.queryAll({
       IndexName: INLINKS_INDEX.name,
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': INLINKS_INDEX.pk },
-      ExpressionAttributeValues: { ':pk': pk },
+      ExpressionAttributeValues: { ':pk': `ALIAS#${urlId}` },
     });
-  }
-
-  /** Links to the page and to its aliases (redirects and rel=canonical that lead to it). */
-  async inlinks(urlId: string): Promise<LinkView[]> {
-    const aliases = (await this.byInlinksKey(`ALIAS#${urlId}`)).map((a) => String(a.urlId));
-    const items = (await Promise.all([urlId, ...aliases].map((id) => this.byInlinksKey(`TO#${id}`)))).flat();
-    const edges = items.map((i) => recordOf<EdgeRecord>(i)!).filter((e) => e.fromId !== urlId);
-    const sources = new Map<string, PageRecord | undefined>();
-    for (const e of edges) if (!sources.has(e.fromId)) sources.set(e.fromId, await this.page(e.fromId));
-    return edges.filter((e) => sources.get(e.fromId)?.contentHash === e.snapshot).map((e) => ({ ...e, fromUrl: sources.get(e.fromId)!.url, toPageId: urlId }));
+    const targets = new Set([urlId, ...aliases.map((a) => String(a.urlId))]);
+    const sources = ((await this.get(keys.inlinks(urlId)))?.sources as string[] | undefined) ?? [];
+    const pages = new Map(
+      (await this.batchGet(sources.map((id) => keys.page(id)))).map((i) => recordOf<PageRecord>(i)!).map((p) => [p.urlId, p] as const),
+    );
+    const current = [...pages.values()].filter((p) => p.contentHash).map((p) => keys.links(p.urlId, p.contentHash!));
+    const out: LinkView[] = [];
+    for (const item of await this.batchGet(current)) {
+      for (const e of edgesOf(item)) {
+        if (targets.has(e.toId) && e.fromId !== urlId) out.push({ ...e, fromUrl: pages.get(e.fromId)!.url, toPageId: urlId });
+      }
+    }
+    return out;
   }
 
   private async page(urlId: string): Promise<PageRecord | undefined> {

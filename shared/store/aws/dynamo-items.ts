@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { BANDS_INDEX, INLINKS_INDEX, keys, pad } from './table.js';
 import type { ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../ports/index.js';
 
@@ -32,15 +33,33 @@ export function fetchItem(f: FetchRecord): Item {
   return { ...keys.fetch(f.urlId, f.fetchedAt, discriminator), type: 'FETCH', ...f };
 }
 
-export function edgeItem(e: EdgeRecord): Item {
-  const { toPageId: _derived, ...rest } = e;
-  return {
-    ...keys.edge(e.fromId, e.snapshot, e.toId),
-    type: 'EDGE',
-    [INLINKS_INDEX.pk]: `TO#${e.toId}`,
-    [INLINKS_INDEX.sk]: `FROM#${e.fromId}#${e.snapshot}`,
-    ...rest,
-  };
+/** A LINKS item stops well inside DynamoDB's 400 KB. */
+const LINKS_ITEM_BYTES = 350_000;
+type StoredEdge = Omit<EdgeRecord, 'fromId' | 'snapshot' | 'toPageId'>;
+
+/**
+ * A page snapshot's outlinks as one item: the edges (target, anchor, context, section, rel,
+ * flags) as gzipped JSON in `links`, their count and targets' ids in `toIds` for the ranks. One
+ * item costs a few write units where an item per link cost two a link (it and its index entry).
+ */
+export function linksItem(fromId: string, snapshot: string, edges: EdgeRecord[]): Item {
+  const stored = (contextChars?: number): StoredEdge[] =>
+    edges.map(({ fromId: _f, snapshot: _s, toPageId: _derived, ...e }) => (contextChars === undefined ? e : { ...e, context: e.context.slice(0, contextChars) }));
+  let links = gzipSync(JSON.stringify(stored()));
+  // Hundreds of links with long contexts: the contexts are cut before the item would pass 400 KB.
+  if (links.byteLength > LINKS_ITEM_BYTES) links = gzipSync(JSON.stringify(stored(80)));
+  if (links.byteLength > LINKS_ITEM_BYTES)
+    throw new Error(`the ${edges.length} links of ${fromId} need ${links.byteLength} bytes gzipped, past a DynamoDB item: lower maxLinks`);
+  return { ...keys.links(fromId, snapshot), type: 'LINKS', urlId: fromId, snapshot, count: edges.length, links };
+}
+
+/** The edges of a LINKS item. */
+export function edgesOf(item: Item | undefined): EdgeRecord[] {
+  if (!item?.links) return [];
+  const fromId = String(item.urlId);
+  const snapshot = String(item.snapshot);
+  const stored = JSON.parse(gunzipSync(item.links as Uint8Array).toString()) as StoredEdge[];
+  return stored.map((e) => ({ fromId, snapshot, ...e }));
 }
 
 export function chunkItem(c: ChunkRecord): Item {

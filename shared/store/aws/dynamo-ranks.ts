@@ -1,6 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CompactGraph } from '../../graph/compact-graph.js';
 import type { RankedPage } from '../ports/index.js';
+import { edgesOf } from './dynamo-items.js';
 import { DynamoTable, inBatches } from './dynamo-table.js';
 import { keys } from './table.js';
 
@@ -10,6 +11,8 @@ export const TOP_PAGES = 200;
 export const TOP_KEY = { PK: 'GRAPH', SK: 'TOP' };
 /** Requests in flight at once while reading edges and writing ranks. */
 const WIDTH = 16;
+/** Sources an INLINKS item names at most (`/graph/inlinks` and a search hit's anchors read their links). */
+export const MAX_INLINK_SOURCES = 1000;
 
 interface PageMeta {
   url: string;
@@ -22,8 +25,8 @@ interface PageMeta {
  * Inlinks, linking hosts and PageRank over the pages a run stored, read from the run's own items
  * only (its URL partition, then each page's PAGE item and current-snapshot edges), held as a
  * compact graph: memory grows with 8 bytes a link and ~150 bytes a page, never with the table.
- * Ranks go onto the PAGE items (`pagerank`, `inlinks`, `inlinkHosts`) and the top pages into one
- * TOP item.
+ * Ranks go onto the PAGE items (`pagerank`, `inlinks`, `inlinkHosts`), the top pages into one
+ * TOP item, and each linked page gets an INLINKS item naming its sources.
  */
 export class DynamoRanks extends DynamoTable {
   async compute(runId: number): Promise<number> {
@@ -82,6 +85,7 @@ export class DynamoRanks extends DynamoTable {
         }),
       ),
     );
+    await this.writeInlinks(graph, runId);
     const top: RankedPage[] = sources
       .sort((a, b) => ranks[b]! - ranks[a]! || inlinks[b]! - inlinks[a]! || meta[a]!.url.localeCompare(meta[b]!.url))
       .slice(0, TOP_PAGES)
@@ -117,14 +121,28 @@ export class DynamoRanks extends DynamoTable {
     } while (start);
   }
 
-  /** The targets of a page's links in its current snapshot (only their ids are read). */
+  /** The targets of a page's links in its current snapshot. */
   private async edgeTargets(urlId: string, snapshot: string): Promise<string[]> {
-    const items = await this.queryAll({
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ProjectionExpression: 'toId',
-      ExpressionAttributeValues: { ':pk': keys.page(urlId).PK, ':sk': `EDGE#${snapshot}#` },
-    });
-    return items.map((i) => String(i.toId));
+    return edgesOf(await this.get(keys.links(urlId, snapshot))).map((e) => e.toId);
+  }
+
+  /** An INLINKS item for every page with inlinks: its sources, by target, in one pass over a compact index (4 bytes a link). */
+  private async writeInlinks(graph: CompactGraph, runId: number): Promise<void> {
+    const offsets = new Int32Array(graph.size + 1);
+    graph.forEach((_, t) => offsets[t + 1]!++);
+    for (let n = 0; n < graph.size; n++) offsets[n + 1]! += offsets[n]!;
+    const fill = offsets.slice(0, graph.size);
+    const from = new Int32Array(graph.edgeCount);
+    graph.forEach((f, t) => (from[fill[t]!++] = f));
+    const targets = Array.from({ length: graph.size }, (_, n) => n).filter((n) => offsets[n + 1]! > offsets[n]!);
+    for (let i = 0; i < targets.length; i += 25) {
+      await this.batchWrite(
+        targets.slice(i, i + 25).map((n) => {
+          const list = from.subarray(offsets[n]!, Math.min(offsets[n + 1]!, offsets[n]! + MAX_INLINK_SOURCES));
+          return { ...keys.inlinks(graph.ids[n]!), type: 'INLINKS', urlId: graph.ids[n]!, runId, count: offsets[n + 1]! - offsets[n]!, sources: [...list].map((f) => graph.ids[f]!) };
+        }),
+      );
+    }
   }
 
   /** The top pages the last finalized run ranked; empty before any run was finalized. */

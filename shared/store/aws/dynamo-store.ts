@@ -19,7 +19,7 @@ import {
   type SeenUrl,
   type UrlState,
 } from '../ports/index.js';
-import { edgeItem, fetchItem, frontierItem, recordOf, scopeOf } from './dynamo-items.js';
+import { fetchItem, frontierItem, recordOf, scopeOf } from './dynamo-items.js';
 import { activityOf, latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoContent } from './dynamo-content.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
@@ -129,7 +129,17 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
       c.settled += settled;
       counts.set(runId, c);
     };
-    await inBatches(rows, 16, async (row) => {
+    // Most links of a page are known already: one eventually consistent BatchGet (half a read unit
+    // each) finds them, and only the rest are written. A failed conditional put costs a write unit.
+    const known = new Map(
+      (await this.batchGet(rows.map((r) => keys.frontier(r.runId, r.urlId)), ['PK', 'SK', 'state', 'reason'])).map((i) => [`${String(i.PK)}\n${String(i.SK)}`, i]),
+    );
+    const candidates = rows.filter((row) => {
+      const k = keys.frontier(row.runId, row.urlId);
+      const current = known.get(`${k.PK}\n${k.SK}`);
+      return !current || (row.state === 'queued' && current.state === 'skipped' && (SOFT_SKIPS as readonly unknown[]).includes(current.reason));
+    });
+    await inBatches(candidates, 16, async (row) => {
       // A URL skipped for a reason that depends on the path to it is queued when a better path appears.
       const soft =
         row.state === 'queued'
@@ -299,7 +309,7 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
       );
     }
     if (c.page) await this.putPage(c.page);
-    await this.batchWrite((c.edges ?? []).map(edgeItem));
+    await this.putLinks(c.edges ?? []);
     if (c.extract) await this.writeExtraction(c.extract, c.chunks ?? []);
     await inBatches(c.reprioritized ?? [], 16, async (r) => {
       try {

@@ -65,12 +65,23 @@ export class DynamoTable {
     }
   }
 
-  protected async batchGet(keyList: Item[]): Promise<Item[]> {
+  /**
+   * The items of these keys (duplicates asked once). `projection` names the attributes wanted and
+   * makes the reads eventually consistent (half the read units): for lookups a conditional write
+   * settles anyway.
+   */
+  protected async batchGet(keyList: Item[], projection?: string[]): Promise<Item[]> {
     const out: Item[] = [];
-    for (let i = 0; i < keyList.length; i += 100) {
-      let pending: { Keys: Item[] } | undefined = { Keys: keyList.slice(i, i + 100) };
-      while (pending && pending.Keys.length > 0) {
-        const res = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.table]: pending } }));
+    const unique = [...new Map(keyList.map((k) => [`${String(k.PK)}\n${String(k.SK)}`, k])).values()];
+    const names = projection ? Object.fromEntries(projection.map((n, i) => [`#p${i}`, n])) : undefined;
+    const shape = names
+      ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names, ConsistentRead: false }
+      : {};
+    for (let i = 0; i < unique.length; i += 100) {
+      let pending: { Keys: Item[] } | undefined = { Keys: unique.slice(i, i + 100) };
+      for (let attempt = 0; pending && pending.Keys.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+        const res = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.table]: { ...pending, ...shape } } }));
         out.push(...(res.Responses?.[this.table] ?? []));
         pending = res.UnprocessedKeys?.[this.table] as { Keys: Item[] } | undefined;
       }

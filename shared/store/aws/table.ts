@@ -5,7 +5,7 @@
  */
 export const KEY = { pk: 'PK', sk: 'SK' } as const;
 
-/** Inlinks: every EDGE item by its target (`TO#<urlId>`), sorted by source. */
+/** Aliases by their target (`ALIAS#<urlId>`): redirects and canonicals that lead to a page, for its inlinks. */
 export const INLINKS_INDEX = { name: 'inlinks', pk: 'GSI1PK', sk: 'GSI1SK' } as const;
 /** SimHash bands: every BAND item by band and value (`BAND#<i>#<hex>`), oldest page first. */
 export const BANDS_INDEX = { name: 'simhash-bands', pk: 'GSI2PK', sk: 'GSI2SK' } as const;
@@ -32,7 +32,10 @@ export const keys = {
   extract: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'EXTRACT' }),
   alias: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'ALIAS' }),
   fetch: (urlId: string, fetchedAt: number, discriminator: string) => ({ PK: `URL#${urlId}`, SK: `FETCH#${pad(fetchedAt, 15)}#${discriminator}` }),
-  edge: (fromId: string, snapshot: string, toId: string) => ({ PK: `URL#${fromId}`, SK: `EDGE#${snapshot}#${toId}` }),
+  /** A page snapshot's outlinks, all in one item (gzipped JSON): one write a page, not two a link. */
+  links: (fromId: string, snapshot: string) => ({ PK: `URL#${fromId}`, SK: `LINKS#${snapshot}` }),
+  /** The pages linking to a page, as of the last finalized run (FinalizeRun writes them). */
+  inlinks: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'INLINKS' }),
   chunk: (urlId: string, seq: number) => ({ PK: `URL#${urlId}`, SK: `CHUNK#${pad(seq, 5)}` }),
   band: (urlId: string, band: number) => ({ PK: `URL#${urlId}`, SK: `BAND#${band}` }),
   body: (hash: string) => ({ PK: `BODY#${hash}`, SK: 'BODY' }),

@@ -1,0 +1,254 @@
+// The cost meter of bench:cloud (issue 30): what AWS would bill for the handlers' own calls, by
+// AWS's billing rules rather than by request bytes.
+//
+// - DynamoDB: every handler command asks for `ReturnConsumedCapacity: INDEXES`. dynalite already
+//   prices the table part on the larger of the old and new item; the patch below adds what AWS adds
+//   for each global secondary index (a put, an update or a delete of the projected entry, two writes
+//   when the index key changes, nothing when no projected attribute changed). A write whose
+//   condition fails is billed one unit, as AWS bills it.
+// - S3 and SQS: the handlers' own requests (not the harness's queue emulation), S3 by request class,
+//   SQS batches by started 64 KB.
+// - Network time: the emulators answer on loopback in microseconds; each call adds the latency a
+//   Lambda in the same region sees (LATENCY_MS), so Lambda and Express durations are billed as on AWS.
+// - Logs: the bytes each handler writes to stdout/stderr, plus the platform's START/END/REPORT lines.
+import { createRequire } from 'node:module';
+import { TABLE_DEFINITION } from '../../shared/store/aws/table.js';
+import { currentFunction, hookSdkSend, type SdkSend } from './sdk-hook.js';
+
+/** Typical in-region round trips from a Lambda function, in ms (p50 of AWS's own published guidance and common measurements). */
+export const LATENCY_MS = {
+  dynamodb: 6,
+  dynamodbBatch: 12,
+  s3Put: 30,
+  s3Get: 15,
+  sqs: 10,
+  states: 25,
+  s3vectors: 30,
+  other: 15,
+} as const;
+
+/** Bytes the Lambda platform logs per invocation (START, END and REPORT lines). */
+export const PLATFORM_LOG_BYTES = 420;
+
+export interface FunctionUsage {
+  calls: number;
+  networkMs: number;
+  dynamoWriteUnits: number;
+  dynamoReadUnits: number;
+  s3Put: number;
+  s3Get: number;
+  sqsRequests: number;
+  stepFunctionsStarts: number;
+  logBytes: number;
+}
+
+const emptyUsage = (): FunctionUsage => ({
+  calls: 0,
+  networkMs: 0,
+  dynamoWriteUnits: 0,
+  dynamoReadUnits: 0,
+  s3Put: 0,
+  s3Get: 0,
+  sqsRequests: 0,
+  stepFunctionsStarts: 0,
+  logBytes: 0,
+});
+
+type AttributeValue = Record<string, unknown>;
+type Item = Record<string, AttributeValue>;
+
+/** Write units by item kind (the sort key's prefix): table and index parts, for the breakdown. */
+export interface KindUnits {
+  table: number;
+  index: number;
+  writes: number;
+}
+
+export class CostMeter {
+  readonly byFunction = new Map<string, FunctionUsage>();
+  readonly writeUnitsByKind = new Map<string, KindUnits>();
+  /** S3 PUT-class requests by the key's first folder (`raw`, `warc`, `extracted`, …). */
+  readonly s3PutsByPrefix = new Map<string, number>();
+
+  usage(fn: string): FunctionUsage {
+    let u = this.byFunction.get(fn);
+    if (!u) this.byFunction.set(fn, (u = emptyUsage()));
+    return u;
+  }
+
+  total(): FunctionUsage {
+    const t = emptyUsage();
+    for (const u of this.byFunction.values()) for (const k of Object.keys(t) as Array<keyof FunctionUsage>) t[k] += u[k];
+    return t;
+  }
+
+  reset(): void {
+    this.byFunction.clear();
+    this.writeUnitsByKind.clear();
+    this.s3PutsByPrefix.clear();
+  }
+}
+
+let active: CostMeter | undefined;
+
+/** Starts metering the handlers' calls into a fresh meter (one meter at a time). */
+export function startCostMeter(): CostMeter {
+  patchDynaliteCapacity();
+  captureLogs();
+  hookSdkSend(meterCall);
+  active = new CostMeter();
+  return active;
+}
+
+const DYNAMO_WRITES = new Set(['Put', 'Update', 'Delete', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWrite', 'BatchWriteItem']);
+
+function capacityOf(out: unknown): number {
+  const c = (out as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> } | undefined)?.ConsumedCapacity;
+  if (!c) return 0;
+  return (Array.isArray(c) ? c : [c]).reduce((n, x) => n + (x.CapacityUnits ?? 0), 0);
+}
+
+async function meterCall(call: SdkSend, next: () => Promise<unknown>): Promise<unknown> {
+  const meter = active;
+  if (!meter) return next();
+  const u = meter.usage(call.fn);
+  u.calls += 1;
+  switch (call.serviceId) {
+    case 'DynamoDB': {
+      const write = DYNAMO_WRITES.has(call.command);
+      u.networkMs += call.command.startsWith('Batch') ? LATENCY_MS.dynamodbBatch : LATENCY_MS.dynamodb;
+      // In place: the document client's commands hold the input object they were made with.
+      call.input.ReturnConsumedCapacity = 'INDEXES';
+      try {
+        const out = await next();
+        if (write) u.dynamoWriteUnits += capacityOf(out);
+        else u.dynamoReadUnits += capacityOf(out);
+        return out;
+      } catch (err) {
+        // AWS bills a write whose condition failed (one unit for an item up to 1 KB).
+        if (write && (err as { name?: string }).name === 'ConditionalCheckFailedException') {
+          u.dynamoWriteUnits += 1;
+          const k = meter.writeUnitsByKind.get('(condition failed)') ?? { table: 0, index: 0, writes: 0 };
+          k.table += 1;
+          k.writes += 1;
+          meter.writeUnitsByKind.set('(condition failed)', k);
+        }
+        throw err;
+      }
+    }
+    case 'S3': {
+      const put = /^(Put|CreateMultipart|UploadPart|CompleteMultipart|Copy|List)/.test(call.command);
+      if (put) {
+        u.s3Put += 1;
+        const prefix = String(call.input.Key ?? call.input.Prefix ?? '(list)').split('/')[0]!;
+        meter.s3PutsByPrefix.set(prefix, (meter.s3PutsByPrefix.get(prefix) ?? 0) + 1);
+      }
+      else if (!/^Delete/.test(call.command)) u.s3Get += 1;
+      u.networkMs += put ? LATENCY_MS.s3Put : LATENCY_MS.s3Get;
+      return next();
+    }
+    case 'SQS': {
+      // A batch is billed per started 64 KB of its payload.
+      const entries = (call.input.Entries as Array<{ MessageBody?: string }> | undefined) ?? [{ MessageBody: String(call.input.MessageBody ?? '') }];
+      const bytes = entries.reduce((n, e) => n + Buffer.byteLength(e.MessageBody ?? ''), 0);
+      u.sqsRequests += Math.max(1, Math.ceil(bytes / 65536));
+      u.networkMs += LATENCY_MS.sqs;
+      return next();
+    }
+    case 'SFN':
+      if (call.command === 'StartExecution' || call.command === 'StartSyncExecution') u.stepFunctionsStarts += 1;
+      u.networkMs += LATENCY_MS.states;
+      return next();
+    case 'S3Vectors':
+      u.networkMs += LATENCY_MS.s3vectors;
+      return next();
+    default:
+      u.networkMs += LATENCY_MS.other;
+      return next();
+  }
+}
+
+let logsCaptured = false;
+
+/** Counts what each handler writes to stdout and stderr (what CloudWatch Logs would ingest). */
+function captureLogs(): void {
+  if (logsCaptured) return;
+  logsCaptured = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      const fn = currentFunction();
+      if (fn && active) active.usage(fn).logBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : ((chunk as Uint8Array).byteLength ?? 0);
+      return write(chunk, ...rest);
+    }) as typeof stream.write;
+  }
+}
+
+// ---- DynamoDB's index write rules, inside dynalite
+
+type Db = {
+  addConsumedCapacity: (data: Record<string, unknown>, isRead: boolean, oldItem?: Item, newItem?: Item) => { CapacityUnits: number } | undefined;
+  itemSize: (item: Item) => number;
+};
+
+let dynalitePatched = false;
+
+function patchDynaliteCapacity(): void {
+  if (dynalitePatched) return;
+  dynalitePatched = true;
+  const db = createRequire(import.meta.url)('dynalite/db/index.js') as Db;
+  const base = db.addConsumedCapacity;
+  db.addConsumedCapacity = (data, isRead, oldItem, newItem) => {
+    const out = base(data, isRead, oldItem, newItem);
+    if (!out || isRead || data.ReturnConsumedCapacity !== 'INDEXES') return out;
+    const indexes: Record<string, { CapacityUnits: number }> = {};
+    let indexUnits = 0;
+    for (const ix of TABLE_DEFINITION.GlobalSecondaryIndexes) {
+      const units = indexWriteUnits(db, ix, oldItem, newItem);
+      if (units > 0) {
+        indexes[ix.IndexName] = { CapacityUnits: units };
+        indexUnits += units;
+      }
+    }
+    const kind = kindOf(newItem ?? oldItem);
+    const k = active?.writeUnitsByKind.get(kind) ?? { table: 0, index: 0, writes: 0 };
+    k.table += out.CapacityUnits;
+    k.index += indexUnits;
+    k.writes += 1;
+    active?.writeUnitsByKind.set(kind, k);
+    return { ...out, CapacityUnits: out.CapacityUnits + indexUnits, GlobalSecondaryIndexes: indexes };
+  };
+}
+
+/** An item's kind for the breakdown: its `type`, else its sort key up to the first `#` (`EDGE`, `PAGE`, `URL`, …). */
+function kindOf(item: Item | undefined): string {
+  const type = (item?.type as { S?: string } | undefined)?.S;
+  const sk = (item?.SK as { S?: string } | undefined)?.S;
+  return type ?? (sk && /^[A-Z_]+(#|$)/.test(sk) ? sk.split('#')[0]! : 'other');
+}
+
+type IndexDefinition = (typeof TABLE_DEFINITION.GlobalSecondaryIndexes)[number];
+
+/** The entry an item has in an index (undefined when it lacks the index's keys: a sparse index). */
+function projected(ix: IndexDefinition, item: Item | undefined): Item | undefined {
+  if (!item || ix.KeySchema.some((k) => item[k.AttributeName] === undefined)) return undefined;
+  const p = ix.Projection as { ProjectionType: string; NonKeyAttributes?: string[] };
+  if (p.ProjectionType === 'ALL') return item;
+  const names = new Set<string>([...TABLE_DEFINITION.KeySchema, ...ix.KeySchema].map((k) => k.AttributeName));
+  for (const n of p.NonKeyAttributes ?? []) names.add(n);
+  return Object.fromEntries(Object.entries(item).filter(([n]) => names.has(n)));
+}
+
+const sameKey = (ix: IndexDefinition, a: Item, b: Item) => ix.KeySchema.every((k) => JSON.stringify(a[k.AttributeName]) === JSON.stringify(b[k.AttributeName]));
+const units = (db: Db, item: Item) => Math.max(1, Math.ceil(db.itemSize(item) / 1024));
+
+/** Write units a table write adds to one index, by DynamoDB's rules for index maintenance. */
+function indexWriteUnits(db: Db, ix: IndexDefinition, oldItem: Item | undefined, newItem: Item | undefined): number {
+  const before = projected(ix, oldItem);
+  const after = projected(ix, newItem);
+  if (!before && !after) return 0;
+  if (!before) return units(db, after!);
+  if (!after) return units(db, before);
+  if (!sameKey(ix, before, after)) return units(db, before) + units(db, after);
+  return JSON.stringify(before) === JSON.stringify(after) ? 0 : units(db, after);
+}
