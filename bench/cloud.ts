@@ -131,12 +131,13 @@ await web.close();
 // ---- the cost model
 const per1000 = (v: number) => (v / pages) * 1000;
 const template = synth.template as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
-const expressLogging = Object.values(template.Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine' && r.Properties.StateMachineType === 'EXPRESS')
-  ?.Properties.LoggingConfiguration as { Level?: string; IncludeExecutionData?: boolean } | undefined;
+const expressLogging = Object.values(template.Resources).find(
+  (r) => r.Type === 'AWS::StepFunctions::StateMachine' && r.Properties.StateMachineType === 'EXPRESS',
+)?.Properties.LoggingConfiguration as { Level?: string; IncludeExecutionData?: boolean } | undefined;
 if (expressLogging?.Level !== 'ERROR' || expressLogging.IncludeExecutionData)
   throw new Error(`the meter prices the page workflow's logs at level ERROR without execution data; the template says ${JSON.stringify(expressLogging)}`);
 
-const lambdaRows: string[][] = [['stage', 'invocations', 'median ms', '+ network ms', 'GB-s', 'log KB', 'cost / 1000 pages']];
+const lambdaRows: string[][] = [['stage', 'invocations', 'median ms', 'AWS round trips ms (sum)', '+ web ms', 'GB-s', 'log KB', 'cost / 1000 pages']];
 let lambdaCost = 0;
 let invocations = 0;
 let logBytes = 0;
@@ -153,15 +154,25 @@ for (const stage of STAGES) {
   const raw = meter.usage(stage);
   const u = { ...raw, networkMs: raw.networkMs * scale, logBytes: raw.logBytes * scale };
   for (const k of ['dynamoWriteUnits', 'dynamoReadUnits', 's3Put', 's3Get', 'sqsRequests'] as const) raw[k] *= scale;
+  // The meter held each AWS call for its round trip, so the measured durations include it; the web is loopback, so a fetch's time on the internet is added.
   const web = stage === 'fetch-worker' ? requests * WEB_FETCH_MS : 0;
-  const seconds = (ms.reduce((a, b) => a + b, 0) + u.networkMs + web) / 1000;
+  const seconds = (ms.reduce((a, b) => a + b, 0) + web) / 1000;
   if (PAGE_STAGES.has(stage)) expressMs += seconds * 1000;
   const gbSeconds = seconds * (MEMORY[stage] / 1024);
   invocations += ms.length;
   const cost = ms.length * PRICE.lambdaRequest + gbSeconds * PRICE.lambdaGbSecondArm;
   logBytes += u.logBytes + ms.length * PLATFORM_LOG_BYTES;
   lambdaCost += cost;
-  lambdaRows.push([stage, String(ms.length), median(ms).toFixed(1), (u.networkMs + web).toFixed(0), gbSeconds.toFixed(2), ((u.logBytes + ms.length * PLATFORM_LOG_BYTES) / 1024).toFixed(1), usd(per1000(cost))]);
+  lambdaRows.push([
+    stage,
+    String(ms.length),
+    median(ms).toFixed(1),
+    u.networkMs.toFixed(0),
+    web.toFixed(0),
+    gbSeconds.toFixed(2),
+    ((u.logBytes + ms.length * PLATFORM_LOG_BYTES) / 1024).toFixed(1),
+    usd(per1000(cost)),
+  ]);
 }
 const used = meter.total();
 const fetchInvocations = crawl.timings.byFunction.get('fetch-worker')?.length ?? 0;
@@ -171,7 +182,11 @@ const failedExecutions = crawl.timings.byFunction.get('record-failure')?.length 
 const expressLogBytes = failedExecutions * EXPRESS_ERROR_LOG_BYTES;
 // The run machine polls once a minute: a run this long has this many Wait/Progress/Choice rounds.
 const transitions = 4 + 3 * Math.ceil(crawl.elapsedMs / 1000 / POLL_SECONDS);
-const traces = crawl.pageExecutions * Math.min(1, (1 + 0.05 * Math.max(0, PAGES_PER_SECOND - 1)) / PAGES_PER_SECOND);
+const pageTracing = Object.values(template.Resources).some(
+  (r) => r.Type === 'AWS::StepFunctions::StateMachine' && r.Properties.StateMachineType === 'EXPRESS' && (r.Properties.TracingConfiguration as { Enabled?: boolean } | undefined)?.Enabled,
+);
+// X-Ray's default rule samples the first request each second and 5 % of the rest; the run machine's one trace a run is left out.
+const traces = pageTracing ? crawl.pageExecutions * Math.min(1, (1 + 0.05 * Math.max(0, PAGES_PER_SECOND - 1)) / PAGES_PER_SECOND) : 0;
 const parts = {
   lambda: lambdaCost,
   sqs: sqsRequests * PRICE.sqsFifoRequest,
@@ -179,7 +194,8 @@ const parts = {
   s3: used.s3Put * PRICE.s3Put + used.s3Get * PRICE.s3Get,
   stepFunctionsStandard: transitions * PRICE.sfnStandardTransition,
   // Express bills each execution's duration in 100 ms steps at 64 MB: on average half a step more than it ran.
-  stepFunctionsExpress: crawl.pageExecutions * PRICE.sfnExpressRequest + ((expressMs + crawl.pageExecutions * 50) / 1000) * (64 / 1024) * PRICE.sfnExpressGbSecond,
+  stepFunctionsExpress:
+    crawl.pageExecutions * PRICE.sfnExpressRequest + ((expressMs + crawl.pageExecutions * 50) / 1000) * (64 / 1024) * PRICE.sfnExpressGbSecond,
   logs: ((logBytes + expressLogBytes) / 1024 ** 3) * PRICE.logsIngestedGb,
   xray: traces * PRICE.xrayTrace,
 };
@@ -201,13 +217,17 @@ if (JSON_OUT) {
     }),
   );
 } else {
-  say(`\nCrawl through the cloud path: ${pages} pages stored (~${LINKS} links on each article), ${requests} requests, ${(crawl.elapsedMs / 1000).toFixed(1)} s on 4 workers, ${DELAY_MS} ms per-host delay\n`);
+  say(
+    `\nCrawl through the cloud path: ${pages} pages stored (~${LINKS} links on each article), ${requests} requests, ${(crawl.elapsedMs / 1000).toFixed(1)} s on 4 workers, ${DELAY_MS} ms per-host delay\n`,
+  );
   table(lambdaRows);
   say('');
   const kinds = [...meter.writeUnitsByKind].sort((a, b) => b[1].table + b[1].index - (a[1].table + a[1].index));
   table([
     ['DynamoDB item kind', 'writes / page', 'table WCU / page', 'index WCU / page'],
-    ...kinds.filter(([, k]) => (k.table + k.index) / pages >= 0.05).map(([kind, k]) => [kind, (k.writes / pages).toFixed(2), (k.table / pages).toFixed(2), (k.index / pages).toFixed(2)]),
+    ...kinds
+      .filter(([, k]) => (k.table + k.index) / pages >= 0.05)
+      .map(([kind, k]) => [kind, (k.writes / pages).toFixed(2), (k.table / pages).toFixed(2), (k.index / pages).toFixed(2)]),
   ]);
   say('');
   const measured: Record<keyof typeof parts, string> = {
@@ -218,14 +238,16 @@ if (JSON_OUT) {
     stepFunctionsStandard: `${transitions} transitions (60 s polling)`,
     stepFunctionsExpress: `${crawl.pageExecutions} executions, ${(expressMs / 1000).toFixed(1)} s`,
     logs: `${((logBytes + expressLogBytes) / 1024).toFixed(0)} KB`,
-    xray: `${traces.toFixed(0)} traces at ${PAGES_PER_SECOND} pages/s`,
+    xray: pageTracing ? `${traces.toFixed(0)} traces at ${PAGES_PER_SECOND} pages/s` : 'page workflows not traced (tracePages: false)',
   };
   table([
     ['service', 'measured', 'cost / 1000 pages'],
     ...(Object.keys(parts) as Array<keyof typeof parts>).map((k) => [k, measured[k], usd(per1000(parts[k]))]),
     ['total', '', usd(per1000(total))],
   ]);
-  say(`\nTarget: ≤ $0.05 per 1000 pages with ~60 links a page. Excluded: storage (S3, DynamoDB, per month), data transfer out, the event source mapping's idle polling (a fixed ~$0.01 a day).`);
+  say(
+    `\nTarget: ≤ $0.05 per 1000 pages with ~60 links a page. Excluded: storage (S3, DynamoDB, per month), data transfer out, the event source mapping's idle polling (a fixed ~$0.01 a day).`,
+  );
 }
 await emu.stop();
 synth.cleanup();

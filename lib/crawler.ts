@@ -129,6 +129,7 @@ export class Crawler extends Construct {
       removalPolicy,
     });
     this.workflows = new CrawlWorkflows(this, 'Workflows', {
+      tracePages: props.tracePages,
       initRun: fns['init-run'],
       discover: { fn: fns['discover-targets'], timeout: sizing['discover-targets'].timeout },
       progress: fns['run-progress'],

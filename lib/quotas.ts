@@ -60,3 +60,15 @@ export function checkExpressBudget(where: string, steps: ReadonlyArray<{ name: s
     `${where}: the page workflow's longest path can take ${Math.ceil(total)} s with its retries (${steps.map((s) => `${s.name} ${Math.ceil(s.worstSeconds)} s`).join(', ')}), past the ${EXPRESS_LIMIT_SECONDS} s an Express execution may run: shorten a step's timeout (extraPageSteps[].timeout) or drop a step`,
   );
 }
+
+/** EventBridge: a rule target's constant input is at most 8,192 characters. */
+export const EVENTBRIDGE_INPUT_MAX = 8192;
+
+/** Fails when a crawl's run input (its seeds, limits, profile) is too long for its schedule's rule target. */
+export function checkScheduleInput(where: string, input: unknown): void {
+  const length = JSON.stringify(input).length;
+  if (length <= EVENTBRIDGE_INPUT_MAX) return;
+  throw new CrawlConfigError(
+    `${where}: its run input is ${length} characters, past the ${EVENTBRIDGE_INPUT_MAX} EventBridge allows a rule's target: list fewer seeds (each site's sitemaps are found from its robots.txt) or split the crawl into several`,
+  );
+}

@@ -4,6 +4,7 @@ import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { RunInput } from '../shared/pipeline/cloud/run-control.js';
 import type { CrawlDefinition } from './crawls-config.js';
+import { checkScheduleInput } from './quotas.js';
 
 /** One EventBridge rule per crawl, starting the run state machine with the crawl as its input. */
 export class CrawlSchedules extends Construct {
@@ -21,6 +22,7 @@ export class CrawlSchedules extends Construct {
         ...(crawl.query ? { query: crawl.query } : {}),
         ...(crawl.select ? { select: crawl.select } : {}),
       };
+      checkScheduleInput(`crawl "${crawl.name}"`, input);
       this.rules[crawl.name] = new events.Rule(this, `Crawl-${crawl.name}`, {
         description: `trawl crawl "${crawl.name}" (${crawl.seeds.length} seeds)`,
         schedule: events.Schedule.expression(crawl.schedule),

@@ -10,7 +10,7 @@ import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { BANDS_INDEX, INLINKS_INDEX } from '../shared/store/aws/table.js';
+import { INLINKS_INDEX } from '../shared/store/aws/table.js';
 import { nagRef } from './nag.js';
 
 /** The repository root (a source checkout): functions are referenced by entry path only. */
@@ -171,7 +171,7 @@ export class CrawlStages extends Construct {
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions: [...reads, ...access.table].map((a) => `dynamodb:${a}`),
-        resources: [this.props.table.tableArn, ...[INLINKS_INDEX.name, BANDS_INDEX.name].map((ix) => `${this.props.table.tableArn}/index/${ix}`)],
+        resources: [this.props.table.tableArn, ...[INLINKS_INDEX.name].map((ix) => `${this.props.table.tableArn}/index/${ix}`)],
       }),
     );
     fn.addToRolePolicy(

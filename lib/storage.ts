@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { BANDS_INDEX, INLINKS_INDEX, KEY, TTL_ATTRIBUTE } from '../shared/store/aws/table.js';
+import { INLINKS_INDEX, KEY, TTL_ATTRIBUTE } from '../shared/store/aws/table.js';
 
 export interface StorageProps {
   /** Use this table instead of creating one (it must have trawl's layout). */
@@ -78,7 +78,9 @@ export class CrawlStorage extends Construct {
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
       timeToLiveAttribute: TTL_ATTRIBUTE,
     });
-    for (const ix of [INLINKS_INDEX, BANDS_INDEX]) {
+    // One index: aliases by their target. SimHash bands are partitions of their own (issue 30: their
+    // index cost a write unit a band a page).
+    for (const ix of [INLINKS_INDEX]) {
       table.addGlobalSecondaryIndex({
         indexName: ix.name,
         partitionKey: { name: ix.pk, type: dynamodb.AttributeType.STRING },

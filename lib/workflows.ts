@@ -59,6 +59,8 @@ export interface PageStep {
 }
 
 export interface WorkflowsProps {
+  /** X-Ray traces of page workflows (the run machine is always traced). */
+  tracePages?: boolean;
   initRun: lambda.IFunction;
   /** Taken after InitRun when the run has search or social targets: calls them, then sends the seeds and their links. */
   discover?: { fn: lambda.IFunction; timeout: Duration };
@@ -204,7 +206,8 @@ export class CrawlWorkflows extends Construct {
       queryLanguage: sfn.QueryLanguage.JSON_PATH,
       definitionBody: sfn.DefinitionBody.fromChainable(definition),
       timeout,
-      tracingEnabled: true,
+      // A page workflow per page: X-Ray's sampled traces cost ~$1.2 per million pages, so they are opt-in.
+      tracingEnabled: type === sfn.StateMachineType.EXPRESS ? (props.tracePages ?? false) : true,
       // The page workflow logs errors only, without execution data: at ALL with data it wrote ~32 KB a
       // page (a fifth of the cost per page) and crawled sites' cookies. The run machine logs it all.
       logs:
@@ -212,6 +215,13 @@ export class CrawlWorkflows extends Construct {
           ? { destination: logGroup, level: sfn.LogLevel.ERROR, includeExecutionData: false }
           : { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
     });
+    if (type === sfn.StateMachineType.EXPRESS && !props.tracePages) {
+      Validations.of(machine).acknowledge({
+        id: 'AwsSolutions-SF2',
+        reason:
+          'The page workflow runs once per page: sampled X-Ray traces cost more than its Express execution (bench:cloud). Opt in with tracePages; the run machine is traced, and every step logs its errors.',
+      });
+    }
     if (type === sfn.StateMachineType.EXPRESS) {
       Validations.of(machine).acknowledge({
         id: 'AwsSolutions-SF1',

@@ -8,8 +8,9 @@
 //   condition fails is billed one unit, as AWS bills it.
 // - S3 and SQS: the handlers' own requests (not the harness's queue emulation), S3 by request class,
 //   SQS batches by started 64 KB.
-// - Network time: the emulators answer on loopback in microseconds; each call adds the latency a
-//   Lambda in the same region sees (LATENCY_MS), so Lambda and Express durations are billed as on AWS.
+// - Network time: the emulators answer on loopback in microseconds, so each call is held for the
+//   latency a Lambda in the same region sees (LATENCY_MS) before it is sent: the handlers' measured
+//   durations then include network time as on AWS, with their calls in parallel where they are.
 // - Logs: the bytes each handler writes to stdout/stderr, plus the platform's START/END/REPORT lines.
 import { createRequire } from 'node:module';
 import { TABLE_DEFINITION } from '../../shared/store/aws/table.js';
@@ -108,15 +109,42 @@ function capacityOf(out: unknown): number {
   return (Array.isArray(c) ? c : [c]).reduce((n, x) => n + (x.CapacityUnits ?? 0), 0);
 }
 
-async function meterCall(call: SdkSend, next: () => Promise<unknown>): Promise<unknown> {
+const PUT_CLASS = /^(Put|CreateMultipart|UploadPart|CompleteMultipart|Copy|List)/;
+
+function latencyOf(call: SdkSend): number {
+  switch (call.serviceId) {
+    case 'DynamoDB':
+      return call.command.startsWith('Batch') ? LATENCY_MS.dynamodbBatch : LATENCY_MS.dynamodb;
+    case 'S3':
+      return PUT_CLASS.test(call.command) ? LATENCY_MS.s3Put : LATENCY_MS.s3Get;
+    case 'SQS':
+      return LATENCY_MS.sqs;
+    case 'SFN':
+      return LATENCY_MS.states;
+    case 'S3Vectors':
+      return LATENCY_MS.s3vectors;
+    default:
+      return LATENCY_MS.other;
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function meterCall(call: SdkSend, send: () => Promise<unknown>): Promise<unknown> {
   const meter = active;
-  if (!meter) return next();
+  if (!meter) return send();
+  // The round trip this call would take on AWS, waited before it goes out.
+  const latency = latencyOf(call);
+  meter.usage(call.fn).networkMs += latency;
+  const next = async () => {
+    await sleep(latency);
+    return send();
+  };
   const u = meter.usage(call.fn);
   u.calls += 1;
   switch (call.serviceId) {
     case 'DynamoDB': {
       const write = DYNAMO_WRITES.has(call.command);
-      u.networkMs += call.command.startsWith('Batch') ? LATENCY_MS.dynamodbBatch : LATENCY_MS.dynamodb;
       // In place: the document client's commands hold the input object they were made with.
       call.input.ReturnConsumedCapacity = 'INDEXES';
       try {
@@ -137,14 +165,12 @@ async function meterCall(call: SdkSend, next: () => Promise<unknown>): Promise<u
       }
     }
     case 'S3': {
-      const put = /^(Put|CreateMultipart|UploadPart|CompleteMultipart|Copy|List)/.test(call.command);
+      const put = PUT_CLASS.test(call.command);
       if (put) {
         u.s3Put += 1;
         const prefix = String(call.input.Key ?? call.input.Prefix ?? '(list)').split('/')[0]!;
         meter.s3PutsByPrefix.set(prefix, (meter.s3PutsByPrefix.get(prefix) ?? 0) + 1);
-      }
-      else if (!/^Delete/.test(call.command)) u.s3Get += 1;
-      u.networkMs += put ? LATENCY_MS.s3Put : LATENCY_MS.s3Get;
+      } else if (!/^Delete/.test(call.command)) u.s3Get += 1;
       return next();
     }
     case 'SQS': {
@@ -152,18 +178,14 @@ async function meterCall(call: SdkSend, next: () => Promise<unknown>): Promise<u
       const entries = (call.input.Entries as Array<{ MessageBody?: string }> | undefined) ?? [{ MessageBody: String(call.input.MessageBody ?? '') }];
       const bytes = entries.reduce((n, e) => n + Buffer.byteLength(e.MessageBody ?? ''), 0);
       u.sqsRequests += Math.max(1, Math.ceil(bytes / 65536));
-      u.networkMs += LATENCY_MS.sqs;
       return next();
     }
     case 'SFN':
       if (call.command === 'StartExecution' || call.command === 'StartSyncExecution') u.stepFunctionsStarts += 1;
-      u.networkMs += LATENCY_MS.states;
       return next();
     case 'S3Vectors':
-      u.networkMs += LATENCY_MS.s3vectors;
       return next();
     default:
-      u.networkMs += LATENCY_MS.other;
       return next();
   }
 }

@@ -21,7 +21,7 @@ const calls: SdkCall[] = [
   { fn: 'index-page', action: 'dynamodb:PutItem', resource: table },
   { fn: 'fetch-worker', action: 'dynamodb:UpdateItem', resource: table },
   { fn: 'fetch-worker', action: 's3:PutObject', resource: 'arn:aws:s3:::archive/warc/run-1/a.warc.gz' },
-  { fn: 'extract-page', action: 'dynamodb:Query', resource: `${table}/index/simhash-bands` },
+  { fn: 'search-api', action: 'dynamodb:Query', resource: `${table}/index/inlinks` },
   { fn: 'extract-page', action: 'sqs:SendMessage', resource: 'arn:aws:sqs:us-east-1:123456789012:frontier.fifo' },
   { fn: 'search-api', action: 's3:ListBucket', resource: 'arn:aws:s3:::archive' },
   { fn: 'finalize-run', action: 'dynamodb:Scan', resource: table },

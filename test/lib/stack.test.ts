@@ -9,7 +9,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Crawler } from '../../lib/crawler.js';
 import { CrawlConfigError, loadCrawls, validateCrawls } from '../../lib/crawls-config.js';
-import { BANDS_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
+import { INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
 import { tempDir } from '../helpers.js';
 import { stateMachines, synthApp, type Synthesized } from './synth.js';
 
@@ -34,7 +34,7 @@ test('cdk-nag is live: an unacknowledged finding stops synthesis', () => {
   assert.throws(() => app.synth(), /AwsSolutions-S1|validation/i);
 });
 
-test('the table: keys, on-demand, PITR, stream with both images, TTL, inlinks and SimHash-band indexes', () => {
+test('the table: keys, on-demand, PITR, stream with both images, TTL, one index (aliases by target; SimHash bands are partitions)', () => {
   t.hasResourceProperties('AWS::DynamoDB::Table', {
     KeySchema: [
       { AttributeName: 'PK', KeyType: 'HASH' },
@@ -44,7 +44,7 @@ test('the table: keys, on-demand, PITR, stream with both images, TTL, inlinks an
     PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
     StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
     TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
-    GlobalSecondaryIndexes: Match.arrayWith([Match.objectLike({ IndexName: INLINKS_INDEX.name }), Match.objectLike({ IndexName: BANDS_INDEX.name })]),
+    GlobalSecondaryIndexes: [Match.objectLike({ IndexName: INLINKS_INDEX.name })],
   });
 });
 
@@ -127,10 +127,20 @@ test('the run state machine is Standard: InitRun, Discover when the run has sear
   assert.equal(page.Extract!.Catch![0]!.Next, 'RecordFailure');
   t.hasResourceProperties('AWS::StepFunctions::StateMachine', {
     StateMachineType: 'EXPRESS',
-    TracingConfiguration: { Enabled: true },
+    // Traced only with tracePages (a sampled trace a page costs more than the page's Express execution).
+    TracingConfiguration: { Enabled: false },
     // Errors only, without execution data: ~32 KB of logs a page (and crawled sites' cookies) otherwise.
     LoggingConfiguration: Match.objectLike({ Level: 'ERROR', IncludeExecutionData: false }),
   });
+});
+
+test("a crawl whose seeds are too long for its schedule's rule input fails synthesis, naming the crawl", () => {
+  const stack = new Stack(new App({ outdir: tempDir('trawl-input-').dir }), 'Input');
+  const seeds = Array.from({ length: 200 }, (_, i) => `https://site-${i}.example/some/section/of/the/site/`);
+  assert.throws(
+    () => new Crawler(stack, 'Crawler', { crawls: validateCrawls({ crawls: [{ name: 'many', schedule: 'rate(1 day)', seeds }] }) }),
+    /crawl "many": its run input is \d+ characters, past the 8192 EventBridge allows a rule's target: list fewer seeds/,
+  );
 });
 
 test('one EventBridge rule per crawl of crawls.json, starting the run state machine with the crawl as input', () => {

@@ -1,10 +1,10 @@
 import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
 import type { BlobStore, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, PageRecord } from '../ports/index.js';
-import { bandKeys, chunkItem, edgesOf, extractItem, INDEX_NAMES, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
+import { chunkItem, edgesOf, extractItem, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
 import { DynamoLedger } from './dynamo-ledger.js';
 import { isConditionFailure } from './dynamo-table.js';
-import { BANDS_INDEX, keys } from './table.js';
+import { keys } from './table.js';
 
 /** Text fields longer than this go to the blob store (DynamoDB items stop at 400 KB). */
 const SPILL_BYTES = 100_000;
@@ -56,20 +56,34 @@ export abstract class DynamoContent extends DynamoLedger {
     if (!x.textDuplicateOf) await this.putIfAbsent({ ...keys.text(x.textHash), type: 'TEXT', urlId: x.urlId });
     const stale = Array.from({ length: Math.max(0, Number(previous?.chunkCount ?? 0) - chunks.length) }, (_, i) => keys.chunk(x.urlId, chunks.length + i));
     await this.batchWrite(chunks.map(chunkItem), stale);
+    await this.writeBands(x, previous);
+  }
+
+  /**
+   * The page's four SimHash bands: an item in each band's partition (`BAND#<i>#<hex>`), with the
+   * time the page first had that value. A band whose value moved loses the page; an unchanged
+   * extraction writes nothing.
+   */
+  private async writeBands(x: ExtractRecord, previous: Item | undefined): Promise<void> {
+    const nearDuplicate = x.nearDuplicateOf !== undefined;
+    const before = typeof previous?.simhash === 'string' ? simhashBands(previous.simhash) : [];
+    if (previous?.simhash === x.simhash && (previous.nearDuplicateOf !== undefined) === nearDuplicate) return;
     const now = Date.now();
+    const values = simhashBands(x.simhash);
+    const moved = before.flatMap((value, band) => (value !== values[band] ? [keys.band(band, value, x.urlId)] : []));
+    if (moved.length) await this.batchWrite([], moved);
     await Promise.all(
-      simhashBands(x.simhash).map((value, band) => {
-        const k = bandKeys(x.urlId, band, value, now);
-        return this.doc.send(
+      values.map((value, band) =>
+        this.doc.send(
           new UpdateCommand({
             TableName: this.table,
-            Key: keys.band(x.urlId, band),
-            UpdateExpression: `SET #type = :t, urlId = :u, #gpk = :pk, #gsk = if_not_exists(#gsk, :sk), simhash = :h, nearDuplicate = :nd`,
-            ExpressionAttributeNames: { '#type': 'type', '#gpk': BANDS_INDEX.pk, '#gsk': BANDS_INDEX.sk },
-            ExpressionAttributeValues: { ':t': 'BAND', ':u': x.urlId, ':pk': k.pk, ':sk': k.sk, ':h': x.simhash, ':nd': x.nearDuplicateOf !== undefined },
+            Key: keys.band(band, value, x.urlId),
+            UpdateExpression: 'SET #type = :t, urlId = :u, simhash = :h, nearDuplicate = :nd, firstSeen = if_not_exists(firstSeen, :now)',
+            ExpressionAttributeNames: { '#type': 'type' },
+            ExpressionAttributeValues: { ':t': 'BAND', ':u': x.urlId, ':h': x.simhash, ':nd': nearDuplicate, ':now': now },
           }),
-        );
-      }),
+        ),
+      ),
     );
   }
 
@@ -149,19 +163,11 @@ export abstract class DynamoContent extends DynamoLedger {
   }
 
   async findNearDuplicate(hash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined> {
-    const found = await Promise.all(
-      simhashBands(hash).map((value, band) =>
-        this.queryAll({
-          IndexName: INDEX_NAMES.bands,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': BANDS_INDEX.pk },
-          ExpressionAttributeValues: { ':pk': `BAND#${band}#${value}` },
-        }),
-      ),
-    );
+    const found = await Promise.all(simhashBands(hash).map((value, band) => this.partition(`BAND#${band}#${value}`, '')));
     const candidates = new Map<string, Item>();
     for (const item of found.flat()) if (item.urlId !== exceptUrlId && !item.nearDuplicate) candidates.set(String(item.urlId), item);
-    const ordered = [...candidates.values()].sort((a, b) => String(a[BANDS_INDEX.sk]).localeCompare(String(b[BANDS_INDEX.sk])));
+    // Oldest first: the page that had the text first is the one the others duplicate.
+    const ordered = [...candidates.values()].sort((a, b) => Number(a.firstSeen) - Number(b.firstSeen) || String(a.urlId).localeCompare(String(b.urlId)));
     for (const c of ordered) {
       const distance = hammingDistance(hash, String(c.simhash));
       if (distance <= maxDistance) return { urlId: String(c.urlId), distance };

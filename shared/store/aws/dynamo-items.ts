@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { BANDS_INDEX, INLINKS_INDEX, keys, pad } from './table.js';
+import { INLINKS_INDEX, keys } from './table.js';
 import type { ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../ports/index.js';
 
 /** A stored item: the record's fields plus PK/SK, the item type and index keys. */
@@ -39,18 +39,31 @@ type StoredEdge = Omit<EdgeRecord, 'fromId' | 'snapshot' | 'toPageId'>;
 
 /**
  * A page snapshot's outlinks as one item: the edges (target, anchor, context, section, rel,
- * flags) as gzipped JSON in `links`, their count and targets' ids in `toIds` for the ranks. One
- * item costs a few write units where an item per link cost two a link (it and its index entry).
+ * flags) as gzipped JSON in `links` and their `count`. One item costs a few write units where an
+ * item per link cost two a link (it and its index entry).
  */
 export function linksItem(fromId: string, snapshot: string, edges: EdgeRecord[]): Item {
-  const stored = (contextChars?: number): StoredEdge[] =>
-    edges.map(({ fromId: _f, snapshot: _s, toPageId: _derived, ...e }) => (contextChars === undefined ? e : { ...e, context: e.context.slice(0, contextChars) }));
-  let links = gzipSync(JSON.stringify(stored()));
-  // Hundreds of links with long contexts: the contexts are cut before the item would pass 400 KB.
-  if (links.byteLength > LINKS_ITEM_BYTES) links = gzipSync(JSON.stringify(stored(80)));
-  if (links.byteLength > LINKS_ITEM_BYTES)
-    throw new Error(`the ${edges.length} links of ${fromId} need ${links.byteLength} bytes gzipped, past a DynamoDB item: lower maxLinks`);
-  return { ...keys.links(fromId, snapshot), type: 'LINKS', urlId: fromId, snapshot, count: edges.length, links };
+  const stored = (list: EdgeRecord[], contextChars?: number): StoredEdge[] =>
+    list.map(({ fromId: _f, snapshot: _s, toPageId: _derived, ...e }) => (contextChars === undefined ? e : { ...e, context: e.context.slice(0, contextChars) }));
+  const pack = (list: EdgeRecord[], contextChars?: number) => gzipSync(JSON.stringify(stored(list, contextChars)));
+  let kept = edges;
+  let links = pack(kept);
+  // Hundreds of long links: contexts are cut first, then the last links are left out (the whole
+  // list stays in the snapshot's extracted/ JSON in S3), so the item never passes 400 KB.
+  if (links.byteLength > LINKS_ITEM_BYTES) links = pack(kept, 80);
+  while (links.byteLength > LINKS_ITEM_BYTES) {
+    kept = kept.slice(0, Math.floor((kept.length * LINKS_ITEM_BYTES) / links.byteLength / 1.05));
+    links = pack(kept, 80);
+  }
+  return {
+    ...keys.links(fromId, snapshot),
+    type: 'LINKS',
+    urlId: fromId,
+    snapshot,
+    count: edges.length,
+    ...(kept.length < edges.length ? { kept: kept.length } : {}),
+    links,
+  };
 }
 
 /** The edges of a LINKS item. */
@@ -70,9 +83,4 @@ export function extractItem(x: ExtractRecord, chunkCount: number): Item {
   return { ...keys.extract(x.urlId), type: 'EXTRACT', ...x, chunkCount };
 }
 
-/** The band item's sort key orders candidates oldest first; it is set once, on the first write. */
-export function bandKeys(urlId: string, band: number, value: string, firstSeen: number): { pk: string; sk: string } {
-  return { pk: `BAND#${band}#${value}`, sk: `${pad(firstSeen, 15)}#${urlId}` };
-}
-
-export const INDEX_NAMES = { inlinks: INLINKS_INDEX.name, bands: BANDS_INDEX.name } as const;
+export const INDEX_NAMES = { inlinks: INLINKS_INDEX.name } as const;

@@ -1,9 +1,14 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
 import type { FrontierRow, HostClaim, HostRecord, RunLedger, RunProgress, RunRecord, RunStatus } from '../ports/index.js';
 import { recordOf, scopeOf } from './dynamo-items.js';
 import { DynamoTable, isConditionFailure } from './dynamo-table.js';
 import { keys } from './table.js';
+
+type CounterBatch = Map<number, { counters: Record<string, number>; statuses: Record<string, number> }>;
+/** The counter additions of the commit running here, sent as one update when it ends. */
+const gathering = new AsyncLocalStorage<CounterBatch>();
 
 /**
  * The run ledger on the single table: the claims and counters many stateless workers share,
@@ -13,8 +18,32 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
   abstract getHost(host: string): Promise<HostRecord | undefined>;
 
   protected async addCounters(runId: number, counters: Record<string, number>, statusKey?: string): Promise<void> {
+    const batch = gathering.getStore();
+    if (!batch) return this.sendCounters(runId, counters, statusKey ? { [statusKey]: 1 } : {});
+    const c = batch.get(runId) ?? { counters: {}, statuses: {} };
+    for (const [k, n] of Object.entries(counters)) c.counters[k] = (c.counters[k] ?? 0) + n;
+    if (statusKey) c.statuses[statusKey] = (c.statuses[statusKey] ?? 0) + 1;
+    batch.set(runId, c);
+  }
+
+  /**
+   * Runs `fn` with its counter additions gathered into one update a run, sent when it ends
+   * (failed or not): a commit added to COUNTERS four or five times, a write unit each (issue 30).
+   */
+  protected async countingOnce<T>(fn: () => Promise<T>): Promise<T> {
+    if (gathering.getStore()) return fn();
+    const batch: CounterBatch = new Map();
+    try {
+      return await gathering.run(batch, fn);
+    } finally {
+      for (const [runId, c] of batch) await this.sendCounters(runId, c.counters, c.statuses);
+    }
+  }
+
+  private async sendCounters(runId: number, counters: Record<string, number>, statuses: Record<string, number>): Promise<void> {
     const entries = Object.entries(counters).filter(([, n]) => n !== 0);
-    if (entries.length === 0 && !statusKey) return;
+    const byStatus = Object.entries(statuses).filter(([, n]) => n !== 0);
+    if (entries.length === 0 && byStatus.length === 0) return;
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const adds = entries.map(([k, n], i) => {
@@ -22,12 +51,12 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
       values[`:c${i}`] = n;
       return `#c${i} :c${i}`;
     });
-    if (statusKey) {
-      names['#f'] = 'fetches';
-      names['#s'] = statusKey;
-      values[':one'] = 1;
-      adds.push('#f.#s :one');
-    }
+    if (byStatus.length) names['#f'] = 'fetches';
+    byStatus.forEach(([status, n], i) => {
+      names[`#s${i}`] = status;
+      values[`:s${i}`] = n;
+      adds.push(`#f.#s${i} :s${i}`);
+    });
     await this.doc.send(
       new UpdateCommand({
         TableName: this.table,

@@ -21,6 +21,21 @@ interface PageMeta {
   hash: string;
 }
 
+/** The TOP item stays well inside DynamoDB's 400 KB whatever the URLs' and titles' lengths. */
+const TOP_ITEM_BYTES = 300_000;
+
+/** The TOP item: the ranked pages, as many of TOP_PAGES as fit in TOP_ITEM_BYTES. */
+export function topItem(runId: number, pages: RankedPage[]): Record<string, unknown> {
+  let bytes = 200;
+  const kept: RankedPage[] = [];
+  for (const p of pages) {
+    bytes += Buffer.byteLength(JSON.stringify(p));
+    if (bytes > TOP_ITEM_BYTES) break;
+    kept.push(p);
+  }
+  return { ...TOP_KEY, type: 'TOP', runId, pages: kept };
+}
+
 /**
  * Inlinks, linking hosts and PageRank over the pages a run stored, read from the run's own items
  * only (its URL partition, then each page's PAGE item and current-snapshot edges), held as a
@@ -97,7 +112,7 @@ export class DynamoRanks extends DynamoTable {
         hosts: linkingHosts.get(n)?.size ?? 0,
         pagerank: ranks[n]!,
       }));
-    await this.batchWrite([{ ...TOP_KEY, type: 'TOP', runId, pages: top }]);
+    await this.batchWrite([topItem(runId, top)]);
     return graph.size;
   }
 

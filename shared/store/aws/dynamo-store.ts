@@ -33,6 +33,18 @@ export interface DynamoStoreOptions {
   blobs: BlobStore;
 }
 
+/** URLs a run has in the frontier (neither absent nor skipped for a path-dependent reason), by table and run: what this process has seen. */
+const seenByRun = new Map<string, Set<string>>();
+/** A warm Lambda keeps its cache across pages; past this many URLs a run's set starts over. */
+const SEEN_MAX = 200_000;
+
+function seenUrls(table: string, runId: number): Set<string> {
+  const key = `${table}\n${runId}`;
+  let set = seenByRun.get(key);
+  if (!set || set.size > SEEN_MAX) seenByRun.set(key, (set = new Set()));
+  return set;
+}
+
 /**
  * The cloud CrawlStore: one DynamoDB table (layout in `table.ts`). No transactions: every write
  * is a single-item (often conditional) operation, ordered so that a crash at any point leaves
@@ -129,15 +141,20 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
       c.settled += settled;
       counts.set(runId, c);
     };
-    // Most links of a page are known already: one eventually consistent BatchGet (half a read unit
-    // each) finds them, and only the rest are written. A failed conditional put costs a write unit.
+    // Most links of a page are known already: those this process has seen in the run are dropped,
+    // one eventually consistent BatchGet (half a read unit each) finds the others, and only the
+    // rest are written. A failed conditional put would cost a write unit each.
+    const seen = (runId: number) => seenUrls(this.table, runId);
+    const unseen = rows.filter((r) => !seen(r.runId).has(r.urlId));
     const known = new Map(
-      (await this.batchGet(rows.map((r) => keys.frontier(r.runId, r.urlId)), ['PK', 'SK', 'state', 'reason'])).map((i) => [`${String(i.PK)}\n${String(i.SK)}`, i]),
+      (await this.batchGet(unseen.map((r) => keys.frontier(r.runId, r.urlId)), ['PK', 'SK', 'state', 'reason'])).map((i) => [`${String(i.PK)}\n${String(i.SK)}`, i]),
     );
-    const candidates = rows.filter((row) => {
+    const candidates = unseen.filter((row) => {
       const k = keys.frontier(row.runId, row.urlId);
       const current = known.get(`${k.PK}\n${k.SK}`);
-      return !current || (row.state === 'queued' && current.state === 'skipped' && (SOFT_SKIPS as readonly unknown[]).includes(current.reason));
+      const soft = current?.state === 'skipped' && (SOFT_SKIPS as readonly unknown[]).includes(current.reason);
+      if (current && !soft) seen(row.runId).add(row.urlId);
+      return !current || (row.state === 'queued' && soft);
     });
     await inBatches(candidates, 16, async (row) => {
       // A URL skipped for a reason that depends on the path to it is queued when a better path appears.
@@ -151,6 +168,7 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
           : undefined;
       if (await this.putIfAbsent(frontierItem(row, expiresAt), soft)) {
         inserted.push(row.urlId);
+        if (row.state !== 'skipped') seenUrls(this.table, row.runId).add(row.urlId);
         if (row.state === 'queued') count(row.runId, 0);
         else if (FINAL_STATES.has(row.state)) count(row.runId, 1);
       }
@@ -296,6 +314,10 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
   }
 
   async commitFetch(c: FetchCommit): Promise<string[]> {
+    return this.countingOnce(() => this.commitOne(c));
+  }
+
+  private async commitOne(c: FetchCommit): Promise<string[]> {
     // Content first, frontier state last: a crash in between is redone by the redelivered message.
     if (c.fetch) await this.recordFetch(c.fetch);
     if (c.rendered) await this.recordFetch(c.rendered);

@@ -7,8 +7,6 @@ export const KEY = { pk: 'PK', sk: 'SK' } as const;
 
 /** Aliases by their target (`ALIAS#<urlId>`): redirects and canonicals that lead to a page, for its inlinks. */
 export const INLINKS_INDEX = { name: 'inlinks', pk: 'GSI1PK', sk: 'GSI1SK' } as const;
-/** SimHash bands: every BAND item by band and value (`BAND#<i>#<hex>`), oldest page first. */
-export const BANDS_INDEX = { name: 'simhash-bands', pk: 'GSI2PK', sk: 'GSI2SK' } as const;
 /** Epoch seconds after which DynamoDB's TTL deletes a frontier item (set from the run's retention). */
 export const TTL_ATTRIBUTE = 'expiresAt';
 
@@ -37,7 +35,8 @@ export const keys = {
   /** The pages linking to a page, as of the last finalized run (FinalizeRun writes them). */
   inlinks: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'INLINKS' }),
   chunk: (urlId: string, seq: number) => ({ PK: `URL#${urlId}`, SK: `CHUNK#${pad(seq, 5)}` }),
-  band: (urlId: string, band: number) => ({ PK: `URL#${urlId}`, SK: `BAND#${band}` }),
+  /** A page in one SimHash band (16 bits of the hash): the band's pages are one partition, no index needed. */
+  band: (band: number, value: string, urlId: string) => ({ PK: `BAND#${band}#${value}`, SK: urlId }),
   body: (hash: string) => ({ PK: `BODY#${hash}`, SK: 'BODY' }),
   text: (hash: string) => ({ PK: `TEXT#${hash}`, SK: 'TEXT' }),
 } as const;
@@ -48,7 +47,7 @@ export function pad(n: number, width: number): string {
 
 /** The table's key schema and indexes in CreateTable terms (used by the emulator setup in tests). */
 export const TABLE_DEFINITION = {
-  AttributeDefinitions: [KEY.pk, KEY.sk, INLINKS_INDEX.pk, INLINKS_INDEX.sk, BANDS_INDEX.pk, BANDS_INDEX.sk].map((name) => ({
+  AttributeDefinitions: [KEY.pk, KEY.sk, INLINKS_INDEX.pk, INLINKS_INDEX.sk].map((name) => ({
     AttributeName: name,
     AttributeType: 'S' as const,
   })),
@@ -56,7 +55,7 @@ export const TABLE_DEFINITION = {
     { AttributeName: KEY.pk, KeyType: 'HASH' as const },
     { AttributeName: KEY.sk, KeyType: 'RANGE' as const },
   ],
-  GlobalSecondaryIndexes: [INLINKS_INDEX, BANDS_INDEX].map((ix) => ({
+  GlobalSecondaryIndexes: [INLINKS_INDEX].map((ix) => ({
     IndexName: ix.name,
     KeySchema: [
       { AttributeName: ix.pk, KeyType: 'HASH' as const },
