@@ -176,8 +176,8 @@ for (const stage of STAGES) {
 }
 const used = meter.total();
 const fetchInvocations = crawl.timings.byFunction.get('fetch-worker')?.length ?? 0;
-// The event source mapping receives each batch and deletes it on success: two requests a batch (batch size 1).
-const sqsRequests = used.sqsRequests + 2 * fetchInvocations;
+// The event source mapping receives each batch (batch size 1) and deletes it unless the worker handed it back.
+const sqsRequests = used.sqsRequests + fetchInvocations + (fetchInvocations - used.sqsHandBacks);
 const failedExecutions = crawl.timings.byFunction.get('record-failure')?.length ?? 0;
 const expressLogBytes = failedExecutions * EXPRESS_ERROR_LOG_BYTES;
 // The run machine polls once a minute: a run this long has this many Wait/Progress/Choice rounds.

@@ -39,6 +39,8 @@ export interface FunctionUsage {
   s3Put: number;
   s3Get: number;
   sqsRequests: number;
+  /** Messages handed back (ChangeMessageVisibility): the event source mapping deletes the others. */
+  sqsHandBacks: number;
   stepFunctionsStarts: number;
   logBytes: number;
 }
@@ -51,6 +53,7 @@ const emptyUsage = (): FunctionUsage => ({
   s3Put: 0,
   s3Get: 0,
   sqsRequests: 0,
+  sqsHandBacks: 0,
   stepFunctionsStarts: 0,
   logBytes: 0,
 });
@@ -178,6 +181,7 @@ async function meterCall(call: SdkSend, send: () => Promise<unknown>): Promise<u
       const entries = (call.input.Entries as Array<{ MessageBody?: string }> | undefined) ?? [{ MessageBody: String(call.input.MessageBody ?? '') }];
       const bytes = entries.reduce((n, e) => n + Buffer.byteLength(e.MessageBody ?? ''), 0);
       u.sqsRequests += Math.max(1, Math.ceil(bytes / 65536));
+      if (call.command === 'ChangeMessageVisibility') u.sqsHandBacks += 1;
       return next();
     }
     case 'SFN':
