@@ -41,6 +41,7 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'write-token': { type: 'string' },
   webhook: { type: 'string', multiple: true },
   version: { type: 'boolean', short: 'v' },
+  'log-format': { type: 'string' },
   cap: { type: 'string' },
   replay: { type: 'boolean' },
   'no-preview': { type: 'boolean' },
@@ -104,6 +105,7 @@ export function helpText(): string {
     '',
     '',
     'Output: --json prints JSON lines (TRAWL_JSON); --limit N for graph queries.',
+    'Logs: on stderr, text on a terminal and JSON lines otherwise; --log-format json|text chooses (TRAWL_LOG_FORMAT).',
     '',
     'Flags (each also readable from the environment variable shown):',
   ];

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { pathToFileURL } from 'node:url';
+import { LOG_FORMATS } from '../log/logger.js';
 import { UsageError, errorMessage } from '../errors.js';
 import { helpText, parseCommandLine, resolveSettings } from './args.js';
 import { COMMANDS, commandHelp, didYouMean, NEEDS_DATA, version } from './usage.js';
@@ -41,6 +42,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       throw new UsageError(
         `unknown command ${JSON.stringify(command)}${didYouMean(command, Object.keys(COMMANDS))}: use ${Object.keys(COMMANDS).join(', ')} (trawl --help)`,
       );
+    const logFormat = flags['log-format'];
+    if (logFormat !== undefined) {
+      if (!(LOG_FORMATS as readonly unknown[]).includes(logFormat)) throw new UsageError(`--log-format ${String(logFormat)}: use json or text`);
+      // The loggers the command makes read it (createLogger's default).
+      env.TRAWL_LOG_FORMAT = String(logFormat);
+      process.env.TRAWL_LOG_FORMAT = String(logFormat);
+    }
     const settings = resolveSettings(flags, env);
     // A read command on a directory no crawl wrote says so, and creates nothing there.
     const startsCrawls = command === 'serve' && Boolean(flags['write-token'] ?? env.TRAWL_API_WRITE_TOKEN);

@@ -3,12 +3,21 @@ import { ProviderError, type ProviderFailure } from './provider-error.js';
 import type { ChatClient, Embedder, ModelStamp } from './providers.js';
 import { normalize } from './local-embedding.js';
 
+/** What trawl needs of a BedrockRuntimeClient: `send`. */
+export interface BedrockSender {
+  send(command: object): Promise<unknown>;
+}
+
 export interface BedrockOptions {
   region?: string;
   /** A VPC endpoint, or a local server in tests. */
   endpoint?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
-  client?: BedrockRuntimeClient;
+  /**
+   * A Bedrock Runtime client of your own (`new BedrockRuntimeClient({...})`). Typed by what trawl
+   * calls on it, so the declarations need no AWS SDK installed.
+   */
+  client?: BedrockSender;
 }
 
 type Sdk = typeof import('@aws-sdk/client-bedrock-runtime');
@@ -52,7 +61,7 @@ async function client(options: BedrockOptions): Promise<{ client: BedrockRuntime
   const s = await loadSdk();
   // One attempt per call: withRetry owns back-off, so throttling is not retried twice over.
   const c =
-    options.client ??
+    (options.client as BedrockRuntimeClient | undefined) ??
     new s.BedrockRuntimeClient({
       region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
       endpoint: options.endpoint,

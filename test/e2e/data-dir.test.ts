@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { LOCK_FILE } from '../../shared/store/local/data-lock.js';
@@ -188,3 +188,48 @@ test('damage in the middle of trawl.db is found at open; doctor reports it and -
     cleanup();
   }
 });
+
+test('a truncated trawl.db: doctor says plainly that nothing can be read, --repair leaves it as it was and no partial file', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const store = new SqliteCrawlStore(dir);
+    const run = await store.createRun(['http://a.test/'], {}, 1);
+    for (let i = 0; i < 3000; i++) {
+      await store.recordFetch({
+        runId: run.id,
+        urlId: `u${i}`,
+        url: `http://a.test/page/${i}`,
+        kind: 'page',
+        fetcher: 'http',
+        status: 200,
+        fetchedAt: i,
+        durationMs: 1,
+        bytes: 10,
+        truncated: false,
+        notModified: false,
+        headers: { 'x-pad': 'p'.repeat(200) },
+      });
+    }
+    await store.close();
+    const file = join(dir, 'trawl.db');
+    truncateSync(file, Math.floor(statSync(file).size / 2));
+    const before = readFileSync(file);
+    const diagnosis = await runCli(['doctor', '--data', dir]);
+    assert.equal(diagnosis.code, 1);
+    assert.match(diagnosis.stdout, /trawl\.db is truncated: \d+ bytes of the \d+ its header records/);
+    assert.match(diagnosis.stdout, /nothing can be salvaged from it: restore it from a backup/);
+    assert.doesNotMatch(diagnosis.stderr, /SQLITE_CORRUPT/);
+    const repair = await runCli(['doctor', '--repair', '--data', dir]);
+    assert.notEqual(repair.code, 0);
+    assert.match(repair.stderr, /nothing can be read from .*trawl\.db: .*truncated.*It is left as it is/);
+    assert.deepEqual(readFileSync(file), before, 'the file is left as it was');
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.includes('.repair-')),
+      [],
+      'no partial repair file',
+    );
+  } finally {
+    cleanup();
+  }
+});
+

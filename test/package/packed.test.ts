@@ -143,7 +143,7 @@ void wrong;
   writeFileSync(
     join(project.dir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: [] },
+      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: [] },
       files: ['check.ts'],
     }),
   );

@@ -1,6 +1,6 @@
 import Database from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { errorMessage } from '../../errors.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 
@@ -20,6 +20,49 @@ export interface DoctorReport {
   tables: TableReport[];
   /** When repaired: where the damaged file was moved, and the repaired file. */
   repaired?: { damaged: string; rowsCopied: number; rowsLost: boolean };
+  /** Nothing can be read (the schema itself is lost, as in a truncated file): the file is left as it is. */
+  unreadable?: boolean;
+}
+
+/** Thrown by `salvage` when nothing can be read: the damaged file is left untouched. */
+export class UnreadableDatabaseError extends Error {
+  constructor(
+    readonly report: DoctorReport,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UnreadableDatabaseError';
+  }
+}
+
+/** The file's length against the page count its header records: a truncated file says so. */
+export function truncation(file: string): string | undefined {
+  const header = Buffer.alloc(100);
+  const fd = openSync(file, 'r');
+  try {
+    if (readSync(fd, header, 0, 100, 0) < 100) return `${file} is ${statSync(file).size} bytes, shorter than an SQLite header`;
+  } finally {
+    closeSync(fd);
+  }
+  const raw = header.readUInt16BE(16);
+  const pageSize = raw === 1 ? 65536 : raw;
+  const pages = header.readUInt32BE(28);
+  const expected = pageSize * pages;
+  const size = statSync(file).size;
+  return pages > 0 && size < expected ? `${file} is truncated: ${size} bytes of the ${expected} its header records (${pages} pages of ${pageSize})` : undefined;
+}
+
+/** The tables, or undefined when even the schema cannot be read. */
+function schemaOf(db: Db): string[] | undefined {
+  try {
+    return tablesOf(db);
+  } catch {
+    return undefined;
+  }
+}
+
+function unreadableReport(file: string, err: string): DoctorReport {
+  return { file, problems: [truncation(file) ?? `the schema cannot be read (${err})`, 'nothing can be read from this file'], tables: [], unreadable: true };
 }
 
 /** Tables in the order they are copied (parents before children does not matter: there are no foreign keys). */
@@ -90,7 +133,9 @@ export function diagnose(file: string): DoctorReport {
     } catch (err) {
       problems = [errorMessage(err)];
     }
-    const tables = tablesOf(db).map((table) => {
+    const names = schemaOf(db);
+    if (!names) return unreadableReport(file, problems[0] ?? 'no schema');
+    const tables = names.map((table) => {
       const report: TableReport = { table, rows: 0 };
       for (const _row of readable(db, table, report)) {
         // counting only
@@ -110,7 +155,17 @@ export function diagnose(file: string): DoctorReport {
 export function salvage(file: string, now = Date.now()): DoctorReport {
   const target = `${file}.repair-${now}`;
   const source = new Database(file, { readonly: true, fileMustExist: true });
+  const sourceTables = schemaOf(source);
+  if (!sourceTables) {
+    source.close();
+    const report = unreadableReport(file, 'database disk image is malformed');
+    throw new UnreadableDatabaseError(
+      report,
+      `nothing can be read from ${file}: ${report.problems[0]}. It is left as it is: restore it from a backup, or move it away and crawl again (the WARC files in warc/ and the bodies in blobs/ are separate and intact)`,
+    );
+  }
   const out = new Database(target);
+  let done = false;
   const tables: TableReport[] = [];
   let problems: string[] = [];
   try {
@@ -123,7 +178,7 @@ export function salvage(file: string, now = Date.now()): DoctorReport {
     const known = new Set(tablesOf(out));
     const virtual = virtualTables(out);
     const shadow = (t: string) => virtual.some((v) => t.startsWith(`${v}_`));
-    for (const table of tablesOf(source).filter((t) => known.has(t) && !shadow(t))) {
+    for (const table of sourceTables.filter((t) => known.has(t) && !shadow(t))) {
       const columns = new Set((out.pragma(`table_info("${table}")`) as Array<{ name: string }>).map((c) => c.name));
       if (virtual.includes(table)) columns.add('__rowid');
       const report: TableReport = { table, rows: 0 };
@@ -144,9 +199,12 @@ export function salvage(file: string, now = Date.now()): DoctorReport {
       tables.push(report);
     }
     out.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+    done = true;
   } finally {
     source.close();
     out.close();
+    // A repair that failed half-way leaves no partial file behind.
+    if (!done) for (const f of [target, `${target}-journal`, `${target}-wal`, `${target}-shm`]) rmSync(f, { force: true });
   }
   const damaged = `${file}.damaged-${now}`;
   renameSync(file, damaged);
