@@ -175,6 +175,8 @@ export class Crawler extends Construct {
       if (publicUrl) {
         fns['search-api'].addEnvironment(ENV.apiKeySha256, api.apiKeySha256!.toLowerCase());
         fns['search-api'].addEnvironment(ENV.apiKeyHeader, api.apiKeyHeader ?? 'x-api-key');
+        // A public URL: unauthenticated requests still invoke the function, so its concurrency is capped.
+        (fns['search-api'].node.defaultChild as lambda.CfnFunction).reservedConcurrentExecutions = api.maxConcurrency ?? 10;
       }
       this.apiUrl = fns['search-api'].addFunctionUrl({ authType: publicUrl ? lambda.FunctionUrlAuthType.NONE : lambda.FunctionUrlAuthType.AWS_IAM });
       new CfnOutput(this, 'ApiUrl', { value: this.apiUrl.url });

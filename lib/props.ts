@@ -172,6 +172,13 @@ export interface ApiProps {
    * @default 'x-api-key'
    */
   readonly apiKeyHeader?: string;
+  /**
+   * With `auth: 'apiKey'` (a public URL): the search API's reserved concurrency, so a flood of
+   * requests without the key can neither run up the bill past it nor take the account's
+   * concurrency from the crawl. Put CloudFront and AWS WAF in front for rate limits.
+   * @default 10
+   */
+  readonly maxConcurrency?: number;
 }
 
 /** Names the built-in page steps use; a user's step may not take one. */
@@ -225,6 +232,7 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
         `${where}: api.auth "apiKey" needs api.apiKeySha256, the SHA-256 of the key in hex (64 characters: printf %s "$KEY" | sha256sum)`,
       );
     if (auth === 'iam' && props.api.apiKeySha256 !== undefined) throw new CrawlConfigError(`${where}: api.apiKeySha256 is only used with api.auth "apiKey"`);
+    inRange(where, 'api.maxConcurrency', props.api.maxConcurrency, 1, 1000);
     if (props.api.apiKeyHeader !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(props.api.apiKeyHeader))
       throw new CrawlConfigError(`${where}: api.apiKeyHeader "${props.api.apiKeyHeader}" is not a header name (letters, digits, "-")`);
   }

@@ -217,6 +217,19 @@ test('the search API: a read-only Lambda behind a Function URL with IAM auth, or
   const open = synth({ api: { auth: 'apiKey', apiKeySha256: sha } });
   open.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
   open.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ API_KEY_SHA256: sha, API_KEY_HEADER: 'x-api-key' }) } });
+  // A public URL is invoked by anyone: its concurrency is capped (review finding 12).
+  open.hasResourceProperties('AWS::Lambda::Function', {
+    Environment: { Variables: Match.objectLike({ API_KEY_SHA256: sha }) },
+    ReservedConcurrentExecutions: 10,
+  });
+  synth({ api: { auth: 'apiKey', apiKeySha256: sha, maxConcurrency: 3 } }).hasResourceProperties('AWS::Lambda::Function', {
+    Environment: { Variables: Match.objectLike({ API_KEY_SHA256: sha }) },
+    ReservedConcurrentExecutions: 3,
+  });
+  const capped = Object.entries(iam.findResources('AWS::Lambda::Function')).filter(
+    ([id, f]) => id.toLowerCase().includes('searchapi') && 'ReservedConcurrentExecutions' in (f as { Properties: object }).Properties,
+  );
+  assert.equal(capped.length, 0, 'an IAM-authenticated API is not capped');
 
   synth({ api: false }).resourceCountIs('AWS::Lambda::Url', 0);
 });
