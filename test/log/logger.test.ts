@@ -18,7 +18,7 @@ test('a text line has the time, the level, the component, the message and its fi
   log.debug('not shown');
   log.warn('host parked', { host: 'a.test', reason: 'too many failures', tries: 3, skip: undefined });
   assert.equal(lines.length, 1);
-  assert.match(lines[0]!, /^\d\d:\d\d:\d\d WARN  trawl\.fetch: host parked host=a\.test reason="too many failures" tries=3$/);
+  assert.match(lines[0]!, /^\d\d:\d\d:\d\d WARN {2}trawl\.fetch: host parked host=a\.test reason="too many failures" tries=3$/);
   assert.equal(textLine(new Date('2026-11-25T10:00:00Z'), 'error', 'x', 'm', { o: { a: 1 } }), '10:00:00 ERROR x: m o={"a":1}');
   const json: string[] = [];
   createLogger('info', 'trawl', (l) => json.push(l), 'json').info('stored', { pages: 2 });
