@@ -10,6 +10,7 @@ export const ROOT = join(import.meta.dirname, '..');
 export const REPORT = join(ROOT, 'docs', 'api-report.md');
 const ENTRIES: Array<[string, string]> = [
   ['trawl', 'shared/index.ts'],
+  ['trawl/types', 'shared/types.ts'],
   ['trawl/cdk', 'lib/index.ts'],
 ];
 

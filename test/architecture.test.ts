@@ -80,7 +80,7 @@ export const LAYERS: Array<{ name: string; modules: string[] }> = [
   { name: 'adapters', modules: ['shared/store/local', 'shared/store/aws'] },
   { name: 'stages', modules: ['shared/pipeline/stages'] },
   { name: 'runtimes', modules: ['shared/pipeline/embedded', 'shared/pipeline/cloud'] },
-  { name: 'edges', modules: ['shared/api', 'shared/library', 'shared/cli', 'shared/index.ts', 'functions', 'lib'] },
+  { name: 'edges', modules: ['shared/api', 'shared/library', 'shared/cli', 'shared/index.ts', 'shared/types.ts', 'functions', 'lib'] },
 ];
 
 function layerOf(file: string): number {

@@ -131,6 +131,9 @@ test("a user's TypeScript type-checks against the published declarations, and a 
     `
 import { crawl, openStore, type CrawlOptions, type RunSummary, type StoredPage } from 'trawl';
 import { Crawler, type CrawlerProps } from 'trawl/cdk';
+import type { PageRecord, EdgeRecord } from 'trawl/types';
+const stored: Pick<PageRecord, 'url'> & Pick<EdgeRecord, 'anchor'> = { url: 'https://example.com/', anchor: 'home' };
+void stored;
 const options: CrawlOptions = { maxPages: 3, scope: 'domain', extract: 'links', onPage: (p: StoredPage) => void p.links.length };
 const summary: Promise<RunSummary> = crawl(['https://example.com/'], options);
 const props: CrawlerProps = { crawls: [], maxFetchConcurrency: 4 };
