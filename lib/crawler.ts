@@ -6,9 +6,9 @@ import { Construct } from 'constructs';
 import { validateCrawls } from './crawls-config.js';
 import { FrontierQueue } from './frontier.js';
 import { CrawlObservability } from './observability.js';
-import { checkCrawlerProps, type CrawlerProps } from './props.js';
+import { checkCrawlerProps, type ApiProps, type CrawlerProps } from './props.js';
 
-export type { ApiProps, CrawlerProps, DiscoveryProps, ExtraPageStep } from './props.js';
+export type { ApiKeyApiProps, ApiProps, CrawlerProps, DiscoveryProps, ExtraPageStep, IamApiProps } from './props.js';
 import { CrawlSchedules } from './schedules.js';
 import { SearchIndex } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
@@ -170,10 +170,10 @@ export class Crawler extends Construct {
       dashboard: props.dashboard,
     });
     if (props.api !== false) {
-      const api = props.api ?? {};
+      const api: ApiProps = props.api ?? {};
       const publicUrl = api.auth === 'apiKey';
-      if (publicUrl) {
-        fns['search-api'].addEnvironment(ENV.apiKeySha256, api.apiKeySha256!.toLowerCase());
+      if (api.auth === 'apiKey') {
+        fns['search-api'].addEnvironment(ENV.apiKeySha256, api.apiKeySha256.toLowerCase());
         fns['search-api'].addEnvironment(ENV.apiKeyHeader, api.apiKeyHeader ?? 'x-api-key');
         // A public URL: unauthenticated requests still invoke the function, so its concurrency is capped.
         (fns['search-api'].node.defaultChild as lambda.CfnFunction).reservedConcurrentExecutions = api.maxConcurrency ?? 10;

@@ -157,25 +157,29 @@ export interface DiscoveryProps {
   readonly environment?: Record<string, string>;
 }
 
-/** How callers reach the search API's Function URL. */
-export interface ApiProps {
-  /**
-   * `iam`: only principals allowed `lambda:InvokeFunctionUrl` (SigV4-signed requests);
-   * `apiKey`: a public URL whose requests carry the key in `apiKeyHeader`.
-   * @default 'iam'
-   */
-  readonly auth?: 'iam' | 'apiKey';
-  /** With `auth: 'apiKey'`: the SHA-256 of the key in hex (`printf %s "$KEY" | sha256sum`); the key itself never enters the template. */
-  readonly apiKeySha256?: string;
+/** How callers reach the search API's Function URL: signed requests (`iam`) or a key (`apiKey`). */
+export type ApiProps = IamApiProps | ApiKeyApiProps;
+
+/** Only principals allowed `lambda:InvokeFunctionUrl` (SigV4-signed requests). The default. */
+export interface IamApiProps {
+  /** @default 'iam' */
+  readonly auth?: 'iam';
+}
+
+/** A public URL whose requests carry a key in `apiKeyHeader`. */
+export interface ApiKeyApiProps {
+  readonly auth: 'apiKey';
+  /** The SHA-256 of the key in hex (`printf %s "$KEY" | sha256sum`); the key itself never enters the template. */
+  readonly apiKeySha256: string;
   /**
    * The header that carries the key.
    * @default 'x-api-key'
    */
   readonly apiKeyHeader?: string;
   /**
-   * With `auth: 'apiKey'` (a public URL): the search API's reserved concurrency, so a flood of
-   * requests without the key can neither run up the bill past it nor take the account's
-   * concurrency from the crawl. Put CloudFront and AWS WAF in front for rate limits.
+   * The search API's reserved concurrency, so a flood of requests without the key can neither
+   * run up the bill past it nor take the account's concurrency from the crawl. Put CloudFront and
+   * AWS WAF in front for rate limits.
    * @default 10
    */
   readonly maxConcurrency?: number;
@@ -225,16 +229,18 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   if (props.enrichment) checkEnrichmentProps(where, props.enrichment);
   checkDiscoveryEnvironment(where, props.discovery?.environment);
   if (props.api) {
-    const auth = props.api.auth ?? 'iam';
+    // Checked as JavaScript callers may pass it: any shape.
+    const api = props.api as Partial<Omit<ApiKeyApiProps, 'auth'>> & { auth?: string };
+    const auth = api.auth ?? 'iam';
     if (auth !== 'iam' && auth !== 'apiKey') throw new CrawlConfigError(`${where}: api.auth is "${auth}"; write "iam" or "apiKey"`);
-    if (auth === 'apiKey' && !/^[0-9a-fA-F]{64}$/.test(props.api.apiKeySha256 ?? ''))
+    if (auth === 'apiKey' && !/^[0-9a-fA-F]{64}$/.test(api.apiKeySha256 ?? ''))
       throw new CrawlConfigError(
         `${where}: api.auth "apiKey" needs api.apiKeySha256, the SHA-256 of the key in hex (64 characters: printf %s "$KEY" | sha256sum)`,
       );
-    if (auth === 'iam' && props.api.apiKeySha256 !== undefined) throw new CrawlConfigError(`${where}: api.apiKeySha256 is only used with api.auth "apiKey"`);
-    inRange(where, 'api.maxConcurrency', props.api.maxConcurrency, 1, 1000);
-    if (props.api.apiKeyHeader !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(props.api.apiKeyHeader))
-      throw new CrawlConfigError(`${where}: api.apiKeyHeader "${props.api.apiKeyHeader}" is not a header name (letters, digits, "-")`);
+    if (auth === 'iam' && api.apiKeySha256 !== undefined) throw new CrawlConfigError(`${where}: api.apiKeySha256 is only used with api.auth "apiKey"`);
+    inRange(where, 'api.maxConcurrency', api.maxConcurrency, 1, 1000);
+    if (api.apiKeyHeader !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(api.apiKeyHeader))
+      throw new CrawlConfigError(`${where}: api.apiKeyHeader "${api.apiKeyHeader}" is not a header name (letters, digits, "-")`);
   }
   const names = new Set<string>();
   for (const step of props.extraPageSteps ?? []) {

@@ -34,7 +34,7 @@ test('a prop out of range fails synthesis naming the prop and the allowed range'
     [{ enrichment: { maxConcurrency: 0 } }, /enrichment.maxConcurrency is 0; it must be a whole number from 1 to 1000/],
     [{ enrichment: { provider: 'openai' as 'local' } }, /enrichment.provider is "openai"; write "local" or "bedrock"/],
     [{ enrichment: { provider: 'bedrock', chatModel: 'claude 3' } }, /enrichment.chatModel "claude 3" is not a Bedrock model id/],
-    [{ api: { auth: 'apiKey' } }, /api.auth "apiKey" needs api.apiKeySha256, the SHA-256 of the key in hex/],
+    [{ api: { auth: 'apiKey' } as never }, /api.auth "apiKey" needs api.apiKeySha256, the SHA-256 of the key in hex/],
     [{ api: { auth: 'apiKey', apiKeySha256: 'my-secret' } }, /needs api.apiKeySha256/],
     [{ api: { auth: 'open' as 'iam' } }, /api.auth is "open"; write "iam" or "apiKey"/],
     [{ pollSeconds: 1 }, /pollSeconds is 1 s; it must be a whole number from 5 to 3600 s/],
