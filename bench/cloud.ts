@@ -183,7 +183,10 @@ const expressLogBytes = failedExecutions * EXPRESS_ERROR_LOG_BYTES;
 // The run machine polls once a minute: a run this long has this many Wait/Progress/Choice rounds.
 const transitions = 4 + 3 * Math.ceil(crawl.elapsedMs / 1000 / POLL_SECONDS);
 const pageTracing = Object.values(template.Resources).some(
-  (r) => r.Type === 'AWS::StepFunctions::StateMachine' && r.Properties.StateMachineType === 'EXPRESS' && (r.Properties.TracingConfiguration as { Enabled?: boolean } | undefined)?.Enabled,
+  (r) =>
+    r.Type === 'AWS::StepFunctions::StateMachine' &&
+    r.Properties.StateMachineType === 'EXPRESS' &&
+    (r.Properties.TracingConfiguration as { Enabled?: boolean } | undefined)?.Enabled,
 );
 // X-Ray's default rule samples the first request each second and 5 % of the rest; the run machine's one trace a run is left out.
 const traces = pageTracing ? crawl.pageExecutions * Math.min(1, (1 + 0.05 * Math.max(0, PAGES_PER_SECOND - 1)) / PAGES_PER_SECOND) : 0;

@@ -37,7 +37,9 @@ const types = new Map();
 const dynamo = new DynamoDBClient(client);
 let key;
 do {
-  const page = await dynamo.send(new ScanCommand({ TableName: output('TableName'), ExclusiveStartKey: key, ProjectionExpression: '#t', ExpressionAttributeNames: { '#t': 'type' } }));
+  const page = await dynamo.send(
+    new ScanCommand({ TableName: output('TableName'), ExclusiveStartKey: key, ProjectionExpression: '#t', ExpressionAttributeNames: { '#t': 'type' } }),
+  );
   for (const item of page.Items ?? []) types.set(item.type?.S ?? '?', (types.get(item.type?.S ?? '?') ?? 0) + 1);
   key = page.LastEvaluatedKey;
 } while (key);

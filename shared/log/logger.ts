@@ -39,7 +39,11 @@ export function createLogger(
   const emit = (lvl: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
     const time = new Date();
-    write(format === 'text' ? textLine(time, lvl, component, message, fields) : JSON.stringify({ time: time.toISOString(), level: lvl, component, message, ...fields }));
+    write(
+      format === 'text'
+        ? textLine(time, lvl, component, message, fields)
+        : JSON.stringify({ time: time.toISOString(), level: lvl, component, message, ...fields }),
+    );
   };
   return {
     debug: (m, f) => emit('debug', m, f),

@@ -47,7 +47,12 @@ export function hookSdkSend(hook: SdkHook): void {
       const fn = running.getStore();
       // Callback-style sends (none in trawl) and calls outside a handler go straight through.
       if (!fn || rest.some((r) => typeof r === 'function')) return send.call(this, command, ...rest);
-      const call: SdkSend = { fn, serviceId: this.config.serviceId ?? 'unknown', command: command.constructor.name.replace(/Command$/, ''), input: command.input ?? {} };
+      const call: SdkSend = {
+        fn,
+        serviceId: this.config.serviceId ?? 'unknown',
+        command: command.constructor.name.replace(/Command$/, ''),
+        input: command.input ?? {},
+      };
       const chain = (i: number): Promise<unknown> => {
         if (i === hooks.length) {
           command.input = call.input;

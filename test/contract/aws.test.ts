@@ -123,7 +123,12 @@ enrichStoreContract('dynamodb+s3', {
     const { names, store } = await dynamo();
     const objects = new S3Objects(emu.clients.s3, names.bucket);
     const enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), new S3TextIndex(objects));
-    return { store, enrich, rebuild: () => enrich.rebuildTextIndex(), rank: (runId: number) => new DynamoGraph(emu.clients.doc, names.table).computeRanks(runId) };
+    return {
+      store,
+      enrich,
+      rebuild: () => enrich.rebuildTextIndex(),
+      rank: (runId: number) => new DynamoGraph(emu.clients.doc, names.table).computeRanks(runId),
+    };
   },
   close: (pair) => pair.store.close(),
 });

@@ -232,4 +232,3 @@ test('a truncated trawl.db: doctor says plainly that nothing can be read, --repa
     cleanup();
   }
 });
-

@@ -77,5 +77,13 @@ test('the TOP item keeps as many pages as fit, whatever their URLs and titles', 
   await put(item);
   const kept = (item.pages as RankedPage[]).length;
   assert.ok(kept > 10 && kept < TOP_PAGES, `${kept} pages kept`);
-  assert.equal((topItem(1, pages.slice(0, 5).map((p) => ({ ...p, url: 'https://example.com/a' }))).pages as RankedPage[]).length, 5);
+  assert.equal(
+    (
+      topItem(
+        1,
+        pages.slice(0, 5).map((p) => ({ ...p, url: 'https://example.com/a' })),
+      ).pages as RankedPage[]
+    ).length,
+    5,
+  );
 });

@@ -44,10 +44,15 @@ test('deploy.sh synthesizes without enrichment and dashboard: no S3 Vectors, onl
   const local = synthApp({ bundle: false, context: { enrichment: 'false', dashboard: 'false' } });
   try {
     const types = (s: typeof full) => new Set(Object.values(s.template.Resources).map((r) => r.Type));
-    assert.ok([...types(full)].some((t) => t.startsWith('AWS::S3Vectors::')), 'the default stack has the vector index');
+    assert.ok(
+      [...types(full)].some((t) => t.startsWith('AWS::S3Vectors::')),
+      'the default stack has the vector index',
+    );
     const unsupported = [...types(local)].filter((t) => !LOCALSTACK_TYPES.has(t));
     assert.deepEqual(unsupported, [], `types LocalStack cannot create: ${unsupported.join(', ')}`);
-    const page = Object.values(local.template.Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine' && r.Properties.StateMachineType === 'EXPRESS');
+    const page = Object.values(local.template.Resources).find(
+      (r) => r.Type === 'AWS::StepFunctions::StateMachine' && r.Properties.StateMachineType === 'EXPRESS',
+    );
     const definition = JSON.stringify(page?.Properties.DefinitionString);
     assert.match(definition, /\\"Extract\\"/);
     assert.doesNotMatch(definition, /\\"(Summarize|Index)\\"/, 'no Summarize or Index step without enrichment');

@@ -22,7 +22,10 @@ test('a text line has the time, the level, the component, the message and its fi
   assert.equal(textLine(new Date('2026-11-25T10:00:00Z'), 'error', 'x', 'm', { o: { a: 1 } }), '10:00:00 ERROR x: m o={"a":1}');
   const json: string[] = [];
   createLogger('info', 'trawl', (l) => json.push(l), 'json').info('stored', { pages: 2 });
-  assert.deepEqual({ ...(JSON.parse(json[0]!) as object), time: undefined }, { time: undefined, level: 'info', component: 'trawl', message: 'stored', pages: 2 });
+  assert.deepEqual(
+    { ...(JSON.parse(json[0]!) as object), time: undefined },
+    { time: undefined, level: 'info', component: 'trawl', message: 'stored', pages: 2 },
+  );
 });
 
 test('--log-format takes json or text, and says so otherwise', async () => {

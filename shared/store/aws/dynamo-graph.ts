@@ -64,9 +64,7 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
     });
     const targets = new Set([urlId, ...aliases.map((a) => String(a.urlId))]);
     const sources = ((await this.get(keys.inlinks(urlId)))?.sources as string[] | undefined) ?? [];
-    const pages = new Map(
-      (await this.batchGet(sources.map((id) => keys.page(id)))).map((i) => recordOf<PageRecord>(i)!).map((p) => [p.urlId, p] as const),
-    );
+    const pages = new Map((await this.batchGet(sources.map((id) => keys.page(id)))).map((i) => recordOf<PageRecord>(i)!).map((p) => [p.urlId, p] as const));
     const current = [...pages.values()].filter((p) => p.contentHash).map((p) => keys.links(p.urlId, p.contentHash!));
     const out: LinkView[] = [];
     for (const item of await this.batchGet(current)) {

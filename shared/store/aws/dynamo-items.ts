@@ -44,7 +44,9 @@ type StoredEdge = Omit<EdgeRecord, 'fromId' | 'snapshot' | 'toPageId'>;
  */
 export function linksItem(fromId: string, snapshot: string, edges: EdgeRecord[]): Item {
   const stored = (list: EdgeRecord[], contextChars?: number): StoredEdge[] =>
-    list.map(({ fromId: _f, snapshot: _s, toPageId: _derived, ...e }) => (contextChars === undefined ? e : { ...e, context: e.context.slice(0, contextChars) }));
+    list.map(({ fromId: _f, snapshot: _s, toPageId: _derived, ...e }) =>
+      contextChars === undefined ? e : { ...e, context: e.context.slice(0, contextChars) },
+    );
   const pack = (list: EdgeRecord[], contextChars?: number) => gzipSync(JSON.stringify(stored(list, contextChars)));
   let kept = edges;
   let links = pack(kept);

@@ -154,7 +154,14 @@ export class DynamoRanks extends DynamoTable {
       await this.batchWrite(
         targets.slice(i, i + 25).map((n) => {
           const list = from.subarray(offsets[n]!, Math.min(offsets[n + 1]!, offsets[n]! + MAX_INLINK_SOURCES));
-          return { ...keys.inlinks(graph.ids[n]!), type: 'INLINKS', urlId: graph.ids[n]!, runId, count: offsets[n + 1]! - offsets[n]!, sources: [...list].map((f) => graph.ids[f]!) };
+          return {
+            ...keys.inlinks(graph.ids[n]!),
+            type: 'INLINKS',
+            urlId: graph.ids[n]!,
+            runId,
+            count: offsets[n + 1]! - offsets[n]!,
+            sources: [...list].map((f) => graph.ids[f]!),
+          };
         }),
       );
     }

@@ -147,7 +147,12 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
     const seen = (runId: number) => seenUrls(this.table, runId);
     const unseen = rows.filter((r) => !seen(r.runId).has(r.urlId));
     const known = new Map(
-      (await this.batchGet(unseen.map((r) => keys.frontier(r.runId, r.urlId)), ['PK', 'SK', 'state', 'reason'])).map((i) => [`${String(i.PK)}\n${String(i.SK)}`, i]),
+      (
+        await this.batchGet(
+          unseen.map((r) => keys.frontier(r.runId, r.urlId)),
+          ['PK', 'SK', 'state', 'reason'],
+        )
+      ).map((i) => [`${String(i.PK)}\n${String(i.SK)}`, i]),
     );
     const candidates = unseen.filter((row) => {
       const k = keys.frontier(row.runId, row.urlId);

@@ -74,9 +74,7 @@ export class DynamoTable {
     const out: Item[] = [];
     const unique = [...new Map(keyList.map((k) => [`${String(k.PK)}\n${String(k.SK)}`, k])).values()];
     const names = projection ? Object.fromEntries(projection.map((n, i) => [`#p${i}`, n])) : undefined;
-    const shape = names
-      ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names, ConsistentRead: false }
-      : {};
+    const shape = names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names, ConsistentRead: false } : {};
     for (let i = 0; i < unique.length; i += 100) {
       let pending: { Keys: Item[] } | undefined = { Keys: unique.slice(i, i + 100) };
       for (let attempt = 0; pending && pending.Keys.length > 0; attempt++) {
