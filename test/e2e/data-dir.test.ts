@@ -137,29 +137,34 @@ test('--resume with nothing to resume creates nothing', async () => {
   }
 });
 
+/** A data directory whose database holds a run of `n` fetch records (a file of a few MB). */
+async function storeWithFetches(dir: string, n: number, status?: 'finished'): Promise<void> {
+  const store = new SqliteCrawlStore(dir);
+  const run = await store.createRun(['http://a.test/'], {}, 1);
+  for (let i = 0; i < n; i++) {
+    await store.recordFetch({
+      runId: run.id,
+      urlId: `u${i}`,
+      url: `http://a.test/page/${i}`,
+      kind: 'page',
+      fetcher: 'http',
+      status: 200,
+      fetchedAt: i,
+      durationMs: 1,
+      bytes: 10,
+      truncated: false,
+      notModified: false,
+      headers: { 'x-pad': 'p'.repeat(200) },
+    });
+  }
+  if (status) await store.setRunStatus(run.id, status, 5000);
+  await store.close();
+}
+
 test('damage in the middle of trawl.db is found at open; doctor reports it and --repair salvages the rest', async () => {
   const { dir, cleanup } = tempDir();
   try {
-    const store = new SqliteCrawlStore(dir);
-    const run = await store.createRun(['http://a.test/'], {}, 1);
-    for (let i = 0; i < 3000; i++) {
-      await store.recordFetch({
-        runId: run.id,
-        urlId: `u${i}`,
-        url: `http://a.test/page/${i}`,
-        kind: 'page',
-        fetcher: 'http',
-        status: 200,
-        fetchedAt: i,
-        durationMs: 1,
-        bytes: 10,
-        truncated: false,
-        notModified: false,
-        headers: { 'x-pad': 'p'.repeat(200) },
-      });
-    }
-    await store.setRunStatus(run.id, 'finished', 5000);
-    await store.close();
+    await storeWithFetches(dir, 3000, 'finished');
     const file = join(dir, 'trawl.db');
     const size = statSync(file).size;
     const fd = openSync(file, 'r+');
@@ -192,25 +197,7 @@ test('damage in the middle of trawl.db is found at open; doctor reports it and -
 test('a truncated trawl.db: doctor says plainly that nothing can be read, --repair leaves it as it was and no partial file', async () => {
   const { dir, cleanup } = tempDir();
   try {
-    const store = new SqliteCrawlStore(dir);
-    const run = await store.createRun(['http://a.test/'], {}, 1);
-    for (let i = 0; i < 3000; i++) {
-      await store.recordFetch({
-        runId: run.id,
-        urlId: `u${i}`,
-        url: `http://a.test/page/${i}`,
-        kind: 'page',
-        fetcher: 'http',
-        status: 200,
-        fetchedAt: i,
-        durationMs: 1,
-        bytes: 10,
-        truncated: false,
-        notModified: false,
-        headers: { 'x-pad': 'p'.repeat(200) },
-      });
-    }
-    await store.close();
+    await storeWithFetches(dir, 3000);
     const file = join(dir, 'trawl.db');
     truncateSync(file, Math.floor(statSync(file).size / 2));
     const before = readFileSync(file);
