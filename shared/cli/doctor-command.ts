@@ -3,10 +3,29 @@ import { doctor, type DoctorReport } from '../library/maintenance.js';
 import { DB_FILE } from '../store/local/sqlite-store.js';
 import { jsonLine } from './render.js';
 
+/** How many of a report's problems are the archive's (one line each for WARC missing, WARC cut short, bodies missing). */
+function archiveProblemCount(a: DoctorReport['archive']): number {
+  if (!a) return 0;
+  return (a.missingWarc.length ? 1 : 0) + (a.truncatedWarc.length ? 1 : 0) + (a.missingBlobs ? 1 : 0);
+}
+
 function describe(report: DoctorReport): string[] {
   const lines = [report.problems.length ? `${report.file}: ${report.problems.length} problem(s) found:` : `${report.file}: no damage found`];
   for (const p of report.problems.slice(0, 20)) lines.push(`  ${p}`);
   for (const t of report.tables) lines.push(`  ${t.table.padEnd(16)} ${String(t.rows).padStart(8)} rows${t.error ? `  (read stopped: ${t.error})` : ''}`);
+  const a = report.archive;
+  if (a) {
+    lines.push(
+      `  archive: ${a.warcFiles} WARC file(s), ${a.missingWarc.length} missing, ${a.truncatedWarc.length} cut short; ${a.blobs} bodies, ${a.missingBlobs} missing`,
+    );
+  }
+  const databaseSound = !report.unreadable && report.tables.every((t) => !t.error) && report.problems.length === archiveProblemCount(a);
+  if (a && archiveProblemCount(a) > 0 && databaseSound) {
+    lines.push(
+      'the database is sound; what is missing from warc/ or blobs/ cannot be rebuilt from it: restore those files from a backup (replay and re-extraction skip the pages they held)',
+    );
+    return lines;
+  }
   if (report.repaired) {
     lines.push(`repaired: ${report.repaired.rowsCopied} rows copied into a new ${DB_FILE}; the damaged file is kept as ${report.repaired.damaged}`);
     if (report.repaired.rowsLost)

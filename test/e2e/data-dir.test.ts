@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { LOCK_FILE } from '../../shared/store/local/data-lock.js';
@@ -218,4 +218,32 @@ test('a truncated trawl.db: doctor says plainly that nothing can be read, --repa
   } finally {
     cleanup();
   }
+});
+
+test('doctor checks the archive against the records: a missing body and a WARC file cut short are named, the database called sound', async () => {
+  await withWeb({ articles: 6, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dir) => {
+    const crawl = await runCli(['crawl', `${web.origins.blog1}/`, '--data', dir, '--allow-private-network', '--delay-ms', '0', '--max-pages', '8']);
+    assert.equal(crawl.code, 0, crawl.stderr);
+    const sound = await runCli(['doctor', '--data', dir]);
+    assert.equal(sound.code, 0, sound.stdout);
+    const counts = /archive: (\d+) WARC file\(s\), 0 missing, 0 cut short; (\d+) bodies, 0 missing/.exec(sound.stdout);
+    assert.ok(counts && Number(counts[1]) > 0 && Number(counts[2]) > 0, sound.stdout);
+
+    const blobs: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(join(d, e.name));
+        else blobs.push(join(d, e.name));
+      }
+    };
+    walk(join(dir, 'blobs'));
+    rmSync(blobs[0]!);
+    const warc = readdirSync(join(dir, 'warc')).find((f) => f.endsWith('.warc.gz'))!;
+    truncateSync(join(dir, 'warc', warc), 100);
+    const damaged = await runCli(['doctor', '--data', dir]);
+    assert.equal(damaged.code, 1);
+    assert.match(damaged.stdout, new RegExp(`1 WARC file\\(s\\) end before their last record: ${warc.replace(/\./g, '\\.')}`));
+    assert.match(damaged.stdout, /1 of \d+ bodies are missing from blobs\/ \([0-9a-f]{64}\)/);
+    assert.match(damaged.stdout, /the database is sound; what is missing from warc\/ or blobs\/ cannot be rebuilt from it/);
+  });
 });

@@ -1,6 +1,7 @@
 import Database from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { closeSync, existsSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { errorMessage } from '../../errors.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 
@@ -22,6 +23,53 @@ export interface DoctorReport {
   repaired?: { damaged: string; rowsCopied: number; rowsLost: boolean };
   /** Nothing can be read (the schema itself is lost, as in a truncated file): the file is left as it is. */
   unreadable?: boolean;
+  /** The archive beside the database: WARC files and bodies its fetch records point to. */
+  archive?: ArchiveCheck;
+}
+
+export interface ArchiveCheck {
+  warcFiles: number;
+  /** WARC files the records name that are not in `warc/`. */
+  missingWarc: string[];
+  /** WARC files shorter than the last record the database places in them. */
+  truncatedWarc: string[];
+  blobs: number;
+  missingBlobs: number;
+  /** A few of the missing bodies' hashes. */
+  missingBlobSample: string[];
+}
+
+/** Checks the WARC files and blobs the fetch records of `db` point to, under the data directory. */
+export function checkArchive(db: Db, dataDir: string): ArchiveCheck {
+  const out: ArchiveCheck = { warcFiles: 0, missingWarc: [], truncatedWarc: [], blobs: 0, missingBlobs: 0, missingBlobSample: [] };
+  const files = db
+    .prepare('SELECT warc_file AS file, max(warc_offset + warc_length) AS end FROM fetches WHERE warc_file IS NOT NULL GROUP BY warc_file ORDER BY warc_file')
+    .all() as Array<{ file: string; end: number }>;
+  for (const { file, end } of files) {
+    out.warcFiles++;
+    const path = join(dataDir, 'warc', file);
+    if (!existsSync(path)) out.missingWarc.push(file);
+    else if (statSync(path).size < end) out.truncatedWarc.push(file);
+  }
+  for (const row of db.prepare('SELECT DISTINCT content_hash AS hash FROM fetches WHERE content_hash IS NOT NULL').iterate()) {
+    const hash = (row as { hash: string }).hash;
+    out.blobs++;
+    if (!existsSync(join(dataDir, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash))) {
+      out.missingBlobs++;
+      if (out.missingBlobSample.length < 5) out.missingBlobSample.push(hash);
+    }
+  }
+  return out;
+}
+
+function archiveProblems(a: ArchiveCheck): string[] {
+  const problems: string[] = [];
+  if (a.missingWarc.length)
+    problems.push(`${a.missingWarc.length} WARC file(s) the records point to are missing from warc/: ${a.missingWarc.slice(0, 5).join(', ')}`);
+  if (a.truncatedWarc.length) problems.push(`${a.truncatedWarc.length} WARC file(s) end before their last record: ${a.truncatedWarc.slice(0, 5).join(', ')}`);
+  if (a.missingBlobs)
+    problems.push(`${a.missingBlobs} of ${a.blobs} bodies are missing from blobs/ (${a.missingBlobSample.join(', ')}${a.missingBlobs > 5 ? ', …' : ''})`);
+  return problems;
 }
 
 /** Thrown by `salvage` when nothing can be read: the damaged file is left untouched. */
@@ -142,7 +190,14 @@ export function diagnose(file: string): DoctorReport {
       }
       return report;
     });
-    return { file, problems, tables };
+    let archive: ArchiveCheck | undefined;
+    try {
+      archive = checkArchive(db, dirname(file));
+      problems.push(...archiveProblems(archive));
+    } catch (err) {
+      problems.push(`the archive could not be checked against the fetch records: ${errorMessage(err)}`);
+    }
+    return { file, problems, tables, archive };
   } finally {
     db.close();
   }
