@@ -12,6 +12,7 @@ export type { ProgressStats } from './pipeline/stages/progress.js';
 export type { HistoryEntry } from './archive/replay.js';
 export type { FetchResponse } from './fetch/http-fetcher.js';
 export type { ExportRecord } from './store/local/sqlite-export.js';
+export type { ArchiveCheck, TableReport } from './store/local/sqlite-salvage.js';
 export type {
   RunRecord,
   RunStatus,
