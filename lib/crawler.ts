@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import { validateCrawls } from './crawls-config.js';
 import { FrontierQueue } from './frontier.js';
 import { CrawlObservability } from './observability.js';
-import { checkCrawlerProps, type ApiProps, type CrawlerProps } from './props.js';
+import { checkCrawlerProps, timeProps, type ApiProps, type CrawlerProps } from './props.js';
 
 export type { ApiKeyApiProps, ApiProps, CrawlerProps, DiscoveryProps, ExtraPageStep, IamApiProps } from './props.js';
 import { CrawlSchedules } from './schedules.js';
@@ -72,8 +72,8 @@ export class Crawler extends Construct {
     ) as Record<StageName, StageSizing>;
 
     this.storage = new CrawlStorage(this, 'Storage', {
-      rawInfrequentAccessDays: props.rawInfrequentAccessDays ?? 30,
-      rawRetentionDays: props.rawRetentionDays,
+      rawInfrequentAccessDays: timeProps(props).rawIaDays ?? 30,
+      rawRetentionDays: timeProps(props).rawRetentionDays,
       noncurrentVersionDays: 30,
       removalPolicy,
       existingTableObj: props.existingTableObj,
@@ -99,7 +99,7 @@ export class Crawler extends Construct {
         ...environmentOf({
           queueUrl: this.frontier.queue.queueUrl,
           deadLetterUrl: this.frontier.deadLetters.queueUrl,
-          frontierRetentionDays: String(props.frontierRetentionDays ?? 90),
+          frontierRetentionDays: String(timeProps(props).frontierRetentionDays ?? 90),
         }),
       },
     });
@@ -141,7 +141,7 @@ export class Crawler extends Construct {
         ...extra,
       ],
       render: { fn: fns['render-page'], timeout: sizing['render-page'].timeout },
-      pollSeconds: props.pollSeconds ?? 60,
+      pollSeconds: timeProps(props).pollSeconds ?? 60,
       logRetention,
       removalPolicy,
     });

@@ -44,25 +44,26 @@ export interface CrawlerProps {
    */
   readonly maxFetchConcurrency?: number;
   /**
-   * Seconds between two progress checks of a running crawl (5–3600).
-   * @default 60
+   * Time between two progress checks of a running crawl (5 s to 1 h, whole seconds).
+   * @default Duration.minutes(1)
    */
-  readonly pollSeconds?: number;
+  readonly pollInterval?: Duration;
   /**
-   * Raw bodies move to S3 Infrequent Access after this many days (at least 30, S3's minimum for the transition).
-   * @default 30
+   * Raw bodies move to S3 Infrequent Access this long after they are written (whole days, at
+   * least 30: S3's minimum for the transition).
+   * @default Duration.days(30)
    */
-  readonly rawInfrequentAccessDays?: number;
+  readonly rawInfrequentAccessAfter?: Duration;
   /**
-   * Raw bodies are deleted after this many days (more than `rawInfrequentAccessDays`).
+   * Raw bodies are deleted this long after they are written (whole days, more than `rawInfrequentAccessAfter`).
    * @default kept forever
    */
-  readonly rawRetentionDays?: number;
+  readonly rawRetention?: Duration;
   /**
-   * Frontier items expire (DynamoDB TTL) this many days after they are written (1–3650).
-   * @default 90
+   * Frontier items expire (DynamoDB TTL) this long after they are written (whole days, 1–3650).
+   * @default Duration.days(90)
    */
-  readonly frontierRetentionDays?: number;
+  readonly frontierRetention?: Duration;
   /**
    * Where every alarm is sent (DLQ depth, function errors and throttles, failed runs, timed-out
    * page workflows, DynamoDB throttling, the frontier's oldest message).
@@ -188,6 +189,22 @@ export interface ApiKeyApiProps {
 /** Names the built-in page steps use; a user's step may not take one. */
 const RESERVED_STEPS = new Set(['Extract', 'RecordFailure', 'PageFailed', 'PageDone', 'NeedsRender', 'Render', 'ExtractRendered', 'Summarize', 'Index']);
 
+/** The time props in the units the stack uses (seconds, days); fractional values are kept for inRange to refuse. */
+export function timeProps(props: Pick<CrawlerProps, 'pollInterval' | 'rawInfrequentAccessAfter' | 'rawRetention' | 'frontierRetention'>): {
+  pollSeconds?: number;
+  rawIaDays?: number;
+  rawRetentionDays?: number;
+  frontierRetentionDays?: number;
+} {
+  const days = (d?: Duration) => (d === undefined ? undefined : d.toHours({ integral: false }) / 24);
+  return {
+    pollSeconds: props.pollInterval === undefined ? undefined : props.pollInterval.toMilliseconds({ integral: false }) / 1000,
+    rawIaDays: days(props.rawInfrequentAccessAfter),
+    rawRetentionDays: days(props.rawRetention),
+    frontierRetentionDays: days(props.frontierRetention),
+  };
+}
+
 function inRange(where: string, prop: string, value: number | undefined, min: number, max: number, unit = ''): void {
   if (value === undefined || Token.isUnresolved(value)) return;
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -208,18 +225,19 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
     inRange(where, `memoryMb["${stage}"]`, mb, 128, 10_240, ' MB');
   }
   inRange(where, 'maxFetchConcurrency', props.maxFetchConcurrency, 2, 1000);
-  inRange(where, 'pollSeconds', props.pollSeconds, 5, 3600, ' s');
+  const { pollSeconds, rawIaDays, rawRetentionDays, frontierRetentionDays } = timeProps(props);
+  inRange(where, 'pollInterval', pollSeconds, 5, 3600, ' s');
   for (const crawl of props.crawls ?? []) {
     const limit = Number((crawl.limits as { maxMinutes?: unknown } | undefined)?.maxMinutes);
-    checkRunHistory(`${where}: crawl "${crawl.name}"`, crawl.maxMinutes ?? (limit > 0 ? limit : DEFAULT_RUN_MINUTES), props.pollSeconds ?? 60);
+    checkRunHistory(`${where}: crawl "${crawl.name}"`, crawl.maxMinutes ?? (limit > 0 ? limit : DEFAULT_RUN_MINUTES), pollSeconds ?? 60);
   }
-  inRange(where, 'rawInfrequentAccessDays', props.rawInfrequentAccessDays, 30, 36_500, ' days');
-  inRange(where, 'rawRetentionDays', props.rawRetentionDays, 1, 36_500, ' days');
-  inRange(where, 'frontierRetentionDays', props.frontierRetentionDays, 1, 3650, ' days');
-  const ia = props.rawInfrequentAccessDays ?? 30;
-  if (props.rawRetentionDays !== undefined && props.rawRetentionDays <= ia) {
+  inRange(where, 'rawInfrequentAccessAfter', rawIaDays, 30, 36_500, ' days');
+  inRange(where, 'rawRetention', rawRetentionDays, 1, 36_500, ' days');
+  inRange(where, 'frontierRetention', frontierRetentionDays, 1, 3650, ' days');
+  const ia = rawIaDays ?? 30;
+  if (rawRetentionDays !== undefined && rawRetentionDays <= ia) {
     throw new CrawlConfigError(
-      `${where}: rawRetentionDays (${props.rawRetentionDays}) must be more than rawInfrequentAccessDays (${ia}): raw bodies move to Infrequent Access before they expire`,
+      `${where}: rawRetention (${rawRetentionDays} days) must be more than rawInfrequentAccessAfter (${ia} days): raw bodies move to Infrequent Access before they expire`,
     );
   }
   if (props.existingTableObj && props.tableProps)

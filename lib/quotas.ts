@@ -28,7 +28,7 @@ export function checkRunHistory(where: string, maxMinutes: number, pollSeconds: 
   const longest = Math.floor((((STANDARD_HISTORY_EVENTS - EVENTS_OUTSIDE_POLLS) / EVENTS_PER_POLL) * pollSeconds) / 60);
   const poll = Math.ceil((maxMinutes * 60 * EVENTS_PER_POLL) / (STANDARD_HISTORY_EVENTS - EVENTS_OUTSIDE_POLLS));
   throw new CrawlConfigError(
-    `${where}: a run of maxMinutes ${maxMinutes} polled every ${pollSeconds} s writes ${events} history events, past Step Functions' ${STANDARD_HISTORY_EVENTS} for a Standard execution: use maxMinutes ≤ ${longest} or pollSeconds ≥ ${poll}`,
+    `${where}: a run of maxMinutes ${maxMinutes} polled every ${pollSeconds} s writes ${events} history events, past Step Functions' ${STANDARD_HISTORY_EVENTS} for a Standard execution: use maxMinutes ≤ ${longest} or pollInterval ≥ ${poll} s`,
   );
 }
 

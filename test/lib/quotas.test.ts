@@ -18,12 +18,12 @@ test('a week-long run at a one-minute poll would pass the history quota: synthes
   assert.ok(runHistoryEvents(24 * 60, 60) < STANDARD_HISTORY_EVENTS, 'the default day-long run fits');
   assert.throws(
     () => checkRunHistory('crawl "docs"', 7 * 24 * 60, 60),
-    (e: unknown) => e instanceof CrawlConfigError && /90780 history events.*maxMinutes ≤ 2771 or pollSeconds ≥ 219/.test(e.message),
+    (e: unknown) => e instanceof CrawlConfigError && /90780 history events.*maxMinutes ≤ 2771 or pollInterval ≥ 219 s/.test(e.message),
   );
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   assert.throws(() => new Crawler(new Stack(app, 'Week'), 'Crawler', { crawls: [crawl(7 * 24 * 60)] }), /crawl "docs": a run of maxMinutes 10080/);
   // With a slower poll the same run fits.
-  new Crawler(new Stack(app, 'Slow'), 'Crawler', { crawls: [crawl(7 * 24 * 60)], pollSeconds: 300 });
+  new Crawler(new Stack(app, 'Slow'), 'Crawler', { crawls: [crawl(7 * 24 * 60)], pollInterval: Duration.minutes(5) });
 });
 
 test("the page workflow's longest path fits Express's limit with every retry; a step that would not fits nowhere", () => {
