@@ -14,7 +14,15 @@ import { toFetchCommit, type ProcessResult } from '../stages/process-stage.js';
 export async function admitCloud(ctx: CloudContext, candidates: LinkCandidate[]): Promise<FrontierRow[]> {
   const minPriority = ctx.scoring.focused ? ctx.scoring.profile.threshold : undefined;
   const scope = [...ctx.run.seeds, ...(ctx.run.scope ?? [])];
-  const admitter = new Admitter(ctx.run.id, scope, ctx.settings, ctx.priority, ctx.canonical, ctx.clock, minPriority);
+  const admitter = new Admitter({
+    runId: ctx.run.id,
+    scope,
+    settings: ctx.settings,
+    priority: ctx.priority,
+    canonical: ctx.canonical,
+    clock: ctx.clock,
+    minPriority,
+  });
   const rows: FrontierRow[] = [];
   const seen = new Set<string>();
   for (const c of candidates) {

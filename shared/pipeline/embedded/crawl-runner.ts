@@ -202,7 +202,14 @@ export class CrawlRunner {
   }
 
   private newAdmitter(seeds: string[]): Admitter {
-    return new Admitter(this.run.id, [...seeds, ...(this.run.scope ?? [])], this.ctx.settings, this.ctx.priority, this.ctx.canonical, this.ctx.clock);
+    return new Admitter({
+      runId: this.run.id,
+      scope: [...seeds, ...(this.run.scope ?? [])],
+      settings: this.ctx.settings,
+      priority: this.ctx.priority,
+      canonical: this.ctx.canonical,
+      clock: this.ctx.clock,
+    });
   }
 
   /** The run's search and social targets: their links as candidates, their origins in the run's scope. */

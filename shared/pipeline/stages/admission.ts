@@ -25,6 +25,18 @@ export type Admission = { row: FrontierRow } | { dropped: 'not-http' };
 
 export const MAX_REDIRECTS = 5;
 
+export interface AdmitterOptions {
+  runId: number;
+  /** The seeds, and the origins that joined the scope during the run (`RunRecord.scope`): their hosts are in scope. */
+  scope: readonly string[];
+  settings: CrawlSettings;
+  priority: PriorityFn;
+  canonical: CanonicalOptions;
+  clock: () => number;
+  /** A frontier without priorities (SQS) admits only URLs whose priority reaches this; the rest are skipped as `below-threshold`. */
+  minPriority?: number;
+}
+
 /** Decides which discovered URLs are crawled: canonical form, scope, deny patterns, depth, traps, nofollow. */
 export class Admitter {
   readonly traps: TrapGuard;
@@ -33,19 +45,20 @@ export class Admitter {
   /** Sitemaps and feeds admitted so far: a run fetches at most `maxSitemaps` of them (chains and 10,000-child indexes end). */
   private sitemaps = 0;
 
-  constructor(
-    private readonly runId: number,
-    /** The seeds, and the origins that joined the scope during the run (`RunRecord.scope`): their hosts are in scope. */
-    seeds: string[],
-    private readonly settings: CrawlSettings,
-    private readonly priority: PriorityFn,
-    private readonly canonical: CanonicalOptions,
-    clock: () => number,
-    /** A frontier without priorities (SQS) admits only URLs whose priority reaches this; the rest are skipped as `below-threshold`. */
-    private readonly minPriority?: number,
-  ) {
-    this.traps = new TrapGuard(DEFAULT_TRAP_LIMITS, clock);
-    this.scopeUrls = [...seeds];
+  private readonly runId: number;
+  private readonly settings: CrawlSettings;
+  private readonly priority: PriorityFn;
+  private readonly canonical: CanonicalOptions;
+  private readonly minPriority?: number;
+
+  constructor(options: AdmitterOptions) {
+    this.runId = options.runId;
+    this.settings = options.settings;
+    this.priority = options.priority;
+    this.canonical = options.canonical;
+    this.minPriority = options.minPriority;
+    this.traps = new TrapGuard(DEFAULT_TRAP_LIMITS, options.clock);
+    this.scopeUrls = [...options.scope];
     this.inScope = this.checker();
   }
 
