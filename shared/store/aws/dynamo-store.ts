@@ -1,27 +1,22 @@
 import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { newHostState, type HostState } from '../../politeness/host-state.js';
 import {
   FINAL_STATES,
   ROBOTS_REFUSAL,
-  targetsOf,
   SETTLED_STATES,
   SOFT_SKIPS,
-  type RunActivity,
   type BlobStore,
   type CrawlStore,
   type FetchCommit,
   type FetchRecord,
   type FrontierRow,
-  type HostRecord,
   type RunRecord,
   type RunStatus,
-  type RunSummary,
   type SeenUrl,
   type UrlState,
 } from '../ports/index.js';
 import { fetchItem, frontierItem, recordOf, scopeOf } from './dynamo-items.js';
-import { activityOf, latencyCounters, minuteCounters } from './dynamo-activity.js';
-import { DynamoContent } from './dynamo-content.js';
+import { latencyCounters, minuteCounters } from './dynamo-activity.js';
+import { DynamoReports } from './dynamo-reports.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
 import { INLINKS_INDEX, keys } from './table.js';
 import { urlId as urlIdOf } from '../../url/canonical.js';
@@ -50,7 +45,7 @@ function seenUrls(table: string, runId: number): Set<string> {
  * is a single-item (often conditional) operation, ordered so that a crash at any point leaves
  * data a redelivery completes, and counters move only when a conditional write succeeded.
  */
-export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
+export class DynamoCrawlStore extends DynamoReports implements CrawlStore {
   private readonly retentionSeconds: number;
 
   constructor(
@@ -395,90 +390,6 @@ export class DynamoCrawlStore extends DynamoContent implements CrawlStore {
         ExpressionAttributeValues: { ':t': 'ACTIVITY', ':r': m.requests, ':o': m.ok },
       }),
     );
-  }
-
-  async getHost(host: string): Promise<HostRecord | undefined> {
-    const items = await this.queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.host(host).PK }, ConsistentRead: true });
-    const politeness = items.find((i) => i.SK === 'HOST');
-    const robots = items.find((i) => i.SK === 'ROBOTS');
-    if (!politeness?.state && !robots) return undefined;
-    return {
-      // A host first seen by a claim has no politeness state yet: it starts fresh.
-      host,
-      state: (politeness?.state as HostState | undefined) ?? newHostState(host),
-      robotsStatus: robots?.robotsStatus as number | undefined,
-      robotsBody: await this.unspill(robots?.robotsBody, robots?.robotsBodyBlob),
-      robotsError: robots?.robotsError as string | undefined,
-      robotsFetchedAt: robots?.robotsFetchedAt as number | undefined,
-      robotsExpiresAt: robots?.robotsExpiresAt as number | undefined,
-    };
-  }
-
-  /** Writes the host's robots.txt (replacing the stored one) and its politeness state, keeping a claim another call holds. */
-  async putHost(record: HostRecord): Promise<void> {
-    const { text, blob } = await this.spill(record.robotsBody);
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          ...keys.robots(record.host),
-          type: 'ROBOTS',
-          host: record.host,
-          robotsStatus: record.robotsStatus,
-          robotsBody: text,
-          robotsBodyBlob: blob,
-          robotsError: record.robotsError,
-          robotsFetchedAt: record.robotsFetchedAt,
-          robotsExpiresAt: record.robotsExpiresAt,
-        },
-      }),
-    );
-    await this.putHostState(record.state);
-  }
-
-  async summary(runId: number): Promise<RunSummary> {
-    const [run, c] = await Promise.all([this.get(keys.run(runId)), this.get(keys.runCounters(runId))]);
-    if (!run || !c) throw new Error(`run ${runId} is not in table ${this.table}: check the run id and the table name`);
-    const urls = await this.partition(`RUN#${runId}`, 'URL#');
-    const urlsByState: Record<string, number> = {};
-    const skipsByReason: Record<string, number> = {};
-    const hosts = new Set<string>();
-    for (const u of urls) {
-      urlsByState[String(u.state)] = (urlsByState[String(u.state)] ?? 0) + 1;
-      if (['skipped', 'blocked', 'failed', 'duplicate'].includes(String(u.state)))
-        skipsByReason[String(u.reason ?? 'none')] = (skipsByReason[String(u.reason ?? 'none')] ?? 0) + 1;
-      hosts.add(String(u.host));
-    }
-    const hostItems = await this.batchGet([...hosts].map((h) => keys.host(h)));
-    return {
-      runId,
-      status: run.status as RunStatus,
-      startedAt: Number(run.startedAt),
-      finishedAt: run.finishedAt as number | undefined,
-      seeds: run.seeds as string[],
-      ...targetsOf((run.config ?? {}) as Record<string, unknown>),
-      urlsByState,
-      skipsByReason,
-      fetchesByStatus: (c.fetches ?? {}) as Record<string, number>,
-      requests: Number(c.requests),
-      pagesStored: Number(c.pagesStored),
-      unchanged: Number(c.unchanged),
-      duplicates: Number(c.duplicates),
-      bytes: Number(c.bytes),
-      hostsParked: hostItems
-        .map((h) => ({ host: String(h.host), reason: (h.state as HostState | undefined)?.parkedReason }))
-        .filter((h): h is { host: string; reason: string } => typeof h.reason === 'string'),
-    };
-  }
-
-  async activity(runId: number): Promise<RunActivity> {
-    const c = await this.get(keys.runCounters(runId));
-    if (!c) throw new Error(`run ${runId} is not in table ${this.table}: check the run id and the table name`);
-    const minutes = await this.queryAll({
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :act)',
-      ExpressionAttributeValues: { ':pk': keys.run(runId).PK, ':act': 'ACT#' },
-    });
-    return activityOf(runId, c, minutes);
   }
 
   async close(): Promise<void> {}
