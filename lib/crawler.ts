@@ -64,6 +64,7 @@ export class Crawler extends Construct {
   constructor(scope: Construct, id: string, props: CrawlerProps) {
     super(scope, id);
     checkCrawlerProps(id, props);
+    const times = timeProps(props);
     const crawls = validateCrawls({ crawls: props.crawls }, `Crawler "${id}" crawls`);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
@@ -72,8 +73,8 @@ export class Crawler extends Construct {
     ) as Record<StageName, StageSizing>;
 
     this.storage = new CrawlStorage(this, 'Storage', {
-      rawInfrequentAccessDays: timeProps(props).rawIaDays ?? 30,
-      rawRetentionDays: timeProps(props).rawRetentionDays,
+      rawInfrequentAccessDays: times.rawIaDays ?? 30,
+      rawRetentionDays: times.rawRetentionDays,
       noncurrentVersionDays: 30,
       removalPolicy,
       existingTableObj: props.existingTableObj,
@@ -99,7 +100,7 @@ export class Crawler extends Construct {
         ...environmentOf({
           queueUrl: this.frontier.queue.queueUrl,
           deadLetterUrl: this.frontier.deadLetters.queueUrl,
-          frontierRetentionDays: String(timeProps(props).frontierRetentionDays ?? 90),
+          frontierRetentionDays: String(times.frontierRetentionDays ?? 90),
         }),
       },
     });
@@ -141,7 +142,7 @@ export class Crawler extends Construct {
         ...extra,
       ],
       render: { fn: fns['render-page'], timeout: sizing['render-page'].timeout },
-      pollSeconds: timeProps(props).pollSeconds ?? 60,
+      pollSeconds: times.pollSeconds ?? 60,
       logRetention,
       removalPolicy,
     });

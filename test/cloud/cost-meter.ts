@@ -32,7 +32,6 @@ export const LATENCY_MS = {
 export const PLATFORM_LOG_BYTES = 420;
 
 export interface FunctionUsage {
-  calls: number;
   networkMs: number;
   dynamoWriteUnits: number;
   dynamoReadUnits: number;
@@ -41,12 +40,10 @@ export interface FunctionUsage {
   sqsRequests: number;
   /** Messages handed back (ChangeMessageVisibility): the event source mapping deletes the others. */
   sqsHandBacks: number;
-  stepFunctionsStarts: number;
   logBytes: number;
 }
 
 const emptyUsage = (): FunctionUsage => ({
-  calls: 0,
   networkMs: 0,
   dynamoWriteUnits: 0,
   dynamoReadUnits: 0,
@@ -54,7 +51,6 @@ const emptyUsage = (): FunctionUsage => ({
   s3Get: 0,
   sqsRequests: 0,
   sqsHandBacks: 0,
-  stepFunctionsStarts: 0,
   logBytes: 0,
 });
 
@@ -144,7 +140,6 @@ async function meterCall(call: SdkSend, send: () => Promise<unknown>): Promise<u
     return send();
   };
   const u = meter.usage(call.fn);
-  u.calls += 1;
   switch (call.serviceId) {
     case 'DynamoDB': {
       const write = DYNAMO_WRITES.has(call.command);
@@ -184,11 +179,6 @@ async function meterCall(call: SdkSend, send: () => Promise<unknown>): Promise<u
       if (call.command === 'ChangeMessageVisibility') u.sqsHandBacks += 1;
       return next();
     }
-    case 'SFN':
-      if (call.command === 'StartExecution' || call.command === 'StartSyncExecution') u.stepFunctionsStarts += 1;
-      return next();
-    case 'S3Vectors':
-      return next();
     default:
       return next();
   }

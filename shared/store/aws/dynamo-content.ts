@@ -100,15 +100,18 @@ export abstract class DynamoContent extends DynamoLedger {
     return items.map((i) => recordOf<PageRecord>(i)!).sort((a, b) => a.fetchedAt - b.fetchedAt);
   }
 
-  /** A snapshot's outlinks, one LINKS item per source snapshot (a commit carries one page's). */
-  protected async putLinks(edges: EdgeRecord[]): Promise<void> {
+  /**
+   * A snapshot's outlinks, one LINKS item per source snapshot (a commit carries one page's). With
+   * `merge`, a snapshot extracted again adds to its stored links (a link to the same target is
+   * replaced), as in SQLite; a commit writes its snapshot's whole list and reads nothing.
+   */
+  protected async putLinks(edges: EdgeRecord[], merge = false): Promise<void> {
     const bySnapshot = new Map<string, EdgeRecord[]>();
     for (const e of edges) {
       const k = `${e.fromId}\n${e.snapshot}`;
       bySnapshot.set(k, [...(bySnapshot.get(k) ?? []), e]);
     }
-    // A snapshot extracted again adds to its links (a link to the same target is replaced), as in SQLite.
-    const stored = await this.batchGet([...bySnapshot.values()].map((list) => keys.links(list[0]!.fromId, list[0]!.snapshot)));
+    const stored = !merge ? [] : await this.batchGet([...bySnapshot.values()].map((list) => keys.links(list[0]!.fromId, list[0]!.snapshot)));
     for (const e of stored.flatMap((i) => edgesOf(i))) {
       const list = bySnapshot.get(`${e.fromId}\n${e.snapshot}`)!;
       if (!list.some((x) => x.toId === e.toId)) list.push(e);
@@ -117,7 +120,7 @@ export abstract class DynamoContent extends DynamoLedger {
   }
 
   async saveExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): Promise<void> {
-    await this.putLinks(edges);
+    await this.putLinks(edges, true);
     if (extract) await this.writeExtraction(extract, chunks);
   }
 
