@@ -4,6 +4,7 @@
 import type { Fetcher, FetchRequest, FetchResponse } from '../fetch/http-fetcher.js';
 import type { BlobStore, CrawlStore, RecordKind } from '../store/ports/index.js';
 import { urlId } from '../url/canonical.js';
+import { contentHashOf, type BodyKeeping } from '../store/content-hash.js';
 import type { WarcWriter } from './warc-writer.js';
 
 export interface InteractionDeps {
@@ -11,6 +12,8 @@ export interface InteractionDeps {
   fetcher: Pick<Fetcher, 'requestHeaders'>;
   blobs: BlobStore;
   store: Pick<CrawlStore, 'recordFetch'>;
+  /** `archive`: an archived body is not put in the blob store too (the crawl context's `bodies`). */
+  bodies?: BodyKeeping;
 }
 
 /** Archives and records a request's outcome (a response, or the error that stopped it). */
@@ -43,7 +46,7 @@ export async function recordInteraction(
     status: res?.status,
     fetchedAt: at,
     durationMs: res?.durationMs ?? 0,
-    contentHash: res?.body ? await deps.blobs.put(res.body) : undefined,
+    contentHash: !res?.body ? undefined : deps.bodies === 'archive' && warc ? contentHashOf(res.body) : await deps.blobs.put(res.body),
     bytes: res?.body?.length ?? 0,
     truncated: res?.truncated ?? false,
     notModified: false,

@@ -21,6 +21,11 @@ export async function readResponse(dir: string, location: WarcLocation): Promise
   } finally {
     closeSync(fd);
   }
+  return responseOfRecord(bytes, location);
+}
+
+/** The HTTP response (or rendered view) in the bytes of one gzipped record, read from `location`. */
+export async function responseOfRecord(bytes: Uint8Array, location: WarcLocation): Promise<ArchivedResponse> {
   const record = await new WARCParser([bytes]).parse();
   if (record?.warcType === 'conversion') return conversionResponse(record, Buffer.from(await record.readFully(false)));
   if (!record || record.warcType !== 'response') throw new Error(`no response record at ${location.file}:${location.offset}`);

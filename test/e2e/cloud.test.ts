@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { edgesOf } from '../../shared/store/aws/dynamo-items.js';
+import { archiveKeys } from '../../shared/store/archive-keys.js';
 import type Database from 'better-sqlite3';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import type { WebOptions } from '../web/hosts.js';
@@ -134,14 +135,20 @@ test('is as polite as the embedded crawl: one request per host at a time, delays
   assert.equal(cloudWeb.log.filter((e) => cloudWeb.hosts.find((h) => h.name === e.host)!.isTrap(e.target)).length, 0);
 });
 
-test('archives every exchange in WARC files under warc/ and the run report under reports/', async () => {
+test('archives every exchange in WARC files under warc/ (the only copy of a fetched body) and the run report under reports/', async () => {
   const list = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1000 }));
   const keys = (list.Contents ?? []).map((o) => o.Key!);
   assert.ok(keys.some((k) => /^warc\/run-1\/trawl-1-.*\.warc\.gz$/.test(k)));
   assert.ok(keys.includes('reports/run-1.json'));
-  assert.ok(keys.some((k) => k.startsWith('raw/')));
   assert.ok(keys.some((k) => k.startsWith('extracted/')));
   const fetches = items.filter((i) => i.type === 'FETCH');
+  // The page workflow read every body back from its WARC record: none went to raw/ as well.
+  const hashes = fetches.map((f) => f.contentHash as string | undefined).filter((h): h is string => !!h);
+  assert.ok(hashes.length > 10, `${hashes.length} fetched bodies`);
+  assert.deepEqual(
+    hashes.filter((h) => keys.includes(archiveKeys.raw(h))),
+    [],
+  );
   assert.ok(fetches.length >= cloudWeb.log.length, `${fetches.length} fetch records for ${cloudWeb.log.length} requests`);
   assert.ok(
     fetches.filter((f) => f.status !== undefined).every((f) => (f.warc as { file?: string } | undefined)?.file),

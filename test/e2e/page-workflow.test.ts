@@ -101,5 +101,5 @@ test('a failing step is caught: the URL fails and the fetch stays in the archive
   assert.deepEqual([url?.state, url?.reason], ['failed', 'processing-failed']);
   const history = await store.fetchHistory('id-lost');
   assert.equal(history.length, 1);
-  assert.match(history[0]!.error ?? '', /processing-failed: Error: raw body .* is missing from S3/);
+  assert.match(history[0]!.error ?? '', /processing-failed: Error: the body of http:\/\/a\.test\/lost is missing from S3/);
 });

@@ -75,6 +75,8 @@ export async function cloudContext(deps: CloudDeps, runId: number): Promise<Clou
     blobs: deps.blobs,
     warcDir: dir,
     warcFileTag: workerId,
+    // Bodies live in the WARC record only: the page workflow reads them back by location.
+    bodies: 'archive',
     extraction: 'inline',
     rendering: deps.rendering ?? 'workflow',
     resolver: deps.resolver,

@@ -30,7 +30,7 @@ export function claimRetryMs(claim: { readyAt: number; leased: boolean }, now: n
  */
 export const URL_LEASE_MS = 10 * 60_000;
 
-/** Everything the page workflow needs to extract a fetched page; the body is read from S3 by hash. */
+/** Everything the page workflow needs to extract a fetched page; the body is read back from its WARC record (`taskBody`). */
 export interface PageTask {
   runId: number;
   row: FrontierRow;
@@ -92,7 +92,6 @@ async function underClaim(ctx: CloudContext, row: FrontierRow, host: HostRecord,
     load,
     failures,
     politenessConfig(ctx.settings),
-    ctx.settings.maxHostFailures,
     ctx.clock(),
   );
   setState(state);

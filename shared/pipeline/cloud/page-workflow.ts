@@ -4,6 +4,7 @@ import { commitCloud } from './cloud-commit.js';
 import type { CloudContext } from './cloud-context.js';
 import type { FetchOutcome } from '../stages/fetch-stage.js';
 import type { PageTask } from './fetch-worker.js';
+import { taskBody } from './task-body.js';
 import { fetchRecord, processStage } from '../stages/process-stage.js';
 import type { RenderPass } from '../stages/process-content.js';
 import { failedCapture, type RenderCapture, type RenderWanted } from '../stages/render-stage.js';
@@ -40,11 +41,9 @@ async function renderPassOf(ctx: CloudContext, task: PageWorkflowInput): Promise
 }
 
 async function outcomeOf(ctx: CloudContext, task: PageTask): Promise<Extract<FetchOutcome, { kind: 'response' }>> {
-  const body = task.contentHash ? await ctx.blobs.get(task.contentHash) : Buffer.alloc(0);
-  if (!body) throw new Error(`raw body ${task.contentHash} of ${task.row.url} is missing from S3 (raw/): the fetch must be redone`);
   return {
     kind: 'response',
-    res: { ...task.response, body },
+    res: { ...task.response, body: await taskBody(ctx, task) },
     contentHash: task.contentHash,
     bodyOwner: task.bodyOwner,
     previous: task.previous,
@@ -59,9 +58,16 @@ async function outcomeOf(ctx: CloudContext, task: PageTask): Promise<Extract<Fet
  * at least once) rewrites the same items and sends nothing twice.
  */
 export async function extractStage(ctx: CloudContext, task: PageWorkflowInput): Promise<ExtractResult> {
-  const current = await ctx.store.getUrl(task.runId, task.row.urlId);
+  // Three independent reads at once (a repeated start that finds the URL settled wastes one GET,
+  // and the body's error only counts when the URL is still to be processed).
+  const body = outcomeOf(ctx, task).then(
+    (outcome) => ({ outcome }),
+    (error: unknown) => ({ error }),
+  );
+  const [current, read, pass] = await Promise.all([ctx.store.getUrl(task.runId, task.row.urlId), body, renderPassOf(ctx, task)]);
   if (current && FINAL_STATES.has(current.state)) return { urlId: task.row.urlId, state: current.state, reason: current.reason, links: 0 };
-  const result = await processStage(ctx, task.row, await outcomeOf(ctx, task), await renderPassOf(ctx, task));
+  if ('error' in read) throw read.error;
+  const result = await processStage(ctx, task.row, read.outcome, pass);
   if (result.renderWanted) return { urlId: task.row.urlId, state: 'render', reason: result.renderWanted.reason, links: 0, render: result.renderWanted };
   let extracted: string | undefined;
   if (result.extract && result.page?.contentHash) {

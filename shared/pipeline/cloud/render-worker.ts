@@ -4,6 +4,7 @@ import type { HostState } from '../../politeness/host-state.js';
 import { robotsPolicyFrom } from '../../robots/robots-policy.js';
 import type { CloudContext } from './cloud-context.js';
 import { politenessConfig } from '../stages/context.js';
+import { taskBody } from './task-body.js';
 import { claimRetryMs, HOST_LEASE_MS, type PageTask } from './fetch-worker.js';
 import { failedCapture, hostAfterRender, renderStage, robotsCheck, type RenderCapture, type RenderWanted } from '../stages/render-stage.js';
 
@@ -27,8 +28,7 @@ export async function renderWorker(ctx: CloudContext, task: PageTask, wanted: Re
     if (claim.claimed) {
       let state: HostState = { ...claim.record.state, host: task.row.host };
       try {
-        const body = task.contentHash ? await ctx.blobs.get(task.contentHash) : Buffer.alloc(0);
-        if (!body) throw new Error(`raw body ${task.contentHash} of ${task.row.url} is missing from S3 (raw/)`);
+        const body = await taskBody(ctx, task);
         const { robotsStatus, robotsBody } = claim.record;
         const robots = robotsStatus === undefined ? undefined : robotsPolicyFrom({ status: robotsStatus, body: robotsBody }, ctx.robotsToken);
         const doc = { status: task.response.status, headers: task.response.headers, body, warc: task.warc, fetchedAt: task.at };

@@ -355,7 +355,7 @@ export class CrawlRunner {
     const now = this.ctx.clock();
     q.robots = load.policy;
     q.robotsFailures = load.policy.kind === 'unreachable' ? q.robotsFailures + 1 : 0;
-    q.state = hostAfterRobots(q.state, load, q.robotsFailures, this.politeness, this.ctx.settings.maxHostFailures, now);
+    q.state = hostAfterRobots(q.state, load, q.robotsFailures, this.politeness, now);
     if (load.policy.kind !== 'unreachable') {
       const sitemaps = robotsSitemaps(load.policy).map((href): LinkCandidate => ({ href, depth: 0, kind: 'sitemap', structural: true }));
       await this.addDiscovered(sitemaps);

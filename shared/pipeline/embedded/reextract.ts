@@ -44,7 +44,7 @@ export async function reextract(ctx: CrawlContext): Promise<ReextractReport> {
       const linksBefore = (await ctx.store.outlinks(page.urlId)).length;
       // A page that was rendered is extracted again from the DOM it kept, not from its served shell.
       const capture = storedCapture(page.render, page.fetchedAt);
-      const content = await contentOf(ctx, row, res, page.contentHash, page.fetchedAt, undefined, { capture });
+      const content = await contentOf(ctx, row, { res, contentHash: page.contentHash, at: page.fetchedAt }, { capture });
       if (!content.extract) continue;
       const after = content.extract;
       const diffs = {

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { WarcWriter } from '../../archive/warc-writer.js';
+import type { BodyKeeping } from '../../store/content-hash.js';
 import { Closers } from '../../util/closer.js';
 import type { CrawlSettings } from '../../config/settings.js';
 import { InlineExtractor, WorkerExtractor, type Extractor } from '../../extract/extractor.js';
@@ -54,6 +55,8 @@ export interface CrawlContext {
   canonicalize(href: string): string | null;
   /** Where raw exchanges go as WARC; absent when nothing is archived (replay, one-off extraction). */
   archive?: WarcWriter;
+  /** Where fetched bodies are kept for the stages after the fetch: see `ContextParts.bodies`. */
+  bodies: BodyKeeping;
   /** Where pages are extracted: this thread, or a pool of worker threads. */
   extractor: Extractor;
   /**
@@ -84,6 +87,13 @@ export interface ContextParts {
   warcDir?: string;
   /** Put into WARC file names, so writers sharing a destination never collide. */
   warcFileTag?: string;
+  /**
+   * `blobs` (default): a fetched body goes to the blob store as well as the WARC file, where
+   * re-extraction reads it by hash. `archive`: only to the WARC file (a context without one keeps
+   * blobs); the cloud reads the record back with one ranged GET, so S3 holds the bytes once and a
+   * page costs one PUT less (issue 30).
+   */
+  bodies?: BodyKeeping;
   /** The live HTTP fetcher is built from the settings unless one is given (the archive replay). */
   fetcher?: Fetcher;
   resolver?: Resolver;
@@ -173,6 +183,7 @@ export function buildContext(parts: ContextParts): CrawlContext {
     previewFetcher,
     canonical,
     archive,
+    bodies: archive ? (parts.bodies ?? 'blobs') : 'blobs',
     extractor,
     rendering,
     renderer,

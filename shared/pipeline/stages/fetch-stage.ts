@@ -3,6 +3,7 @@ import type { FetchResponse } from '../../fetch/http-fetcher.js';
 import type { FrontierRow, PageRecord, WarcLocation } from '../../store/ports/index.js';
 import type { FetchRequest } from '../../fetch/http-fetcher.js';
 import type { CrawlContext } from './context.js';
+import { contentHashOf } from '../../store/content-hash.js';
 
 export type FetchOutcome =
   /** `bodyOwner`: the page that first fetched these bytes (this one unless it is a byte duplicate). */
@@ -35,14 +36,14 @@ export async function requestStage(ctx: CrawlContext, row: FrontierRow, earlierP
   }
 }
 
-/** Stores what the host answered: the raw body in the content-addressed blob store (claimed by its first page), the exchange in the WARC archive. */
+/** Stores what the host answered: the exchange in the WARC archive, the raw body in the content-addressed blob store unless the context keeps bodies in the archive only (claimed by its first page either way). */
 export async function storeStage(ctx: CrawlContext, row: FrontierRow, fetched: Fetched): Promise<FetchOutcome> {
   const { request, ...rest } = fetched;
   let outcome: FetchOutcome = rest;
   if (rest.kind === 'response') {
     const { res, at } = rest;
     // A body the disk cannot take fails the crawl (resumably), as any store failure does.
-    const contentHash = res.body && res.body.length > 0 ? await ctx.blobs.put(res.body) : undefined;
+    const contentHash = !res.body || res.body.length === 0 ? undefined : ctx.bodies === 'archive' ? contentHashOf(res.body) : await ctx.blobs.put(res.body);
     // Claimed in fetch order: the first fetch owns a body, however its processing is scheduled.
     const bodyOwner =
       contentHash && row.kind === 'page' && res.status >= 200 && res.status < 300 ? await ctx.store.claimBody(contentHash, row.urlId, at) : undefined;

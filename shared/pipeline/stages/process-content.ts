@@ -1,5 +1,4 @@
 import { decodeBody, sniffCharset } from '../../fetch/charset.js';
-import type { FetchResponse } from '../../fetch/http-fetcher.js';
 import { parseFeed } from '../../extract/feed.js';
 import { extractPdf } from '../../extract/pdf.js';
 import { gunzipCapped, parseSitemap } from '../../extract/sitemap.js';
@@ -7,6 +6,7 @@ import { PageProcessingError } from '../../errors.js';
 import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../../store/ports/index.js';
 import type { LinkCandidate } from './admission.js';
 import type { CrawlContext } from './context.js';
+import type { FetchOutcome } from './fetch-stage.js';
 import { edgesOf, extractRecords, pdfExtraction } from './content-records.js';
 import { renderModeFor } from '../../config/render-settings.js';
 import { renderDecision, type HostRenderStats } from '../../render/decision.js';
@@ -77,7 +77,10 @@ export function feedCandidates(row: FrontierRow, text: string): LinkCandidate[] 
   return parseFeed(text, row.url).items.map((item) => ({ href: item.url, depth: row.depth + 1, kind: 'page' as const, fresh: true, from: row.urlId }));
 }
 
-function basePage(row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): PageRecord {
+/** What a host answered, as the content stages read it: the response, the body's hash, when, and the page that first fetched these bytes. */
+export type Answered = Pick<Extract<FetchOutcome, { kind: 'response' }>, 'res' | 'contentHash' | 'at' | 'bodyOwner'>;
+
+function basePage(row: FrontierRow, { res, contentHash, at }: Answered): PageRecord {
   return {
     urlId: row.urlId,
     url: row.url,
@@ -98,17 +101,10 @@ function basePage(row: FrontierRow, res: FetchResponse, contentHash: string | un
 }
 
 /** An HTML page: full extraction (content, metadata, links with context), duplicates, canonical alias, feeds. */
-export async function htmlContent(
-  ctx: CrawlContext,
-  row: FrontierRow,
-  res: FetchResponse,
-  contentHash: string | undefined,
-  at: number,
-  bodyOwner?: string,
-  pass: RenderPass = {},
-): Promise<ContentResult> {
+async function htmlContent(ctx: CrawlContext, row: FrontierRow, answered: Answered, pass: RenderPass = {}): Promise<ContentResult> {
+  const { res, contentHash, at, bodyOwner } = answered;
   const body = res.body ?? Buffer.alloc(0);
-  const page = { ...basePage(row, res, contentHash, at), charset: sniffCharset(body, res.charset, true) };
+  const page = { ...basePage(row, answered), charset: sniffCharset(body, res.charset, true) };
   const owner = bodyOwner ?? (contentHash ? await ctx.store.claimBody(contentHash, row.urlId, at) : row.urlId);
   if (owner !== row.urlId) return { page: { ...page, duplicateOf: owner }, aliases: [], candidates: [], duplicateOf: owner };
   const { capture } = pass;
@@ -180,8 +176,9 @@ export async function htmlContent(
   return { page, edges, aliases, candidates, ...records };
 }
 
-async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchResponse, contentHash: string | undefined, at: number): Promise<ContentResult> {
-  const page = basePage(row, res, contentHash, at);
+async function pdfContent(ctx: CrawlContext, row: FrontierRow, answered: Answered): Promise<ContentResult> {
+  const { res, contentHash } = answered;
+  const page = basePage(row, answered);
   if (!res.body || res.truncated) return { page, aliases: [], candidates: [] };
   let pdf;
   try {
@@ -201,24 +198,17 @@ async function pdfContent(ctx: CrawlContext, row: FrontierRow, res: FetchRespons
 }
 
 /** Any 2xx body: HTML is extracted, XML feeds yield items, PDFs give text; other text is kept as it is. */
-export async function contentOf(
-  ctx: CrawlContext,
-  row: FrontierRow,
-  res: FetchResponse,
-  contentHash: string | undefined,
-  at: number,
-  bodyOwner?: string,
-  pass: RenderPass = {},
-): Promise<ContentResult> {
+export async function contentOf(ctx: CrawlContext, row: FrontierRow, answered: Answered, pass: RenderPass = {}): Promise<ContentResult> {
+  const { res } = answered;
   if (row.kind === 'sitemap') return { aliases: [], candidates: await stage('sitemap', () => sitemapCandidates(ctx, row, res.body ?? Buffer.alloc(0))) };
   if (row.kind === 'feed' || (res.contentClass === 'xml' && looksLikeFeed(res.body))) {
     const text = decodeBody(res.body ?? Buffer.alloc(0), sniffCharset(res.body ?? Buffer.alloc(0), res.charset, false));
     const candidates = await stage('feed', () => feedCandidates(row, text));
     if (row.kind === 'feed' || candidates.length > 0) return { aliases: [], candidates };
   }
-  if (res.contentClass === 'html') return htmlContent(ctx, row, res, contentHash, at, bodyOwner, pass);
-  if (res.contentClass === 'pdf') return pdfContent(ctx, row, res, contentHash, at);
-  return { page: basePage(row, res, contentHash, at), aliases: [], candidates: [] };
+  if (res.contentClass === 'html') return htmlContent(ctx, row, answered, pass);
+  if (res.contentClass === 'pdf') return pdfContent(ctx, row, answered);
+  return { page: basePage(row, answered), aliases: [], candidates: [] };
 }
 
 function looksLikeFeed(body: Buffer | null): boolean {

@@ -163,7 +163,7 @@ async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<Fe
   if (res.skipped) return empty('skipped', 'content-type');
   let content;
   try {
-    content = await contentOf(ctx, row, res, outcome.contentHash, outcome.at, outcome.bodyOwner, pass);
+    content = await contentOf(ctx, row, outcome, pass);
   } catch (err) {
     // A stage that failed before anything of the page was kept (sitemap, feed, decoding).
     content = { aliases: [], candidates: [], failure: err instanceof PageProcessingError ? err : new PageProcessingError('process', err) };

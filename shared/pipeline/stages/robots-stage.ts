@@ -66,13 +66,13 @@ export async function fetchRobotsTxt(
  * The host after a robots.txt load: its Crawl-delay; after a request, the delay it owes; when
  * robots.txt was unreachable (`failures` times in a row), the back-off, and parking at `maxFailures`.
  */
-export function hostAfterRobots(state: HostState, load: RobotsLoad, failures: number, config: PolitenessConfig, maxFailures: number, now: number): HostState {
+export function hostAfterRobots(state: HostState, load: RobotsLoad, failures: number, config: PolitenessConfig, now: number): HostState {
   if (load.policy.kind === 'refused') return afterRequest(state, { kind: 'refused', message: load.policy.reason, at: now }, config);
   const next = withCrawlDelay(state, robotsCrawlDelayMs(load.policy), config);
   if (load.policy.kind === 'unreachable') {
     const wait = parseRetryAfter(load.retryAfter, now) ?? backoffMs(failures - 1, config);
     const backedOff: HostState = { ...next, backoffUntil: now + wait, nextAllowedAt: now + Math.max(wait, config.delayMs) };
-    if (failures >= maxFailures) backedOff.parkedReason = `robots.txt unreachable ${failures} times (${load.policy.reason})`;
+    if (failures >= config.maxConsecutiveFailures) backedOff.parkedReason = `robots.txt unreachable ${failures} times (${load.policy.reason})`;
     return backedOff;
   }
   return load.requested ? afterRequest(next, { kind: 'response', status: 200, at: now }, config) : next;

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
 import type { BlobStore, ObjectStore } from '../ports/index.js';
 import { archiveKeys } from '../archive-keys.js';
+import { contentHashOf } from '../content-hash.js';
 
 function isMissing(err: unknown): boolean {
   return err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404);
@@ -51,8 +51,16 @@ export class S3Objects implements ObjectStore {
   }
 
   async get(key: string): Promise<Buffer | undefined> {
+    return this.read(key);
+  }
+
+  async getRange(key: string, offset: number, length: number): Promise<Buffer | undefined> {
+    return this.read(key, `bytes=${offset}-${offset + length - 1}`);
+  }
+
+  private async read(key: string, range?: string): Promise<Buffer | undefined> {
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range }));
       return Buffer.from(await res.Body!.transformToByteArray());
     } catch (err) {
       if (isMissing(err)) return undefined;
@@ -66,7 +74,7 @@ export class S3BlobStore implements BlobStore {
   constructor(private readonly objects: S3Objects) {}
 
   async put(bytes: Buffer): Promise<string> {
-    const hash = createHash('sha256').update(bytes).digest('hex');
+    const hash = contentHashOf(bytes);
     await this.objects.put(archiveKeys.raw(hash), bytes, 'application/octet-stream', true);
     return hash;
   }

@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { BlobStore } from '../ports/index.js';
+import { contentHashOf } from '../content-hash.js';
 
 /** Writes a file whole or not at all: to a temporary name beside it, then renamed. */
 export type FileWrite = (file: string, bytes: Uint8Array) => Promise<void>;
@@ -39,7 +40,7 @@ export class FileBlobStore implements BlobStore {
   }
 
   async put(bytes: Buffer): Promise<string> {
-    const hash = createHash('sha256').update(bytes).digest('hex');
+    const hash = contentHashOf(bytes);
     const file = this.pathOf(hash);
     if (!existsSync(file)) await this.write(file, bytes);
     return hash;

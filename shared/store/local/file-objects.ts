@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ObjectStore } from '../ports/index.js';
@@ -37,5 +37,17 @@ export class FileObjects implements ObjectStore {
     const file = join(this.root, key);
     if (key.split('/').includes('..') || !existsSync(file)) return undefined;
     return readFileSync(file);
+  }
+
+  async getRange(key: string, offset: number, length: number): Promise<Buffer | undefined> {
+    const file = join(this.root, key);
+    if (key.split('/').includes('..') || !existsSync(file)) return undefined;
+    const fd = openSync(file, 'r');
+    try {
+      const bytes = Buffer.alloc(length);
+      return bytes.subarray(0, readSync(fd, bytes, 0, length, offset));
+    } finally {
+      closeSync(fd);
+    }
   }
 }

@@ -13,4 +13,6 @@ export interface ObjectStore {
   putMarkdownReport(name: string, text: string): Promise<string>;
   /** An object by the key a put returned; undefined when there is none. */
   get(key: string): Promise<Buffer | undefined>;
+  /** `length` bytes of an object from `offset` (one record of a WARC file); undefined when there is no such object. */
+  getRange(key: string, offset: number, length: number): Promise<Buffer | undefined>;
 }

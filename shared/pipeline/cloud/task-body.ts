@@ -1,0 +1,29 @@
+import { responseOfRecord } from '../../archive/warc-reader.js';
+import { archiveKeys } from '../../store/archive-keys.js';
+import { contentHashOf } from '../../store/content-hash.js';
+import type { CloudContext } from './cloud-context.js';
+import type { PageTask } from './fetch-worker.js';
+
+/**
+ * A fetched page's body for the steps after the fetch: its response record in the run's WARC
+ * file (one ranged GET; the fetch worker uploads the file before it starts the workflow), or the
+ * blob store for a task whose fetch was not archived. The bytes are checked against the task's
+ * hash, so a wrong location fails here instead of extracting another page.
+ */
+export async function taskBody(ctx: Pick<CloudContext, 'objects' | 'blobs'>, task: PageTask): Promise<Buffer> {
+  if (!task.contentHash) return Buffer.alloc(0);
+  let body: Buffer | undefined;
+  let from: string;
+  if (task.warc) {
+    from = archiveKeys.warc(task.runId, task.warc.file);
+    const record = await ctx.objects.getRange(from, task.warc.offset, task.warc.length);
+    body = record && (await responseOfRecord(record, task.warc)).body;
+    from = `${from} at ${task.warc.offset}`;
+  } else {
+    from = archiveKeys.raw(task.contentHash);
+    body = await ctx.blobs.get(task.contentHash);
+  }
+  if (!body) throw new Error(`the body of ${task.row.url} is missing from S3 (${from}): the fetch must be redone`);
+  if (contentHashOf(body) !== task.contentHash) throw new Error(`the body of ${task.row.url} read from ${from} is not the one fetched (hash ${task.contentHash})`);
+  return body;
+}

@@ -1,0 +1,9 @@
+import { createHash } from 'node:crypto';
+
+/** The name of a body in every blob store: the hex SHA-256 of its bytes. */
+export function contentHashOf(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Where a crawl keeps fetched bodies: the blob store as well as the WARC record, or the WARC record only. */
+export type BodyKeeping = 'blobs' | 'archive';
