@@ -8,7 +8,7 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 
 export interface PageChange {
   url: string;
-  /** The SHA-256 of the new body: its bytes are at `raw/<first two hex>/<hash>` in the bucket. */
+  /** The SHA-256 of the new body: its extraction is at `extracted/<urlId>/<hash>.json`, its bytes in the WARC record its FETCH item names (`warc/run-<id>/<warc.file>`, `warc.offset`, `warc.length`). */
   contentHash: string;
   previousHash?: string;
   fetchedAt: number;

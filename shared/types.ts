@@ -27,4 +27,5 @@ export type {
   UnfetchedUrl,
   FetchRecord,
   UrlState,
+  UrlReason,
 } from './store/records.js';

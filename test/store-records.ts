@@ -3,8 +3,14 @@ import { simhash } from '../shared/dedupe/simhash.js';
 import { frontierRow } from './helpers.js';
 
 /** Store records for store tests: a URL `http://a.test/<id>` and its fetch, page, edge and extraction. */
-export const row = (runId: number, id: string, state: FrontierRow['state'] = 'queued', reason?: string): FrontierRow =>
-  frontierRow({ runId, urlId: id, url: `http://a.test/${id}`, depth: 1, state, reason });
+/** Each builder: the record's identity first (run, id), then what tests vary most, then any other field as an override. */
+export const row = (
+  runId: number,
+  id: string,
+  state: FrontierRow['state'] = 'queued',
+  reason?: FrontierRow['reason'],
+  extra: Partial<FrontierRow> = {},
+): FrontierRow => frontierRow({ runId, urlId: id, url: `http://a.test/${id}`, depth: 1, state, reason, ...extra });
 export const fetchRecord = (runId: number, id: string, at: number, hash?: string, extra: Partial<FetchRecord> = {}): FetchRecord => ({
   runId,
   urlId: id,
@@ -20,7 +26,7 @@ export const fetchRecord = (runId: number, id: string, at: number, hash?: string
   contentHash: hash,
   ...extra,
 });
-export const page = (runId: number, id: string, hash: string, at: number): PageRecord => ({
+export const page = (runId: number, id: string, hash: string, at: number, extra: Partial<PageRecord> = {}): PageRecord => ({
   urlId: id,
   url: `http://a.test/${id}`,
   host: 'a.test',
@@ -33,8 +39,9 @@ export const page = (runId: number, id: string, hash: string, at: number): PageR
   indexable: true,
   nofollow: false,
   contentHash: hash,
+  ...extra,
 });
-export const edge = (from: string, snapshot: string, to: string): EdgeRecord => ({
+export const edge = (from: string, snapshot: string, to: string, extra: Partial<EdgeRecord> = {}): EdgeRecord => ({
   fromId: from,
   snapshot,
   toId: to,
@@ -45,8 +52,9 @@ export const edge = (from: string, snapshot: string, to: string): EdgeRecord => 
   rel: '',
   internal: true,
   nofollow: false,
+  ...extra,
 });
-export const extract = (id: string, text: string, snapshot: string): ExtractRecord => ({
+export const extract = (id: string, text: string, snapshot: string, extra: Partial<ExtractRecord> = {}): ExtractRecord => ({
   urlId: id,
   runId: 1,
   snapshot,
@@ -57,4 +65,5 @@ export const extract = (id: string, text: string, snapshot: string): ExtractReco
   textHash: `t-${text}`,
   simhash: simhash(text),
   metadata: {},
+  ...extra,
 });

@@ -15,6 +15,46 @@ export const FINAL_STATES: ReadonlySet<string> = new Set<UrlState>(['done', 'fai
 /** States a run can end with: the final ones, and `deferred` (left for a later run). */
 export const SETTLED_STATES: ReadonlySet<string> = new Set<UrlState>(['done', 'failed', 'skipped', 'blocked', 'duplicate', 'deferred']);
 
+/**
+ * Why a URL is skipped, blocked or failed, or why it waits: one name per decision, shared by both
+ * runtimes and every store (`trawl status`, the API and the run report show them as written).
+ */
+export type UrlReason =
+  // Admission: where the link pointed and how it was reached.
+  | 'out-of-scope'
+  | 'denied'
+  | 'max-depth'
+  | 'nofollow'
+  | 'private-address'
+  | 'below-threshold'
+  | 'too-many-redirects'
+  | 'max-sitemaps'
+  | `trap:${string}`
+  // The host and its rules.
+  | 'robots'
+  | 'host-parked'
+  | 'host-too-slow'
+  | 'address-refused'
+  | 'robots-unreachable'
+  | 'backed-off'
+  // Budgets and the run's life.
+  | 'max-pages'
+  | 'max-pages-per-host'
+  | 'in-flight'
+  | 'running'
+  // What came back, and what processing made of it.
+  | `http-${number}`
+  | 'network-error'
+  | 'unchanged'
+  | 'redirect'
+  | 'duplicate-body'
+  | 'fetch-error'
+  | 'content-type'
+  | 'redirect-without-location'
+  | 'attempts-exhausted'
+  | 'duplicate'
+  | 'processing-failed';
+
 /** Skip reasons that depend on how a URL was reached, so a later link may still queue it. */
 export const SOFT_SKIPS = ['max-depth', 'nofollow'] as const;
 
@@ -28,7 +68,7 @@ export interface FrontierRow {
   kind: FetchKind;
   state: UrlState;
   /** Why a URL was skipped, blocked or failed (e.g. `robots`, `trap:calendar`, `max-depth`). */
-  reason?: string;
+  reason?: UrlReason;
   inlinks: number;
   fresh: boolean;
   redirects: number;
@@ -217,7 +257,7 @@ export interface FetchCommit {
   runId: number;
   urlId: string;
   state: UrlState;
-  reason?: string;
+  reason?: UrlReason;
   attempts: number;
   notBefore?: number;
   fetch?: FetchRecord;

@@ -42,7 +42,14 @@ test('a page task reads its body back from its own WARC record, decoded, with no
   const { objects, blobs, locations, cleanup } = await archived(bodies);
   try {
     for (const [i, body] of bodies.entries()) {
-      const task: PageTask = { runId: 3, row, response: { status: 200 } as PageTask['response'], contentHash: contentHashOf(Buffer.from(body)), at: 0, warc: locations[i] };
+      const task: PageTask = {
+        runId: 3,
+        row,
+        response: { status: 200 } as PageTask['response'],
+        contentHash: contentHashOf(Buffer.from(body)),
+        at: 0,
+        warc: locations[i],
+      };
       assert.equal((await taskBody({ objects, blobs }, task)).toString(), body);
     }
   } finally {
@@ -53,10 +60,20 @@ test('a page task reads its body back from its own WARC record, decoded, with no
 test('a record that is not the fetched body, or a missing file, fails with where it looked', async () => {
   const { objects, blobs, locations, cleanup } = await archived(['<p>one</p>', '<p>two</p>']);
   try {
-    const wrong: PageTask = { runId: 3, row, response: { status: 200 } as PageTask['response'], contentHash: contentHashOf(Buffer.from('<p>one</p>')), at: 0, warc: locations[1] };
+    const wrong: PageTask = {
+      runId: 3,
+      row,
+      response: { status: 200 } as PageTask['response'],
+      contentHash: contentHashOf(Buffer.from('<p>one</p>')),
+      at: 0,
+      warc: locations[1],
+    };
     await assert.rejects(taskBody({ objects, blobs }, wrong), /the body of http:\/\/a\.test\/page read from warc\/run-3\/.* at \d+ is not the one fetched/);
     const gone = { ...wrong, runId: 4 };
-    await assert.rejects(taskBody({ objects, blobs }, gone), /the body of http:\/\/a\.test\/page is missing from S3 \(warc\/run-4\/.*\): the fetch must be redone/);
+    await assert.rejects(
+      taskBody({ objects, blobs }, gone),
+      /the body of http:\/\/a\.test\/page is missing from S3 \(warc\/run-4\/.*\): the fetch must be redone/,
+    );
   } finally {
     cleanup();
   }

@@ -12,7 +12,7 @@ import { politenessConfig } from '../stages/context.js';
 import { fetchStage } from '../stages/fetch-stage.js';
 import { needsContent, processStage } from '../stages/process-stage.js';
 import { hostAfterRobots, loadRobots } from '../stages/robots-stage.js';
-import { robotsRefusal } from '../stages/run-records.js';
+import { pageSlotsAfter, robotsRefusalCommit } from '../stages/run-records.js';
 
 /** A claim on a host outlives any one request (timeouts included) but not a crashed worker for long. */
 export const HOST_LEASE_MS = 90_000;
@@ -87,13 +87,7 @@ async function underClaim(ctx: CloudContext, row: FrontierRow, host: HostRecord,
   const load = await loadRobots(ctx, row.runId, originOf(row.url), row.host, state, host);
   // In the cloud the host's failure count doubles as the count of unreadable robots.txt in a row.
   const failures = load.policy.kind === 'unreachable' ? state.consecutiveFailures + 1 : state.consecutiveFailures;
-  state = hostAfterRobots(
-    { ...state, consecutiveFailures: failures },
-    load,
-    failures,
-    politenessConfig(ctx.settings),
-    ctx.clock(),
-  );
+  state = hostAfterRobots({ ...state, consecutiveFailures: failures }, load, failures, politenessConfig(ctx.settings), ctx.clock());
   setState(state);
   if (load.requested) {
     // robots.txt was a request to the host: the page waits its turn like any other request.
@@ -110,14 +104,7 @@ async function underClaim(ctx: CloudContext, row: FrontierRow, host: HostRecord,
   }
   const { pathname, search } = new URL(row.url);
   if (load.policy.kind !== 'unreachable' && !robotsAllows(load.policy, pathname + search)) {
-    await ctx.store.commitFetch({
-      runId: row.runId,
-      urlId: row.urlId,
-      state: 'blocked',
-      reason: 'robots',
-      attempts: row.attempts,
-      fetch: robotsRefusal(row, ctx.clock()),
-    });
+    await ctx.store.commitFetch(robotsRefusalCommit(row, ctx.clock()));
     return { action: 'delete', outcome: 'robots' };
   }
   const claimed = await ctx.store.claimUrl(row.runId, row.urlId, ctx.clock(), ctx.urlLeaseMs ?? URL_LEASE_MS);
@@ -161,10 +148,11 @@ async function fetchClaimed(ctx: CloudContext, row: FrontierRow, state: HostStat
   const result = await processStage(ctx, row, outcome);
   const next = result.hostEvent ? afterRequest(state, result.hostEvent, politeness) : state;
   setState(next);
-  if (row.kind === 'page' && (result.retry || result.fetch?.status === undefined)) {
-    if (result.retry) await ctx.store.releasePageSlot(row.runId);
-    await ctx.store.releaseHostSlot(row.runId, row.host);
-  }
+  const countsAsPage = row.kind === 'page';
+  const slots = pageSlotsAfter(countsAsPage, { retry: result.retry, answered: result.fetch?.status !== undefined });
+  if (slots.releaseRunSlot) await ctx.store.releasePageSlot(row.runId);
+  // The host slot was claimed before the fetch: given back unless the page used it.
+  if (countsAsPage && !slots.usesHostSlot) await ctx.store.releaseHostSlot(row.runId, row.host);
   await commitCloud(ctx, row, result, readyAt(next));
   if (next.parkedReason) ctx.logger.warn('host parked', { host: row.host, reason: next.parkedReason });
   return { action: 'delete', outcome: result.reason ?? result.state };

@@ -24,6 +24,7 @@ export async function taskBody(ctx: Pick<CloudContext, 'objects' | 'blobs'>, tas
     body = await ctx.blobs.get(task.contentHash);
   }
   if (!body) throw new Error(`the body of ${task.row.url} is missing from S3 (${from}): the fetch must be redone`);
-  if (contentHashOf(body) !== task.contentHash) throw new Error(`the body of ${task.row.url} read from ${from} is not the one fetched (hash ${task.contentHash})`);
+  if (contentHashOf(body) !== task.contentHash)
+    throw new Error(`the body of ${task.row.url} read from ${from} is not the one fetched (hash ${task.contentHash})`);
   return body;
 }

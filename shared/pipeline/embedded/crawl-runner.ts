@@ -4,8 +4,8 @@ import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt } from '../../politeness/host-state.js';
 import { RateLimiter } from '../../politeness/rate-limiter.js';
 import { robotsAllows, robotsSitemaps } from '../../robots/robots-policy.js';
-import type { GraphStore, FrontierRow, RunRecord, RunSummary } from '../../store/ports/index.js';
-import { robotsRefusal } from '../stages/run-records.js';
+import type { GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason } from '../../store/ports/index.js';
+import { pageSlotsAfter, robotsRefusalCommit } from '../stages/run-records.js';
 import { timerDelay } from '../../politeness/timers.js';
 import { createRun, restoreRun, resumableRun, seedCandidates } from './run-start.js';
 import { urlId } from '../../url/canonical.js';
@@ -331,15 +331,7 @@ export class CrawlRunner {
       const { pathname, search } = new URL(row.url);
       if (q.robots && !robotsAllows(q.robots, pathname + search)) {
         // Refused by robots.txt: recorded, no request made, so no delay is owed.
-        const refusal = {
-          runId: this.run.id,
-          urlId: row.urlId,
-          state: 'blocked' as const,
-          reason: 'robots',
-          attempts: row.attempts,
-          fetch: robotsRefusal(row, this.ctx.clock()),
-        };
-        const stored = this.flow.commits.commit(refusal).then(() => undefined);
+        const stored = this.flow.commits.commit(robotsRefusalCommit(row, this.ctx.clock())).then(() => undefined);
         if (this.flow.offPath) this.flow.track(stored, q.host);
         else await stored;
         this.state.known.set(row.urlId, 'final');
@@ -380,10 +372,8 @@ export class CrawlRunner {
     q.state = afterRequest(q.state, hostEventOf(this.ctx, fetched), this.politeness);
     const retry = retries(this.ctx, row, fetched);
     const notBefore = retry ? readyAt(q.state) : 0;
-    if (retry) {
-      if (countsAsPage) this.pageSlots--;
-      q.push({ ...row, attempts: row.attempts + 1, notBefore, state: 'queued' });
-    } else if (countsAsPage && fetched.kind === 'response') q.fetched++;
+    this.spendSlots(q, countsAsPage, { retry, answered: fetched.kind === 'response' });
+    if (retry) q.push({ ...row, attempts: row.attempts + 1, notBefore, state: 'queued' });
     this.flow.process(q, row, fetched, notBefore);
     if (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0) await this.ctx.store.putHostState(q.state);
     if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
@@ -393,14 +383,19 @@ export class CrawlRunner {
   private async fetchInline(q: HostQueue, row: FrontierRow, countsAsPage: boolean): Promise<void> {
     const outcome = await fetchStage(this.ctx, row);
     const result = await this.flow.inline(q, row, outcome);
-    if (result.retry && countsAsPage) this.pageSlots--;
-    if (countsAsPage && !result.retry && result.fetch?.status !== undefined) q.fetched++;
+    this.spendSlots(q, countsAsPage, { retry: result.retry, answered: result.fetch?.status !== undefined });
     const notBefore = result.retry ? readyAt(q.state) : 0;
     if (result.retry) q.push({ ...row, attempts: row.attempts + 1, notBefore, state: 'queued' });
     await this.flow.settle(q, row, result, notBefore);
     if (result.rendered || (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0)))
       await this.ctx.store.putHostState(q.state);
     if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
+  }
+
+  private spendSlots(q: HostQueue, countsAsPage: boolean, outcome: { retry: boolean; answered: boolean }): void {
+    const slots = pageSlotsAfter(countsAsPage, outcome);
+    if (slots.releaseRunSlot) this.pageSlots--;
+    if (slots.usesHostSlot) q.fetched++;
   }
 
   /** A fetch is stored: the URL is settled unless it is retried, and the new URLs go to their hosts. */
@@ -447,7 +442,7 @@ export class CrawlRunner {
     return { rows, reprioritized };
   }
 
-  private async parkRows(q: HostQueue, rows: FrontierRow[], state: 'skipped', reason: string): Promise<void> {
+  private async parkRows(q: HostQueue, rows: FrontierRow[], state: 'skipped', reason: UrlReason): Promise<void> {
     if (q.parked) q.cancelTurns();
     if (rows.length === 0) return;
     await this.ctx.store.setUrlStates(

@@ -2,7 +2,7 @@ import type { CrawlSettings } from '../../config/settings.js';
 import type { FetchKind } from '../../fetch/content-type.js';
 import type { PriorityFn, PriorityInput } from '../../frontier/priority.js';
 import { DEFAULT_TRAP_LIMITS, TrapGuard } from '../../frontier/traps.js';
-import type { FrontierRow } from '../../store/ports/index.js';
+import type { FrontierRow, UrlReason } from '../../store/ports/index.js';
 import { canonicalize, hostKey, urlId, type CanonicalOptions } from '../../url/canonical.js';
 import { scopeChecker, type ScopeVerdict } from '../../url/scope.js';
 
@@ -107,7 +107,7 @@ export class Admitter {
     return { row };
   }
 
-  private skipReason(c: LinkCandidate, url: string, redirects: number): string | undefined {
+  private skipReason(c: LinkCandidate, url: string, redirects: number): UrlReason | undefined {
     const scope = this.inScope(url);
     if (!scope.inScope) return scope.reason;
     if (redirects > MAX_REDIRECTS) return 'too-many-redirects';

@@ -1,6 +1,6 @@
 import { errorMessage } from '../../errors.js';
 import type { FetchResponse } from '../../fetch/http-fetcher.js';
-import type { FrontierRow, PageRecord, WarcLocation } from '../../store/ports/index.js';
+import type { FrontierRow, PageRecord, PageStore, WarcLocation } from '../../store/ports/index.js';
 import type { FetchRequest } from '../../fetch/http-fetcher.js';
 import type { CrawlContext } from './context.js';
 import { contentHashOf } from '../../store/content-hash.js';
@@ -19,7 +19,11 @@ export type Fetched = { request: FetchRequest } & (
  * Asks the host for one frontier URL (conditionally when a usable earlier copy is stored);
  * `earlierPages: false` when no earlier run can have stored one (the first run in a directory).
  */
-export async function requestStage(ctx: CrawlContext, row: FrontierRow, earlierPages = true): Promise<Fetched> {
+export async function requestStage(
+  ctx: Pick<CrawlContext, 'clock' | 'fetcher'> & { store: Pick<PageStore, 'getPage'> },
+  row: FrontierRow,
+  earlierPages = true,
+): Promise<Fetched> {
   const at = ctx.clock();
   const previous = row.kind === 'page' && earlierPages ? await ctx.store.getPage(row.urlId) : undefined;
   const usable = previous && previous.status === 200 && !previous.truncated && previous.contentHash;
@@ -36,8 +40,11 @@ export async function requestStage(ctx: CrawlContext, row: FrontierRow, earlierP
   }
 }
 
+/** What storing an answer touches: the blob store, the archive and the page store's body claims. */
+export type StoreStageContext = Pick<CrawlContext, 'blobs' | 'bodies' | 'archive' | 'fetcher'> & { store: Pick<PageStore, 'claimBody'> };
+
 /** Stores what the host answered: the exchange in the WARC archive, the raw body in the content-addressed blob store unless the context keeps bodies in the archive only (claimed by its first page either way). */
-export async function storeStage(ctx: CrawlContext, row: FrontierRow, fetched: Fetched): Promise<FetchOutcome> {
+export async function storeStage(ctx: StoreStageContext, row: FrontierRow, fetched: Fetched): Promise<FetchOutcome> {
   const { request, ...rest } = fetched;
   let outcome: FetchOutcome = rest;
   if (rest.kind === 'response') {
@@ -58,7 +65,12 @@ export async function fetchStage(ctx: CrawlContext, row: FrontierRow): Promise<F
 }
 
 /** Writes the exchange (or the failed attempt) to the WARC archive, when the context has one. */
-export async function archiveStage(ctx: CrawlContext, runId: number, request: FetchRequest, outcome: FetchOutcome): Promise<WarcLocation | undefined> {
+export async function archiveStage(
+  ctx: Pick<CrawlContext, 'archive' | 'fetcher'>,
+  runId: number,
+  request: FetchRequest,
+  outcome: FetchOutcome,
+): Promise<WarcLocation | undefined> {
   if (!ctx.archive) return undefined;
   const res = outcome.kind === 'response' ? outcome.res : undefined;
   return ctx.archive.write({

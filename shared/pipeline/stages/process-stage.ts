@@ -2,7 +2,7 @@ import { nextStep, PageProcessingError } from '../../errors.js';
 import { isThrottle, type ResponseEvent } from '../../politeness/host-state.js';
 import { parseRetryAfter } from '../../politeness/retry-after.js';
 import type { FetchResponse } from '../../fetch/http-fetcher.js';
-import type { FetchCommit, FetchRecord, FrontierRow, RecordKind, UrlState } from '../../store/ports/index.js';
+import type { FetchCommit, FetchRecord, FrontierRow, RecordKind, UrlReason, UrlState } from '../../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
 import { contentOf, type ContentResult, type RenderPass } from './process-content.js';
@@ -11,7 +11,7 @@ import { renderRecord } from './render-stage.js';
 /** What one fetch means for the crawl: the URL's new state, what to store, and what to crawl next. */
 export interface ProcessResult extends Omit<ContentResult, 'duplicateOf'> {
   state: UrlState;
-  reason?: string;
+  reason?: UrlReason;
   /** Put the URL back in the queue (throttled or transient failure with attempts left). */
   retry: boolean;
   fetch?: FetchRecord;
@@ -66,12 +66,12 @@ export function fetchRecord(row: FrontierRow, outcome: FetchOutcome): FetchRecor
   };
 }
 
-function empty(state: UrlState, reason?: string): ProcessResult {
+function empty(state: UrlState, reason?: UrlReason): ProcessResult {
   return { state, reason, retry: false, aliases: [], candidates: [], notModified: false };
 }
 
 /** A transient failure: queued again while attempts are left (as `retries` says), else failed. */
-function retryOrFail(retry: boolean, reason: string): ProcessResult {
+function retryOrFail(retry: boolean, reason: UrlReason): ProcessResult {
   return retry ? { ...empty('queued', reason), retry: true } : empty('failed', reason);
 }
 

@@ -1,6 +1,7 @@
 import type { StoredPage } from './context.js';
 import type { EnrichRunResult } from './enrich-stage.js';
-import type { FrontierRow, RunSummary, SelectionRecord } from '../../store/ports/index.js';
+import type { FrontierRow, RunSummary, SelectionRecord, UrlReason, UrlState } from '../../store/ports/index.js';
+import type { FetchKind } from '../../fetch/content-type.js';
 import type { ProcessResult } from './process-stage.js';
 import type { RobotsLoad } from './robots-stage.js';
 import type { RenderCapture } from './render-stage.js';
@@ -25,7 +26,7 @@ export interface ProgressStats {
 /** What the runner reports as it goes; the CLI renders these as a progress line or JSON lines. */
 export type CrawlEvent =
   | { type: 'start'; runId: number; resumed: boolean; requeued?: number; exhausted?: number; carried?: number }
-  | { type: 'fetch'; url: string; kind: string; status?: number; state: string; reason?: string; ms: number; bytes: number }
+  | { type: 'fetch'; url: string; kind: FetchKind; status?: number; state: UrlState; reason?: UrlReason; ms: number; bytes: number }
   | { type: 'blocked'; url: string; reason: 'robots' }
   | { type: 'render'; url: string; reason: string; ok: boolean; gained: boolean; ms: number; requests: number; blocked: Record<string, number>; error?: string }
   | { type: 'robots'; host: string; policy: string; requested: boolean; status?: number; error?: string }

@@ -13,6 +13,7 @@ import {
   type RunStatus,
   type SeenUrl,
   type UrlState,
+  type UrlReason,
 } from '../ports/index.js';
 import { fetchItem, frontierItem, recordOf, scopeOf } from './dynamo-items.js';
 import { latencyCounters, minuteCounters } from './dynamo-activity.js';
@@ -251,7 +252,7 @@ export class DynamoCrawlStore extends DynamoReports implements CrawlStore {
     }
   }
 
-  async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string, notBefore?: number): Promise<void> {
+  async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: UrlReason, notBefore?: number): Promise<void> {
     await inBatches(urlIds, 16, (id) => this.setState(runId, id, { state, reason, notBefore }));
   }
 

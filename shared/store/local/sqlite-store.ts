@@ -19,6 +19,7 @@ import type {
   RunSummary,
   SeenUrl,
   UrlState,
+  UrlReason,
 } from '../ports/index.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { checkSchema } from './schema-versions.js';
@@ -225,7 +226,7 @@ export class SqliteCrawlStore implements CrawlStore {
     this.journal.committed(mark);
   }
 
-  async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: string, notBefore?: number): Promise<void> {
+  async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: UrlReason, notBefore?: number): Promise<void> {
     await this.writer.call('setUrlStates', runId, urlIds, state, reason, notBefore ?? null);
   }
 
