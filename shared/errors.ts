@@ -231,3 +231,30 @@ export class HostBusyError extends RetryableFetchError {
     this.name = 'HostBusy';
   }
 }
+
+/** Error codes of a write the disk could not take: full, over quota, past a file size limit, or SQLite's own. */
+const NO_ROOM_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'SQLITE_FULL', 'SQLITE_IOERR_WRITE']);
+
+/** The code of a write that found no room, looking through causes and grouped errors; undefined for any other error. */
+export function noRoomCode(err: unknown, depth = 0): string | undefined {
+  if (!err || typeof err !== 'object' || depth > 5) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && NO_ROOM_CODES.has(code)) return code;
+  if (err instanceof AggregateError) for (const e of err.errors) if (noRoomCode(e, depth + 1)) return noRoomCode(e, depth + 1);
+  return noRoomCode((err as { cause?: unknown }).cause, depth + 1);
+}
+
+/** The data directory's disk took no more writes: the run stops, interrupted, with what it stored kept. */
+export class DiskFullError extends TrawlError {
+  readonly code: string;
+  constructor(dataDir: string, cause: unknown) {
+    const code = noRoomCode(cause) ?? 'ENOSPC';
+    super(
+      `the disk holding ${dataDir} is full (${code}: ${cause instanceof Error ? cause.message : String(cause)}); the run is interrupted and what it stored is kept: free some space, then run \`trawl crawl --resume --data ${dataDir}\` to go on where it stopped`,
+      'stop-run',
+      { cause },
+    );
+    this.name = 'DiskFullError';
+    this.code = code;
+  }
+}

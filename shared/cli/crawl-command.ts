@@ -43,16 +43,24 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
     if (e.type === 'selected') for (const line of storedSelectionText(e.selections, e.report)) io.out(line);
   };
   const started = Date.now();
-  // Settings come resolved; `env` is read only for the backends of search and social seeds (and enrichment providers).
-  const summary = await crawl(seedArgs, { ...settings, env: io.env ?? {}, signal: abort.signal, onEvent });
-  const elapsedMs = Date.now() - started;
-  if (io.json) io.out(jsonLine({ type: 'summary', ...summary, elapsedMs, stats: done?.stats ?? last?.stats }));
-  else {
+  const report = (summary: RunSummary) => {
+    const elapsedMs = Date.now() - started;
+    if (io.json) return io.out(jsonLine({ type: 'summary', ...summary, elapsedMs, stats: done?.stats ?? last?.stats }));
     io.status?.('');
     io.out(summaryText(summary, settings.data, elapsedMs));
     if (done?.stages) io.out(stageText(done.stages, summary.requests));
     if (done && done.stats.rendered + done.stats.renderFailures > 0)
       io.out(`rendered in Chromium: ${done.stats.rendered} pages (${done.stats.renderFailures} renders failed; those pages were extracted as served)`);
+  };
+  let summary: RunSummary;
+  try {
+    // Settings come resolved; `env` is read only for the backends of search and social seeds (and enrichment providers).
+    summary = await crawl(seedArgs, { ...settings, env: io.env ?? {}, signal: abort.signal, onEvent });
+  } catch (err) {
+    // A run that ended early but summed itself up (a full disk) shows what it stored before the error.
+    if (done) report(done.summary);
+    throw err;
   }
+  report(summary);
   return summary;
 }

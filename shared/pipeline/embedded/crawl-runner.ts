@@ -1,5 +1,5 @@
 import { performance as perf } from 'node:perf_hooks';
-import { errorMessage, nextStep } from '../../errors.js';
+import { DiskFullError, errorMessage, nextStep, noRoomCode } from '../../errors.js';
 import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt } from '../../politeness/host-state.js';
 import { RateLimiter } from '../../politeness/rate-limiter.js';
@@ -118,6 +118,7 @@ export class CrawlRunner {
       await this.sleep(wake === undefined ? undefined : Math.min(wake, this.deadline));
     }
     await this.flow.drain();
+    if (this.fatal && noRoomCode(this.fatal)) await this.endOnFullDisk(this.fatal);
     if (this.fatal) throw this.fatal;
     const status = this.stopping ? 'interrupted' : 'finished';
     if (status === 'finished') {
@@ -130,6 +131,22 @@ export class CrawlRunner {
     if (this.ctx.stages.enabled) this.ctx.stages.add('crawl thread', perf.eventLoopUtilization(this.busy).active);
     this.progress.finish(summary, this.ctx.stages.enabled ? this.ctx.stages.ms : undefined);
     return summary;
+  }
+
+  /**
+   * The disk took no more writes: the run is marked interrupted and summed up while a small write
+   * may still go through (if it cannot, it stays `running`, which `--resume` takes too), then it
+   * ends with one error that says what to do.
+   */
+  private async endOnFullDisk(cause: unknown): Promise<never> {
+    try {
+      await this.ctx.store.setRunStatus(this.run.id, 'interrupted', this.ctx.clock());
+    } catch (err) {
+      this.ctx.logger.warn('the run could not be marked interrupted on the full disk; --resume takes it as it is', { error: errorMessage(err) });
+    }
+    // Reading needs no room: the summary of what was stored.
+    this.progress.finish(await this.ctx.store.summary(this.run.id), undefined);
+    throw new DiskFullError(this.ctx.settings.data, cause);
   }
 
   /** A host that waits on a back-off (robots.txt unreachable, 429/503), not merely on its delay. */
@@ -287,9 +304,11 @@ export class CrawlRunner {
       this.ctx.logger.warn('a host task failed; its URL stays in flight for --resume', { host, error: errorMessage(err) });
       return;
     }
-    this.fatal ??= err;
+    // The first error stops the crawl and is told; pages already on their way fail the same way.
+    if (this.fatal) return;
+    this.fatal = err;
     this.stopping = true;
-    this.ctx.logger.error('crawl stopped by an unexpected error (resumable)', { host, error: errorMessage(err) });
+    if (!noRoomCode(err)) this.ctx.logger.error('crawl stopped by an unexpected error (resumable)', { host, error: errorMessage(err) });
     this.wakeUp?.();
   }
 

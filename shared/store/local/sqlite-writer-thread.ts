@@ -8,6 +8,7 @@ import { Worker, type MessagePort } from 'node:worker_threads';
 import Database from './sqlite-driver.js';
 import { FILE_STAGE, SqliteWriteOps, type WriteAnswer, type WriteCall, type WriteOp } from './sqlite-writes.js';
 import { NO_CLOCK, StageClock, type StageTimes } from '../../log/stage-clock.js';
+import { noRoomCode } from '../../errors.js';
 
 type Ops = SqliteWriteOps['ops'];
 type Result<K extends WriteOp> = ReturnType<Ops[K]>;
@@ -87,7 +88,7 @@ export class WriterThread implements StoreWriter {
       for (const a of msg.answers ?? []) {
         const p = this.pending.get(a.id);
         this.pending.delete(a.id);
-        if ('error' in a) p?.reject(new Error(a.error));
+        if ('error' in a) p?.reject(Object.assign(new Error(a.error), a.code ? { code: a.code } : {}));
         else p?.resolve(a.value);
       }
       if (this.pending.size === 0) worker.unref();
@@ -185,6 +186,15 @@ export function serveWrites(port: MessagePort, file: string, timed = false): voi
     if (group.length) {
       const answers = ops.runAll(group, clock).map((a, i) => ({ id: group[i]!.id, ...a }));
       if (walBytes(file) > CHECKPOINT_WAL_BYTES) clock.time('SQLite checkpoints', () => db.pragma('wal_checkpoint(PASSIVE)'));
+      // No room for a write: the log's pages go into the database and the log is cut to nothing,
+      // which gives back its space for the run's last writes (its status, on a full disk).
+      if (answers.some((a) => 'error' in a && noRoomCode(a))) {
+        try {
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } catch {
+          // Nothing could be moved: the writes that follow fail and say so.
+        }
+      }
       port.postMessage({ answers, timings: timed ? clock.take() : undefined });
     }
     if (closing) {

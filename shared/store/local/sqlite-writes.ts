@@ -264,7 +264,9 @@ export class SqliteWriteOps {
         try {
           return { value: this.db.transaction(() => this.call(c, clock))() };
         } catch (err) {
-          return { error: err instanceof Error ? err.message : String(err) };
+          // The code travels with the message: the crawl tells a full disk from a broken store by it.
+          const code = (err as { code?: unknown }).code;
+          return { error: err instanceof Error ? err.message : String(err), ...(typeof code === 'string' ? { code } : {}) };
         }
       });
     } finally {
@@ -284,4 +286,4 @@ export interface WriteCall {
   op: WriteOp;
   args: unknown[];
 }
-export type WriteAnswer = { value: unknown } | { error: string };
+export type WriteAnswer = { value: unknown } | { error: string; code?: string };

@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { serve, tempDir } from '../helpers.js';
+import { runCli, type CliResult } from './cli-process.js';
+import { openDb } from './crawl-helpers.js';
+
+const PAGES = 20;
+
+/** `trawl <args>` with the files it may write capped at `maxKiB` (RLIMIT_FSIZE): writes past it fail as on a full disk (EFBIG, SQLite's write error). */
+function runCapped(args: string[], maxKiB: number): Promise<CliResult> {
+  const started = Date.now();
+  const child = spawn('bash', ['-c', `ulimit -f ${maxKiB} && exec "$0" "$@"`, process.execPath, '--import', 'tsx', 'shared/cli/main.ts', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  return new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+    }),
+  );
+}
+
+/** Words that do not compress: each page adds ~100 KB to the WARC file, the blobs and the database. */
+const prose = (seed: number) =>
+  Array.from(
+    { length: 200 },
+    (_, i) =>
+      `<p>Paragraph ${seed}.${i}: ${randomBytes(280)
+        .toString('base64')
+        .replace(/(.{12})/g, '$1 ')}</p>`,
+  ).join('\n');
+
+test('a full disk ends the crawl with one clear line and its summary, the run interrupted; --resume finishes it with nothing lost', async () => {
+  const server = await serve((req, res) => {
+    const n = /^\/p(\d+)$/.exec(req.url ?? '');
+    if (req.url === '/') {
+      const links = Array.from({ length: PAGES }, (_, i) => `<li><a href="/p${i}">page ${i}</a></li>`).join('');
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Index</title></head><body><ul>${links}</ul></body></html>`);
+    }
+    if (n)
+      return void res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<html><head><title>Page ${n[1]}</title></head><body><article>${prose(Number(n[1]))}</article></body></html>`);
+    res.writeHead(404).end();
+  });
+  const { dir, cleanup } = tempDir();
+  const flags = ['--data', dir, '--allow-private-network', '--delay-ms', '0', '--max-rps', '0'];
+  try {
+    const full = await runCapped(['crawl', `${server.origin}/`, ...flags], 2048);
+    assert.equal(full.code, 1, `exit code (stderr: ${full.stderr.slice(-2000)})`);
+    const errors = full.stderr.split('\n').filter((l) => l.startsWith('trawl: '));
+    assert.equal(errors.length, 1, full.stderr);
+    assert.match(
+      errors[0]!,
+      /^trawl: the disk holding .* is full \((EFBIG|SQLITE_IOERR_WRITE|SQLITE_FULL|ENOSPC): .*\); the run is interrupted and what it stored is kept: free some space, then run `trawl crawl --resume --data .*` to go on where it stopped$/,
+    );
+    assert.match(full.stdout + full.stderr, /run 1 interrupted/, 'the run summary is printed');
+    const db = openDb(dir);
+    const before = db.prepare('SELECT url FROM pages WHERE status = 200').all() as Array<{ url: string }>;
+    const status = (db.prepare('SELECT status FROM runs WHERE id = 1').get() as { status: string }).status;
+    db.close();
+    assert.equal(status, 'interrupted');
+    assert.ok(before.length < PAGES + 1, `the cap stopped the crawl early (${before.length} pages stored)`);
+
+    const resumed = await runCli(['crawl', '--resume', ...flags], 120_000);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, /run 1 finished/);
+    const after = openDb(dir);
+    const pages = (after.prepare('SELECT url FROM pages WHERE status = 200').all() as Array<{ url: string }>).map((p) => p.url);
+    after.close();
+    assert.equal(pages.length, PAGES + 1, 'every page stored once the disk has room');
+    for (const p of before) assert.ok(pages.includes(p.url), `${p.url} kept`);
+  } finally {
+    await server.close();
+    cleanup();
+  }
+});
