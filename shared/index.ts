@@ -28,6 +28,7 @@ export {
   UsageError,
   DataDirError,
   DataDirLockedError,
+  DiskFullError,
   NeverFetchedError,
   FetchedAndFailedError,
   PageProcessingError,
