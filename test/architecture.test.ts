@@ -75,7 +75,16 @@ export const LAYERS: Array<{ name: string; modules: string[] }> = [
     name: 'policy',
     modules: ['shared/fetch', 'shared/robots', 'shared/politeness', 'shared/dedupe', 'shared/links', 'shared/extract', 'shared/render', 'shared/enrich'],
   },
-  { name: 'ports', modules: ['shared/store/records.ts', 'shared/store/archive-keys.ts', 'shared/store/frontier-message.ts', 'shared/store/ports'] },
+  {
+    name: 'ports',
+    modules: [
+      'shared/store/records.ts',
+      'shared/store/archive-keys.ts',
+      'shared/store/content-hash.ts',
+      'shared/store/frontier-message.ts',
+      'shared/store/ports',
+    ],
+  },
   { name: 'domain', modules: ['shared/frontier', 'shared/graph', 'shared/archive', 'shared/targets', 'shared/scoring', 'shared/search'] },
   { name: 'adapters', modules: ['shared/store/local', 'shared/store/aws'] },
   { name: 'stages', modules: ['shared/pipeline/stages'] },
