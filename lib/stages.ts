@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { environmentOf } from '../shared/config/lambda-environment.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -15,11 +15,15 @@ import { nagRef } from './nag.js';
 
 /** The repository root (a source checkout): functions are referenced by entry path only. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** Where the compiled construct is (`dist/lib` in the package, `lib` in a source checkout). */
+const HERE = dirname(fileURLToPath(import.meta.url));
 /**
- * Bundles built by `npm run build` beside the compiled construct (`dist/lambda/<stage>/index.mjs`):
- * what an installed package uses, so a user's synth needs neither esbuild nor Docker.
+ * The stages built by `npm run build` beside the compiled construct (`dist/lambda/`: one
+ * code-split build, `manifest.json` naming each stage's files): what an installed package uses,
+ * so a user's synth needs neither esbuild nor Docker. A source checkout has none and bundles each
+ * stage with NodejsFunction.
  */
-const BUNDLES = join(dirname(fileURLToPath(import.meta.url)), '..', 'lambda');
+const PREBUILT = join(HERE, '..', 'lambda');
 
 /** Every Lambda stage: its folder under `functions/`. */
 export const STAGES = [
@@ -67,6 +71,8 @@ export const SHIPPED_PACKAGES: Partial<Record<StageName, string[]>> = { 'render-
 
 /** The AWS SDK clients every stage uses, which the nodejs24.x runtime ships: left out of the bundles. */
 const RUNTIME_SDK = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-sfn'];
+/** What the prebuilt stages leave out: the SDK clients the runtime ships, and what ships as files beside a stage. */
+export const PREBUILT_EXTERNALS = [...RUNTIME_SDK, ...new Set(Object.values(SHIPPED_PACKAGES).flat())];
 /** Stages that use S3 Vectors or Bedrock: their clients are bundled (newer than a runtime's SDK may be). */
 const ENRICH_STAGES: ReadonlySet<StageName> = new Set(['summarize-page', 'index-page', 'finalize-run', 'search-api']);
 /** Stages that only read the table and the bucket (the search API). */
@@ -151,9 +157,8 @@ export class CrawlStages extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
       },
     };
-    const bundle = join(BUNDLES, name);
-    const fn = existsSync(join(bundle, 'index.mjs'))
-      ? new lambda.Function(this, name, { ...common, handler: 'index.handler', code: lambda.Code.fromAsset(bundle) })
+    const fn = existsSync(join(PREBUILT, 'manifest.json'))
+      ? new lambda.Function(this, name, { ...common, handler: 'index.handler', code: prebuiltCode(name) })
       : new NodejsFunction(this, name, {
           ...common,
           entry: join(ROOT, 'functions', name, 'index.ts'),
@@ -197,7 +202,75 @@ export class CrawlStages extends Construct {
   }
 }
 
-/** esbuild options of a source checkout's bundles (and of `npm run build`'s prebuilt ones: scripts/build-lambdas.ts). */
+/**
+ * A prebuilt stage's asset, assembled at synth on this machine (CDK's local bundling; the image is
+ * never pulled): its entry as `index.mjs`, the chunks it loads, and the files it reads at run time
+ * from the packages installed with trawl.
+ */
+function prebuiltCode(name: StageName): lambda.Code {
+  const manifest = JSON.parse(readFileSync(join(PREBUILT, 'manifest.json'), 'utf8')) as Record<StageName, string[]>;
+  return lambda.Code.fromAsset(PREBUILT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: lambda.Runtime.NODEJS_24_X.bundlingImage,
+      // Part of CDK's staging cache key (the local function is not): without it every stage would get the first one's asset.
+      environment: { TRAWL_STAGE: name },
+      local: {
+        tryBundle(outputDir: string): boolean {
+          for (const file of manifest[name]) copyFileSync(join(PREBUILT, file), join(outputDir, file === `${name}.mjs` ? 'index.mjs' : file));
+          shipFiles(name, outputDir, HERE);
+          return true;
+        },
+      },
+    },
+  });
+}
+
+/** The installed directory of a package, found as Node finds it from `from` (nested node_modules first). */
+function installedDir(name: string, from: string): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** A package and its production dependencies as installed, each found from the package that needs it. */
+function installedClosure(names: string[], from: string): Array<{ name: string; dir: string }> {
+  const found = new Map<string, string>();
+  const visit = (name: string, parent: string) => {
+    const dir = installedDir(name, parent);
+    if (!dir || found.has(name)) return;
+    found.set(name, dir);
+    const deps = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+    for (const dep of Object.keys(deps)) visit(dep, dir);
+  };
+  for (const name of names) visit(name, from);
+  return [...found].map(([name, dir]) => ({ name, dir }));
+}
+
+/** What a prebuilt stage reads as files: pdf.js's worker (Extract), the Chromium package (Render), the web UI (search API). */
+function shipFiles(name: StageName, outputDir: string, from: string): void {
+  if (name === 'extract-page') {
+    const pdfjs = installedDir('pdfjs-dist', from);
+    if (!pdfjs) throw new Error('the Extract stage ships pdf.js beside its code, and pdfjs-dist (a dependency of trawl) is not installed: run npm install');
+    for (const f of PDFJS_FILES) {
+      mkdirSync(join(outputDir, 'node_modules/pdfjs-dist', dirname(f)), { recursive: true });
+      copyFileSync(join(pdfjs, f), join(outputDir, 'node_modules/pdfjs-dist', f));
+    }
+  }
+  for (const pkg of SHIPPED_PACKAGES[name] ?? []) {
+    const closure = installedClosure([pkg], from);
+    if (!closure.some((p) => p.name === pkg))
+      throw new Error(
+        `the ${name} stage ships ${pkg}, an optional dependency of trawl that is not installed (npm install --omit=optional leaves it out): run npm install ${pkg} in the app that synthesizes the stack`,
+      );
+    for (const p of closure) cpSync(p.dir, join(outputDir, 'node_modules', p.name), { recursive: true });
+  }
+  if (name === 'search-api') cpSync(join(from, '..', 'ui'), join(outputDir, 'ui'), { recursive: true });
+}
+
+/** esbuild options of a source checkout's bundles (`npm run build`'s prebuilt ones, scripts/build-lambdas.ts, match them in one split build). */
 function bundlingOptions(name: StageName): BundlingOptions {
   return {
     format: OutputFormat.ESM,

@@ -1,43 +1,54 @@
-// Part of `npm run build`: each Lambda stage bundled by esbuild into dist/lambda/<stage>/, with the
-// options a source checkout's NodejsFunction uses at synth, so an installed package synthesizes
-// with neither esbuild nor Docker on the user's machine.
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// Part of `npm run build`: every Lambda stage bundled by esbuild in one build with code splitting
+// into dist/lambda/ (a stage's entry `<stage>.mjs` and the chunks it shares with the others), and
+// a manifest of the files each stage loads. An installed package's construct assembles each
+// stage's asset from these at synth (lib/stages.ts), adding what ships as files (pdf.js, the
+// Chromium of @sparticuz/chromium, the web UI), so a user's synth needs neither esbuild nor Docker
+// and the tarball holds the shared code once (issue 31: 85 MB packed before, with a bundle per
+// stage and Chromium inside the Render one).
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { externalModules, LAMBDA_BANNER, packageClosure, PDFJS_FILES, SHIPPED_PACKAGES, STAGES, UI_DIR } from '../lib/stages.js';
+import { LAMBDA_BANNER, PREBUILT_EXTERNALS, STAGES, type StageName } from '../lib/stages.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'lambda');
 
 rmSync(OUT, { recursive: true, force: true });
-for (const stage of STAGES) {
-  const dir = join(OUT, stage);
-  await build({
-    entryPoints: [join(ROOT, 'functions', stage, 'index.ts')],
-    outfile: join(dir, 'index.mjs'),
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node24',
-    mainFields: ['module', 'main'],
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    banner: { js: LAMBDA_BANNER },
-    external: externalModules(stage),
-    logLevel: 'warning',
-  });
-  for (const pkg of packageClosure(ROOT, SHIPPED_PACKAGES[stage] ?? [])) {
-    cpSync(join(ROOT, 'node_modules', pkg), join(dir, 'node_modules', pkg), { recursive: true });
-  }
-  // The search API serves the web UI (npm run build:ui runs first in npm run build).
-  if (stage === 'search-api') cpSync(UI_DIR, join(dir, 'ui'), { recursive: true });
-  if (stage === 'extract-page') {
-    for (const f of PDFJS_FILES) {
-      mkdirSync(join(dir, 'node_modules/pdfjs-dist', dirname(f)), { recursive: true });
-      cpSync(join(ROOT, 'node_modules/pdfjs-dist', f), join(dir, 'node_modules/pdfjs-dist', f));
-    }
-  }
+mkdirSync(OUT, { recursive: true });
+const result = await build({
+  entryPoints: Object.fromEntries(STAGES.map((stage) => [stage, join(ROOT, 'functions', stage, 'index.ts')])),
+  outdir: OUT,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  minify: true,
+  // Names kept: a stack trace in CloudWatch names its functions without a source map in the package.
+  keepNames: true,
+  banner: { js: LAMBDA_BANNER },
+  external: PREBUILT_EXTERNALS,
+  metafile: true,
+  logLevel: 'warning',
+});
+
+/** The files a stage loads: its entry and every chunk it imports, statically or on demand. */
+const outputs = result.metafile.outputs;
+function closure(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const i of outputs[file]?.imports ?? []) if (!i.external) closure(i.path, seen);
+  return seen;
 }
-process.stderr.write(`bundled ${STAGES.length} Lambda stages into ${OUT}\n`);
+const manifest = {} as Record<StageName, string[]>;
+for (const file of Object.keys(outputs)) {
+  // Dynamic imports are entry points too: only the stages' own entries name a stage.
+  const stage = basename(file, '.mjs') as StageName;
+  if (!STAGES.includes(stage)) continue;
+  manifest[stage] = [...closure(file)].map((f) => basename(f)).sort();
+}
+writeFileSync(join(OUT, 'manifest.json'), JSON.stringify(manifest, null, 2));
+process.stderr.write(`bundled ${STAGES.length} Lambda stages into ${OUT} (${Object.keys(outputs).length} files)\n`);

@@ -105,6 +105,6 @@ export async function findBrowser(env: NodeJS.ProcessEnv = process.env, candidat
   if (bundled) return { path: bundled, source: 'bundled', headlessShell: true };
   throw new RenderError(
     'browser-missing',
-    'no Chromium found: set CHROMIUM_PATH, install chromium (apt-get install chromium) or Google Chrome, or crawl with --render never',
+    'no Chromium found: set CHROMIUM_PATH, install chromium (apt-get install chromium) or Google Chrome, install @sparticuz/chromium (Linux x64; an optional dependency of trawl, left out by npm install --omit=optional), or crawl with --render never',
   );
 }

@@ -38,8 +38,10 @@ export function consumerLock(
   const repo = JSON.parse(readFileSync(repoLockFile, 'utf8')) as { packages: Record<string, LockEntry> };
   const packages = repo.packages;
   const deps = repoPackage.dependencies as Record<string, string>;
+  // npm installs optional dependencies unless told not to (@sparticuz/chromium is one).
+  const optional = (repoPackage.optionalDependencies ?? {}) as Record<string, string>;
   const included = new Map<string, LockEntry>();
-  const queue: Array<[string, string]> = [...Object.keys(deps), ...Object.keys(extraRoots)].map((n) => ['', n]);
+  const queue: Array<[string, string]> = [...Object.keys(deps), ...Object.keys(optional), ...Object.keys(extraRoots)].map((n) => ['', n]);
   while (queue.length) {
     const [from, name] = queue.shift()!;
     const path = resolveIn(packages, from, name);
@@ -80,6 +82,7 @@ export function consumerLock(
         integrity,
         license: repoPackage.license,
         dependencies: deps,
+        optionalDependencies: optional,
         peerDependencies: repoPackage.peerDependencies,
         peerDependenciesMeta: repoPackage.peerDependenciesMeta,
         bin: repoPackage.bin,
