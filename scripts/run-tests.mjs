@@ -12,9 +12,25 @@ function findTests(dir) {
 }
 
 const filter = process.argv.slice(2);
+// The slowest files start first (two run at a time): a long one started last would run alone at
+// the end while the other slot idles. Only the order changes.
+const SLOW_FIRST = [
+  'test/package/',
+  'test/e2e/cloud',
+  'test/e2e/scale',
+  'test/e2e/render',
+  'test/api/ui',
+  'test/e2e/disk-full',
+  'test/e2e/hostile',
+  'test/lib/',
+];
+const rank = (f) => {
+  const i = SLOW_FIRST.findIndex((p) => f.startsWith(p));
+  return i === -1 ? SLOW_FIRST.length : i;
+};
 const files = findTests('test')
   .filter((f) => filter.length === 0 || filter.some((p) => f.includes(p)))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

@@ -21,4 +21,15 @@ export function objectStoreContract(name: string, adapter: Adapter<ObjectStore>)
       assert.equal((await objects.get(markdown))!.toString(), '# Run 3\n');
       assert.equal(await objects.get('reports/none.json'), undefined);
     }));
+
+  test(`${name}: reads a byte range of an object (one record of a WARC file), and nothing for a missing one`, () =>
+    using(adapter, async (objects) => {
+      const bytes = Buffer.from(Array.from({ length: 300 }, (_, i) => i % 256));
+      const key = await objects.putWarc(4, 'trawl-4-y.warc.gz', bytes);
+      assert.deepEqual(await objects.getRange(key, 100, 50), bytes.subarray(100, 150));
+      // From the start (not one byte: s3rver answers `bytes=0-0` with the whole object, and a response record never starts a WARC file).
+      assert.deepEqual(await objects.getRange(key, 0, 10), bytes.subarray(0, 10));
+      assert.deepEqual(await objects.getRange(key, 250, 50), bytes.subarray(250, 300));
+      assert.equal(await objects.getRange('warc/run-4/none.warc.gz', 0, 10), undefined);
+    }));
 }

@@ -135,7 +135,11 @@ test("the README's CDK app synthesizes a stack with trawl/cdk from the prebuilt 
   // Every stage loads as Lambda loads it (the runtime's SDK stands in from this checkout): the chunks it imports are all there.
   symlinkSync(join(ROOT, 'node_modules'), join(project.dir, 'cdk.out', 'node_modules'));
   for (const stage of stages) {
-    const out = run(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(join(stage, 'index.mjs'))}); console.log(typeof m.handler);`]);
+    const out = run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(join(stage, 'index.mjs'))}); console.log(typeof m.handler);`,
+    ]);
     assert.equal(out.trim(), 'function', stage);
   }
 });
