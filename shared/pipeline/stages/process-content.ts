@@ -14,6 +14,11 @@ import { notRendered, renderInfo, type RenderCapture, type RenderWanted } from '
 
 const FRESH_WINDOW_MS = 30 * 86_400_000;
 
+/** A content result with no aliases and no links to follow unless `fields` gives them: the one place that says so. */
+export function contentResult(fields: Partial<ContentResult>): ContentResult {
+  return { aliases: [], candidates: [], ...fields };
+}
+
 export interface ContentResult {
   page?: PageRecord;
   edges?: EdgeRecord[];
@@ -106,7 +111,7 @@ async function htmlContent(ctx: CrawlContext, row: FrontierRow, answered: Answer
   const body = res.body ?? Buffer.alloc(0);
   const page = { ...basePage(row, answered), charset: sniffCharset(body, res.charset, true) };
   const owner = bodyOwner ?? (contentHash ? await ctx.store.claimBody(contentHash, row.urlId, at) : row.urlId);
-  if (owner !== row.urlId) return { page: { ...page, duplicateOf: owner }, aliases: [], candidates: [], duplicateOf: owner };
+  if (owner !== row.urlId) return contentResult({ page: { ...page, duplicateOf: owner }, duplicateOf: owner });
   const { capture } = pass;
   const rendered = capture?.ok && capture.renderedHash ? await ctx.blobs.get(capture.renderedHash) : undefined;
   if (capture?.ok && !rendered) throw new PageProcessingError('render', `the rendered DOM ${capture.renderedHash} is missing from the blob store`);
@@ -126,7 +131,7 @@ async function htmlContent(ctx: CrawlContext, row: FrontierRow, answered: Answer
     );
     ctx.stages.merge(x.timings);
   } catch (err) {
-    return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
+    return contentResult({ page, failure: err as PageProcessingError });
   }
   if (x.decoded) page.charset = x.decoded.charset;
   page.indexable = !x.noindex;
@@ -141,7 +146,7 @@ async function htmlContent(ctx: CrawlContext, row: FrontierRow, answered: Answer
     page.render = notRendered(decision, available);
     // It is processed again from its DOM: links, chunks and near-duplicate lookups wait for that pass.
     if (decision.render && available)
-      return { page, aliases: [], candidates: [], renderWanted: { reason: decision.reason, served: { textChars: x.shell.textChars, links: x.shell.links } } };
+      return contentResult({ page, renderWanted: { reason: decision.reason, served: { textChars: x.shell.textChars, links: x.shell.links } } });
   }
   const snapshot = contentHash ?? 'empty';
   const edges = edgesOf(row, snapshot, x);
@@ -179,12 +184,12 @@ async function htmlContent(ctx: CrawlContext, row: FrontierRow, answered: Answer
 async function pdfContent(ctx: CrawlContext, row: FrontierRow, answered: Answered): Promise<ContentResult> {
   const { res, contentHash } = answered;
   const page = basePage(row, answered);
-  if (!res.body || res.truncated) return { page, aliases: [], candidates: [] };
+  if (!res.body || res.truncated) return contentResult({ page });
   let pdf;
   try {
     pdf = await stage('pdf', () => ctx.stages.timeAsync('PDF', () => extractPdf(res.body!)));
   } catch (err) {
-    return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
+    return contentResult({ page, failure: err as PageProcessingError });
   }
   page.title = pdf.title;
   let parts;
@@ -192,23 +197,23 @@ async function pdfContent(ctx: CrawlContext, row: FrontierRow, answered: Answere
     parts = await stage('pdf', () => ctx.extractor.textParts(pdf.text, ctx.stages.enabled));
     ctx.stages.merge(parts.timings);
   } catch (err) {
-    return { page, aliases: [], candidates: [], failure: err as PageProcessingError };
+    return contentResult({ page, failure: err as PageProcessingError });
   }
-  return { page, aliases: [], candidates: [], ...(await extractRecords(ctx, row, contentHash ?? 'empty', pdfExtraction(pdf, parts), {}, pdf.pages)) };
+  return contentResult({ page, ...(await extractRecords(ctx, row, contentHash ?? 'empty', pdfExtraction(pdf, parts), {}, pdf.pages)) });
 }
 
 /** Any 2xx body: HTML is extracted, XML feeds yield items, PDFs give text; other text is kept as it is. */
 export async function contentOf(ctx: CrawlContext, row: FrontierRow, answered: Answered, pass: RenderPass = {}): Promise<ContentResult> {
   const { res } = answered;
-  if (row.kind === 'sitemap') return { aliases: [], candidates: await stage('sitemap', () => sitemapCandidates(ctx, row, res.body ?? Buffer.alloc(0))) };
+  if (row.kind === 'sitemap') return contentResult({ candidates: await stage('sitemap', () => sitemapCandidates(ctx, row, res.body ?? Buffer.alloc(0))) });
   if (row.kind === 'feed' || (res.contentClass === 'xml' && looksLikeFeed(res.body))) {
     const text = decodeBody(res.body ?? Buffer.alloc(0), sniffCharset(res.body ?? Buffer.alloc(0), res.charset, false));
     const candidates = await stage('feed', () => feedCandidates(row, text));
-    if (row.kind === 'feed' || candidates.length > 0) return { aliases: [], candidates };
+    if (row.kind === 'feed' || candidates.length > 0) return contentResult({ candidates });
   }
   if (res.contentClass === 'html') return htmlContent(ctx, row, answered, pass);
   if (res.contentClass === 'pdf') return pdfContent(ctx, row, answered);
-  return { page: basePage(row, answered), aliases: [], candidates: [] };
+  return contentResult({ page: basePage(row, answered) });
 }
 
 function looksLikeFeed(body: Buffer | null): boolean {

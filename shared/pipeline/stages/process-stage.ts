@@ -5,7 +5,7 @@ import type { FetchResponse } from '../../fetch/http-fetcher.js';
 import type { FetchCommit, FetchRecord, FrontierRow, RecordKind, UrlReason, UrlState } from '../../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
-import { contentOf, type ContentResult, type RenderPass } from './process-content.js';
+import { contentOf, contentResult, type ContentResult, type RenderPass } from './process-content.js';
 import { renderRecord } from './render-stage.js';
 
 /** What one fetch means for the crawl: the URL's new state, what to store, and what to crawl next. */
@@ -166,7 +166,7 @@ async function byStatus(ctx: CrawlContext, row: FrontierRow, outcome: Extract<Fe
     content = await contentOf(ctx, row, outcome, pass);
   } catch (err) {
     // A stage that failed before anything of the page was kept (sitemap, feed, decoding).
-    content = { aliases: [], candidates: [], failure: err instanceof PageProcessingError ? err : new PageProcessingError('process', err) };
+    content = contentResult({ failure: err instanceof PageProcessingError ? err : new PageProcessingError('process', err) });
   }
   if (content.failure) {
     ctx.logger.warn('page processing failed; the URL fails and the crawl goes on', {
