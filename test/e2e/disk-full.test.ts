@@ -6,7 +6,7 @@ import { serve, tempDir } from '../helpers.js';
 import { runCli, type CliResult } from './cli-process.js';
 import { openDb } from './crawl-helpers.js';
 
-const PAGES = 20;
+const PAGES = 12;
 
 /** `trawl <args>` with the files it may write capped at `maxKiB` (RLIMIT_FSIZE): writes past it fail as on a full disk (EFBIG, SQLite's write error). */
 function runCapped(args: string[], maxKiB: number): Promise<CliResult> {
@@ -53,7 +53,7 @@ test('a full disk ends the crawl with one clear line and its summary, the run in
   const { dir, cleanup } = tempDir();
   const flags = ['--data', dir, '--allow-private-network', '--delay-ms', '0', '--max-rps', '0'];
   try {
-    const full = await runCapped(['crawl', `${server.origin}/`, ...flags], 2048);
+    const full = await runCapped(['crawl', `${server.origin}/`, ...flags], 1024);
     assert.equal(full.code, 1, `exit code (stderr: ${full.stderr.slice(-2000)})`);
     const errors = full.stderr.split('\n').filter((l) => l.startsWith('trawl: '));
     assert.equal(errors.length, 1, full.stderr);
