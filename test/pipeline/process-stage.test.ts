@@ -1,11 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveSettings } from '../../shared/cli/args.js';
-import { buildContext } from '../../shared/pipeline/stages/context.js';
 import { processStage } from '../../shared/pipeline/stages/process-stage.js';
 import type { FetchOutcome } from '../../shared/pipeline/stages/fetch-stage.js';
 import type { FetchResponse } from '../../shared/fetch/http-fetcher.js';
-import { openLocalForWriting } from '../../shared/store/local/open-local.js';
+import { testContext } from '../context.js';
 import { AddressRefusedError, NonRetryableFetchError, RetryableFetchError } from '../../shared/errors.js';
 import type { FrontierRow, PageRecord } from '../../shared/store/ports/index.js';
 import { frontierRow, tempDir } from '../helpers.js';
@@ -104,16 +102,9 @@ const cases: Case[] = [
 
 test('processStage: every status and content kind to its state, reason, retry, records and links', async () => {
   const { dir, cleanup } = tempDir();
-  const local = openLocalForWriting(dir, 'test');
-  const ctx = buildContext({
-    settings: resolveSettings({ data: dir, 'allow-private-network': true }, {}),
-    store: local.store,
-    blobs: local.blobs,
-    extraction: 'inline',
-    rendering: 'none',
-  });
+  const ctx = testContext(dir, {}, { warcDir: undefined, extraction: 'inline', rendering: 'none' });
   try {
-    const run = await local.store.createRun(['http://a.test/'], {}, 1);
+    const run = await ctx.store.createRun(['http://a.test/'], {}, 1);
     for (const [i, c] of cases.entries()) {
       const row = frontierRow({ runId: run.id, urlId: `u${i}`, url: 'http://a.test/page', kind: c.kind ?? 'page', attempts: c.attempts ?? 0 });
       const result = await processStage(ctx, row, c.outcome(1_000 + i));
@@ -132,7 +123,6 @@ test('processStage: every status and content kind to its state, reason, retry, r
     }
   } finally {
     await ctx.close();
-    await local.close();
     cleanup();
   }
 });

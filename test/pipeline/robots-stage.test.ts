@@ -1,8 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveSettings } from '../../shared/cli/args.js';
-import { buildContext } from '../../shared/pipeline/stages/context.js';
-import { openLocalForWriting } from '../../shared/store/local/open-local.js';
+import { testContext } from '../context.js';
 import { loadRobots } from '../../shared/pipeline/stages/robots-stage.js';
 import { newHostState } from '../../shared/politeness/host-state.js';
 import { robotsAllows } from '../../shared/robots/robots-policy.js';
@@ -28,21 +26,7 @@ async function withRobotsServer(hops: number, fn: (origin: string, hits: string[
 }
 
 function context(dataDir: string, now: { t: number }) {
-  const local = openLocalForWriting(dataDir, 'test');
-  const ctx = buildContext({
-    settings: resolveSettings({ data: dataDir, 'allow-private-network': true }, {}),
-    store: local.store,
-    blobs: local.blobs,
-    warcDir: local.warcDir,
-    clock: () => now.t,
-  });
-  return {
-    ...ctx,
-    close: async () => {
-      await ctx.close();
-      await local.close();
-    },
-  };
+  return testContext(dataDir, {}, { clock: () => now.t });
 }
 
 test('follows robots.txt redirects and caches the result for the TTL', async () => {
