@@ -104,21 +104,6 @@ export function externalModules(name: StageName): string[] {
   return [...(ENRICH_STAGES.has(name) ? RUNTIME_SDK : ['@aws-sdk/*']), ...(SHIPPED_PACKAGES[name] ?? [])];
 }
 
-/** A package and every package it depends on (production dependencies, as installed under `root`). */
-export function packageClosure(root: string, names: string[]): string[] {
-  const seen = new Set<string>();
-  const visit = (name: string) => {
-    if (seen.has(name)) return;
-    const manifest = join(root, 'node_modules', name, 'package.json');
-    if (!existsSync(manifest)) return; // an optional dependency not installed on this platform
-    seen.add(name);
-    const deps = (JSON.parse(readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
-    for (const dep of Object.keys(deps)) visit(dep);
-  };
-  for (const name of names) visit(name);
-  return [...seen].sort();
-}
-
 /** CommonJS dependencies call require(); give the ESM bundle one. */
 export const LAMBDA_BANNER = "import { createRequire as __trawlCreateRequire } from 'node:module'; const require = __trawlCreateRequire(import.meta.url);";
 
@@ -235,7 +220,7 @@ function installedDir(name: string, from: string): string | undefined {
   }
 }
 
-/** A package and its production dependencies as installed, each found from the package that needs it. */
+/** A package and its production dependencies as installed, each found from the package that needs it (one not installed, such as an optional one on another platform, is left out). */
 function installedClosure(names: string[], from: string): Array<{ name: string; dir: string }> {
   const found = new Map<string, string>();
   const visit = (name: string, parent: string) => {
@@ -297,9 +282,8 @@ function bundlingOptions(name: StageName): BundlingOptions {
         ...(name === 'search-api'
           ? [`test -f "${join(UI_DIR, 'index.html')}" || (cd "${ROOT}" && npx tsx scripts/build-ui.ts)`, `cp -R "${UI_DIR}" "${join(outputDir, 'ui')}"`]
           : []),
-        ...packageClosure(inputDir, SHIPPED_PACKAGES[name] ?? []).map(
-          (pkg) =>
-            `mkdir -p "${join(outputDir, 'node_modules', dirname(pkg))}" && cp -R "${join(inputDir, 'node_modules', pkg)}" "${join(outputDir, 'node_modules', pkg)}"`,
+        ...installedClosure(SHIPPED_PACKAGES[name] ?? [], inputDir).map(
+          ({ name: pkg, dir }) => `mkdir -p "${join(outputDir, 'node_modules', dirname(pkg))}" && cp -R "${dir}" "${join(outputDir, 'node_modules', pkg)}"`,
         ),
       ],
     },
