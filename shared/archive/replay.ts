@@ -7,7 +7,7 @@ import type { Fetcher, FetchRequest, FetchResponse } from '../fetch/http-fetcher
 import type { CrawlStore, FetchRecord } from '../store/ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
 import { targetId } from '../targets/route.js';
-import { readResponse } from './warc-reader.js';
+import { readResponse, type ArchivedResponse } from './warc-reader.js';
 
 export interface ReplayOptions {
   /** Replay the record of this run instead of the newest. */
@@ -42,24 +42,7 @@ export class ArchiveReplay implements Fetcher {
 
   async fetch(request: FetchRequest): Promise<FetchResponse> {
     const record = await this.recordFor(request.url);
-    const archived = await readResponse(join(this.dataDir, 'warc'), record.warc!);
-    const { mime, charset } = parseContentType(archived.headers['content-type']);
-    const ok = archived.status >= 200 && archived.status < 300;
-    const contentClass = ok ? (request.kind === 'robots' ? 'text' : acceptedClass(mime, request.kind)) : null;
-    return {
-      url: request.url,
-      status: archived.status,
-      headers: archived.headers,
-      body: contentClass ? archived.body : null,
-      truncated: archived.truncated,
-      mime,
-      charset,
-      contentClass,
-      skipped: ok && !contentClass ? 'content-type' : undefined,
-      wireBytes: 0,
-      durationMs: 0,
-      location: archived.headers.location ? new URL(archived.headers.location, request.url).href : undefined,
-    };
+    return responseFromArchive(request, await readResponse(join(this.dataDir, 'warc'), record.warc!));
   }
 
   requestHeaders(): Record<string, string> {
@@ -67,6 +50,27 @@ export class ArchiveReplay implements Fetcher {
   }
 
   async close(): Promise<void> {}
+}
+
+/** An archived response as the live fetcher would have returned it for `request` (no network figures). */
+export function responseFromArchive(request: FetchRequest, archived: ArchivedResponse): FetchResponse {
+  const { mime, charset } = parseContentType(archived.headers['content-type']);
+  const ok = archived.status >= 200 && archived.status < 300;
+  const contentClass = ok ? (request.kind === 'robots' ? 'text' : acceptedClass(mime, request.kind)) : null;
+  return {
+    url: request.url,
+    status: archived.status,
+    headers: archived.headers,
+    body: contentClass ? archived.body : null,
+    truncated: archived.truncated,
+    mime,
+    charset,
+    contentClass,
+    skipped: ok && !contentClass ? 'content-type' : undefined,
+    wireBytes: 0,
+    durationMs: 0,
+    location: archived.headers.location ? new URL(archived.headers.location, request.url).href : undefined,
+  };
 }
 
 export interface HistoryEntry {

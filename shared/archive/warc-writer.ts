@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { WARCRecord, WARCSerializer } from 'warcio';
 import { NO_CLOCK, type StageClock } from '../log/stage-clock.js';
 import type { WarcLocation } from '../store/ports/index.js';
+import { readResponse, type ArchivedResponse } from './warc-reader.js';
 
 /** One request/response exchange (or failed attempt) to archive. */
 export interface Exchange {
@@ -292,6 +293,11 @@ export class WarcWriter {
     await this.ensureFile(view.runId, view.date);
     const locations = this.append(parts);
     return { ...locations[0]!, recordId: recordId(conversion) };
+  }
+
+  /** The response (or rendered view) recorded at a location this writer's directory holds. */
+  read(location: WarcLocation): Promise<ArchivedResponse> {
+    return readResponse(this.dir, location);
   }
 
   close(): void {

@@ -150,6 +150,18 @@ export interface WarcLocation {
   recordId?: string;
 }
 
+/**
+ * A final answer (no retry follows) whose exchange reached the WARC file before its commit: what a
+ * resume needs to process it from the archive instead of asking the host again.
+ */
+export interface ArchivedAnswer {
+  warc: WarcLocation;
+  /** When the request started (the fetch record's time). */
+  at: number;
+  durationMs: number;
+  wireBytes: number;
+}
+
 /** One interaction with a server, success or not: the archive's index record. */
 export interface FetchRecord {
   runId: number;

@@ -57,3 +57,35 @@ test("a journal whose marks are all committed leaves no file when it closes; a r
     cleanup();
   }
 });
+
+test('an archived answer stays in the journal until its commit, through rotations, and is read back by a new process', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const journal = new InFlightJournal(dir);
+    journal.reset();
+    const answer = (n: number) => ({
+      warc: { file: 'trawl-1-x-00000.warc.gz', offset: n * 100, length: 90, recordId: `<urn:uuid:${n}>` },
+      at: n,
+      durationMs: 3,
+      wireBytes: 512,
+    });
+    journal.committed(journal.mark(1, 'slow'));
+    journal.answered(1, 'slow', answer(7));
+    journal.committed(journal.mark(1, 'done'));
+    journal.answered(1, 'done', answer(8));
+    journal.settled('done');
+    // Many more requests, each committed: the files rotate, the uncommitted answer stays.
+    for (let i = 0; i < 12_000; i++) journal.committed(journal.mark(1, `url-${i}`));
+    const answers = new InFlightJournal(dir).answers(1);
+    assert.deepEqual(answers.get('slow'), answer(7), 'an answer not committed survives rotation');
+    assert.equal(new InFlightJournal(dir).answers(2).size, 0, 'another run has none');
+    // Answered again (a resume read it back): the later line wins, and one settle releases it.
+    journal.answered(1, 'slow', answer(9));
+    assert.deepEqual(journal.answers(1).get('slow'), answer(9));
+    journal.settled('slow');
+    journal.close();
+    assert.ok(!existsSync(join(dir, JOURNAL_FILE)), 'every answer committed: no journal left');
+  } finally {
+    cleanup();
+  }
+});

@@ -4,7 +4,7 @@ import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt } from '../../politeness/host-state.js';
 import { RateLimiter } from '../../politeness/rate-limiter.js';
 import { robotsAllows, robotsSitemaps } from '../../robots/robots-policy.js';
-import type { GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason } from '../../store/ports/index.js';
+import type { ArchivedAnswer, GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason, WarcLocation } from '../../store/ports/index.js';
 import { pageSlotsAfter, robotsRefusalCommit } from '../stages/run-records.js';
 import { timerDelay } from '../../politeness/timers.js';
 import { createRun, restoreRun, resumableRun, seedCandidates } from './run-start.js';
@@ -12,7 +12,7 @@ import { urlId } from '../../url/canonical.js';
 import { Admitter, type LinkCandidate } from '../stages/admission.js';
 import { politenessConfig, type CrawlContext } from '../stages/context.js';
 import { CrawlState, knownOf } from './crawl-state.js';
-import { fetchStage, requestStage } from '../stages/fetch-stage.js';
+import { archiveAnswer, archivedStage, requestStage, storeStage, type Fetched } from '../stages/fetch-stage.js';
 import { hostEventOf, retries, type ProcessResult } from '../stages/process-stage.js';
 import { hostAfterRobots, loadRobots } from '../stages/robots-stage.js';
 import { CrawlProgress, type CrawlHooks } from '../stages/progress.js';
@@ -54,6 +54,8 @@ export class CrawlRunner {
   /** An earlier run may have stored pages (a conditional request needs the stored copy). */
   private earlierPages = true;
   private pageSlots = 0;
+  /** Answers a killed crawl archived and did not commit, by url id: processed from the archive on resume. */
+  private archivedAnswers = new Map<string, ArchivedAnswer>();
   private stopping = false;
   /** The crawl's time budget ends here (`--max-minutes`); Infinity without one. */
   private deadline = Infinity;
@@ -210,12 +212,13 @@ export class CrawlRunner {
     this.run = latest;
     await this.ctx.store.setRunStatus(latest.id, 'running', this.ctx.clock());
     this.admitter = this.newAdmitter(latest.seeds);
-    const { pagesFetched, requeued, exhausted } = await restoreRun(this.ctx, latest, this.state, this.admitter, this.politeness.delayMs);
+    const { pagesFetched, requeued, exhausted, archived } = await restoreRun(this.ctx, latest, this.state, this.admitter, this.politeness.delayMs);
     this.pageSlots = pagesFetched;
+    this.archivedAnswers = archived;
     // Seeds and targets a kill cut short: targets answered before it come from the archive, the others are called now.
     const found = await this.discover(true);
     await this.addDiscovered([...seedCandidates(latest.seeds), ...found]);
-    this.progress.started(this.run.id, true, { requeued, exhausted });
+    this.progress.started(this.run.id, true, { requeued, exhausted, fromArchive: archived.size });
   }
 
   private newAdmitter(seeds: string[]): Admitter {
@@ -385,22 +388,24 @@ export class CrawlRunner {
     }
     // Written in order before this fetch's commit; the request does not wait for it.
     this.flow.track(this.ctx.store.markInFlight(this.run.id, row.urlId), q.host);
-    const fetched = await requestStage(this.ctx, row, this.earlierPages);
+    const { fetched, archived } = await this.answerOf(row);
     // The host's part ends with its answer: its politeness state learns from it now, and the
     // storing, extraction and commit go on off its path while it takes its next request.
-    q.state = afterRequest(q.state, hostEventOf(this.ctx, fetched), this.politeness);
+    if (!archived) q.state = afterRequest(q.state, hostEventOf(this.ctx, fetched), this.politeness);
     const retry = retries(this.ctx, row, fetched);
     const notBefore = retry ? readyAt(q.state) : 0;
     this.spendSlots(q, countsAsPage, { retry, answered: fetched.kind === 'response' });
     if (retry) q.push({ ...row, attempts: row.attempts + 1, notBefore, state: 'queued' });
-    this.flow.process(q, row, fetched, notBefore);
+    // Archived now, while the page waits to be processed: a kill before its commit loses no answer.
+    this.flow.process(q, row, fetched, notBefore, archiveAnswer(this.ctx, row, fetched, !retry, archived));
     if (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0) await this.ctx.store.putHostState(q.state);
     if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
   }
 
   /** Without a processing queue: the page is stored, extracted and committed in its host's turn. */
   private async fetchInline(q: HostQueue, row: FrontierRow, countsAsPage: boolean): Promise<void> {
-    const outcome = await fetchStage(this.ctx, row);
+    const { fetched, archived } = await this.answerOf(row);
+    const outcome = await storeStage(this.ctx, row, fetched, archiveAnswer(this.ctx, row, fetched, !retries(this.ctx, row, fetched), archived));
     const result = await this.flow.inline(q, row, outcome);
     this.spendSlots(q, countsAsPage, { retry: result.retry, answered: result.fetch?.status !== undefined });
     const notBefore = result.retry ? readyAt(q.state) : 0;
@@ -409,6 +414,20 @@ export class CrawlRunner {
     if (result.rendered || (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0)))
       await this.ctx.store.putHostState(q.state);
     if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
+  }
+
+  /** The host's answer to a URL: asked now or, for one a killed crawl archived and did not commit, read back from the archive. */
+  private async answerOf(row: FrontierRow): Promise<{ fetched: Fetched; archived?: WarcLocation }> {
+    const answer = this.archivedAnswers.get(row.urlId);
+    if (answer) {
+      this.archivedAnswers.delete(row.urlId);
+      try {
+        return { fetched: await archivedStage(this.ctx, row, answer), archived: answer.warc };
+      } catch (err) {
+        this.ctx.logger.warn('an archived answer could not be read back; the URL is fetched again', { url: row.url, error: errorMessage(err) });
+      }
+    }
+    return { fetched: await requestStage(this.ctx, row, this.earlierPages) };
   }
 
   private spendSlots(q: HostQueue, countsAsPage: boolean, outcome: { retry: boolean; answered: boolean }): void {

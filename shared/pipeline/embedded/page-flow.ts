@@ -7,7 +7,7 @@ import { errorMessage } from '../../errors.js';
 import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt, type PolitenessConfig } from '../../politeness/host-state.js';
 import { timerDelay } from '../../politeness/timers.js';
-import type { FrontierRow } from '../../store/ports/index.js';
+import type { FrontierRow, WarcLocation } from '../../store/ports/index.js';
 import type { LinkCandidate } from '../stages/admission.js';
 import type { CrawlContext } from '../stages/context.js';
 import { storeStage, type Fetched, type FetchOutcome } from '../stages/fetch-stage.js';
@@ -130,16 +130,17 @@ export class PageFlow {
 
   /**
    * What a host answered, stored, extracted and committed off the host's path (the host's politeness
-   * state and a retry were settled when it answered); `notBefore` of a retried URL.
+   * state and a retry were settled when it answered, and its exchange archived: `archived`);
+   * `notBefore` of a retried URL.
    */
-  process(q: HostQueue, row: FrontierRow, fetched: Fetched, notBefore: number): void {
+  process(q: HostQueue, row: FrontierRow, fetched: Fetched, notBefore: number, archived: Promise<WarcLocation | undefined>): void {
     const bytes = fetched.kind === 'response' ? (fetched.res.body?.length ?? 0) : 0;
     const heavy = fetched.kind === 'response' && (fetched.res.contentClass === 'pdf' || bytes > HEAVY.bytes);
-    (heavy ? this.heavy : this.work).push(() => this.processTask(q, row, fetched, notBefore), bytes);
+    (heavy ? this.heavy : this.work).push(() => this.processTask(q, row, fetched, notBefore, archived), bytes);
   }
 
-  private async processTask(q: HostQueue, row: FrontierRow, fetched: Fetched, notBefore: number): Promise<void> {
-    const outcome = await storeStage(this.ctx, row, fetched);
+  private async processTask(q: HostQueue, row: FrontierRow, fetched: Fetched, notBefore: number, archived: Promise<WarcLocation | undefined>): Promise<void> {
+    const outcome = await storeStage(this.ctx, row, fetched, archived);
     let result = await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } });
     const wanted = result.renderWanted;
     // The render and the previews are requests to the host: they wait for its turn.

@@ -2,7 +2,7 @@
 // over) or the latest resumed (its crawl state rebuilt from the store as the killed crawl left it).
 import { UsageError } from '../../errors.js';
 import { newHostState } from '../../politeness/host-state.js';
-import type { CrawlStore, FrontierRow, RunRecord } from '../../store/ports/index.js';
+import type { ArchivedAnswer, CrawlStore, FrontierRow, RunRecord } from '../../store/ports/index.js';
 import { wasFetchedPage } from '../stages/run-records.js';
 import type { Admitter, LinkCandidate } from '../stages/admission.js';
 import type { CrawlContext } from '../stages/context.js';
@@ -58,7 +58,8 @@ export async function createRun(
  * A resumed run's crawl state as the killed crawl left it: its in-flight URLs requeued (or failed
  * past their attempts), what it had seen (and the trap counters), its queued URLs in their hosts'
  * queues with each host's back-off and parking kept and one delay before its first request.
- * Returns the pages it had fetched (its used budget) and what was requeued.
+ * Returns the pages it had fetched (its used budget), what was requeued, and the answers the
+ * archive holds for URLs in flight (`archived`: processed from there, first in their hosts' queues).
  */
 export async function restoreRun(
   ctx: CrawlContext,
@@ -66,8 +67,10 @@ export async function restoreRun(
   state: CrawlState,
   admitter: Admitter,
   delayMs: number,
-): Promise<{ pagesFetched: number; requeued: number; exhausted: number }> {
+): Promise<{ pagesFetched: number; requeued: number; exhausted: number; archived: Map<string, ArchivedAnswer> }> {
+  const answers = ctx.store.uncommittedAnswers?.(run.id) ?? new Map<string, ArchivedAnswer>();
   const { requeued, exhausted } = await ctx.store.requeueInFlight(run.id, ctx.settings.maxAttempts);
+  const archived = new Map<string, ArchivedAnswer>();
   const seen = await ctx.store.seenUrls(run.id);
   for (const s of seen) {
     state.known.set(s.urlId, knownOf(s.state, s.reason));
@@ -81,10 +84,16 @@ export async function restoreRun(
       q.state = { ...(saved?.state ?? newHostState(row.host)), nextAllowedAt: ctx.clock() + delayMs };
     }
     q.fetched = counts.fetchedPerHost.get(row.host) ?? 0;
-    state.enqueue(row);
+    const answer = answers.get(row.urlId);
+    if (answer) archived.set(row.urlId, answer);
+    // An archived answer costs the host nothing: it goes before the host's other URLs.
+    state.enqueue(answer ? { ...row, priority: row.priority + ARCHIVED_FIRST } : row);
   }
-  return { pagesFetched: counts.pagesFetched, requeued, exhausted };
+  return { pagesFetched: counts.pagesFetched, requeued, exhausted, archived };
 }
+
+/** Added to an archived answer's priority on resume (priorities are fractions around 0–2). */
+const ARCHIVED_FIRST = 100;
 
 /** What a resumed run must rebuild from the store: the per-host page counts and the run's used budget. */
 interface ResumeCounts {

@@ -1,6 +1,7 @@
 import { errorMessage } from '../../errors.js';
 import type { FetchResponse } from '../../fetch/http-fetcher.js';
-import type { FrontierRow, PageRecord, PageStore, WarcLocation } from '../../store/ports/index.js';
+import type { ArchivedAnswer, FrontierRow, FrontierStore, PageRecord, PageStore, WarcLocation } from '../../store/ports/index.js';
+import { responseFromArchive } from '../../archive/replay.js';
 import type { FetchRequest } from '../../fetch/http-fetcher.js';
 import type { CrawlContext } from './context.js';
 import { contentHashOf } from '../../store/content-hash.js';
@@ -43,8 +44,17 @@ export async function requestStage(
 /** What storing an answer touches: the blob store, the archive and the page store's body claims. */
 export type StoreStageContext = Pick<CrawlContext, 'blobs' | 'bodies' | 'archive' | 'fetcher'> & { store: Pick<PageStore, 'claimBody'> };
 
-/** Stores what the host answered: the exchange in the WARC archive, the raw body in the content-addressed blob store unless the context keeps bodies in the archive only (claimed by its first page either way). */
-export async function storeStage(ctx: StoreStageContext, row: FrontierRow, fetched: Fetched): Promise<FetchOutcome> {
+/**
+ * Stores what the host answered: the exchange in the WARC archive (unless `archived` says where
+ * `archiveAnswer` wrote it already), the raw body in the content-addressed blob store unless the
+ * context keeps bodies in the archive only (claimed by its first page either way).
+ */
+export async function storeStage(
+  ctx: StoreStageContext,
+  row: FrontierRow,
+  fetched: Fetched,
+  archived?: Promise<WarcLocation | undefined>,
+): Promise<FetchOutcome> {
   const { request, ...rest } = fetched;
   let outcome: FetchOutcome = rest;
   if (rest.kind === 'response') {
@@ -56,7 +66,51 @@ export async function storeStage(ctx: StoreStageContext, row: FrontierRow, fetch
       contentHash && row.kind === 'page' && res.status >= 200 && res.status < 300 ? await ctx.store.claimBody(contentHash, row.urlId, at) : undefined;
     outcome = { ...rest, contentHash, bodyOwner };
   }
-  return { ...outcome, warc: await archiveStage(ctx, row.runId, request, outcome) };
+  return { ...outcome, warc: await (archived ?? archiveStage(ctx, row.runId, request, outcome)) };
+}
+
+/** What `archiveAnswer` touches: the archive, and the store's journal of answers not yet committed. */
+export type ArchiveAnswerContext = Pick<CrawlContext, 'archive' | 'fetcher'> & { store: Pick<FrontierStore, 'answered'> };
+
+/**
+ * Archives the exchange as soon as the host has answered (the page may then wait in a processing
+ * queue before its commit) and journals a `final` answer (no retry follows) in the store, so a
+ * crawl killed before the commit processes it from the archive on resume instead of asking the host
+ * again. An answer read back from the archive (`existing`) is journaled again, not rewritten.
+ * Returns where the record is, for `storeStage`, which also meets a failed write.
+ */
+export function archiveAnswer(
+  ctx: ArchiveAnswerContext,
+  row: FrontierRow,
+  fetched: Fetched,
+  final: boolean,
+  existing?: WarcLocation,
+): Promise<WarcLocation | undefined> {
+  const { request, ...outcome } = fetched;
+  const written = (existing ? Promise.resolve(existing) : archiveStage(ctx, row.runId, request, outcome)).then((warc) => {
+    if (warc && final && outcome.kind === 'response')
+      ctx.store.answered?.(row.runId, row.urlId, { warc, at: outcome.at, durationMs: outcome.res.durationMs, wireBytes: outcome.res.wireBytes });
+    return warc;
+  });
+  // Awaited by storeStage, which meets the failure (a full disk stops the crawl there).
+  written.catch(() => undefined);
+  return written;
+}
+
+/**
+ * The answer a killed crawl had archived but not committed, read back from the WARC file as the
+ * fetcher returned it then (a 304 with the stored page it confirmed): no request is made.
+ */
+export async function archivedStage(
+  ctx: Pick<CrawlContext, 'archive'> & { store: Pick<PageStore, 'getPage'> },
+  row: FrontierRow,
+  answer: ArchivedAnswer,
+): Promise<Fetched> {
+  if (!ctx.archive) throw new Error('no archive to read the answer from');
+  const request: FetchRequest = { url: row.url, kind: row.kind };
+  const res = { ...responseFromArchive(request, await ctx.archive.read(answer.warc)), durationMs: answer.durationMs, wireBytes: answer.wireBytes };
+  const previous = res.status === 304 ? await ctx.store.getPage(row.urlId) : undefined;
+  return { kind: 'response', request, res, previous, at: answer.at };
 }
 
 /** Fetches one frontier URL and stores what came back (the raw body before anything refers to it). */

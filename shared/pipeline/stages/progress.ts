@@ -25,7 +25,7 @@ export interface ProgressStats {
 
 /** What the runner reports as it goes; the CLI renders these as a progress line or JSON lines. */
 export type CrawlEvent =
-  | { type: 'start'; runId: number; resumed: boolean; requeued?: number; exhausted?: number; carried?: number }
+  | { type: 'start'; runId: number; resumed: boolean; requeued?: number; exhausted?: number; carried?: number; fromArchive?: number }
   | { type: 'fetch'; url: string; kind: FetchKind; status?: number; state: UrlState; reason?: UrlReason; ms: number; bytes: number }
   | { type: 'blocked'; url: string; reason: 'robots' }
   | { type: 'render'; url: string; reason: string; ok: boolean; gained: boolean; ms: number; requests: number; blocked: Record<string, number>; error?: string }
@@ -63,7 +63,7 @@ export class CrawlProgress {
     this.startedAt = clock();
   }
 
-  started(runId: number, resumed: boolean, counts?: { requeued?: number; exhausted?: number; carried?: number }): void {
+  started(runId: number, resumed: boolean, counts?: { requeued?: number; exhausted?: number; carried?: number; fromArchive?: number }): void {
     this.runId = runId;
     this.emit({ type: 'start', runId, resumed, ...counts });
   }

@@ -4,11 +4,16 @@
 // in-flight mark; the journal has them (a written line survives the process, as the OS holds it),
 // and a resume counts their attempts from it. Costs a few microseconds a request.
 //
+// It also holds answers (`A <run> <url id> <json>`): a final answer whose exchange reached the WARC
+// file is written here at once, and stays open until the URL's commit is in the database, so a
+// resume processes it from the archive instead of asking the host again.
+//
 // It stays small however long the crawl: past ROTATE_LINES the file becomes `trawl.inflight.1`
 // and a new one starts; the old file is deleted as soon as the database has committed every mark
 // it holds, so at most two files of ROTATE_LINES lines exist, whatever the number of pages.
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ArchivedAnswer } from '../records.js';
 
 export const JOURNAL_FILE = 'trawl.inflight';
 const ROTATE_LINES = 4096;
@@ -21,8 +26,10 @@ export class InFlightJournal {
   private lines = 0;
   private generation = 0;
   private marked = false;
-  /** Marks of the current and the previous file the database has not committed yet. */
+  /** Marks and answers of the current and the previous file the database has not committed yet. */
   private readonly open = new Map<number, number>();
+  /** The file (generation) of each answer not yet committed, by url id. */
+  private readonly answerFiles = new Map<string, JournalMark>();
 
   constructor(private readonly dataDir: string) {}
 
@@ -41,14 +48,34 @@ export class InFlightJournal {
     this.fd = openSync(this.file, 'w');
     this.lines = 0;
     this.open.clear();
+    this.answerFiles.clear();
   }
 
   /** Records that a request for `urlId` of run `runId` is about to start. */
   mark(runId: number, urlId: string): JournalMark {
+    return this.append(`${runId} ${urlId}\n`);
+  }
+
+  /** Records a final answer that reached the archive; open until `settled(urlId)`. */
+  answered(runId: number, urlId: string, answer: ArchivedAnswer): void {
+    const previous = this.answerFiles.get(urlId);
+    this.answerFiles.set(urlId, this.append(`A ${runId} ${urlId} ${JSON.stringify(answer)}\n`));
+    if (previous !== undefined) this.committed(previous);
+  }
+
+  /** The URL's commit is in the database: its answer is no longer needed. */
+  settled(urlId: string): void {
+    const file = this.answerFiles.get(urlId);
+    if (file === undefined) return;
+    this.answerFiles.delete(urlId);
+    this.committed(file);
+  }
+
+  private append(line: string): JournalMark {
     if (this.lines >= ROTATE_LINES && !this.open.has(this.generation - 1)) this.rotate();
     this.fd ??= openSync(this.file, 'a');
     this.marked = true;
-    writeSync(this.fd, `${runId} ${urlId}\n`);
+    writeSync(this.fd, line);
     this.lines++;
     this.open.set(this.generation, (this.open.get(this.generation) ?? 0) + 1);
     return this.generation;
@@ -77,16 +104,32 @@ export class InFlightJournal {
   /** The requests each URL of the run started, by the journal (missing files: none). */
   attempts(runId: number): Map<string, number> {
     const out = new Map<string, number>();
-    const prefix = `${runId} `;
-    for (const file of [this.previousFile, this.file]) {
-      if (!existsSync(file)) continue;
-      for (const line of readFileSync(file, 'utf8').split('\n')) {
-        if (!line.startsWith(prefix)) continue;
-        const id = line.slice(prefix.length).trim();
-        if (id) out.set(id, (out.get(id) ?? 0) + 1);
+    for (const id of this.linesOf(`${runId} `)) if (id) out.set(id, (out.get(id) ?? 0) + 1);
+    return out;
+  }
+
+  /** The answers of the run the journal holds, the last one of each URL (missing files: none). */
+  answers(runId: number): Map<string, ArchivedAnswer> {
+    const out = new Map<string, ArchivedAnswer>();
+    const prefix = `A ${runId} `;
+    for (const line of this.linesOf(prefix)) {
+      const space = line.indexOf(' ');
+      if (space <= 0) continue;
+      try {
+        out.set(line.slice(0, space), JSON.parse(line.slice(space + 1)) as ArchivedAnswer);
+      } catch {
+        // A line the kill cut short: its answer is not known, the URL is fetched again.
       }
     }
     return out;
+  }
+
+  /** The lines of both files that start with `prefix`, without it, oldest first. */
+  private *linesOf(prefix: string): Generator<string> {
+    for (const file of [this.previousFile, this.file]) {
+      if (!existsSync(file)) continue;
+      for (const line of readFileSync(file, 'utf8').split('\n')) if (line.startsWith(prefix)) yield line.slice(prefix.length).trim();
+    }
   }
 
   /**

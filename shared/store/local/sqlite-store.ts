@@ -4,6 +4,7 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DataDirError, errorMessage } from '../../errors.js';
 import type {
+  ArchivedAnswer,
   ChunkRecord,
   CrawlStore,
   EdgeRecord,
@@ -238,7 +239,16 @@ export class SqliteCrawlStore implements CrawlStore {
 
   async requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }> {
     await this.writer.call('restoreInFlight', runId, [...this.journal.attempts(runId)]);
-    return this.writer.call('requeueInFlight', runId, maxAttempts);
+    return this.writer.call('requeueInFlight', runId, maxAttempts, [...this.journal.answers(runId).keys()]);
+  }
+
+  /** Durable (the journal's line) when it returns; open until the URL's commit. */
+  answered(runId: number, urlId: string, answer: ArchivedAnswer): void {
+    this.journal.answered(runId, urlId, answer);
+  }
+
+  uncommittedAnswers(runId: number): Map<string, ArchivedAnswer> {
+    return this.journal.answers(runId);
   }
 
   async settleQueued(runId: number, reason: string): Promise<number> {
@@ -268,6 +278,7 @@ export class SqliteCrawlStore implements CrawlStore {
     const claims = [...this.pendingBodies.values()];
     const inserted = await this.writer.call('commitFetches', commits, claims);
     for (const c of claims) if (this.pendingBodies.get(c.hash) === c) this.pendingBodies.delete(c.hash);
+    for (const c of commits) this.journal.settled(c.urlId);
     return inserted;
   }
 

@@ -202,7 +202,10 @@ export class SqliteWriteOps {
       );
       for (const [urlId, n] of attempts) stmt.run(n, runId, urlId);
     },
-    requeueInFlight: (runId: number, maxAttempts: number): { requeued: number; exhausted: number } => {
+    /** `answered`: URLs whose answer is archived, queued again whatever their attempts (the resume processes them from the archive). */
+    requeueInFlight: (runId: number, maxAttempts: number, answered: string[] = []): { requeued: number; exhausted: number } => {
+      const keep = this.sql("UPDATE frontier SET state = 'queued', reason = NULL WHERE run_id = ? AND url_id = ? AND state = 'in_flight'");
+      for (const id of answered) keep.run(runId, id);
       const exhausted = this.sql(
         "UPDATE frontier SET state = 'failed', reason = 'attempts-exhausted' WHERE run_id = ? AND state = 'in_flight' AND attempts >= ?",
       ).run(runId, maxAttempts).changes;

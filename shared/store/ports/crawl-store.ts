@@ -1,5 +1,6 @@
 import type { HostState } from '../../politeness/host-state.js';
 import type {
+  ArchivedAnswer,
   ChunkRecord,
   EdgeRecord,
   ExtractRecord,
@@ -50,8 +51,20 @@ export interface FrontierStore {
   /** Sets the state of many URLs at once (e.g. when a host is parked); `notBefore` for deferred ones. Idempotent. */
   setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: UrlReason, notBefore?: number): Promise<void>;
   /**
+   * A final answer to an in-flight URL reached the archive: kept durably until the URL's commit, so
+   * a resume processes it from the archive and the host is not asked twice. Optional: a store
+   * without it (the cloud's: its fetch messages are redelivered) lets a resume fetch the URL again.
+   */
+  answered?(runId: number, urlId: string, answer: ArchivedAnswer): void;
+  /**
+   * The answers of URLs in flight that a kill left uncommitted, by url id; read before
+   * `requeueInFlight`, which queues them again (whatever their attempts) for the resume to process.
+   */
+  uncommittedAnswers?(runId: number): Map<string, ArchivedAnswer>;
+  /**
    * After a crash: URLs that were in flight go back to the queue, except those whose attempts
-   * reached `maxAttempts`, which fail (`attempts-exhausted`); deferred URLs are queued again.
+   * reached `maxAttempts`, which fail (`attempts-exhausted`), unless their answer was archived
+   * (`uncommittedAnswers`); deferred URLs are queued again.
    */
   requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }>;
   /**
