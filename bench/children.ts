@@ -12,6 +12,9 @@ export interface ChildResult {
   pagesStored: number;
   requests?: number;
   stages?: Record<string, number>;
+  /** Pages rendered in Chromium, and the browser's peak memory (PSS of the processes below the crawler). */
+  rendered?: number;
+  browserPeakMb?: number;
   rssAt?: Array<{ pages: number; rssMb: number; peakRssMb: number; heapMb: number; externalMb: number; anonMb?: number; queued?: number }>;
 }
 

@@ -1,8 +1,11 @@
-// npm run bench:crawl — trawl (built, storage on) against Crawlee's CheerioCrawler on the same
-// synthetic web in one run, delays off: the bench web (8 blog hosts × 400 articles, the feature
-// hosts, and on every blog host a 20 MB page, PDFs and a long set of redirects), each crawler in its
-// own process, judged from the server's request log; then where trawl's time goes, by stage; then
-// a 1-host and a 2-host crawl with each page processed in its host's turn and off it.
+// npm run bench:crawl — trawl (built, storage on, its default settings but for delays) against
+// Crawlee's CheerioCrawler on the same synthetic web in one run, delays off: the bench web (8 blog
+// hosts × 400 articles, the feature hosts — traps, robots.txt variants, throttling — and on every
+// blog host a 20 MB page, PDFs and a long set of redirects, plus an app host of single-page apps
+// whose content and links exist only once rendered), each crawler in its own process, judged from
+// the server's request log; trawl with `--render never` and with the default `--render auto`. Then
+// where trawl's time goes, by stage; then a 1-host and a 2-host crawl with each page processed in
+// its host's turn and off it.
 import { startWeb } from '../test/web/server.js';
 import { startGeneratedWeb } from '../test/web/generated.js';
 import { webMetrics, type WebMetrics } from './web-metrics.js';
@@ -14,9 +17,11 @@ const WEB = {
   blogHosts: Number(process.env.BENCH_HOSTS ?? 8),
   crawlDelaySeconds: 0,
   heavy: { pdfs: 5, redirects: 100 },
+  apps: Number(process.env.BENCH_APPS ?? 100),
 };
 const CRAWLEE_MAX_REQUESTS = 10_000;
 const CRAWLEE_TIMEOUT_S = 300;
+const MEMORY_TARGET_MB = 150;
 
 async function onBenchWeb(name: string, script: string, args: (seeds: string[]) => string[], token: string) {
   const web = await startWeb(WEB);
@@ -28,8 +33,8 @@ async function onBenchWeb(name: string, script: string, args: (seeds: string[]) 
   }
 }
 
-const full = await onBenchWeb('trawl full', 'bench/trawl-child.mjs', (s) => trawlArgs(s, { extract: 'full' }), 'trawl');
-const links = await onBenchWeb('trawl links', 'bench/trawl-child.mjs', (s) => trawlArgs(s, { extract: 'links' }), 'trawl');
+const never = await onBenchWeb('trawl never', 'bench/trawl-child.mjs', (s) => trawlArgs(s, { render: 'never' }), 'trawl');
+const auto = await onBenchWeb('trawl auto', 'bench/trawl-child.mjs', (s) => trawlArgs(s, { render: 'auto' }), 'trawl');
 const crawlee = await onBenchWeb(
   'crawlee',
   'bench/run-crawlee.ts',
@@ -37,7 +42,7 @@ const crawlee = await onBenchWeb(
   '*',
 );
 
-type Run = typeof full;
+type Run = typeof never;
 const rate = (r: Run) => r.web.requests / (r.child.elapsedMs / 1000);
 const rows: Array<[string, (r: Run) => string]> = [
   ['requests (excl. robots.txt)', (r) => String(r.web.requests)],
@@ -45,23 +50,28 @@ const rows: Array<[string, (r: Run) => string]> = [
   ['duplicate fetches', (r) => String(r.web.duplicateFetches)],
   ['trap fetches', (r) => String(r.web.trapFetches)],
   ['robots violations', (r) => String(r.web.robotsViolations)],
+  ['pages rendered', (r) => (r.child.rendered === undefined ? '-' : String(r.child.rendered))],
   ['time (s)', (r) => (r.child.elapsedMs / 1000).toFixed(2)],
-  ['pages/s (requests)', (r) => rate(r).toFixed(1)],
+  ['requests/s', (r) => rate(r).toFixed(1)],
   ['useful pages/s', (r) => (r.web.usefulPages / (r.child.elapsedMs / 1000)).toFixed(1)],
-  ['CPU ms per page', (r) => (r.child.cpuMs / Math.max(1, r.web.requests)).toFixed(2)],
-  ['peak RSS (MiB)', (r) => r.child.maxRssMb.toFixed(0)],
+  ['CPU ms per request', (r) => (r.child.cpuMs / Math.max(1, r.web.requests)).toFixed(2)],
+  ['peak RSS (MiB, crawler)', (r) => r.child.maxRssMb.toFixed(0)],
+  ['peak RSS (MiB, + browser)', (r) => (r.child.browserPeakMb === undefined ? '-' : (r.child.maxRssMb + r.child.browserPeakMb).toFixed(0))],
 ];
 console.log(
-  `bench web: ${WEB.blogHosts} blog hosts × ${WEB.articles} articles (each with a 20 MB page, ${WEB.heavy.pdfs} PDFs and ${WEB.heavy.redirects} redirects) + the feature hosts, on loopback; delays off.`,
+  `bench web: ${WEB.blogHosts} blog hosts × ${WEB.articles} articles (each with a 20 MB page, ${WEB.heavy.pdfs} PDFs and ${WEB.heavy.redirects} redirects), ` +
+    `an app host of ${WEB.apps} single-page apps, and the feature hosts (traps, robots.txt variants, throttling), on loopback; delays off.`,
 );
-console.log('trawl (built: dist/, plain node) stores to SQLite + blobs + WARC; Crawlee keeps memory storage (robots.txt respected, 16 at once).');
-console.log(`${'metric'.padEnd(30)}${'trawl full'.padStart(12)}${'trawl links'.padStart(12)}${'crawlee'.padStart(12)}`);
-for (const [label, get] of rows) console.log(`${label.padEnd(30)}${get(full).padStart(12)}${get(links).padStart(12)}${get(crawlee).padStart(12)}`);
+console.log(
+  'trawl (built: dist/, plain node, default settings but --delay-ms 0) stores to SQLite + blobs + WARC; Crawlee keeps memory storage (robots.txt respected, 16 at once).',
+);
+console.log(`${'metric'.padEnd(30)}${'trawl never'.padStart(13)}${'trawl auto'.padStart(13)}${'crawlee'.padStart(12)}`);
+for (const [label, get] of rows) console.log(`${label.padEnd(30)}${get(never).padStart(13)}${get(auto).padStart(13)}${get(crawlee).padStart(12)}`);
 const useful = (r: Run) => r.web.usefulPages / r.child.elapsedMs;
 console.log(
-  `\nuseful pages per second: trawl full is ${(useful(full) / useful(crawlee)).toFixed(1)}× Crawlee, links ${(useful(links) / useful(crawlee)).toFixed(1)}×`,
+  `\nuseful pages per second: trawl --render never is ${(useful(never) / useful(crawlee)).toFixed(1)}× Crawlee, --render auto ${(useful(auto) / useful(crawlee)).toFixed(1)}×`,
 );
-for (const r of [full, links]) if (r.child.stages) console.log(`\n${r.name}: ${stageText(r.child.stages, r.child.requests ?? r.web.requests)}`);
+for (const r of [never, auto]) if (r.child.stages) console.log(`\n${r.name}: ${stageText(r.child.stages, r.child.requests ?? r.web.requests)}`);
 
 // One host and two, delays off: each page processed in its host's turn (--processing-queue 0) or off it (default).
 console.log("\nprocessing off the host's path, delays off (a generated web, full extraction):");
@@ -84,7 +94,7 @@ for (const hosts of [1, 2]) {
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 console.log(
-  `\ntargets: full ≥ 500 pages/s: ${verdict(rate(full) >= 500)} (${rate(full).toFixed(0)}); links ≥ 900: ${verdict(rate(links) >= 900)} (${rate(links).toFixed(0)}); ` +
-    `peak RSS ≤ 150 MiB (full, ${full.web.requests} requests): ${verdict(full.child.maxRssMb <= 150)} (${full.child.maxRssMb.toFixed(0)}); ` +
-    `zero duplicates, traps and robots violations: ${verdict([full, links].every((r) => r.web.duplicateFetches + r.web.trapFetches + r.web.robotsViolations === 0))}`,
+  `\ntargets: --render never ≥ 5× Crawlee's useful pages/s: ${verdict(useful(never) >= 5 * useful(crawlee))} (${(useful(never) / useful(crawlee)).toFixed(1)}×); ` +
+    `peak RSS ≤ ${MEMORY_TARGET_MB} MiB (--render never, ${never.web.requests} requests): ${verdict(never.child.maxRssMb <= MEMORY_TARGET_MB)} (${never.child.maxRssMb.toFixed(0)}); ` +
+    `zero duplicates, traps and robots violations: ${verdict([never, auto].every((r) => r.web.duplicateFetches + r.web.trapFetches + r.web.robotsViolations === 0))}`,
 );

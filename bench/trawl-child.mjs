@@ -2,7 +2,7 @@
 // user runs it: no TypeScript loader thread in the process) and prints one JSON line: time, CPU, peak
 // RSS (every thread of the process), the run's figures, the stage times, and the RSS each time the
 // fetched pages pass a checkpoint. Argument: a JSON object {seeds, data, flags, checkpoints}.
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { crawl } from '../dist/shared/library/crawl.js';
 import { resolveSettings } from '../dist/shared/cli/args.js';
@@ -11,7 +11,7 @@ const { seeds, data, flags = {}, checkpoints = [] } = JSON.parse(process.argv[2]
 rmSync(data, { recursive: true, force: true });
 // Delays off; a host that fails (the broken robots.txt, the throttling host) is retried after 100 ms, not 30 s, as in the old bench.
 const settings = resolveSettings(
-  { data, 'allow-private-network': true, 'delay-ms': '0', 'max-rps': '0', 'backoff-base-ms': '100', 'max-host-failures': '3', 'stage-times': true, ...flags },
+  { data, 'allow-private-network': true, 'delay-ms': '0', 'backoff-base-ms': '100', 'max-host-failures': '3', 'stage-times': true, ...flags },
   {},
 );
 
@@ -47,13 +47,55 @@ const onEvent = (e) => {
       nextCheckpoint++;
     }
   }
+  if (e.type === 'render') rendered++;
   if (e.type === 'done') stages = e.stages;
 };
+
+// The browser's memory (Linux): the proportional set size (PSS, shared pages split between the
+// processes that map them) of every process below this one, sampled every 250 ms; the peak of the sum.
+const descendants = () => {
+  const parent = new Map();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (pid) => {
+    for (let p = parent.get(pid); p; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  return [...parent.keys()].filter(below);
+};
+const pssMb = (pid) => {
+  try {
+    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+};
+let browserPeakMb = 0;
+const sampler =
+  process.platform === 'linux'
+    ? setInterval(
+        () =>
+          (browserPeakMb = Math.max(
+            browserPeakMb,
+            descendants().reduce((sum, pid) => sum + pssMb(pid), 0),
+          )),
+        250,
+      )
+    : undefined;
+sampler?.unref();
+let rendered = 0;
 
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const summary = await crawl(seeds, { ...settings, env: {}, onEvent });
 const elapsedMs = performance.now() - t0;
+if (sampler) clearInterval(sampler);
 const cpu = process.cpuUsage(cpu0);
 process.stdout.write(
   `${JSON.stringify({
@@ -65,5 +107,7 @@ process.stdout.write(
     pages: stats?.pages,
     stages,
     rssAt,
+    rendered,
+    browserPeakMb: settings.render === 'never' ? undefined : browserPeakMb,
   })}\n`,
 );

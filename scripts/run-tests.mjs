@@ -35,5 +35,6 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+const concurrency = process.env.TRAWL_TEST_CONCURRENCY ?? '2';
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

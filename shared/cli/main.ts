@@ -12,9 +12,7 @@ import { graphCommand } from './graph-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { exportCommand, historyCommand, replayCommand } from './data-commands.js';
 import { openStore } from '../library/store.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createMcpServer } from '../api/mcp.js';
-import { startServer, type ServeFlags } from './serve-command.js';
+import type { ServeFlags } from './serve-command.js';
 import { fetchCommand, socialCommand, type FetchFlags } from './fetch-command.js';
 import { selectCommand, type SelectFlags } from './select-command.js';
 import { enrichCommand, indexCommand, searchCommand, type SearchFlags } from './search-commands.js';
@@ -134,6 +132,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     if (command === 'mcp') {
       // stdout carries the protocol: nothing else may print there.
+      // The API and MCP modules load only for the commands that serve (a crawl does not carry them).
+      const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../api/mcp.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
       const { server, jobs } = createMcpServer({ data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env });
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
@@ -143,6 +143,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 0;
     }
     if (command === 'serve') {
+      const { startServer } = await import('./serve-command.js');
       const server = await startServer(settings, flags as ServeFlags, env);
       out(`trawl: serving ${settings.data} at ${server.url} (the API: ${server.url}openapi.json); Ctrl-C stops`);
       await new Promise<void>((resolve) => {

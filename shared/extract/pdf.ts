@@ -63,7 +63,13 @@ parentPort.on('message', (msg) => {
 function pdfWorker(): Worker {
   clearTimeout(idle);
   if (worker) return worker;
-  const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { pdfjs: import.meta.resolve('pdfjs-dist/legacy/build/pdf.mjs') } });
+  const w = new Worker(WORKER_SOURCE, {
+    eval: true,
+    // A young generation of 8 MB, as the extraction workers have: V8's default (up to 48 MB) is RSS
+    // a crawl keeps for the rest of its life after its first PDF, and pdf.js's garbage needs no more.
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    workerData: { pdfjs: import.meta.resolve('pdfjs-dist/legacy/build/pdf.mjs') },
+  });
   w.unref();
   w.on('message', (msg: { id: number; result?: PdfText; error?: string }) => {
     const p = pending.get(msg.id);

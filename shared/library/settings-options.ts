@@ -68,8 +68,8 @@ export interface CrawlSettingsOptions {
    */
   concurrency?: number;
   /**
-   * Global cap on requests per second (0: none): 0 (no cap) or a number from 0.1 to 10000. CLI `--max-rps`, environment `TRAWL_MAX_RPS`.
-   * @default 100
+   * Global cap on requests per second across all hosts, for your own network (0: none): 0 (no cap) or a number from 0.1 to 10000. CLI `--max-rps`, environment `TRAWL_MAX_RPS`.
+   * @default 0
    */
   maxRps?: number;
   /**

@@ -159,7 +159,10 @@ export class ChromiumRenderer implements Renderer {
       try {
         return await this.attempt(request, 1);
       } catch (err) {
-        if (!(err instanceof RenderError) || (err.failure !== 'crash' && err.failure !== 'hang') || this.closed) throw err;
+        // A crash (the browser or its tab went away) may be the browser's, not the page's: once more on a
+        // fresh one. A hang is the page's own (it held its renderer for the whole timeout): trying again
+        // cost another --render-timeout-ms for the same outcome (bench:crawl's /hang page: 2 × 20 s).
+        if (!(err instanceof RenderError) || err.failure !== 'crash' || this.closed) throw err;
         this.stats.retries++;
         this.options.logger?.warn('render failed; retrying the page once on a fresh browser context', { url: request.url, failure: err.failure });
         return await this.attempt(request, 2);

@@ -4,7 +4,7 @@
 // test and by `npm run bench:cloud`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { StateMachine } from 'aws-local-stepfunctions';
@@ -161,20 +161,22 @@ async function pageWorkflowEndpoint(
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, pending, started: () => started };
 }
 
+/** What the emulated FIFO holds per message group: the message in flight or handed back, and the ones waiting behind it. */
+interface FifoGroups {
+  heads: Map<string, string>;
+  held: Map<string, Message[]>;
+}
+
 /**
  * Stands in for the SQS event source mapping: receive one message, invoke the worker, delete unless
  * it failed. SQS FIFO delivers nothing of a group while one of its messages is in flight or handed
- * back (invisible) until that message is deleted; local-aws-sqs does not hold groups, so `heads`
- * does: the message that holds each group, and any other message of that group goes back.
+ * back (invisible) until that message is deleted; local-aws-sqs does not hold groups, so `groups`
+ * does: the message that holds each group (`heads`), and the other messages of that group received
+ * meanwhile (`held`, in flight), handled in order once the head is deleted. (Handing them back at
+ * once made the pollers spin on a group waiting out a delay: ~80 s of CPU for the hostile web.)
  */
-async function pollFrontier(
-  emu: Emulators,
-  queueUrl: string,
-  queueArn: string,
-  timings: Timings,
-  stop: { done: boolean },
-  heads: Map<string, string>,
-): Promise<void> {
+async function pollFrontier(emu: Emulators, queueUrl: string, queueArn: string, timings: Timings, stop: { done: boolean }, groups: FifoGroups): Promise<void> {
+  const { heads, held } = groups;
   while (!stop.done) {
     const res = await emu.clients.sqs.send(
       new ReceiveMessageCommand({
@@ -189,13 +191,16 @@ async function pollFrontier(
       const group = m.Attributes?.MessageGroupId ?? '';
       const head = heads.get(group);
       if (head !== undefined && head !== m.MessageId) {
-        await emu.clients.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: 0 }));
-        await new Promise((r) => setTimeout(r, 5));
+        // Held in flight behind its group's head; one that reappears meanwhile is held again, as received last.
+        held.set(group, [...(held.get(group) ?? []).filter((w) => w.MessageId !== m.MessageId), m]);
         continue;
       }
-      heads.set(group, m.MessageId!);
-      const settled = await handleOne(emu, queueUrl, queueArn, timings, m).catch(() => false);
-      if (settled) heads.delete(group);
+      // The group's messages one after another, as FIFO delivers them: the next once the one before is deleted.
+      for (let next: Message | undefined = m; next; next = held.get(group)?.shift()) {
+        heads.set(group, next.MessageId!);
+        if (!(await handleOne(emu, queueUrl, queueArn, timings, next).catch(() => false))) break; // handed back: it stays the head
+        heads.delete(group);
+      }
     }
   }
 }
@@ -243,8 +248,8 @@ export async function cloudCrawl(
   cloudEnvironment(emu, names, page.url);
   process.env.URL_LEASE_MS = String(options.urlLeaseMs ?? 600_000);
   const stop = { done: false };
-  const heads = new Map<string, string>();
-  const pollers = Array.from({ length: options.workers }, () => pollFrontier(emu, names.queueUrl, names.queueArn, timings, stop, heads));
+  const groups: FifoGroups = { heads: new Map(), held: new Map() };
+  const pollers = Array.from({ length: options.workers }, () => pollFrontier(emu, names.queueUrl, names.queueArn, timings, stop, groups));
   const started = performance.now();
   let progressChecks = 0;
   try {
