@@ -1,11 +1,13 @@
 // npm run bench:render — renders 200 single-page-app pages of the synthetic web in an embedded
 // crawl (--render auto decides each page), and prints renders per second, p50/p90 render time and
-// the peak memory of the browser (all its processes) and of the crawler.
+// the peak memory of the browser (all its processes) and of the crawler; then the app host crawled
+// by trawl (built) and by Crawlee's AdaptivePlaywrightCrawler in one run (see below).
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crawl } from '../shared/library/crawl.js';
 import { startWeb } from '../test/web/server.js';
+import { runChild, trawlArgs, type ChildResult } from './children.js';
 
 const PAGES = Number(process.env.BENCH_RENDER_PAGES ?? 200);
 
@@ -67,3 +69,56 @@ console.log(
 );
 console.log(`render time: p50 ${pct(sorted, 50)} ms  p90 ${pct(sorted, 90)} ms  max ${sorted.at(-1) ?? 0} ms`);
 console.log(`peak memory: browser ${mib(peakBrowser)} (all its processes)  crawler ${mib(peakCrawler)} (RSS)`);
+
+// Against Crawlee's AdaptivePlaywrightCrawler: the same app host (its single-page apps, the XHR,
+// polling, crashing and hanging apps, the plain pages), each crawler in its own process from the
+// host's index, judged from the server's log: app pages reached, pages found only through rendered
+// links, requests, wall time, and peak memory of the crawler and of its browser (PSS of every
+// process below the crawler). trawl with `--render auto`, delays off; Crawlee with 16 at once.
+const COMPARE_PAGES = Number(process.env.BENCH_RENDER_COMPARE_PAGES ?? 50);
+interface Side {
+  name: string;
+  child: ChildResult;
+  requests: number;
+  appPages: number;
+  renderedOnly: number;
+  atOnce: number;
+}
+async function side(name: string, script: string, args: (seed: string) => string[]): Promise<Side> {
+  const compareWeb = await startWeb({ articles: 1, blogHosts: 1, apps: COMPARE_PAGES });
+  try {
+    const child = await runChild(script, args(`${compareWeb.origins.apps}/`));
+    const log = compareWeb.log.filter((e) => e.host === 'apps' && e.target !== '/robots.txt');
+    return {
+      name,
+      child,
+      requests: log.length,
+      appPages: new Set(log.filter((e) => /^\/spa\/\d+$/.test(e.target)).map((e) => e.target)).size,
+      renderedOnly: new Set(log.filter((e) => e.target.startsWith('/rendered-only/') && e.status === 200).map((e) => e.target)).size,
+      atOnce: Math.max(0, ...log.map((e) => e.concurrent)),
+    };
+  } finally {
+    await compareWeb.close();
+  }
+}
+const sides = [
+  await side('trawl auto', 'bench/trawl-child.mjs', (seed) =>
+    trawlArgs([seed], { render: 'auto', 'max-depth': String(COMPARE_PAGES * 2 + 10), 'max-pages': String(COMPARE_PAGES * 2 + 50) }),
+  ),
+  await side('crawlee adaptive', 'bench/run-crawlee-adaptive.ts', (seed) => [JSON.stringify([seed]), String(COMPARE_PAGES * 2 + 50)]),
+];
+console.log(
+  `\nthe app host (${COMPARE_PAGES} chained single-page apps, each linking a page only its rendered DOM shows) against Crawlee's AdaptivePlaywrightCrawler:`,
+);
+const compareRows: Array<[string, (s: Side) => string]> = [
+  ['app pages reached', (s) => `${s.appPages} of ${COMPARE_PAGES}`],
+  ['rendered-only pages found', (s) => `${s.renderedOnly} of ${COMPARE_PAGES}`],
+  ['pages rendered', (s) => String(s.child.rendered ?? '-')],
+  ['requests to the host', (s) => String(s.requests)],
+  ['most requests at once to it', (s) => String(s.atOnce)],
+  ['time (s)', (s) => (s.child.elapsedMs / 1000).toFixed(1)],
+  ['peak RSS crawler (MiB)', (s) => s.child.maxRssMb.toFixed(0)],
+  ['peak PSS browser (MiB)', (s) => (s.child.browserPeakMb ?? 0).toFixed(0)],
+];
+console.log(`${''.padEnd(28)}${sides.map((s) => s.name.padStart(18)).join('')}`);
+for (const [label, get] of compareRows) console.log(`${label.padEnd(28)}${sides.map((s) => get(s).padStart(18)).join('')}`);

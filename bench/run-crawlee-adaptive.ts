@@ -1,0 +1,79 @@
+// Child process of bench:render: crawls the seeds with Crawlee's AdaptivePlaywrightCrawler (robots.txt
+// respected; each page handled over plain HTTP or in Chromium as its rendering-type predictor
+// decides) and prints time, CPU, its own peak RSS and the browser's peak memory (PSS of every
+// process below this one, sampled every 250 ms). The browser is @sparticuz/chromium's, as trawl's.
+import { readdirSync, readFileSync } from 'node:fs';
+import { AdaptivePlaywrightCrawler, Configuration, log, LogLevel } from '@crawlee/playwright';
+import chromium from '@sparticuz/chromium';
+
+const [seedsJson, maxRequests] = process.argv.slice(2);
+const seeds = JSON.parse(seedsJson!) as string[];
+log.setLevel(LogLevel.OFF);
+
+function descendants(): number[] {
+  const parent = new Map<number, number>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (pid: number) => {
+    for (let p = parent.get(pid); p; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  return [...parent.keys()].filter(below);
+}
+const pssMb = (pid: number) => {
+  try {
+    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+};
+let browserPeakMb = 0;
+const sampler = setInterval(
+  () =>
+    (browserPeakMb = Math.max(
+      browserPeakMb,
+      descendants().reduce((sum, pid) => sum + pssMb(pid), 0),
+    )),
+  250,
+);
+
+const executablePath = await chromium.executablePath();
+let handled = 0;
+let rendered = 0;
+const crawler = new AdaptivePlaywrightCrawler(
+  {
+    respectRobotsTxtFile: true,
+    maxConcurrency: 16,
+    maxRequestsPerCrawl: Number(maxRequests),
+    // As trawl's bench settings: 20 s a page, a failed page tried once more.
+    navigationTimeoutSecs: 20,
+    requestHandlerTimeoutSecs: 30,
+    maxRequestRetries: 1,
+    launchContext: { launchOptions: { executablePath, args: chromium.args, headless: true } },
+    async requestHandler({ querySelector, pushData, enqueueLinks, request, page }) {
+      handled++;
+      if (page) rendered++;
+      const text = (await querySelector('body')).text().replace(/\s+/g, ' ').trim();
+      const links = (await querySelector('a[href]')).length;
+      await pushData({ url: request.url, textChars: text.length, links });
+      await enqueueLinks({ strategy: 'same-hostname' });
+    },
+  },
+  new Configuration({ persistStorage: false, purgeOnStart: true }),
+);
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+await crawler.run(seeds);
+const elapsedMs = performance.now() - t0;
+clearInterval(sampler);
+const cpu = process.cpuUsage(cpu0);
+process.stdout.write(
+  `${JSON.stringify({ elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, pagesStored: handled, rendered, browserPeakMb })}\n`,
+);
+process.exit(0);
