@@ -2,46 +2,15 @@
 // respected; each page handled over plain HTTP or in Chromium as its rendering-type predictor
 // decides) and prints time, CPU, its own peak RSS and the browser's peak memory (PSS of every
 // process below this one, sampled every 250 ms). The browser is @sparticuz/chromium's, as trawl's.
-import { readdirSync, readFileSync } from 'node:fs';
 import { AdaptivePlaywrightCrawler, Configuration, log, LogLevel } from '@crawlee/playwright';
 import chromium from '@sparticuz/chromium';
+import { sampleDescendants } from './browser-memory.mjs';
 
 const [seedsJson, maxRequests] = process.argv.slice(2);
 const seeds = JSON.parse(seedsJson!) as string[];
 log.setLevel(LogLevel.OFF);
 
-function descendants(): number[] {
-  const parent = new Map<number, number>();
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const below = (pid: number) => {
-    for (let p = parent.get(pid); p; p = parent.get(p)) if (p === process.pid) return true;
-    return false;
-  };
-  return [...parent.keys()].filter(below);
-}
-const pssMb = (pid: number) => {
-  try {
-    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-};
-let browserPeakMb = 0;
-const sampler = setInterval(
-  () =>
-    (browserPeakMb = Math.max(
-      browserPeakMb,
-      descendants().reduce((sum, pid) => sum + pssMb(pid), 0),
-    )),
-  250,
-);
+const browser = sampleDescendants();
 
 const executablePath = await chromium.executablePath();
 let handled = 0;
@@ -71,7 +40,7 @@ const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 await crawler.run(seeds);
 const elapsedMs = performance.now() - t0;
-clearInterval(sampler);
+const browserPeakMb = browser.stop();
 const cpu = process.cpuUsage(cpu0);
 process.stdout.write(
   `${JSON.stringify({ elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, pagesStored: handled, rendered, browserPeakMb })}\n`,

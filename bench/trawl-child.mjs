@@ -2,7 +2,8 @@
 // user runs it: no TypeScript loader thread in the process) and prints one JSON line: time, CPU, peak
 // RSS (every thread of the process), the run's figures, the stage times, and the RSS each time the
 // fetched pages pass a checkpoint. Argument: a JSON object {seeds, data, flags, checkpoints}.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { sampleDescendants } from './browser-memory.mjs';
 import { performance } from 'node:perf_hooks';
 import { crawl } from '../dist/shared/library/crawl.js';
 import { resolveSettings } from '../dist/shared/cli/args.js';
@@ -51,51 +52,14 @@ const onEvent = (e) => {
   if (e.type === 'done') stages = e.stages;
 };
 
-// The browser's memory (Linux): the proportional set size (PSS, shared pages split between the
-// processes that map them) of every process below this one, sampled every 250 ms; the peak of the sum.
-const descendants = () => {
-  const parent = new Map();
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const below = (pid) => {
-    for (let p = parent.get(pid); p; p = parent.get(p)) if (p === process.pid) return true;
-    return false;
-  };
-  return [...parent.keys()].filter(below);
-};
-const pssMb = (pid) => {
-  try {
-    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-};
-let browserPeakMb = 0;
-const sampler =
-  process.platform === 'linux'
-    ? setInterval(
-        () =>
-          (browserPeakMb = Math.max(
-            browserPeakMb,
-            descendants().reduce((sum, pid) => sum + pssMb(pid), 0),
-          )),
-        250,
-      )
-    : undefined;
-sampler?.unref();
+const browser = sampleDescendants();
 let rendered = 0;
 
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const summary = await crawl(seeds, { ...settings, env: {}, onEvent });
 const elapsedMs = performance.now() - t0;
-if (sampler) clearInterval(sampler);
+const browserPeakMb = browser.stop();
 const cpu = process.cpuUsage(cpu0);
 process.stdout.write(
   `${JSON.stringify({
