@@ -1,13 +1,20 @@
 import type { RenderMode } from '../config/render-settings.js';
 import type { ShellSignals } from '../extract/shell-signals.js';
 
-/** What rendering has brought one host in one run: kept in the host's state, so every worker sees it. */
-export interface HostRenderStats {
-  runId: number;
-  /** Rendered pages that gained text or links. */
+/** Renders of one kind of page: those that gained text or links, and those that gained nothing. */
+export interface RenderTally {
   gained: number;
-  /** Rendered pages that gained nothing: a host with only these stops being rendered. */
   wasted: number;
+}
+
+/** What rendering has brought one host in one run: kept in the host's state, so every worker sees it. */
+export interface HostRenderStats extends RenderTally {
+  runId: number;
+  /**
+   * The same by page template (`templateOf`), at most `RENDER_RULES.templatesKept` of them: a
+   * template whose renders gained nothing stops being rendered while the host's others go on.
+   */
+  templates?: Record<string, RenderTally>;
 }
 
 export interface RenderDecision {
@@ -32,6 +39,10 @@ export const RENDER_RULES = {
   wastedLimit: 3,
   /** …unless at least one in this many gained something. */
   gainRatio: 4,
+  /** A page template stops being rendered after this many renders that gained nothing, none that gained… */
+  templateWastedLimit: 2,
+  /** …and the host keeps the tallies of this many templates at most (the oldest goes). */
+  templatesKept: 50,
   /** A render gains text when it adds more than this many characters… */
   textGainChars: 100,
   /** …and more than this share of what was served. */
@@ -43,6 +54,23 @@ const R_HOST_TEXT = RENDER_RULES.rootTextChars;
 /** The host's stats for this run (stats of an earlier run do not count). */
 function statsOf(host: HostRenderStats | undefined, runId: number): HostRenderStats {
   return host && host.runId === runId ? host : { runId, gained: 0, wasted: 0 };
+}
+
+/**
+ * A page's template: its path with every segment that holds a digit (ids, dates, slugs with
+ * numbers) as `:n`, and no query. `/spa/12` and `/spa/13` are one template; `/about` is its own.
+ */
+export function templateOf(url: string): string {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return url;
+  }
+  return path
+    .split('/')
+    .map((segment) => (/\d/.test(segment) ? ':n' : segment))
+    .join('/');
 }
 
 /** Whether rendering has proved useless on a host this run. */
@@ -64,13 +92,18 @@ export function shellReason(s: ShellSignals): string | undefined {
 
 /**
  * Whether one fetched HTML page goes through Chromium. `mode` is the host's (its override, else the
- * crawl's); `host` is what rendering brought the host this run.
+ * crawl's); `host` is what rendering brought the host this run; `url`, the page's (its template's
+ * renders count too).
  */
-export function renderDecision(signals: ShellSignals | undefined, mode: RenderMode, runId: number, host?: HostRenderStats): RenderDecision {
+export function renderDecision(signals: ShellSignals | undefined, mode: RenderMode, runId: number, host?: HostRenderStats, url?: string): RenderDecision {
   if (mode === 'never') return { render: false, reason: 'render-never' };
   if (mode === 'always') return { render: true, reason: 'render-always' };
   const stats = statsOf(host, runId);
   if (gainsNothing(stats)) return { render: false, reason: `host-gains-nothing (${stats.wasted} renders without new text or links)` };
+  const template = url === undefined ? undefined : templateOf(url);
+  const tally = template === undefined ? undefined : stats.templates?.[template];
+  if (tally && tally.gained === 0 && tally.wasted >= RENDER_RULES.templateWastedLimit)
+    return { render: false, reason: `template-gains-nothing ${template} (${tally.wasted} renders without new text or links)` };
   const shell = signals && shellReason(signals);
   if (shell) return { render: true, reason: shell };
   // A page with no script cannot change; a page with plenty of text is served rendered already.
@@ -86,8 +119,17 @@ export function renderGained(served: Pick<ShellSignals, 'textChars' | 'links'>, 
   return (extra > R.textGainChars && extra > served.textChars * R.textGainShare) || rendered.links > served.links;
 }
 
-/** The host's stats after one render. */
-export function afterRender(host: HostRenderStats | undefined, runId: number, gained: boolean): HostRenderStats {
+/** The host's stats after one render (of the page at `url`, whose template is tallied too). */
+export function afterRender(host: HostRenderStats | undefined, runId: number, gained: boolean, url?: string): HostRenderStats {
   const s = statsOf(host, runId);
-  return gained ? { ...s, gained: s.gained + 1 } : { ...s, wasted: s.wasted + 1 };
+  const next = gained ? { ...s, gained: s.gained + 1 } : { ...s, wasted: s.wasted + 1 };
+  if (url === undefined) return next;
+  const template = templateOf(url);
+  const before = s.templates?.[template] ?? { gained: 0, wasted: 0 };
+  // Re-inserted last, so the oldest template is the first key when the tallies are full.
+  const templates = Object.fromEntries(Object.entries(s.templates ?? {}).filter(([t]) => t !== template));
+  templates[template] = gained ? { ...before, gained: before.gained + 1 } : { ...before, wasted: before.wasted + 1 };
+  const keys = Object.keys(templates);
+  for (const old of keys.slice(0, Math.max(0, keys.length - RENDER_RULES.templatesKept))) delete templates[old];
+  return { ...next, templates };
 }

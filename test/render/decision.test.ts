@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDocument } from '../../shared/extract/dom.js';
 import { shellSignals } from '../../shared/extract/shell-signals.js';
-import { afterRender, renderDecision, renderGained } from '../../shared/render/decision.js';
+import { afterRender, RENDER_RULES, renderDecision, renderGained, templateOf } from '../../shared/render/decision.js';
 import { renderModeFor } from '../../shared/config/render-settings.js';
 import { htmlPage, prose } from '../web/pages.js';
 
@@ -55,4 +55,37 @@ test('a render gains with new text or new links, not with the same page', () => 
   assert.equal(renderGained({ textChars: 0, links: 0 }, { textChars: 800, links: 0 }), true);
   assert.equal(renderGained({ textChars: 900, links: 4 }, { textChars: 950, links: 4 }), false);
   assert.equal(renderGained({ textChars: 900, links: 4 }, { textChars: 900, links: 5 }), true);
+});
+
+test("a page template whose renders gain nothing stops being rendered while the host's other templates go on", () => {
+  assert.equal(templateOf('https://a.example/item/123?ref=x'), '/item/:n');
+  assert.equal(templateOf('https://a.example/2026/11/post-7'), '/:n/:n/:n');
+  assert.equal(templateOf('https://a.example/about'), '/about');
+  const shell = '<html><body><div id="root"></div><script src="/a.js"></script></body></html>';
+  const page = (url: string, host: Parameters<typeof renderDecision>[3]) => renderDecision(signals(shell), 'auto', 1, host, url);
+  // The app section gains every time; the login wall never does. The host as a whole gains too
+  // often for its own rule (gained × 4 ≥ wasted), so only the template's tally can stop the wall.
+  let host = afterRender(undefined, 1, true, 'https://a.example/app/1');
+  host = afterRender(host, 1, true, 'https://a.example/app/2');
+  host = afterRender(host, 1, false, 'https://a.example/login/1');
+  assert.equal(page('https://a.example/login/2', host).render, true, 'one render that gained nothing is not enough');
+  host = afterRender(host, 1, false, 'https://a.example/login/2');
+  assert.deepEqual(page('https://a.example/login/3', host), {
+    render: false,
+    reason: 'template-gains-nothing /login/:n (2 renders without new text or links)',
+  });
+  assert.equal(page('https://a.example/app/3', host).render, true, 'the gaining template is still rendered');
+  assert.equal(renderDecision(signals(shell), 'auto', 1, host).render, true, 'a decision without the URL counts the host only');
+  // A template that has gained once keeps being rendered, whatever its misses.
+  host = afterRender(
+    afterRender(afterRender(host, 1, false, 'https://a.example/app/4'), 1, false, 'https://a.example/app/5'),
+    1,
+    false,
+    'https://a.example/app/6',
+  );
+  assert.equal(page('https://a.example/app/7', host).render, true);
+  // The tallies stay bounded: the oldest template goes first.
+  for (let i = 0; i < RENDER_RULES.templatesKept + 5; i++) host = afterRender(host, 1, false, `https://a.example/s${'x'.repeat(i)}/1`);
+  assert.equal(Object.keys(host.templates ?? {}).length, RENDER_RULES.templatesKept);
+  assert.equal(host.templates?.['/login/:n'], undefined, 'the oldest tallies were dropped');
 });

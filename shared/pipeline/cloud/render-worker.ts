@@ -33,7 +33,7 @@ export async function renderWorker(ctx: CloudContext, task: PageTask, wanted: Re
         const robots = robotsStatus === undefined ? undefined : robotsPolicyFrom({ status: robotsStatus, body: robotsBody }, ctx.robotsToken);
         const doc = { status: task.response.status, headers: task.response.headers, body, warc: task.warc, fetchedAt: task.at };
         const capture = await renderStage(ctx, task.row, doc, wanted, robotsCheck(robots));
-        state = hostAfterRender(state, capture, task.runId, politenessConfig(ctx.settings), ctx.clock());
+        state = hostAfterRender(state, capture, { runId: task.runId, url: task.row.url }, politenessConfig(ctx.settings), ctx.clock());
         return capture;
       } finally {
         await ctx.store.releaseHost(state, ctx.workerId);

@@ -197,7 +197,7 @@ export class PageFlow {
     const wait = readyAt(q.state) - this.ctx.clock();
     if (wait > 0) await new Promise((r) => setTimeout(r, timerDelay(wait)));
     const capture = await renderStage(this.ctx, row, servedDocument(outcome), wanted, robotsCheck(q.robots));
-    q.state = hostAfterRender(q.state, capture, this.owner.runId(), this.politeness, this.ctx.clock());
+    q.state = hostAfterRender(q.state, capture, { runId: this.owner.runId(), url: row.url }, this.politeness, this.ctx.clock());
     this.progress.rendered(row, capture);
     return await processStage(this.ctx, row, outcome, { capture });
   }

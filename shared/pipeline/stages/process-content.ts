@@ -141,7 +141,7 @@ async function htmlContent(ctx: CrawlContext, row: FrontierRow, answered: Answer
     page.render = renderInfo(capture);
     if (rendered) page.fetcher = 'browser';
   } else if (pass.decide) {
-    const decision = renderDecision(x.shell, renderModeFor(ctx.settings, row.host), row.runId, pass.decide.host);
+    const decision = renderDecision(x.shell, renderModeFor(ctx.settings, row.host), row.runId, pass.decide.host, row.url);
     const available = ctx.rendering !== 'none';
     page.render = notRendered(decision, available);
     // It is processed again from its DOM: links, chunks and near-duplicate lookups wait for that pass.

@@ -167,12 +167,18 @@ export function robotsCheck(policy: RobotsPolicy | undefined): ((url: string) =>
  * The host after a render: the render was a visit like any request (the next waits its delay; a
  * 429/503 the page met backs the host off, Retry-After honoured), and its gain is counted.
  */
-export function hostAfterRender(state: HostState, capture: RenderCapture, runId: number, politeness: PolitenessConfig, now: number): HostState {
+export function hostAfterRender(
+  state: HostState,
+  capture: RenderCapture,
+  page: { runId: number; url: string },
+  politeness: PolitenessConfig,
+  now: number,
+): HostState {
   if (capture.attempts === 0 && !capture.ok) return state;
   const status = capture.throttled?.status ?? 200;
   const retryAfterMs = parseRetryAfter(capture.throttled?.retryAfter, now);
   const next = afterRequest(state, { kind: 'response', status, retryAfterMs, at: now }, politeness);
-  return { ...next, render: afterRender(state.render, runId, capture.gained) };
+  return { ...next, render: afterRender(state.render, page.runId, capture.gained, page.url) };
 }
 
 /** A stored page's render as a capture again (re-extraction reads the rendered DOM it kept). */
