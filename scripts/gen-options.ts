@@ -9,6 +9,7 @@ const TYPES: Record<string, string> = {
   scope: "'host' | 'domain'",
   extract: "'full' | 'links'",
   extractWorkers: "'auto' | number",
+  renderConcurrency: "'auto' | number",
 };
 
 export function optionsSource(): string {

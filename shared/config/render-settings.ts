@@ -44,11 +44,12 @@ export const RENDER_SETTINGS = {
     type: 'list',
   }),
   renderConcurrency: setting({
-    ...int(1, 32),
-    default: 2,
+    schema: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(32)]),
+    expects: 'auto or a whole number from 1 to 32',
+    default: 'auto' as 'auto' | number,
     flag: 'render-concurrency',
     env: 'TRAWL_RENDER_CONCURRENCY',
-    help: 'pages rendering at once in the one browser',
+    help: 'pages rendering at once in the one browser (auto: one a core, as free memory allows, at most 8)',
     type: 'string',
   }),
   renderTimeoutMs: setting({

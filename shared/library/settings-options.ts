@@ -193,10 +193,10 @@ export interface CrawlSettingsOptions {
    */
   renderHost?: string[];
   /**
-   * Pages rendering at once in the one browser: a whole number from 1 to 32. CLI `--render-concurrency`, environment `TRAWL_RENDER_CONCURRENCY`.
-   * @default 2
+   * Pages rendering at once in the one browser (auto: one a core, as free memory allows, at most 8): auto or a whole number from 1 to 32. CLI `--render-concurrency`, environment `TRAWL_RENDER_CONCURRENCY`.
+   * @default "auto"
    */
-  renderConcurrency?: number;
+  renderConcurrency?: 'auto' | number;
   /**
    * Hard cap of one render, navigation included; a page past it is a hang (browser restarted, page retried once): a number of milliseconds from 1000 to 300000. CLI `--render-timeout-ms`, environment `TRAWL_RENDER_TIMEOUT_MS`.
    * @default 20000

@@ -133,3 +133,22 @@ export function afterRender(host: HostRenderStats | undefined, runId: number, ga
   for (const old of keys.slice(0, Math.max(0, keys.length - RENDER_RULES.templatesKept))) delete templates[old];
   return { ...next, templates };
 }
+
+/** What `renderConcurrencyFor` weighs: the cores, the free memory, and what one rendering page may hold. */
+export interface RenderCapacity {
+  cores: number;
+  freeMb: number;
+  /** `--render-memory-mb`, a page's JavaScript heap cap. */
+  pageMemoryMb: number;
+}
+
+/**
+ * Pages rendering at once: the setting, or with `auto` one a core (a render is layout and script
+ * work) as long as each can reach its heap cap plus ~150 MB of renderer in free memory, from 1 to
+ * 8. Renders of one host wait for each other anyway (the render is a visit to the host).
+ */
+export function renderConcurrencyFor(setting: 'auto' | number, capacity: RenderCapacity): number {
+  if (setting !== 'auto') return setting;
+  const byMemory = Math.floor(capacity.freeMb / (capacity.pageMemoryMb + 150));
+  return Math.max(1, Math.min(8, capacity.cores, byMemory));
+}

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDocument } from '../../shared/extract/dom.js';
 import { shellSignals } from '../../shared/extract/shell-signals.js';
-import { afterRender, RENDER_RULES, renderDecision, renderGained, templateOf } from '../../shared/render/decision.js';
+import { afterRender, RENDER_RULES, renderConcurrencyFor, renderDecision, renderGained, templateOf } from '../../shared/render/decision.js';
+import { resolveSettings } from '../../shared/cli/args.js';
 import { renderModeFor } from '../../shared/config/render-settings.js';
 import { htmlPage, prose } from '../web/pages.js';
 
@@ -88,4 +89,15 @@ test("a page template whose renders gain nothing stops being rendered while the 
   for (let i = 0; i < RENDER_RULES.templatesKept + 5; i++) host = afterRender(host, 1, false, `https://a.example/s${'x'.repeat(i)}/1`);
   assert.equal(Object.keys(host.templates ?? {}).length, RENDER_RULES.templatesKept);
   assert.equal(host.templates?.['/login/:n'], undefined, 'the oldest tallies were dropped');
+});
+
+test('render concurrency: auto is one page a core as free memory allows, from 1 to 8; a number is taken as it is', () => {
+  assert.equal(renderConcurrencyFor('auto', { cores: 2, freeMb: 20_000, pageMemoryMb: 512 }), 2);
+  assert.equal(renderConcurrencyFor('auto', { cores: 16, freeMb: 64_000, pageMemoryMb: 512 }), 8);
+  assert.equal(renderConcurrencyFor('auto', { cores: 16, freeMb: 2_000, pageMemoryMb: 512 }), 3, 'a page may take its heap cap and ~150 MB of renderer');
+  assert.equal(renderConcurrencyFor('auto', { cores: 4, freeMb: 300, pageMemoryMb: 512 }), 1, 'never less than one');
+  assert.equal(renderConcurrencyFor(5, { cores: 1, freeMb: 100, pageMemoryMb: 512 }), 5);
+  assert.equal(resolveSettings({}, {}).renderConcurrency, 'auto');
+  assert.equal(resolveSettings({ 'render-concurrency': '3' }, {}).renderConcurrency, 3);
+  assert.throws(() => resolveSettings({ 'render-concurrency': '0' }, {}), /auto or a whole number from 1 to 32/);
 });

@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, freemem } from 'node:os';
 import { WarcWriter } from '../../archive/warc-writer.js';
 import type { BodyKeeping } from '../../store/content-hash.js';
 import { Closers } from '../../util/closer.js';
@@ -15,6 +15,7 @@ import { productToken } from '../../robots/robots-txt.js';
 import type { BlobStore, ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, PageRecord } from '../../store/ports/index.js';
 import { canonicalize, type CanonicalOptions } from '../../url/canonical.js';
 import { ChromiumRenderer } from '../../render/chromium.js';
+import { renderConcurrencyFor } from '../../render/decision.js';
 import type { Renderer } from '../../render/renderer.js';
 import type { CheerioAPI } from 'cheerio';
 import { StageClock } from '../../log/stage-clock.js';
@@ -126,7 +127,7 @@ function mayRender(s: CrawlSettings): boolean {
 export function rendererFor(s: CrawlSettings, parts: Pick<ContextParts, 'resolver'>, logger: Logger): Renderer {
   return new ChromiumRenderer({
     userAgent: s.userAgent,
-    concurrency: s.renderConcurrency,
+    concurrency: renderConcurrencyFor(s.renderConcurrency, { cores: availableParallelism(), freeMb: freemem() / 1024 ** 2, pageMemoryMb: s.renderMemoryMb }),
     timeoutMs: s.renderTimeoutMs,
     settleMs: s.renderSettleMs,
     maxRequests: s.renderMaxRequests,
