@@ -1,13 +1,13 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { errorMessage, RenderError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import type { Logger } from '../log/logger.js';
 import { findBrowser, type BrowserBinary } from './browser-path.js';
 import type { BlockReason, Renderer, RenderOutput, RenderRequest } from './renderer.js';
-import { GuardProxy } from './guard-proxy.js';
+import { HostContexts, type ContextLease } from './host-contexts.js';
 import { POPUP_BINDING, REFUSE_WINDOWS } from './window-guard.js';
 import { RequestPolicy } from './request-policy.js';
 
@@ -103,10 +103,9 @@ function timeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promi
   return Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)))]).finally(() => clearTimeout(timer));
 }
 
-/** One attempt's policy, its guard proxy, and what they refused. */
+/** One attempt's policy and what it and the context's guard proxy refused. */
 interface Traffic {
   policy: RequestPolicy;
-  proxy: GuardProxy;
   blocked: Partial<Record<BlockReason, number>>;
   block: (reason: BlockReason) => void;
   navigations: string[];
@@ -121,14 +120,17 @@ interface Slot {
   served: number;
   active: number;
   dead: boolean;
+  /** Its browser contexts, one per host. */
+  contexts: HostContexts;
   /** Rejects when the browser goes away (crash, kill): every page of it fails at once. */
   gone: Promise<never>;
 }
 
 /**
  * Headless Chromium behind the Renderer port: one browser per process, started on the first page
- * that needs it, at most `concurrency` pages at once, each in its own browser context (no cookies
- * or storage shared between pages). The browser is replaced after `recycleAfter` pages and after a
+ * that needs it, at most `concurrency` pages at once. A host's pages share a browser context, one
+ * page at a time (`HostContexts`: its scripts come from the context's cache after the first page;
+ * no cookie, storage or cache is shared between hosts). The browser is replaced after `recycleAfter` pages and after a
  * crash or a hang; the page that met the crash or hang is tried once more. Every request a page
  * makes goes through `RequestPolicy`.
  */
@@ -190,25 +192,20 @@ export class ChromiumRenderer implements Renderer {
     const slot = await this.currentSlot();
     slot.active++;
     slot.served++;
-    let context: BrowserContext | undefined;
+    let lease: ContextLease | undefined;
+    let rendered = false;
     const traffic = this.traffic(request);
     try {
-      const proxy = await traffic.proxy.listen();
-      context = await Promise.race([
-        slot.browser.createBrowserContext({
-          downloadBehavior: { policy: 'deny' },
-          proxyServer: `http://${proxy}`,
-          // Chromium sends loopback straight out unless told otherwise: `<-loopback>` sends it to the proxy too.
-          proxyBypassList: ['<-loopback>'],
-        }),
-        slot.gone,
-      ]);
-      const session = this.session(context, request, attempt, traffic);
-      return await timeout(Promise.race([session, slot.gone]), this.options.timeoutMs, () => {
+      // A retry after a crash starts from a fresh context: the failed one was closed.
+      lease = await Promise.race([slot.contexts.lease(new URL(request.url).host, traffic), slot.gone]);
+      const session = this.session(lease, request, attempt, traffic);
+      const output = await timeout(Promise.race([session, slot.gone]), this.options.timeoutMs, () => {
         this.stats.hangs++;
         slot.dead = true;
         return new RenderError('hang', `the page did not finish rendering within ${this.options.timeoutMs} ms (render-timeout-ms)`);
       });
+      rendered = true;
+      return output;
     } catch (err) {
       if (err instanceof RenderError) {
         if (err.failure === 'crash') this.stats.crashes++;
@@ -217,8 +214,7 @@ export class ChromiumRenderer implements Renderer {
       throw new RenderError('navigation', `render failed: ${errorMessage(err)}`, { cause: err });
     } finally {
       slot.active--;
-      if (context && !slot.dead) await timeout(context.close(), CLOSE_GRACE_MS, () => new Error('close')).catch(() => (slot.dead = true));
-      await traffic.proxy.close();
+      if (lease && !slot.dead) await timeout(lease.release(rendered), CLOSE_GRACE_MS, () => new Error('close')).catch(() => (slot.dead = true));
       if ((slot.dead || slot.served >= this.options.recycleAfter) && slot.active === 0) this.retire(slot);
     }
   }
@@ -262,7 +258,15 @@ export class ChromiumRenderer implements Renderer {
     let onGone!: (err: RenderError) => void;
     const gone = new Promise<never>((_, reject) => (onGone = reject));
     gone.catch(() => undefined);
-    const slot: Slot = { browser, pid: browser.process()?.pid, profile, served: 0, active: 0, dead: false, gone };
+    const contexts = new HostContexts((proxy) =>
+      browser.createBrowserContext({
+        downloadBehavior: { policy: 'deny' },
+        proxyServer: `http://${proxy}`,
+        // Chromium sends loopback straight out unless told otherwise: `<-loopback>` sends it to the proxy too.
+        proxyBypassList: ['<-loopback>'],
+      }),
+    );
+    const slot: Slot = { browser, pid: browser.process()?.pid, profile, served: 0, active: 0, dead: false, contexts, gone };
     browser.once('disconnected', () => {
       if (!slot.dead) this.options.logger?.warn('the browser went away; a fresh one starts for the next page', { pid: slot.pid });
       slot.dead = true;
@@ -294,6 +298,8 @@ export class ChromiumRenderer implements Renderer {
       .catch(() => proc?.kill('SIGKILL'))
       .then(() => timeout(exited, CLOSE_GRACE_MS, () => new Error('exit timed out')))
       .catch(() => undefined)
+      .then(() => slot.contexts.closeProxies())
+      .catch(() => undefined)
       .finally(() => {
         rmSync(slot.profile, { recursive: true, force: true });
         this.retiring.delete(work);
@@ -322,10 +328,10 @@ export class ChromiumRenderer implements Renderer {
     await Promise.all([...this.retiring]);
   }
 
-  /** One attempt at one page in its own browser context. */
-  private async session(context: BrowserContext, request: RenderRequest, attempt: number, traffic: Traffic): Promise<RenderOutput> {
+  /** One attempt at one page in its host's browser context. */
+  private async session(lease: ContextLease, request: RenderRequest, attempt: number, traffic: Traffic): Promise<RenderOutput> {
     const started = performance.now();
-    const page = await context.newPage();
+    const page = await lease.context.newPage();
     const crashed = new Promise<never>((_, reject) => page.once('error', (err) => reject(new RenderError('crash', `the page crashed: ${errorMessage(err)}`))));
     crashed.catch(() => undefined);
     const run = async (): Promise<RenderOutput> => {
@@ -347,7 +353,7 @@ export class ChromiumRenderer implements Renderer {
         html,
         durationMs: Math.round(performance.now() - started),
         settled,
-        requests: traffic.policy.requests + traffic.proxy.proxied,
+        requests: traffic.policy.requests + lease.proxied(),
         blocked: traffic.blocked,
         textChars: measured.textChars,
         links: measured.links,
@@ -366,7 +372,7 @@ export class ChromiumRenderer implements Renderer {
     return Buffer.from(await page.screenshot({ type: 'png', clip, captureBeyondViewport: true }));
   }
 
-  /** One attempt's request policy, the guard proxy in front of its browser context, and what both counted. */
+  /** One attempt's request policy, and what it and the context's guard proxy counted. */
   private traffic(request: RenderRequest): Traffic {
     const policy = new RequestPolicy(
       { allowPrivateNetwork: this.options.allowPrivateNetwork, maxRequests: this.options.maxRequests, resolver: this.options.resolver },
@@ -375,12 +381,7 @@ export class ChromiumRenderer implements Renderer {
     );
     const blocked: Partial<Record<BlockReason, number>> = {};
     const block = (reason: BlockReason) => (blocked[reason] = (blocked[reason] ?? 0) + 1);
-    const proxy = new GuardProxy({
-      guard: policy.addressGuard,
-      reach: async (url, tunnel) => (await policy.reach(url, tunnel))?.reason ?? null,
-      onBlock: block,
-    });
-    return { policy, proxy, blocked, block, navigations: [] };
+    return { policy, blocked, block, navigations: [] };
   }
 
   /**
