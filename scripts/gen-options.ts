@@ -8,6 +8,7 @@ const TYPES: Record<string, string> = {
   render: "'auto' | 'never' | 'always'",
   scope: "'host' | 'domain'",
   extract: "'full' | 'links'",
+  mainContent: "'article' | 'full'",
   extractWorkers: "'auto' | number",
   renderConcurrency: "'auto' | number",
 };

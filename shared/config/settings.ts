@@ -252,6 +252,15 @@ export const SETTINGS = {
     help: 'full: content, metadata, chunks, SimHash and links; links: links with context only (discovery crawls)',
     type: 'string',
   }),
+  mainContent: setting({
+    schema: z.enum(['article', 'full']),
+    expects: 'one of article, full',
+    default: 'article' as 'article' | 'full',
+    flag: 'main-content',
+    env: 'TRAWL_MAIN_CONTENT',
+    help: "article: the page's main article; full: all of the page's readable content, furniture removed (docs, product and listing pages)",
+    type: 'string',
+  }),
   processingQueue: setting({
     ...int(0, 10_000),
     default: 64,

@@ -60,6 +60,23 @@ export const CONTENT_RULES = {
   datelineWords: 3,
 } as const;
 
+export type ContentRuleName = keyof typeof CONTENT_RULES;
+
+/**
+ * Runs `work` with some of the rules set otherwise, then puts them back: bench:extract chooses the
+ * rules per fold of its cross-validation with it. Extraction is synchronous, so no other page sees
+ * the change; the product never calls it.
+ */
+export function withContentRules<T>(changes: Partial<Record<ContentRuleName, number>>, work: () => T): T {
+  const saved = { ...CONTENT_RULES };
+  Object.assign(CONTENT_RULES, changes);
+  try {
+    return work();
+  } finally {
+    Object.assign(CONTENT_RULES, saved);
+  }
+}
+
 /** Class and id tokens of a lead, standfirst or abstract: the article's first lines, often outside its body container. */
 export const LEAD_TOKENS = new Set([
   'lead',

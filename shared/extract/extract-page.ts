@@ -5,7 +5,7 @@ import { chunkText, type Chunk, DEFAULT_CHUNKING } from './chunks.js';
 import { attr, parseDocument, selectEvery, selectFirst, textOf, type Doc } from './dom.js';
 import { boundHtml, type BoundCut, type PageBounds } from './bounds.js';
 import { robotsDirectives } from './robots-meta.js';
-import { blockText, mainContentNodes, type ContentMethod } from './main-content.js';
+import { blockText, mainContentNodes, type ContentMethod, type MainContentScope } from './main-content.js';
 import { toMarkdown } from './markdown.js';
 import { metadataFields, withWordCount, type MetadataProblems, type PageMetadata } from './metadata.js';
 import { errorMessage } from '../errors.js';
@@ -20,7 +20,7 @@ export interface PageExtraction {
   metadata: PageMetadata;
   markdown: string;
   text: string;
-  /** How the main content was found: the best container, the paragraph classifier, or none (no prose). */
+  /** How the main content was found: the best container, the paragraph classifier, the body (no prose), the whole page (`--main-content full`), or none. */
   method: ContentMethod;
   links: ContextLink[];
   /** `<link rel="canonical">`, absolute: what the crawler records as an alias. */
@@ -55,6 +55,8 @@ export interface ExtractOptions {
   canonicalize: (href: string) => string | null;
   robotsToken: string;
   xRobotsTag?: string;
+  /** The page's article (default) or all of its readable content (`--main-content full`). */
+  mainContent?: MainContentScope;
   /** Work limits applied before parsing (default: `DEFAULT_PAGE_BOUNDS`). */
   bounds?: PageBounds;
   /** Times each part (`--stage-times`). */
@@ -175,7 +177,7 @@ export function extractPage(html: string, url: string, options: ExtractOptions):
     part(
       problems,
       'main-text',
-      () => mainContentNodes(doc),
+      () => mainContentNodes(doc, { scope: options.mainContent }),
       () => ({ nodes: selectFirst(doc, 'body') ? [selectFirst(doc, 'body')!] : [], method: 'none' as const }),
     ),
   );

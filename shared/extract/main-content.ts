@@ -14,7 +14,25 @@ export { classTokens } from './page-model.js';
  * furniture, then smoothed by its neighbours, like jusText) when the container misses most of the
  * good text, `body` (the body without furniture) for a page without prose, `none` for a page without a body.
  */
-export type ContentMethod = 'container' | 'classifier' | 'body' | 'none';
+export type ContentMethod = 'container' | 'classifier' | 'body' | 'full' | 'none';
+
+/** What counts as the main content: the page's article, or all of its readable content (`--main-content`). */
+export type MainContentScope = 'article' | 'full';
+
+/** The content's blocks once the rules are done, as bench:extract's block-classifier experiment sees them. */
+export interface ContentBlocks {
+  model: PageModel;
+  /** The content's roots. */
+  nodes: Element[];
+  /** Its leaf blocks in document order, headings included. */
+  blocks: Element[];
+}
+
+export interface ContentOptions {
+  scope?: MainContentScope;
+  /** Sees the content's blocks once the rules are done (bench:extract's block-classifier experiment). */
+  onBlocks?: (content: ContentBlocks) => void;
+}
 
 /** The main content of a page as nodes in document order (the tree is pruned in place). */
 export interface MainNodes {
@@ -120,7 +138,7 @@ function bestContainer(model: PageModel): Element[] | undefined {
  * that would leave under `cleanKeepShare` of its text (the content is itself a link list, or short
  * prose among many links), only furniture goes.
  */
-function cleanInside(model: PageModel, root: Element): void {
+function cleanInside(model: PageModel, root: Element, scope: MainContentScope = 'article'): void {
   const strict = (el: Element): boolean => {
     const s = model.statsOf(el);
     const ld = s.len ? s.links / s.len : 0;
@@ -129,7 +147,9 @@ function cleanInside(model: PageModel, root: Element): void {
     if (s.len === 0) return el.name === 'figure' || el.name === 'picture' || el.name === 'p' || !!selectFirst(el, 'img');
     if (s.commas >= 10 || PROSE_TAGS.has(el.name)) return true;
     const sign = classSign(el);
-    if ((ld > R.linkDensityHard || (sign <= 0 && ld > R.linkDensity && s.len < 4 * R.goodBlockChars)) && s.prose < R.proseChars) return false;
+    // The whole page keeps link-bearing blocks (cards, specs, tables of contents) that an article would shed.
+    const linkHeavy = ld > R.linkDensityHard || (scope === 'article' && sign <= 0 && ld > R.linkDensity && s.len < 4 * R.goodBlockChars);
+    if (linkHeavy && s.prose < R.proseChars) return false;
     if (s.inputs > 0 && s.inputs > s.paragraphs / 3) return false;
     if (s.len < R.shortBlockChars && ld > 0.5) return false;
     return true;
@@ -252,24 +272,31 @@ function classifyBlocks(model: PageModel): Block[] {
 /**
  * The main content of a parsed page: never-content and page furniture removed, then the best
  * container (with its siblings) or, when the container holds less than half of the text the
- * paragraph classifier finds good, the classifier's blocks. The tree is modified in place.
+ * paragraph classifier finds good, the classifier's blocks. With `full` scope: the whole body, its
+ * furniture removed. The tree is modified in place.
  */
-export function mainContentNodes(doc: Doc): MainNodes {
+export function mainContentNodes(doc: Doc, options: ContentOptions = {}): MainNodes {
   const body = selectFirst(doc, 'body') ?? selectFirst(doc, 'html');
   if (!body) return { nodes: [], method: 'none' };
   pruneNeverContent(body);
   const model = new PageModel(body);
-  const first = chooseContent(model);
+  if (options.scope === 'full') {
+    // All of the page's readable content: its furniture (navigation, headers, footers, asides,
+    // boilerplate-marked blocks) and link lists removed, every section kept.
+    cleanInside(model, body, 'full');
+    return { nodes: [body], method: 'full' };
+  }
+  const first = chooseContent(model, options);
   if (first.method !== 'none') return first;
   // Everything looked like furniture (a page built from "widgets"): judge it again without furniture.
-  const second = chooseContent(new PageModel(body, false));
+  const second = chooseContent(new PageModel(body, false), options);
   if (second.method !== 'none') return second;
   // No prose at all (a stub, a gallery, one line): the body without its furniture.
   cleanInside(model, body);
   return { nodes: [body], method: 'body' };
 }
 
-function chooseContent(model: PageModel): MainNodes {
+function chooseContent(model: PageModel, options: ContentOptions): MainNodes {
   const container = bestContainer(model);
   const good = classifyBlocks(model);
   const goodLen = good.reduce((n, b) => n + b.len, 0);
@@ -284,6 +311,7 @@ function chooseContent(model: PageModel): MainNodes {
     const blocks = leafBlocks(model, nodes);
     trimTail(model, blocks);
     dropDatelines(model, blocks);
+    options.onBlocks?.({ model, nodes, blocks: leafBlocks(model, nodes) });
     return { nodes: withHeadline(model, nodes), method: 'container' };
   }
   if (goodLen > 0) {

@@ -9,6 +9,7 @@ import { simhash } from '../dedupe/simhash.js';
 import { decodeText, sniffCharset } from '../fetch/charset.js';
 import { StageClock, type StageTimes } from '../log/stage-clock.js';
 import { extractFields, fieldsApply, type FieldSpec } from './fields.js';
+import type { MainContentScope } from './main-content.js';
 
 export interface ExtractRequest {
   /** The page as text, or (`bytes`) as served: decoded where it is extracted, so the crawl thread never holds a page twice. */
@@ -18,6 +19,8 @@ export interface ExtractRequest {
   charset?: string;
   url: string;
   mode: 'full' | 'links';
+  /** The page's article (default) or all of its readable content. */
+  mainContent?: MainContentScope;
   robotsToken: string;
   xRobotsTag?: string;
   /** CSS-selector fields to extract (plain data: it crosses to worker threads). */
@@ -67,6 +70,7 @@ export function runExtract(request: ExtractRequest, canonical: CanonicalOptions)
     canonicalize: (h: string) => canonicalize(h, undefined, canonical),
     robotsToken: request.robotsToken,
     xRobotsTag: request.xRobotsTag,
+    mainContent: request.mainContent,
     clock,
   };
   const x: PageExtraction | LinkExtraction = request.mode === 'full' ? extractPage(html, request.url, options) : extractLinksOnly(html, request.url, options);

@@ -87,5 +87,10 @@ export async function extract(url: string, options: CrawlSettingsOptions & { htm
     }
   }
   const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
-  return extractPage(html, url, { canonicalize: (h) => canonicalize(h, undefined, canonical), robotsToken: productToken(settings.userAgent), xRobotsTag });
+  return extractPage(html, url, {
+    canonicalize: (h) => canonicalize(h, undefined, canonical),
+    robotsToken: productToken(settings.userAgent),
+    xRobotsTag,
+    mainContent: settings.mainContent,
+  });
 }

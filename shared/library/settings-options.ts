@@ -148,6 +148,11 @@ export interface CrawlSettingsOptions {
    */
   extract?: 'full' | 'links';
   /**
+   * Article: the page's main article; full: all of the page's readable content, furniture removed (docs, product and listing pages): one of article, full. CLI `--main-content`, environment `TRAWL_MAIN_CONTENT`.
+   * @default "article"
+   */
+  mainContent?: 'article' | 'full';
+  /**
    * Fetched pages waiting for extraction and storage, at most (no request starts while it is full); 0: each page is processed in its host's turn, before the host's next request: a whole number from 0 to 10000. CLI `--processing-queue`, environment `TRAWL_PROCESSING_QUEUE`.
    * @default 64
    */

@@ -123,6 +123,7 @@ async function htmlContent(ctx: CrawlContext, row: FrontierRow, answered: Answer
         ...(rendered ? { html: rendered.toString('utf8') } : { bytes: body, charset: res.charset }),
         url: row.url,
         mode: ctx.settings.extract,
+        mainContent: ctx.settings.mainContent,
         robotsToken: ctx.robotsToken,
         xRobotsTag: res.headers['x-robots-tag'],
         fields: ctx.scoring.fields,
