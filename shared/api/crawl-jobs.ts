@@ -3,6 +3,7 @@ import type { CrawlOptions } from '../library/crawl.js';
 import type { CrawlEvent } from '../pipeline/stages/progress.js';
 import type { RunSummary } from '../store/ports/index.js';
 import type { WebhookSender } from './webhooks.js';
+import type { BookedJob, JobBook } from '../store/local/job-book.js';
 
 /** One crawl asked for over MCP or the API: queued behind the data directory's single writer. */
 export interface CrawlJob {
@@ -28,9 +29,15 @@ type CrawlFn = (seeds: readonly string[], options: CrawlOptions) => Promise<RunS
 
 /** Stored pages go to webhooks in batches of this many (and the rest when the crawl ends). */
 const PAGE_BATCH = 25;
+/** A running job's progress is written to the book at most this often. */
+const PROGRESS_SAVE_MS = 2_000;
+
+/** The options a job keeps in the book: plain values, as they were asked for. */
+export type JobOptions = Pick<CrawlOptions, 'maxPages' | 'maxDepth' | 'enrich' | 'resume'>;
 
 interface Running {
   job: CrawlJob;
+  options: JobOptions;
   events: JobEvent[];
   listeners: Set<(e: JobEvent) => void>;
   stop: AbortController;
@@ -40,21 +47,68 @@ interface Running {
  * Crawls run one at a time (a data directory has one writer), in the order they were asked for.
  * Each job's progress comes from the crawl's own events; followers get them as they happen, and
  * webhooks get `crawl.started`, `page.stored` (batched), `crawl.finished` and `crawl.failed`.
+ * With a book (`jobs.db`), the queue survives a restart: jobs still queued run in their order, and
+ * the one that was running resumes its run (`resume: true`), re-fetching only what was in flight.
  */
 export class CrawlJobs {
   private readonly jobs = new Map<string, Running>();
   private chain: Promise<void> = Promise.resolve();
+  /** Set by `shutdown()`: the running crawl stops to be resumed, the queue stays in the book. */
+  private closing = false;
 
   constructor(
     private readonly crawl: CrawlFn,
     private readonly base: CrawlOptions,
     private readonly webhooks?: WebhookSender,
-  ) {}
+    private readonly book?: JobBook,
+  ) {
+    if (book) this.restore(book);
+  }
 
-  start(seeds: string[], options: CrawlOptions = {}): CrawlJob {
+  start(seeds: string[], options: JobOptions = {}): CrawlJob {
     const job: CrawlJob = { id: randomUUID(), status: 'queued', seeds, progress: { requests: 0, pagesStored: 0, queued: 0, errors: 0 }, createdAt: Date.now() };
-    const run: Running = { job, events: [], listeners: new Set(), stop: new AbortController() };
+    const run: Running = { job, options, events: [], listeners: new Set(), stop: new AbortController() };
     this.jobs.set(job.id, run);
+    this.save(run);
+    this.enqueue(run);
+    return job;
+  }
+
+  /** The book's jobs: ended ones to answer for, queued ones queued again, the running one resumed. */
+  private restore(book: JobBook): void {
+    for (const b of book.jobs()) {
+      const job: CrawlJob = {
+        id: b.id,
+        status: b.status as CrawlJob['status'],
+        seeds: b.seeds,
+        progress: { requests: 0, pagesStored: 0, queued: 0, errors: 0, ...b.progress },
+        ...(b.summary ? { summary: b.summary as RunSummary } : {}),
+        ...(b.error ? { error: b.error } : {}),
+        createdAt: b.createdAt,
+      };
+      const run: Running = { job, options: b.options as JobOptions, events: [], listeners: new Set(), stop: new AbortController() };
+      this.jobs.set(job.id, run);
+      if (job.status === 'running') {
+        // Its crawl was cut off with the server: the run goes on where it stopped.
+        job.status = 'queued';
+        run.options = { ...run.options, resume: true };
+        this.save(run);
+      }
+      if (job.status === 'queued') this.enqueue(run);
+      else if (job.summary) run.events.push({ type: job.status === 'finished' ? 'crawl.finished' : 'crawl.stopped', id: job.id, summary: job.summary });
+      else if (job.error) run.events.push({ type: 'crawl.failed', id: job.id, error: job.error });
+    }
+  }
+
+  private save(run: Running): void {
+    const { job, options } = run;
+    const booked: BookedJob = { ...job, options: { ...options }, progress: { ...job.progress } };
+    this.book?.saveJob(booked);
+  }
+
+  private enqueue(run: Running): void {
+    const { job } = run;
+    let saved = 0;
     let pages: string[] = [];
     const flushPages = () => {
       if (pages.length) this.webhooks?.send('page.stored', { id: job.id, urls: pages });
@@ -64,17 +118,31 @@ export class CrawlJobs {
       if (e.type !== 'progress') return;
       job.progress = { requests: e.stats.requests, pagesStored: e.stats.pages, queued: e.queued, errors: e.stats.errors };
       this.emit(run, { type: 'crawl.progress', id: job.id, progress: job.progress });
+      if (Date.now() - saved >= PROGRESS_SAVE_MS) {
+        saved = Date.now();
+        this.save(run);
+      }
     };
     const onPage = (p: { url: string }) => {
       pages.push(p.url);
       if (pages.length >= PAGE_BATCH) flushPages();
     };
     this.chain = this.chain.then(async () => {
+      if (run.stop.signal.aborted || this.closing) return;
+      const { seeds } = job;
       job.status = 'running';
+      this.save(run);
       this.emit(run, { type: 'crawl.started', id: job.id, seeds });
       this.webhooks?.send('crawl.started', { id: job.id, seeds });
       try {
-        const summary = await this.crawl(seeds, { ...this.base, ...options, onEvent, onPage, signal: run.stop.signal });
+        // A resumed run continues from the data directory; its seeds were queued when it started.
+        const summary = await this.crawl(run.options.resume ? [] : seeds, { ...this.base, ...run.options, onEvent, onPage, signal: run.stop.signal });
+        if (this.closing && summary.status !== 'finished' && this.book) {
+          // Stopped by the server's shutdown: queued again, to resume its run at the next start.
+          job.status = 'queued';
+          run.options = { ...run.options, resume: true };
+          return this.save(run);
+        }
         job.summary = summary;
         job.progress = { ...job.progress, requests: summary.requests, pagesStored: summary.pagesStored, queued: 0 };
         job.status = summary.status === 'finished' ? 'finished' : 'stopped';
@@ -88,8 +156,8 @@ export class CrawlJobs {
         this.emit(run, { type: 'crawl.failed', id: job.id, error: job.error });
         this.webhooks?.send('crawl.failed', { id: job.id, error: job.error });
       }
+      this.save(run);
     });
-    return job;
   }
 
   get(id: string): CrawlJob | undefined {
@@ -101,6 +169,11 @@ export class CrawlJobs {
     const run = this.jobs.get(id);
     if (!run || run.job.status === 'finished' || run.job.status === 'failed' || run.job.status === 'stopped') return false;
     run.stop.abort();
+    if (run.job.status === 'queued') {
+      // Never started: it ends here, and the queue moves on without it.
+      run.job.status = 'stopped';
+      this.save(run);
+    }
     return true;
   }
 
@@ -114,6 +187,18 @@ export class CrawlJobs {
     for (const e of run.events) listener(e);
     run.listeners.add(listener);
     return () => run.listeners.delete(listener);
+  }
+
+  /**
+   * The server is stopping: the running crawl stops cleanly (with a book, it is queued again to
+   * resume at the next start, as are the jobs still queued); resolves once it has stopped and the
+   * webhooks sent so far were delivered.
+   */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    for (const run of this.jobs.values()) if (run.job.status === 'running') run.stop.abort();
+    await this.chain;
+    await this.webhooks?.close();
   }
 
   /** Resolves when every job asked for so far has ended (and its webhooks were delivered). */

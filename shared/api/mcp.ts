@@ -8,6 +8,7 @@ import { fetch as fetchTarget } from '../library/fetch.js';
 import { openStore, type TrawlStore } from '../library/store.js';
 import { CrawlJobs } from './crawl-jobs.js';
 import type { WebhookSender } from './webhooks.js';
+import type { JobBook } from '../store/local/job-book.js';
 import { version } from '../cli/usage.js';
 
 export interface McpOptions {
@@ -203,6 +204,6 @@ export function mcpHttpHandler(options: McpOptions, jobs = newJobs(options)): (r
 }
 
 /** The crawl jobs of a data directory (with the webhooks that tell receivers about them). */
-export function newJobs(options: McpOptions, webhooks?: WebhookSender): CrawlJobs {
-  return new CrawlJobs(crawl, { data: options.data, allowPrivateNetwork: options.allowPrivateNetwork ?? false, env: options.env ?? process.env }, webhooks);
+export function newJobs(options: McpOptions, webhooks?: WebhookSender, book?: JobBook): CrawlJobs {
+  return new CrawlJobs(crawl, { data: options.data, allowPrivateNetwork: options.allowPrivateNetwork ?? false, env: options.env ?? process.env }, webhooks, book);
 }

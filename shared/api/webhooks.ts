@@ -12,6 +12,10 @@ export interface Delivery {
   id: string;
   url: string;
   event: WebhookEvent;
+  /** The crawl job the event is about. */
+  job?: string;
+  /** When its last attempt ended (ms since the epoch). */
+  at: number;
   attempts: number;
   ok: boolean;
   status?: number;
@@ -31,6 +35,8 @@ export interface WebhookOptions {
   /** The first retry's wait; doubled each time. @default 1000 */
   backoffMs?: number;
   timeoutMs?: number;
+  /** Told of a delivery after each attempt (the server records it: `trawl webhooks`). */
+  onDelivery?: (delivery: Delivery) => void;
 }
 
 /**
@@ -43,6 +49,9 @@ export class WebhookSender {
   private readonly guard: AddressGuard;
   private readonly sent: Delivery[] = [];
   private pending = new Set<Promise<void>>();
+  /** Set by `close()`: no more retries; the back-off waits end at once. */
+  private closing = false;
+  private readonly waits = new Set<() => void>();
 
   constructor(private readonly options: WebhookOptions) {
     this.signer = options.secret ? new Webhook(options.secret) : undefined;
@@ -50,12 +59,12 @@ export class WebhookSender {
   }
 
   /** Sends an event to every receiver (in the background; `flush()` waits for it). */
-  send(event: WebhookEvent, data: unknown): void {
+  send(event: WebhookEvent, data: { id?: string; [field: string]: unknown }): void {
     if (this.options.urls.length === 0) return;
     const id = `msg_${randomUUID()}`;
     const body = JSON.stringify({ type: event, timestamp: new Date().toISOString(), data });
     for (const url of this.options.urls) {
-      const work = this.deliver(url, event, id, body).finally(() => this.pending.delete(work));
+      const work = this.deliver(url, event, id, body, data.id).finally(() => this.pending.delete(work));
       this.pending.add(work);
     }
   }
@@ -69,12 +78,43 @@ export class WebhookSender {
     while (this.pending.size) await Promise.all([...this.pending]);
   }
 
-  private async deliver(url: string, event: WebhookEvent, id: string, body: string): Promise<void> {
-    const delivery: Delivery = { id, url, event, attempts: 0, ok: false };
+  /**
+   * Stops retrying (a server shutting down does not wait out back-offs): attempts under way end,
+   * deliveries waiting for a retry stay as their last attempt left them (recorded, `ok: false`).
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const wake of this.waits) wake();
+    await this.flush();
+  }
+
+  private backoff(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.waits.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.waits.add(wake);
+    });
+  }
+
+  private async deliver(url: string, event: WebhookEvent, id: string, body: string, job: string | undefined): Promise<void> {
+    const delivery: Delivery = { id, url, event, ...(job ? { job } : {}), at: Date.now(), attempts: 0, ok: false };
     this.sent.push(delivery);
     const attempts = this.options.attempts ?? 5;
-    for (let i = 0; i < attempts; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, (this.options.backoffMs ?? 1000) * 2 ** (i - 1)));
+    const told = () => {
+      delivery.at = Date.now();
+      try {
+        this.options.onDelivery?.({ ...delivery });
+      } catch {
+        // Recording a delivery never stops it.
+      }
+    };
+    for (let i = 0; i < attempts && !this.closing; i++) {
+      if (i > 0) await this.backoff((this.options.backoffMs ?? 1000) * 2 ** (i - 1));
+      if (this.closing) break;
       delivery.attempts++;
       try {
         const target = new URL(url);
@@ -87,13 +127,14 @@ export class WebhookSender {
         delivery.error = undefined;
         if (delivery.status >= 200 && delivery.status < 300) {
           delivery.ok = true;
-          return;
+          return told();
         }
       } catch (err) {
         delivery.error = err instanceof Error ? err.message : String(err);
         // A receiver the guard refuses will not become reachable by retrying.
-        if (/refused/.test(delivery.error)) return;
+        if (/refused/.test(delivery.error)) return told();
       }
+      told();
     }
   }
 

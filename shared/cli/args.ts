@@ -26,6 +26,7 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   run: { type: 'string' },
   limit: { type: 'string' },
   stale: { type: 'boolean' },
+  failed: { type: 'boolean' },
   tag: { type: 'string', multiple: true },
   domain: { type: 'string' },
   lang: { type: 'string' },

@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { reextract, type ReextractReport } from '../library/maintenance.js';
 import { openStore } from '../library/store.js';
 import { jsonLine } from './render.js';
+import { JobBook } from '../store/local/job-book.js';
 
 /** `trawl export --format jsonl`: pages (with extraction), edges and interactions, one JSON object a line. */
 export async function exportCommand(dataDir: string, format: string | undefined, out: (line: string) => void): Promise<number> {
@@ -56,5 +57,31 @@ export async function historyCommand(dataDir: string, url: string | undefined, j
       );
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * `trawl webhooks [--failed]`: the deliveries `trawl serve` recorded in jobs.db, newest first, with
+ * their attempts and last answer. Returns how many of those listed never got a 2xx (the exit code
+ * says whether any failed).
+ */
+export async function webhooksCommand(dataDir: string, flags: { failed: boolean; limit?: number }, json: boolean, out: (line: string) => void): Promise<number> {
+  const book = JobBook.open(dataDir, true);
+  if (!book) {
+    out(json ? jsonLine({ type: 'webhooks', deliveries: 0 }) : `no webhook deliveries in ${dataDir}: they are recorded by trawl serve --write-token … --webhook URL`);
+    return 0;
+  }
+  try {
+    const deliveries = book.deliveries(flags.failed, flags.limit ?? 100);
+    if (!deliveries.length && !json) out(flags.failed ? 'no failed webhook deliveries' : 'no webhook deliveries yet');
+    for (const d of deliveries)
+      out(
+        json
+          ? jsonLine({ type: 'delivery', ...d })
+          : `${new Date(d.at).toISOString()}  ${d.ok ? 'delivered' : 'FAILED   '}  ${d.event.padEnd(14)} ${d.url}  ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}, ${d.status ? `HTTP ${d.status}` : (d.error ?? '-')}${d.job ? `  job ${d.job}` : ''}`,
+      );
+    return deliveries.filter((d) => !d.ok).length;
+  } finally {
+    book.close();
   }
 }

@@ -10,7 +10,7 @@ import { statusCommand } from './status-command.js';
 import { extractCommand } from './extract-command.js';
 import { graphCommand } from './graph-command.js';
 import { doctorCommand } from './doctor-command.js';
-import { exportCommand, historyCommand, replayCommand } from './data-commands.js';
+import { exportCommand, historyCommand, replayCommand, webhooksCommand } from './data-commands.js';
 import { openStore } from '../library/store.js';
 import type { ServeFlags } from './serve-command.js';
 import { fetchCommand, socialCommand, type FetchFlags } from './fetch-command.js';
@@ -94,6 +94,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (command === 'history') {
       await historyCommand(settings.data, positionals[0], json, out);
       return 0;
+    }
+    if (command === 'webhooks') {
+      const failed = await webhooksCommand(settings.data, { failed: Boolean(flags.failed), limit: parseLimit(flags.limit) }, json, out);
+      return failed > 0 ? 1 : 0;
     }
     if (command === 'doctor') {
       const report = await doctorCommand(settings.data, flags as { repair?: boolean }, json, out);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
 import { mcpHttpHandler, newJobs } from '../api/mcp.js';
 import { WebhookSender } from '../api/webhooks.js';
+import { JobBook } from '../store/local/job-book.js';
 import { loadUiAssets } from '../api/ui-assets.js';
 import type { CrawlSettings } from '../config/settings.js';
 import { createEmbedder } from '../enrich/embedder-factory.js';
@@ -61,8 +62,15 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
   if (writeToken && !existsSync(join(settings.data, 'trawl.db'))) await openLocalForWriting(settings.data, 'trawl serve').close();
   const local = openLocalForReading(settings.data);
   const mcpOptions = { data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env };
-  const webhooks = new WebhookSender({ urls: flags.webhook ?? [], secret: env.TRAWL_WEBHOOK_SECRET, allowPrivateNetwork: settings.allowPrivateNetwork });
-  const jobs = newJobs(mcpOptions, webhooks);
+  // A server that may start crawls keeps its queue and its webhook deliveries in jobs.db (a restart picks the queue up).
+  const book = writeToken ? JobBook.open(settings.data) : undefined;
+  const webhooks = new WebhookSender({
+    urls: flags.webhook ?? [],
+    secret: env.TRAWL_WEBHOOK_SECRET,
+    allowPrivateNetwork: settings.allowPrivateNetwork,
+    onDelivery: book && ((d) => book.saveDelivery(d)),
+  });
+  const jobs = newJobs(mcpOptions, webhooks, book);
   const app = createApi(
     { store: local.store, graph: local.graph, enrich: local.enrich, vectors: local.vectors, embedder: createEmbedder(settings, env) },
     {
@@ -81,6 +89,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       server.once('error', reject);
     });
   } catch (err) {
+    book?.close();
     await local.close();
     throw new UsageError(`cannot listen on ${host}:${port}: ${(err as Error).message}; pick another --port`, { cause: err });
   }
@@ -91,7 +100,8 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
     async close() {
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await jobs.idle();
+      await jobs.shutdown();
+      book?.close();
       await local.close();
     },
   };

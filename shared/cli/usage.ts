@@ -66,8 +66,14 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
   },
   serve: {
     usage: 'trawl serve [--host 127.0.0.1] [--port 7373] [--token T] [--allowed-host NAME]   the HTTP API and the web UI',
-    flags: ['host', 'port', 'token', 'allowed-host'],
+    flags: ['host', 'port', 'token', 'allowed-host', 'write-token', 'webhook'],
     example: 'trawl serve --port 7373',
+    settings: 'data',
+  },
+  webhooks: {
+    usage: 'trawl webhooks [--failed]   the webhook deliveries of the crawls trawl serve ran, newest first',
+    flags: ['failed', 'limit', 'json'],
+    example: 'trawl webhooks --failed',
     settings: 'data',
   },
   fetch: {
@@ -98,7 +104,7 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
 };
 
 /** Commands that only read a data directory (or enrich one a crawl wrote): they never create one. */
-export const NEEDS_DATA = new Set(['status', 'graph', 'export', 'replay', 'history', 'enrich', 'search', 'index', 'serve']);
+export const NEEDS_DATA = new Set(['status', 'graph', 'export', 'replay', 'history', 'enrich', 'search', 'index', 'serve', 'webhooks']);
 
 /** Edit distance (Levenshtein), for "did you mean". */
 export function distance(a: string, b: string): number {
