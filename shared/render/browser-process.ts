@@ -1,6 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../util/process-alive.js';
 
 // The browser as a process: the flags it starts with, and the profiles a killed crawler left.
 
@@ -43,21 +44,13 @@ export function launchArgs(memoryMb: number, inLambda: boolean): string[] {
   ];
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Profile directories left by a process that was killed: removed before the next browser starts. */
 export function sweepStaleProfiles(dir = tmpdir()): number {
   let removed = 0;
   for (const name of readdirSync(dir)) {
     const m = new RegExp(`^${PROFILE_PREFIX}(\\d+)-`).exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || processAlive(Number(m[1]))) continue;
     rmSync(join(dir, name), { recursive: true, force: true });
     removed++;
   }

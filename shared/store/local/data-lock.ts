@@ -2,6 +2,7 @@ import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from '
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { DataDirLockedError } from '../../errors.js';
+import { processAlive } from '../../util/process-alive.js';
 
 export const LOCK_FILE = 'trawl.lock';
 
@@ -15,16 +16,6 @@ export interface LockOwner {
 
 /** A lock file younger than this with unreadable contents is being written right now, not stale. */
 const TORN_LOCK_GRACE_MS = 10_000;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Clock ticks a second of /proc/<pid>/stat's start time (USER_HZ: 100 on Linux everywhere that matters). */
 const USER_HZ = 100;
@@ -48,7 +39,7 @@ export function processStartMs(pid: number): number | undefined {
 
 /** The lock's process is alive and is the one that wrote it (not a later process given the same pid). */
 function holdsIt(holder: LockOwner): boolean {
-  if (!isAlive(holder.pid)) return false;
+  if (!processAlive(holder.pid)) return false;
   const started = processStartMs(holder.pid);
   return started === undefined || started <= holder.startedAt + START_SLACK_MS;
 }
