@@ -42,7 +42,11 @@ let stopSet: Set<string> | undefined;
 /** Stopwords of the languages most pages are in: a block of prose has many, a label or a byline few. */
 function stopwordSet(): Set<string> {
   const lists = stopwords as unknown as Record<string, string[]>;
-  stopSet ??= new Set(['eng', 'deu', 'fra', 'spa', 'ita', 'por', 'nld', 'pol', 'ces', 'swe', 'dan', 'nob', 'fin', 'hun', 'ron', 'rus', 'ukr', 'tur'].flatMap((l) => lists[l] ?? []));
+  stopSet ??= new Set(
+    ['eng', 'deu', 'fra', 'spa', 'ita', 'por', 'nld', 'pol', 'ces', 'swe', 'dan', 'nob', 'fin', 'hun', 'ron', 'rus', 'ukr', 'tur'].flatMap(
+      (l) => lists[l] ?? [],
+    ),
+  );
   return stopSet;
 }
 

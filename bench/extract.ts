@@ -89,7 +89,7 @@ if (pages.length) {
     score('trawl `extractPage(...).text`', pages, (p) => extractPage(p.html, p.url, opts).text),
     score('Readability on linkedom, as it is', pages, (p) => new Readability(parseHTML(p.html).document).parse()?.textContent ?? ''),
   ];
-  console.log('Whole corpus. Snippets: P | R | F1; the same weighted by the snippets\' words (token level); errors; CPU ms/page');
+  console.log("Whole corpus. Snippets: P | R | F1; the same weighted by the snippets' words (token level); errors; CPU ms/page");
   console.log('| extractor | precision | recall | F1 | token P | token R | token F1 | errors | ms/page |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
@@ -105,11 +105,14 @@ if (pages.length) {
   const learned = crossValidate(runs, K);
   const readability = rows[1]!.counts;
   const trawl = rows[0]!.counts;
-  console.log(`\n${K}-fold cross-validation by site (${sites} sites; no site in two folds): what was chosen on the other folds, scored on the held-out fold, summed`);
+  console.log(
+    `\n${K}-fold cross-validation by site (${sites} sites; no site in two folds): what was chosen on the other folds, scored on the held-out fold, summed`,
+  );
   console.log('| extractor | precision | recall | F1 | token P | token R | token F1 | chosen per fold |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---|');
-  const line = (name: string, c: Counts, chosen: string) => console.log(`| ${name} | ${fmt(c.tp, c.fp, c.fn)} | ${fmt(c.tpWords, c.fpWords, c.fnWords)} | ${chosen} |`);
-  line('trawl, the rules\' constants chosen per fold', rules.counts, rules.chosen.map((c) => JSON.stringify(c)).join(' '));
+  const line = (name: string, c: Counts, chosen: string) =>
+    console.log(`| ${name} | ${fmt(c.tp, c.fp, c.fn)} | ${fmt(c.tpWords, c.fpWords, c.fnWords)} | ${chosen} |`);
+  line("trawl, the rules' constants chosen per fold", rules.counts, rules.chosen.map((c) => JSON.stringify(c)).join(' '));
   line('trawl + a block classifier fitted per fold (not shipped)', learned.learned, `drop thresholds ${learned.thresholds.join(', ')}`);
   line('trawl as shipped (its constants set on the whole corpus)', learned.rules, '');
   line('Readability (nothing to choose)', readability, '');

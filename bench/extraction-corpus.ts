@@ -234,7 +234,11 @@ export function crossValidateRules(runs: PageRun[], k: number): { counts: Counts
   const perPage = new Map<string, Counts[]>();
   const variants: Array<{ rule: ContentRuleName; value: number }> = [];
   for (const [rule, values] of Object.entries(RULE_GRID) as Array<[ContentRuleName, number[]]>) for (const value of values) variants.push({ rule, value });
-  for (const v of variants) perPage.set(`${v.rule}=${v.value}`, runs.map((r) => countPage(zeroCounts(), r.page, textUnder(r.page, { [v.rule]: v.value }))));
+  for (const v of variants)
+    perPage.set(
+      `${v.rule}=${v.value}`,
+      runs.map((r) => countPage(zeroCounts(), r.page, textUnder(r.page, { [v.rule]: v.value }))),
+    );
   const base = runs.map((r) => countPage(zeroCounts(), r.page, r.text));
   const counts = zeroCounts();
   const chosen: Changes[] = [];
@@ -254,7 +258,8 @@ export function crossValidateRules(runs: PageRun[], k: number): { counts: Counts
       }
     }
     chosen.push(changes);
-    for (const [i, r] of runs.entries()) if (!inTrain[i]) add(counts, Object.keys(changes).length ? countPage(zeroCounts(), r.page, textUnder(r.page, changes)) : base[i]!);
+    for (const [i, r] of runs.entries())
+      if (!inTrain[i]) add(counts, Object.keys(changes).length ? countPage(zeroCounts(), r.page, textUnder(r.page, changes)) : base[i]!);
   }
   return { counts, chosen };
 }

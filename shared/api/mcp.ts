@@ -205,5 +205,10 @@ export function mcpHttpHandler(options: McpOptions, jobs = newJobs(options)): (r
 
 /** The crawl jobs of a data directory (with the webhooks that tell receivers about them). */
 export function newJobs(options: McpOptions, webhooks?: WebhookSender, book?: JobBook): CrawlJobs {
-  return new CrawlJobs(crawl, { data: options.data, allowPrivateNetwork: options.allowPrivateNetwork ?? false, env: options.env ?? process.env }, webhooks, book);
+  return new CrawlJobs(
+    crawl,
+    { data: options.data, allowPrivateNetwork: options.allowPrivateNetwork ?? false, env: options.env ?? process.env },
+    webhooks,
+    book,
+  );
 }

@@ -65,10 +65,19 @@ export async function historyCommand(dataDir: string, url: string | undefined, j
  * their attempts and last answer. Returns how many of those listed never got a 2xx (the exit code
  * says whether any failed).
  */
-export async function webhooksCommand(dataDir: string, flags: { failed: boolean; limit?: number }, json: boolean, out: (line: string) => void): Promise<number> {
+export async function webhooksCommand(
+  dataDir: string,
+  flags: { failed: boolean; limit?: number },
+  json: boolean,
+  out: (line: string) => void,
+): Promise<number> {
   const book = JobBook.open(dataDir, true);
   if (!book) {
-    out(json ? jsonLine({ type: 'webhooks', deliveries: 0 }) : `no webhook deliveries in ${dataDir}: they are recorded by trawl serve --write-token … --webhook URL`);
+    out(
+      json
+        ? jsonLine({ type: 'webhooks', deliveries: 0 })
+        : `no webhook deliveries in ${dataDir}: they are recorded by trawl serve --write-token … --webhook URL`,
+    );
     return 0;
   }
   try {

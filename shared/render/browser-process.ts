@@ -44,7 +44,6 @@ export function launchArgs(memoryMb: number, inLambda: boolean): string[] {
   ];
 }
 
-
 /** Profile directories left by a process that was killed: removed before the next browser starts. */
 export function sweepStaleProfiles(dir = tmpdir()): number {
   let removed = 0;
@@ -56,4 +55,3 @@ export function sweepStaleProfiles(dir = tmpdir()): number {
   }
   return removed;
 }
-

@@ -98,68 +98,73 @@ test('a receiver that answers 500 twice gets the event on the third try; webhook
   await hooks.close();
 });
 
-test("the queue survives a restart of trawl serve: the running crawl resumes its run, a queued one runs after it, and every delivery is on record", { timeout: 240_000 }, async () => {
-  const asked = new Map<string, number>();
-  const site = await serve((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    asked.set(path, (asked.get(path) ?? 0) + 1);
-    const r = guideResponse(path) ?? { status: 404, headers: { 'content-type': 'text/plain' }, body: 'not found' };
-    res.writeHead(r.status, r.headers).end(r.body);
-  });
-  // The queued crawl's site: another host, so the first run's requests are the first site's alone.
-  const other = await startFixtureSite();
-  const good = await receiver();
-  const broken = await receiver(Infinity);
-  const data = tempDir();
-  // A delay between requests keeps the first crawl running when the server stops.
-  const settings = resolveSettings(testFlags(data.dir, { 'delay-ms': '150' }), {});
-  const writeToken = 'a-write-token-of-some-length';
-  const flags = { port: '0', 'write-token': writeToken, webhook: [good.url, broken.url] };
-  const env = { TRAWL_WEBHOOK_SECRET: SECRET };
-  const post = (url: string, seeds: string[]) =>
-    fetch(new URL('/crawls', url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${writeToken}` },
-      body: JSON.stringify({ seeds, maxPages: 12, enrich: false }),
-    }).then(async (r) => ((await r.json()) as { id: string }).id);
-  const status = async (url: string, id: string) => (await (await fetch(new URL(`/crawls/${id}`, url))).json()) as { status: string; progress: { requests: number }; summary?: { pagesStored: number } };
+test(
+  'the queue survives a restart of trawl serve: the running crawl resumes its run, a queued one runs after it, and every delivery is on record',
+  { timeout: 240_000 },
+  async () => {
+    const asked = new Map<string, number>();
+    const site = await serve((req, res) => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      asked.set(path, (asked.get(path) ?? 0) + 1);
+      const r = guideResponse(path) ?? { status: 404, headers: { 'content-type': 'text/plain' }, body: 'not found' };
+      res.writeHead(r.status, r.headers).end(r.body);
+    });
+    // The queued crawl's site: another host, so the first run's requests are the first site's alone.
+    const other = await startFixtureSite();
+    const good = await receiver();
+    const broken = await receiver(Infinity);
+    const data = tempDir();
+    // A delay between requests keeps the first crawl running when the server stops.
+    const settings = resolveSettings(testFlags(data.dir, { 'delay-ms': '150' }), {});
+    const writeToken = 'a-write-token-of-some-length';
+    const flags = { port: '0', 'write-token': writeToken, webhook: [good.url, broken.url] };
+    const env = { TRAWL_WEBHOOK_SECRET: SECRET };
+    const post = (url: string, seeds: string[]) =>
+      fetch(new URL('/crawls', url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${writeToken}` },
+        body: JSON.stringify({ seeds, maxPages: 12, enrich: false }),
+      }).then(async (r) => ((await r.json()) as { id: string }).id);
+    const status = async (url: string, id: string) =>
+      (await (await fetch(new URL(`/crawls/${id}`, url))).json()) as { status: string; progress: { requests: number }; summary?: { pagesStored: number } };
 
-  let server = await startServer(settings, flags, env);
-  const first = await post(server.url, [`${site.origin}/`]);
-  const second = await post(server.url, [`${other.origin}/`]);
-  for (let i = 0; i < 600 && (await status(server.url, first)).progress.requests < 4; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.equal((await status(server.url, second)).status, 'queued');
-  await server.close();
-  const before = [...asked.values()].reduce((a, b) => a + b, 0);
-  assert.ok(before >= 4);
-
-  server = await startServer(settings, flags, env);
-  try {
-    let a = await status(server.url, first);
-    let b = await status(server.url, second);
-    for (let i = 0; i < 2400 && (b.status === 'queued' || b.status === 'running' || a.status !== 'finished'); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      [a, b] = [await status(server.url, first), await status(server.url, second)];
-    }
-    assert.equal(a.status, 'finished', 'the interrupted crawl resumed and finished');
-    assert.equal(b.status, 'finished', 'the queued crawl ran after it');
-    assert.ok(a.summary!.pagesStored > 5);
-  } finally {
+    let server = await startServer(settings, flags, env);
+    const first = await post(server.url, [`${site.origin}/`]);
+    const second = await post(server.url, [`${other.origin}/`]);
+    for (let i = 0; i < 600 && (await status(server.url, first)).progress.requests < 4; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal((await status(server.url, second)).status, 'queued');
     await server.close();
-  }
-  // The resumed run asked again at most what was in flight at the stop: one request for the one host.
-  const twice = [...asked].filter(([p, n]) => n > 1 && p !== '/robots.txt');
-  assert.ok(twice.length <= 1, `asked twice: ${JSON.stringify(twice)}`);
+    const before = [...asked.values()].reduce((a, b) => a + b, 0);
+    assert.ok(before >= 4);
 
-  // Every delivery is on record: the broken receiver's as failed, after its attempts.
-  const lines: string[] = [];
-  const failed = await webhooksCommand(data.dir, { failed: true }, false, (l) => lines.push(l));
-  assert.ok(failed > 0 && lines.every((l) => l.includes('FAILED') && l.includes(broken.url)), lines.join('\n'));
-  const all: string[] = [];
-  await webhooksCommand(data.dir, { failed: false }, true, (l) => all.push(l));
-  const records = all.map((l) => JSON.parse(l) as { ok: boolean; url: string; event: string; job?: string });
-  assert.ok(records.some((r) => r.ok && r.url === good.url && r.event === 'crawl.finished' && r.job === second));
-  assert.ok(records.some((r) => r.ok && r.event === 'crawl.started' && r.job === first));
-  await Promise.all([good.close(), broken.close(), site.close(), other.close()]);
-  data.cleanup();
-});
+    server = await startServer(settings, flags, env);
+    try {
+      let a = await status(server.url, first);
+      let b = await status(server.url, second);
+      for (let i = 0; i < 2400 && (b.status === 'queued' || b.status === 'running' || a.status !== 'finished'); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        [a, b] = [await status(server.url, first), await status(server.url, second)];
+      }
+      assert.equal(a.status, 'finished', 'the interrupted crawl resumed and finished');
+      assert.equal(b.status, 'finished', 'the queued crawl ran after it');
+      assert.ok(a.summary!.pagesStored > 5);
+    } finally {
+      await server.close();
+    }
+    // The resumed run asked again at most what was in flight at the stop: one request for the one host.
+    const twice = [...asked].filter(([p, n]) => n > 1 && p !== '/robots.txt');
+    assert.ok(twice.length <= 1, `asked twice: ${JSON.stringify(twice)}`);
+
+    // Every delivery is on record: the broken receiver's as failed, after its attempts.
+    const lines: string[] = [];
+    const failed = await webhooksCommand(data.dir, { failed: true }, false, (l) => lines.push(l));
+    assert.ok(failed > 0 && lines.every((l) => l.includes('FAILED') && l.includes(broken.url)), lines.join('\n'));
+    const all: string[] = [];
+    await webhooksCommand(data.dir, { failed: false }, true, (l) => all.push(l));
+    const records = all.map((l) => JSON.parse(l) as { ok: boolean; url: string; event: string; job?: string });
+    assert.ok(records.some((r) => r.ok && r.url === good.url && r.event === 'crawl.finished' && r.job === second));
+    assert.ok(records.some((r) => r.ok && r.event === 'crawl.started' && r.job === first));
+    await Promise.all([good.close(), broken.close(), site.close(), other.close()]);
+    data.cleanup();
+  },
+);

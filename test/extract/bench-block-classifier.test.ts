@@ -20,7 +20,11 @@ test('training is deterministic and learns a rule the samples hold', () => {
   });
   const a = trainBlockModel(samples, 0.5, 'test');
   assert.deepEqual(trainBlockModel(samples, 0.5, 'test'), a);
-  const at = (ld: number) => boilerplateProbability(a, BLOCK_FEATURES.map((f: string) => (f === 'link-density' ? ld : 0.5)));
+  const at = (ld: number) =>
+    boilerplateProbability(
+      a,
+      BLOCK_FEATURES.map((f: string) => (f === 'link-density' ? ld : 0.5)),
+    );
   assert.ok(at(0.9) > 0.9 && at(0.1) < 0.1, `${at(0.9)} / ${at(0.1)}`);
 });
 

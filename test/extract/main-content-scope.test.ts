@@ -18,7 +18,8 @@ const PRODUCT = `<!doctype html><html><head><title>Bracket X200</title></head><b
 <footer><p>© 2026 Brackets Ltd. <a href="/privacy">Privacy</a></p></footer>
 </body></html>`;
 
-const extract = (mainContent?: 'article' | 'full') => extractPage(PRODUCT, 'https://shop.example/x200', { canonicalize: (h) => h, robotsToken: 'trawl', mainContent });
+const extract = (mainContent?: 'article' | 'full') =>
+  extractPage(PRODUCT, 'https://shop.example/x200', { canonicalize: (h) => h, robotsToken: 'trawl', mainContent });
 
 test('the whole page keeps every section, link-bearing steps included, and drops navigation, sidebar and footer', () => {
   const article = extract();

@@ -64,7 +64,11 @@ test('another host of the same site gets a context of its own: its cache and coo
   const other = await render(origins[1]!, '/a');
   assert.match(other.html, /<p>rendered <\/p>/);
   assert.equal(scriptAsks(1), 1);
-  assert.deepEqual(cookies.filter((c) => c.startsWith('1 ')), ['1 '], 'no cookie of the first host went to the second');
+  assert.deepEqual(
+    cookies.filter((c) => c.startsWith('1 ')),
+    ['1 '],
+    'no cookie of the first host went to the second',
+  );
 });
 
 test("a context where a page crashed is closed: the host's next page starts from a fresh one", async () => {

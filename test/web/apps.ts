@@ -7,7 +7,11 @@ import { htmlPage, prose } from './pages.js';
 
 const html = (body: string): WebResponse => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body });
 // A static asset as sites serve them: cacheable for a while.
-const js = (body: string): WebResponse => ({ status: 200, headers: { 'content-type': 'application/javascript', 'cache-control': 'public, max-age=600' }, body });
+const js = (body: string): WebResponse => ({
+  status: 200,
+  headers: { 'content-type': 'application/javascript', 'cache-control': 'public, max-age=600' },
+  body,
+});
 const json = (body: unknown): WebResponse => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const notFound: WebResponse = { status: 404, headers: { 'content-type': 'text/html' }, body: 'not found' };
 

@@ -127,9 +127,9 @@ export class JobBook {
 
   /** Deliveries, newest first; `failed`: only those that never got a 2xx. */
   deliveries(failed = false, limit = 1000): BookedDelivery[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM deliveries ${failed ? 'WHERE ok = 0' : ''} ORDER BY at DESC, rowid DESC LIMIT ?`)
-      .all(limit) as Array<Record<string, string | number | null>>;
+    const rows = this.db.prepare(`SELECT * FROM deliveries ${failed ? 'WHERE ok = 0' : ''} ORDER BY at DESC, rowid DESC LIMIT ?`).all(limit) as Array<
+      Record<string, string | number | null>
+    >;
     return rows.map((r) => ({
       id: String(r.id),
       url: String(r.url),

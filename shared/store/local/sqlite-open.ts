@@ -117,4 +117,3 @@ export function openDatabase(file: string, options: OpenOptions): Db {
     throw err;
   }
 }
-
