@@ -4,20 +4,19 @@ import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt } from '../../politeness/host-state.js';
 import { RateLimiter } from '../../politeness/rate-limiter.js';
 import { robotsAllows, robotsSitemaps } from '../../robots/robots-policy.js';
-import type { ArchivedAnswer, GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason, WarcLocation } from '../../store/ports/index.js';
+import type { ArchivedAnswer, GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason } from '../../store/ports/index.js';
 import { pageSlotsAfter, robotsRefusalCommit } from '../stages/run-records.js';
 import { timerDelay } from '../../politeness/timers.js';
-import { createRun, restoreRun, resumableRun, seedCandidates } from './run-start.js';
+import { addCandidates, answerOf, resumeRun, startRun } from './run-open.js';
 import { urlId } from '../../url/canonical.js';
-import { Admitter, type LinkCandidate } from '../stages/admission.js';
+import type { Admitter, LinkCandidate } from '../stages/admission.js';
 import { politenessConfig, type CrawlContext } from '../stages/context.js';
-import { CrawlState, knownOf } from './crawl-state.js';
-import { archiveAnswer, archivedStage, requestStage, storeStage, type Fetched } from '../stages/fetch-stage.js';
+import { CrawlState } from './crawl-state.js';
+import { archiveAnswer, storeStage } from '../stages/fetch-stage.js';
 import { hostEventOf, retries, type ProcessResult } from '../stages/process-stage.js';
 import { hostAfterRobots, loadRobots } from '../stages/robots-stage.js';
 import { CrawlProgress, type CrawlHooks } from '../stages/progress.js';
 import { PageFlow, type FlowOwner } from './page-flow.js';
-import { apiClientFor, discoverTargets, runTargets } from '../stages/discover-stage.js';
 import type { Env } from '../../config/resolve.js';
 import type { Resolver } from '../../fetch/address-guard.js';
 
@@ -102,7 +101,9 @@ export class CrawlRunner {
 
   async crawl(): Promise<RunSummary> {
     // The extraction workers load while the run starts, so their start-up is not paid mid-crawl.
-    await Promise.all([this.options.resume ? this.resumeRun() : this.startRun(), this.ctx.extractor.ready?.()]);
+    const opening = { ctx: this.ctx, ...this.options, state: this.state, progress: this.progress, delayMs: this.politeness.delayMs };
+    const [opened] = await Promise.all([this.options.resume ? resumeRun(opening) : startRun(opening), this.ctx.extractor.ready?.()]);
+    ({ run: this.run, admitter: this.admitter, pageSlots: this.pageSlots, archived: this.archivedAnswers } = opened);
     this.earlierPages = (await this.ctx.store.runs()).some((r) => r.id < this.run.id);
     if (this.ctx.settings.maxMinutes > 0) this.deadline = this.ctx.clock() + this.ctx.settings.maxMinutes * 60_000;
     while (true) {
@@ -192,62 +193,6 @@ export class CrawlRunner {
         this.state.known.set(row.urlId, 'final');
       }
       this.progress.deferred(q.host, rows.length, ready);
-    }
-  }
-
-  private async startRun(): Promise<void> {
-    const { run, carried } = await createRun(this.ctx, this.options.seeds, this.options.targets ?? []);
-    this.run = run;
-    this.admitter = this.newAdmitter(this.options.seeds);
-    const found = await this.discover(false);
-    const rows = this.admitAll([...seedCandidates(this.options.seeds), ...carried.candidates, ...found]).rows;
-    for (const row of rows) row.notBefore = carried.notBefore.get(row.url) ?? 0;
-    const inserted = new Set(await this.ctx.store.addUrls(rows));
-    for (const row of rows) if (inserted.has(row.urlId) && row.state === 'queued') this.state.enqueue(row);
-    this.progress.started(this.run.id, false, carried.candidates.length ? { carried: carried.candidates.length } : undefined);
-  }
-
-  private async resumeRun(): Promise<void> {
-    const latest = await resumableRun(this.ctx.store, this.ctx.settings.data);
-    this.run = latest;
-    await this.ctx.store.setRunStatus(latest.id, 'running', this.ctx.clock());
-    this.admitter = this.newAdmitter(latest.seeds);
-    const { pagesFetched, requeued, exhausted, archived } = await restoreRun(this.ctx, latest, this.state, this.admitter, this.politeness.delayMs);
-    this.pageSlots = pagesFetched;
-    this.archivedAnswers = archived;
-    // Seeds and targets a kill cut short: targets answered before it come from the archive, the others are called now.
-    const found = await this.discover(true);
-    await this.addDiscovered([...seedCandidates(latest.seeds), ...found]);
-    this.progress.started(this.run.id, true, { requeued, exhausted, fromArchive: archived.size });
-  }
-
-  private newAdmitter(seeds: string[]): Admitter {
-    return new Admitter({
-      runId: this.run.id,
-      scope: [...seeds, ...(this.run.scope ?? [])],
-      settings: this.ctx.settings,
-      priority: this.ctx.priority,
-      canonical: this.ctx.canonical,
-      clock: this.ctx.clock,
-    });
-  }
-
-  /** The run's search and social targets: their links as candidates, their origins in the run's scope. */
-  private async discover(reuse: boolean): Promise<LinkCandidate[]> {
-    const targets = runTargets(this.run);
-    if (targets.length === 0) return [];
-    const client = apiClientFor(this.ctx.settings, this.options.resolver);
-    try {
-      const found = await discoverTargets({ ...this.ctx, client, env: this.options.targetEnv ?? {} }, this.run.id, targets, {
-        limit: this.ctx.settings.targetLimit || undefined,
-        reuse,
-      });
-      for (const d of found.discoveries) this.progress.target(d);
-      await this.ctx.store.widenRunScope(this.run.id, found.scope);
-      this.admitter.widenScope(found.scope);
-      return found.candidates;
-    } finally {
-      await client.close();
     }
   }
 
@@ -372,7 +317,7 @@ export class CrawlRunner {
     q.state = hostAfterRobots(q.state, load, q.robotsFailures, this.politeness, now);
     if (load.policy.kind !== 'unreachable') {
       const sitemaps = robotsSitemaps(load.policy).map((href): LinkCandidate => ({ href, depth: 0, kind: 'sitemap', structural: true }));
-      await this.addDiscovered(sitemaps);
+      await addCandidates(this.ctx, this.state, this.admitter, sitemaps);
     }
     await this.ctx.store.putHostState(q.state);
     this.progress.robots(q.host, load);
@@ -388,7 +333,7 @@ export class CrawlRunner {
     }
     // Written in order before this fetch's commit; the request does not wait for it.
     this.flow.track(this.ctx.store.markInFlight(this.run.id, row.urlId), q.host);
-    const { fetched, archived } = await this.answerOf(row);
+    const { fetched, archived } = await answerOf(this.ctx, row, this.archivedAnswers, this.earlierPages);
     // The host's part ends with its answer: its politeness state learns from it now, and the
     // storing, extraction and commit go on off its path while it takes its next request.
     if (!archived) q.state = afterRequest(q.state, hostEventOf(this.ctx, fetched), this.politeness);
@@ -404,7 +349,7 @@ export class CrawlRunner {
 
   /** Without a processing queue: the page is stored, extracted and committed in its host's turn. */
   private async fetchInline(q: HostQueue, row: FrontierRow, countsAsPage: boolean): Promise<void> {
-    const { fetched, archived } = await this.answerOf(row);
+    const { fetched, archived } = await answerOf(this.ctx, row, this.archivedAnswers, this.earlierPages);
     const outcome = await storeStage(this.ctx, row, fetched, archiveAnswer(this.ctx, row, fetched, !retries(this.ctx, row, fetched), archived));
     const result = await this.flow.inline(q, row, outcome);
     this.spendSlots(q, countsAsPage, { retry: result.retry, answered: result.fetch?.status !== undefined });
@@ -414,20 +359,6 @@ export class CrawlRunner {
     if (result.rendered || (result.hostEvent && (q.state.backoffUntil > this.ctx.clock() || q.parked || q.state.consecutiveFailures > 0)))
       await this.ctx.store.putHostState(q.state);
     if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');
-  }
-
-  /** The host's answer to a URL: asked now or, for one a killed crawl archived and did not commit, read back from the archive. */
-  private async answerOf(row: FrontierRow): Promise<{ fetched: Fetched; archived?: WarcLocation }> {
-    const answer = this.archivedAnswers.get(row.urlId);
-    if (answer) {
-      this.archivedAnswers.delete(row.urlId);
-      try {
-        return { fetched: await archivedStage(this.ctx, row, answer), archived: answer.warc };
-      } catch (err) {
-        this.ctx.logger.warn('an archived answer could not be read back; the URL is fetched again', { url: row.url, error: errorMessage(err) });
-      }
-    }
-    return { fetched: await requestStage(this.ctx, row, this.earlierPages) };
   }
 
   private spendSlots(q: HostQueue, countsAsPage: boolean, outcome: { retry: boolean; answered: boolean }): void {
@@ -446,38 +377,9 @@ export class CrawlRunner {
     this.wakeUp?.();
   }
 
-  private async addDiscovered(candidates: LinkCandidate[]): Promise<void> {
-    const { rows } = this.admitAll(candidates);
-    const inserted = new Set(await this.ctx.store.addUrls(rows));
-    for (const r of rows) if (inserted.has(r.urlId) && r.state === 'queued') this.state.enqueue(r);
-  }
-
   /** Admits candidates the run has not seen; raises the priority of queued ones linked again. */
-  private admitAll(candidates: LinkCandidate[]): { rows: FrontierRow[]; reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> } {
-    const rows: FrontierRow[] = [];
-    const reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> = [];
-    const seen = new Set<string>();
-    for (const c of candidates) {
-      const url = this.admitter.canonicalize(c.href);
-      if (!url) continue;
-      const id = urlId(url);
-      if (seen.has(id)) continue;
-      seen.add(id);
-      const known = this.state.known.get(id);
-      if (known === 'queued') {
-        const bumped = c.kind === 'page' && !c.nofollow ? this.state.bumpInlinks(url, id, c, this.ctx.priority) : undefined;
-        if (bumped) reprioritized.push(bumped);
-        continue;
-      }
-      if (known === 'final') continue;
-      const admission = this.admitter.admit(c);
-      if (!('row' in admission)) continue;
-      const next = knownOf(admission.row.state, admission.row.reason);
-      if (known === 'soft' && next !== 'queued') continue;
-      this.state.known.set(id, next);
-      rows.push(admission.row);
-    }
-    return { rows, reprioritized };
+  private admitAll(candidates: LinkCandidate[]): ReturnType<CrawlState['admit']> {
+    return this.state.admit(this.admitter, this.ctx.priority, candidates);
   }
 
   private async parkRows(q: HostQueue, rows: FrontierRow[], state: 'skipped', reason: UrlReason): Promise<void> {

@@ -4,7 +4,15 @@ import type { FrontierRow, UrlState } from '../../store/ports/index.js';
 import { SOFT_SKIPS } from '../../store/ports/index.js';
 import { originOf } from '../../url/canonical.js';
 import type { PriorityFn } from '../../frontier/priority.js';
-import type { LinkCandidate } from '../stages/admission.js';
+import type { Admitter, LinkCandidate } from '../stages/admission.js';
+import { urlId } from '../../url/canonical.js';
+
+/** A queued URL linked again, and its priority raised. */
+export interface Reprioritized {
+  urlId: string;
+  priority: number;
+  inlinks: number;
+}
 
 export type Known = 'queued' | 'soft' | 'final';
 
@@ -55,8 +63,36 @@ export class CrawlState {
     return n;
   }
 
+  /** Admits candidates the run has not seen (as rows to insert); raises the priority of queued ones linked again. */
+  admit(admitter: Admitter, priorityOf: PriorityFn, candidates: LinkCandidate[]): { rows: FrontierRow[]; reprioritized: Reprioritized[] } {
+    const rows: FrontierRow[] = [];
+    const reprioritized: Reprioritized[] = [];
+    const seen = new Set<string>();
+    for (const c of candidates) {
+      const url = admitter.canonicalize(c.href);
+      if (!url) continue;
+      const id = urlId(url);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const known = this.known.get(id);
+      if (known === 'queued') {
+        const bumped = c.kind === 'page' && !c.nofollow ? this.bumpInlinks(url, id, c, priorityOf) : undefined;
+        if (bumped) reprioritized.push(bumped);
+        continue;
+      }
+      if (known === 'final') continue;
+      const admission = admitter.admit(c);
+      if (!('row' in admission)) continue;
+      const next = knownOf(admission.row.state, admission.row.reason);
+      if (known === 'soft' && next !== 'queued') continue;
+      this.known.set(id, next);
+      rows.push(admission.row);
+    }
+    return { rows, reprioritized };
+  }
+
   /** Another link to a queued URL: its priority is its best link's, with the inlink counted. */
-  bumpInlinks(url: string, id: string, c: LinkCandidate, priorityOf: PriorityFn): { urlId: string; priority: number; inlinks: number } | undefined {
+  bumpInlinks(url: string, id: string, c: LinkCandidate, priorityOf: PriorityFn): Reprioritized | undefined {
     const q = this.hosts.get(new URL(url).host);
     const row = q?.get(id);
     if (!q || !row) return undefined;
