@@ -374,28 +374,4 @@ export interface RunProgress {
 /** A refused claim says when the host's rules allow the next request, and whether another worker holds it now. */
 export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number; leased: boolean; parkedReason?: string };
 
-/** One selected page of a selection, with why it was chosen. */
-export interface SelectedPage {
-  url: string;
-  bucket: string;
-  total: number;
-  contextual: number;
-  intrinsic: number;
-  boost: number;
-  reason?: string;
-  anchor?: string;
-}
-
-/** The selection of one seed homepage at the end of a run (`--select`): the pages that say what the site does. */
-export interface SelectionRecord {
-  runId: number;
-  home: string;
-  profile: string;
-  query: string;
-  cap: number;
-  selected: SelectedPage[];
-  counts: { candidates: number; filtered: number; hardExcluded: number; aboveThreshold: number; selected: number; skippedByRule: number };
-  /** Heads of candidates read from the crawl's own extractions. */
-  previews: number;
-  at: number;
-}
+export type { SelectedPage, SelectionRecord } from './ports/selection.js';
