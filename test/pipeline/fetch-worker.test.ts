@@ -16,10 +16,12 @@ import { startEmulators, type Emulators } from '../cloud/emulators.js';
 let emu: Emulators;
 let site: { origin: string; close: () => Promise<void> };
 const requests: string[] = [];
+const requestedAt = new Map<string, number>();
 before(async () => {
   emu = await startEmulators();
   site = await serve((req, res) => {
     requests.push(req.url ?? '');
+    requestedAt.set(req.url ?? '', Date.now());
     if (req.url === '/robots.txt') res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n');
     else res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>gone</h1>');
   });
@@ -55,7 +57,7 @@ test('reads robots.txt first, keeps the host delay, refuses what robots.txt disa
   const once = (row: FrontierRow) => withRun(deps, row.runId, (ctx) => fetchWorker(ctx, row));
   const first = await once(gone);
   assert.equal(first.outcome, 'robots-fetched');
-  assert.ok(first.action === 'later' && first.delayMs > 300 && first.delayMs <= 400, JSON.stringify(first));
+  assert.ok(first.action === 'later' && first.delayMs > 0 && first.delayMs <= 400, JSON.stringify(first));
   assert.deepEqual(requests, ['/robots.txt']);
   const waited = await frontierMessageStage(deps, gone, { maxInlineWaitMs: 1000, maxTotalWaitMs: 5000 });
   assert.deepEqual([waited.action, waited.outcome], ['delete', 'http-404']);
@@ -63,11 +65,17 @@ test('reads robots.txt first, keeps the host delay, refuses what robots.txt disa
   // SQS delivers the message again (a lost delete): the URL has settled, nothing is fetched.
   assert.deepEqual(await once(gone), { action: 'delete', outcome: 'already-settled' });
   const next = await once(await message('/other'));
-  // The host's 400 ms delay holds: the next URL waits what is left of it (less under a loaded machine).
-  assert.ok(next.action === 'later' && next.outcome === 'host-not-ready' && next.delayMs > 0 && next.delayMs <= 400, JSON.stringify(next));
+  // The host's 400 ms delay holds: the next URL waits what is left of it, or, when a loaded
+  // machine took longer than the delay to get here, it is fetched at least 400 ms after /gone.
+  if (next.action === 'later') assert.ok(next.outcome === 'host-not-ready' && next.delayMs > 0 && next.delayMs <= 400, JSON.stringify(next));
+  else {
+    assert.deepEqual([next.action, next.outcome], ['delete', 'http-404']);
+    assert.ok(requestedAt.get('/other')! - requestedAt.get('/gone')! >= 400, 'the host delay was kept');
+  }
+  const fetched = requests.slice();
   const refused = await frontierMessageStage(deps, await message('/private/x'), { maxInlineWaitMs: 1000, maxTotalWaitMs: 5000 });
   assert.deepEqual([refused.action, refused.outcome], ['delete', 'robots']);
-  assert.deepEqual(requests, ['/robots.txt', '/gone']);
+  assert.deepEqual(requests, fetched, 'a path robots.txt disallows is never requested');
   const history = await deps.store.fetchHistory(urlId(`${site.origin}/private/x`));
   assert.match(history[0]!.error ?? '', /robots/);
 });
