@@ -1,5 +1,6 @@
 // npm run gen:options — writes shared/library/settings-options.ts from the settings table, so the
 // library's typed options (with TSDoc and @default) never drift from the table. A test checks it.
+import { CHANGE_KINDS } from '../shared/config/change-settings.js';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '../shared/config/settings.js';
@@ -11,6 +12,7 @@ const TYPES: Record<string, string> = {
   mainContent: "'article' | 'full'",
   extractWorkers: "'auto' | number",
   renderConcurrency: "'auto' | number",
+  monitorKind: `Array<${CHANGE_KINDS.map((k) => `'${k}'`).join(' | ')}>`,
 };
 
 export function optionsSource(): string {

@@ -10,6 +10,8 @@ export type { ModelStamp, ProviderName } from './enrich/providers.js';
 export type { BoundCut } from './extract/bounds.js';
 export type { ProgressStats } from './pipeline/stages/progress.js';
 export type { HistoryEntry } from './archive/replay.js';
+export type { ChangeKind, ChangeMeasure, ChangeQuery, ChangeRecord } from './store/ports/change-store.js';
+export type { DiffPart } from './changes/text-diff.js';
 export type { FetchResponse } from './fetch/http-fetcher.js';
 export type { ExportRecord } from './store/local/sqlite-export.js';
 export type { ArchiveCheck, TableReport } from './store/local/sqlite-salvage.js';

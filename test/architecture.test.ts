@@ -85,7 +85,7 @@ export const LAYERS: Array<{ name: string; modules: string[] }> = [
       'shared/store/ports',
     ],
   },
-  { name: 'domain', modules: ['shared/frontier', 'shared/graph', 'shared/archive', 'shared/targets', 'shared/scoring', 'shared/search'] },
+  { name: 'domain', modules: ['shared/frontier', 'shared/graph', 'shared/archive', 'shared/targets', 'shared/scoring', 'shared/search', 'shared/changes'] },
   { name: 'adapters', modules: ['shared/store/local', 'shared/store/aws'] },
   { name: 'stages', modules: ['shared/pipeline/stages'] },
   { name: 'runtimes', modules: ['shared/pipeline/embedded', 'shared/pipeline/cloud'] },

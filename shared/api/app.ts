@@ -6,6 +6,7 @@ import { authGuard, hostGuard, securityHeaders } from './guards.js';
 import { ApiMetrics } from './metrics.js';
 import { json, newRouter, type ApiDeps } from './router.js';
 import type { CrawlJobs } from './crawl-jobs.js';
+import { changesRoutes } from './routes/changes.js';
 import { crawlsRoutes } from './routes/crawls.js';
 import { graphRoutes } from './routes/graph.js';
 import { pagesRoutes } from './routes/pages.js';
@@ -74,6 +75,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
   app.route('/', pagesRoutes(deps));
   app.route('/', graphRoutes(deps));
   app.route('/', runsRoutes(deps));
+  if (deps.changes) app.route('/', changesRoutes(deps.changes));
 
   app.get('/metrics', async (c) => c.body(await metrics.render(deps.store, deps.enrich), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }));
 

@@ -1,3 +1,4 @@
+import type { SettingName } from '../config/settings.js';
 import { randomUUID } from 'node:crypto';
 import type { CrawlOptions } from '../library/crawl.js';
 import type { CrawlEvent } from '../pipeline/stages/progress.js';
@@ -33,7 +34,31 @@ const PAGE_BATCH = 25;
 const PROGRESS_SAVE_MS = 2_000;
 
 /** The options a job keeps in the book: plain values, as they were asked for. */
-export type JobOptions = Pick<CrawlOptions, 'maxPages' | 'maxDepth' | 'enrich' | 'resume'>;
+/**
+ * The settings a crawl started over HTTP may choose. The server keeps the rest: the data directory,
+ * private addresses, politeness, and profiles (a profile may be a file path on the server).
+ */
+export const JOB_SETTINGS = [
+  'maxPages',
+  'maxDepth',
+  'maxPagesPerHost',
+  'maxMinutes',
+  'scope',
+  'allowDomain',
+  'deny',
+  'render',
+  'mainContent',
+  'field',
+  'query',
+  'enrich',
+  'monitorPath',
+  'monitorKind',
+  'monitorMinChange',
+  'monitorField',
+] as const satisfies readonly SettingName[];
+export type JobSetting = (typeof JOB_SETTINGS)[number];
+
+export type JobOptions = Pick<CrawlOptions, JobSetting | 'resume'>;
 
 interface Running {
   job: CrawlJob;
@@ -115,6 +140,10 @@ export class CrawlJobs {
       pages = [];
     };
     const onEvent = (e: CrawlEvent) => {
+      // The changes the crawl's monitor tells, in batches as stored pages are.
+      if (e.type === 'changes')
+        for (let i = 0; i < e.told.length; i += PAGE_BATCH)
+          this.webhooks?.send('page.changed', { id: job.id, runId: e.runId, changes: e.told.slice(i, i + PAGE_BATCH) });
       if (e.type !== 'progress') return;
       job.progress = { requests: e.stats.requests, pagesStored: e.stats.pages, queued: e.queued, errors: e.stats.errors };
       this.emit(run, { type: 'crawl.progress', id: job.id, progress: job.progress });

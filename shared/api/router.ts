@@ -1,6 +1,6 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Embedder } from '../enrich/providers.js';
-import type { CrawlStore, EnrichStore, GraphStore, VectorIndex } from '../store/ports/index.js';
+import type { ChangeStore, CrawlStore, EnrichStore, GraphStore, VectorIndex } from '../store/ports/index.js';
 import { ErrorBody } from './schemas.js';
 
 /** What the API reads: the same ports in both runtimes. */
@@ -11,6 +11,8 @@ export interface ApiDeps {
   vectors: VectorIndex;
   /** Embeds queries the way the pages were embedded. */
   embedder: Embedder;
+  /** What changed between runs; absent: no `/changes`. */
+  changes?: ChangeStore;
 }
 
 type Target = 'query' | 'param' | 'header' | 'json';

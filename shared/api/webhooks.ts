@@ -4,8 +4,8 @@ import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { AddressGuard, type Resolver } from '../fetch/address-guard.js';
 
-/** The events a crawl sends: started, stored pages (batched), finished, failed. */
-export type WebhookEvent = 'crawl.started' | 'page.stored' | 'crawl.finished' | 'crawl.failed';
+/** The events a crawl sends: started, stored pages (batched), changes its monitor tells (batched), finished, failed. */
+export type WebhookEvent = 'crawl.started' | 'page.stored' | 'page.changed' | 'crawl.finished' | 'crawl.failed';
 
 /** One delivery and how it went (the last attempt's status, or why it failed). */
 export interface Delivery {

@@ -46,6 +46,9 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   cap: { type: 'string' },
   replay: { type: 'boolean' },
   'no-preview': { type: 'boolean' },
+  kind: { type: 'string', multiple: true },
+  path: { type: 'string', multiple: true },
+  diff: { type: 'boolean' },
 };
 
 /** Every flag name the CLI knows. */
@@ -95,6 +98,7 @@ export function helpText(): string {
     '  trawl export --format jsonl   pages, edges and interactions as JSON lines',
     '  trawl replay --reextract      re-run extraction over the archive, no network',
     '  trawl history <url>           every fetch of a URL, with content drift',
+    '  trawl changes [--run N] [--since DATE] [--kind K…] [--path /P…] [--diff]   what changed since the run before: new, changed, removed, orphaned, newly linked',
     '  trawl doctor [--repair]       check the data directory; salvage a damaged database',
     '  trawl enrich [--stale] [--provider local|bedrock|openai]   summaries, tags, embeddings and the search index',
     '  trawl search "<query>" [--tag T…] [--domain D] [--lang L] [--since DATE] [--until DATE] [--limit N] [--mode hybrid|text|vector]',

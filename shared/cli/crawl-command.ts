@@ -6,6 +6,10 @@ import { jsonLine, progressLine, stageText, summaryText, targetLine } from './re
 import type { Env } from '../config/resolve.js';
 import { enrichSummaryText } from './search-commands.js';
 import { storedSelectionText } from './select-command.js';
+import { changeLine } from './changes-command.js';
+
+/** Changes a crawl prints as it ends; `trawl changes` lists them all. */
+const TOLD_LINES = 20;
 
 export interface CrawlIo {
   out: (line: string) => void;
@@ -41,6 +45,10 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
     if (e.type === 'progress') io.status?.(progressLine(e.stats, e.queued, e.activeHosts, e.waitingHosts, settings.maxPages));
     if (e.type === 'enriched') io.out(enrichSummaryText(e.result));
     if (e.type === 'selected') for (const line of storedSelectionText(e.selections, e.report)) io.out(line);
+    if (e.type === 'changes') {
+      for (const c of e.told.slice(0, TOLD_LINES)) io.out(changeLine(c));
+      if (e.told.length > TOLD_LINES) io.out(`… and ${e.told.length - TOLD_LINES} more: trawl changes --run ${e.runId}`);
+    }
   };
   const started = Date.now();
   const report = (summary: RunSummary) => {

@@ -12,6 +12,7 @@ import { graphCommand } from './graph-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { exportCommand, historyCommand, replayCommand, webhooksCommand } from './data-commands.js';
 import { openStore } from '../library/store.js';
+import { changesCommand, type ChangesFlags } from './changes-command.js';
 import type { ServeFlags } from './serve-command.js';
 import { fetchCommand, socialCommand, type FetchFlags } from './fetch-command.js';
 import { selectCommand, type SelectFlags } from './select-command.js';
@@ -93,6 +94,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     if (command === 'history') {
       await historyCommand(settings.data, positionals[0], json, out);
+      return 0;
+    }
+    if (command === 'changes') {
+      await changesCommand(settings.data, flags as ChangesFlags, json, out);
       return 0;
     }
     if (command === 'webhooks') {

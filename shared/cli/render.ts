@@ -1,4 +1,4 @@
-import type { RunSummary } from '../store/ports/index.js';
+import { CHANGE_KINDS, type ChangeKind, type RunSummary } from '../store/ports/index.js';
 import type { CrawlEvent, ProgressStats } from '../pipeline/stages/progress.js';
 
 export function formatBytes(n: number): string {
@@ -52,8 +52,15 @@ export function summaryText(summary: RunSummary, dataDir: string, elapsedMs?: nu
     ...table('skips by reason', summary.skipsByReason),
   ];
   if (summary.hostsParked.length) lines.push('parked hosts:', ...summary.hostsParked.map((h) => `  ${h.host}: ${h.reason}`));
+  if (summary.changes) lines.push(`changes since the run before: ${changeCountsText(summary.changes)} (trawl changes --run ${summary.runId})`);
   lines.push(`stored in ${dataDir} (trawl.db + blobs/)`);
   return lines.join('\n');
+}
+
+/** `2 changed, 1 new, …` in the order of CHANGE_KINDS. */
+export function changeCountsText(counts: Partial<Record<ChangeKind, number>>): string {
+  const parts = CHANGE_KINDS.filter((k) => counts[k]).map((k) => `${counts[k]} ${k}`);
+  return parts.length ? parts.join(', ') : 'none';
 }
 
 export function jsonLine(event: CrawlEvent | Record<string, unknown>): string {

@@ -72,7 +72,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
   });
   const jobs = newJobs(mcpOptions, webhooks, book);
   const app = createApi(
-    { store: local.store, graph: local.graph, enrich: local.enrich, vectors: local.vectors, embedder: createEmbedder(settings, env) },
+    { store: local.store, graph: local.graph, enrich: local.enrich, vectors: local.vectors, embedder: createEmbedder(settings, env), changes: local.changes },
     {
       token,
       allowedHosts,

@@ -40,6 +40,12 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
     example: 'trawl history https://example.com/',
     settings: 'data',
   },
+  changes: {
+    usage: 'trawl changes [--run N] [--since DATE] [--kind K…] [--path /P…] [--diff] [--limit N]   what changed since the run before',
+    flags: ['run', 'since', 'kind', 'path', 'diff', 'limit', 'json'],
+    example: 'trawl changes --kind changed,removed --diff',
+    settings: 'data',
+  },
   doctor: {
     usage: 'trawl doctor [--repair]   check the data directory; salvage a damaged database',
     flags: ['repair', 'json'],
@@ -104,7 +110,7 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
 };
 
 /** Commands that only read a data directory (or enrich one a crawl wrote): they never create one. */
-export const NEEDS_DATA = new Set(['status', 'graph', 'export', 'replay', 'history', 'enrich', 'search', 'index', 'serve', 'webhooks']);
+export const NEEDS_DATA = new Set(['status', 'graph', 'export', 'replay', 'history', 'changes', 'enrich', 'search', 'index', 'serve', 'webhooks']);
 
 /** Edit distance (Levenshtein), for "did you mean". */
 export function distance(a: string, b: string): number {

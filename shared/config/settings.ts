@@ -5,6 +5,7 @@ import { bool, DAY, HOUR, int, list, ms, setting, type Setting } from './setting
 import { RENDER_SETTINGS } from './render-settings.js';
 import { ENRICH_SETTINGS } from './enrich-settings.js';
 import { SCORING_SETTINGS } from './scoring-settings.js';
+import { CHANGE_SETTINGS } from './change-settings.js';
 
 /** The longest timer Node can run: setTimeout turns anything above 2³¹−1 ms into 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -321,6 +322,7 @@ export const SETTINGS = {
   ...RENDER_SETTINGS,
   ...ENRICH_SETTINGS,
   ...SCORING_SETTINGS,
+  ...CHANGE_SETTINGS,
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -1,3 +1,5 @@
+import { monitorOf, told } from '../changes/monitor.js';
+import { CHANGE_KINDS } from '../config/change-settings.js';
 import { basename } from 'node:path';
 import { type CrawlSettings, type SettingName } from '../config/settings.js';
 import { resolveSettings, type Env } from '../config/resolve.js';
@@ -182,6 +184,7 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
       resolver: options.resolver,
       resume: settings.resume,
       graph: local.graph,
+      changes: local.changes,
       hooks: { onEvent: options.onEvent, onPage },
     });
     const stop = () => runner.stop();
@@ -189,6 +192,11 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
     closers.add(() => options.signal?.removeEventListener('abort', stop));
     if (options.signal?.aborted) stop();
     const summary = await runner.crawl();
+    if (summary.changes) {
+      const monitor = monitorOf(settings);
+      const all = await local.changes.changes({ runId: summary.runId, kinds: [...CHANGE_KINDS] });
+      options.onEvent?.({ type: 'changes', runId: summary.runId, counts: summary.changes, told: all.filter((c) => told(monitor, c)) });
+    }
     if (settings.select && summary.status === 'finished') {
       const { selections, report } = await selectStage(local, summary.runId, summary.seeds, ctx.scoring, settings.selectCap);
       options.onEvent?.({ type: 'selected', selections, report });

@@ -312,4 +312,24 @@ export interface CrawlSettingsOptions {
    * @default 0
    */
   targetLimit?: number;
+  /**
+   * Tell changes only of URLs whose path starts with this (repeatable): URL path prefixes starting with /. CLI `--monitor-path`, environment `TRAWL_MONITOR_PATHS`.
+   * @default []
+   */
+  monitorPath?: string[];
+  /**
+   * Tell only changes of these kinds (repeatable; default: all but unchanged): change kinds: new, changed, unchanged, removed, orphaned, newly-linked, rank-shift. CLI `--monitor-kind`, environment `TRAWL_MONITOR_KINDS`.
+   * @default []
+   */
+  monitorKind?: Array<'new' | 'changed' | 'unchanged' | 'removed' | 'orphaned' | 'newly-linked' | 'rank-shift'>;
+  /**
+   * Tell a changed page only when at least this share of its text blocks changed, or a monitored field did: a share of the text blocks from 0 to 1. CLI `--monitor-min-change`, environment `TRAWL_MONITOR_MIN_CHANGE`.
+   * @default 0
+   */
+  monitorMinChange?: number;
+  /**
+   * Tell a changed page only when one of these metadata or --field values changed (title, price, …; repeatable): a list of non-empty values. CLI `--monitor-field`, environment `TRAWL_MONITOR_FIELDS`.
+   * @default []
+   */
+  monitorField?: string[];
 }

@@ -10,7 +10,8 @@ import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { openLocalForReading, type LocalStores } from '../store/local/open-local.js';
 import type { ExportRecord } from '../store/local/sqlite-export.js';
 import type { ChunkRecord, ExtractRecord, LinkView, PageRecord, RankedPage, RunRecord, RunSummary, UnfetchedUrl } from '../store/ports/index.js';
-import type { EnrichmentRecord } from '../store/ports/index.js';
+import type { ChangeQuery, ChangeRecord, EnrichmentRecord } from '../store/ports/index.js';
+import { textDiff, type DiffPart } from '../changes/text-diff.js';
 import type { SearchResult } from '../search/hybrid.js';
 import { searchStores, type SearchOptions } from './enrich.js';
 
@@ -37,6 +38,13 @@ export interface TrawlStore {
   unfetched(limit?: number): Promise<UnfetchedUrl[]>;
   /** Every fetch of a URL across runs, marking content drift. */
   history(url: string): Promise<HistoryEntry[]>;
+  /**
+   * What changed in a run (default: the latest) since the run before, per URL: new, changed (with
+   * how much), removed, orphaned, newly linked, rank shifts; `unchanged` only when asked for.
+   */
+  changes(query?: ChangeQuery): Promise<ChangeRecord[]>;
+  /** The word-level diff of a page a run changed (its markdown before and after); undefined when the run did not change it. */
+  changeDiff(runId: number, url: string): Promise<DiffPart[] | undefined>;
   /** The archived response of a URL (newest, or of `runId`; `view: 'rendered'` for the DOM Chromium produced), from the WARC files with no network. */
   replay(url: string, options?: ReplayOptions): Promise<FetchResponse>;
   /**
@@ -88,6 +96,11 @@ export function openStore(dataDir = './trawl-data'): TrawlStore {
     top: (limit = 20) => graph.top(limit),
     unfetched: (limit = 20) => graph.unfetched(limit),
     history: (url) => targetHistory(store, url),
+    changes: (query = {}) => local.changes.changes(query),
+    async changeDiff(runId, url) {
+      const texts = await local.changes.changeTexts(runId, idOf(url));
+      return texts && textDiff(texts.before, texts.after);
+    },
     replay: (url, options = {}) => new ArchiveReplay(store, dataDir, options).fetch({ url, kind: 'page' }),
     fetch: (target) => replayTarget({ store, blobs: local.blobs, dataDir, robotsToken: DEFAULT_TOKEN }, target),
     searchSocial: (platform, topics) =>

@@ -1,5 +1,6 @@
 /** The records the store ports read and write: a public contract (the DynamoDB items carry the same fields). */
 import type { FetchKind } from '../fetch/content-type.js';
+import type { ChangeKind } from './ports/change-store.js';
 import type { HostState } from '../politeness/host-state.js';
 import type { MetadataFields } from '../extract/metadata.js';
 
@@ -305,6 +306,8 @@ export interface RunSummary {
   duplicates: number;
   bytes: number;
   hostsParked: Array<{ host: string; reason: string }>;
+  /** What changed since the run before, by kind (`trawl changes`); absent for a data directory's first run or a store that keeps none. */
+  changes?: Partial<Record<ChangeKind, number>>;
 }
 
 /** A run's search and social targets (kept in its config), as `RunSummary.targets`. */

@@ -2,16 +2,18 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import type { CrawlJobs, JobEvent } from '../crawl-jobs.js';
+import { JOB_SETTINGS, type CrawlJobs, type JobEvent, type JobOptions, type JobSetting } from '../crawl-jobs.js';
+import { SETTINGS } from '../../config/settings.js';
 import { errors, json, newRouter } from '../router.js';
 import { preflight } from '../../fetch/preflight.js';
 
 const CrawlBody = z
   .object({
     seeds: z.array(z.string().min(1)).min(1).max(100),
-    maxPages: z.number().int().min(1).max(100_000_000).optional(),
-    maxDepth: z.number().int().min(0).max(1000).optional(),
-    enrich: z.boolean().optional(),
+    // Each setting a job may choose, validated by the settings table's own schema.
+    ...(Object.fromEntries(JOB_SETTINGS.map((name) => [name, SETTINGS[name].schema.optional()])) as {
+      [K in JobSetting]: z.ZodOptional<(typeof SETTINGS)[K]['schema']>;
+    }),
   })
   .strict();
 const JobParams = z.object({ id: z.string().uuid() });
@@ -63,7 +65,8 @@ export function crawlsRoutes(jobs: CrawlJobs, options: { writeToken?: string; al
             return c.json({ error: (err as Error).message }, 400);
           }
         }
-      const job = jobs.start(body.seeds, { maxPages: body.maxPages, maxDepth: body.maxDepth, enrich: body.enrich ?? true });
+      const { seeds: _seeds, ...chosen } = body;
+      const job = jobs.start(body.seeds, { ...(chosen as JobOptions), enrich: body.enrich ?? true });
       return c.json({ id: job.id, status: job.status }, 202);
     },
   );

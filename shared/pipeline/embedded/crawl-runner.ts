@@ -4,7 +4,7 @@ import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt } from '../../politeness/host-state.js';
 import { RateLimiter } from '../../politeness/rate-limiter.js';
 import { robotsAllows, robotsSitemaps } from '../../robots/robots-policy.js';
-import type { ArchivedAnswer, GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason } from '../../store/ports/index.js';
+import type { ArchivedAnswer, ChangeStore, GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason } from '../../store/ports/index.js';
 import { pageSlotsAfter, robotsRefusalCommit } from '../stages/run-records.js';
 import { timerDelay } from '../../politeness/timers.js';
 import { addCandidates, answerOf, resumeRun, startRun } from './run-open.js';
@@ -33,6 +33,8 @@ export interface RunnerOptions {
   resume: boolean;
   /** When given, inlink counts and PageRank are computed at the end of a finished crawl. */
   graph?: GraphStore;
+  /** When given, a finished crawl completes its changes since the run before (the link kinds). */
+  changes?: ChangeStore;
 }
 
 /**
@@ -128,6 +130,7 @@ export class CrawlRunner {
       // A finished run leaves nothing queued: what is left was cut by the page budget or the time budget.
       await this.ctx.store.settleQueued(this.run.id, this.budgetReached() ? 'max-pages' : 'host-too-slow');
       if (this.options.graph) await this.options.graph.computeRanks(this.run.id);
+      await this.options.changes?.finishChanges(this.run.id, this.ctx.clock());
     }
     await this.ctx.store.setRunStatus(this.run.id, status, this.ctx.clock());
     const summary = await this.ctx.store.summary(this.run.id);

@@ -1,6 +1,6 @@
 import type { StoredPage } from './context.js';
 import type { EnrichRunResult } from './enrich-stage.js';
-import type { FrontierRow, RunSummary, SelectionRecord, UrlReason, UrlState } from '../../store/ports/index.js';
+import type { ChangeKind, ChangeRecord, FrontierRow, RunSummary, SelectionRecord, UrlReason, UrlState } from '../../store/ports/index.js';
 import type { FetchKind } from '../../fetch/content-type.js';
 import type { ProcessResult } from './process-stage.js';
 import type { RobotsLoad } from './robots-stage.js';
@@ -40,6 +40,8 @@ export type CrawlEvent =
   | { type: 'done'; summary: RunSummary; stats: ProgressStats; stages?: StageTimes }
   /** After a crawl with `enrich`: the Summarize and Index pass over its pages (inline, then the sweep). */
   | { type: 'enriched'; result: EnrichRunResult; inline: number }
+  /** What changed since the run before (a finished run that had one): the counts, and the changes the crawl's monitor tells. */
+  | { type: 'changes'; runId: number; counts: Partial<Record<ChangeKind, number>>; told: ChangeRecord[] }
   | { type: 'selected'; selections: SelectionRecord[]; report: string };
 
 /** Running counters of a crawl, and the event stream. */

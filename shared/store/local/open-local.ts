@@ -6,6 +6,7 @@ import { DataDirLock } from './data-lock.js';
 import { FileObjects } from './file-objects.js';
 import { DB_FILE, prepareDataDir, SqliteCrawlStore, type OpenOptions } from './sqlite-store.js';
 import { SqliteGraph } from './sqlite-graph.js';
+import { SqliteChanges } from './sqlite-changes.js';
 import { SqliteEnrichStore, SqliteVectorIndex } from './sqlite-search.js';
 
 /** The embedded runtime's adapters over one data directory. */
@@ -14,6 +15,8 @@ export interface LocalStores {
   store: SqliteCrawlStore;
   blobs: FileBlobStore;
   graph: SqliteGraph;
+  /** What changed between runs. */
+  changes: SqliteChanges;
   objects: FileObjects;
   /** Summaries, tags, embedding metadata and the full-text index (the source of truth for search). */
   enrich: SqliteEnrichStore;
@@ -39,6 +42,7 @@ function stores(dataDir: string, store: SqliteCrawlStore, release: () => void): 
     store,
     blobs: new FileBlobStore(join(dataDir, 'blobs'), (file, bytes) => store.writeFile(file, bytes)),
     graph: new SqliteGraph(store.db),
+    changes: new SqliteChanges(store.db),
     objects: new FileObjects(dataDir),
     enrich: new SqliteEnrichStore(store.db),
     vectors: new SqliteVectorIndex(store.db),

@@ -2,7 +2,42 @@
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
+
+/**
+ * What changed between runs (v9): one row per URL, run and kind (the detail as JSON); the two
+ * texts of each changed page, for its diff (a rowid table: see chunksSql); and the links pages
+ * gained and lost during a run, which the run's end turns into the link kinds.
+ */
+const CHANGES_SQL = `
+CREATE TABLE IF NOT EXISTS changes (
+  run_id INTEGER NOT NULL,
+  url_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  url TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  previous_run_id INTEGER,
+  title TEXT,
+  detail TEXT,
+  PRIMARY KEY (run_id, url_id, kind)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS changes_url ON changes (url_id, run_id);
+CREATE TABLE IF NOT EXISTS change_texts (
+  run_id INTEGER NOT NULL,
+  url_id TEXT NOT NULL,
+  before TEXT NOT NULL,
+  after TEXT NOT NULL,
+  UNIQUE (run_id, url_id)
+);
+CREATE TABLE IF NOT EXISTS link_changes (
+  run_id INTEGER NOT NULL,
+  to_id TEXT NOT NULL,
+  from_id TEXT NOT NULL,
+  to_url TEXT NOT NULL,
+  added INTEGER NOT NULL,
+  PRIMARY KEY (run_id, to_id, from_id)
+) WITHOUT ROWID;
+`;
 
 /** The Summarize and Index tables (v5). */
 const SELECTIONS_SQL = `CREATE TABLE IF NOT EXISTS selections (
@@ -104,6 +139,8 @@ export const MIGRATIONS: Record<number, string> = {
         SELECT url_id, seq, id, position, tokens, text, prev_id, next_id FROM chunks;
       DROP TABLE chunks;
       ALTER TABLE chunks_v8 RENAME TO chunks;`,
+  // v9: changes between runs.
+  8: CHANGES_SQL,
 };
 
 export const SCHEMA_SQL = `
@@ -264,4 +301,5 @@ CREATE TABLE IF NOT EXISTS aliases (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS aliases_target ON aliases (target_id);
 ${ENRICH_SQL}
-${SELECTIONS_SQL}`;
+${SELECTIONS_SQL}
+${CHANGES_SQL}`;

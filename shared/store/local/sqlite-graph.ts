@@ -2,6 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import type { GraphStore, LinkView, RankedPage, SelectionRecord, UnfetchedUrl } from '../ports/index.js';
 import { CURRENT_EDGES, rowToEdge } from './sqlite-rows.js';
 import { pageRank } from '../../graph/pagerank.js';
+import { recordRankShifts } from './sqlite-changes.js';
 
 /** Link graph queries on the embedded store. */
 export class SqliteGraph implements GraphStore {
@@ -21,7 +22,12 @@ export class SqliteGraph implements GraphStore {
     return (rows as Array<Record<string, unknown>>).map((r) => ({ ...rowToEdge(r), fromUrl: r.from_url as string }));
   }
 
-  async computeRanks(runId: number): Promise<number> {
+  async computeRanks(runId: number, now = Date.now()): Promise<number> {
+    const before = new Map(
+      (this.db.prepare('SELECT url_id, run_id, inlinks, pagerank FROM ranks').all() as Array<{ url_id: string; run_id: number; inlinks: number; pagerank: number }>).map(
+        (r) => [r.url_id, { runId: r.run_id, inlinks: r.inlinks, pagerank: r.pagerank }],
+      ),
+    );
     const nodes = (this.db.prepare('SELECT url_id FROM pages WHERE content_hash IS NOT NULL').all() as Array<{ url_id: string }>).map((r) => r.url_id);
     const links = this.db
       .prepare(
@@ -43,6 +49,7 @@ export class SqliteGraph implements GraphStore {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM ranks').run();
       for (const id of nodes) insert.run(id, runId, inlinks.get(id)?.n ?? 0, inlinks.get(id)?.hosts.size ?? 0, ranks.get(id) ?? 0);
+      recordRankShifts(this.db, runId, now, before);
     })();
     return nodes.length;
   }

@@ -3,6 +3,7 @@ import type { FetchKind } from '../../fetch/content-type.js';
 import {
   ROBOTS_REFUSAL,
   targetsOf,
+  type ChangeKind,
   type ChunkRecord,
   type RunRecord,
   type ExtractRecord,
@@ -137,7 +138,13 @@ export function summarize(db: Db, runId: number): RunSummary {
     duplicates: stored.d,
     bytes: fetchTotals.b,
     hostsParked: parked,
+    ...changeCounts(db, runId),
   };
+}
+
+function changeCounts(db: Db, runId: number): Pick<RunSummary, 'changes'> {
+  const rows = db.prepare('SELECT kind, count(*) AS n FROM changes WHERE run_id = ? GROUP BY kind').all(runId) as Array<{ kind: ChangeKind; n: number }>;
+  return rows.length ? { changes: Object.fromEntries(rows.map((r) => [r.kind, r.n])) } : {};
 }
 
 /** A run's fetches per time bucket and per latency bucket, grouped in SQL. */

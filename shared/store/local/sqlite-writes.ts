@@ -6,6 +6,7 @@ import { SOFT_SKIPS } from '../ports/index.js';
 import { frontierParams, pageParams } from './sqlite-rows.js';
 import { writeFileAtomic } from './blob-store.js';
 import { NO_CLOCK, type StageClock } from '../../log/stage-clock.js';
+import { SqliteChangeCapture } from './sqlite-changes.js';
 
 /** The stage the blob files' time counts in (`--stage-times`); every other write counts in `SQLite`. */
 export const FILE_STAGE = 'blob files';
@@ -52,9 +53,11 @@ const orNull = <T extends object>(o: T): Record<string, unknown> =>
 /** The writes of one fetch commit, as prepared statements run inside one transaction. */
 export class SqliteWrites {
   private readonly s: { [K in keyof typeof WRITE_SQL]: Statement };
+  private readonly changes: SqliteChangeCapture;
 
   constructor(db: Db) {
     this.s = Object.fromEntries(Object.entries(WRITE_SQL).map(([k, sql]) => [k, db.prepare(sql)])) as { [K in keyof typeof WRITE_SQL]: Statement };
+    this.changes = new SqliteChangeCapture(db);
   }
 
   insertUrls(rows: FrontierRow[]): string[] {
@@ -131,6 +134,8 @@ export class SqliteWrites {
   }
 
   apply(c: FetchCommit): string[] {
+    // What the page was, against what this fetch makes it: read before the writes replace it.
+    this.changes.capture(c);
     this.s.setState.run(c.state, c.reason ?? null, c.attempts, c.notBefore ?? 0, c.runId, c.urlId);
     if (c.fetch) this.insertFetch(c.fetch);
     if (c.rendered) this.insertFetch(c.rendered);

@@ -8,3 +8,4 @@ export type { WorkflowStarter } from './workflow-starter.js';
 export type { ObjectStore } from './object-store.js';
 export type { RunLedger } from './run-ledger.js';
 export type * from './search-index.js';
+export * from './change-store.js';
