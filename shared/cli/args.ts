@@ -95,7 +95,7 @@ export function helpText(): string {
     '  trawl status [--data DIR]     summarise a data directory',
     '  trawl extract <url> | --file page.html --url URL   the whole extraction of one page',
     '  trawl graph top|inlinks <url>|outlinks <url>|unfetched [--limit N]   link graph queries',
-    '  trawl export --format jsonl   pages, edges and interactions as JSON lines',
+    '  trawl export --format jsonl | wacz [--run N]   pages, edges and interactions as JSON lines; the archive as a WACZ (ReplayWeb.page, pywb)',
     '  trawl replay --reextract      re-run extraction over the archive, no network',
     '  trawl history <url>           every fetch of a URL, with content drift',
     '  trawl changes [--run N] [--since DATE] [--kind K…] [--path /P…] [--diff]   what changed since the run before: new, changed, removed, orphaned, newly linked',

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { CrawlSettings } from '../config/settings.js';
 import { UsageError } from '../errors.js';
 import { reextract, type ReextractReport } from '../library/maintenance.js';
@@ -5,9 +6,32 @@ import { openStore } from '../library/store.js';
 import { jsonLine } from './render.js';
 import { JobBook } from '../store/local/job-book.js';
 
-/** `trawl export --format jsonl`: pages (with extraction), edges and interactions, one JSON object a line. */
-export async function exportCommand(dataDir: string, format: string | undefined, out: (line: string) => void): Promise<number> {
-  if ((format ?? 'jsonl') !== 'jsonl') throw new UsageError(`unknown export format ${JSON.stringify(format)}: only jsonl is supported`);
+export interface ExportTarget {
+  /** JSON lines go here. */
+  out: (line: string) => void;
+  /** A WACZ goes here (stdout); refused when it is a terminal. */
+  stream: Writable & { isTTY?: boolean };
+}
+
+/**
+ * `trawl export --format jsonl`: pages (with extraction), edges and interactions, one JSON object a
+ * line; `--format wacz [--run N]`: the archive as a WACZ. Returns the records or pages written.
+ */
+export async function exportCommand(dataDir: string, flags: { format?: string; run?: string }, to: ExportTarget): Promise<number> {
+  const format = flags.format ?? 'jsonl';
+  if (format !== 'jsonl' && format !== 'wacz') throw new UsageError(`unknown export format ${JSON.stringify(format)}: use jsonl or wacz`);
+  if (format === 'wacz') {
+    if (to.stream.isTTY) throw new UsageError('a WACZ is binary: redirect it to a file (trawl export --format wacz > crawl.wacz)');
+    const runId = flags.run === undefined ? undefined : runNumber(flags.run);
+    const store = openStore(dataDir);
+    try {
+      return (await store.wacz(to.stream, { runId })).pages;
+    } finally {
+      await store.close();
+    }
+  }
+  if (flags.run !== undefined) throw new UsageError('--run goes with --format wacz; the jsonl export holds every run');
+  const out = to.out;
   const store = openStore(dataDir);
   let n = 0;
   try {
@@ -18,6 +42,12 @@ export async function exportCommand(dataDir: string, format: string | undefined,
   } finally {
     await store.close();
   }
+  return n;
+}
+
+function runNumber(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`invalid value ${JSON.stringify(raw)} for --run: expected a run number (trawl status lists them)`);
   return n;
 }
 

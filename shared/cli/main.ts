@@ -85,7 +85,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 0;
     }
     if (command === 'export') {
-      await exportCommand(settings.data, flags.format as string | undefined, out);
+      await exportCommand(settings.data, flags as { format?: string; run?: string }, { out, stream: process.stdout });
       return 0;
     }
     if (command === 'replay') {

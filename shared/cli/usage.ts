@@ -23,9 +23,9 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
     settings: 'data',
   },
   export: {
-    usage: 'trawl export --format jsonl   pages, edges and interactions as JSON lines',
-    flags: ['format'],
-    example: 'trawl export --format jsonl > crawl.jsonl',
+    usage: 'trawl export --format jsonl | --format wacz [--run N]   pages, edges and interactions as JSON lines; the archive as a WACZ',
+    flags: ['format', 'run'],
+    example: 'trawl export --format wacz > crawl.wacz',
     settings: 'data',
   },
   replay: {

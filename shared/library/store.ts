@@ -1,4 +1,9 @@
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { ArchiveReplay, targetHistory, type HistoryEntry, type ReplayOptions } from '../archive/replay.js';
+import { writeWacz, type WaczResult } from '../archive/wacz.js';
+import { UsageError } from '../errors.js';
+import { version } from '../cli/usage.js';
 import { productToken } from '../robots/robots-txt.js';
 import { DEFAULT_USER_AGENT } from '../config/settings.js';
 import type { FetchedContent } from '../targets/content.js';
@@ -57,6 +62,11 @@ export interface TrawlStore {
   searchSocial(platform: SocialPlatform, topics: string[]): Promise<FetchedContent>;
   /** Pages (with their extraction), edges and interactions, for other tools. */
   export(): AsyncIterable<ExportRecord>;
+  /**
+   * The archive as a WACZ 1.1.1 (ReplayWeb.page, pywb) written to `out`: the WARC files of every run
+   * (or of `runId`), their CDXJ index, the pages with titles and text, the datapackage and its digest.
+   */
+  wacz(out: Writable, options?: { runId?: number }): Promise<WaczResult>;
   /** Hybrid search (BM25 + vectors) over the enriched pages, with why each hit matched. */
   search(query: string, options?: SearchOptions): Promise<SearchResult>;
   /** The summary, tags and model stamps of a page, once enriched. */
@@ -106,6 +116,23 @@ export function openStore(dataDir = './trawl-data'): TrawlStore {
     searchSocial: (platform, topics) =>
       replayApi({ store, blobs: local.blobs }, topics.join(' '), socialSearchKey(platform, topics.map((t) => t.trim()).filter(Boolean))),
     export: () => store.exportRecords(),
+    async wacz(out, options = {}) {
+      const runs = await store.runs();
+      if (options.runId !== undefined && !runs.some((r) => r.id === options.runId))
+        throw new UsageError(`no run ${options.runId} in ${dataDir}: its runs are ${runs.map((r) => r.id).join(', ') || 'none'}`);
+      const { warcFiles, pages } = store.waczSources(options.runId);
+      const seeds = runs.find((r) => r.id === (options.runId ?? runs.at(-1)?.id))?.seeds ?? [];
+      return writeWacz(
+        {
+          warcFiles: warcFiles.map((f) => join(local.warcDir, f)),
+          pages,
+          title: `trawl crawl of ${seeds.join(' ') || dataDir}${options.runId !== undefined ? ` (run ${options.runId})` : ''}`,
+          software: `trawl ${version()}`,
+          ...(seeds[0] ? { mainPageUrl: seeds[0] } : {}),
+        },
+        out,
+      );
+    },
     search: (query, options) => searchStores(local, query, options),
     async enrichment(url) {
       return (await local.enrich.enrichCandidate(idOf(url)))?.enrichment;

@@ -1,4 +1,5 @@
 import type { Database as Db } from 'better-sqlite3';
+import type { WaczPage } from '../../archive/wacz.js';
 import { CURRENT_EDGES } from './sqlite-rows.js';
 
 /** One line of `trawl export`: a page with its extraction (and its CSS-selector fields), an edge of a current snapshot, or an interaction. */
@@ -18,4 +19,31 @@ export async function* exportRecords(db: Db): AsyncGenerator<ExportRecord> {
     const r = row as Record<string, unknown>;
     yield { type: 'interaction', ...r, headers: r.headers ? (JSON.parse(r.headers as string) as unknown) : null };
   }
+}
+
+/**
+ * What a WACZ of the data directory holds: the WARC files (of one run, or all) and the pages whose
+ * latest 2xx response is in them, with their title and, where the extraction is of that response,
+ * its text.
+ */
+export function waczSources(db: Db, runId?: number): { warcFiles: string[]; pages: Iterable<WaczPage> } {
+  const inRun = runId === undefined ? '' : 'AND run_id = @runId';
+  const params = runId === undefined ? {} : { runId };
+  const warcFiles = (
+    db.prepare(`SELECT DISTINCT warc_file AS f FROM fetches WHERE warc_file IS NOT NULL ${inRun} ORDER BY f`).all(params) as Array<{ f: string }>
+  ).map((r) => r.f);
+  const rows = db.prepare(
+    `SELECT f.url, f.url_id, f.fetched_at, coalesce(x.title, p.title) AS title, CASE WHEN x.snapshot = f.content_hash THEN x.markdown END AS text
+     FROM fetches f
+     JOIN (SELECT url_id, max(id) AS id FROM fetches WHERE status BETWEEN 200 AND 299 AND kind IN ('page', 'pdf') AND warc_file IS NOT NULL ${inRun} GROUP BY url_id) last ON last.id = f.id
+     LEFT JOIN pages p ON p.url_id = f.url_id LEFT JOIN extracts x ON x.url_id = f.url_id
+     ORDER BY f.id`,
+  );
+  function* pages(): Generator<WaczPage> {
+    for (const row of rows.iterate(params)) {
+      const r = row as { url: string; url_id: string; fetched_at: number; title: string | null; text: string | null };
+      yield { url: r.url, ts: r.fetched_at, id: r.url_id, ...(r.title ? { title: r.title } : {}), ...(r.text ? { text: r.text } : {}) };
+    }
+  }
+  return { warcFiles, pages: pages() };
 }

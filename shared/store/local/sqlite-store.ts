@@ -20,7 +20,7 @@ import type {
   UrlReason,
 } from '../ports/index.js';
 import { CURRENT_EDGES, rowToChunk, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, rowToRun, summarize, activity } from './sqlite-rows.js';
-import { exportRecords, type ExportRecord } from './sqlite-export.js';
+import { exportRecords, waczSources, type ExportRecord } from './sqlite-export.js';
 import { SqliteWriteOps, type BodyClaim } from './sqlite-writes.js';
 import { InlineWriter, WriterThread, type StoreWriter } from './sqlite-writer-thread.js';
 import { InFlightJournal } from './in-flight-journal.js';
@@ -97,6 +97,11 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   /** Pages (with their extraction), current edges and interactions, as records for other tools. */
+  /** The WARC files and pages a WACZ of the directory (or of one run) holds. */
+  waczSources(runId?: number): ReturnType<typeof waczSources> {
+    return waczSources(this.db, runId);
+  }
+
   exportRecords(): AsyncIterable<ExportRecord> {
     return exportRecords(this.db);
   }

@@ -1,0 +1,143 @@
+/**
+ * WACZ 1.1.1 (Web Archive Collection Zipped), the package ReplayWeb.page and pywb open: the WARC
+ * files stored as they are under `archive/`, a sorted CDXJ index of them (warcio's indexer) under
+ * `indexes/`, the pages with their titles and text under `pages/`, and a `datapackage.json` with
+ * every file's size and SHA-256, itself hashed in `datapackage-digest.json`. The zip is yazl's,
+ * written as a stream: the WARC files are read twice (index and hash, then the zip), never whole.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CDXIndexer } from 'warcio';
+import yazl from 'yazl';
+
+export const WACZ_VERSION = '1.1.1';
+
+export interface WaczPage {
+  url: string;
+  /** When the page's response was archived (ms since the epoch). */
+  ts: number;
+  title?: string;
+  /** Its extracted text, for full-text search in replay tools. */
+  text?: string;
+  id?: string;
+}
+
+export interface WaczInput {
+  /** Paths of the WARC files to package (each name must be unique). */
+  warcFiles: string[];
+  pages: Iterable<WaczPage> | AsyncIterable<WaczPage>;
+  title: string;
+  description?: string;
+  software: string;
+  mainPageUrl?: string;
+  /** The time the WACZ says it was made; default: now. */
+  created?: Date;
+}
+
+export interface WaczResult {
+  /** CDXJ lines in the index. */
+  records: number;
+  pages: number;
+  warcFiles: number;
+}
+
+interface Resource {
+  name: string;
+  path: string;
+  hash: string;
+  bytes: number;
+}
+
+const sha256 = (data: Buffer | string) => `sha256:${createHash('sha256').update(data).digest('hex')}`;
+
+/** Indexes one WARC file with warcio's CDXJ indexer while hashing it, in one read. */
+async function indexWarc(path: string, lines: string[]): Promise<Resource> {
+  const name = basename(path);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  async function* hashed(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      yield chunk;
+    }
+  }
+  const indexer = new CDXIndexer({ format: 'cdxj' });
+  for await (const cdx of indexer.iterIndex([{ filename: name, reader: hashed() }])) lines.push(indexer.serializeCDXJ(cdx).trimEnd());
+  // A data package's resource names are lower case (the path keeps the file's own name).
+  return { name: name.toLowerCase(), path: `archive/${name}`, hash: `sha256:${hash.digest('hex')}`, bytes };
+}
+
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Writes the WACZ of `input` to `out`; resolves once the last byte is written. */
+export async function writeWacz(input: WaczInput, out: Writable): Promise<WaczResult> {
+  const names = new Set<string>();
+  for (const f of input.warcFiles) {
+    if (names.has(basename(f))) throw new Error(`two WARC files are named ${basename(f)}: a WACZ keeps one archive/ directory`);
+    names.add(basename(f));
+  }
+  const lines: string[] = [];
+  const archives: Resource[] = [];
+  for (const f of input.warcFiles) archives.push(await indexWarc(f, lines));
+  // CDXJ is sorted by its key and time, byte for byte (the keys are ASCII: SURTs are percent-encoded).
+  lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const index = Buffer.from(lines.length ? `${lines.join('\n')}\n` : '');
+
+  const pageLines = [JSON.stringify({ format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: true })];
+  for await (const p of input.pages) {
+    pageLines.push(
+      JSON.stringify({
+        id: p.id ?? createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 16),
+        url: p.url,
+        ts: isoSeconds(p.ts),
+        ...(p.title ? { title: p.title } : {}),
+        ...(p.text ? { text: p.text } : {}),
+      }),
+    );
+  }
+  const pages = Buffer.from(`${pageLines.join('\n')}\n`);
+
+  const created = isoSeconds((input.created ?? new Date()).getTime());
+  const resources: Resource[] = [
+    { name: 'pages.jsonl', path: 'pages/pages.jsonl', hash: sha256(pages), bytes: pages.length },
+    { name: 'index.cdx', path: 'indexes/index.cdx', hash: sha256(index), bytes: index.length },
+    ...archives,
+  ];
+  const datapackage = Buffer.from(
+    JSON.stringify(
+      {
+        profile: 'data-package',
+        wacz_version: WACZ_VERSION,
+        title: input.title,
+        ...(input.description ? { description: input.description } : {}),
+        created,
+        modified: created,
+        software: input.software,
+        ...(input.mainPageUrl ? { mainPageUrl: input.mainPageUrl } : {}),
+        resources,
+      },
+      null,
+      2,
+    ),
+  );
+  const digest = Buffer.from(JSON.stringify({ path: 'datapackage.json', hash: sha256(datapackage) }, null, 2));
+
+  const zip = new yazl.ZipFile();
+  const done = pipeline(zip.outputStream, out);
+  // Already compressed (and read by range): the WARC files are STORED, never deflated again.
+  for (const [i, f] of input.warcFiles.entries())
+    zip.addReadStreamLazy(archives[i]!.path, { compress: false, size: statSync(f).size }, (cb) => cb(null, createReadStream(f)));
+  zip.addBuffer(index, 'indexes/index.cdx', { compress: true });
+  zip.addBuffer(pages, 'pages/pages.jsonl', { compress: true });
+  zip.addBuffer(datapackage, 'datapackage.json', { compress: true });
+  zip.addBuffer(digest, 'datapackage-digest.json', { compress: true });
+  zip.end();
+  await done;
+  return { records: lines.length, pages: pageLines.length - 1, warcFiles: archives.length };
+}
