@@ -1,0 +1,106 @@
+// Issue 35: the WACZ trawl writes is opened by ReplayWeb.page's own engine. wabac.js (its service
+// worker, as published) runs in headless Chromium, loads the WACZ from a loopback host by range
+// requests, and replays a crawled page after the crawled site is gone.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { once } from 'node:events';
+import { crawl, openStore } from '../../shared/index.js';
+import { serve, tempDir } from '../helpers.js';
+import { changingSite } from '../changes/site.js';
+import { launchUiBrowser } from '../api/ui-browser.js';
+
+// The package exports its library, not its service worker: sw.js sits beside the library's entry.
+const require = createRequire(import.meta.url);
+const SW = readFileSync(join(dirname(require.resolve('@webrecorder/wabac')), 'sw.js'));
+
+const LOADER = `<!doctype html><html><body><script>
+window.loadWacz = async (url) => {
+  await navigator.serviceWorker.register('/sw.js', { scope: '/' });
+  const reg = await navigator.serviceWorker.ready;
+  return new Promise((resolve, reject) => {
+    navigator.serviceWorker.addEventListener('message', (e) => {
+      if (e.data.msg_type === 'collAdded') resolve(e.data.name);
+      if (e.data.msg_type === 'collProgress' && e.data.error) reject(new Error(e.data.error));
+    });
+    reg.active.postMessage({ msg_type: 'addColl', name: 'trawl', skipExisting: false, file: { sourceUrl: url } });
+  });
+};
+// A replayed page runs framed, as in ReplayWeb.page (unframed, it sends the window to the replay UI).
+window.replayText = (src) => new Promise((resolve) => {
+  const frame = document.createElement('iframe');
+  frame.onload = () => resolve(frame.contentDocument.body.innerText);
+  frame.src = src;
+  document.body.append(frame);
+});
+</script></body></html>`;
+
+test('ReplayWeb.page’s engine (wabac.js) loads the WACZ in headless Chromium and replays a page with the site gone', { timeout: 180_000 }, async () => {
+  const site = await changingSite();
+  const data = tempDir();
+  const options = { data: data.dir, allowPrivateNetwork: true, delayMs: 0, maxRps: 0, render: 'never' as const, env: {} };
+  const wacz = join(data.dir, 'crawl.wacz');
+  const origin = site.origin;
+  let gone = '';
+  try {
+    await crawl([`${origin}/`], options);
+    site.change();
+    await crawl([`${origin}/`], options);
+    const store = openStore(data.dir);
+    try {
+      const out = createWriteStream(wacz);
+      await store.wacz(out);
+      if (!out.closed) await once(out, 'close');
+      // /b answered 200 in run 1 and 404 in run 2: its first capture, by its 14-digit time.
+      const first = (await store.history(`${origin}/b`)).find((e) => e.status === 200)!;
+      gone = new Date(first.fetchedAt).toISOString().replace(/\D/g, '').slice(0, 14);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    // The crawled site goes away: what follows can only come from the WACZ.
+    await site.close();
+  }
+
+  const asked: string[] = [];
+  const host = await serve((req, res) => {
+    asked.push(req.url ?? '');
+    if (req.url === '/' || req.url === '/index.html') return res.writeHead(200, { 'content-type': 'text/html' }).end(LOADER);
+    if (req.url?.startsWith('/sw.js')) return res.writeHead(200, { 'content-type': 'application/javascript', 'service-worker-allowed': '/' }).end(SW);
+    if (req.url !== '/crawl.wacz') return res.writeHead(404).end();
+    const size = statSync(wacz).size;
+    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+    if (!range)
+      return createReadStream(wacz).pipe(res.writeHead(200, { 'content-type': 'application/wacz', 'content-length': size, 'accept-ranges': 'bytes' }));
+    const start = Number(range[1]);
+    const end = range[2] ? Math.min(Number(range[2]), size - 1) : size - 1;
+    res.writeHead(206, {
+      'content-type': 'application/wacz',
+      'content-length': end - start + 1,
+      'content-range': `bytes ${start}-${end}/${size}`,
+      'accept-ranges': 'bytes',
+    });
+    createReadStream(wacz, { start, end }).pipe(res);
+  });
+  const { browser, close } = await launchUiBrowser();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${host.origin}/index.html`);
+    assert.equal(await page.evaluate(`window.loadWacz('${host.origin}/crawl.wacz')`), 'trawl');
+    // The latest capture of /a (run 2's text), and run 1's /b, which run 2 found gone.
+    const a = (await page.evaluate(`window.replayText('/w/trawl/mp_/${origin}/a')`)) as string;
+    assert.match(a, /Tides and currents/);
+    assert.match(a, /Currents run fastest at mid-tide/);
+    assert.match((await page.evaluate(`window.replayText('/w/trawl/${gone}mp_/${origin}/b')`)) as string, /Visitor moorings are on the north wall/);
+    assert.ok(
+      asked.some((u) => u === '/crawl.wacz'),
+      'the WACZ came from the loopback host',
+    );
+  } finally {
+    await close();
+    await host.close();
+    data.cleanup();
+  }
+});
