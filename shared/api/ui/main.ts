@@ -5,51 +5,8 @@ import './locale-guard.js';
 import cytoscape from 'cytoscape';
 import uPlot from 'uplot';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API's JSON, shaped by its OpenAPI schemas
-type Json = Record<string, any>;
-type Child = Node | string | number | null | undefined | false;
-
-const view = document.getElementById('view')!;
-
-function h(tag: string, attrs: Record<string, string | undefined> = {}, ...children: Child[]): HTMLElement {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) el.setAttribute(k, v);
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c));
-  return el;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** GETs the API; a 401 asks for the bearer token once and keeps it for the tab. */
-async function api(path: string): Promise<Json> {
-  const token = sessionStorage.getItem('trawl-token');
-  const res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  if (res.status === 401) {
-    const given = window.prompt('This trawl server needs its token (the --token it was started with):');
-    if (given) {
-      sessionStorage.setItem('trawl-token', given);
-      return api(path);
-    }
-  }
-  const body = (await res.json().catch(() => ({ error: res.statusText }))) as Json;
-  if (!res.ok) throw new HttpError(res.status, String(body.error ?? res.statusText));
-  return body;
-}
-
-const pageLink = (id: string, text: string) => h('a', { href: `#/page/${id}` }, text);
-const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
-const tagChip = (tag: string) => h('a', { class: 'tag', href: `#/?q=&tags=${encodeURIComponent(tag)}` }, tag);
-
-function failure(err: unknown): HTMLElement {
-  return h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err));
-}
+import { api, failure, h, pageLink, tagChip, view, when, type Child, type Json } from './dom.js';
+import { changesView } from './changes-view.js';
 
 // ---- search ---------------------------------------------------------------------------------
 
@@ -354,6 +311,7 @@ async function runView(id: string): Promise<void> {
         ['Seeds', r.seeds.join(' ')],
       ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
     ),
+    h('p', {}, h('a', { href: `#/changes?run=${r.id}` }, 'What changed in this run')),
     h('section', {}, h('h2', {}, `Pages per second (${r.bucketMs / 1000} s buckets)`), chart),
     bars('Responses by status', r.fetchesByStatus),
     bars('URLs by state', r.urlsByState),
@@ -381,12 +339,13 @@ async function route(): Promise<void> {
   const hash = location.hash.replace(/^#/, '') || '/';
   const [path = '/', query = ''] = hash.split('?');
   for (const a of document.querySelectorAll<HTMLAnchorElement>('nav a[data-nav]'))
-    a.classList.toggle('active', path.startsWith('/run') === (a.dataset.nav === 'runs'));
+    a.classList.toggle('active', a.dataset.nav === (path.startsWith('/run') ? 'runs' : path.startsWith('/changes') ? 'changes' : 'search'));
   const page = /^\/page\/([0-9a-f]{32})$/.exec(path);
   const run = /^\/run\/(\d+)$/.exec(path);
   if (page) await pageView(page[1]!);
   else if (run) await runView(run[1]!);
   else if (path === '/runs') await runsView();
+  else if (path === '/changes') await changesView(new URLSearchParams(query));
   else await searchView(new URLSearchParams(query));
   document.body.dataset.ready = hash;
 }
