@@ -13,6 +13,9 @@ export interface PreviousState {
   /** The kind the URL's last content change had, when one was recorded (`removed` stays removed until it comes back). */
   lastKind?: ChangeKind;
   contentHash?: string;
+  /** The text hash of its extraction, when it had one. */
+  textHash?: string;
+  /** The extraction itself: needed only when the text changed (the store reads it then). */
   extract?: Pick<ExtractRecord, 'textHash' | 'simhash' | 'markdown' | 'fields' | MetaField>;
 }
 
@@ -40,10 +43,12 @@ export function contentChange(previous: PreviousState | undefined, commit: Fetch
   if (!page?.contentHash || status < 200 || status >= 300) return undefined;
   if (!known?.contentHash) return { kind: 'new' };
   if (known.contentHash === page.contentHash) return { kind: 'unchanged' };
-  const before = known.extract;
+  // Other bytes, the same text (a timestamp in a comment, reordered attributes): unchanged.
   const after = commit.extract;
-  if (!before || !after || before.textHash === after.textHash) return { kind: 'unchanged' };
-  return { kind: 'changed', measure: measureChange(before, after) };
+  if (after && known.textHash === after.textHash) return { kind: 'unchanged' };
+  const before = known.extract;
+  // Without an extraction on both sides (a PDF cut short, --extract links) the bytes are all there is to compare.
+  return before && after ? { kind: 'changed', measure: measureChange(before, after) } : { kind: 'changed' };
 }
 
 const FIELDS: MetaField[] = ['title', 'description', 'author', 'published', 'modified', 'language', 'canonicalUrl', 'siteName', 'contentType'];

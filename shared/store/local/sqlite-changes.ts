@@ -80,6 +80,7 @@ export class SqliteChangeCapture {
     const previous: PreviousState | undefined = row && {
       runId: row.run_id as number,
       contentHash: (row.content_hash as string | null) ?? undefined,
+      textHash: (row.text_hash as string | null) ?? undefined,
       ...(row.last_kind ? { lastKind: row.last_kind as ChangeKind } : {}),
     };
     const changedText = row && c.extract && row.text_hash !== null && row.text_hash !== c.extract.textHash;
@@ -99,7 +100,7 @@ export class SqliteChangeCapture {
       ...(change.removedBy ? { removedBy: change.removedBy } : {}),
     };
     this.s.insert.run(changeParams(record));
-    if (change.kind === 'changed') this.s.texts.run(c.runId, c.urlId, previous!.extract!.markdown, c.extract!.markdown);
+    if (change.measure) this.s.texts.run(c.runId, c.urlId, previous!.extract!.markdown, c.extract!.markdown);
     this.links(c, previous, change.kind);
   }
 
