@@ -55,7 +55,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
   });
   app.use('*', securityHeaders);
   app.use('*', hostGuard(options.allowedHosts ?? []));
-  app.use('*', authGuard(options));
+  app.use('*', authGuard({ ...options, writeToken: options.crawls?.writeToken }));
   app.onError((err, c) => {
     options.logger?.error('api request failed', { path: c.req.path, error: errorMessage(err) });
     return c.json({ error: 'internal error: the server log has the details' }, 500);

@@ -43,6 +43,8 @@ const OPEN_PATHS = /^\/(healthz|ui\/[^/]+)?$/;
 export interface AuthOptions {
   /** Every data route must carry `Authorization: Bearer <token>`. */
   token?: string;
+  /** The write token (`/crawls`) reads too: one bearer header cannot carry two tokens. */
+  writeToken?: string;
   /** Every data route must carry this header with a key whose SHA-256 (hex) is `sha256`. */
   apiKey?: { header: string; sha256: string };
 }
@@ -53,11 +55,13 @@ export interface AuthOptions {
  */
 export function authGuard(options: AuthOptions): MiddlewareHandler {
   const tokenHash = options.token === undefined ? undefined : sha256(options.token);
+  const writeHash = options.writeToken === undefined ? undefined : sha256(options.writeToken);
   const keyHash = options.apiKey && Buffer.from(options.apiKey.sha256, 'hex');
   if (keyHash && keyHash.length !== 32) throw new Error('apiKey.sha256 is not a SHA-256 in hex: give the 64 hexadecimal characters of sha256(key)');
   return async (c, next) => {
     if (OPEN_PATHS.test(c.req.path) && c.req.method === 'GET') return next();
-    if (tokenHash && !sameSecret(/^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1], tokenHash)) {
+    const bearer = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+    if (tokenHash && !sameSecret(bearer, tokenHash) && !(writeHash && sameSecret(bearer, writeHash))) {
       return c.json({ error: 'missing or wrong bearer token: send Authorization: Bearer <token> (the --token the server was started with)' }, 401);
     }
     if (options.apiKey && keyHash && !sameSecret(c.req.header(options.apiKey.header), keyHash)) {

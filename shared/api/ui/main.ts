@@ -7,6 +7,7 @@ import uPlot from 'uplot';
 
 import { api, failure, h, pageLink, tagChip, view, when, type Child, type Json } from './dom.js';
 import { changesView } from './changes-view.js';
+import { crawlView } from './crawl-view.js';
 
 // ---- search ---------------------------------------------------------------------------------
 
@@ -339,13 +340,14 @@ async function route(): Promise<void> {
   const hash = location.hash.replace(/^#/, '') || '/';
   const [path = '/', query = ''] = hash.split('?');
   for (const a of document.querySelectorAll<HTMLAnchorElement>('nav a[data-nav]'))
-    a.classList.toggle('active', a.dataset.nav === (path.startsWith('/run') ? 'runs' : path.startsWith('/changes') ? 'changes' : 'search'));
+    a.classList.toggle('active', a.dataset.nav === (/^\/(runs?|changes|crawl)\b/.exec(path)?.[1]?.replace(/^run$/, 'runs') ?? 'search'));
   const page = /^\/page\/([0-9a-f]{32})$/.exec(path);
   const run = /^\/run\/(\d+)$/.exec(path);
   if (page) await pageView(page[1]!);
   else if (run) await runView(run[1]!);
   else if (path === '/runs') await runsView();
   else if (path === '/changes') await changesView(new URLSearchParams(query));
+  else if (path === '/crawl') crawlView();
   else await searchView(new URLSearchParams(query));
   document.body.dataset.ready = hash;
 }
