@@ -17,6 +17,12 @@ export interface EnrichDocument {
   /** Plain text of the main content. */
   text: string;
   language?: string;
+  /**
+   * How common the page's own word stems are in the crawl: the documents indexed, and of those how
+   * many hold each stem (only the stems of this page). The local tagger weighs a phrase by it (a
+   * word on every page of the site is no topic); model providers ignore it. Absent: no statistics.
+   */
+  corpus?: { docs: number; df: Record<string, number> };
 }
 
 /** Text generation: the summary and the tags of a page, as two separate passes. */

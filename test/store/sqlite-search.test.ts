@@ -6,6 +6,10 @@ import { SqliteEnrichStore } from '../../shared/store/local/sqlite-search.js';
 import { salvage } from '../../shared/store/local/sqlite-salvage.js';
 import { enrichmentRecord as record } from '../contract/enrich-store.contract.js';
 import { tempDir } from '../helpers.js';
+import { stem } from '../../shared/enrich/text.js';
+import { LocalTextGenerator } from '../../shared/enrich/local-provider.js';
+import type { EnrichDocument } from '../../shared/enrich/providers.js';
+import { summarizePage } from '../../shared/pipeline/stages/enrich-stage.js';
 
 test('the full-text index ranks by BM25, filters, forgets deleted pages, and survives a salvage with its rowids', async () => {
   const { dir, cleanup } = tempDir();
@@ -50,6 +54,49 @@ test('the full-text index ranks by BM25, filters, forgets deleted pages, and sur
     } finally {
       await reopened.close();
     }
+  } finally {
+    cleanup();
+  }
+});
+
+test('document frequencies come from the index, in the tagger’s own stems; the local tagger weighs phrases by them', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const store = new SqliteCrawlStore(dir);
+    const enrich = new SqliteEnrichStore(store.db);
+    // Thirty pages of one harbour site: "harbour" is on every one, "herring" on this one only.
+    for (let i = 0; i < 30; i++)
+      await enrich.putEnrichment(
+        record(`p${i}`, `Page ${i}`, []),
+        `The harbour guide, page ${i}: ${i === 7 ? 'herring boats landed herring' : 'moorings and tides'}.`,
+      );
+    const stats = await enrich.termFrequencies([stem('harbour'), stem('herring'), stem('moorings'), 'absent']);
+    assert.equal(stats.docs, 30);
+    assert.deepEqual(stats.df, { [stem('harbour')]: 30, [stem('herring')]: 1, [stem('moorings')]: 29 });
+
+    // Through the Summarize stage: the local tagger gets the page's stems' frequencies.
+    const seen: Array<EnrichDocument['corpus']> = [];
+    class Spy extends LocalTextGenerator {
+      override async tag(doc: EnrichDocument): Promise<string[]> {
+        seen.push(doc.corpus);
+        return super.tag(doc);
+      }
+    }
+    const providers = { text: new Spy() };
+    const text = 'Harbour harbour harbour. The harbour herring fleet landed herring at the harbour quay.';
+    const candidate = { urlId: 'x', url: 'https://h.test/x', host: 'h.test', title: 'The herring fleet', markdown: text, textHash: 't' };
+    const deps = { enrich, vectors: undefined as never, providers: providers as never, clock: Date.now };
+    const tags = (await summarizePage(deps, candidate, { summary: true, tags: true, embedding: false })).tags;
+    assert.equal(seen[0]?.docs, 30);
+    assert.equal(seen[0]?.df[stem('harbour')], 30);
+    assert.ok(!tags.includes('#harbour'), `a word on every page is no topic: ${tags.join(' ')}`);
+    assert.ok(
+      tags.some((t) => t.includes('herring')),
+      tags.join(' '),
+    );
+    const without = await new LocalTextGenerator().tag({ url: candidate.url, title: candidate.title, text });
+    assert.ok(without.includes('#harbour'), `without the statistics it is: ${without.join(' ')}`);
+    await store.close();
   } finally {
     cleanup();
   }

@@ -6,7 +6,8 @@ import { documentOf, embeddable, embedPage, noVector, type EnrichDeps } from '..
 export { documentOf, embedPage, vectorHash, type EnrichDeps } from '../../search/page-vectors.js';
 import { withRetry } from '../../enrich/provider-error.js';
 import type { Providers } from '../../enrich/provider-factory.js';
-import { sameStamp } from '../../enrich/providers.js';
+import { sameStamp, type EnrichDocument } from '../../enrich/providers.js';
+import { contentStems } from '../../enrich/text.js';
 import type { EnrichCandidate, EnrichFailure, EnrichmentRecord, StampedAt } from '../../store/ports/index.js';
 
 /**
@@ -64,6 +65,13 @@ export interface Summarized {
   tookMs: number;
 }
 
+/** The document with its stems' frequencies in the crawl, where the store keeps them. */
+async function withCorpus(deps: EnrichDeps, doc: EnrichDocument): Promise<EnrichDocument> {
+  if (!deps.enrich.termFrequencies) return doc;
+  const stems = contentStems(`${doc.title} ${doc.text}`, doc.language);
+  return { ...doc, corpus: await deps.enrich.termFrequencies(stems) };
+}
+
 /** Summarize: the summary and tag passes a page's work asks for (the old ones kept otherwise). Throws EnrichStepError. */
 export async function summarizePage(deps: EnrichDeps, c: EnrichCandidate, work: EnrichWork): Promise<Summarized> {
   const { text } = deps.providers;
@@ -74,7 +82,7 @@ export async function summarizePage(deps: EnrichDeps, c: EnrichCandidate, work: 
   const redoTags = work.tags || !old;
   const started = performance.now();
   const summary = redoSummary ? await step('summary', () => withRetry(() => text.summarize(doc), deps.retry)) : old.summary;
-  const tags = redoTags ? await step('tags', () => withRetry(() => text.tag(doc), deps.retry)) : old.tags;
+  const tags = redoTags ? await step('tags', async () => withRetry(async () => text.tag(await withCorpus(deps, doc)), deps.retry)) : old.tags;
   return {
     summary,
     tags,

@@ -24,9 +24,14 @@ export class SqliteGraph implements GraphStore {
 
   async computeRanks(runId: number, now = Date.now()): Promise<number> {
     const before = new Map(
-      (this.db.prepare('SELECT url_id, run_id, inlinks, pagerank FROM ranks').all() as Array<{ url_id: string; run_id: number; inlinks: number; pagerank: number }>).map(
-        (r) => [r.url_id, { runId: r.run_id, inlinks: r.inlinks, pagerank: r.pagerank }],
-      ),
+      (
+        this.db.prepare('SELECT url_id, run_id, inlinks, pagerank FROM ranks').all() as Array<{
+          url_id: string;
+          run_id: number;
+          inlinks: number;
+          pagerank: number;
+        }>
+      ).map((r) => [r.url_id, { runId: r.run_id, inlinks: r.inlinks, pagerank: r.pagerank }]),
     );
     const nodes = (this.db.prepare('SELECT url_id FROM pages WHERE content_hash IS NOT NULL').all() as Array<{ url_id: string }>).map((r) => r.url_id);
     const links = this.db

@@ -89,6 +89,24 @@ export class SqliteEnrichStore implements EnrichStore {
     this.sql = new Statements(db);
   }
 
+  private vocab = false;
+
+  async termFrequencies(stems: string[]): Promise<{ docs: number; df: Record<string, number> }> {
+    // FTS5's own vocabulary (Porter stems, as the tagger's): a temp table, so a reader can make it too.
+    if (!this.vocab) {
+      this.db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, search_text, 'col')");
+      this.vocab = true;
+    }
+    const docs = (this.sql.get('SELECT count(*) AS n FROM search_text').get() as { n: number }).n;
+    const one = this.sql.get("SELECT doc FROM temp.search_vocab WHERE term = ? AND col = 'body'");
+    const df: Record<string, number> = {};
+    for (const s of new Set(stems)) {
+      const row = one.get(s) as { doc: number } | undefined;
+      if (row) df[s] = row.doc;
+    }
+    return { docs, df };
+  }
+
   async enrichCandidates(afterUrlId: string, limit: number): Promise<EnrichCandidate[]> {
     return this.candidates('x.url_id > ? ORDER BY x.url_id LIMIT ?', afterUrlId, limit);
   }

@@ -139,6 +139,11 @@ export interface EnrichStore {
    * generations (the cloud: S3); absent where the index is updated in place (SQLite FTS5).
    */
   rebuildTextIndex?(): Promise<{ docs: number; generation: string; seconds: number }>;
+  /**
+   * Document frequencies over the indexed pages' text for these stems (Porter, lower case), and
+   * how many pages are indexed. Optional: a store without it gives the tagger no statistics.
+   */
+  termFrequencies?(stems: string[]): Promise<{ docs: number; df: Record<string, number> }>;
 }
 
 /** Filterable fields kept beside each vector, so a filtered query needs no second lookup. */
