@@ -1,6 +1,7 @@
 // What the search API Lambda builds once per container: only the adapters it reads through (the
 // table, the bucket's full-text generations, the S3 Vectors index) and the query embedder, not the
 // crawl runtime, whose fetcher and extraction would only slow its cold start.
+import { QueryEmbeddingCache } from '../shared/enrich/query-cache.js';
 import { lambdaEnvironment } from '../shared/config/lambda-environment.js';
 import { handle } from 'hono/aws-lambda';
 import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
@@ -51,9 +52,11 @@ export function searchApi(): Handler {
         enrich: new DynamoEnrichStore(clients.doc, table, blobs, new S3TextIndex(objects)),
         vectors,
         // The deployment's provider settings (TRAWL_PROVIDER, TRAWL_EMBED_MODEL, TRAWL_EMBED_DIMENSION): queries are embedded as the pages were.
-        embedder: createEmbedder(
-          resolveSettings({}, env, (name) => `the function's environment (${name})`),
-          env,
+        embedder: new QueryEmbeddingCache(
+          createEmbedder(
+            resolveSettings({}, env, (name) => `the function's environment (${name})`),
+            env,
+          ),
         ),
       },
       {

@@ -1,3 +1,4 @@
+import { QueryEmbeddingCache } from '../enrich/query-cache.js';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
@@ -72,7 +73,14 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
   });
   const jobs = newJobs(mcpOptions, webhooks, book);
   const app = createApi(
-    { store: local.store, graph: local.graph, enrich: local.enrich, vectors: local.vectors, embedder: createEmbedder(settings, env), changes: local.changes },
+    {
+      store: local.store,
+      graph: local.graph,
+      enrich: local.enrich,
+      vectors: local.vectors,
+      embedder: new QueryEmbeddingCache(createEmbedder(settings, env)),
+      changes: local.changes,
+    },
     {
       token,
       allowedHosts,
