@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CHANGE_KINDS } from '../config/change-settings.js';
+import { pageId } from './schemas.js';
 
 /** Most changes one `/changes` answer lists. */
 export const MAX_CHANGES = 1000;
@@ -58,10 +59,7 @@ export const DiffParams = z.object({
     .int()
     .min(1)
     .openapi({ param: { name: 'run', in: 'path' }, example: 2 }),
-  id: z
-    .string()
-    .regex(/^[0-9a-f]{32}$/, 'expected a page id: 32 hexadecimal characters, as in a change')
-    .openapi({ param: { name: 'id', in: 'path' }, example: '0f1e2d3c4b5a69788796a5b4c3d2e1f0' }),
+  id: pageId,
 });
 
 export const DiffBody = z

@@ -15,7 +15,7 @@ export const MAX_MARKDOWN_CHARS = 64 * 1024;
 
 export const ErrorBody = z.object({ error: z.string().openapi({ example: 'invalid query parameter "limit": expected a number at most 50' }) }).openapi('Error');
 
-const pageId = z
+export const pageId = z
   .string()
   .regex(/^[0-9a-f]{32}$/, 'expected a page id: 32 hexadecimal characters, as in a search hit or /graph/top')
   .openapi({ param: { name: 'id', in: 'path' }, example: '0f1e2d3c4b5a69788796a5b4c3d2e1f0' });
