@@ -14,6 +14,8 @@ import { DynamoCrawlStore } from '../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../shared/store/aws/sqs-frontier.js';
 import { SfnWorkflow } from '../shared/store/aws/sfn-workflow.js';
+import { EventBridgeBus } from '../shared/store/aws/event-bus.js';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 
 export { MetricUnit };
 
@@ -76,6 +78,8 @@ export function runtime(service: string): Runtime {
     env.AWS_ENDPOINT_URL_SQS,
     env.AWS_ENDPOINT_URL_SFN,
     env.URL_LEASE_MS,
+    env.EVENT_BUS_NAME,
+    env.AWS_ENDPOINT_URL_EVENTBRIDGE,
   ].join('|');
   const cached = runtimes.get(key);
   if (cached) return cached;
@@ -99,6 +103,9 @@ export function runtime(service: string): Runtime {
     pageWorkflow: new SfnWorkflow(clients.sfn, config.pageWorkflowArn),
     logger: adapt(powertools),
     urlLeaseMs: config.urlLeaseMs,
+    ...(config.eventBusName
+      ? { events: new EventBridgeBus(new EventBridgeClient({ region: env.AWS_REGION, endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE }), config.eventBusName) }
+      : {}),
     metrics: new Metrics({ namespace: 'trawl', serviceName: 'trawl', defaultDimensions: { function: service } }),
   };
   runtimes.set(key, rt);

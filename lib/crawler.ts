@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -60,6 +61,11 @@ export class Crawler extends Construct {
   readonly apiUrl?: lambda.FunctionUrl;
   /** The Discover function's secret and settings (its secret is absent when no crawl needs one and none was given). */
   readonly discovery: CrawlDiscovery;
+  /**
+   * The crawl's events (source `trawl`): `trawl.crawl.started`, `trawl.crawl.finished` and
+   * `trawl.crawl.failed`, each with the run's id and summary. Subscribe with a rule on it.
+   */
+  readonly eventBus: events.EventBus;
 
   constructor(scope: Construct, id: string, props: CrawlerProps) {
     super(scope, id);
@@ -146,6 +152,11 @@ export class Crawler extends Construct {
       logRetention,
       removalPolicy,
     });
+    this.eventBus = new events.EventBus(this, 'Events');
+    for (const teller of [fns['init-run'], fns['finalize-run']]) {
+      teller.addEnvironment(ENV.eventBusName, this.eventBus.eventBusName);
+      this.eventBus.grantPutEventsTo(teller);
+    }
     for (const sender of [fns['init-run'], fns['discover-targets'], fns['fetch-worker'], fns['extract-page'], fns['run-progress']])
       this.frontier.queue.grantSendMessages(sender);
     this.frontier.deadLetters.grantSendMessages(fns['fetch-worker']);
@@ -183,6 +194,7 @@ export class Crawler extends Construct {
       new CfnOutput(this, 'ApiUrl', { value: this.apiUrl.url });
     }
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
+    new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
     if (this.storage.table.tableStreamArn) new CfnOutput(this, 'TableStreamArn', { value: this.storage.table.tableStreamArn });
     new CfnOutput(this, 'BucketName', { value: this.storage.bucket.bucketName });
     new CfnOutput(this, 'RunStateMachineArn', { value: this.workflows.runMachine.stateMachineArn });

@@ -19,6 +19,7 @@ export const ENV = {
   apiKeyHeader: 'API_KEY_HEADER',
   apiAllowedHosts: 'TRAWL_API_ALLOWED_HOSTS',
   targetsSecretArn: 'TARGETS_SECRET_ARN',
+  eventBusName: 'EVENT_BUS_NAME',
 } as const;
 
 export type EnvName = keyof typeof ENV;
@@ -41,6 +42,7 @@ const schema = z.object({
     .default('')
     .transform((s) => s.split(',').filter(Boolean)),
   targetsSecretArn: z.string().optional(),
+  eventBusName: z.string().optional(),
 });
 
 /** The functions' environment, parsed. */

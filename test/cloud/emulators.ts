@@ -13,6 +13,7 @@ import { TABLE_DEFINITION } from '../../shared/store/aws/table.js';
 import { CreateIndexCommand, S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { tempDir } from '../helpers.js';
 import { startS3VectorsServer } from './s3-vectors-server.js';
+import { startEventBridgeServer, type EventBridgeServer } from './eventbridge-server.js';
 
 /** Requests the emulators served, by service and operation, with the DynamoDB capacity they would use. */
 export interface Meter {
@@ -25,7 +26,9 @@ export interface Meter {
 }
 
 export interface Emulators {
-  endpoints: AwsEndpoints & { s3vectors: string };
+  endpoints: AwsEndpoints & { s3vectors: string; eventbridge: string };
+  /** What the handlers put on EventBridge (the stand-in of eventbridge-server.ts). */
+  bus: EventBridgeServer;
   meter: Meter;
   /** A client of the local S3 Vectors server (the vector bucket of a provisioned name is that name, its index `pages`). */
   vectors: S3VectorsClient;
@@ -56,8 +59,10 @@ export async function startEmulators(): Promise<Emulators> {
   sqsPort = await freePort();
   const sqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
   const s3vectors = await startS3VectorsServer();
-  const endpoints: AwsEndpoints & { s3vectors: string } = {
+  const bus = await startEventBridgeServer();
+  const endpoints: AwsEndpoints & { s3vectors: string; eventbridge: string } = {
     s3vectors: s3vectors.origin,
+    eventbridge: bus.origin,
     region: 'us-east-1',
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, // s3rver's fixed key; the others accept any
     dynamodb: `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`,
@@ -69,6 +74,7 @@ export async function startEmulators(): Promise<Emulators> {
   const vectors = new S3VectorsClient({ endpoint: s3vectors.origin, region: endpoints.region, credentials: endpoints.credentials });
   return {
     endpoints,
+    bus,
     meter,
     clients,
     vectors,
@@ -105,6 +111,7 @@ export async function startEmulators(): Promise<Emulators> {
       clients.sfn.destroy();
       vectors.destroy();
       await s3vectors.close();
+      await bus.close();
       await close(dynamo);
       await s3.close();
       await close(sqs);

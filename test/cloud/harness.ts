@@ -102,6 +102,8 @@ export function cloudEnvironment(
     AWS_ENDPOINT_URL_S3: emu.endpoints.s3,
     AWS_ENDPOINT_URL_SQS: emu.endpoints.sqs,
     AWS_ENDPOINT_URL_SFN: sfnEndpoint,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: emu.endpoints.eventbridge,
+    EVENT_BUS_NAME: `${names.table}-events`,
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: process.env.TRAWL_CLOUD_LOG_LEVEL ?? 'ERROR',
   });

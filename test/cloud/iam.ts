@@ -25,6 +25,7 @@ const RESOURCE_VARS = [
   'VECTOR_BUCKET_NAME',
   'VECTOR_INDEX_NAME',
   'TARGETS_SECRET_ARN',
+  'EVENT_BUS_NAME',
 ];
 function resourceEnv(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -70,6 +71,7 @@ const PREFIX: Record<string, string> = {
   S3Vectors: 's3vectors',
   'Secrets Manager': 'secretsmanager',
   'Bedrock Runtime': 'bedrock',
+  EventBridge: 'events',
 };
 
 type Input = Record<string, unknown>;
@@ -100,6 +102,10 @@ export function iamOf(serviceId: string, command: string, input: Input): { actio
     case 's3vectors': {
       const bucket = `arn:aws:s3vectors:${REGION}:${ACCOUNT}:bucket/${str(input.vectorBucketName)}`;
       return { action: `s3vectors:${name}`, resources: [input.indexName ? `${bucket}/index/${str(input.indexName)}` : bucket] };
+    }
+    case 'events': {
+      const buses = [...new Set(((input.Entries as Input[] | undefined) ?? []).map((e) => str(e.EventBusName) || 'default'))];
+      return { action: `events:${name}`, resources: buses.map((b) => `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${b}`) };
     }
     case 'secretsmanager':
       return { action: `secretsmanager:${name}`, resources: [str(input.SecretId)] };
@@ -153,6 +159,7 @@ function resolver(template: Template, env: NodeJS.ProcessEnv): (v: unknown) => s
     if (type === 'AWS::DynamoDB::Table' && name === 'Arn' && value) return `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${value}`;
     if (type === 'AWS::S3::Bucket' && name === 'Arn' && value) return `arn:aws:s3:::${value}`;
     if (type === 'AWS::SQS::Queue' && name === 'Arn' && value) return `arn:aws:sqs:${REGION}:${ACCOUNT}:${value.split('/').pop()}`;
+    if (type === 'AWS::Events::EventBus' && name === 'Arn' && value) return `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${value}`;
     if (type === 'AWS::S3Vectors::VectorBucket' && name === 'VectorBucketArn') {
       const bucket = attr.get(`${id}.VectorBucketName`) ?? value;
       return bucket ? `arn:aws:s3vectors:${REGION}:${ACCOUNT}:bucket/${bucket}` : undefined;

@@ -82,6 +82,14 @@ test('a handler that throws ends the run failed, with its queued URLs settled an
     const run = items.find((i) => String(i.SK) === 'RUN');
     assert.equal(run?.status, 'failed');
     assert.equal(items.filter((i) => String(i.SK).startsWith('URL#') && i.state === 'queued').length, 0, 'no URL is left queued');
+    // Downstream services learn it from the bus, with the error.
+    const told = emu.bus.events.filter((e) => e.bus === `${names.table}-events`);
+    assert.deepEqual(
+      told.map((e) => e.detailType),
+      ['trawl.crawl.started', 'trawl.crawl.failed'],
+    );
+    assert.equal(told[1]!.detail.status, 'failed');
+    assert.ok(String(told[1]!.detail.error).length > 0);
   } finally {
     await web.close();
   }

@@ -80,6 +80,23 @@ test('the run state machine ends with a finished run and its report', () => {
   assert.ok(Number(crawl.output.pagesStored) > 20, `pages stored: ${crawl.output.pagesStored}`);
 });
 
+test('the run tells its start and end on the construct’s event bus', () => {
+  const told = emu.bus.events.filter((e) => e.bus.startsWith('e2e'));
+  assert.deepEqual(
+    told.map((e) => [e.source, e.detailType]),
+    [
+      ['trawl', 'trawl.crawl.started'],
+      ['trawl', 'trawl.crawl.finished'],
+    ],
+  );
+  const [started, finished] = told.map((e) => e.detail);
+  assert.deepEqual([started!.runId, started!.crawl, started!.seeds], [1, 'synthetic', cloudWeb.seeds()]);
+  const summary = finished!.summary as { pagesStored: number; requests: number };
+  assert.deepEqual([finished!.runId, finished!.status, finished!.report], [1, 'finished', 'reports/run-1.json']);
+  assert.equal(summary.pagesStored, crawl.output.pagesStored);
+  assert.ok(summary.requests >= summary.pagesStored);
+});
+
 test('stores the same pages as the embedded crawl of the same web', () => {
   const cloudPages = items
     .filter((i) => i.type === 'PAGE' && i.contentHash)

@@ -14,7 +14,13 @@ before(() => {
 });
 after(() => synth?.cleanup());
 
-const env = { TABLE_NAME: 'crawl', BUCKET_NAME: 'archive', QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/frontier.fifo' };
+const env = {
+  TABLE_NAME: 'crawl',
+  BUCKET_NAME: 'archive',
+  QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/frontier.fifo',
+  EVENT_BUS_NAME: 'crawl-events',
+};
+const bus = 'arn:aws:events:us-east-1:123456789012:event-bus/crawl-events';
 const table = 'arn:aws:dynamodb:us-east-1:123456789012:table/crawl';
 const calls: SdkCall[] = [
   { fn: 'index-page', action: 'dynamodb:DeleteItem', resource: table },
@@ -25,6 +31,8 @@ const calls: SdkCall[] = [
   { fn: 'extract-page', action: 'sqs:SendMessage', resource: 'arn:aws:sqs:us-east-1:123456789012:frontier.fifo' },
   { fn: 'search-api', action: 's3:ListBucket', resource: 'arn:aws:s3:::archive' },
   { fn: 'finalize-run', action: 'dynamodb:Scan', resource: table },
+  { fn: 'init-run', action: 'events:PutEvents', resource: bus },
+  { fn: 'finalize-run', action: 'events:PutEvents', resource: bus },
 ];
 
 test('SDK commands map to the IAM actions and ARNs a role must allow', () => {
@@ -32,6 +40,7 @@ test('SDK commands map to the IAM actions and ARNs a role must allow', () => {
   assert.deepEqual(iamOf('DynamoDB', 'QueryCommand', { TableName: 'crawl', IndexName: 'inlinks' }).resources, [`${table}/index/inlinks`]);
   assert.deepEqual(iamOf('S3', 'ListObjectsV2Command', { Bucket: 'archive' }), { action: 's3:ListBucket', resources: ['arn:aws:s3:::archive'] });
   assert.deepEqual(iamOf('SQS', 'SendMessageBatchCommand', { QueueUrl: env.QUEUE_URL }).action, 'sqs:SendMessage');
+  assert.deepEqual(iamOf('EventBridge', 'PutEventsCommand', { Entries: [{ EventBusName: 'crawl-events' }] }), { action: 'events:PutEvents', resources: [bus] });
   assert.equal(allowed([{ Effect: 'Allow', Action: ['dynamodb:*'], Resource: [`${table}*`] }], 'dynamodb:GetItem', table), true);
   assert.equal(
     allowed(
@@ -52,6 +61,7 @@ test("each function's calls are allowed by its own role; the search API's role w
   const api = policiesByFunction(synth.template, env).get('search-api')!;
   assert.equal(allowed(api, 'dynamodb:PutItem', table), false);
   assert.equal(allowed(api, 's3:PutObject', 'arn:aws:s3:::archive/x'), false);
+  assert.equal(allowed(api, 'events:PutEvents', bus), false, 'only InitRun and FinalizeRun tell the bus');
   const progress = policiesByFunction(synth.template, env).get('run-progress')!;
   assert.equal(allowed(progress, 'dynamodb:Scan', table), false, 'run-progress scans nothing');
 });

@@ -17,6 +17,7 @@ const LOCALSTACK_TYPES = new Set([
   'AWS::CDK::Metadata',
   'AWS::CloudWatch::Alarm',
   'AWS::DynamoDB::Table',
+  'AWS::Events::EventBus',
   'AWS::Events::Rule',
   'AWS::IAM::Policy',
   'AWS::IAM::Role',

@@ -2,7 +2,8 @@ import { settingsFrom } from '../../config/resolve.js';
 import { crawlScoring } from '../../scoring/crawl-scoring.js';
 import { parseProfile } from '../../scoring/profile.js';
 import { readyAt } from '../../politeness/host-state.js';
-import type { FrontierRow, GraphStore, RunSummary } from '../../store/ports/index.js';
+import type { BusEvent, FrontierRow, GraphStore, RunSummary } from '../../store/ports/index.js';
+import { errorMessage } from '../../errors.js';
 import { enqueueCandidates } from './cloud-commit.js';
 import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
 import { selectStage } from '../stages/select-stage.js';
@@ -99,6 +100,10 @@ export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunStat
   const now = (deps.clock ?? Date.now)();
   const config = { ...stored, crawl: input.crawl, ...(custom ? { scoringProfile: custom } : {}), ...(targets.size ? { targets: [...targets] } : {}) };
   const run = await deps.store.createRun([...urls], config, now);
+  // Told, not retried: a retried InitRun would create the run again (createRun is one run per call).
+  await deps.events
+    ?.put([{ type: 'trawl.crawl.started', detail: { runId: run.id, crawl: input.crawl, seeds: input.seeds, startedAt: now } }])
+    .catch((err: unknown) => deps.logger.warn('trawl.crawl.started was not put on the event bus', { runId: run.id, error: errorMessage(err) }));
   const minutes = input.maxMinutes ?? (settings.maxMinutes || DEFAULT_MAX_MINUTES);
   const state = { runId: run.id, crawl: input.crawl, deadline: now + minutes * 60_000, maxPages: settings.maxPages };
   // With targets, Discover sends the seeds once the scope holds where the targets lead.
@@ -179,6 +184,23 @@ async function hasInFlight(deps: CloudDeps, runId: number): Promise<boolean> {
   return (await deps.store.seenUrls(runId)).some((u) => u.state === 'in_flight');
 }
 
+/** The event a run's end puts on the bus: what a downstream service needs without reading the table. */
+function runEndEvent(state: ProgressState & { error?: RunFailure }, status: string, report: string, summary: RunSummary): BusEvent {
+  const { pagesStored, requests, unchanged, duplicates, bytes, fetchesByStatus, startedAt, finishedAt } = summary;
+  return {
+    type: state.error ? 'trawl.crawl.failed' : 'trawl.crawl.finished',
+    detail: {
+      runId: state.runId,
+      crawl: state.crawl,
+      status,
+      reason: state.error ? 'failed' : state.reason,
+      ...(state.error ? { error: state.error.Error ?? 'unknown', cause: (state.error.Cause ?? '').slice(0, 2000) } : {}),
+      report,
+      summary: { pagesStored, requests, unchanged, duplicates, bytes, fetchesByStatus, startedAt, finishedAt },
+    },
+  };
+}
+
 /** What a state's Catch adds to the run's state (Step Functions' error output). */
 export interface RunFailure {
   Error?: string;
@@ -211,6 +233,8 @@ export async function finalizeRun(
     summary,
   });
   if (state.error) deps.logger.error('run failed', { runId: state.runId, error: state.error.Error, cause: state.error.Cause });
+  // FinalizeRun is safe to repeat: a bus that refused the event fails it, and Step Functions retries it.
+  await deps.events?.put([runEndEvent(state, status, report, summary)]);
   const run = await deps.store.getRun(state.runId);
   const settings = run && runSettings(run);
   if (!run || !settings?.select) return { runId: state.runId, status, report, summary };

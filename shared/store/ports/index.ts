@@ -9,3 +9,4 @@ export type { ObjectStore } from './object-store.js';
 export type { RunLedger } from './run-ledger.js';
 export type * from './search-index.js';
 export * from './change-store.js';
+export * from './event-sink.js';

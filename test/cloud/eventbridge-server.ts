@@ -1,0 +1,69 @@
+// A local stand-in for Amazon EventBridge speaking its wire protocol (JSON 1.1, `X-Amz-Target:
+// AWSEvents.PutEvents`): no emulator of it runs here. It keeps what was put, by bus, and checks
+// each entry as EventBridge does (a source, a detail-type, a detail that is a JSON object, a bus).
+import type { IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { serve } from '../helpers.js';
+
+export interface PutEvent {
+  bus: string;
+  source: string;
+  detailType: string;
+  detail: Record<string, unknown>;
+}
+
+export interface EventBridgeServer {
+  origin: string;
+  events: PutEvent[];
+  /** The next PutEvents calls answer with every entry failed (EventBridge's partial failure). */
+  failNext(calls: number): void;
+  close(): Promise<void>;
+}
+
+function body(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+export async function startEventBridgeServer(): Promise<EventBridgeServer> {
+  const events: PutEvent[] = [];
+  let failing = 0;
+  const server = await serve(async (req, res) => {
+    const reply = (status: number, payload: unknown) =>
+      void res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(payload));
+    const text = await body(req);
+    if (req.headers['x-amz-target'] !== 'AWSEvents.PutEvents')
+      return reply(400, { __type: 'UnknownOperationException', message: `unknown operation ${String(req.headers['x-amz-target'])}` });
+    const { Entries = [] } = JSON.parse(text) as { Entries?: Array<Record<string, string>> };
+    if (Entries.length === 0 || Entries.length > 10)
+      return reply(400, { __type: 'ValidationException', message: `Entries must hold 1 to 10 entries, not ${Entries.length}` });
+    if (failing > 0) {
+      failing--;
+      return reply(200, { FailedEntryCount: Entries.length, Entries: Entries.map(() => ({ ErrorCode: 'InternalFailure', ErrorMessage: 'try again' })) });
+    }
+    const answers = Entries.map((e) => {
+      let detail: unknown;
+      try {
+        detail = JSON.parse(e.Detail ?? '');
+      } catch {
+        return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is not valid JSON.' };
+      }
+      if (!e.Source || !e.DetailType || typeof detail !== 'object' || detail === null || Array.isArray(detail))
+        return { ErrorCode: 'InvalidArgument', ErrorMessage: 'Parameter(s) Source, DetailType or Detail(s) not valid.' };
+      events.push({ bus: e.EventBusName ?? 'default', source: e.Source, detailType: e.DetailType, detail: detail as Record<string, unknown> });
+      return { EventId: randomUUID() };
+    });
+    reply(200, { FailedEntryCount: answers.filter((a) => 'ErrorCode' in a).length, Entries: answers });
+  });
+  return {
+    origin: server.origin,
+    events,
+    failNext(calls) {
+      failing = calls;
+    },
+    close: () => server.close(),
+  };
+}
