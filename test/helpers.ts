@@ -6,6 +6,15 @@ import { createServer as createH2Server, type ServerHttp2Session } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { FrontierRow } from '../shared/store/ports/index.js';
 
+/** A request's whole body as text. */
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'trawl-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));

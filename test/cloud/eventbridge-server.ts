@@ -1,9 +1,8 @@
 // A local stand-in for Amazon EventBridge speaking its wire protocol (JSON 1.1, `X-Amz-Target:
 // AWSEvents.PutEvents`): no emulator of it runs here. It keeps what was put, by bus, and checks
 // each entry as EventBridge does (a source, a detail-type, a detail that is a JSON object, a bus).
-import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { serve } from '../helpers.js';
+import { readBody, serve } from '../helpers.js';
 
 export interface PutEvent {
   bus: string;
@@ -20,21 +19,13 @@ export interface EventBridgeServer {
   close(): Promise<void>;
 }
 
-function body(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
-}
-
 export async function startEventBridgeServer(): Promise<EventBridgeServer> {
   const events: PutEvent[] = [];
   let failing = 0;
   const server = await serve(async (req, res) => {
     const reply = (status: number, payload: unknown) =>
       void res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(payload));
-    const text = await body(req);
+    const text = await readBody(req);
     if (req.headers['x-amz-target'] !== 'AWSEvents.PutEvents')
       return reply(400, { __type: 'UnknownOperationException', message: `unknown operation ${String(req.headers['x-amz-target'])}` });
     const { Entries = [] } = JSON.parse(text) as { Entries?: Array<Record<string, string>> };

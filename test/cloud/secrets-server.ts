@@ -1,7 +1,6 @@
 // A local stand-in for AWS Secrets Manager speaking its wire protocol (JSON 1.1, `X-Amz-Target:
 // secretsmanager.GetSecretValue`), for the Discover function's keys: no emulator of it runs here.
-import type { IncomingMessage } from 'node:http';
-import { serve } from '../helpers.js';
+import { readBody, serve } from '../helpers.js';
 
 export interface SecretsServer {
   origin: string;
@@ -12,21 +11,13 @@ export interface SecretsServer {
   close(): Promise<void>;
 }
 
-function body(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
-}
-
 export async function startSecretsServer(): Promise<SecretsServer> {
   const secrets = new Map<string, { arn: string; name: string; value: string; version: number }>();
   const state = { reads: 0 };
   const server = await serve(async (req, res) => {
     const reply = (status: number, payload: unknown) =>
       void res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(payload));
-    const text = await body(req);
+    const text = await readBody(req);
     if (req.headers['x-amz-target'] !== 'secretsmanager.GetSecretValue')
       return reply(400, { __type: 'UnknownOperationException', message: `unknown operation ${String(req.headers['x-amz-target'])}` });
     state.reads++;

@@ -3,8 +3,8 @@
 // Mastodon API, the Bluesky AppView (XRPC) and Apify's run-sync endpoint — with their pagination
 // (pageno, offset, page, after, max_id + Link, cursor), their rate-limit headers and their error
 // bodies. Fixtures are shaped like real responses (trimmed to the fields trawl reads and a few more).
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serve } from '../helpers.js';
+import type { ServerResponse } from 'node:http';
+import { readBody, serve } from '../helpers.js';
 
 export const KEYS = { brave: 'brave-test-key', serper: 'serper-test-key', apify: 'apify-test-token' };
 
@@ -20,14 +20,6 @@ export interface ApiServers {
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   void res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(body));
 
-function body(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
-}
-
 /** `n` web results for a query, pointing at pages of `site` (a content host the crawl can follow). */
 function results(site: string, query: string, from: number, n: number) {
   return Array.from({ length: n }, (_, i) => ({
@@ -42,7 +34,7 @@ export async function startApiServers(site: () => string): Promise<ApiServers> {
   const limits: Array<{ prefix: string; left: number; headers: Record<string, string> }> = [];
   const server = await serve(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const text = await body(req);
+    const text = await readBody(req);
     requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers, body: text });
     const limit = limits.find((l) => url.pathname.startsWith(l.prefix) && l.left > 0);
     if (limit) {
