@@ -15,7 +15,7 @@ import {
   type ChangeTexts,
 } from '../ports/change-store.js';
 import type { FetchCommit } from '../ports/index.js';
-import { rowToExtract } from './sqlite-rows.js';
+import { changeCounts, rowToExtract } from './sqlite-rows.js';
 
 const CONTENT_IN = `(${CONTENT_KINDS.map((k) => `'${k}'`).join(', ')})`;
 const LINK_KINDS_IN = "('newly-linked', 'orphaned')";
@@ -199,8 +199,7 @@ export class SqliteChanges implements ChangeStore {
         insert.run(changeParams(kind ? { ...base, kind: 'orphaned' } : { ...base, kind: 'removed', removedBy: 'unlinked' }));
       }
     })();
-    const counts = db.prepare('SELECT kind, count(*) AS n FROM changes WHERE run_id = ? GROUP BY kind').all(runId) as Array<{ kind: ChangeKind; n: number }>;
-    return Object.fromEntries(counts.map((c) => [c.kind, c.n]));
+    return changeCounts(db, runId).changes ?? {};
   }
 
   async changes(query: ChangeQuery): Promise<ChangeRecord[]> {

@@ -142,7 +142,8 @@ export function summarize(db: Db, runId: number): RunSummary {
   };
 }
 
-function changeCounts(db: Db, runId: number): Pick<RunSummary, 'changes'> {
+/** A run's changes by kind (absent when it has none). */
+export function changeCounts(db: Db, runId: number): Pick<RunSummary, 'changes'> {
   const rows = db.prepare('SELECT kind, count(*) AS n FROM changes WHERE run_id = ? GROUP BY kind').all(runId) as Array<{ kind: ChangeKind; n: number }>;
   return rows.length ? { changes: Object.fromEntries(rows.map((r) => [r.kind, r.n])) } : {};
 }
