@@ -5,7 +5,8 @@ import { QueryEmbeddingCache } from '../shared/enrich/query-cache.js';
 import { lambdaEnvironment } from '../shared/config/lambda-environment.js';
 import { handle } from 'hono/aws-lambda';
 import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
-import { createApi } from '../shared/api/app.js';
+import { createApi, type ApiDeps } from '../shared/api/app.js';
+import { mcpHttpHandler } from '../shared/api/mcp.js';
 import { loadUiAssets } from '../shared/api/ui-assets.js';
 import { createLogger } from '../shared/log/logger.js';
 import { awsClients } from '../shared/store/aws/clients.js';
@@ -17,6 +18,8 @@ import { S3TextIndex } from '../shared/store/aws/s3-text-index.js';
 import { S3VectorsIndex } from '../shared/store/aws/s3-vectors.js';
 import type { VectorIndex } from '../shared/store/ports/index.js';
 import { resolveSettings } from '../shared/config/resolve.js';
+import { ApiCrawls } from '../shared/pipeline/cloud/api-crawls.js';
+import { SfnWorkflow } from '../shared/store/aws/sfn-workflow.js';
 import { createEmbedder } from '../shared/enrich/embedder-factory.js';
 
 export type Handler = ReturnType<typeof handle>;
@@ -33,40 +36,63 @@ const handlers = new Map<string, Handler>();
 /** The search API of this container's table, bucket and vector index, as a Lambda handler (built once). */
 export function searchApi(): Handler {
   const env = process.env;
-  const key = [env.TABLE_NAME, env.BUCKET_NAME, env.VECTOR_BUCKET_NAME, env.VECTOR_INDEX_NAME, env.API_KEY_SHA256, env.AWS_ENDPOINT_URL_S3VECTORS].join('|');
+  const key = [
+    env.TABLE_NAME,
+    env.BUCKET_NAME,
+    env.VECTOR_BUCKET_NAME,
+    env.VECTOR_INDEX_NAME,
+    env.API_KEY_SHA256,
+    env.AWS_ENDPOINT_URL_S3VECTORS,
+    env.RUN_MACHINE_ARN,
+    env.API_CRAWL_SETTINGS,
+  ].join('|');
   let h = handlers.get(key);
   if (!h) {
     const config = lambdaEnvironment(env);
     const table = config.table;
-    const clients = awsClients({ dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB, s3: env.AWS_ENDPOINT_URL_S3 });
+    const clients = awsClients({ dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB, s3: env.AWS_ENDPOINT_URL_S3, sfn: env.AWS_ENDPOINT_URL_SFN });
     const objects = new S3Objects(clients.s3, config.bucket);
     const blobs = new S3BlobStore(objects);
     // With enrichment off there is no vector index: searches find nothing, every other route works.
     const vectors: VectorIndex = config.vectorBucket
       ? new S3VectorsIndex(new S3VectorsClient({ endpoint: env.AWS_ENDPOINT_URL_S3VECTORS }), config.vectorBucket, config.vectorIndex)
       : NO_VECTORS;
-    const api = createApi(
-      {
-        store: new DynamoCrawlStore(clients.doc, table, { blobs }),
-        graph: new DynamoGraph(clients.doc, table),
-        enrich: new DynamoEnrichStore(clients.doc, table, blobs, new S3TextIndex(objects)),
-        vectors,
-        // The deployment's provider settings (TRAWL_PROVIDER, TRAWL_EMBED_MODEL, TRAWL_EMBED_DIMENSION): queries are embedded as the pages were.
-        embedder: new QueryEmbeddingCache(
-          createEmbedder(
-            resolveSettings({}, env, (name) => `the function's environment (${name})`),
-            env,
-          ),
+    const store = new DynamoCrawlStore(clients.doc, table, { blobs });
+    // With `api.startCrawls` the construct names the run state machine: POST /crawls starts it (IAM-authorised).
+    const crawls = config.runMachineArn
+      ? {
+          jobs: new ApiCrawls({ store, runs: new SfnWorkflow(clients.sfn, config.runMachineArn), defaults: config.apiCrawlSettings }),
+          writeAuth: 'iam' as const,
+          allowPrivateNetwork: config.apiCrawlSettings.allowPrivateNetwork === true,
+        }
+      : undefined;
+    const deps: ApiDeps = {
+      store,
+      graph: new DynamoGraph(clients.doc, table),
+      enrich: new DynamoEnrichStore(clients.doc, table, blobs, new S3TextIndex(objects)),
+      vectors,
+      // The deployment's provider settings (TRAWL_PROVIDER, TRAWL_EMBED_MODEL, TRAWL_EMBED_DIMENSION): queries are embedded as the pages were.
+      embedder: new QueryEmbeddingCache(
+        createEmbedder(
+          resolveSettings({}, env, (name) => `the function's environment (${name})`),
+          env,
         ),
-      },
-      {
-        apiKey: config.apiKeySha256 ? { header: config.apiKeyHeader, sha256: config.apiKeySha256 } : undefined,
-        // The Function URL's own host (`<id>.lambda-url.<region>.on.aws`), plus any custom domain in front of it.
-        allowedHosts: [`.lambda-url.${env.AWS_REGION ?? 'us-east-1'}.on.aws`, ...config.apiAllowedHosts],
-        ui: loadUiAssets(),
-        logger: createLogger('warn'),
-      },
-    );
+      ),
+    };
+    const api = createApi(deps, {
+      apiKey: config.apiKeySha256 ? { header: config.apiKeyHeader, sha256: config.apiKeySha256 } : undefined,
+      // The Function URL's own host (`<id>.lambda-url.<region>.on.aws`), plus any custom domain in front of it.
+      allowedHosts: [`.lambda-url.${env.AWS_REGION ?? 'us-east-1'}.on.aws`, ...config.apiAllowedHosts],
+      ui: loadUiAssets(),
+      logger: createLogger('warn'),
+      crawls,
+      // The MCP tools on the same URL and auth: search, pages and links; crawl and crawl_status with api.startCrawls.
+      mcp: mcpHttpHandler({
+        read: (use) => use(deps),
+        ...(crawls ? { jobs: crawls.jobs } : {}),
+        allowPrivateNetwork: crawls?.allowPrivateNetwork ?? false,
+      }),
+    });
     h = handle(api);
     handlers.set(key, h);
   }

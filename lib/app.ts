@@ -23,6 +23,8 @@ export function buildApp(options: { crawlsFile?: string; outdir?: string; contex
     crawls: loadCrawls(options.crawlsFile ?? join(ROOT, 'crawls.json')),
     ...(enrichment === false ? { enrichment: false as const } : {}),
     dashboard: contextFlag(app, 'dashboard') ?? true,
+    // `-c startCrawls=true` lets the API start crawls; `-c startCrawlSettings='{"maxRps":5}'` gives them settings.
+    ...(contextFlag(app, 'startCrawls') ? { api: { startCrawls: { settings: contextObject(app, 'startCrawlSettings') } } } : {}),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack, crawler };
@@ -38,3 +40,12 @@ export function contextFlag(app: App, name: string): boolean | undefined {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) buildApp().app.synth();
+
+/** A JSON object context value (a string from the command line, an object from code); {} when unset. */
+export function contextObject(app: App, name: string): Record<string, unknown> {
+  const v: unknown = app.node.tryGetContext(name);
+  if (v === undefined) return {};
+  const parsed: unknown = typeof v === 'string' ? JSON.parse(v) : v;
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  throw new Error(`context ${name}: give a JSON object (cdk deploy -c ${name}='{"maxPages":100}')`);
+}

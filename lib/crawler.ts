@@ -1,5 +1,6 @@
-import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -18,6 +19,7 @@ import { VISIBILITY_PER_TIMEOUT } from './quotas.js';
 import { ENV, environmentOf } from '../shared/config/lambda-environment.js';
 import { CrawlWorkflows, type PageStep } from './workflows.js';
 import { CrawlDiscovery } from './discovery.js';
+import { nagRef } from './nag.js';
 import { THROTTLE_RETRIES } from '../shared/pipeline/cloud/enrich-workflow.js';
 
 /** Memory and timeout of each stage unless `memoryMb` says otherwise. */
@@ -189,6 +191,29 @@ export class Crawler extends Construct {
         fns['search-api'].addEnvironment(ENV.apiKeyHeader, api.apiKeyHeader ?? 'x-api-key');
         // A public URL: unauthenticated requests still invoke the function, so its concurrency is capped.
         (fns['search-api'].node.defaultChild as lambda.CfnFunction).reservedConcurrentExecutions = api.maxConcurrency ?? 10;
+      }
+      const start = api.auth === 'apiKey' ? undefined : api.startCrawls;
+      if (start) {
+        const settings = typeof start === 'object' ? (start.settings ?? {}) : {};
+        fns['search-api'].addEnvironment(ENV.runMachineArn, this.workflows.runMachine.stateMachineArn);
+        fns['search-api'].addEnvironment(ENV.apiCrawlSettings, JSON.stringify(settings));
+        const machine = this.workflows.runMachine;
+        machine.grantStartExecution(fns['search-api']);
+        // DescribeExecution on the run machine's executions (GET /crawls/{id}), nothing else.
+        machine.grantExecution(fns['search-api'], 'states:DescribeExecution');
+        const executions = Stack.of(this).formatArn({
+          service: 'states',
+          resource: 'execution',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          resourceName: `${Stack.of(this).splitArn(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME).resourceName!}:*`,
+        });
+        Validations.of(fns['search-api'].role!).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${nagRef(this, executions)}]`,
+          reason:
+            'Executions are named by the job ids the API gives out: their names are not known at deploy time. Only DescribeExecution, on the run machine.',
+        });
+        // DELETE /crawls/{id} marks the run interrupted.
+        fns['search-api'].addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [this.storage.table.tableArn] }));
       }
       this.apiUrl = fns['search-api'].addFunctionUrl({ authType: publicUrl ? lambda.FunctionUrlAuthType.NONE : lambda.FunctionUrlAuthType.AWS_IAM });
       new CfnOutput(this, 'ApiUrl', { value: this.apiUrl.url });

@@ -10,6 +10,7 @@ import type { CrawlDefinition } from './crawls-config.js';
 import type { EnrichmentProps } from './search-index.js';
 import type { StageName } from './stages.js';
 import { CrawlConfigError } from '../shared/errors.js';
+import { settingsFrom } from '../shared/config/resolve.js';
 import { checkEnrichmentProps } from './search-index.js';
 import { STAGES } from './stages.js';
 import { checkRunHistory } from './quotas.js';
@@ -165,6 +166,16 @@ export type ApiProps = IamApiProps | ApiKeyApiProps;
 export interface IamApiProps {
   /** @default 'iam' */
   readonly auth?: 'iam';
+  /**
+   * `POST /crawls` on the API starts the run state machine (and `GET`/`DELETE /crawls/{id}` follow
+   * and stop it): the API's role gets `states:StartExecution` on the run machine, read access to its
+   * executions and `dynamodb:UpdateItem` on the table (to mark a run stopped). Callers are the
+   * principals allowed to invoke the URL. `settings` are the crawl settings every such crawl gets
+   * under the request's own (politeness, `allowPrivateNetwork`): a request may choose only the
+   * per-crawl ones (`maxPages`, `maxDepth`, `scope`, `render`, …; see the OpenAPI document).
+   * @default false (the API only reads)
+   */
+  readonly startCrawls?: boolean | { readonly settings?: Record<string, unknown> };
 }
 
 /** A public URL whose requests carry a key in `apiKeyHeader`. */
@@ -256,6 +267,12 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
         `${where}: api.auth "apiKey" needs api.apiKeySha256, the SHA-256 of the key in hex (64 characters: printf %s "$KEY" | sha256sum)`,
       );
     if (auth === 'iam' && api.apiKeySha256 !== undefined) throw new CrawlConfigError(`${where}: api.apiKeySha256 is only used with api.auth "apiKey"`);
+    const start = (props.api as IamApiProps).startCrawls;
+    if (start && auth !== 'iam')
+      throw new CrawlConfigError(
+        `${where}: api.startCrawls needs api.auth "iam": starting crawls is authorised by IAM (lambda:InvokeFunctionUrl), never by a shared key`,
+      );
+    if (typeof start === 'object' && start.settings) settingsFrom(start.settings, `${where}: api.startCrawls.settings`);
     inRange(where, 'api.maxConcurrency', api.maxConcurrency, 1, 1000);
     if (api.apiKeyHeader !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(api.apiKeyHeader))
       throw new CrawlConfigError(`${where}: api.apiKeyHeader "${api.apiKeyHeader}" is not a header name (letters, digits, "-")`);

@@ -5,9 +5,9 @@ import type { Logger } from '../log/logger.js';
 import { authGuard, hostGuard, securityHeaders } from './guards.js';
 import { ApiMetrics } from './metrics.js';
 import { json, newRouter, type ApiDeps } from './router.js';
-import type { CrawlJobs } from './crawl-jobs.js';
+import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
 import { changesRoutes } from './routes/changes.js';
-import { crawlsRoutes } from './routes/crawls.js';
+import { crawlsRoutes, type CrawlsRouteOptions } from './routes/crawls.js';
 import { graphRoutes } from './routes/graph.js';
 import { pagesRoutes } from './routes/pages.js';
 import { runsRoutes } from './routes/runs.js';
@@ -31,8 +31,8 @@ export interface ApiOptions {
    * @default []
    */
   allowedHosts?: readonly string[];
-  /** Crawls started over HTTP (`/crawls`), with the token that write routes need; absent: no `/crawls`. */
-  crawls?: { jobs: CrawlJobs; writeToken?: string; allowPrivateNetwork: boolean };
+  /** Crawls started over HTTP (`/crawls`), with who authorises them; absent: no `/crawls`. */
+  crawls?: CrawlsRouteOptions & { jobs: CrawlLauncher };
   /** The MCP tools over Streamable HTTP at `/mcp` (see `mcpHttpHandler`); absent: no `/mcp`. */
   mcp?: (request: Request) => Promise<Response>;
   /** The built web UI, served at `/`; without it `/` says how to build it. */

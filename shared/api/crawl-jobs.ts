@@ -5,26 +5,9 @@ import type { CrawlEvent } from '../pipeline/stages/progress.js';
 import type { RunSummary } from '../store/ports/index.js';
 import type { WebhookSender } from './webhooks.js';
 import type { BookedJob, JobBook } from '../store/local/job-book.js';
+import type { CrawlJob, CrawlLauncher, JobEvent } from '../store/ports/crawl-launcher.js';
 
-/** One crawl asked for over MCP or the API: queued behind the data directory's single writer. */
-export interface CrawlJob {
-  id: string;
-  status: 'queued' | 'running' | 'finished' | 'stopped' | 'failed';
-  seeds: string[];
-  /** Counters of the running crawl, from its progress events. */
-  progress: { requests: number; pagesStored: number; queued: number; errors: number };
-  summary?: RunSummary;
-  error?: string;
-  createdAt: number;
-}
-
-/** What a job's followers (Server-Sent Events) are told. */
-export type JobEvent =
-  | { type: 'crawl.started'; id: string; seeds: string[] }
-  | { type: 'crawl.progress'; id: string; progress: CrawlJob['progress'] }
-  | { type: 'crawl.finished'; id: string; summary: RunSummary }
-  | { type: 'crawl.stopped'; id: string; summary: RunSummary }
-  | { type: 'crawl.failed'; id: string; error: string };
+export type { CrawlJob, JobEvent } from '../store/ports/crawl-launcher.js';
 
 type CrawlFn = (seeds: readonly string[], options: CrawlOptions) => Promise<RunSummary>;
 
@@ -33,7 +16,6 @@ const PAGE_BATCH = 25;
 /** A running job's progress is written to the book at most this often. */
 const PROGRESS_SAVE_MS = 2_000;
 
-/** The options a job keeps in the book: plain values, as they were asked for. */
 /**
  * The settings a crawl started over HTTP may choose. The server keeps the rest: the data directory,
  * private addresses, politeness, and profiles (a profile may be a file path on the server).
@@ -75,7 +57,7 @@ interface Running {
  * With a book (`jobs.db`), the queue survives a restart: jobs still queued run in their order, and
  * the one that was running resumes its run (`resume: true`), re-fetching only what was in flight.
  */
-export class CrawlJobs {
+export class CrawlJobs implements CrawlLauncher {
   private readonly jobs = new Map<string, Running>();
   private chain: Promise<void> = Promise.resolve();
   /** Set by `shutdown()`: the running crawl stops to be resumed, the queue stays in the book. */

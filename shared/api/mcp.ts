@@ -3,46 +3,41 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import { preflight } from '../fetch/preflight.js';
-import { crawl } from '../library/crawl.js';
-import { fetch as fetchTarget } from '../library/fetch.js';
-import { openStore, type TrawlStore } from '../library/store.js';
-import { CrawlJobs } from './crawl-jobs.js';
-import type { WebhookSender } from './webhooks.js';
-import type { JobBook } from '../store/local/job-book.js';
+import { hybridSearch } from '../search/hybrid.js';
+import { targetId } from '../targets/route.js';
+import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
+import type { ApiDeps } from './router.js';
 import { version } from '../cli/usage.js';
 
-export interface McpOptions {
-  /** The data directory the tools read and crawl into. */
-  data: string;
-  /** Crawls and fetches may reach loopback and private addresses (`trawl mcp --allow-private-network`). @default false */
-  allowPrivateNetwork?: boolean;
-  /** Provider settings the pages were enriched with, for queries (`search`). */
-  env?: NodeJS.ProcessEnv;
+/**
+ * What the MCP tools read and start, the same ports in both runtimes: a data directory's stores
+ * and crawl jobs (`localMcpSource`), or the cloud's table, bucket and run machine (the search API Lambda).
+ */
+export interface McpSource {
+  /** Runs `use` with the stores to read (a data directory opens them per call: a crawl may create or write it meanwhile). */
+  read<T>(use: (deps: ApiDeps) => Promise<T>): Promise<T>;
+  /** Starts and follows crawls; absent: no `crawl` and `crawl_status` tools (a deployment whose API only reads). */
+  jobs?: CrawlLauncher;
+  /** Crawl seeds may be private or loopback addresses. */
+  allowPrivateNetwork: boolean;
+  /** One URL fetched now, politely and archived (the embedded runtime); absent: no `fetch_page` tool. */
+  fetchPage?: (url: string) => Promise<unknown>;
 }
 
 /** Characters of a page's markdown one `get_page` call returns; the rest comes with `offset`. */
 const PAGE_CHARS = 20_000;
 const text = (value: unknown) => ({ content: [{ type: 'text' as const, text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }] });
 const failure = (message: string) => ({ ...text(message), isError: true });
+/** A page's id, from its URL or the id itself (as search hits give it). */
+const idOf = (input: string): string => (/^[0-9a-f]{32}$/.test(input) ? input : targetId(input));
 
 /**
- * The Model Context Protocol server of a data directory: tools an agent uses to crawl, follow a
- * crawl, search, read a page and its links, and fetch one page politely, each answering with what
- * the agent needs for its next step; pages are resources too (`trawl://page/<id>`).
+ * The Model Context Protocol server: tools an agent uses to crawl, follow a crawl, search, read a
+ * page and its links, and fetch one page politely, each answering with what the agent needs for its
+ * next step; pages are resources too (`trawl://page/<id>`).
  */
-export function createMcpServer(options: McpOptions, shared?: CrawlJobs): { server: McpServer; jobs: CrawlJobs } {
-  const env = options.env ?? process.env;
-  const allowPrivateNetwork = options.allowPrivateNetwork ?? false;
-  const jobs = shared ?? newJobs(options);
+export function createMcpServer(source: McpSource): McpServer {
   const server = new McpServer({ name: 'trawl', version: version() });
-  const withStore = async <T>(use: (store: TrawlStore) => Promise<T>): Promise<T> => {
-    const store = openStore(options.data);
-    try {
-      return await use(store);
-    } finally {
-      await store.close();
-    }
-  };
   const guarded =
     <A>(run: (args: A) => Promise<ReturnType<typeof text>>) =>
     async (args: A) => {
@@ -53,34 +48,39 @@ export function createMcpServer(options: McpOptions, shared?: CrawlJobs): { serv
       }
     };
 
-  server.registerTool(
-    'crawl',
-    {
-      description: 'Start a polite crawl (robots.txt, delays) from seed URLs into the data directory; returns a job id for crawl_status.',
-      inputSchema: {
-        seeds: z.array(z.string()).min(1).describe('URLs to start from (search queries and accounts work too)'),
-        maxPages: z.number().int().min(1).max(100_000).optional().describe('stop after this many fetched pages (default 10,000)'),
-        maxDepth: z.number().int().min(0).max(1000).optional().describe('links followed from a seed (default 20)'),
-        enrich: z.boolean().optional().describe('summaries, tags, embeddings and the search index as pages are stored (default true)'),
+  const jobs = source.jobs;
+  if (jobs) {
+    server.registerTool(
+      'crawl',
+      {
+        description: 'Start a polite crawl (robots.txt, delays) from seed URLs; returns a job id for crawl_status.',
+        inputSchema: {
+          seeds: z.array(z.string()).min(1).describe('URLs to start from (search queries and accounts work too)'),
+          maxPages: z.number().int().min(1).max(100_000).optional().describe('stop after this many fetched pages (default 10,000)'),
+          maxDepth: z.number().int().min(0).max(1000).optional().describe('links followed from a seed (default 20)'),
+          enrich: z.boolean().optional().describe('summaries, tags, embeddings and the search index as pages are stored (default true)'),
+        },
       },
-    },
-    guarded(async ({ seeds, maxPages, maxDepth, enrich }: { seeds: string[]; maxPages?: number; maxDepth?: number; enrich?: boolean }) => {
-      // Refused here, before a job exists, when a seed is on a private address the server was not started to reach.
-      for (const seed of seeds) if (/^https?:\/\//i.test(seed)) await preflight(seed, { allowPrivateNetwork, unresolved: 'pass' });
-      const job = jobs.start(seeds, { maxPages, maxDepth, enrich: enrich ?? true });
-      return text({ id: job.id, status: job.status, next: 'call crawl_status with this id until status is finished' });
-    }),
-  );
+      guarded(async ({ seeds, maxPages, maxDepth, enrich }: { seeds: string[]; maxPages?: number; maxDepth?: number; enrich?: boolean }) => {
+        // Refused here, before a job exists, when a seed is on a private address the server was not started to reach.
+        for (const seed of seeds)
+          if (/^https?:\/\//i.test(seed)) await preflight(seed, { allowPrivateNetwork: source.allowPrivateNetwork, unresolved: 'pass' });
+        const settings = Object.fromEntries(Object.entries({ maxPages, maxDepth }).filter(([, v]) => v !== undefined));
+        const job = await jobs.start(seeds, { ...settings, enrich: enrich ?? true });
+        return text({ id: job.id, status: job.status, next: 'call crawl_status with this id until status is finished' });
+      }),
+    );
 
-  server.registerTool(
-    'crawl_status',
-    { description: 'Progress and, once finished, the summary of a crawl job.', inputSchema: { id: z.string() } },
-    guarded(async ({ id }: { id: string }) => {
-      const job = jobs.get(id);
-      if (!job) return failure(`no crawl job ${id}: ids come from the crawl tool`);
-      return text(job);
-    }),
-  );
+    server.registerTool(
+      'crawl_status',
+      { description: 'Progress and, once finished, the summary of a crawl job.', inputSchema: { id: z.string() } },
+      guarded(async ({ id }: { id: string }) => {
+        const job = await jobs.get(id);
+        if (!job) return failure(`no crawl job ${id}: ids come from the crawl tool`);
+        return text(job);
+      }),
+    );
+  }
 
   server.registerTool(
     'search',
@@ -95,8 +95,12 @@ export function createMcpServer(options: McpOptions, shared?: CrawlJobs): { serv
       },
     },
     guarded(async ({ query, limit, tags, domain }: { query: string; limit?: number; tags?: string[]; domain?: string }) =>
-      withStore(async (store) => {
-        const result = await store.search(query, { limit: limit ?? 10, tags, domain, env });
+      source.read(async (deps) => {
+        const result = await hybridSearch(deps, {
+          q: query,
+          limit: limit ?? 10,
+          filters: { tags: tags?.map((t) => (t.startsWith('#') ? t : `#${t}`)), domain },
+        });
         return text({
           query,
           hits: result.hits.map((h) => ({ id: h.urlId, url: h.url, title: h.title, summary: h.summary, tags: h.tags, why: h.why })),
@@ -112,11 +116,12 @@ export function createMcpServer(options: McpOptions, shared?: CrawlJobs): { serv
       inputSchema: { url: z.string().describe('the page URL (or its id from search)'), offset: z.number().int().min(0).optional() },
     },
     guarded(async ({ url, offset }: { url: string; offset?: number }) =>
-      withStore(async (store) => {
-        const page = await store.page(url);
-        if (!page) return failure(`no stored page for ${url}: crawl it first, or use fetch_page`);
-        const x = await store.extraction(page.url);
-        const e = await store.enrichment(page.url);
+      source.read(async (deps) => {
+        const id = idOf(url);
+        const page = await deps.store.getPage(id);
+        if (!page) return failure(`no stored page for ${url}: crawl it first${source.fetchPage ? ', or use fetch_page' : ''}`);
+        const [x, candidate] = await Promise.all([deps.store.getExtract(id), deps.enrich.enrichCandidate(id)]);
+        const e = candidate?.enrichment;
         const markdown = x?.markdown ?? '';
         const from = offset ?? 0;
         const next = from + PAGE_CHARS < markdown.length ? from + PAGE_CHARS : undefined;
@@ -142,8 +147,9 @@ export function createMcpServer(options: McpOptions, shared?: CrawlJobs): { serv
       inputSchema: { url: z.string(), direction: z.enum(['in', 'out', 'both']).optional(), limit: z.number().int().min(1).max(500).optional() },
     },
     guarded(async ({ url, direction, limit }: { url: string; direction?: 'in' | 'out' | 'both'; limit?: number }) =>
-      withStore(async (store) => {
+      source.read(async (deps) => {
         const n = limit ?? 100;
+        const id = idOf(url);
         const shape = (l: { fromUrl: string; toUrl: string; anchor: string; context: string; section: string }) => ({
           from: l.fromUrl,
           to: l.toUrl,
@@ -154,45 +160,44 @@ export function createMcpServer(options: McpOptions, shared?: CrawlJobs): { serv
         const dir = direction ?? 'both';
         return text({
           url,
-          inlinks: dir === 'out' ? undefined : (await store.inlinks(url)).slice(0, n).map(shape),
-          outlinks: dir === 'in' ? undefined : (await store.outlinks(url)).slice(0, n).map(shape),
+          inlinks: dir === 'out' ? undefined : (await deps.graph.inlinks(id)).slice(0, n).map(shape),
+          outlinks: dir === 'in' ? undefined : (await deps.graph.outlinks(id)).slice(0, n).map(shape),
         });
       }),
     ),
   );
 
-  server.registerTool(
-    'fetch_page',
-    { description: 'Fetch one URL now, politely (robots.txt first), archived in the data directory; returned as markdown.', inputSchema: { url: z.string() } },
-    guarded(async ({ url }: { url: string }) => {
-      const content = await fetchTarget(url, { data: options.data, allowPrivateNetwork, env });
-      if (content.type === 'page')
-        return text({ url: content.url, status: content.status, title: content.title, markdown: content.markdown.slice(0, PAGE_CHARS) });
-      return text(content);
-    }),
-  );
+  const fetchPage = source.fetchPage;
+  if (fetchPage)
+    server.registerTool(
+      'fetch_page',
+      {
+        description: 'Fetch one URL now, politely (robots.txt first), archived in the data directory; returned as markdown.',
+        inputSchema: { url: z.string() },
+      },
+      guarded(async ({ url }: { url: string }) => text(await fetchPage(url))),
+    );
 
   server.registerResource(
     'page',
     new ResourceTemplate('trawl://page/{id}', { list: undefined }),
     { description: 'A stored page as markdown', mimeType: 'text/markdown' },
     async (uri, { id }) =>
-      withStore(async (store) => {
-        const page = await store.page(String(id));
-        const x = page && (await store.extraction(page.url));
+      source.read(async (deps) => {
+        const x = await deps.store.getExtract(idOf(String(id)));
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: x?.markdown ?? '' }] };
       }),
   );
-  return { server, jobs };
+  return server;
 }
 
 /**
- * The same tools over MCP's Streamable HTTP (`/mcp` on `trawl serve`, behind its Host and token
- * checks): stateless, one server per request, the crawl jobs shared between them.
+ * The same tools over MCP's Streamable HTTP (`/mcp` on `trawl serve` and on the search API's
+ * Function URL, behind their auth): stateless, one server per request, the source shared.
  */
-export function mcpHttpHandler(options: McpOptions, jobs = newJobs(options)): (request: Request) => Promise<Response> {
+export function mcpHttpHandler(source: McpSource): (request: Request) => Promise<Response> {
   return async (request) => {
-    const { server } = createMcpServer(options, jobs);
+    const server = createMcpServer(source);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -201,14 +206,4 @@ export function mcpHttpHandler(options: McpOptions, jobs = newJobs(options)): (r
       await server.close();
     }
   };
-}
-
-/** The crawl jobs of a data directory (with the webhooks that tell receivers about them). */
-export function newJobs(options: McpOptions, webhooks?: WebhookSender, book?: JobBook): CrawlJobs {
-  return new CrawlJobs(
-    crawl,
-    { data: options.data, allowPrivateNetwork: options.allowPrivateNetwork ?? false, env: options.env ?? process.env },
-    webhooks,
-    book,
-  );
 }

@@ -142,8 +142,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (command === 'mcp') {
       // stdout carries the protocol: nothing else may print there.
       // The API and MCP modules load only for the commands that serve (a crawl does not carry them).
-      const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../api/mcp.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
-      const { server, jobs } = createMcpServer({ data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env });
+      const [{ createMcpServer }, { localMcpSource }, { StdioServerTransport }] = await Promise.all([
+        import('../api/mcp.js'),
+        import('../api/mcp-local.js'),
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+      ]);
+      const source = localMcpSource({ data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env });
+      const { jobs } = source;
+      const server = createMcpServer(source);
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
       await server.connect(transport);

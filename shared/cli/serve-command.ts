@@ -2,7 +2,8 @@ import { QueryEmbeddingCache } from '../enrich/query-cache.js';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
-import { mcpHttpHandler, newJobs } from '../api/mcp.js';
+import { mcpHttpHandler } from '../api/mcp.js';
+import { localMcpSource, newJobs } from '../api/mcp-local.js';
 import { WebhookSender } from '../api/webhooks.js';
 import { JobBook } from '../store/local/job-book.js';
 import { loadUiAssets } from '../api/ui-assets.js';
@@ -86,7 +87,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       allowedHosts,
       ui: loadUiAssets(),
       logger: createLogger('warn'),
-      mcp: mcpHttpHandler(mcpOptions, jobs),
+      mcp: mcpHttpHandler(localMcpSource(mcpOptions, jobs)),
       crawls: { jobs, writeToken, allowPrivateNetwork: settings.allowPrivateNetwork },
     },
   );

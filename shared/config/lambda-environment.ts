@@ -20,6 +20,8 @@ export const ENV = {
   apiAllowedHosts: 'TRAWL_API_ALLOWED_HOSTS',
   targetsSecretArn: 'TARGETS_SECRET_ARN',
   eventBusName: 'EVENT_BUS_NAME',
+  runMachineArn: 'RUN_MACHINE_ARN',
+  apiCrawlSettings: 'API_CRAWL_SETTINGS',
 } as const;
 
 export type EnvName = keyof typeof ENV;
@@ -43,6 +45,22 @@ const schema = z.object({
     .transform((s) => s.split(',').filter(Boolean)),
   targetsSecretArn: z.string().optional(),
   eventBusName: z.string().optional(),
+  /** Set on the search API when it may start crawls (`api.startCrawls`). */
+  runMachineArn: z.string().optional(),
+  /** The settings every crawl started over the API gets under its own (a JSON object). */
+  apiCrawlSettings: z
+    .string()
+    .default('{}')
+    .transform((s, ctx) => {
+      try {
+        const v = JSON.parse(s) as unknown;
+        if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({ code: 'custom', message: 'a JSON object of crawl settings' });
+      return z.NEVER;
+    }),
 });
 
 /** The functions' environment, parsed. */

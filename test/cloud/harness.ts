@@ -22,6 +22,7 @@ import type { RunInput } from '../../shared/pipeline/cloud/run-control.js';
 import type { Emulators } from './emulators.js';
 import { stateMachines, type Synthesized } from '../lib/synth.js';
 import { asFunction, checkCalls, recordSdkCalls, recorded } from './iam.js';
+import { callSearchApi } from './api-call.js';
 
 recordSdkCalls();
 
@@ -62,6 +63,10 @@ export interface CloudCrawl {
   pageExecutions: number;
   progressChecks: number;
   elapsedMs: number;
+  /** The job's id, when the crawl was started through the search API's `POST /crawls`. */
+  jobId?: string;
+  /** Closes the Step Functions endpoint (kept up after a crawl started through the API, for the API's answers about it). */
+  close(): Promise<void>;
 }
 
 export interface CloudCrawlOptions {
@@ -77,6 +82,13 @@ export interface CloudCrawlOptions {
   failProgressAt?: number;
   /** The fetch worker's claim on a URL (URL_LEASE_MS, as the construct sets it); short in a test that drops a page workflow. */
   urlLeaseMs?: number;
+  /**
+   * Start the run through the search API's `POST /crawls` (the template must enable `api.startCrawls`):
+   * the seeds go in the request, the settings are the template's `api.startCrawls.settings`.
+   */
+  throughApi?: boolean;
+  /** Runs beside the crawl once it started through the API (with its job id): a test's integrator. */
+  whileRunning?: (jobId: string) => Promise<void>;
 }
 
 /** Points the handlers at the emulators and the provisioned resources (they read the environment, as on Lambda). */
@@ -109,11 +121,40 @@ export function cloudEnvironment(
   });
 }
 
-/** A StartExecution endpoint (the Step Functions JSON protocol) that runs the page workflow locally. */
-async function pageWorkflowEndpoint(
+/**
+ * The search API's crawl settings as the template sets them (`api.startCrawls`), and the run
+ * machine's ARN as the harness names it; neither when the template's API only reads.
+ */
+function apiCrawlEnvironment(synth: Synthesized): void {
+  const api = Object.entries(synth.template.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.toLowerCase().includes('searchapi'))?.[1];
+  const settings = (api?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.API_CRAWL_SETTINGS;
+  if (typeof settings === 'string') Object.assign(process.env, { API_CRAWL_SETTINGS: settings, RUN_MACHINE_ARN });
+  else {
+    delete process.env.API_CRAWL_SETTINGS;
+    delete process.env.RUN_MACHINE_ARN;
+  }
+}
+
+/** The run state machine's ARN as the harness names it (`RUN_MACHINE_ARN`). */
+export const RUN_MACHINE_ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:run';
+
+/** Executions of the run machine started through the endpoint (by the search API's POST /crawls). */
+interface RunMachine {
+  start(name: string, input: RunInput): void;
+  describe(name: string): Record<string, unknown> | undefined;
+}
+
+const amzJson = { 'content-type': 'application/x-amz-json-1.0' };
+
+/**
+ * A Step Functions endpoint (its JSON protocol): StartExecution of the page workflow runs it
+ * locally; StartExecution and DescribeExecution of the run machine go to `runs`.
+ */
+async function stepFunctionsEndpoint(
   definition: Record<string, unknown>,
   timings: Timings,
-  drop?: (url: string) => boolean,
+  drop: ((url: string) => boolean) | undefined,
+  runs: RunMachine,
 ): Promise<{ url: string; server: Server; pending: Set<Promise<unknown>>; started: () => number }> {
   const machine = new StateMachine(definition as never, { validationOptions: { noValidate: true } });
   const pending = new Set<Promise<unknown>>();
@@ -122,13 +163,25 @@ async function pageWorkflowEndpoint(
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (req.headers['x-amz-target'] !== 'AWSStepFunctions.StartExecution') {
-        res
-          .writeHead(400, { 'content-type': 'application/x-amz-json-1.0' })
-          .end(JSON.stringify({ __type: 'UnknownOperationException', message: String(req.headers['x-amz-target']) }));
+      const target = req.headers['x-amz-target'];
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { name: string; input: string; stateMachineArn?: string; executionArn?: string };
+      if (target === 'AWSStepFunctions.DescribeExecution') {
+        const found = runs.describe(String(body.executionArn).split(':').pop()!);
+        if (found) res.writeHead(200, amzJson).end(JSON.stringify({ executionArn: body.executionArn, stateMachineArn: RUN_MACHINE_ARN, ...found }));
+        else res.writeHead(400, amzJson).end(JSON.stringify({ __type: 'ExecutionDoesNotExist', message: `Execution Does Not Exist: '${body.executionArn}'` }));
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as { name: string; input: string };
+      if (target !== 'AWSStepFunctions.StartExecution') {
+        res.writeHead(400, amzJson).end(JSON.stringify({ __type: 'UnknownOperationException', message: String(target) }));
+        return;
+      }
+      if (body.stateMachineArn === RUN_MACHINE_ARN) {
+        runs.start(body.name, JSON.parse(body.input) as RunInput);
+        res
+          .writeHead(200, amzJson)
+          .end(JSON.stringify({ executionArn: `arn:aws:states:us-east-1:123456789012:execution:run:${body.name}`, startDate: Date.now() / 1000 }));
+        return;
+      }
       started++;
       const input = JSON.parse(body.input) as { row?: { url?: string } };
       if (drop?.(input.row?.url ?? '')) {
@@ -246,17 +299,14 @@ export async function cloudCrawl(
 ): Promise<CloudCrawl> {
   const machines = stateMachines(synth.template);
   const timings = new Timings();
-  const page = await pageWorkflowEndpoint(machines.EXPRESS.definition, timings, options.dropPageWorkflow);
-  cloudEnvironment(emu, names, page.url);
-  process.env.URL_LEASE_MS = String(options.urlLeaseMs ?? 600_000);
   const stop = { done: false };
-  const groups: FifoGroups = { heads: new Map(), held: new Map() };
-  const pollers = Array.from({ length: options.workers }, () => pollFrontier(emu, names.queueUrl, names.queueArn, timings, stop, groups));
-  const started = performance.now();
+  let pollers: Array<Promise<void>> = [];
+  let pending = new Set<Promise<unknown>>();
   let progressChecks = 0;
-  try {
-    const run = new StateMachine(machines.STANDARD.definition as never, { validationOptions: { noValidate: true } });
-    const execution = run.run(input as never, {
+  const machine = new StateMachine(machines.STANDARD.definition as never, { validationOptions: { noValidate: true } });
+  const runs = new Map<string, { execution: ReturnType<typeof machine.run>; startDate: number; done?: { status: string; output?: unknown } }>();
+  const startRun = (name: string, runInput: RunInput) => {
+    const execution = machine.run(runInput as never, {
       overrides: {
         taskResourceLocalHandlers: {
           InitRun: task((i: Parameters<typeof initRun>[0]) => timings.time('init-run', () => initRun(i))),
@@ -271,24 +321,68 @@ export async function cloudCrawl(
             // that lands after FailRun can still add a queued URL on AWS: docs/known-gaps.md).
             stop.done = true;
             await Promise.allSettled(pollers);
-            await Promise.all(page.pending);
+            await Promise.all(pending);
             return timings.time('finalize-run', () => finalizeRun(i));
           }),
           FinalizeRun: task(async (i: Parameters<typeof finalizeRun>[0]) => {
             // Pages still in their workflow finish before the run is finalized (as the drained counters promise).
-            await Promise.all(page.pending);
+            await Promise.all(pending);
             return timings.time('finalize-run', () => finalizeRun(i));
           }),
         },
         waitTimeOverrides: { WaitForProgress: options.pollMs },
       },
     });
-    const timer = setTimeout(() => execution.abort(), options.timeoutMs);
+    const entry: typeof runs extends Map<string, infer V> ? V : never = { execution, startDate: Date.now() };
+    execution.result.then(
+      (output: unknown) => (entry.done = { status: 'SUCCEEDED', output }),
+      () => (entry.done = { status: 'FAILED' }),
+    );
+    runs.set(name, entry);
+  };
+  const page = await stepFunctionsEndpoint(machines.EXPRESS.definition, timings, options.dropPageWorkflow, {
+    start: startRun,
+    describe: (name) => {
+      const r = runs.get(name);
+      if (!r) return undefined;
+      return {
+        name,
+        status: r.done?.status ?? 'RUNNING',
+        startDate: r.startDate / 1000,
+        input: '{}',
+        ...(r.done?.output !== undefined ? { output: JSON.stringify(r.done.output) } : {}),
+      };
+    },
+  });
+  pending = page.pending;
+  cloudEnvironment(emu, names, page.url);
+  apiCrawlEnvironment(synth);
+  process.env.URL_LEASE_MS = String(options.urlLeaseMs ?? 600_000);
+  const groups: FifoGroups = { heads: new Map(), held: new Map() };
+  pollers = Array.from({ length: options.workers }, () => pollFrontier(emu, names.queueUrl, names.queueArn, timings, stop, groups));
+  const started = performance.now();
+  const close = () => new Promise<void>((r) => page.server.close(() => r()));
+  let keep = false;
+  try {
+    let jobId: string | undefined;
+    if (options.throughApi) {
+      // As an integrator would: POST /crawls on the search API, which starts the run machine.
+      const answer = await callSearchApi('/crawls', { method: 'POST', body: { seeds: input.seeds } });
+      if (answer.status !== 202) throw new Error(`POST /crawls answered ${answer.status}: ${answer.body}`);
+      jobId = String(answer.json().id);
+    } else startRun('direct', input);
+    const run = runs.get(jobId ?? 'direct');
+    if (!run) throw new Error(`no run machine execution was started for ${jobId ?? 'the crawl'}`);
+    const timer = setTimeout(() => run.execution.abort(), options.timeoutMs);
     try {
-      const output = (await execution.result) as Record<string, unknown>;
+      const beside = jobId && options.whileRunning ? options.whileRunning(jobId) : undefined;
+      const output = (await run.execution.result) as Record<string, unknown>;
+      await beside;
       await Promise.all(page.pending);
       assertIamAllows(synth);
-      return { output, timings, pageExecutions: page.started(), progressChecks, elapsedMs: performance.now() - started };
+      // Started through the API, the test goes on asking it about the job: the endpoint stays up until `close`.
+      keep = jobId !== undefined;
+      return { output, timings, pageExecutions: page.started(), progressChecks, elapsedMs: performance.now() - started, ...(jobId ? { jobId } : {}), close };
     } finally {
       clearTimeout(timer);
     }
@@ -296,7 +390,7 @@ export async function cloudCrawl(
     stop.done = true;
     await Promise.allSettled(pollers);
     await Promise.all(page.pending);
-    await new Promise<void>((r) => page.server.close(() => r()));
+    if (!keep) await close();
   }
 }
 

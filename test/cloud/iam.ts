@@ -26,6 +26,7 @@ const RESOURCE_VARS = [
   'VECTOR_INDEX_NAME',
   'TARGETS_SECRET_ARN',
   'EVENT_BUS_NAME',
+  'RUN_MACHINE_ARN',
 ];
 function resourceEnv(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -183,6 +184,15 @@ function resolver(template: Template, env: NodeJS.ProcessEnv): (v: unknown) => s
     if (o['Fn::Join']) {
       const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
       return parts.map(resolve).join(sep);
+    }
+    if (o['Fn::Select']) {
+      const [index, list] = o['Fn::Select'] as [number, unknown];
+      const l = list as Record<string, unknown>;
+      if (l['Fn::Split']) {
+        const [sep, source] = l['Fn::Split'] as [string, unknown];
+        return resolve(source).split(sep)[Number(index)] ?? `unresolved:${JSON.stringify(v)}`;
+      }
+      return `unresolved:${JSON.stringify(v)}`;
     }
     if (o['Fn::Sub']) return String(o['Fn::Sub']).replace(/\$\{([^}]+)\}/g, (_, k: string) => pseudo[k] ?? ref.get(k) ?? `unresolved:${k}`);
     return `unresolved:${JSON.stringify(v)}`;

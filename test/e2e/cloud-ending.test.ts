@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cloudCrawl, tableItems } from '../cloud/harness.js';
+import { callSearchApi } from '../cloud/api-call.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 import { startWeb } from '../web/server.js';
@@ -17,7 +18,7 @@ let synth: Synthesized;
 
 before(async () => {
   emu = await startEmulators();
-  synth = synthApp({ bundle: false });
+  synth = synthApp({ bundle: false, context: { startCrawls: true, startCrawlSettings: SETTINGS } });
 });
 
 after(async () => {
@@ -106,3 +107,53 @@ test('a schedule that fires while its last run is still going starts nothing', a
   const runs = (await tableItems(emu, names.table)).filter((i) => String(i.SK) === 'RUN');
   assert.equal(runs.length, 1);
 });
+
+test(
+  'DELETE /crawls/{id} stops a running cloud crawl: the run ends interrupted with its report, its queue kept, the end told on the bus',
+  { timeout: 300_000 },
+  async () => {
+    const web = await startWeb({ articles: 30, blogHosts: 1, crawlDelaySeconds: 0.2 });
+    try {
+      const names = await emu.provision('stopped');
+      let stopping: unknown;
+      const crawl = await cloudCrawl(
+        emu,
+        synth,
+        names,
+        { crawl: 'stopped', seeds: [`${web.origins.blog1}/`] },
+        {
+          workers: 1,
+          pollMs: 100,
+          timeoutMs: 240_000,
+          throughApi: true,
+          // An integrator follows the job and stops it once a few pages are stored.
+          whileRunning: async (id) => {
+            for (;;) {
+              const job = (await callSearchApi(`/crawls/${id}`)).json();
+              if (job.status === 'running' && job.progress.pagesStored >= 3) break;
+              assert.ok(job.status === 'queued' || job.status === 'running', `the job ended before it was stopped: ${JSON.stringify(job)}`);
+              await new Promise((r) => setTimeout(r, 100));
+            }
+            stopping = (await callSearchApi(`/crawls/${id}`, { method: 'DELETE' })).json();
+          },
+        },
+      );
+      try {
+        assert.deepEqual(stopping, { id: crawl.jobId, stopping: true });
+        assert.equal(crawl.output.status, 'interrupted');
+        const job = (await callSearchApi(`/crawls/${crawl.jobId}`)).json();
+        assert.equal(job.status, 'stopped');
+        assert.ok(job.summary.pagesStored < 31, `stored ${job.summary.pagesStored} of 31 pages`);
+        assert.ok(job.progress.queued > 0, 'the stopped run keeps its queue');
+        const ended = emu.bus.events.find((e) => e.detailType === 'trawl.crawl.finished' && e.detail.crawl === `api-${crawl.jobId}`);
+        assert.deepEqual([ended?.detail.status, ended?.detail.reason], ['interrupted', 'stopped']);
+        const items = await tableItems(emu, names.table);
+        assert.equal(items.find((i) => String(i.SK) === 'RUN')?.status, 'interrupted');
+      } finally {
+        await crawl.close();
+      }
+    } finally {
+      await web.close();
+    }
+  },
+);

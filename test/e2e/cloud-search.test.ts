@@ -16,7 +16,7 @@ import type { EnrichmentRecord, VectorEntry } from '../../shared/store/ports/ind
 import { DOCS } from '../fixtures/search/corpus.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { assertIamAllows, cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
-import { asFunction } from '../cloud/iam.js';
+import { callSearchApi, lambdaFetch } from '../cloud/api-call.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 import { evaluate } from '../search/evaluate.js';
 import { startFixtureSite } from '../search/fixture-site.js';
@@ -112,43 +112,8 @@ test('hybrid search over DynamoDB, the S3 text index and S3 Vectors finds the kn
   );
 });
 
-/** A Lambda Function URL request (payload format 2.0) for `path?query`. */
-function urlEvent(pathAndQuery: string, headers: Record<string, string> = {}) {
-  const [rawPath = '/', rawQueryString = ''] = pathAndQuery.split('?');
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath,
-    rawQueryString,
-    headers: { host: 'abc.lambda-url.us-east-1.on.aws', ...headers },
-    queryStringParameters: Object.fromEntries(new URLSearchParams(rawQueryString)),
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'abc',
-      domainName: 'abc.lambda-url.us-east-1.on.aws',
-      domainPrefix: 'abc',
-      http: { method: 'GET', path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
-      requestId: 'r1',
-      routeKey: '$default',
-      stage: '$default',
-      time: '24/Nov/2026:00:00:00 +0000',
-      timeEpoch: Date.now(),
-    },
-    isBase64Encoded: false,
-  };
-}
-
 test('the search API Lambda answers search, page, graph, run and metrics requests from DynamoDB, S3 and S3 Vectors, and asks for the API key in public mode', async () => {
-  const { handler } = await import('../../functions/search-api/index.js');
-  const call = async (path: string, headers: Record<string, string> = {}) => {
-    const res = (await asFunction('search-api', () => handler(urlEvent(path, headers) as never, {} as never))) as {
-      statusCode: number;
-      body: string;
-      headers: Record<string, string>;
-    };
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, checked by the assertions
-    return { status: res.statusCode, body: res.body, json: () => JSON.parse(res.body) as Record<string, any> };
-  };
+  const call = (path: string, headers: Record<string, string> = {}) => callSearchApi(path, { headers });
   const found = (await call('/search?q=seasoning%20cast%20iron&limit=3')).json();
   assert.equal(new URL(found.hits[0].url).pathname, '/cast-iron-care');
   assert.ok(found.next);
@@ -189,5 +154,36 @@ test('the search API Lambda answers search, page, graph, run and metrics request
     delete process.env.API_KEY_SHA256;
   }
   // What the API read, checked against the search-api role (read-only).
+  assert.ok(assertIamAllows(synth) > 0);
+});
+
+test('the MCP tools on the search API Lambda: an agent searches, reads a page and its links over Streamable HTTP; a read-only API offers no crawl tool', async () => {
+  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  const client = new Client({ name: 'cloud-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('https://abc.lambda-url.us-east-1.on.aws/mcp'), { fetch: lambdaFetch }));
+  try {
+    const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+    assert.deepEqual(tools, ['get_page', 'links', 'search'], 'no crawl tools without api.startCrawls, no fetch_page in the cloud');
+    const body = (r: Awaited<ReturnType<typeof client.callTool>>) => {
+      assert.ok(!r.isError, JSON.stringify(r.content));
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tool results, checked below
+      return JSON.parse((r.content as Array<{ text: string }>)[0]!.text) as Record<string, any>;
+    };
+    const found = body(await client.callTool({ name: 'search', arguments: { query: 'seasoning cast iron', limit: 3 } }));
+    assert.equal(new URL(found.hits[0].url).pathname, '/cast-iron-care');
+    assert.ok(found.hits[0].summary && found.hits[0].tags.length > 0);
+    const page = body(await client.callTool({ name: 'get_page', arguments: { url: found.hits[0].id } }));
+    assert.equal(page.url, found.hits[0].url);
+    assert.ok(page.markdown.length > 100);
+    const links = body(await client.callTool({ name: 'links', arguments: { url: found.hits[0].url, direction: 'in' } }));
+    assert.ok(links.inlinks.some((l: { anchor: string }) => l.anchor === 'looking after the pot'));
+    const resource = await client.readResource({ uri: `trawl://page/${found.hits[0].id}` });
+    assert.equal((resource.contents[0] as { text: string }).text, page.markdown);
+  } finally {
+    await client.close();
+  }
   assert.ok(assertIamAllows(synth) > 0);
 });

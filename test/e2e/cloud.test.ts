@@ -11,7 +11,8 @@ import { startWeb, type SyntheticWeb } from '../web/server.js';
 import type { WebOptions } from '../web/hosts.js';
 import { tempDir } from '../helpers.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
+import { assertIamAllows, cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
+import { callSearchApi, lambdaFetch } from '../cloud/api-call.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 import { crawlWeb, minGap, openDb, requestsBy, testFlags } from './crawl-helpers.js';
 
@@ -47,7 +48,8 @@ function split(keys: string[]): { exact: string[]; family: number } {
 
 before(async () => {
   emu = await startEmulators();
-  synth = synthApp({ bundle: false });
+  // The API may start crawls, with the test web's politeness settings for every crawl it starts.
+  synth = synthApp({ bundle: false, context: { startCrawls: true, startCrawlSettings: SETTINGS } });
   const names = await emu.provision('e2e');
   bucket = names.bucket;
   cloudWeb = await startWeb(WEB);
@@ -57,7 +59,7 @@ before(async () => {
     synth,
     names,
     { crawl: 'synthetic', seeds: cloudWeb.seeds(), settings: SETTINGS },
-    { workers: 4, pollMs: 200, timeoutMs: 240_000 },
+    { workers: 4, pollMs: 200, timeoutMs: 240_000, throughApi: true },
   );
   items = await tableItems(emu, names.table);
   data = tempDir();
@@ -66,6 +68,7 @@ before(async () => {
 });
 
 after(async () => {
+  await crawl?.close();
   db?.close();
   await cloudWeb?.close();
   await localWeb?.close();
@@ -90,11 +93,45 @@ test('the run tells its start and end on the construct’s event bus', () => {
     ],
   );
   const [started, finished] = told.map((e) => e.detail);
-  assert.deepEqual([started!.runId, started!.crawl, started!.seeds], [1, 'synthetic', cloudWeb.seeds()]);
+  assert.deepEqual([started!.runId, started!.crawl, started!.seeds], [1, `api-${crawl.jobId}`, cloudWeb.seeds()]);
   const summary = finished!.summary as { pagesStored: number; requests: number };
   assert.deepEqual([finished!.runId, finished!.status, finished!.report], [1, 'finished', 'reports/run-1.json']);
   assert.equal(summary.pagesStored, crawl.output.pagesStored);
   assert.ok(summary.requests >= summary.pagesStored);
+});
+
+test('the run was started by POST /crawls on the search API, which then answers for it', async () => {
+  const job = (await callSearchApi(`/crawls/${crawl.jobId}`)).json();
+  assert.equal(job.status, 'finished');
+  assert.deepEqual(job.seeds, cloudWeb.seeds());
+  assert.equal(job.summary.pagesStored, crawl.output.pagesStored);
+  assert.equal(job.progress.pagesStored, crawl.output.pagesStored);
+  assert.equal(job.progress.queued, 0);
+  // An ended crawl has nothing to stop; unknown ids, bad settings and what the cloud cannot do are refused plainly.
+  assert.deepEqual((await callSearchApi(`/crawls/${crawl.jobId}`, { method: 'DELETE' })).json(), { id: crawl.jobId, stopping: false });
+  assert.equal((await callSearchApi(`/crawls/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`)).status, 404);
+  const bad = await callSearchApi('/crawls', { method: 'POST', body: { seeds: cloudWeb.seeds(), maxPages: -3 } });
+  assert.equal(bad.status, 400, bad.body);
+  const monitor = await callSearchApi('/crawls', { method: 'POST', body: { seeds: cloudWeb.seeds(), monitorPath: ['/blog'] } });
+  assert.equal(monitor.status, 400, monitor.body);
+  assert.match(monitor.json().error, /monitorPath.*not available in the cloud/);
+  assert.equal((await callSearchApi(`/crawls/${crawl.jobId}/events`)).status, 501);
+  // An agent follows the same job through the MCP tools on the same Function URL.
+  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  const agent = new Client({ name: 'cloud-agent', version: '1.0.0' });
+  await agent.connect(new StreamableHTTPClientTransport(new URL('https://abc.lambda-url.us-east-1.on.aws/mcp'), { fetch: lambdaFetch }));
+  try {
+    assert.deepEqual((await agent.listTools()).tools.map((t) => t.name).sort(), ['crawl', 'crawl_status', 'get_page', 'links', 'search']);
+    const status = await agent.callTool({ name: 'crawl_status', arguments: { id: crawl.jobId } });
+    const told = JSON.parse((status.content as Array<{ text: string }>)[0]!.text) as { status: string; summary: { pagesStored: number } };
+    assert.deepEqual([told.status, told.summary.pagesStored], ['finished', crawl.output.pagesStored]);
+  } finally {
+    await agent.close();
+  }
+  assertIamAllows(synth);
 });
 
 test('stores the same pages as the embedded crawl of the same web', () => {

@@ -233,6 +233,29 @@ test('the search API: a read-only Lambda behind a Function URL with IAM auth, or
   assert.equal(capped.length, 0, 'an IAM-authenticated API is not capped');
 
   synth({ api: false }).resourceCountIs('AWS::Lambda::Url', 0);
+  assert.ok(!actions.includes('states:StartExecution'), 'the API starts no crawl unless api.startCrawls says so');
+});
+
+test('api.startCrawls: the API may start, read and stop runs of the run machine, nothing more; IAM auth only; its settings checked at synth', () => {
+  const t = synth({ api: { startCrawls: { settings: { delayMs: 2000, allowPrivateNetwork: false } } } });
+  const api = grants(t, 'search-api');
+  const on = (action: string) => api.filter((g) => g.actions.includes(action)).map((g) => g.resources);
+  assert.deepEqual(on('states:StartExecution'), [
+    JSON.stringify({ Ref: Object.keys(t.findResources('AWS::StepFunctions::StateMachine')).find((id) => id.includes('RunMachine')) }),
+  ]);
+  assert.equal(on('states:DescribeExecution').length, 1);
+  assert.match(on('states:DescribeExecution')[0]!, /execution:/);
+  assert.deepEqual(on('dynamodb:UpdateItem'), [JSON.stringify({ 'Fn::GetAtt': [Object.keys(t.findResources('AWS::DynamoDB::Table'))[0], 'Arn'] })]);
+  for (const write of ['dynamodb:PutItem', 's3:PutObject', 'states:StopExecution', 'states:ListExecutions'])
+    assert.ok(!api.some((g) => g.actions.includes(write)), `the API may not ${write}`);
+  t.hasResourceProperties('AWS::Lambda::Function', {
+    Environment: {
+      Variables: Match.objectLike({ API_CRAWL_SETTINGS: JSON.stringify({ delayMs: 2000, allowPrivateNetwork: false }), RUN_MACHINE_ARN: Match.anyValue() }),
+    },
+  });
+  assert.throws(() => synth({ api: { auth: 'apiKey', apiKeySha256: 'ab'.repeat(32), startCrawls: true } as never }), /api.startCrawls needs api.auth "iam"/);
+  assert.throws(() => synth({ api: { startCrawls: { settings: { maxPages: -1 } } } }), /api.startCrawls.settings: setting "maxPages"/);
+  assert.throws(() => synth({ api: { startCrawls: { settings: { maxPage: 10 } } } }), /unknown setting "maxPage"/);
 });
 
 test('search and social seeds: InitRun → HasTargets → Discover → the loop, a secret of keys read only by Discover, nothing secret in the environment', () => {

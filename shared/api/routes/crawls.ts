@@ -2,10 +2,12 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { JOB_SETTINGS, type CrawlJobs, type JobEvent, type JobOptions, type JobSetting } from '../crawl-jobs.js';
+import { JOB_SETTINGS, type JobSetting } from '../crawl-jobs.js';
+import type { CrawlLauncher, JobEvent } from '../../store/ports/crawl-launcher.js';
 import { SETTINGS } from '../../config/settings.js';
 import { errors, json, newRouter } from '../router.js';
 import { preflight } from '../../fetch/preflight.js';
+import { UsageError } from '../../errors.js';
 
 const CrawlBody = z
   .object({
@@ -29,11 +31,15 @@ const JobBody = z.object({
 
 const sha = (s: string) => createHash('sha256').update(s).digest();
 
-/** Write routes need a token even on loopback: the write token, else the server's token; with neither they are refused. */
-function writeGuard(writeToken: string | undefined): MiddlewareHandler {
+/**
+ * Write routes need a token even on loopback: the write token, else the server's token; with
+ * neither they are refused. Behind a Lambda Function URL with IAM auth (`iam`), the signed request
+ * is the authorisation: AWS checked `lambda:InvokeFunctionUrl` before the request arrived.
+ */
+function writeGuard(writeToken: string | undefined, auth: 'token' | 'iam'): MiddlewareHandler {
   const expected = writeToken === undefined ? undefined : sha(writeToken);
   return async (c, next) => {
-    if (c.req.method === 'GET') return next();
+    if (c.req.method === 'GET' || auth === 'iam') return next();
     if (!expected) return c.json({ error: 'starting crawls over HTTP is off: start trawl serve with --write-token <secret> (or TRAWL_API_WRITE_TOKEN)' }, 403);
     const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
     if (given === undefined || !timingSafeEqual(sha(given), expected))
@@ -42,11 +48,23 @@ function writeGuard(writeToken: string | undefined): MiddlewareHandler {
   };
 }
 
+export interface CrawlsRouteOptions {
+  writeToken?: string;
+  /** Seeds on private or loopback addresses are refused unless this is set. */
+  allowPrivateNetwork: boolean;
+  /**
+   * Who authorises writes: a write token (`token`, the default) or the Function URL's IAM auth (`iam`).
+   * @default 'token'
+   */
+  writeAuth?: 'token' | 'iam';
+}
+
 /** `/crawls`: start a crawl (202 with its id), follow it (status, Server-Sent Events), stop it. */
-export function crawlsRoutes(jobs: CrawlJobs, options: { writeToken?: string; allowPrivateNetwork: boolean }): OpenAPIHono {
+export function crawlsRoutes(jobs: CrawlLauncher, options: CrawlsRouteOptions): OpenAPIHono {
   const router = newRouter();
-  router.use('/crawls', writeGuard(options.writeToken));
-  router.use('/crawls/*', writeGuard(options.writeToken));
+  const guard = writeGuard(options.writeToken, options.writeAuth ?? 'token');
+  router.use('/crawls', guard);
+  router.use('/crawls/*', guard);
   router.openapi(
     createRoute({
       method: 'post',
@@ -66,14 +84,19 @@ export function crawlsRoutes(jobs: CrawlJobs, options: { writeToken?: string; al
           }
         }
       const { seeds: _seeds, ...chosen } = body;
-      const job = jobs.start(body.seeds, { ...(chosen as JobOptions), enrich: body.enrich ?? true });
-      return c.json({ id: job.id, status: job.status }, 202);
+      try {
+        const job = await jobs.start(body.seeds, { ...chosen, enrich: body.enrich ?? true });
+        return c.json({ id: job.id, status: job.status }, 202);
+      } catch (err) {
+        if (err instanceof UsageError) return c.json({ error: err.message }, 400);
+        throw err;
+      }
     },
   );
   router.openapi(
     createRoute({ method: 'get', path: '/crawls/{id}', request: { params: JobParams }, responses: { 200: json(JobBody, 'The job.'), 404: errors[404] } }),
-    (c) => {
-      const job = jobs.get(c.req.valid('param').id);
+    async (c) => {
+      const job = await jobs.get(c.req.valid('param').id);
       return job ? c.json(job as z.infer<typeof JobBody>, 200) : c.json({ error: 'no such crawl job: ids come from POST /crawls' }, 404);
     },
   );
@@ -85,19 +108,21 @@ export function crawlsRoutes(jobs: CrawlJobs, options: { writeToken?: string; al
       request: { params: JobParams },
       responses: { 202: json(z.object({ id: z.string(), stopping: z.boolean() }), 'Stopping.'), 404: errors[404] },
     }),
-    (c) => {
+    async (c) => {
       const { id } = c.req.valid('param');
-      if (!jobs.get(id)) return c.json({ error: 'no such crawl job: ids come from POST /crawls' }, 404);
-      return c.json({ id, stopping: jobs.stop(id) }, 202);
+      if (!(await jobs.get(id))) return c.json({ error: 'no such crawl job: ids come from POST /crawls' }, 404);
+      return c.json({ id, stopping: await jobs.stop(id) }, 202);
     },
   );
-  router.get('/crawls/:id/events', (c) => {
+  router.get('/crawls/:id/events', async (c) => {
     const id = c.req.param('id');
-    if (!jobs.get(id)) return c.json({ error: 'no such crawl job: ids come from POST /crawls' }, 404);
+    const follow = jobs.follow?.bind(jobs);
+    if (!follow) return c.json({ error: 'this server does not stream crawl events: poll GET /crawls/{id}, or subscribe to the event bus' }, 501);
+    if (!(await jobs.get(id))) return c.json({ error: 'no such crawl job: ids come from POST /crawls' }, 404);
     return streamSSE(c, async (stream) => {
       const queue: JobEvent[] = [];
       let wake: (() => void) | undefined;
-      const unfollow = jobs.follow(id, (e) => {
+      const unfollow = follow(id, (e) => {
         queue.push(e);
         wake?.();
       })!;

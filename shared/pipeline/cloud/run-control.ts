@@ -52,8 +52,8 @@ export interface ProgressState extends RunState {
   resent: number;
   /** URLs deferred to a later run because their host was backed off longer than `maxIdleWaitMs` while nothing else moved. */
   deferred?: number;
-  /** Why the run ends (`drained`, `budget`, `deadline`), or `running`. */
-  reason: 'drained' | 'budget' | 'deadline' | 'running';
+  /** Why the run ends (`drained`, `budget`, `deadline`, `stopped` over the API), or `running`. */
+  reason: 'drained' | 'budget' | 'deadline' | 'stopped' | 'running';
   enqueued: number;
   settled: number;
   pages: number;
@@ -124,6 +124,8 @@ export async function progressStage(deps: CloudDeps, state: RunState & Partial<P
   const now = (deps.clock ?? Date.now)();
   const stalledChecks = p.settled === state.lastSettled ? (state.stalledChecks ?? 0) + 1 : 0;
   const base = { ...state, enqueued: p.enqueued, settled: p.settled, pages: p.pages, lastSettled: p.settled, stalledChecks, resent: state.resent ?? 0 };
+  // Stopped over the API (`DELETE /crawls/{id}` marks the run interrupted; the workers already drop its messages).
+  if (p.status === 'interrupted') return { ...base, done: true, reason: 'stopped' };
   // Progress runs after InitRun and Discover sent the first URLs: nothing enqueued means nothing will be (every target failed).
   if (p.settled >= p.enqueued) return { ...base, done: true, reason: 'drained' };
   if (p.pages >= state.maxPages && !(await hasInFlight(deps, state.runId))) return { ...base, done: true, reason: 'budget' };
@@ -218,11 +220,13 @@ export async function finalizeRun(
   state: ProgressState & { error?: RunFailure },
 ): Promise<{ runId: number; status: string; report: string; summary: RunSummary; selection?: string }> {
   const now = (deps.clock ?? Date.now)();
-  const status = state.error ? 'failed' : 'finished';
+  const stopped = !state.error && state.reason === 'stopped';
+  const status = state.error ? 'failed' : stopped ? 'interrupted' : 'finished';
   // Stop the workers first: messages still queued are dropped once the run is not running.
   await deps.store.setRunStatus(state.runId, status, now);
   // A finished run leaves nothing queued: what is left was cut by the page budget or the time budget.
-  await deps.store.settleQueued(state.runId, state.error ? 'run-failed' : state.reason === 'budget' ? 'max-pages' : 'host-too-slow');
+  // A stopped one keeps its queue, as an interrupted embedded run does.
+  if (!stopped) await deps.store.settleQueued(state.runId, state.error ? 'run-failed' : state.reason === 'budget' ? 'max-pages' : 'host-too-slow');
   const ranked = await deps.graph.computeRanks(state.runId);
   const summary = await deps.store.summary(state.runId);
   const report = await deps.objects.putReport(`run-${state.runId}`, {

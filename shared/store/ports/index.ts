@@ -4,9 +4,10 @@ export type { CrawlStore, RunStore, FrontierStore, PageStore, HostStore } from '
 export type { BlobStore } from './blob-store.js';
 export type { GraphStore } from './graph-store.js';
 export type { FrontierQueue } from './frontier-queue.js';
-export type { WorkflowStarter } from './workflow-starter.js';
+export type { WorkflowStarter, WorkflowRunner, WorkflowExecution } from './workflow-starter.js';
 export type { ObjectStore } from './object-store.js';
 export type { RunLedger } from './run-ledger.js';
 export type * from './search-index.js';
 export * from './change-store.js';
 export * from './event-sink.js';
+export type * from './crawl-launcher.js';

@@ -1,0 +1,58 @@
+// The MCP tools over a data directory (`trawl mcp`, `/mcp` on `trawl serve`): stores opened per
+// call, crawls queued behind the directory's single writer, `fetch_page` archived into it.
+import { createEmbedder } from '../enrich/embedder-factory.js';
+import { QueryEmbeddingCache } from '../enrich/query-cache.js';
+import { crawl, settingsOf } from '../library/crawl.js';
+import { fetch as fetchTarget } from '../library/fetch.js';
+import { openLocalForReading } from '../store/local/open-local.js';
+import type { JobBook } from '../store/local/job-book.js';
+import { CrawlJobs } from './crawl-jobs.js';
+import type { McpSource } from './mcp.js';
+import type { WebhookSender } from './webhooks.js';
+
+export interface McpOptions {
+  /** The data directory the tools read and crawl into. */
+  data: string;
+  /** Crawls and fetches may reach loopback and private addresses (`trawl mcp --allow-private-network`). @default false */
+  allowPrivateNetwork?: boolean;
+  /** Provider settings the pages were enriched with, for queries (`search`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Characters of a fetched page's markdown `fetch_page` returns. */
+const FETCH_CHARS = 20_000;
+
+/** The tools' source for a data directory, with its crawl jobs (new ones unless the server shares its own). */
+export function localMcpSource(options: McpOptions, jobs: CrawlJobs = newJobs(options)): McpSource & { jobs: CrawlJobs } {
+  const env = options.env ?? process.env;
+  const allowPrivateNetwork = options.allowPrivateNetwork ?? false;
+  // Built once: query vectors are cached across calls (each is a network call with a model provider).
+  const embedder = new QueryEmbeddingCache(createEmbedder(settingsOf({ env }), env));
+  return {
+    jobs,
+    allowPrivateNetwork,
+    async read(use) {
+      const local = openLocalForReading(options.data);
+      try {
+        return await use({ store: local.store, graph: local.graph, enrich: local.enrich, vectors: local.vectors, embedder, changes: local.changes });
+      } finally {
+        await local.close();
+      }
+    },
+    async fetchPage(url) {
+      const content = await fetchTarget(url, { data: options.data, allowPrivateNetwork, env });
+      if (content.type !== 'page') return content;
+      return { url: content.url, status: content.status, title: content.title, markdown: content.markdown.slice(0, FETCH_CHARS) };
+    },
+  };
+}
+
+/** The crawl jobs of a data directory (with the webhooks that tell receivers about them). */
+export function newJobs(options: McpOptions, webhooks?: WebhookSender, book?: JobBook): CrawlJobs {
+  return new CrawlJobs(
+    crawl,
+    { data: options.data, allowPrivateNetwork: options.allowPrivateNetwork ?? false, env: options.env ?? process.env },
+    webhooks,
+    book,
+  );
+}

@@ -1,0 +1,98 @@
+// Crawls started over the search API in the cloud: `POST /crawls` starts the run state machine
+// (the execution is named after the job), `GET /crawls/{id}` reads the execution and the run's
+// counters, `DELETE /crawls/{id}` marks the run interrupted, which the workers and the next
+// Progress check obey (the run ends `interrupted`, its report written, its queue kept).
+import { randomUUID } from 'node:crypto';
+import { UsageError } from '../../errors.js';
+import { settingsFrom } from '../../config/resolve.js';
+import type { CrawlJob, CrawlLauncher, CrawlStore, RunLedger, RunRecord, WorkflowRunner } from '../../store/ports/index.js';
+import type { RunInput } from './run-control.js';
+
+/** A job's crawl name: runs of one crawl never overlap, so each job is a crawl of its own. */
+export const apiCrawlName = (id: string) => `api-${id}`;
+
+/** Settings the cloud cannot honour per request: refused with a reason, not ignored. */
+const NOT_IN_THE_CLOUD: Record<string, string> = {
+  monitorPath: 'changes between runs are recorded by the embedded runtime only (docs/known-gaps.md)',
+  monitorKind: 'changes between runs are recorded by the embedded runtime only (docs/known-gaps.md)',
+  monitorMinChange: 'changes between runs are recorded by the embedded runtime only (docs/known-gaps.md)',
+  monitorField: 'changes between runs are recorded by the embedded runtime only (docs/known-gaps.md)',
+};
+
+export interface ApiCrawlsDeps {
+  store: Pick<CrawlStore, 'runs' | 'summary' | 'setRunStatus'> & Pick<RunLedger, 'runProgress'>;
+  /** The run state machine. */
+  runs: WorkflowRunner;
+  /** The deployment's settings under every request's own (politeness, private addresses): `api.startCrawls.settings`. */
+  defaults: Record<string, unknown>;
+  clock?: () => number;
+}
+
+export class ApiCrawls implements CrawlLauncher {
+  constructor(private readonly deps: ApiCrawlsDeps) {}
+
+  async start(seeds: string[], settings: Record<string, unknown>): Promise<CrawlJob> {
+    // Enrichment is the deployment's (its page workflow has Summarize and Index or not).
+    const { maxMinutes, query, enrich: _enrich, ...rest } = settings;
+    for (const name of Object.keys(rest))
+      if (NOT_IN_THE_CLOUD[name]) throw new UsageError(`setting "${name}" is not available in the cloud: ${NOT_IN_THE_CLOUD[name]}`);
+    const id = randomUUID();
+    const input: RunInput = {
+      crawl: apiCrawlName(id),
+      seeds,
+      settings: { ...this.deps.defaults, ...rest },
+      ...(typeof maxMinutes === 'number' ? { maxMinutes } : {}),
+      ...(typeof query === 'string' ? { query } : {}),
+    };
+    // Refused here with a 400, not by InitRun after the execution started.
+    settingsFrom({ ...input.settings, ...(input.query ? { query: input.query } : {}) }, 'the crawl');
+    await this.deps.runs.start(id, input);
+    return { id, status: 'queued', seeds, progress: { requests: 0, pagesStored: 0, queued: 0, errors: 0 }, createdAt: (this.deps.clock ?? Date.now)() };
+  }
+
+  async get(id: string): Promise<CrawlJob | undefined> {
+    const execution = await this.deps.runs.describe(id);
+    if (!execution) return undefined;
+    const run = await this.runOf(id);
+    const seeds = run?.seeds ?? [];
+    const job: CrawlJob = { id, status: 'queued', seeds, progress: { requests: 0, pagesStored: 0, queued: 0, errors: 0 }, createdAt: execution.startedAt };
+    if (execution.status === 'FAILED' || execution.status === 'TIMED_OUT' || execution.status === 'ABORTED')
+      return { ...job, status: 'failed', error: execution.error ?? `the run's execution ended ${execution.status}` };
+    if (!run) return execution.status === 'SUCCEEDED' ? { ...job, status: 'failed', error: skipped(execution.output) } : job;
+    const progress = await this.deps.store.runProgress(run.id);
+    const queued = progress ? Math.max(0, progress.enqueued - progress.settled) : 0;
+    if (run.status === 'running' || execution.status === 'RUNNING') {
+      // Settled URLs are the requests answered or refused; `errors` comes with the summary at the end.
+      return { ...job, status: 'running', progress: { requests: progress?.settled ?? 0, pagesStored: progress?.pages ?? 0, queued, errors: 0 } };
+    }
+    const summary = await this.deps.store.summary(run.id);
+    // Fetches answered 4xx or 5xx, or with no answer (`error`).
+    const errors = Object.entries(summary.fetchesByStatus).reduce((n, [status, count]) => (/^(?:[45]\d\d|error)$/.test(status) ? n + count : n), 0);
+    return {
+      ...job,
+      status: run.status === 'finished' ? 'finished' : run.status === 'interrupted' ? 'stopped' : 'failed',
+      progress: { requests: summary.requests, pagesStored: summary.pagesStored, queued, errors },
+      summary,
+      ...(run.status === 'failed' ? { error: 'the run failed: its report in the bucket has the error' } : {}),
+    };
+  }
+
+  async stop(id: string): Promise<boolean> {
+    const run = await this.runOf(id);
+    // Before InitRun made the run there is nothing to mark yet; after the run ended, nothing to stop.
+    if (!run || run.status !== 'running') return false;
+    await this.deps.store.setRunStatus(run.id, 'interrupted', (this.deps.clock ?? Date.now)());
+    return true;
+  }
+
+  private async runOf(id: string): Promise<RunRecord | undefined> {
+    const name = apiCrawlName(id);
+    return (await this.deps.store.runs()).find((r) => r.config.crawl === name);
+  }
+}
+
+/** What InitRun answered when it started nothing: another run of the crawl was still going. */
+function skipped(output: unknown): string {
+  const o = output as { skipped?: number } | undefined;
+  return o?.skipped !== undefined ? `not started: run ${o.skipped} of this crawl was still running` : 'the execution ended without a run';
+}

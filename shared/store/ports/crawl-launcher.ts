@@ -1,0 +1,35 @@
+import type { RunSummary } from '../records.js';
+
+/** One crawl asked for over the API or MCP, as its caller follows it. */
+export interface CrawlJob {
+  id: string;
+  status: 'queued' | 'running' | 'finished' | 'stopped' | 'failed';
+  seeds: string[];
+  /** Counters of the running crawl. */
+  progress: { requests: number; pagesStored: number; queued: number; errors: number };
+  summary?: RunSummary;
+  error?: string;
+  createdAt: number;
+}
+
+/** What a job's followers (Server-Sent Events) are told. */
+export type JobEvent =
+  | { type: 'crawl.started'; id: string; seeds: string[] }
+  | { type: 'crawl.progress'; id: string; progress: CrawlJob['progress'] }
+  | { type: 'crawl.finished'; id: string; summary: RunSummary }
+  | { type: 'crawl.stopped'; id: string; summary: RunSummary }
+  | { type: 'crawl.failed'; id: string; error: string };
+
+/**
+ * Starts crawls and answers for them: the embedded runtime's job queue (`CrawlJobs`, behind the
+ * data directory's single writer) or the cloud's run state machine (`ApiCrawls`). `settings` are
+ * the request's, already validated against the settings table.
+ */
+export interface CrawlLauncher {
+  start(seeds: string[], settings: Record<string, unknown>): CrawlJob | Promise<CrawlJob>;
+  get(id: string): CrawlJob | undefined | Promise<CrawlJob | undefined>;
+  /** Stops a job cleanly; false when there is no such job or it already ended. */
+  stop(id: string): boolean | Promise<boolean>;
+  /** Follows a job's events as they happen (the embedded runtime only: the cloud's are on its event bus). */
+  follow?(id: string, listener: (e: JobEvent) => void): (() => void) | undefined;
+}
