@@ -20,6 +20,7 @@ import { ENV, environmentOf } from '../shared/config/lambda-environment.js';
 import { CrawlWorkflows, type PageStep } from './workflows.js';
 import { CrawlDiscovery } from './discovery.js';
 import { nagRef } from './nag.js';
+import { CrawlWebhooks } from './webhooks.js';
 import { THROTTLE_RETRIES } from '../shared/pipeline/cloud/enrich-workflow.js';
 
 /** Memory and timeout of each stage unless `memoryMb` says otherwise. */
@@ -68,6 +69,8 @@ export class Crawler extends Construct {
    * `trawl.crawl.failed`, each with the run's id and summary. Subscribe with a rule on it.
    */
   readonly eventBus: events.EventBus;
+  /** The `webhooks` receivers (absent without them): their API destinations, rules, secrets and dead letters. */
+  readonly webhooks?: CrawlWebhooks;
 
   constructor(scope: Construct, id: string, props: CrawlerProps) {
     super(scope, id);
@@ -155,6 +158,13 @@ export class Crawler extends Construct {
       removalPolicy,
     });
     this.eventBus = new events.EventBus(this, 'Events');
+    if (props.webhooks?.length) {
+      this.webhooks = new CrawlWebhooks(this, 'Webhooks', { bus: this.eventBus, hooks: props.webhooks, removalPolicy });
+      this.webhooks.secrets.forEach(
+        (secret, i) =>
+          new CfnOutput(this, `Webhook${i}SecretArn`, { value: secret.secretArn, description: `the key deliveries to ${props.webhooks![i]!.url} carry` }),
+      );
+    }
     for (const teller of [fns['init-run'], fns['finalize-run']]) {
       teller.addEnvironment(ENV.eventBusName, this.eventBus.eventBusName);
       this.eventBus.grantPutEventsTo(teller);

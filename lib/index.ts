@@ -3,3 +3,4 @@ export { Crawler, type ApiKeyApiProps, type ApiProps, type CrawlerProps, type Ex
 export { validateCrawls, loadCrawls, scheduleProblem, CrawlConfigError, type CrawlDefinition } from './crawls-config.js';
 export { STAGES, type StageName } from './stages.js';
 export { THROTTLING_ERRORS } from './workflows.js';
+export { CrawlWebhooks, BUS_EVENTS, type BusEventType, type WebhookProps } from './webhooks.js';

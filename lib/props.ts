@@ -9,6 +9,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { CrawlDefinition } from './crawls-config.js';
 import type { EnrichmentProps } from './search-index.js';
 import type { StageName } from './stages.js';
+import { checkWebhooks, type WebhookProps } from './webhooks.js';
 import { CrawlConfigError } from '../shared/errors.js';
 import { settingsFrom } from '../shared/config/resolve.js';
 import { checkEnrichmentProps } from './search-index.js';
@@ -138,6 +139,13 @@ export interface CrawlerProps {
    * @default a new secret (holding `{}`: put your keys in it after deploying), made only when a crawl has such a seed
    */
   readonly discovery?: DiscoveryProps;
+  /**
+   * Receivers of the crawler's events over HTTPS: each an EventBridge API destination behind a
+   * rule on `eventBus`, carrying a key from a secret in a header, retried for 24 hours, then
+   * dead-lettered (`crawler.webhooks.deadLetters`).
+   * @default none
+   */
+  readonly webhooks?: WebhookProps[];
 }
 
 /** The search and social backends of the Discover step. */
@@ -257,6 +265,7 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
     throw new CrawlConfigError(`${where}: give existingBucketObj or bucketProps, not both (bucketProps shape a bucket trawl creates)`);
   if (props.enrichment) checkEnrichmentProps(where, props.enrichment);
   checkDiscoveryEnvironment(where, props.discovery?.environment);
+  checkWebhooks(where, props.webhooks);
   if (props.api) {
     // Checked as JavaScript callers may pass it: any shape.
     const api = props.api as Partial<Omit<ApiKeyApiProps, 'auth'>> & { auth?: string };

@@ -298,3 +298,43 @@ test('search and social seeds: InitRun → HasTargets → Discover → the loop,
   own.resourceCountIs('AWS::SecretsManager::Secret', 0);
   assert.ok(grants(own, 'discover-targets').some((g) => g.actions.includes('secretsmanager:GetSecretValue') && g.resources.includes('team/search-keys')));
 });
+
+test('webhooks: each receiver an API destination behind a rule on the bus, with a key from a secret, retries and dead letters; bad receivers fail synthesis', () => {
+  const t = synth({
+    webhooks: [
+      { url: 'https://hooks.example.com/trawl' },
+      { url: 'https://ops.example.com/in', events: ['trawl.crawl.failed'], header: 'x-ops-key', rateLimitPerSecond: 2 },
+    ],
+  });
+  t.resourceCountIs('AWS::Events::ApiDestination', 2);
+  t.hasResourceProperties('AWS::Events::ApiDestination', {
+    InvocationEndpoint: 'https://hooks.example.com/trawl',
+    HttpMethod: 'POST',
+    InvocationRateLimitPerSecond: 10,
+  });
+  t.hasResourceProperties('AWS::Events::ApiDestination', { InvocationEndpoint: 'https://ops.example.com/in', InvocationRateLimitPerSecond: 2 });
+  t.hasResourceProperties('AWS::Events::Connection', {
+    AuthorizationType: 'API_KEY',
+    AuthParameters: { ApiKeyAuthParameters: Match.objectLike({ ApiKeyName: 'x-ops-key' }) },
+  });
+  const bus = Object.keys(t.findResources('AWS::Events::EventBus'))[0]!;
+  t.hasResourceProperties('AWS::Events::Rule', {
+    EventBusName: { Ref: bus },
+    EventPattern: { source: ['trawl'], 'detail-type': ['trawl.crawl.started', 'trawl.crawl.finished', 'trawl.crawl.failed'] },
+    Targets: [Match.objectLike({ DeadLetterConfig: Match.anyValue(), RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 } })],
+  });
+  t.hasResourceProperties('AWS::Events::Rule', { EventBusName: { Ref: bus }, EventPattern: { source: ['trawl'], 'detail-type': ['trawl.crawl.failed'] } });
+  t.resourceCountIs('AWS::SecretsManager::Secret', 2);
+  assert.equal(Object.keys(t.findOutputs('*')).filter((k) => /Webhook\dSecretArn/.test(k)).length, 2);
+  synth({}).resourceCountIs('AWS::Events::ApiDestination', 0);
+
+  assert.throws(
+    () => synth({ webhooks: [{ url: 'http://hooks.example.com/' }] }),
+    /webhooks\[0\]\.url "http:\/\/hooks.example.com\/" must be an https:\/\/ URL/,
+  );
+  assert.throws(() => synth({ webhooks: [{ url: 'https://h.example/', events: ['page.stored' as never] }] }), /"page.stored" is not an event of the bus/);
+  assert.throws(
+    () => synth({ webhooks: [{ url: 'https://h.example/', rateLimitPerSecond: 0 }] }),
+    /rateLimitPerSecond is 0; allowed: a whole number from 1 to 300/,
+  );
+});
