@@ -92,12 +92,14 @@ export function runtime(service: string): Runtime {
   const objects = new S3Objects(clients.s3, bucket);
   const blobs = new S3BlobStore(objects);
   const powertools = new PowertoolsLogger({ serviceName: 'trawl', persistentKeys: { function: service } });
+  const store = new DynamoCrawlStore(clients.doc, table, { blobs, frontierRetentionDays: config.frontierRetentionDays });
   const rt: Runtime = {
     clients,
     objects,
     blobs,
     powertools,
-    store: new DynamoCrawlStore(clients.doc, table, { blobs, frontierRetentionDays: config.frontierRetentionDays }),
+    store,
+    changes: store.changes,
     graph: new DynamoGraph(clients.doc, table),
     frontier: new SqsFrontier(clients.sqs, queueUrl, config.deadLetterUrl),
     pageWorkflow: new SfnWorkflow(clients.sfn, config.pageWorkflowArn),

@@ -68,6 +68,7 @@ export function searchApi(): Handler {
       : undefined;
     const deps: ApiDeps = {
       store,
+      changes: store.changes,
       graph: new DynamoGraph(clients.doc, table),
       enrich: new DynamoEnrichStore(clients.doc, table, blobs, new S3TextIndex(objects)),
       vectors,

@@ -8,10 +8,11 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CrawlConfigError } from '../shared/errors.js';
+import { CRAWL_EVENTS, type CrawlEventType } from '../shared/store/ports/event-sink.js';
 
 /** The events a webhook may ask for: those the construct puts on its bus. */
-export const BUS_EVENTS = ['trawl.crawl.started', 'trawl.crawl.finished', 'trawl.crawl.failed'] as const;
-export type BusEventType = (typeof BUS_EVENTS)[number];
+export const BUS_EVENTS = CRAWL_EVENTS;
+export type BusEventType = CrawlEventType;
 
 /** One receiver of the crawler's events. */
 export interface WebhookProps {
@@ -19,7 +20,7 @@ export interface WebhookProps {
   readonly url: string;
   /**
    * Which events it gets.
-   * @default every event on the bus (`trawl.crawl.started`, `trawl.crawl.finished`, `trawl.crawl.failed`)
+   * @default every event on the bus (`trawl.crawl.started`, `trawl.crawl.finished`, `trawl.crawl.failed`, `trawl.page.changed`)
    */
   readonly events?: readonly BusEventType[];
   /**

@@ -11,6 +11,8 @@ export async function handler(event: ProgressState): Promise<{
   report: string;
   pagesStored: number;
   requests: number;
+  /** What changed since the run before, by kind (absent in a table's first run). */
+  changes?: Partial<Record<string, number>>;
   search?: { report: string; consistent: boolean; textDocs?: number };
 }> {
   const rt = runtime('finalize-run');
@@ -24,6 +26,14 @@ export async function handler(event: ProgressState): Promise<{
       rt.metrics.addMetric('IndexInconsistent', MetricUnit.Count, done.consistent ? 0 : 1);
     }
     rt.logger.info('run finished', { runId, status, reason: event.reason, pages: summary.pagesStored, requests: summary.requests, search });
-    return { runId, status, report, pagesStored: summary.pagesStored, requests: summary.requests, search };
+    return {
+      runId,
+      status,
+      report,
+      pagesStored: summary.pagesStored,
+      requests: summary.requests,
+      ...(summary.changes ? { changes: summary.changes } : {}),
+      search,
+    };
   });
 }

@@ -1,11 +1,13 @@
 // Issue 30: a cloud run always ends. A page workflow that never runs (an Express execution that
 // timed out skips its Catch) leaves its URL in flight: the stall recovery sends it again once its
 // claim lapsed, and the run drains with the URL settled. A handler that throws ends the run
-// `failed` through the run machine's Catch, with its queued URLs settled, never `running`.
+// `failed` through the run machine's Catch, with its queued URLs settled, never `running`. A run
+// stopped over the API ends `interrupted`. And a second run tells what changed since the first.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cloudCrawl, tableItems } from '../cloud/harness.js';
+import { assertIamAllows, cloudCrawl, tableItems } from '../cloud/harness.js';
 import { callSearchApi } from '../cloud/api-call.js';
+import { changingSite } from '../changes/site.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 import { startWeb } from '../web/server.js';
@@ -157,3 +159,55 @@ test(
     }
   },
 );
+
+test('a second cloud run records what changed per page and tells the monitored changes on the bus (issue 35)', { timeout: 300_000 }, async () => {
+  const site = await changingSite();
+  try {
+    const names = await emu.provision('changes');
+    const crawl = (settings: Record<string, unknown>) =>
+      cloudCrawl(
+        emu,
+        synth,
+        names,
+        { crawl: 'harbour', seeds: [`${site.origin}/`], settings: { ...SETTINGS, ...settings } },
+        { workers: 1, pollMs: 100, timeoutMs: 240_000 },
+      );
+    const first = await crawl({});
+    assert.equal(first.output.status, 'finished');
+    assert.equal(first.output.changes, undefined, "a table's first run has nothing to compare with");
+    site.change();
+    const second = await crawl({ monitorPath: ['/a'] });
+    const runId = second.output.runId as number;
+    // /c is linked from no page any more: the embedded store calls it orphaned; the cloud keeps no link kinds.
+    assert.deepEqual(second.output.changes, { changed: 2, unchanged: 2, removed: 1 });
+
+    const pairs = (changes: Array<{ kind: string; url: string }>) => changes.map((c) => `${c.kind} ${new URL(c.url).pathname}`).sort();
+    const listed = (await callSearchApi('/changes')).json().changes as Array<{
+      kind: string;
+      url: string;
+      urlId: string;
+      runId: number;
+      measure?: { fieldsChanged: string[] };
+    }>;
+    assert.deepEqual(pairs(listed), ['changed /', 'changed /a', 'removed /b']);
+    assert.deepEqual(pairs((await callSearchApi('/changes?kind=unchanged')).json().changes), ['unchanged /d', 'unchanged /e']);
+    const a = listed.find((c) => c.url.endsWith('/a'))!;
+    assert.deepEqual([a.runId, a.measure?.fieldsChanged], [runId, ['title', 'description']]);
+    const diff = (await callSearchApi(`/changes/${runId}/${a.urlId}/diff`)).json() as { parts: Array<{ op: string; text: string }> };
+    assert.ok(diff.parts.some((p) => p.op === '+' && /Currents run fastest/.test(p.text)));
+    assert.ok(diff.parts.some((p) => p.op === '-' && /near the new/.test(p.text)));
+
+    // The monitor asked for /a only: the one change on the bus is /a's, before the run's end.
+    const told = emu.bus.events.filter((e) => e.bus.startsWith('changes') && e.detailType === 'trawl.page.changed');
+    assert.deepEqual(
+      told.map((e) => [e.detail.runId, e.detail.kind, new URL(String(e.detail.url)).pathname]),
+      [[runId, 'changed', '/a']],
+    );
+    const ends = emu.bus.events.filter((e) => e.bus.startsWith('changes')).map((e) => e.detailType);
+    assert.deepEqual(ends.slice(-2), ['trawl.page.changed', 'trawl.crawl.finished']);
+    // What the API read (changes, their texts in S3), checked against the search API's role.
+    assert.ok(assertIamAllows(synth) > 0);
+  } finally {
+    await site.close();
+  }
+});

@@ -112,9 +112,9 @@ test('the run was started by POST /crawls on the search API, which then answers 
   assert.equal((await callSearchApi(`/crawls/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`)).status, 404);
   const bad = await callSearchApi('/crawls', { method: 'POST', body: { seeds: cloudWeb.seeds(), maxPages: -3 } });
   assert.equal(bad.status, 400, bad.body);
-  const monitor = await callSearchApi('/crawls', { method: 'POST', body: { seeds: cloudWeb.seeds(), monitorPath: ['/blog'] } });
-  assert.equal(monitor.status, 400, monitor.body);
-  assert.match(monitor.json().error, /monitorPath.*not available in the cloud/);
+  const unknown = await callSearchApi('/crawls', { method: 'POST', body: { seeds: cloudWeb.seeds(), monitorKind: ['modified'] } });
+  assert.equal(unknown.status, 400, unknown.body);
+  assert.match(unknown.json().error, /monitorKind/);
   assert.equal((await callSearchApi(`/crawls/${crawl.jobId}/events`)).status, 501);
   // An agent follows the same job through the MCP tools on the same Function URL.
   const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([

@@ -3,21 +3,12 @@
 // counters, `DELETE /crawls/{id}` marks the run interrupted, which the workers and the next
 // Progress check obey (the run ends `interrupted`, its report written, its queue kept).
 import { randomUUID } from 'node:crypto';
-import { UsageError } from '../../errors.js';
 import { settingsFrom } from '../../config/resolve.js';
 import type { CrawlJob, CrawlLauncher, CrawlStore, RunLedger, RunRecord, WorkflowRunner } from '../../store/ports/index.js';
 import type { RunInput } from './run-control.js';
 
 /** A job's crawl name: runs of one crawl never overlap, so each job is a crawl of its own. */
 export const apiCrawlName = (id: string) => `api-${id}`;
-
-/** Settings the cloud cannot honour per request: refused with a reason, not ignored. */
-const NOT_IN_THE_CLOUD: Record<string, string> = {
-  monitorPath: 'changes between runs are recorded by the embedded runtime only (docs/known-gaps.md)',
-  monitorKind: 'changes between runs are recorded by the embedded runtime only (docs/known-gaps.md)',
-  monitorMinChange: 'changes between runs are recorded by the embedded runtime only (docs/known-gaps.md)',
-  monitorField: 'changes between runs are recorded by the embedded runtime only (docs/known-gaps.md)',
-};
 
 export interface ApiCrawlsDeps {
   store: Pick<CrawlStore, 'runs' | 'summary' | 'setRunStatus'> & Pick<RunLedger, 'runProgress'>;
@@ -34,8 +25,6 @@ export class ApiCrawls implements CrawlLauncher {
   async start(seeds: string[], settings: Record<string, unknown>): Promise<CrawlJob> {
     // Enrichment is the deployment's (its page workflow has Summarize and Index or not).
     const { maxMinutes, query, enrich: _enrich, ...rest } = settings;
-    for (const name of Object.keys(rest))
-      if (NOT_IN_THE_CLOUD[name]) throw new UsageError(`setting "${name}" is not available in the cloud: ${NOT_IN_THE_CLOUD[name]}`);
     const id = randomUUID();
     const input: RunInput = {
       crawl: apiCrawlName(id),

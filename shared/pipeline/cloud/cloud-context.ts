@@ -8,7 +8,7 @@ import { parseProfile } from '../../scoring/profile.js';
 import { RunNotFoundError } from '../../errors.js';
 import type { Resolver } from '../../fetch/address-guard.js';
 import type { Logger } from '../../log/logger.js';
-import type { BlobStore, CrawlStore, EventSink, FrontierQueue, ObjectStore, RunLedger, RunRecord } from '../../store/ports/index.js';
+import type { BlobStore, ChangeStore, CrawlStore, EventSink, FrontierQueue, ObjectStore, RunLedger, RunRecord } from '../../store/ports/index.js';
 import { buildContext, type CrawlContext, type Rendering } from '../stages/context.js';
 import type { CrawlSettings } from '../../config/settings.js';
 import type { Renderer } from '../../render/renderer.js';
@@ -35,6 +35,8 @@ export interface CloudDeps {
   urlLeaseMs?: number;
   /** The construct's event bus (InitRun and FinalizeRun tell a run's start and end there); absent: no events. */
   events?: EventSink;
+  /** Changes between runs (FinalizeRun counts them and tells the monitored ones on the bus); absent: none. */
+  changes?: ChangeStore;
 }
 
 /** A stage's context for one run: the run's settings, a fetcher, and a WARC writer whose files go to S3. */

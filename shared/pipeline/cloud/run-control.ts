@@ -2,7 +2,8 @@ import { settingsFrom } from '../../config/resolve.js';
 import { crawlScoring } from '../../scoring/crawl-scoring.js';
 import { parseProfile } from '../../scoring/profile.js';
 import { readyAt } from '../../politeness/host-state.js';
-import type { BusEvent, FrontierRow, GraphStore, RunSummary } from '../../store/ports/index.js';
+import { CHANGE_KINDS, type BusEvent, type ChangeStore, type FrontierRow, type GraphStore, type RunSummary } from '../../store/ports/index.js';
+import { monitorOf, told, type Monitor } from '../../changes/monitor.js';
 import { errorMessage } from '../../errors.js';
 import { enqueueCandidates } from './cloud-commit.js';
 import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
@@ -186,9 +187,15 @@ async function hasInFlight(deps: CloudDeps, runId: number): Promise<boolean> {
   return (await deps.store.seenUrls(runId)).some((u) => u.state === 'in_flight');
 }
 
+/** `trawl.page.changed` for each change of the run the monitor tells (every kind but `unchanged` by default). */
+async function toldChanges(changes: ChangeStore, state: ProgressState, monitor: Monitor): Promise<BusEvent[]> {
+  const all = await changes.changes({ runId: state.runId, kinds: [...CHANGE_KINDS] });
+  return all.filter((c) => told(monitor, c)).map((c) => ({ type: 'trawl.page.changed', detail: { crawl: state.crawl, ...c } }));
+}
+
 /** The event a run's end puts on the bus: what a downstream service needs without reading the table. */
 function runEndEvent(state: ProgressState & { error?: RunFailure }, status: string, report: string, summary: RunSummary): BusEvent {
-  const { pagesStored, requests, unchanged, duplicates, bytes, fetchesByStatus, startedAt, finishedAt } = summary;
+  const { pagesStored, requests, unchanged, duplicates, bytes, fetchesByStatus, startedAt, finishedAt, changes } = summary;
   return {
     type: state.error ? 'trawl.crawl.failed' : 'trawl.crawl.finished',
     detail: {
@@ -198,7 +205,7 @@ function runEndEvent(state: ProgressState & { error?: RunFailure }, status: stri
       reason: state.error ? 'failed' : state.reason,
       ...(state.error ? { error: state.error.Error ?? 'unknown', cause: (state.error.Cause ?? '').slice(0, 2000) } : {}),
       report,
-      summary: { pagesStored, requests, unchanged, duplicates, bytes, fetchesByStatus, startedAt, finishedAt },
+      summary: { pagesStored, requests, unchanged, duplicates, bytes, fetchesByStatus, startedAt, finishedAt, ...(changes ? { changes } : {}) },
     },
   };
 }
@@ -228,7 +235,10 @@ export async function finalizeRun(
   // A stopped one keeps its queue, as an interrupted embedded run does.
   if (!stopped) await deps.store.settleQueued(state.runId, state.error ? 'run-failed' : state.reason === 'budget' ? 'max-pages' : 'host-too-slow');
   const ranked = await deps.graph.computeRanks(state.runId);
-  const summary = await deps.store.summary(state.runId);
+  const counts = deps.changes ? await deps.changes.finishChanges(state.runId, now) : {};
+  const summary = { ...(await deps.store.summary(state.runId)), ...(Object.keys(counts).length ? { changes: counts } : {}) };
+  const run = await deps.store.getRun(state.runId);
+  const settings = run && runSettings(run);
   const report = await deps.objects.putReport(`run-${state.runId}`, {
     crawl: state.crawl,
     reason: state.error ? 'failed' : state.reason,
@@ -238,9 +248,12 @@ export async function finalizeRun(
   });
   if (state.error) deps.logger.error('run failed', { runId: state.runId, error: state.error.Error, cause: state.error.Cause });
   // FinalizeRun is safe to repeat: a bus that refused the event fails it, and Step Functions retries it.
-  await deps.events?.put([runEndEvent(state, status, report, summary)]);
-  const run = await deps.store.getRun(state.runId);
-  const settings = run && runSettings(run);
+  // The changes the crawl's monitor tells come first, one event each, then the run's end.
+  const told =
+    deps.events && deps.changes && settings && status === 'finished' && Object.keys(counts).length
+      ? await toldChanges(deps.changes, state, monitorOf(settings))
+      : [];
+  await deps.events?.put([...told, runEndEvent(state, status, report, summary)]);
   if (!run || !settings?.select) return { runId: state.runId, status, report, summary };
   const selection = await selectStage({ ...deps, clock: deps.clock }, state.runId, run.seeds, runScoring(run, settings), settings.selectCap);
   return { runId: state.runId, status, report, summary, selection: selection.report };

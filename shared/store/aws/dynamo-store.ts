@@ -18,6 +18,7 @@ import {
 import { fetchItem, frontierItem, recordOf, scopeOf } from './dynamo-items.js';
 import { latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoReports } from './dynamo-reports.js';
+import { DynamoChanges } from './dynamo-changes.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
 import { INLINKS_INDEX, keys } from './table.js';
 import { urlId as urlIdOf } from '../../url/canonical.js';
@@ -56,7 +57,11 @@ export class DynamoCrawlStore extends DynamoReports implements CrawlStore {
   ) {
     super(doc, table, options.blobs);
     this.retentionSeconds = (options.frontierRetentionDays ?? 90) * 86_400;
+    this.changes = new DynamoChanges(doc, table, options.blobs);
   }
+
+  /** Changes between runs, captured as fetches commit. */
+  readonly changes: DynamoChanges;
 
   async createRun(seeds: string[], config: Record<string, unknown>, now: number): Promise<RunRecord> {
     const res = await this.doc.send(
@@ -319,6 +324,8 @@ export class DynamoCrawlStore extends DynamoReports implements CrawlStore {
   }
 
   private async commitOne(c: FetchCommit): Promise<string[]> {
+    // What the fetch changed since the run before, read before the writes below replace the page.
+    await this.changes.capture(c, { page: () => this.getPage(c.urlId), extract: () => this.getExtract(c.urlId) });
     // Content first, frontier state last: a crash in between is redone by the redelivered message.
     // Everything before the state is independent items, each write idempotent: written at once (a
     // Lambda billed by the millisecond waits for one round trip, not ten; issue 30's meter).

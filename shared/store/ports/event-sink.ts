@@ -1,5 +1,5 @@
-/** A crawl's lifecycle events as the cloud tells them (EventBridge `detail-type`, source `trawl`). */
-export const CRAWL_EVENTS = ['trawl.crawl.started', 'trawl.crawl.finished', 'trawl.crawl.failed'] as const;
+/** A crawl's events as the cloud tells them (EventBridge `detail-type`, source `trawl`): its life, and the changes its monitor tells. */
+export const CRAWL_EVENTS = ['trawl.crawl.started', 'trawl.crawl.finished', 'trawl.crawl.failed', 'trawl.page.changed'] as const;
 export type CrawlEventType = (typeof CRAWL_EVENTS)[number];
 
 export interface BusEvent {
