@@ -14,6 +14,7 @@ import { DynamoCrawlStore } from '../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../shared/store/aws/sqs-frontier.js';
 import { SfnWorkflow } from '../shared/store/aws/sfn-workflow.js';
+import { DynamoArchivedPages } from '../shared/store/aws/dynamo-archived.js';
 import { EventBridgeBus } from '../shared/store/aws/event-bus.js';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 
@@ -100,6 +101,7 @@ export function runtime(service: string): Runtime {
     powertools,
     store,
     changes: store.changes,
+    archivedPages: new DynamoArchivedPages(clients.doc, table),
     graph: new DynamoGraph(clients.doc, table),
     frontier: new SqsFrontier(clients.sqs, queueUrl, config.deadLetterUrl),
     pageWorkflow: new SfnWorkflow(clients.sfn, config.pageWorkflowArn),

@@ -11,13 +11,15 @@ export async function handler(event: ProgressState): Promise<{
   report: string;
   pagesStored: number;
   requests: number;
+  /** The run's archive as a WACZ package in the bucket (absent when it has no WARC file, or it failed: the log says why). */
+  wacz?: string;
   /** What changed since the run before, by kind (absent in a table's first run). */
   changes?: Partial<Record<string, number>>;
   search?: { report: string; consistent: boolean; textDocs?: number };
 }> {
   const rt = runtime('finalize-run');
   return instrumented(rt, async () => {
-    const { runId, status, report, summary } = await finalizeRun(rt, event);
+    const { runId, status, report, summary, wacz } = await finalizeRun(rt, event);
     rt.metrics.addMetric('RunPagesStored', MetricUnit.Count, summary.pagesStored);
     let search: { report: string; consistent: boolean; textDocs?: number } | undefined;
     if (process.env.VECTOR_BUCKET_NAME) {
@@ -30,6 +32,7 @@ export async function handler(event: ProgressState): Promise<{
       runId,
       status,
       report,
+      ...(wacz ? { wacz } : {}),
       pagesStored: summary.pagesStored,
       requests: summary.requests,
       ...(summary.changes ? { changes: summary.changes } : {}),

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CDXIndexer } from 'warcio';
 import yazl from 'yazl';
@@ -25,9 +25,24 @@ export interface WaczPage {
   id?: string;
 }
 
+/** One WARC file to package, wherever it is: read twice (index and hash, then the zip), never whole. */
+export interface WarcSource {
+  /** Its file name (unique in the package). */
+  name: string;
+  /** Its size in bytes. */
+  size: number;
+  /** A new stream of its bytes. */
+  open(): Readable;
+}
+
+/** A WARC file on disk as a source. */
+export function warcFileSource(path: string): WarcSource {
+  return { name: basename(path), size: statSync(path).size, open: () => createReadStream(path) };
+}
+
 export interface WaczInput {
-  /** Paths of the WARC files to package (each name must be unique). */
-  warcFiles: string[];
+  /** The WARC files to package (each name must be unique): paths, or sources (S3 objects). */
+  warcFiles: Array<string | WarcSource>;
   pages: Iterable<WaczPage> | AsyncIterable<WaczPage>;
   title: string;
   description?: string;
@@ -54,12 +69,12 @@ interface Resource {
 const sha256 = (data: Buffer | string) => `sha256:${createHash('sha256').update(data).digest('hex')}`;
 
 /** Indexes one WARC file with warcio's CDXJ indexer while hashing it, in one read. */
-async function indexWarc(path: string, lines: string[]): Promise<Resource> {
-  const name = basename(path);
+async function indexWarc(source: WarcSource, lines: string[]): Promise<Resource> {
+  const { name } = source;
   const hash = createHash('sha256');
   let bytes = 0;
   async function* hashed(): AsyncGenerator<Uint8Array> {
-    for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    for await (const chunk of source.open() as AsyncIterable<Buffer>) {
       hash.update(chunk);
       bytes += chunk.length;
       yield chunk;
@@ -77,14 +92,15 @@ function isoSeconds(ms: number): string {
 
 /** Writes the WACZ of `input` to `out`; resolves once the last byte is written. */
 export async function writeWacz(input: WaczInput, out: Writable): Promise<WaczResult> {
+  const sources = input.warcFiles.map((f) => (typeof f === 'string' ? warcFileSource(f) : f));
   const names = new Set<string>();
-  for (const f of input.warcFiles) {
-    if (names.has(basename(f))) throw new Error(`two WARC files are named ${basename(f)}: a WACZ keeps one archive/ directory`);
-    names.add(basename(f));
+  for (const { name } of sources) {
+    if (names.has(name)) throw new Error(`two WARC files are named ${name}: a WACZ keeps one archive/ directory`);
+    names.add(name);
   }
   const lines: string[] = [];
   const archives: Resource[] = [];
-  for (const f of input.warcFiles) archives.push(await indexWarc(f, lines));
+  for (const source of sources) archives.push(await indexWarc(source, lines));
   // CDXJ is sorted by its key and time, byte for byte (the keys are ASCII: SURTs are percent-encoded).
   lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const index = Buffer.from(lines.length ? `${lines.join('\n')}\n` : '');
@@ -131,8 +147,8 @@ export async function writeWacz(input: WaczInput, out: Writable): Promise<WaczRe
   const zip = new yazl.ZipFile();
   const done = pipeline(zip.outputStream, out);
   // Already compressed (and read by range): the WARC files are STORED, never deflated again.
-  for (const [i, f] of input.warcFiles.entries())
-    zip.addReadStreamLazy(archives[i]!.path, { compress: false, size: statSync(f).size }, (cb) => cb(null, createReadStream(f)));
+  for (const [i, source] of sources.entries())
+    zip.addReadStreamLazy(archives[i]!.path, { compress: false, size: source.size }, (cb) => cb(null, source.open()));
   zip.addBuffer(index, 'indexes/index.cdx', { compress: true });
   zip.addBuffer(pages, 'pages/pages.jsonl', { compress: true });
   zip.addBuffer(datapackage, 'datapackage.json', { compress: true });

@@ -5,6 +5,10 @@
 export const archiveKeys = {
   raw: (hash: string) => `raw/${hash.slice(0, 2)}/${hash}`,
   warc: (runId: number, name: string) => `warc/run-${runId}/${name}`,
+  /** A run's WARC files: the prefix of their keys. */
+  warcRun: (runId: number) => `warc/run-${runId}/`,
+  /** A run's archive as one WACZ package (the cloud's FinalizeRun writes it). */
+  wacz: (runId: number) => `wacz/run-${runId}.wacz`,
   extracted: (urlId: string, snapshot: string) => `extracted/${urlId}/${snapshot}.json`,
   report: (name: string) => `reports/${name}.json`,
   markdownReport: (name: string) => `reports/${name}.md`,

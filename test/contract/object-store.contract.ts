@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import type { ObjectStore } from '../../shared/store/ports/index.js';
 import { using, type Adapter } from './adapter.js';
 
@@ -31,5 +32,39 @@ export function objectStoreContract(name: string, adapter: Adapter<ObjectStore>)
       assert.deepEqual(await objects.getRange(key, 0, 10), bytes.subarray(0, 10));
       assert.deepEqual(await objects.getRange(key, 250, 50), bytes.subarray(250, 300));
       assert.equal(await objects.getRange('warc/run-4/none.warc.gz', 0, 10), undefined);
+    }));
+
+  test(`${name}: lists a run's WARC files with their sizes, streams one, and stores a stream of unknown length`, () =>
+    using(adapter, async (objects) => {
+      await objects.putWarc(5, 'b.warc.gz', Buffer.alloc(7, 1));
+      await objects.putWarc(5, 'a.warc.gz', Buffer.alloc(3, 2));
+      await objects.putWarc(51, 'c.warc.gz', Buffer.alloc(1));
+      assert.deepEqual(await objects.list('warc/run-5/'), [
+        { key: 'warc/run-5/a.warc.gz', size: 3 },
+        { key: 'warc/run-5/b.warc.gz', size: 7 },
+      ]);
+      assert.deepEqual(await objects.list('warc/run-6/'), []);
+      const read: Buffer[] = [];
+      for await (const chunk of objects.stream('warc/run-5/b.warc.gz') as AsyncIterable<Buffer>) read.push(chunk);
+      assert.deepEqual(Buffer.concat(read), Buffer.alloc(7, 1));
+      // Larger than an S3 adapter's part under test: a multipart upload, in order.
+      const big = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) % 251));
+      await objects.putStream(
+        'wacz/run-5.wacz',
+        Readable.from([big.subarray(0, 100_000), big.subarray(100_000, 250_000), big.subarray(250_000)]),
+        'application/wacz',
+      );
+      assert.deepEqual(await objects.get('wacz/run-5.wacz'), big);
+      await objects.putStream('wacz/run-7.wacz', Readable.from([Buffer.from('small')]), 'application/wacz');
+      assert.equal((await objects.get('wacz/run-7.wacz'))?.toString(), 'small');
+      // A body that fails stores nothing.
+      const failing = Readable.from(
+        (async function* () {
+          yield big;
+          throw new Error('the writer failed');
+        })(),
+      );
+      await assert.rejects(objects.putStream('wacz/run-8.wacz', failing, 'application/wacz'), /the writer failed/);
+      assert.equal(await objects.get('wacz/run-8.wacz'), undefined);
     }));
 }

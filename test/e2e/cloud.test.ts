@@ -3,7 +3,10 @@
 // (s3rver), crawling the synthetic web, compared with an embedded crawl of the same web.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readZip, waczProblems } from '../archive/wacz-validate.js';
 import { edgesOf } from '../../shared/store/aws/dynamo-items.js';
 import { archiveKeys } from '../../shared/store/archive-keys.js';
 import type Database from 'better-sqlite3';
@@ -132,6 +135,25 @@ test('the run was started by POST /crawls on the search API, which then answers 
     await agent.close();
   }
   assertIamAllows(synth);
+});
+
+test('FinalizeRun packages the run as a WACZ in the bucket that validates: its WARC files, a sorted index and its pages with their text', async () => {
+  assert.equal(crawl.output.wacz, 'wacz/run-1.wacz');
+  const res = await emu.clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'wacz/run-1.wacz' }));
+  const dir = tempDir();
+  try {
+    const file = join(dir.dir, 'run-1.wacz');
+    writeFileSync(file, await res.Body!.transformToByteArray());
+    const { problems, cdx, pages } = waczProblems(await readZip(file));
+    assert.deepEqual(problems, []);
+    const warcs = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warc/run-1/' }));
+    assert.equal(new Set(cdx.map((l) => l.filename)).size, warcs.KeyCount);
+    const html = items.filter((i) => i.type === 'PAGE' && Number(i.status) === 200 && String(i.mime).startsWith('text/html'));
+    assert.equal(pages.length, html.length);
+    assert.ok(pages.some((p) => typeof p.text === 'string' && (p.text as string).length > 50 && p.title));
+  } finally {
+    dir.cleanup();
+  }
 });
 
 test('stores the same pages as the embedded crawl of the same web', () => {

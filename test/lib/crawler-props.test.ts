@@ -320,7 +320,7 @@ test('webhooks: each receiver an API destination behind a rule on the bus, with 
   const bus = Object.keys(t.findResources('AWS::Events::EventBus'))[0]!;
   t.hasResourceProperties('AWS::Events::Rule', {
     EventBusName: { Ref: bus },
-    EventPattern: { source: ['trawl'], 'detail-type': ['trawl.crawl.started', 'trawl.crawl.finished', 'trawl.crawl.failed'] },
+    EventPattern: { source: ['trawl'], 'detail-type': ['trawl.crawl.started', 'trawl.crawl.finished', 'trawl.crawl.failed', 'trawl.page.changed'] },
     Targets: [Match.objectLike({ DeadLetterConfig: Match.anyValue(), RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 } })],
   });
   t.hasResourceProperties('AWS::Events::Rule', { EventBusName: { Ref: bus }, EventPattern: { source: ['trawl'], 'detail-type': ['trawl.crawl.failed'] } });

@@ -8,7 +8,17 @@ import { parseProfile } from '../../scoring/profile.js';
 import { RunNotFoundError } from '../../errors.js';
 import type { Resolver } from '../../fetch/address-guard.js';
 import type { Logger } from '../../log/logger.js';
-import type { BlobStore, ChangeStore, CrawlStore, EventSink, FrontierQueue, ObjectStore, RunLedger, RunRecord } from '../../store/ports/index.js';
+import type {
+  ArchivedPages,
+  BlobStore,
+  ChangeStore,
+  CrawlStore,
+  EventSink,
+  FrontierQueue,
+  ObjectStore,
+  RunLedger,
+  RunRecord,
+} from '../../store/ports/index.js';
 import { buildContext, type CrawlContext, type Rendering } from '../stages/context.js';
 import type { CrawlSettings } from '../../config/settings.js';
 import type { Renderer } from '../../render/renderer.js';
@@ -37,6 +47,8 @@ export interface CloudDeps {
   events?: EventSink;
   /** Changes between runs (FinalizeRun counts them and tells the monitored ones on the bus); absent: none. */
   changes?: ChangeStore;
+  /** A run's stored pages, for the WACZ FinalizeRun writes; absent: no WACZ. */
+  archivedPages?: ArchivedPages;
 }
 
 /** A stage's context for one run: the run's settings, a fetcher, and a WARC writer whose files go to S3. */

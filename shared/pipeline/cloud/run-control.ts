@@ -8,6 +8,7 @@ import { errorMessage } from '../../errors.js';
 import { enqueueCandidates } from './cloud-commit.js';
 import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
 import { selectStage } from '../stages/select-stage.js';
+import { writeRunWacz } from './run-wacz.js';
 import { routeTarget } from '../../targets/route.js';
 
 /** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */
@@ -194,7 +195,7 @@ async function toldChanges(changes: ChangeStore, state: ProgressState, monitor: 
 }
 
 /** The event a run's end puts on the bus: what a downstream service needs without reading the table. */
-function runEndEvent(state: ProgressState & { error?: RunFailure }, status: string, report: string, summary: RunSummary): BusEvent {
+function runEndEvent(state: ProgressState & { error?: RunFailure }, status: string, report: string, summary: RunSummary, wacz?: string): BusEvent {
   const { pagesStored, requests, unchanged, duplicates, bytes, fetchesByStatus, startedAt, finishedAt, changes } = summary;
   return {
     type: state.error ? 'trawl.crawl.failed' : 'trawl.crawl.finished',
@@ -205,6 +206,7 @@ function runEndEvent(state: ProgressState & { error?: RunFailure }, status: stri
       reason: state.error ? 'failed' : state.reason,
       ...(state.error ? { error: state.error.Error ?? 'unknown', cause: (state.error.Cause ?? '').slice(0, 2000) } : {}),
       report,
+      ...(wacz ? { wacz } : {}),
       summary: { pagesStored, requests, unchanged, duplicates, bytes, fetchesByStatus, startedAt, finishedAt, ...(changes ? { changes } : {}) },
     },
   };
@@ -225,7 +227,7 @@ export interface RunFailure {
 export async function finalizeRun(
   deps: CloudDeps & { graph: GraphStore },
   state: ProgressState & { error?: RunFailure },
-): Promise<{ runId: number; status: string; report: string; summary: RunSummary; selection?: string }> {
+): Promise<{ runId: number; status: string; report: string; summary: RunSummary; wacz?: string; selection?: string }> {
   const now = (deps.clock ?? Date.now)();
   const stopped = !state.error && state.reason === 'stopped';
   const status = state.error ? 'failed' : stopped ? 'interrupted' : 'finished';
@@ -247,14 +249,23 @@ export async function finalizeRun(
     summary,
   });
   if (state.error) deps.logger.error('run failed', { runId: state.runId, error: state.error.Error, cause: state.error.Cause });
+  // The run's archive as one package replay tools open; a failure to write it is logged, never the run's end.
+  const wacz =
+    deps.archivedPages && run
+      ? await writeRunWacz({ objects: deps.objects, pages: deps.archivedPages }, run, state.crawl).catch((err: unknown) => {
+          deps.logger.error('the run’s WACZ was not written', { runId: state.runId, error: errorMessage(err) });
+          return undefined;
+        })
+      : undefined;
   // FinalizeRun is safe to repeat: a bus that refused the event fails it, and Step Functions retries it.
   // The changes the crawl's monitor tells come first, one event each, then the run's end.
   const told =
     deps.events && deps.changes && settings && status === 'finished' && Object.keys(counts).length
       ? await toldChanges(deps.changes, state, monitorOf(settings))
       : [];
-  await deps.events?.put([...told, runEndEvent(state, status, report, summary)]);
-  if (!run || !settings?.select) return { runId: state.runId, status, report, summary };
+  await deps.events?.put([...told, runEndEvent(state, status, report, summary, wacz?.key)]);
+  const out = { runId: state.runId, status, report, summary, ...(wacz ? { wacz: wacz.key } : {}) };
+  if (!run || !settings?.select) return out;
   const selection = await selectStage({ ...deps, clock: deps.clock }, state.runId, run.seeds, runScoring(run, settings), settings.selectCap);
-  return { runId: state.runId, status, report, summary, selection: selection.report };
+  return { ...out, selection: selection.report };
 }

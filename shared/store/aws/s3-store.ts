@@ -1,4 +1,15 @@
-import { GetObjectCommand, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3ServiceException,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { PassThrough, type Readable } from 'node:stream';
 import type { BlobStore, ObjectStore } from '../ports/index.js';
 import { archiveKeys } from '../archive-keys.js';
 import { contentHashOf } from '../content-hash.js';
@@ -12,6 +23,8 @@ export class S3Objects implements ObjectStore {
   constructor(
     readonly client: S3Client,
     readonly bucket: string,
+    /** Bytes a part of a multipart upload (S3's least is 5 MiB, but for the last part). */
+    private readonly partBytes = 8 * 1024 * 1024,
   ) {}
 
   async putWarc(runId: number, name: string, body: Buffer): Promise<string> {
@@ -56,6 +69,56 @@ export class S3Objects implements ObjectStore {
 
   async getRange(key: string, offset: number, length: number): Promise<Buffer | undefined> {
     return this.read(key, `bytes=${offset}-${offset + length - 1}`);
+  }
+
+  async list(prefix: string): Promise<Array<{ key: string; size: number }>> {
+    const out: Array<{ key: string; size: number }> = [];
+    let token: string | undefined;
+    do {
+      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      for (const o of res.Contents ?? []) if (o.Key) out.push({ key: o.Key, size: o.Size ?? 0 });
+      token = res.NextContinuationToken;
+    } while (token);
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  stream(key: string): Readable {
+    // The stream exists at once; its bytes come once GetObject answers (an error ends it).
+    const out = new PassThrough();
+    this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })).then(
+      (res) => (res.Body as Readable).on('error', (err) => out.destroy(err)).pipe(out),
+      (err: unknown) => out.destroy(err as Error),
+    );
+    return out;
+  }
+
+  /** One PutObject when the body fits in a part, else a multipart upload (aborted when the body fails). */
+  async putStream(key: string, body: Readable, contentType: string): Promise<void> {
+    let chunks: Buffer[] = [];
+    let size = 0;
+    let uploadId: string | undefined;
+    const parts: Array<{ ETag: string; PartNumber: number }> = [];
+    const upload = async () => {
+      uploadId ??= (await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }))).UploadId!;
+      const PartNumber = parts.length + 1;
+      const res = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber, Body: Buffer.concat(chunks) }));
+      parts.push({ ETag: res.ETag!, PartNumber });
+      chunks = [];
+      size = 0;
+    };
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= this.partBytes) await upload();
+      }
+      if (uploadId === undefined) return await this.put(key, Buffer.concat(chunks), contentType);
+      if (size > 0) await upload();
+      await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+    } catch (err) {
+      if (uploadId) await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
+      throw err;
+    }
   }
 
   private async read(key: string, range?: string): Promise<Buffer | undefined> {

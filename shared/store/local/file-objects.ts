@@ -1,4 +1,19 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ObjectStore } from '../ports/index.js';
@@ -49,5 +64,28 @@ export class FileObjects implements ObjectStore {
     } finally {
       closeSync(fd);
     }
+  }
+
+  async list(prefix: string): Promise<Array<{ key: string; size: number }>> {
+    const dir = prefix.endsWith('/') ? prefix : dirname(prefix);
+    const root = join(this.root, dir);
+    if (!existsSync(root)) return [];
+    const keys = (readdirSync(root, { recursive: true }) as string[]).map((f) => `${dir.replace(/\/$/, '')}/${f}`).filter((k) => k.startsWith(prefix));
+    return keys
+      .filter((k) => statSync(join(this.root, k)).isFile())
+      .sort()
+      .map((key) => ({ key, size: statSync(join(this.root, key)).size }));
+  }
+
+  stream(key: string): Readable {
+    return createReadStream(join(this.root, key));
+  }
+
+  async putStream(key: string, body: Readable, _contentType: string): Promise<void> {
+    const file = join(this.root, key);
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    await pipeline(body, createWriteStream(tmp));
+    renameSync(tmp, file);
   }
 }

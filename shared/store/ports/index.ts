@@ -11,3 +11,4 @@ export type * from './search-index.js';
 export * from './change-store.js';
 export * from './event-sink.js';
 export type * from './crawl-launcher.js';
+export type * from './archived-pages.js';

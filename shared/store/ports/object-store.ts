@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /**
  * Named objects beside the crawl state: WARC files, the extracted content of page snapshots and
  * reports. Adapters own the key layout (`archiveKeys`); callers name what they store.
@@ -15,4 +17,10 @@ export interface ObjectStore {
   get(key: string): Promise<Buffer | undefined>;
   /** `length` bytes of an object from `offset` (one record of a WARC file); undefined when there is no such object. */
   getRange(key: string, offset: number, length: number): Promise<Buffer | undefined>;
+  /** The objects whose keys start with `prefix`, with their sizes, in key order. */
+  list(prefix: string): Promise<Array<{ key: string; size: number }>>;
+  /** An object's bytes as a stream (never held whole). */
+  stream(key: string): Readable;
+  /** Stores a stream of bytes of unknown length under `key`, in parts (never held whole). */
+  putStream(key: string, body: Readable, contentType: string): Promise<void>;
 }
