@@ -178,8 +178,9 @@ test('a second cloud run records what changed per page and tells the monitored c
     site.change();
     const second = await crawl({ monitorPath: ['/a'] });
     const runId = second.output.runId as number;
-    // /c is linked from no page any more: the embedded store calls it orphaned; the cloud keeps no link kinds.
-    assert.deepEqual(second.output.changes, { changed: 2, unchanged: 2, removed: 1 });
+    // /c is linked from no page any more and (its robots.txt read within the day, so no sitemap this
+    // run) not reached: removed by unlinking. The embedded crawl reads the sitemap and calls it orphaned.
+    assert.deepEqual(second.output.changes, { changed: 2, unchanged: 2, removed: 2, 'newly-linked': 1 });
 
     const pairs = (changes: Array<{ kind: string; url: string }>) => changes.map((c) => `${c.kind} ${new URL(c.url).pathname}`).sort();
     const listed = (await callSearchApi('/changes')).json().changes as Array<{
@@ -189,7 +190,11 @@ test('a second cloud run records what changed per page and tells the monitored c
       runId: number;
       measure?: { fieldsChanged: string[] };
     }>;
-    assert.deepEqual(pairs(listed), ['changed /', 'changed /a', 'removed /b']);
+    assert.deepEqual(pairs(listed), ['changed /', 'changed /a', 'newly-linked /d', 'removed /b', 'removed /c']);
+    const byKind = (kind: string, path: string) => listed.find((c) => c.kind === kind && new URL(c.url).pathname === path) as Record<string, unknown>;
+    assert.deepEqual(byKind('newly-linked', '/d').linkedFrom, [`${site.origin}/`]);
+    assert.deepEqual([byKind('removed', '/c').removedBy, byKind('removed', '/c').unlinkedFrom], ['unlinked', [`${site.origin}/`]]);
+    assert.equal(byKind('removed', '/b').removedBy, 404);
     assert.deepEqual(pairs((await callSearchApi('/changes?kind=unchanged')).json().changes), ['unchanged /d', 'unchanged /e']);
     const a = listed.find((c) => c.url.endsWith('/a'))!;
     assert.deepEqual([a.runId, a.measure?.fieldsChanged], [runId, ['title', 'description']]);

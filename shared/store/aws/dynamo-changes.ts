@@ -1,9 +1,10 @@
 /**
  * Changes between runs on the DynamoDB store: captured as each fetch commits (before its writes
  * replace the page), one item per URL and run in the run's partition (`CHANGE#<urlId>`), and the
- * URL's last content kind beside its page (`LASTCHANGE`). No step reads more than the run's own
- * partition. The link kinds (`newly-linked`, `orphaned`, removed by unlinking) and rank shifts are
- * the embedded store's only (docs/known-gaps.md).
+ * URL's last content kind beside its page (`LASTCHANGE`), and the links a known page gained and
+ * lost (`LINKCHG#<toId>#<fromId>`), from which the run's end decides the link kinds
+ * (`newly-linked`, `orphaned`, removed by unlinking). No step reads more than the run's own
+ * partition and the pages it names. Rank shifts are the embedded store's only (docs/known-gaps.md).
  */
 import { contentChange, type PreviousState } from '../../changes/page-change.js';
 import { underPaths } from '../../changes/monitor.js';
@@ -14,8 +15,14 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoTable } from './dynamo-table.js';
 import { keys } from './table.js';
+import { edgesOf, type Item } from './dynamo-items.js';
 
-const changeKey = (runId: number, urlId: string) => ({ PK: `RUN#${runId}`, SK: `CHANGE#${urlId}` });
+const titleOf = (page: Item | undefined) => (typeof page?.title === 'string' && page.title ? { title: page.title } : {});
+
+/** A URL's content kind in a run; a link kind goes beside it (`CHANGE#<urlId>#<kind>`): /d may be unchanged and newly linked. */
+const changeKey = (runId: number, urlId: string, linkKind?: ChangeKind) => ({ PK: `RUN#${runId}`, SK: `CHANGE#${urlId}${linkKind ? `#${linkKind}` : ''}` });
+const linkKey = (runId: number, toId: string, fromId: string) => ({ PK: `RUN#${runId}`, SK: `LINKCHG#${toId}#${fromId}` });
+const LINK_KINDS: ReadonlySet<ChangeKind> = new Set(['newly-linked', 'orphaned']);
 const lastKey = (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'LASTCHANGE' });
 /** Runs looked back through for the latest one with changes. */
 const LOOK_BACK = 50;
@@ -72,12 +79,82 @@ export class DynamoChanges extends DynamoTable implements ChangeStore {
         ? { beforeBlob: await this.blobs.put(Buffer.from(extract.markdown)), afterBlob: await this.blobs.put(Buffer.from(c.extract.markdown)) }
         : {};
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...changeKey(c.runId, c.urlId), type: 'CHANGE', ...record, ...texts } }));
+    await this.links(c, previous?.contentHash, change.kind);
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...lastKey(c.urlId), type: 'LASTCHANGE', runId: c.runId, kind: change.kind } }));
   }
 
-  async finishChanges(runId: number): Promise<Partial<Record<ChangeKind, number>>> {
+  /** The links a known page gained and lost with its new snapshot (all of them, when it is removed). */
+  private async links(c: FetchCommit, snapshot: string | undefined, kind: ChangeKind): Promise<void> {
+    if (!snapshot || kind === 'new' || kind === 'unchanged') return;
+    if (kind !== 'removed' && (!c.page?.contentHash || c.page.contentHash === snapshot)) return;
+    const from = c.fetch!.url;
+    const before = new Map(edgesOf(await this.get(keys.links(c.urlId, snapshot))).map((e) => [e.toId, e.toUrl]));
+    const after = new Map(kind === 'removed' ? [] : (c.edges ?? []).map((e) => [e.toId, e.toUrl]));
+    before.delete(c.urlId);
+    after.delete(c.urlId);
+    const item = (toId: string, toUrl: string, added: boolean) => ({
+      ...linkKey(c.runId, toId, c.urlId),
+      type: 'LINKCHG',
+      toId,
+      toUrl,
+      fromId: c.urlId,
+      fromUrl: from,
+      added,
+    });
+    await this.batchWrite([
+      ...[...after].filter(([id]) => !before.has(id)).map(([id, url]) => item(id, url, true)),
+      ...[...before].filter(([id]) => !after.has(id)).map(([id, url]) => item(id, url, false)),
+    ]);
+  }
+
+  /**
+   * At the run's end, after its inlinks were counted (FinalizeRun's ranks): a known page linked from
+   * pages that did not link it is `newly-linked`; one that lost its last link is `orphaned` when
+   * it was still fetched this run, else `removed` (unlinked). Safe to repeat. Returns the counts by kind.
+   */
+  async finishChanges(runId: number, now = Date.now()): Promise<Partial<Record<ChangeKind, number>>> {
+    const content = new Map((await this.ofRun(runId)).filter((c) => !LINK_KINDS.has(c.kind) && c.removedBy !== 'unlinked').map((c) => [c.urlId, c]));
+    const gained = new Map<string, { url: string; from: string[] }>();
+    const lost = new Map<string, { url: string; from: string[] }>();
+    for (const l of await this.partition(`RUN#${runId}`, 'LINKCHG#')) {
+      const into = l.added ? gained : lost;
+      const entry = into.get(String(l.toId)) ?? { url: String(l.toUrl), from: [] };
+      entry.from.push(String(l.fromUrl));
+      into.set(String(l.toId), entry);
+    }
+    const ids = [...new Set([...gained.keys(), ...lost.keys()])];
+    const items = await this.batchGet(ids.flatMap((id) => [keys.page(id), keys.inlinks(id)]));
+    const of = (sk: string) => new Map(items.filter((i) => i.SK === sk).map((i) => [String(i.PK).slice('URL#'.length), i]));
+    const pages = of('PAGE');
+    const inlinks = of('INLINKS');
+    const records: ChangeRecord[] = [];
+    for (const [toId, g] of gained) {
+      const page = pages.get(toId);
+      const kind = content.get(toId)?.kind;
+      // Known before this run: stored by an earlier one, or compared with one this run.
+      const known = page && (Number(page.runId) < runId || kind === 'unchanged' || kind === 'changed');
+      if (!known) continue;
+      const previousRunId = content.get(toId)?.previousRunId ?? Number(page.runId);
+      records.push({ runId, urlId: toId, url: g.url, kind: 'newly-linked', at: now, previousRunId, ...titleOf(page), linkedFrom: g.from.sort() });
+    }
+    for (const [toId, l] of lost) {
+      const links = inlinks.get(toId);
+      if (links && Number(links.runId) === runId && Number(links.count) > 0) continue;
+      const kind = content.get(toId)?.kind;
+      const page = pages.get(toId);
+      if (kind === 'removed' || (!kind && !page)) continue;
+      const base = { runId, urlId: toId, url: l.url, at: now, ...titleOf(page), unlinkedFrom: l.from.sort() };
+      const previousRunId = content.get(toId)?.previousRunId ?? (page ? Number(page.runId) : undefined);
+      // Still served (fetched this run): orphaned. Not reached at all: gone.
+      records.push(
+        kind
+          ? { ...base, kind: 'orphaned', ...(previousRunId ? { previousRunId } : {}) }
+          : { ...base, kind: 'removed', removedBy: 'unlinked', ...(previousRunId ? { previousRunId } : {}) },
+      );
+    }
+    await this.batchWrite(records.map((r) => ({ ...changeKey(runId, r.urlId, r.removedBy === 'unlinked' ? 'removed' : r.kind), type: 'CHANGE', ...r })));
     const counts: Partial<Record<ChangeKind, number>> = {};
-    for (const c of await this.ofRun(runId)) counts[c.kind] = (counts[c.kind] ?? 0) + 1;
+    for (const c of [...content.values(), ...records]) counts[c.kind] = (counts[c.kind] ?? 0) + 1;
     return Object.fromEntries(CHANGE_KINDS.filter((k) => counts[k]).map((k) => [k, counts[k]]));
   }
 
