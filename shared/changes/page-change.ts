@@ -4,7 +4,7 @@
  */
 import { hammingDistance } from '../dedupe/simhash.js';
 import type { MetaField } from '../extract/metadata.js';
-import type { ChangeKind, ChangeMeasure, ExtractRecord, FetchCommit } from '../store/ports/index.js';
+import type { ChangeKind, ChangeMeasure, ChangeRecord, ExtractRecord, FetchCommit } from '../store/ports/index.js';
 
 /** What the store held for a URL before this fetch. */
 export interface PreviousState {
@@ -49,6 +49,26 @@ export function contentChange(previous: PreviousState | undefined, commit: Fetch
   const before = known.extract;
   // Without an extraction on both sides (a PDF cut short, --extract links) the bytes are all there is to compare.
   return before && after ? { kind: 'changed', measure: measureChange(before, after) } : { kind: 'changed' };
+}
+
+/** The record of a content change, as both stores keep it. */
+export function changeRecordOf(
+  c: FetchCommit & { fetch: NonNullable<FetchCommit['fetch']> },
+  change: ContentChange,
+  previous: PreviousState | undefined,
+  title?: string,
+): ChangeRecord {
+  return {
+    runId: c.runId,
+    urlId: c.urlId,
+    url: c.fetch.url,
+    kind: change.kind,
+    at: c.fetch.fetchedAt,
+    ...(previous ? { previousRunId: previous.runId } : {}),
+    ...(title ? { title } : {}),
+    ...(change.measure ? { measure: change.measure } : {}),
+    ...(change.removedBy ? { removedBy: change.removedBy } : {}),
+  };
 }
 
 const FIELDS: MetaField[] = ['title', 'description', 'author', 'published', 'modified', 'language', 'canonicalUrl', 'siteName', 'contentType'];

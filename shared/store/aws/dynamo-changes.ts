@@ -6,7 +6,7 @@
  * (`newly-linked`, `orphaned`, removed by unlinking). No step reads more than the run's own
  * partition and the pages it names. Rank shifts are the embedded store's only (docs/known-gaps.md).
  */
-import { contentChange, type PreviousState } from '../../changes/page-change.js';
+import { changeRecordOf, contentChange, type PreviousState } from '../../changes/page-change.js';
 import { underPaths } from '../../changes/monitor.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { CHANGE_KINDS, type ChangeKind, type ChangeQuery, type ChangeRecord, type ChangeStore, type ChangeTexts } from '../ports/change-store.js';
@@ -62,17 +62,7 @@ export class DynamoChanges extends DynamoTable implements ChangeStore {
     const change = contentChange(previous, c);
     if (!change) return;
     const title = c.extract?.title ?? c.page?.title ?? page?.title;
-    const record: ChangeRecord = {
-      runId: c.runId,
-      urlId: c.urlId,
-      url: c.fetch.url,
-      kind: change.kind,
-      at: c.fetch.fetchedAt,
-      ...(previous ? { previousRunId: previous.runId } : {}),
-      ...(title ? { title } : {}),
-      ...(change.measure ? { measure: change.measure } : {}),
-      ...(change.removedBy ? { removedBy: change.removedBy } : {}),
-    };
+    const record = changeRecordOf({ ...c, fetch: c.fetch }, change, previous, title);
     // The texts of a changed page, for its diff: content-addressed blobs (either may be large).
     const texts =
       change.measure && extract && c.extract

@@ -4,7 +4,7 @@
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { underPaths } from '../../changes/monitor.js';
-import { contentChange, rankShift, type PreviousState, type RankPoint } from '../../changes/page-change.js';
+import { changeRecordOf, contentChange, rankShift, type PreviousState, type RankPoint } from '../../changes/page-change.js';
 import {
   CHANGE_KINDS,
   CONTENT_KINDS,
@@ -88,17 +88,7 @@ export class SqliteChangeCapture {
     const change = contentChange(previous, c);
     if (!change) return;
     const title = c.extract?.title ?? c.page?.title ?? (row?.title as string | null) ?? undefined;
-    const record: ChangeRecord = {
-      runId: c.runId,
-      urlId: c.urlId,
-      url: c.fetch.url,
-      kind: change.kind,
-      at: c.fetch.fetchedAt,
-      ...(previous ? { previousRunId: previous.runId } : {}),
-      ...(title ? { title } : {}),
-      ...(change.measure ? { measure: change.measure } : {}),
-      ...(change.removedBy ? { removedBy: change.removedBy } : {}),
-    };
+    const record = changeRecordOf({ ...c, fetch: c.fetch }, change, previous, title);
     this.s.insert.run(changeParams(record));
     if (change.measure) this.s.texts.run(c.runId, c.urlId, previous!.extract!.markdown, c.extract!.markdown);
     this.links(c, previous, change.kind);
