@@ -179,8 +179,9 @@ test('a second cloud run records what changed per page and tells the monitored c
     const second = await crawl({ monitorPath: ['/a'] });
     const runId = second.output.runId as number;
     // /c is linked from no page any more and (its robots.txt read within the day, so no sitemap this
-    // run) not reached: removed by unlinking. The embedded crawl reads the sitemap and calls it orphaned.
-    assert.deepEqual(second.output.changes, { changed: 2, unchanged: 2, removed: 2, 'newly-linked': 1 });
+    // run) not reached: removed by unlinking, and not ranked. The embedded crawl reads the sitemap and
+    // calls it orphaned, with a rank shift.
+    assert.deepEqual(second.output.changes, { changed: 2, unchanged: 2, removed: 2, 'newly-linked': 1, 'rank-shift': 1 });
 
     const pairs = (changes: Array<{ kind: string; url: string }>) => changes.map((c) => `${c.kind} ${new URL(c.url).pathname}`).sort();
     const listed = (await callSearchApi('/changes')).json().changes as Array<{
@@ -190,7 +191,9 @@ test('a second cloud run records what changed per page and tells the monitored c
       runId: number;
       measure?: { fieldsChanged: string[] };
     }>;
-    assert.deepEqual(pairs(listed), ['changed /', 'changed /a', 'newly-linked /d', 'removed /b', 'removed /c']);
+    assert.deepEqual(pairs(listed), ['changed /', 'changed /a', 'newly-linked /d', 'rank-shift /d', 'removed /b', 'removed /c']);
+    const shift = listed.find((c) => c.kind === 'rank-shift') as { rank?: { inlinksBefore: number; inlinksAfter: number } } | undefined;
+    assert.deepEqual([shift?.rank?.inlinksBefore, shift?.rank?.inlinksAfter], [1, 2]);
     const byKind = (kind: string, path: string) => listed.find((c) => c.kind === kind && new URL(c.url).pathname === path) as Record<string, unknown>;
     assert.deepEqual(byKind('newly-linked', '/d').linkedFrom, [`${site.origin}/`]);
     assert.deepEqual([byKind('removed', '/c').removedBy, byKind('removed', '/c').unlinkedFrom], ['unlinked', [`${site.origin}/`]]);

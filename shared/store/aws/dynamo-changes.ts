@@ -4,12 +4,21 @@
  * URL's last content kind beside its page (`LASTCHANGE`), and the links a known page gained and
  * lost (`LINKCHG#<toId>#<fromId>`), from which the run's end decides the link kinds
  * (`newly-linked`, `orphaned`, removed by unlinking). No step reads more than the run's own
- * partition and the pages it names. Rank shifts are the embedded store's only (docs/known-gaps.md).
+ * partition and the pages it names. Rank shifts are recorded as FinalizeRun's ranks replace the
+ * old ones (`DynamoRanks`).
  */
 import { changeRecordOf, contentChange, type PreviousState } from '../../changes/page-change.js';
 import { underPaths } from '../../changes/monitor.js';
 import type { BlobStore } from '../ports/blob-store.js';
-import { CHANGE_KINDS, type ChangeKind, type ChangeQuery, type ChangeRecord, type ChangeStore, type ChangeTexts } from '../ports/change-store.js';
+import {
+  CHANGE_KINDS,
+  CONTENT_KINDS,
+  type ChangeKind,
+  type ChangeQuery,
+  type ChangeRecord,
+  type ChangeStore,
+  type ChangeTexts,
+} from '../ports/change-store.js';
 import type { ExtractRecord, FetchCommit, PageRecord } from '../records.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -19,10 +28,12 @@ import { edgesOf, type Item } from './dynamo-items.js';
 
 const titleOf = (page: Item | undefined) => (typeof page?.title === 'string' && page.title ? { title: page.title } : {});
 
-/** A URL's content kind in a run; a link kind goes beside it (`CHANGE#<urlId>#<kind>`): /d may be unchanged and newly linked. */
-const changeKey = (runId: number, urlId: string, linkKind?: ChangeKind) => ({ PK: `RUN#${runId}`, SK: `CHANGE#${urlId}${linkKind ? `#${linkKind}` : ''}` });
+/** A URL's content kind in a run; a link kind or a rank shift goes beside it (`CHANGE#<urlId>#<kind>`): /d may be unchanged and newly linked. */
+export const changeKey = (runId: number, urlId: string, linkKind?: ChangeKind) => ({
+  PK: `RUN#${runId}`,
+  SK: `CHANGE#${urlId}${linkKind ? `#${linkKind}` : ''}`,
+});
 const linkKey = (runId: number, toId: string, fromId: string) => ({ PK: `RUN#${runId}`, SK: `LINKCHG#${toId}#${fromId}` });
-const LINK_KINDS: ReadonlySet<ChangeKind> = new Set(['newly-linked', 'orphaned']);
 const lastKey = (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'LASTCHANGE' });
 /** Runs looked back through for the latest one with changes. */
 const LOOK_BACK = 50;
@@ -103,7 +114,7 @@ export class DynamoChanges extends DynamoTable implements ChangeStore {
    * it was still fetched this run, else `removed` (unlinked). Safe to repeat. Returns the counts by kind.
    */
   async finishChanges(runId: number, now = Date.now()): Promise<Partial<Record<ChangeKind, number>>> {
-    const content = new Map((await this.ofRun(runId)).filter((c) => !LINK_KINDS.has(c.kind) && c.removedBy !== 'unlinked').map((c) => [c.urlId, c]));
+    const content = new Map((await this.ofRun(runId)).filter((c) => CONTENT_KINDS.includes(c.kind) && c.removedBy !== 'unlinked').map((c) => [c.urlId, c]));
     const gained = new Map<string, { url: string; from: string[] }>();
     const lost = new Map<string, { url: string; from: string[] }>();
     for (const l of await this.partition(`RUN#${runId}`, 'LINKCHG#')) {
@@ -143,8 +154,9 @@ export class DynamoChanges extends DynamoTable implements ChangeStore {
       );
     }
     await this.batchWrite(records.map((r) => ({ ...changeKey(runId, r.urlId, r.removedBy === 'unlinked' ? 'removed' : r.kind), type: 'CHANGE', ...r })));
+    // Counted from the partition: the rank shifts FinalizeRun's ranks recorded are there too.
     const counts: Partial<Record<ChangeKind, number>> = {};
-    for (const c of [...content.values(), ...records]) counts[c.kind] = (counts[c.kind] ?? 0) + 1;
+    for (const c of await this.ofRun(runId)) counts[c.kind] = (counts[c.kind] ?? 0) + 1;
     return Object.fromEntries(CHANGE_KINDS.filter((k) => counts[k]).map((k) => [k, counts[k]]));
   }
 

@@ -1,7 +1,9 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CompactGraph } from '../../graph/compact-graph.js';
-import type { RankedPage } from '../ports/index.js';
-import { edgesOf } from './dynamo-items.js';
+import { rankShift } from '../../changes/page-change.js';
+import type { ChangeRecord, RankedPage } from '../ports/index.js';
+import { changeKey } from './dynamo-changes.js';
+import { edgesOf, type Item } from './dynamo-items.js';
 import { DynamoTable, inBatches } from './dynamo-table.js';
 import { keys } from './table.js';
 
@@ -41,7 +43,8 @@ export function topItem(runId: number, pages: RankedPage[]): Record<string, unkn
  * only (its URL partition, then each page's PAGE item and current-snapshot edges), held as a
  * compact graph: memory grows with 8 bytes a link and ~150 bytes a page, never with the table.
  * Ranks go onto the PAGE items (`pagerank`, `inlinks`, `inlinkHosts`), the top pages into one
- * TOP item, and each linked page gets an INLINKS item naming its sources.
+ * TOP item, and each linked page gets an INLINKS item naming its sources. A page whose ranks moved
+ * beyond the threshold since the run that ranked it last gets a `rank-shift` change.
  */
 export class DynamoRanks extends DynamoTable {
   async compute(runId: number): Promise<number> {
@@ -90,16 +93,37 @@ export class DynamoRanks extends DynamoTable {
       if (!set) linkingHosts.set(t, (set = new Set()));
       set.add(meta[f]!.host);
     });
-    await inBatches(sources, WIDTH, (n) =>
-      this.doc.send(
+    const shifts: Item[] = [];
+    await inBatches(sources, WIDTH, async (n) => {
+      const after = { inlinks: inlinks[n]!, pagerank: ranks[n] ?? 0 };
+      const res = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: keys.page(graph.ids[n]!),
           UpdateExpression: 'SET pagerank = :r, inlinks = :n, inlinkHosts = :h, rankedInRun = :run',
-          ExpressionAttributeValues: { ':r': ranks[n] ?? 0, ':n': inlinks[n], ':h': linkingHosts.get(n)?.size ?? 0, ':run': runId },
+          ExpressionAttributeValues: { ':r': after.pagerank, ':n': after.inlinks, ':h': linkingHosts.get(n)?.size ?? 0, ':run': runId },
+          // The ranks this replaces: a shift beyond the threshold is a change between runs.
+          ReturnValues: 'UPDATED_OLD',
         }),
-      ),
-    );
+      );
+      const old = res.Attributes;
+      const before = { inlinks: Number(old?.inlinks ?? 0), pagerank: Number(old?.pagerank ?? 0) };
+      if (old?.rankedInRun === undefined || Number(old.rankedInRun) >= runId || !rankShift(before, after)) return;
+      const urlId = graph.ids[n]!;
+      const rank = { inlinksBefore: before.inlinks, inlinksAfter: after.inlinks, pagerankBefore: before.pagerank, pagerankAfter: after.pagerank };
+      const change: ChangeRecord = {
+        runId,
+        urlId,
+        url: meta[n]!.url,
+        kind: 'rank-shift',
+        at: Date.now(),
+        previousRunId: Number(old.rankedInRun),
+        ...(meta[n]!.title ? { title: meta[n]!.title } : {}),
+        rank,
+      };
+      shifts.push({ ...changeKey(runId, urlId, 'rank-shift'), type: 'CHANGE', ...change });
+    });
+    await this.batchWrite(shifts);
     await this.writeInlinks(graph, runId);
     const top: RankedPage[] = sources
       .sort((a, b) => ranks[b]! - ranks[a]! || inlinks[b]! - inlinks[a]! || meta[a]!.url.localeCompare(meta[b]!.url))
