@@ -107,8 +107,8 @@ try {
     const t = performance.now();
     const { handler } = await import(${JSON.stringify(pathToFileURL(outfile).href)});
     const imported = performance.now() - t;
-    const res = await handler({ version: '2.0', routeKey: '$default', rawPath: '/openapi.json', rawQueryString: '', headers: { host: 'x' },
-      requestContext: { http: { method: 'GET', path: '/openapi.json', sourceIp: '127.0.0.1' }, domainName: 'x', requestId: '1', stage: '$default', timeEpoch: 0 }, isBase64Encoded: false }, {});
+    const res = await handler({ version: '2.0', routeKey: '$default', rawPath: '/openapi.json', rawQueryString: '', headers: { host: 'bench.lambda-url.us-east-1.on.aws' },
+      requestContext: { http: { method: 'GET', path: '/openapi.json', sourceIp: '127.0.0.1' }, domainName: 'bench.lambda-url.us-east-1.on.aws', requestId: '1', stage: '$default', timeEpoch: 0 }, isBase64Encoded: false }, {});
     console.log(JSON.stringify({ imported, first: performance.now() - t, status: res.statusCode }));`;
   const { spawnSync } = await import('node:child_process');
   const runs: Array<{ imported: number; first: number }> = [];

@@ -1,9 +1,11 @@
 // npm run bench:search — Summarize + Index with the local provider, then hybrid search, on generated
 // stores of 1k, 10k and 100k pages (prose recombined from the search fixture's sentences, seeded).
 // Prints enrichment pages/s, index build time, query latency p50/p99 (hybrid, full-text, vector) and
-// peak RSS per size. BENCH_SEARCH_SIZES=1000,10000 picks the sizes; each size's queries stop at 200
-// rounds or 60 s (BENCH_SEARCH_QUERIES, BENCH_SEARCH_QUERY_SECONDS).
-import { rmSync } from 'node:fs';
+// peak RSS per size, hybrid latency again through reader threads (as trawl serve answers), and the
+// vector index's recall@10 against an exact scan of the same vectors. BENCH_SEARCH_SIZES=1000,10000 picks the sizes; each size's queries stop at 200
+// rounds or 60 s (BENCH_SEARCH_QUERIES, BENCH_SEARCH_QUERY_SECONDS). BENCH_SEARCH_KEEP=DIR keeps
+// each size's store in DIR/<size> and reuses it on the next run (its enrichment is then not timed).
+import { existsSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUERIES } from '../test/fixtures/search/corpus.js';
@@ -13,11 +15,14 @@ import { createProviders } from '../shared/enrich/provider-factory.js';
 import { enrichAll } from '../shared/pipeline/embedded/enrich-run.js';
 import { hybridSearch, type SearchMode } from '../shared/search/hybrid.js';
 import { defaultSettings } from '../shared/config/settings.js';
+import { SqliteVectorIndex } from '../shared/store/local/sqlite-vectors.js';
+import { ReaderPool } from '../shared/store/local/reader-pool.js';
 
 const SIZES = (process.env.BENCH_SEARCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const QUERY_RUNS = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
 /** Each size's query phase stops after this long, whatever the count reached. */
 const QUERY_SECONDS = Number(process.env.BENCH_SEARCH_QUERY_SECONDS ?? 60);
+const KEEP = process.env.BENCH_SEARCH_KEEP;
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const mib = (b: number) => `${(b / 1024 ** 2).toFixed(0)} MiB`;
@@ -28,10 +33,13 @@ const settings = defaultSettings();
 const rows: string[] = [];
 console.log(`bench:search — local provider (TextRank, keyphrases, ${createProviders(settings).embedder.stamp.model}), Node ${process.version}\n`);
 for (const n of SIZES) {
-  const dir = join(tmpdir(), `trawl-bench-search-${process.pid}-${n}`);
-  rmSync(dir, { recursive: true, force: true });
+  const dir = KEEP ? join(KEEP, String(n)) : join(tmpdir(), `trawl-bench-search-${process.pid}-${n}`);
+  const reused = KEEP !== undefined && existsSync(join(dir, 'trawl.db'));
+  if (!reused) {
+    rmSync(dir, { recursive: true, force: true });
+    seedStore(dir, n);
+  }
   peak = 0;
-  seedStore(dir, n);
   const local = openLocalForWriting(dir, 'bench');
   // As trawl enrich runs it: the local methods in one worker thread per core.
   const providers = createProviders(settings, {}, { workers: availableParallelism() });
@@ -54,23 +62,53 @@ for (const n of SIZES) {
         peak = Math.max(peak, process.memoryUsage.rss());
       }
     }
-    const l = (m: SearchMode) => {
-      const s = latency[m].sort((a, b) => a - b);
+    // As trawl serve answers: the lists and the hit details from reader threads (one a core).
+    const pool = new ReaderPool(dir, local, availableParallelism());
+    const readers = await pool.whenReady();
+    const pooled: number[] = [];
+    try {
+      const viaReaders = { ...deps, ...pool.stores() };
+      const deadline = performance.now() + QUERY_SECONDS * 1000;
+      for (let i = 0; i < QUERY_RUNS && performance.now() < deadline; i++) {
+        const t = performance.now();
+        await hybridSearch(viaReaders, { q: QUERIES[i % QUERIES.length]!.q, limit: 10 });
+        pooled.push(performance.now() - t);
+      }
+    } finally {
+      await pool.close();
+    }
+    // The vector index against an exact scan of the same vectors: recall@10 of the sketched first pass.
+    const exact = new SqliteVectorIndex(local.store.db, { approximateFrom: Infinity });
+    let kept = 0;
+    let asked = 0;
+    for (const { q } of QUERIES) {
+      const [vector] = await providers.embedder.embed([q], 'query');
+      const model = providers.embedder.stamp.model;
+      const want = new Set((await exact.query(vector!, model, 10, {})).map((h) => h.id));
+      const got = await local.vectors.query(vector!, model, 10, {});
+      kept += got.filter((h) => want.has(h.id)).length;
+      asked += want.size;
+    }
+    const recall = `${(kept / asked).toFixed(3)} (${local.vectors.lastPlan})`;
+    const l = (m: SearchMode | number[]) => {
+      const s = (typeof m === 'string' ? latency[m] : m).sort((a, b) => a - b);
       return `${pct(s, 50).toFixed(1)} / ${pct(s, 99).toFixed(1)} ms`;
     };
     rows.push(
-      `| ${n.toLocaleString('en')} | ${(run.enriched / buildSeconds).toFixed(0)} | ${buildSeconds.toFixed(1)} s | ${l('hybrid')} | ${l('text')} | ${l('vector')} | ${mib(peak)} |`,
+      `| ${n.toLocaleString('en')} | ${(run.enriched / buildSeconds).toFixed(0)} | ${buildSeconds.toFixed(1)} s | ${l('hybrid')} | ${l(pooled)} (${readers}) | ${l('text')} | ${l('vector')} | ${recall} | ${mib(peak)} |`,
     );
-    console.log(`${n} pages: enriched ${run.enriched} (${run.failed} failed) in ${buildSeconds.toFixed(1)} s; hybrid ${l('hybrid')}; peak RSS ${mib(peak)}`);
+    console.log(
+      `${n} pages: enriched ${run.enriched} (${run.failed} failed) in ${buildSeconds.toFixed(1)} s; hybrid ${l('hybrid')}, through ${readers} readers ${l(pooled)}; vector recall@10 ${recall}; peak RSS ${mib(peak)}`,
+    );
   } finally {
     await providers.close?.();
     await local.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!KEEP) rmSync(dir, { recursive: true, force: true });
   }
 }
 clearInterval(sampler);
 console.log(
-  '\n| pages | enrich + index pages/s | index build (enrich + FTS5 + vectors) | hybrid p50 / p99 | full-text p50 / p99 | vector p50 / p99 | peak RSS |',
+  '\n| pages | enrich + index pages/s | index build (enrich + FTS5 + vectors) | hybrid p50 / p99 | hybrid through readers p50 / p99 (readers) | full-text p50 / p99 | vector p50 / p99 | vector recall@10 vs exact | peak RSS |',
 );
-console.log('|---:|---:|---:|---:|---:|---:|---:|');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) console.log(r);

@@ -40,6 +40,7 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   token: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
   'write-token': { type: 'string' },
+  readers: { type: 'string' },
   webhook: { type: 'string', multiple: true },
   version: { type: 'boolean', short: 'v' },
   'log-format': { type: 'string' },

@@ -14,6 +14,8 @@ import { createLogger } from '../log/logger.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openLocalForReading, openLocalForWriting } from '../store/local/open-local.js';
+import { ReaderPool } from '../store/local/reader-pool.js';
+import { availableParallelism } from 'node:os';
 
 export interface ServeFlags {
   host?: string;
@@ -25,6 +27,8 @@ export interface ServeFlags {
   'write-token'?: string;
   /** Receivers of the crawl jobs' signed webhooks (TRAWL_WEBHOOK_SECRET signs them). */
   webhook?: string[];
+  /** Worker threads that answer searches (0: the HTTP thread answers them); one a core, up to 4, by default. */
+  readers?: string;
 }
 
 export interface RunningServer {
@@ -39,11 +43,17 @@ export const DEFAULT_PORT = 7373;
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 /** Checks `--host`, `--port` and `--token` (or TRAWL_API_TOKEN): a server reachable from other machines needs a token. */
-export function serveOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): { host: string; port: number; token?: string; allowedHosts: string[] } {
+export function serveOptions(
+  flags: ServeFlags,
+  env: NodeJS.ProcessEnv,
+): { host: string; port: number; token?: string; allowedHosts: string[]; readers: number } {
   const host = flags.host ?? '127.0.0.1';
   const port = flags.port === undefined ? DEFAULT_PORT : Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`invalid value ${JSON.stringify(flags.port)} for --port: expected a port number from 0 to 65535`);
+  const readers = flags.readers === undefined ? Math.min(4, availableParallelism()) : Number(flags.readers);
+  if (!Number.isInteger(readers) || readers < 0 || readers > 64)
+    throw new UsageError(`invalid value ${JSON.stringify(flags.readers)} for --readers: expected a number of search threads from 0 to 64`);
   const token = flags.token ?? (env.TRAWL_API_TOKEN || undefined);
   if (token !== undefined && token.length < 16) throw new UsageError('--token is too short: use at least 16 characters (e.g. openssl rand -hex 16)');
   if (!LOOPBACK.test(host) && !token) {
@@ -53,16 +63,18 @@ export function serveOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): { host:
   }
   // The address it listens on is a name it is reached by; a wildcard address is not.
   const allowedHosts = [...(flags['allowed-host'] ?? []), ...(host === '0.0.0.0' || host === '::' ? [] : [host])];
-  return { host, port, token, allowedHosts };
+  return { host, port, token, allowedHosts, readers };
 }
 
 /** Starts the API and the web UI over a data directory (read-only: a crawl may write to it meanwhile). */
 export async function startServer(settings: CrawlSettings, flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
-  const { host, port, token, allowedHosts } = serveOptions(flags, env);
+  const { host, port, token, allowedHosts, readers: readerCount } = serveOptions(flags, env);
   const writeToken = flags['write-token'] ?? (env.TRAWL_API_WRITE_TOKEN || undefined);
   // A server that may start crawls starts on an empty directory too: it is made, as the first crawl would.
   if (writeToken && !existsSync(join(settings.data, 'trawl.db'))) await openLocalForWriting(settings.data, 'trawl serve').close();
   const local = openLocalForReading(settings.data);
+  const readers = new ReaderPool(settings.data, local, readerCount);
+  const searched = readers.stores();
   const mcpOptions = { data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env };
   // A server that may start crawls keeps its queue and its webhook deliveries in jobs.db (a restart picks the queue up).
   const book = writeToken ? JobBook.open(settings.data) : undefined;
@@ -77,8 +89,8 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
     {
       store: local.store,
       graph: local.graph,
-      enrich: local.enrich,
-      vectors: local.vectors,
+      enrich: searched.enrich,
+      vectors: searched.vectors,
       embedder: new QueryEmbeddingCache(createEmbedder(settings, env)),
       changes: local.changes,
     },
@@ -99,6 +111,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
     });
   } catch (err) {
     book?.close();
+    await readers.close();
     await local.close();
     throw new UsageError(`cannot listen on ${host}:${port}: ${(err as Error).message}; pick another --port`, { cause: err });
   }
@@ -111,6 +124,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await jobs.shutdown();
       book?.close();
+      await readers.close();
       await local.close();
     },
   };

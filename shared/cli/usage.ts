@@ -72,7 +72,7 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
   },
   serve: {
     usage: 'trawl serve [--host 127.0.0.1] [--port 7373] [--token T] [--allowed-host NAME]   the HTTP API and the web UI',
-    flags: ['host', 'port', 'token', 'allowed-host', 'write-token', 'webhook'],
+    flags: ['host', 'port', 'token', 'allowed-host', 'write-token', 'webhook', 'readers'],
     example: 'trawl serve --port 7373',
     settings: 'data',
   },

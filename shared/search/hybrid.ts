@@ -95,16 +95,19 @@ export async function hybridSearch(deps: SearchDeps, request: SearchRequest): Pr
   const limit = request.limit ?? 10;
   const terms = queryTerms(request.q);
   const depth = Math.max(DEPTH, limit);
-  const text = mode === 'vector' ? [] : await deps.enrich.textSearch(terms, filters, depth);
-  let nearest: Array<{ id: string; distance: number }> = [];
-  if (mode !== 'text' && request.q.trim()) {
-    const [vector] = await deps.embedder.embed([request.q], 'query');
-    const floor = request.minSimilarity ?? MIN_SIMILARITY;
-    // Only matches of some strength: a query of nonsense words has nearest pages too.
-    nearest = (await deps.vectors.query(vector!, deps.embedder.stamp.model, depth, filters)).filter(
-      (n) => Number.isFinite(n.distance) && 1 - n.distance >= floor,
-    );
-  }
+  // The two lists at once: where reader threads answer them (trawl serve), each takes one.
+  const [text, nearest] = await Promise.all([
+    mode === 'vector' ? [] : deps.enrich.textSearch(terms, filters, depth),
+    (async () => {
+      if (mode === 'text' || !request.q.trim()) return [];
+      const [vector] = await deps.embedder.embed([request.q], 'query');
+      const floor = request.minSimilarity ?? MIN_SIMILARITY;
+      // Only matches of some strength: a query of nonsense words has nearest pages too.
+      return (await deps.vectors.query(vector!, deps.embedder.stamp.model, depth, filters)).filter(
+        (n) => Number.isFinite(n.distance) && 1 - n.distance >= floor,
+      );
+    })(),
+  ]);
   const textIds = text.map((t) => t.urlId);
   const vectorIds = nearest.map((n) => n.id);
   const fused = fuseRanks([textIds, vectorIds]);

@@ -10,7 +10,8 @@ import { crawlStoreContract } from './crawl-store.contract.js';
 import { graphStoreContract } from './graph-store.contract.js';
 import { objectStoreContract } from './object-store.contract.js';
 import { vectorIndexContract } from './vector-index.contract.js';
-import { SqliteEnrichStore, SqliteVectorIndex } from '../../shared/store/local/sqlite-search.js';
+import { SqliteEnrichStore } from '../../shared/store/local/sqlite-search.js';
+import { SqliteVectorIndex } from '../../shared/store/local/sqlite-vectors.js';
 import { enrichStoreContract } from './enrich-store.contract.js';
 
 crawlStoreContract(
@@ -58,6 +59,17 @@ vectorIndexContract(
     (dir) => {
       const store = new SqliteCrawlStore(dir);
       return Object.assign(new SqliteVectorIndex(store.db), { store });
+    },
+    (index) => index.store.close(),
+  ),
+);
+// The same behaviour when every query goes through the sketches first (all of them passed on).
+vectorIndexContract(
+  'sqlite, sketched',
+  inTempDir(
+    (dir) => {
+      const store = new SqliteCrawlStore(dir);
+      return Object.assign(new SqliteVectorIndex(store.db, { approximateFrom: 1, candidateShare: 1 }), { store });
     },
     (index) => index.store.close(),
   ),

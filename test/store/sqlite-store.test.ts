@@ -91,9 +91,11 @@ test('migrates a data directory of the previous schema forward, keeping its data
       INSERT INTO chunks VALUES ('a', 0, 'c0', 0, 2, 'first part', NULL, 'c1'), ('a', 1, 'c1', 0.5, 2, 'second part', 'c0', NULL);`);
     // …and no changes between runs (schema 9).
     db.exec('DROP TABLE changes; DROP TABLE change_texts; DROP TABLE link_changes');
+    // …and no vector sketches (schema 10).
+    db.exec('DROP TABLE vector_sketches');
     db.close();
     const reader = new SqliteCrawlStore(dir, { readonly: true });
-    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '9');
+    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '10');
     assert.deepEqual(
       (await reader.chunks('a')).map((c) => c.text),
       ['first part', 'second part'],
@@ -101,6 +103,7 @@ test('migrates a data directory of the previous schema forward, keeping its data
     assert.doesNotMatch((reader.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'chunks'").get() as { sql: string }).sql, /WITHOUT ROWID/);
     assert.ok((reader.db.prepare('PRAGMA table_info(runs)').all() as Array<{ name: string }>).some((c) => c.name === 'scope'));
     assert.ok(reader.db.prepare("SELECT name FROM sqlite_master WHERE name = 'link_changes'").get());
+    assert.ok(reader.db.prepare("SELECT name FROM sqlite_master WHERE name = 'vector_sketches'").get());
     assert.deepEqual(reader.db.prepare('SELECT count(*) AS n FROM selections').get(), { n: 0 });
     assert.ok((reader.db.prepare('PRAGMA table_info(extracts)').all() as Array<{ name: string }>).some((c) => c.name === 'fields'));
     assert.deepEqual(reader.db.prepare('SELECT count(*) AS n FROM search_text JOIN enrichments ON doc_id = search_text.rowid').get(), { n: 0 });

@@ -7,7 +7,8 @@ import { FileObjects } from './file-objects.js';
 import { DB_FILE, prepareDataDir, SqliteCrawlStore, type OpenOptions } from './sqlite-store.js';
 import { SqliteGraph } from './sqlite-graph.js';
 import { SqliteChanges } from './sqlite-changes.js';
-import { SqliteEnrichStore, SqliteVectorIndex } from './sqlite-search.js';
+import { SqliteEnrichStore } from './sqlite-search.js';
+import { SqliteVectorIndex } from './sqlite-vectors.js';
 
 /** The embedded runtime's adapters over one data directory. */
 export interface LocalStores {

@@ -12,7 +12,8 @@ function migrate(db: Db, file: string, from: number): void {
         `${file} was written by trawl data schema ${from}, which this trawl (schema ${SCHEMA_VERSION}) cannot migrate: use a new --data directory`,
       );
     db.transaction(() => {
-      db.exec(sql);
+      if (typeof sql === 'string') db.exec(sql);
+      else sql(db);
       db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(v + 1));
     })();
     process.stderr.write(`trawl: migrated ${file} from data schema ${v} to ${v + 1}\n`);

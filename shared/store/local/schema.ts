@@ -1,8 +1,11 @@
+import type { Database as Db } from 'better-sqlite3';
+import { backfillSketches, SKETCHES_SQL } from './sqlite-sketches.js';
+
 /**
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /**
  * What changed between runs (v9): one row per URL, run and kind (the detail as JSON); the two
@@ -117,7 +120,7 @@ const chunksSql = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
 );`;
 
 /** SQL that takes a data directory from version N to N + 1, keyed by N. */
-export const MIGRATIONS: Record<number, string> = {
+export const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
   // v3: body owners claimed at fetch time (the first page fetched with some bytes owns them).
   2: `CREATE TABLE IF NOT EXISTS bodies (hash TEXT PRIMARY KEY, url_id TEXT NOT NULL, claimed_at INTEGER NOT NULL) WITHOUT ROWID;
       INSERT OR IGNORE INTO bodies (hash, url_id, claimed_at)
@@ -141,6 +144,8 @@ export const MIGRATIONS: Record<number, string> = {
       ALTER TABLE chunks_v8 RENAME TO chunks;`,
   // v9: changes between runs.
   8: CHANGES_SQL,
+  // v10: a sign sketch beside each vector, for the approximate first pass of vector search.
+  9: backfillSketches,
 };
 
 export const SCHEMA_SQL = `
@@ -302,4 +307,5 @@ CREATE TABLE IF NOT EXISTS aliases (
 CREATE INDEX IF NOT EXISTS aliases_target ON aliases (target_id);
 ${ENRICH_SQL}
 ${SELECTIONS_SQL}
-${CHANGES_SQL}`;
+${CHANGES_SQL}
+${SKETCHES_SQL}`;

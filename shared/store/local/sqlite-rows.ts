@@ -1,4 +1,4 @@
-import type { Database as Db } from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
 import type { FetchKind } from '../../fetch/content-type.js';
 import {
   ROBOTS_REFUSAL,
@@ -264,4 +264,15 @@ export function rowToChunk(r: Record<string, unknown>): ChunkRecord {
     prevId: opt<string>(r.prev_id),
     nextId: opt<string>(r.next_id),
   };
+}
+
+/** Prepared statements by SQL text, prepared once per connection. */
+export class Statements {
+  private readonly cache = new Map<string, Statement>();
+  constructor(readonly db: Db) {}
+  get(sql: string): Statement {
+    let s = this.cache.get(sql);
+    if (!s) this.cache.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
 }
