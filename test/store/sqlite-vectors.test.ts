@@ -124,6 +124,8 @@ test('schema 10 gives the vectors an older trawl stored their sketches', async (
     try {
       assert.deepEqual(store.db.prepare('SELECT count(*) AS n FROM vector_sketches').get(), { n: 50 });
       const index = new SqliteVectorIndex(store.db, { approximateFrom: 1, candidateShare: 0, minCandidates: 5 });
+      await index.query(vectors[31]!, 'm', 1, {});
+      assert.equal(index.lastPlan, 'exact', "a connection's first query scans: loading the sketches would cost more");
       const hit = await index.query(vectors[31]!, 'm', 1, {});
       assert.equal(index.lastPlan, 'sketched');
       assert.equal(hit[0]?.id, 'p31');

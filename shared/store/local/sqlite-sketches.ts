@@ -109,6 +109,8 @@ export class SketchCache {
   private readonly where = new Map<string, { group: Group; slot: number }>();
   private seq = 0;
   private deletions = '';
+  /** Whether the copy has been loaded (it is then kept up to date at every call). */
+  loaded = false;
 
   constructor(db: Db) {
     this.sql = new Statements(db);
@@ -116,6 +118,7 @@ export class SketchCache {
 
   /** Brings the copy up to date with the database. */
   refresh(): void {
+    this.loaded = true;
     const deletions = (this.sql.get('SELECT value FROM meta WHERE key = ?').get(DELETIONS_KEY) as { value: string } | undefined)?.value ?? '0';
     if (deletions !== this.deletions) {
       this.groups.clear();
