@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../shared/store/local/sqlite-driver.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { SqliteVectorIndex } from '../../shared/store/local/sqlite-vectors.js';
 import { bestSketches, sketchTable, sketchVector } from '../../shared/search/vector-sketch.js';
