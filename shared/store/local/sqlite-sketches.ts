@@ -145,18 +145,16 @@ export class SketchCache {
     }
   }
 
-  /** How many pages have a vector of this model. */
+  /** How many pages have a vector of this model (as of the last refresh). */
   size(model: string, dimension: number): number {
-    this.refresh();
     return this.groups.get(`${model}\u0000${dimension}`)?.live ?? 0;
   }
 
   /**
    * The pages nearest the query by their sketches, for an exact comparison to decide among: the
-   * `scan` best by their signs, and of those the `keep` best by their byte codes.
+   * `scan` best by their signs, and of those the `keep` best by their byte codes (as of the last refresh).
    */
   candidates(query: Float32Array, model: string, scan: number, keep: number): string[] {
-    this.refresh();
     const group = this.groups.get(`${model}\u0000${query.length}`);
     if (!group) return [];
     const slots = bestSketches(sketchTable(query), { bits: group.bits, weights: group.weights, bytes: group.bytes, slots: group.ids.length }, scan);

@@ -86,6 +86,8 @@ export class SqliteVectorIndex implements VectorIndex {
     // Loading the sketches costs ~10 exact scans (1.8 s at 100,000 pages): a connection that asks
     // once (trawl search, an MCP call) scans; the second query loads them, as warm() does at once.
     const sketched = !where.sql && (this.sketches.loaded || ++this.unfiltered >= 2);
+    // One refresh a query: two point reads when nothing changed.
+    if (sketched) this.sketches.refresh();
     const size = sketched ? this.sketches.size(model, vector.length) : 0;
     if (size >= this.approximateFrom) {
       const count = Math.max(k, this.minCandidates, Math.ceil(size * this.candidateShare));
