@@ -9,8 +9,12 @@ export interface RequestLogEntry {
   end: number;
   status: number;
   userAgent: string;
-  /** Requests to this host in progress when this one started (including itself). */
-  concurrent: number;
+  /**
+   * Requests to this host in progress when this one started (including itself). A capped download
+   * the client had already closed is not counted: the server notices that close only when its
+   * event loop gets to it, which on a busy machine can be after the client's next request arrives.
+   */
+  readonly concurrent: number;
   bytesSent: number;
   /** The client closed before the whole body was sent (a capped download); `end` is when the server noticed. */
   aborted: boolean;
@@ -73,18 +77,22 @@ export async function startWeb(
   const log: RequestLogEntry[] = [];
   const origins: Record<string, string> = {};
   const servers: Server[] = [];
-  const inFlight = new Map<string, number>();
+  const inFlight = new Map<string, Set<{ aborted: boolean }>>();
   const hits = new Map<string, Map<string, number>>();
   const env = (name: string): HostEnv => ({ origin: (n) => origins[n]!, hits: hits.get(name)!, now: Date.now });
   const handler = (spec: HostSpec) => (req: IncomingMessage, res: ServerResponse) => {
     const start = Date.now();
-    const concurrent = (inFlight.get(spec.name) ?? 0) + 1;
-    inFlight.set(spec.name, concurrent);
+    const open = inFlight.get(spec.name) ?? new Set();
+    inFlight.set(spec.name, open);
+    const others = [...open];
+    const self = { aborted: false };
+    open.add(self);
     const target = req.url ?? '/';
     const url = new URL(target, 'http://x');
     const out = spec.handle({ path: url.pathname, target, query: url.searchParams, headers: req.headers }, env(spec.name));
     const finish = (bytesSent: number, aborted: boolean) => {
-      inFlight.set(spec.name, (inFlight.get(spec.name) ?? 1) - 1);
+      self.aborted = aborted;
+      open.delete(self);
       log.push({
         host: spec.name,
         target,
@@ -92,7 +100,9 @@ export async function startWeb(
         end: Date.now(),
         status: out.status,
         userAgent: String(req.headers['user-agent'] ?? ''),
-        concurrent,
+        get concurrent() {
+          return 1 + others.filter((o) => !o.aborted).length;
+        },
         bytesSent,
         aborted,
       });
