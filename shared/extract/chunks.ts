@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 
-type Tokenizer = { encode(text: string): number[]; decode(tokens: number[]): string };
+type Tokenizer = {
+  encode(text: string, options?: { disallowedSpecial?: Set<string> }): number[];
+  decode(tokens: number[]): string;
+};
 let cl100k: Tokenizer | undefined;
 
 /**
@@ -12,7 +15,13 @@ function tokenizer(): Tokenizer {
   cl100k ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/cl100k_base') as Tokenizer;
   return cl100k;
 }
-const encode = (text: string) => tokenizer().encode(text);
+/**
+ * A page's text is data, not a prompt: a special token's spelling in it (an article about
+ * tokenizers quoting `<|endoftext|>`) is encoded as the plain text it is, where the tokenizer's
+ * default would throw and leave the page without chunks.
+ */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+const encode = (text: string) => tokenizer().encode(text, AS_TEXT);
 const decode = (tokens: number[]) => tokenizer().decode(tokens);
 
 /** A piece of a document sized for an embedding model. */

@@ -48,6 +48,14 @@ test('merges a short tail and splits an over-long sentence', () => {
   assert.deepEqual(chunkText(''), []);
 });
 
+test("chunks a page that quotes a tokenizer's special tokens, as plain text", () => {
+  const text = 'The model stops at <|endoftext|> and chats use <|im_start|> markers. That is all.';
+  const chunks = chunkText(text, { ...DEFAULT_CHUNKING, minTokens: 1 });
+  assert.equal(chunks.length, 1);
+  assert.equal(chunks[0]!.text, text);
+  assert.ok(countTokens('<|endoftext|>') > 1, 'spelled out, not the one special token');
+});
+
 test('gives identical chunks identical ids', () => {
   assert.deepEqual(
     chunkText(sentencesText(100)).map((c) => c.id),
