@@ -81,6 +81,29 @@ export function stem(word: string, language?: string): string {
   return s;
 }
 
+/**
+ * Which of the query's terms occur in a text, by stem, in the terms' order. Each distinct word of
+ * the text is stemmed once, and the scan stops when every term is found: a hit's whole body is
+ * read only for the terms it lacks.
+ */
+export function termsIn(terms: string[], text: string): string[] {
+  const wanted = new Set(terms.map((t) => stem(t)));
+  if (wanted.size === 0) return [];
+  const found = new Set<string>();
+  const seen = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(WORD)) {
+    const w = m[0].replace(/['’]s$/, '').replace(/['’]/g, '');
+    if (seen.has(w)) continue;
+    seen.add(w);
+    const s = stem(w);
+    if (wanted.has(s) && !found.has(s)) {
+      found.add(s);
+      if (found.size === wanted.size) break;
+    }
+  }
+  return terms.filter((t) => found.has(stem(t)));
+}
+
 /** The stems of a text's content words (stopwords, one-letter words and bare numbers out). */
 export function contentStems(text: string, language?: string): string[] {
   const stop = stopwordSet(language);

@@ -1,5 +1,5 @@
 import type { Embedder } from '../enrich/providers.js';
-import { stem, stopwordSet, words } from '../enrich/text.js';
+import { stopwordSet, words } from '../enrich/text.js';
 import type { EnrichStore, HitDetails, SearchFilters, VectorIndex } from '../store/ports/index.js';
 
 /** Reciprocal rank fusion's constant (Cormack et al. 2009): 60 keeps one list's top ranks from drowning the other. */
@@ -38,7 +38,7 @@ export interface MatchReason {
   fused: number;
 }
 
-export interface SearchHit extends Omit<HitDetails, 'indexedText'> {
+export interface SearchHit extends Omit<HitDetails, 'matched'> {
   rank: number;
   why: MatchReason;
 }
@@ -76,11 +76,6 @@ export function fuseRanks(lists: string[][], k = RRF_K): Map<string, number> {
   return fused;
 }
 
-function matchedTerms(terms: string[], indexed: string): string[] {
-  const stems = new Set(words(indexed).map((w) => stem(w)));
-  return terms.filter((t) => stems.has(stem(t)));
-}
-
 /**
  * Hybrid search: BM25 over the full text and cosine similarity over the vectors, fused by
  * reciprocal rank, filtered by tag, domain, language and date. Each hit carries its summary, tags,
@@ -112,19 +107,26 @@ export async function hybridSearch(deps: SearchDeps, request: SearchRequest): Pr
   const vectorIds = nearest.map((n) => n.id);
   const fused = fuseRanks([textIds, vectorIds]);
   const order = [...fused.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, limit);
-  const details = new Map((await deps.enrich.hitDetails(order.map(([id]) => id))).map((d) => [d.urlId, d]));
+  const details = new Map(
+    (
+      await deps.enrich.hitDetails(
+        order.map(([id]) => id),
+        terms,
+      )
+    ).map((d) => [d.urlId, d]),
+  );
   const hits: SearchHit[] = [];
   for (const [id, score] of order) {
     const d = details.get(id);
     if (!d) continue;
-    const { indexedText, ...shown } = d;
+    const { matched, ...shown } = d;
     const ti = textIds.indexOf(id);
     const vi = vectorIds.indexOf(id);
     hits.push({
       ...shown,
       rank: hits.length + 1,
       why: {
-        terms: matchedTerms(terms, indexedText),
+        terms: matched,
         textRank: ti >= 0 ? ti + 1 : undefined,
         bm25: ti >= 0 ? Number(text[ti]!.score.toFixed(4)) : undefined,
         vectorRank: vi >= 0 ? vi + 1 : undefined,

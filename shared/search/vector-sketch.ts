@@ -96,21 +96,28 @@ export function bestSketches(table: Float32Array, columns: SketchColumns, count:
     scores[i] = s / w;
     live++;
   }
-  const keep = Math.min(count, live);
-  if (keep === 0) return [];
-  const cut = kthLargest(Float32Array.from(scores), keep);
+  return topScored(scores, Math.min(count, live), (i) => i);
+}
+
+/**
+ * The indexes of the `keep` highest scores, best first (ties by the smaller id): a quickselect
+ * finds the cut, so only the kept entries are sorted. `-Infinity` is never kept.
+ */
+function topScored(scores: Float32Array | Float64Array, keep: number, idOf: (index: number) => number): number[] {
+  if (keep <= 0) return [];
+  const cut = kthLargest(Float64Array.from(scores), keep);
   const above: number[] = [];
   const at: number[] = [];
-  for (let i = 0; i < slots; i++) {
+  for (let i = 0; i < scores.length; i++) {
     if (scores[i]! > cut) above.push(i);
-    else if (scores[i] === cut && scores[i] !== -Infinity) at.push(i);
+    else if (scores[i] === cut && cut !== -Infinity) at.push(i);
   }
-  const chosen = above.concat(at.slice(0, keep - above.length));
-  return chosen.sort((a, b) => scores[b]! - scores[a]! || a - b);
+  const chosen = above.concat(at.sort((x, y) => idOf(x) - idOf(y)).slice(0, keep - above.length));
+  return chosen.sort((a, b) => scores[b]! - scores[a]! || idOf(a) - idOf(b));
 }
 
 /** The k-th largest value (1-based) by quickselect; reorders `values`. */
-function kthLargest(values: Float32Array, k: number): number {
+function kthLargest(values: Float64Array, k: number): number {
   let lo = 0;
   let hi = values.length - 1;
   const target = k - 1;
@@ -149,13 +156,25 @@ export interface CodeColumns {
  */
 export function bestCodes(query: Float32Array, columns: CodeColumns, slots: number[], count: number): number[] {
   const { codes, norms, dimension } = columns;
-  const scored = slots.map((slot) => {
+  const scores = new Float64Array(slots.length);
+  const tail = dimension - (dimension % 4);
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i]!;
     const o = slot * dimension;
-    let dot = 0;
-    for (let j = 0; j < dimension; j++) dot += query[j]! * codes[o + j]!;
+    // Four sums side by side: the products do not wait on each other.
+    let a = 0;
+    let b = 0;
+    let c = 0;
+    let d = 0;
+    for (let j = 0; j < tail; j += 4) {
+      a += query[j]! * codes[o + j]!;
+      b += query[j + 1]! * codes[o + j + 1]!;
+      c += query[j + 2]! * codes[o + j + 2]!;
+      d += query[j + 3]! * codes[o + j + 3]!;
+    }
+    for (let j = tail; j < dimension; j++) a += query[j]! * codes[o + j]!;
     const norm = norms[slot]!;
-    return { slot, score: norm > 0 ? dot / norm : -Infinity };
-  });
-  scored.sort((a, b) => b.score - a.score || a.slot - b.slot);
-  return scored.slice(0, count).map((s) => s.slot);
+    scores[i] = norm > 0 ? (a + b + c + d) / norm : -Infinity;
+  }
+  return topScored(scores, Math.min(count, slots.length), (i) => slots[i]!).map((i) => slots[i]!);
 }

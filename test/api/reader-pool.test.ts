@@ -28,7 +28,7 @@ test('search reads answered by reader threads equal the same reads on the callin
         const near = await pooled.vectors.query(vector!, embedder.stamp.model, 10, { language: 'en' });
         assert.deepEqual(near, await local.vectors.query(vector!, embedder.stamp.model, 10, { language: 'en' }));
         const ids = text.map((t) => t.urlId);
-        assert.deepEqual(await pooled.enrich.hitDetails(ids), await local.enrich.hitDetails(ids));
+        assert.deepEqual(await pooled.enrich.hitDetails(ids, terms), await local.enrich.hitDetails(ids, terms));
       }
       // Several at once, spread over both readers.
       const many = await Promise.all(QUERIES.flatMap((q) => [1, 2, 3].map(() => pooled.enrich.textSearch(q.split(' '), {}, 5))));

@@ -6,7 +6,7 @@ import { summarizeExtractive, SUMMARY_LIMITS } from '../../shared/enrich/local-s
 import { keyphraseTags } from '../../shared/enrich/local-tags.js';
 import { hashEmbedding } from '../../shared/enrich/local-embedding.js';
 import { cleanTags, normalizeTag, readTagOutput, TAG_LIMITS } from '../../shared/enrich/tags.js';
-import { headTailWindow, plainText, sentences } from '../../shared/enrich/text.js';
+import { headTailWindow, plainText, sentences, termsIn } from '../../shared/enrich/text.js';
 import { validateSummary } from '../../shared/enrich/prompts.js';
 
 const article = readFileSync(new URL('../fixtures/extract/news-article.txt', import.meta.url), 'utf8');
@@ -87,4 +87,12 @@ test('plain text drops markdown syntax; long texts are cut to a head and a tail'
   const w = headTailWindow(text, 400);
   assert.ok(w.length <= 410);
   assert.match(w, /^head .*\n\[…\]\n.*tail $/s);
+});
+
+test("a hit's matched terms: by stem, case and possessives ignored, in the query's order, none invented", () => {
+  const text = "The Gardener's heaps were turned WEEKLY; composting takes patience.";
+  assert.deepEqual(termsIn(['weekly', 'heap', 'compost', 'gardener', 'turning', 'tomato'], text), ['weekly', 'heap', 'compost', 'gardener', 'turning']);
+  assert.deepEqual(termsIn(['tomato'], text), []);
+  assert.deepEqual(termsIn([], text), []);
+  assert.deepEqual(termsIn(['heap', 'heaps'], 'one heap'), ['heap', 'heaps'], 'terms sharing a stem are both matched');
 });

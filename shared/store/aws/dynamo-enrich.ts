@@ -342,7 +342,7 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     return { docs: manifest.docs, generation: manifest.generation, seconds: (Date.now() - started) / 1000 };
   }
 
-  async hitDetails(urlIds: string[]): Promise<HitDetails[]> {
+  async hitDetails(urlIds: string[], terms: string[]): Promise<HitDetails[]> {
     const items = await this.batchGet(urlIds.flatMap((id) => [enrichKeys.enrichment(id), enrichKeys.terms(id)]));
     const byKey = new Map(items.map((i) => [`${i.PK}|${i.SK}`, i]));
     const out: HitDetails[] = [];
@@ -351,7 +351,7 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
       const e = recordOf<EnrichmentRecord>(byKey.get(`${k.PK}|${k.SK}`));
       if (!e) continue;
       const t = enrichKeys.terms(id);
-      out.push(hitOf(e, String(byKey.get(`${t.PK}|${t.SK}`)?.text ?? ''), await this.anchors(id)));
+      out.push(hitOf(e, terms, String(byKey.get(`${t.PK}|${t.SK}`)?.text ?? ''), await this.anchors(id)));
     }
     return out;
   }

@@ -231,7 +231,7 @@ export class SqliteEnrichStore implements EnrichStore {
     return rows.map((r) => ({ urlId: r.url_id, score: r.score }));
   }
 
-  async hitDetails(urlIds: string[]): Promise<HitDetails[]> {
+  async hitDetails(urlIds: string[], terms: string[]): Promise<HitDetails[]> {
     const one = this.sql.get(
       `SELECT e.*, s.title || ' ' || s.tags || ' ' || s.summary || ' ' || s.body AS indexed FROM enrichments e JOIN search_text s ON s.rowid = e.doc_id WHERE e.url_id = ?`,
     );
@@ -249,6 +249,7 @@ export class SqliteEnrichStore implements EnrichStore {
       out.push(
         hitOf(
           e,
+          terms,
           r.indexed as string,
           links.map((l) => ({ anchor: l.anchor, count: l.n })),
         ),

@@ -1,5 +1,6 @@
 import type { EnrichStage } from '../../errors.js';
 import type { ModelStamp } from '../../enrich/providers.js';
+import { termsIn } from '../../enrich/text.js';
 
 /** A model stamp with the time the output was made. */
 export interface StampedAt extends ModelStamp {
@@ -102,16 +103,19 @@ export interface HitDetails {
   tags: string[];
   language?: string;
   published?: string;
-  /** The plain text the full-text index holds, for saying which query terms matched. */
-  indexedText: string;
+  /** The query's terms found in the text the full-text index holds for it (by stem), in the query's order. */
+  matched: string[];
   /** The anchor texts other pages link to it with, most used first. */
   inlinks: Array<{ anchor: string; count: number }>;
 }
 
-/** A hit's details from its record, its indexed text and its inlink anchors (both stores build them so). */
-export function hitOf(e: EnrichmentRecord, indexedText: string, inlinks: HitDetails['inlinks']): HitDetails {
+/**
+ * A hit's details from its record, the query's terms, its indexed text and its inlink anchors
+ * (both stores build them so). The terms are matched where the text is, so the text never travels.
+ */
+export function hitOf(e: EnrichmentRecord, terms: string[], indexedText: string, inlinks: HitDetails['inlinks']): HitDetails {
   const { urlId, url, host, title, summary, tags, language, published } = e;
-  return { urlId, url, host, title, summary, tags, language, published, indexedText, inlinks };
+  return { urlId, url, host, title, summary, tags, language, published, matched: termsIn(terms, indexedText), inlinks };
 }
 
 /** The store side of Summarize and Index: enrichments (truth), the full-text index, the dead-letter list. */
@@ -133,7 +137,8 @@ export interface EnrichStore {
   enrichFailures(): Promise<EnrichFailure[]>;
   /** BM25 over the indexed text; `terms` are plain words (OR-ed, more matched terms rank higher). */
   textSearch(terms: string[], filters: SearchFilters, limit: number): Promise<TextHit[]>;
-  hitDetails(urlIds: string[]): Promise<HitDetails[]>;
+  /** What each hit shows, with which of the query's `terms` its indexed text holds. */
+  hitDetails(urlIds: string[], terms: string[]): Promise<HitDetails[]>;
   /**
    * Folds what changed into a new generation of the full-text index, where it is built in
    * generations (the cloud: S3); absent where the index is updated in place (SQLite FTS5).
