@@ -60,9 +60,12 @@ export function stopwordSet(language: string | undefined): Set<string> {
   return set;
 }
 
+/** A lower-cased word token without its possessive and apostrophes. */
+const bareWord = (w: string) => w.replace(/['’]s$/, '').replace(/['’]/g, '');
+
 /** Lower-cased word tokens of a text, in order. */
 export function words(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/['’]s$/, '').replace(/['’]/g, ''));
+  return (text.toLowerCase().match(WORD) ?? []).map(bareWord);
 }
 
 /** Stems already computed: a crawl's vocabulary repeats, and Porter is most of the local methods' cost. Cleared past a bound. */
@@ -92,7 +95,7 @@ export function termsIn(terms: string[], text: string): string[] {
   const found = new Set<string>();
   const seen = new Set<string>();
   for (const m of text.toLowerCase().matchAll(WORD)) {
-    const w = m[0].replace(/['’]s$/, '').replace(/['’]/g, '');
+    const w = bareWord(m[0]);
     if (seen.has(w)) continue;
     seen.add(w);
     const s = stem(w);

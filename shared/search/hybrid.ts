@@ -107,14 +107,8 @@ export async function hybridSearch(deps: SearchDeps, request: SearchRequest): Pr
   const vectorIds = nearest.map((n) => n.id);
   const fused = fuseRanks([textIds, vectorIds]);
   const order = [...fused.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, limit);
-  const details = new Map(
-    (
-      await deps.enrich.hitDetails(
-        order.map(([id]) => id),
-        terms,
-      )
-    ).map((d) => [d.urlId, d]),
-  );
+  const ids = order.map(([id]) => id);
+  const details = new Map((await deps.enrich.hitDetails(ids, terms)).map((d) => [d.urlId, d]));
   const hits: SearchHit[] = [];
   for (const [id, score] of order) {
     const d = details.get(id);

@@ -77,38 +77,39 @@ export async function startWeb(
   const log: RequestLogEntry[] = [];
   const origins: Record<string, string> = {};
   const servers: Server[] = [];
-  const inFlight = new Map<string, Set<{ aborted: boolean }>>();
   const hits = new Map<string, Map<string, number>>();
   const env = (name: string): HostEnv => ({ origin: (n) => origins[n]!, hits: hits.get(name)!, now: Date.now });
-  const handler = (spec: HostSpec) => (req: IncomingMessage, res: ServerResponse) => {
-    const start = Date.now();
-    const open = inFlight.get(spec.name) ?? new Set();
-    inFlight.set(spec.name, open);
-    const others = [...open];
-    const self = { aborted: false };
-    open.add(self);
-    const target = req.url ?? '/';
-    const url = new URL(target, 'http://x');
-    const out = spec.handle({ path: url.pathname, target, query: url.searchParams, headers: req.headers }, env(spec.name));
-    const finish = (bytesSent: number, aborted: boolean) => {
-      self.aborted = aborted;
-      open.delete(self);
-      log.push({
-        host: spec.name,
-        target,
-        start,
-        end: Date.now(),
-        status: out.status,
-        userAgent: String(req.headers['user-agent'] ?? ''),
-        get concurrent() {
-          return 1 + others.filter((o) => !o.aborted).length;
-        },
-        bytesSent,
-        aborted,
-      });
+  const handler = (spec: HostSpec) => {
+    /** This host's requests in progress. */
+    const open = new Set<{ aborted: boolean }>();
+    return (req: IncomingMessage, res: ServerResponse) => {
+      const start = Date.now();
+      const others = [...open];
+      const self = { aborted: false };
+      open.add(self);
+      const target = req.url ?? '/';
+      const url = new URL(target, 'http://x');
+      const out = spec.handle({ path: url.pathname, target, query: url.searchParams, headers: req.headers }, env(spec.name));
+      const finish = (bytesSent: number, aborted: boolean) => {
+        self.aborted = aborted;
+        open.delete(self);
+        log.push({
+          host: spec.name,
+          target,
+          start,
+          end: Date.now(),
+          status: out.status,
+          userAgent: String(req.headers['user-agent'] ?? ''),
+          get concurrent() {
+            return 1 + others.filter((o) => !o.aborted).length;
+          },
+          bytesSent,
+          aborted,
+        });
+      };
+      if (out.delayMs) setTimeout(() => send(res, out, finish), out.delayMs);
+      else send(res, out, finish);
     };
-    if (out.delayMs) setTimeout(() => send(res, out, finish), out.delayMs);
-    else send(res, out, finish);
   };
   let sharedPort = 0;
   for (const [i, spec] of hosts.entries()) {
