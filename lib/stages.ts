@@ -1,4 +1,4 @@
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { environmentOf } from '../shared/config/lambda-environment.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,8 +57,34 @@ export interface StagesProps {
   environment: Record<string, string>;
 }
 
-/** pdf.js runs in a worker thread that imports it by path, so its legacy build ships beside the bundle. */
-export const PDFJS_FILES = ['package.json', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs'];
+/** Files of an installed package that a stage's code reads by path at run time, shipped in its `node_modules/` beside the bundle. */
+interface PackageFiles {
+  name: string;
+  files: string[];
+  /** Shipped with one stage, or with every stage whose bundle names this module (its code holds the string). */
+  shippedWith: { stage: StageName } | { bundleNaming: string };
+}
+
+/** pdf.js runs in a worker thread that imports it by path, so its legacy build ships beside the Extract stage. */
+const PDFJS: PackageFiles = {
+  name: 'pdfjs-dist',
+  files: ['package.json', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs'],
+  shippedWith: { stage: 'extract-page' },
+};
+
+/**
+ * The tokenizer (shared/extract/chunks.ts) loads tiktoken's WebAssembly build and cl100k's ranks
+ * by path, and resolves them when its module loads: every stage whose bundle holds that module
+ * ships them (without them a stage fails at its cold start; before, pages lost their chunks).
+ */
+const TIKTOKEN: PackageFiles = {
+  name: 'tiktoken',
+  files: ['package.json', 'lite/tiktoken.cjs', 'lite/tiktoken_bg.cjs', 'lite/tiktoken_bg.wasm', 'encoders/cl100k_base.json'],
+  shippedWith: { bundleNaming: 'tiktoken/encoders/cl100k_base.json' },
+};
+
+/** What the stages read from installed packages at run time, beside their bundles. */
+const RUNTIME_FILES: readonly PackageFiles[] = [PDFJS, TIKTOKEN];
 
 /** Chromium ships for x86_64 only: the Render stage runs there, every other stage on arm64. */
 export const X86_STAGES: ReadonlySet<StageName> = new Set(['render-page']);
@@ -234,14 +260,19 @@ function installedClosure(names: string[], from: string): Array<{ name: string; 
   return [...found].map(([name, dir]) => ({ name, dir }));
 }
 
-/** What a prebuilt stage reads as files: pdf.js's worker (Extract), the Chromium package (Render), the web UI (search API). */
+/** What a prebuilt stage reads as files: the installed packages' files it loads by path (RUNTIME_FILES), the Chromium package (Render), the web UI (search API). */
 function shipFiles(name: StageName, outputDir: string, from: string): void {
-  if (name === 'extract-page') {
-    const pdfjs = installedDir('pdfjs-dist', from);
-    if (!pdfjs) throw new Error('the Extract stage ships pdf.js beside its code, and pdfjs-dist (a dependency of trawl) is not installed: run npm install');
-    for (const f of PDFJS_FILES) {
-      mkdirSync(join(outputDir, 'node_modules/pdfjs-dist', dirname(f)), { recursive: true });
-      copyFileSync(join(pdfjs, f), join(outputDir, 'node_modules/pdfjs-dist', f));
+  const code = readdirSync(outputDir)
+    .filter((f) => f.endsWith('.mjs'))
+    .map((f) => readFileSync(join(outputDir, f), 'utf8'))
+    .join('\n');
+  const ships = ({ shippedWith: w }: PackageFiles) => ('stage' in w ? w.stage === name : code.includes(w.bundleNaming));
+  for (const pkg of RUNTIME_FILES.filter(ships)) {
+    const dir = installedDir(pkg.name, from);
+    if (!dir) throw new Error(`the ${name} stage ships ${pkg.name} beside its code, and ${pkg.name} (a dependency of trawl) is not installed: run npm install`);
+    for (const f of pkg.files) {
+      mkdirSync(join(outputDir, 'node_modules', pkg.name, dirname(f)), { recursive: true });
+      copyFileSync(join(dir, f), join(outputDir, 'node_modules', pkg.name, f));
     }
   }
   for (const pkg of SHIPPED_PACKAGES[name] ?? []) {
@@ -273,12 +304,16 @@ function bundlingOptions(name: StageName): BundlingOptions {
       beforeBundling: () => [],
       beforeInstall: () => [],
       afterBundling: (inputDir: string, outputDir: string) => [
-        ...(name === 'extract-page'
-          ? PDFJS_FILES.map(
+        ...RUNTIME_FILES.flatMap(({ name: pkg, files, shippedWith: w }) => {
+          if ('stage' in w && w.stage !== name) return [];
+          const copy = files
+            .map(
               (f) =>
-                `mkdir -p "${join(outputDir, 'node_modules/pdfjs-dist', dirname(f))}" && cp "${join(inputDir, 'node_modules/pdfjs-dist', f)}" "${join(outputDir, 'node_modules/pdfjs-dist', f)}"`,
+                `mkdir -p "${join(outputDir, 'node_modules', pkg, dirname(f))}" && cp "${join(inputDir, 'node_modules', pkg, f)}" "${join(outputDir, 'node_modules', pkg, f)}"`,
             )
-          : []),
+            .join(' && ');
+          return ['stage' in w ? copy : `if grep -qF "${w.bundleNaming}" "${join(outputDir, 'index.mjs')}"; then ${copy}; fi`];
+        }),
         ...(name === 'search-api'
           ? [`test -f "${join(UI_DIR, 'index.html')}" || (cd "${ROOT}" && npx tsx scripts/build-ui.ts)`, `cp -R "${UI_DIR}" "${join(outputDir, 'ui')}"`]
           : []),

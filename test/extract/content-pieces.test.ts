@@ -48,6 +48,17 @@ test('merges a short tail and splits an over-long sentence', () => {
   assert.deepEqual(chunkText(''), []);
 });
 
+test('an over-long sentence in a non-Latin script is cut between characters, never inside one', () => {
+  // Mathematical letters (4 bytes, more than one token each) and no sentence end: the sentence is cut by tokens, inside characters.
+  const text = '𝔘𝔫𝔦𝔠𝔬𝔡𝔢'.repeat(1200);
+  const parts = chunkText(text);
+  assert.ok(parts.length >= 3);
+  for (const c of parts) assert.ok(!c.text.includes('\uFFFD'), `a chunk holds a replacement character: ${c.text.slice(0, 40)}…`);
+  // The pieces are the text's own characters, from its first to its last.
+  assert.ok(text.startsWith(parts[0]!.text.replaceAll(' ', '').slice(0, 200)));
+  assert.ok(text.endsWith(parts.at(-1)!.text.replaceAll(' ', '').slice(-200)));
+});
+
 test("chunks a page that quotes a tokenizer's special tokens, as plain text", () => {
   const text = 'The model stops at <|endoftext|> and chats use <|im_start|> markers. That is all.';
   const chunks = chunkText(text, { ...DEFAULT_CHUNKING, minTokens: 1 });

@@ -1,7 +1,7 @@
 // The synthesized stack: resources and their settings, the cdk-nag AwsSolutions pack, the bundles.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -92,11 +92,15 @@ test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x
   });
 });
 
-test('the bundles are ESM built by esbuild, and the extract stage carries pdf.js for its worker thread', () => {
+test('the bundles are ESM built by esbuild, the extract stage carries pdf.js for its worker thread, and every stage that tokenizes its tokenizer', () => {
   const assets = readdirSync(synth.outdir).filter((d) => d.startsWith('asset.'));
   assert.equal(assets.length, 11);
   for (const a of assets) assert.ok(existsSync(join(synth.outdir, a, 'index.mjs')), a);
   assert.equal(assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/pdfjs-dist/legacy/build/pdf.mjs'))).length, 1);
+  // Every stage but the search API chunks or counts tokens (their bundles name tiktoken), and tiktoken reads its files by path.
+  const tokenizing = assets.filter((a) => readFileSync(join(synth.outdir, a, 'index.mjs'), 'utf8').includes('tiktoken/lite'));
+  assert.equal(tokenizing.length, 10);
+  for (const a of tokenizing) assert.ok(existsSync(join(synth.outdir, a, 'node_modules/tiktoken/lite/tiktoken_bg.wasm')), a);
   // The Render stage ships @sparticuz/chromium as it is (its packed browser is found beside its own files).
   assert.equal(assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/@sparticuz/chromium/bin/chromium.br'))).length, 1);
 });

@@ -4,8 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import { tempDir } from '../helpers.js';
 import { consumerLock } from './consumer-lock.js';
@@ -132,16 +132,33 @@ test("the README's CDK app synthesizes a stack with trawl/cdk from the prebuilt 
   assert.equal(holding('node_modules/pdfjs-dist/legacy/build/pdf.worker.mjs'), 1, 'the Extract stage ships pdf.js');
   assert.equal(holding('node_modules/@sparticuz/chromium/bin/chromium.br'), 1, 'the Render stage ships Chromium');
   assert.equal(holding('ui/app.js'), 1, 'the search API ships the web UI');
-  // Every stage loads as Lambda loads it (the runtime's SDK stands in from this checkout): the chunks it imports are all there.
-  symlinkSync(join(ROOT, 'node_modules'), join(project.dir, 'cdk.out', 'node_modules'));
-  for (const stage of stages) {
+  // The tokenizer's files ship with every stage whose code chunks or counts tokens (all but the search API).
+  assert.equal(holding('node_modules/tiktoken/lite/tiktoken_bg.wasm'), 10, 'the stages that tokenize ship the tokenizer');
+  // Every stage loads as Lambda loads it: copied out of the project (whose node_modules holds trawl's
+  // dependencies) to a directory where what is above it holds the AWS SDK (which the nodejs24.x
+  // runtime ships; this checkout's stands in) and nothing else, so a package the bundle needs at run
+  // time and does not ship fails here, as it would in AWS.
+  const lambdaRoot = tempDir('trawl-lambda-');
+  mkdirSync(join(lambdaRoot.dir, 'node_modules'));
+  for (const scope of ['@aws-sdk', '@smithy']) symlinkSync(join(ROOT, 'node_modules', scope), join(lambdaRoot.dir, 'node_modules', scope));
+  for (const asset of stages) {
+    const stage = join(lambdaRoot.dir, basename(asset));
+    cpSync(asset, stage, { recursive: true });
+    const tokenizes = existsSync(join(stage, 'node_modules/tiktoken'));
     const out = run(process.execPath, [
       '--input-type=module',
       '-e',
-      `const m = await import(${JSON.stringify(join(stage, 'index.mjs'))}); console.log(typeof m.handler);`,
+      `const m = await import(${JSON.stringify(join(stage, 'index.mjs'))}); console.log(typeof m.handler);` +
+        // The shipped files are enough to tokenize: tiktoken finds its WebAssembly beside its loader.
+        (tokenizes
+          ? `const r = (await import('node:module')).createRequire(${JSON.stringify(join(stage, 'index.mjs'))});` +
+            `const c = r('tiktoken/encoders/cl100k_base.json'); const t = new (r('tiktoken/lite').Tiktoken)(c.bpe_ranks, c.special_tokens, c.pat_str);` +
+            `console.log(t.encode_ordinary('hello world').length);`
+          : ''),
     ]);
-    assert.equal(out.trim(), 'function', stage);
+    assert.equal(out.trim(), tokenizes ? 'function\n2' : 'function', asset);
   }
+  lambdaRoot.cleanup();
 });
 
 test("a user's TypeScript type-checks against the published declarations, and a wrong option does not", () => {
