@@ -13,38 +13,52 @@ function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-/** FNV-1a over UTF-16 code units, two lanes with different offsets, for a 64-bit feature hash. */
-function hash64(s: string): [number, number] {
+/** murmur3's fmix32: the final avalanche, so nearby shingles spread over all bits. */
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+const SPACE = 0x20;
+
+/**
+ * Adds a shingle's 64-bit feature hash to the bit tallies: FNV-1a over the UTF-16 code units of its
+ * words joined by spaces, in two lanes with different offsets, each through fmix32. The words are
+ * hashed where they are (the joined string is never built): stored hashes depend on these exact
+ * values, so the same code units go through the same steps.
+ */
+function addShingle(v: Int32Array, words: readonly string[], from: number, count: number): void {
   let h1 = 0x811c9dc5;
   let h2 = 0x01000193 ^ 0x9e3779b9;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x01000193) ^ (h2 >>> 15);
+  for (let k = 0; k < count; k++) {
+    if (k > 0) {
+      h1 = Math.imul(h1 ^ SPACE, 0x01000193);
+      h2 = Math.imul(h2 ^ SPACE, 0x01000193) ^ (h2 >>> 15);
+    }
+    const w = words[from + k]!;
+    for (let i = 0; i < w.length; i++) {
+      const c = w.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x01000193) ^ (h2 >>> 15);
+    }
   }
-  // final avalanche (murmur3 fmix32) so nearby shingles spread over all bits
-  const fmix = (h: number) => {
-    h ^= h >>> 16;
-    h = Math.imul(h, 0x85ebca6b);
-    h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35);
-    return (h ^ (h >>> 16)) >>> 0;
-  };
-  return [fmix(h1), fmix(h2)];
+  const hi = fmix(h1);
+  const lo = fmix(h2);
+  for (let b = 0; b < 32; b++) {
+    v[b]! += (((hi >>> b) & 1) << 1) - 1;
+    v[32 + b]! += (((lo >>> b) & 1) << 1) - 1;
+  }
 }
 
 /** The SimHash of a text as 16 hex digits; texts shorter than three words hash their words. */
 export function simhash(text: string): string {
   const w = words(text);
-  const shingles = w.length >= 3 ? w.slice(2).map((_, i) => `${w[i]} ${w[i + 1]} ${w[i + 2]}`) : w;
   const v = new Int32Array(SIMHASH_BITS);
-  for (const sh of shingles) {
-    const [hi, lo] = hash64(sh);
-    for (let b = 0; b < 32; b++) {
-      v[b] = v[b]! + ((hi >>> b) & 1 ? 1 : -1);
-      v[32 + b] = v[32 + b]! + ((lo >>> b) & 1 ? 1 : -1);
-    }
-  }
+  if (w.length >= 3) for (let i = 0; i + 2 < w.length; i++) addShingle(v, w, i, 3);
+  else for (let i = 0; i < w.length; i++) addShingle(v, w, i, 1);
   let hi = 0;
   let lo = 0;
   for (let b = 0; b < 32; b++) {

@@ -1,4 +1,4 @@
-import { attr, documentElement, rawText, selectEvery, selectFirst, textOf, type Doc } from './dom.js';
+import { attr, documentElement, rawText, selectEvery, selectFirst, textOf, type Doc, type El } from './dom.js';
 
 /** The text fields of page metadata; `contentType` is the Schema.org type (`Article`, `Product`, …) or og:type. */
 export type MetadataFields = Partial<Record<MetaField, string>>;
@@ -83,9 +83,22 @@ function jsonLdLayer(doc: Doc, notes: MetadataProblems): Layer {
   };
 }
 
+/** A document's `<meta>` elements by lower-cased `property` and `name`, the first in document order for each: one pass, not one a key. */
+const metasOf = new WeakMap<Doc, Map<string, El>>();
+
+/** The content of the first `meta[property="key" i], meta[name="key" i]`. */
 function metaContent(doc: Doc, key: string): string | undefined {
-  const el = selectFirst(doc, `meta[property="${key}" i], meta[name="${key}" i]`);
-  return attr(el, 'content');
+  let metas = metasOf.get(doc);
+  if (!metas) {
+    metas = new Map();
+    for (const el of selectEvery(doc, 'meta'))
+      for (const name of [el.attribs.property, el.attribs.name]) {
+        const k = name?.toLowerCase();
+        if (k !== undefined && !metas.has(k)) metas.set(k, el);
+      }
+    metasOf.set(doc, metas);
+  }
+  return attr(metas.get(key.toLowerCase()), 'content');
 }
 
 function openGraphLayer(doc: Doc): Layer {

@@ -40,9 +40,31 @@ const emptyStats = (): Stats => ({ len: 0, links: 0, commas: 0, paragraphs: 0, i
 const COMMAS = /[,，、،]/g;
 const STATE_CLASS = /^(tag|category|categories|has|with|no|is|hide|show|js|lang|format|type|status|post-format|wp-block)[-_]/;
 
-/** Lower-cased class and id words, plus each class name glued together ("related-posts" → related, posts, relatedposts). */
-export function classTokens(el: Element): string[] {
+/**
+ * Class words and signs by the id and class text they come from: a page repeats its class names
+ * over many elements, and the model, the scorer and the edge rules ask for each element's many
+ * times. Keyed by text, not element (a WeakMap of every element cost the garbage collector more
+ * than it saved); emptied past a bound.
+ */
+const namesSeen = new Map<string, { tokens: readonly string[]; sign?: number }>();
+const NAMES_KEPT = 5_000;
+
+function namesOf(el: Element): { tokens: readonly string[]; sign?: number } {
   const raw = `${el.attribs.id ?? ''} ${el.attribs.class ?? ''}`.slice(0, 400);
+  let names = namesSeen.get(raw);
+  if (!names) {
+    if (namesSeen.size >= NAMES_KEPT) namesSeen.clear();
+    namesSeen.set(raw, (names = { tokens: tokensOf(raw) }));
+  }
+  return names;
+}
+
+/** Lower-cased class and id words, plus each class name glued together ("related-posts" → related, posts, relatedposts). */
+export function classTokens(el: Element): readonly string[] {
+  return namesOf(el).tokens;
+}
+
+function tokensOf(raw: string): string[] {
   if (raw.length < 3) return [];
   const out: string[] = [];
   for (const name of raw.split(/\s+/)) {
@@ -63,10 +85,16 @@ export function classTokens(el: Element): string[] {
  * strong content word ("comment-content", "entry share"): a weak one ("post-footer") does not outweigh it.
  */
 export function classSign(el: Element): number {
+  const names = namesOf(el);
+  names.sign ??= signOf(names.tokens);
+  return names.sign;
+}
+
+function signOf(tokens: readonly string[]): number {
   let bad = false;
   let good = false;
   let strong = false;
-  for (const t of classTokens(el)) {
+  for (const t of tokens) {
     if (BOILERPLATE_TOKENS.has(t) || BOILERPLATE_STEMS.test(t)) bad = true;
     else if (STRONG_CONTENT_TOKENS.has(t)) strong = good = true;
     else if (CONTENT_TOKENS.has(t)) good = true;

@@ -85,6 +85,14 @@ test('SimHash puts near-duplicates within distance 3 and different texts far apa
   assert.equal(hammingDistance('0000000000000001', '0000000000000000'), 1);
 });
 
+test('SimHash values stay what earlier versions stored (a stored hash is compared with new ones)', () => {
+  assert.equal(simhash(''), '0000000000000000');
+  assert.equal(simhash('solar'), '1974f603a9e598f7');
+  assert.equal(simhash('solar panels'), '1940000328c00887');
+  assert.equal(simhash('The quick brown fox jumps over the lazy dog near the river bank.'), 'ed7baf740730e590');
+  assert.equal(simhash('Ünïcode 日本語 text, written twice: Ünïcode 日本語 text'), '844878e468202306');
+});
+
 test('hashes within distance 3 always share a band', () => {
   const h = simhash(prose(3, 300));
   for (const bits of [[0], [5, 21], [3, 30, 60], [15, 16, 47]]) {
