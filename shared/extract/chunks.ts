@@ -14,7 +14,7 @@ interface Cl100k {
 
 /**
  * What the tokenizer reads at run time, resolved when this module loads: a Lambda stage ships
- * these files beside its bundle (lib/stages.ts, TOKENIZER_FILES), and one that lacks them fails
+ * these files beside its bundle (lib/stages.ts, RUNTIME_FILES), and one that lacks them fails
  * at its cold start, not later on every page as a page without chunks.
  */
 const requireHere = createRequire(import.meta.url);
@@ -24,7 +24,7 @@ let cl100k: Tiktoken | undefined;
 
 /**
  * cl100k_base in tiktoken's WebAssembly build (its BPE is ~3x faster than a JavaScript one on the
- * corpus), loaded on first use: its ranks cost a thread ~28 MB and ~250 ms, and the crawl thread,
+ * corpus), loaded on first use: its ranks cost a thread ~30 MB and ~300 ms, and the crawl thread,
  * which only chunks when a search result or PDF needs it, should not carry them for nothing.
  */
 function tokenizer(): Tiktoken {
