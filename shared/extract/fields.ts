@@ -74,10 +74,14 @@ let probeDoc: CheerioAPI | undefined;
 
 /**
  * cheerio, loaded on first use: it costs a thread ~14 MB (measured RSS), and only crawls with
- * fields (and `onPage`'s `$`) use it.
+ * fields (and `onPage`'s `$`) use it. Node runs this module as ESM, where `require` is not
+ * defined; a bundler sees the plain `require('cheerio')` call and bundles cheerio, to be evaluated
+ * on that first call (a Lambda stage ships no `node_modules` for it: through `createRequire`
+ * alone, a bundle asked for cheerio at run time and failed).
  */
 function cheerioModule(): Cheerio {
-  cheerio ??= createRequire(import.meta.url)('cheerio') as Cheerio;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundler's cue, explained above
+  cheerio ??= (typeof require === 'function' ? require('cheerio') : createRequire(import.meta.url)('cheerio')) as Cheerio;
   return cheerio;
 }
 
