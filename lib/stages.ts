@@ -1,5 +1,6 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { environmentOf } from '../shared/config/lambda-environment.js';
+import { CL100K_RANKS } from '../shared/extract/tokenizer-files.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
@@ -80,7 +81,7 @@ const PDFJS: PackageFiles = {
 const TIKTOKEN: PackageFiles = {
   name: 'tiktoken',
   files: ['package.json', 'lite/tiktoken.cjs', 'lite/tiktoken_bg.cjs', 'lite/tiktoken_bg.wasm', 'encoders/cl100k_base.json'],
-  shippedWith: { bundleNaming: 'tiktoken/encoders/cl100k_base.json' },
+  shippedWith: { bundleNaming: CL100K_RANKS },
 };
 
 /** What the stages read from installed packages at run time, beside their bundles. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { CL100K_RANKS, TIKTOKEN_LITE } from './tokenizer-files.js';
 
 interface Tiktoken {
   encode_ordinary(text: string): Uint32Array;
@@ -18,8 +19,8 @@ interface Cl100k {
  * at its cold start, not later on every page as a page without chunks.
  */
 const requireHere = createRequire(import.meta.url);
-const TIKTOKEN = requireHere.resolve('tiktoken/lite');
-const CL100K = requireHere.resolve('tiktoken/encoders/cl100k_base.json');
+const TIKTOKEN = requireHere.resolve(TIKTOKEN_LITE);
+const CL100K = requireHere.resolve(CL100K_RANKS);
 let cl100k: Tiktoken | undefined;
 
 /**
