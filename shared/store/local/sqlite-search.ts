@@ -4,9 +4,11 @@ import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, type EnrichLatenc
 import { CURRENT_EDGES, Statements } from './sqlite-rows.js';
 
 /** Column weights of BM25: a term in the title counts most, then tags, summary, body. */
-const BM25_WEIGHTS = [5, 3, 2, 1] as const;
+export const BM25_WEIGHTS = [5, 3, 2, 1] as const;
 /** Anchor texts shown per hit (from links in the body or a sidebar: a menu's "Home" says nothing about a page). */
 const INLINK_ANCHORS = 3;
+/** FTS5's BM25 k1: a phrase's share of a page's score stays below idf × (k1 + 1). */
+const BM25_K1 = 1.2;
 
 /** SQL conditions (and their parameters) for the filters, over a table with host, language and published columns. */
 export function filterSql(filters: SearchFilters, alias: string, tags: (alias: string) => string): { sql: string; params: unknown[] } {
@@ -129,6 +131,7 @@ export class SqliteEnrichStore implements EnrichStore {
   }
 
   async putEnrichment(record: EnrichmentRecord, body: string): Promise<void> {
+    this.counted.version = -1;
     this.db.transaction(() => {
       const { doc_id: docId } = this.sql
         .get(
@@ -177,6 +180,7 @@ export class SqliteEnrichStore implements EnrichStore {
   }
 
   async deleteEnrichment(urlId: string): Promise<void> {
+    this.counted.version = -1;
     this.db.transaction(() => {
       const row = this.sql.get('DELETE FROM enrichments WHERE url_id = ? RETURNING doc_id').get(urlId) as { doc_id: number } | undefined;
       if (!row) return;
@@ -215,19 +219,97 @@ export class SqliteEnrichStore implements EnrichStore {
     }));
   }
 
+  /**
+   * How the last full-text query went: `pruned` read only the pages holding its rarest terms (one
+   * pass or two), `all` scored every page holding any term.
+   */
+  lastTextPlan: 'pruned' | 'all' | undefined;
+  /** Pages holding each phrase, and the pages indexed, as FTS5's BM25 counts them; good until a write (see phraseCounts). */
+  private counted = { version: -1, docs: 0, df: new Map<string, number>() };
+
+  /**
+   * Each phrase's document frequency and the indexed pages, kept while nothing writes: another
+   * connection's commit changes `PRAGMA data_version`, this connection's own text writes clear them.
+   */
+  private phraseCounts(phrases: string[]): { docs: number; df: Map<string, number> } {
+    const c = this.counted;
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (c.version !== version || c.df.size > 10_000) {
+      c.version = version;
+      c.df.clear();
+      c.docs = (this.sql.get('SELECT count(*) AS n FROM search_text_docsize').get() as { n: number }).n;
+    }
+    const one = this.sql.get('SELECT count(*) AS n FROM search_text WHERE search_text MATCH ?');
+    for (const p of phrases) if (!c.df.has(p)) c.df.set(p, (one.get(ftsQuery([p])) as { n: number }).n);
+    return c;
+  }
+
   async textSearch(terms: string[], filters: SearchFilters, limit: number): Promise<TextHit[]> {
-    if (terms.length === 0) return [];
+    if (terms.length === 0 || limit <= 0) return [];
     const where = filterSql(filters, 'e', (a) => `EXISTS (SELECT 1 FROM enrichment_tags t WHERE t.doc_id = ${a}.doc_id AND t.tag = ?)`);
     // Unfiltered, the matches are ranked inside FTS5 and only the best are joined to their pages
     // (at 100,000 pages a common term matches tens of thousands: a join for each cost ~25 %).
     const sql = where.sql
-      ? `SELECT e.url_id, -bm25(search_text, ${BM25_WEIGHTS.join(', ')}) AS score FROM search_text JOIN enrichments e ON e.doc_id = search_text.rowid
+      ? `SELECT e.url_id, search_text.rowid AS rowid, -bm25(search_text, ${BM25_WEIGHTS.join(', ')}) AS score FROM search_text JOIN enrichments e ON e.doc_id = search_text.rowid
          WHERE search_text MATCH ?${where.sql} ORDER BY score DESC, e.url_id LIMIT ?`
-      : `SELECT e.url_id, t.score FROM (
+      : `SELECT e.url_id, t.rowid, t.score FROM (
            SELECT rowid, -bm25(search_text, ${BM25_WEIGHTS.join(', ')}) AS score FROM search_text WHERE search_text MATCH ?
            ORDER BY score DESC, rowid LIMIT ?
-         ) t JOIN enrichments e ON e.doc_id = t.rowid ORDER BY t.score DESC, e.url_id`;
-    const rows = this.sql.get(sql).all(ftsQuery(terms), ...where.params, limit) as Array<{ url_id: string; score: number }>;
+         ) t JOIN enrichments e ON e.doc_id = t.rowid`;
+    type Row = { url_id: string; rowid: number; score: number };
+    const order = where.sql
+      ? (a: Row, b: Row) => b.score - a.score || (a.url_id < b.url_id ? -1 : a.url_id > b.url_id ? 1 : 0)
+      : (a: Row, b: Row) => b.score - a.score || a.rowid - b.rowid;
+    const ranked = (match: string) => (this.sql.get(sql).all(match, ...where.params, limit) as Row[]).sort(order);
+
+    // Top-k pruning (MaxScore): a phrase adds less than idf × (k1 + 1) to a page's BM25 however
+    // often it occurs, so a page holding none of the rarest phrases scores below the sum of the
+    // others' bounds. When the k-th best page holding a rare phrase scores above that sum, pages
+    // holding only common phrases (most of the matches) need not be scored at all. Every query
+    // lists the phrases in one order (rarest first), so a page's score is the same sum whichever
+    // query finds it, and the answer is the one scoring every match would give.
+    const { docs, df } = this.phraseCounts([...new Set(terms)]);
+    const phrases = [...new Set(terms)].filter((t) => df.get(t)! > 0).sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
+    if (phrases.length === 0) return [];
+    // FTS5's idf, floored as it floors it; a hair above, so rounding never makes a bound too low.
+    const bound = phrases.map((p) => {
+      const n = df.get(p)!;
+      return (BM25_K1 + 1) * Math.max(Math.log((docs - n + 0.5) / (n + 0.5)), 1e-6) * (1 + 1e-9) + 1e-12;
+    });
+    const sum = (from: number, to = phrases.length) => bound.slice(from, to).reduce((a, b) => a + b, 0);
+    const dfSum = (from: number, to: number) => phrases.slice(from, to).reduce((a, p) => a + df.get(p)!, 0);
+    let rows: Row[];
+    // Not worth it when the rarest phrase's pages are most of the matches anyway.
+    if (phrases.length === 1 || dfSum(0, 1) > 0.5 * dfSum(0, phrases.length)) {
+      this.lastTextPlan = 'all';
+      rows = ranked(ftsQuery(phrases));
+    } else {
+      this.lastTextPlan = 'pruned';
+      // Pass by pass, the pages holding phrases [from, must) and none rarer (those a pass before
+      // scored), with a commoner phrase and without: each page is scored once, in full. A pass
+      // stops the search when its k-th score so far is at least the bound of the phrases left.
+      rows = [];
+      // The k-th score among the pages scored so far is at most the k-th among all: a safe threshold.
+      let threshold = -Infinity;
+      const add = (found: Row[]) => {
+        rows = rows.concat(found).sort(order).slice(0, limit);
+        if (rows.length >= limit) threshold = rows[limit - 1]!.score;
+      };
+      for (let from = 0, must = 1; ;) {
+        const fresh = ftsQuery(phrases.slice(from, must));
+        const rest = ftsQuery(phrases.slice(must));
+        const old = ftsQuery(phrases.slice(0, from));
+        const not = old ? ` NOT (${old})` : '';
+        if (rest) add(ranked(`((${fresh}) AND (${rest}))${not}`));
+        // Pages holding only the fresh phrases score below their bounds' sum: maybe none is needed.
+        if (sum(from, must) > threshold) add(ranked(rest ? `(${fresh}) NOT (${rest}${old ? ` OR ${old}` : ''})` : `(${fresh})${not}`));
+        if (!rest || sum(must) <= threshold) break;
+        from = must;
+        do must++;
+        while (must < phrases.length && sum(must) > threshold);
+      }
+    }
+    if (!where.sql) rows.sort((a, b) => b.score - a.score || (a.url_id < b.url_id ? -1 : a.url_id > b.url_id ? 1 : 0));
     return rows.map((r) => ({ urlId: r.url_id, score: r.score }));
   }
 
