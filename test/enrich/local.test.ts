@@ -6,7 +6,7 @@ import { summarizeExtractive, SUMMARY_LIMITS } from '../../shared/enrich/local-s
 import { keyphraseTags } from '../../shared/enrich/local-tags.js';
 import { hashEmbedding } from '../../shared/enrich/local-embedding.js';
 import { cleanTags, normalizeTag, readTagOutput, TAG_LIMITS } from '../../shared/enrich/tags.js';
-import { headTailWindow, plainText, sentences, termsIn } from '../../shared/enrich/text.js';
+import { headTailWindow, plainText, sentences, stem, termsIn, words } from '../../shared/enrich/text.js';
 import { validateSummary } from '../../shared/enrich/prompts.js';
 
 const article = readFileSync(new URL('../fixtures/extract/news-article.txt', import.meta.url), 'utf8');
@@ -95,4 +95,20 @@ test("a hit's matched terms: by stem, case and possessives ignored, in the query
   assert.deepEqual(termsIn(['tomato'], text), []);
   assert.deepEqual(termsIn([], text), []);
   assert.deepEqual(termsIn(['heap', 'heaps'], 'one heap'), ['heap', 'heaps'], 'terms sharing a stem are both matched');
+});
+
+test('matched terms are found where their stem starts a word, as a scan of every word finds them', () => {
+  // Only where a word starts: "heap" inside "cheap", "ring" inside "during" are not the words.
+  assert.deepEqual(termsIn(['heap', 'ring', 'cheap'], 'a cheap repair during winter'), ['cheap']);
+  // y → i and an added e: the written word holds the stem less its last letter.
+  assert.deepEqual(termsIn(['happiness', 'hoping', 'troubles'], 'happy to hope for trouble'), ['happiness', 'hoping', 'troubles']);
+  // An apostrophe inside the word as written; possessives; a word right after a number or a non-BMP letter.
+  assert.deepEqual(termsIn(['oneill', 'dont', 'kilometres'], "O'Neill won't say; don't run 10kilometres"), ['oneill', 'dont', 'kilometres']);
+  assert.deepEqual(termsIn(['heap'], '𝔘heap and 3.5heaps'), ['heap'], 'after a number a word starts; after a letter outside the BMP it does not');
+  assert.deepEqual(termsIn(['heap'], '𝔘heap'), []);
+  // Against a scan of every word: short stems, numbers, mixed scripts.
+  const text = "Ax by 2024 cars' axes; the café's 3,5 fish — über-fast O’Brien ox oxen x-ray ‘quoted’ 12ab ab12";
+  const every = (terms: string[]) => terms.filter((t) => words(text).some((w) => stem(w) === stem(t)));
+  const all = ['ax', 'axe', 'by', '2024', 'car', 'cafe', 'café', 'fish', 'über', 'fast', 'obrien', 'ox', 'oxen', 'ray', 'quoted', 'ab', 'ab12', '12ab', 'none'];
+  assert.deepEqual(termsIn(all, text), every(all));
 });

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import Database from '../../shared/store/local/sqlite-driver.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { SqliteVectorIndex } from '../../shared/store/local/sqlite-vectors.js';
-import { bestSketches, sketchTable, sketchVector } from '../../shared/search/vector-sketch.js';
+import { bestCodes, bestSketches, ByteCodes, sketchTable, sketchVector } from '../../shared/search/vector-sketch.js';
+import { generated } from '../../scripts/build-wasm.js';
+import { readFileSync } from 'node:fs';
 import type { VectorRecord } from '../../shared/store/ports/index.js';
 import { tempDir } from '../helpers.js';
 
@@ -44,7 +46,45 @@ test('the sketch table scores a sign sketch exactly as the dot product of the qu
   const columns = { bits: new Uint8Array(3 * bits.length), weights: Float32Array.from([0, weight, weight]), bytes: bits.length, slots: 3 };
   columns.bits.set(bits, bits.length);
   columns.bits.set(sketchVector(Float32Array.from(v, (x) => -x)).bits, 2 * bits.length);
-  assert.deepEqual(bestSketches(table, columns, 5), direct > 0 ? [1, 2] : [2, 1], 'best first; an empty slot never comes back');
+  assert.deepEqual(bestSketches(table, columns, 5), [1, 2], 'in slot order; an empty slot never comes back');
+  assert.deepEqual(bestSketches(table, columns, 1), direct > 0 ? [1] : [2], 'the best');
+});
+
+test('byte codes: the WebAssembly kernel ranks as the exact dot products of the codes do, through growth, and is the source assembled', async () => {
+  const r = random(11);
+  for (const dimension of [512, 48, 21]) {
+    const codes = new ByteCodes(dimension, 4);
+    const vectors = Array.from({ length: 300 }, () => Float32Array.from({ length: dimension }, () => r() - 0.5));
+    // Written past the first capacity: the codes move as the memory grows and stay whole.
+    vectors.forEach((v, slot) => codes.set(slot, sketchVector(v).codes));
+    const query = Float32Array.from({ length: dimension }, () => r() - 0.5);
+    const slots = Array.from({ length: 300 }, (_, i) => i).filter((i) => i % 3 !== 1);
+    const cosine = (slot: number) => {
+      const c = sketchVector(vectors[slot]!).codes;
+      let dot = 0;
+      let norm = 0;
+      for (let j = 0; j < dimension; j++) {
+        dot += query[j]! * c[j]!;
+        norm += c[j]! * c[j]!;
+      }
+      return dot / Math.sqrt(norm);
+    };
+    const exact = [...slots].sort((a, b) => cosine(b) - cosine(a) || a - b).slice(0, 20);
+    const got = bestCodes(query, codes, slots, 20);
+    // The query is rounded to 16 bits in the kernel: only near-ties may swap.
+    const kept = got.filter((s) => exact.includes(s)).length;
+    assert.ok(kept >= 19, `dimension ${dimension}: ${kept} of the exact top 20`);
+    assert.deepEqual(got.slice(0, 5), exact.slice(0, 5), `dimension ${dimension}: the best five in order`);
+    // Scores are the cosines up to one factor: against the best's, within the query's rounding.
+    const scores = codes.scores(query, slots);
+    const best = scores[slots.indexOf(got[0]!)]! / cosine(got[0]!);
+    slots.forEach((slot, i) => assert.ok(Math.abs(scores[i]! / best - cosine(slot)) < 1e-3 * cosine(got[0]!), `slot ${slot}`));
+  }
+  assert.equal(
+    readFileSync(new URL('../../shared/search/code-dots-wasm.ts', import.meta.url), 'utf8'),
+    await generated(),
+    'code-dots-wasm.ts is code-dots.wat assembled (npm run build:wasm)',
+  );
 });
 
 test('past the threshold, vector queries go through the sketches and keep the exact top 10', async () => {

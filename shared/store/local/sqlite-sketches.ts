@@ -1,7 +1,7 @@
 // The vectors' sketches (signs and byte codes): written beside each vector, held in memory by each
 // reading connection, brought up to date from the sequence numbers other connections' writes left.
 import type { Database as Db } from 'better-sqlite3';
-import { bestCodes, bestSketches, sketchBytes, sketchTable, sketchVector } from '../../search/vector-sketch.js';
+import { bestCodes, bestSketches, ByteCodes, sketchBytes, sketchTable, sketchVector } from '../../search/vector-sketch.js';
 import { Statements } from './sqlite-rows.js';
 
 /** Deletions bump this meta key, so a reader knows its copy holds sketches that are gone. */
@@ -59,8 +59,7 @@ export function backfillSketches(db: Db): void {
 class Group {
   bits: Uint8Array;
   weights: Float32Array;
-  codes: Int8Array;
-  norms: Float32Array;
+  readonly codes: ByteCodes;
   ids: string[] = [];
   live = 0;
   readonly bytes: number;
@@ -68,29 +67,22 @@ class Group {
     this.bytes = sketchBytes(dimension);
     this.bits = new Uint8Array(1024 * this.bytes);
     this.weights = new Float32Array(1024);
-    this.codes = new Int8Array(1024 * dimension);
-    this.norms = new Float32Array(1024);
+    this.codes = new ByteCodes(dimension, 1024);
   }
 
   private grow(slot: number): void {
     const size = Math.max(slot + 1, this.weights.length * 2);
-    const grown = <T extends Uint8Array | Int8Array | Float32Array>(old: T, make: (n: number) => T, per: number): T => {
-      const next = make(size * per);
-      next.set(old);
-      return next;
-    };
-    this.bits = grown(this.bits, (n) => new Uint8Array(n), this.bytes);
-    this.weights = grown(this.weights, (n) => new Float32Array(n), 1);
-    this.codes = grown(this.codes, (n) => new Int8Array(n), this.dimension);
-    this.norms = grown(this.norms, (n) => new Float32Array(n), 1);
+    const bits = new Uint8Array(size * this.bytes);
+    bits.set(this.bits);
+    this.bits = bits;
+    const weights = new Float32Array(size);
+    weights.set(this.weights);
+    this.weights = weights;
   }
 
   set(slot: number, bits: Uint8Array, weight: number, codes: Int8Array): void {
     if (slot >= this.weights.length) this.grow(slot);
-    let norm = 0;
-    for (const c of codes) norm += c * c;
-    this.codes.set(codes.subarray(0, this.dimension), slot * this.dimension);
-    this.norms[slot] = Math.sqrt(norm);
+    this.codes.set(slot, codes);
     if (this.weights[slot] === 0 && weight !== 0) this.live++;
     if (this.weights[slot] !== 0 && weight === 0) this.live--;
     this.bits.set(bits.subarray(0, this.bytes), slot * this.bytes);
@@ -158,6 +150,6 @@ export class SketchCache {
     const group = this.groups.get(`${model}\u0000${query.length}`);
     if (!group) return [];
     const slots = bestSketches(sketchTable(query), { bits: group.bits, weights: group.weights, bytes: group.bytes, slots: group.ids.length }, scan);
-    return bestCodes(query, group, slots, keep).map((s) => group.ids[s]!);
+    return bestCodes(query, group.codes, slots, keep).map((s) => group.ids[s]!);
   }
 }
