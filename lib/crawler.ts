@@ -12,7 +12,7 @@ import { checkCrawlerProps, timeProps, type ApiProps, type CrawlerProps } from '
 
 export type { ApiKeyApiProps, ApiProps, CrawlerProps, DiscoveryProps, ExtraPageStep, IamApiProps } from './props.js';
 import { CrawlSchedules } from './schedules.js';
-import { SearchIndex } from './search-index.js';
+import { DEFAULT_TEXT_REBUILD_LOG_ENTRIES, SearchIndex } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage } from './storage.js';
 import { VISIBILITY_PER_TIMEOUT } from './quotas.js';
@@ -127,6 +127,8 @@ export class Crawler extends Construct {
       this.search.grantModels(fns['index-page'], ['embed']);
       this.search.grantVectors(fns['search-api'], 'query');
       this.search.grantModels(fns['search-api'], ['embed']);
+      // Progress counts the full-text log past the generation; the loop rebuilds past this many entries.
+      fns['run-progress'].addEnvironment(ENV.textRebuildLogEntries, String(enrichment.textRebuildLogEntries ?? DEFAULT_TEXT_REBUILD_LOG_ENTRIES));
       const timeout = (name: 'summarize-page' | 'index-page') => Duration.seconds(sizing[name].timeout.toSeconds() - 5);
       enrichSteps.push(
         { name: 'Summarize', fn: fns['summarize-page'], timeout: timeout('summarize-page'), modelRetries: THROTTLE_RETRIES },
@@ -154,6 +156,7 @@ export class Crawler extends Construct {
       ],
       render: { fn: fns['render-page'], timeout: sizing['render-page'].timeout },
       pollSeconds: times.pollSeconds ?? 60,
+      rebuildText: enrichment !== undefined,
       logRetention,
       removalPolicy,
     });

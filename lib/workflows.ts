@@ -73,6 +73,11 @@ export interface WorkflowsProps {
   render?: { fn: lambda.IFunction; timeout: Duration };
   /** Seconds between two progress checks of a run. */
   pollSeconds: number;
+  /**
+   * Search is deployed: when Progress says the full-text log passed its bound (`rebuildText`), the
+   * loop has FinalizeRun's function build a new generation before it waits again.
+   */
+  rebuildText?: boolean;
   logRetention: logs.RetentionDays;
   removalPolicy: RemovalPolicy;
 }
@@ -181,7 +186,17 @@ export class CrawlWorkflows extends Construct {
     const wait = new sfn.Wait(this, 'WaitForProgress', { time: sfn.WaitTime.duration(Duration.seconds(props.pollSeconds)) });
     const progress = caught(invoke(this, 'Progress', props.progress));
     const finalize = caught(invoke(this, 'FinalizeRun', props.finalizeRun)).next(new sfn.Succeed(this, 'RunDone'));
-    const choice = new sfn.Choice(this, 'RunOver').when(sfn.Condition.booleanEquals('$.done', true), finalize).otherwise(wait);
+    const choice = new sfn.Choice(this, 'RunOver').when(sfn.Condition.booleanEquals('$.done', true), finalize);
+    if (props.rebuildText) {
+      // A failed rebuild does not fail the run: queries read a longer log until FinalizeRun builds one.
+      const rebuild = invoke(this, 'RebuildText', props.finalizeRun, {
+        payload: sfn.TaskInput.fromObject({ action: 'rebuild-text', runId: sfn.JsonPath.numberAt('$.runId') }),
+        resultPath: '$.textRebuild',
+      });
+      rebuild.addCatch(wait, { errors: ['States.ALL'], resultPath: '$.textRebuild' }).next(wait);
+      choice.when(sfn.Condition.and(sfn.Condition.isPresent('$.rebuildText'), sfn.Condition.booleanEquals('$.rebuildText', true)), rebuild);
+    }
+    choice.otherwise(wait);
     wait.next(progress).next(choice);
     // A run of the same crawl still going: InitRun started nothing.
     const skipped = new sfn.Succeed(this, 'RunSkipped', { comment: 'a run of this crawl is still running' });

@@ -5,20 +5,34 @@ import { finalizeRun, type ProgressState } from '../../shared/pipeline/cloud/run
 import { enrichRuntime } from '../enrich-runtime.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 
-export async function handler(event: ProgressState): Promise<{
+/** The run loop's request for a new full-text generation while the run goes on (see run-progress). */
+export interface RebuildTextEvent {
+  action: 'rebuild-text';
   runId: number;
-  status: string;
-  report: string;
-  pagesStored: number;
-  requests: number;
-  /** The run's archive as a WACZ package in the bucket (absent when it has no WARC file, or it failed: the log says why). */
-  wacz?: string;
-  /** What changed since the run before, by kind (absent in a table's first run). */
-  changes?: Partial<Record<string, number>>;
-  search?: { report: string; consistent: boolean; textDocs?: number };
-}> {
+}
+
+export async function handler(event: ProgressState | RebuildTextEvent): Promise<
+  | { runId: number; textIndex: { docs: number; generation: string; seconds: number } }
+  | {
+      runId: number;
+      status: string;
+      report: string;
+      pagesStored: number;
+      requests: number;
+      /** The run's archive as a WACZ package in the bucket (absent when it has no WARC file, or it failed: the log says why). */
+      wacz?: string;
+      /** What changed since the run before, by kind (absent in a table's first run). */
+      changes?: Partial<Record<string, number>>;
+      search?: { report: string; consistent: boolean; textDocs?: number };
+    }
+> {
   const rt = runtime('finalize-run');
   return instrumented(rt, async () => {
+    if ('action' in event) {
+      const textIndex = await enrichRuntime(rt).enrich.rebuildTextIndex();
+      rt.logger.info('full-text generation rebuilt during the run', { runId: event.runId, ...textIndex });
+      return { runId: event.runId, textIndex };
+    }
     const { runId, status, report, summary, wacz } = await finalizeRun(rt, event);
     rt.metrics.addMetric('RunPagesStored', MetricUnit.Count, summary.pagesStored);
     let search: { report: string; consistent: boolean; textDocs?: number } | undefined;

@@ -22,6 +22,7 @@ export const ENV = {
   eventBusName: 'EVENT_BUS_NAME',
   runMachineArn: 'RUN_MACHINE_ARN',
   apiCrawlSettings: 'API_CRAWL_SETTINGS',
+  textRebuildLogEntries: 'TEXT_REBUILD_LOG_ENTRIES',
 } as const;
 
 export type EnvName = keyof typeof ENV;
@@ -47,6 +48,8 @@ const schema = z.object({
   eventBusName: z.string().optional(),
   /** Set on the search API when it may start crawls (`api.startCrawls`). */
   runMachineArn: z.string().optional(),
+  /** Set on Progress where search is deployed: past this many logged text changes, a running run rebuilds its full-text generation. */
+  textRebuildLogEntries: positive.optional(),
   /** The settings every crawl started over the API gets under its own (a JSON object). */
   apiCrawlSettings: z
     .string()

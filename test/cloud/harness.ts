@@ -19,6 +19,7 @@ import { handler as runProgress } from '../../functions/run-progress/index.js';
 import { handler as summarizePage } from '../../functions/summarize-page/index.js';
 import { handler as indexPage } from '../../functions/index-page/index.js';
 import type { RunInput } from '../../shared/pipeline/cloud/run-control.js';
+import { ENV } from '../../shared/config/lambda-environment.js';
 import type { Emulators } from './emulators.js';
 import { stateMachines, type Synthesized } from '../lib/synth.js';
 import { asFunction, checkCalls, recordSdkCalls, recorded } from './iam.js';
@@ -62,6 +63,8 @@ export interface CloudCrawl {
   timings: Timings;
   pageExecutions: number;
   progressChecks: number;
+  /** Full-text generations the run loop rebuilt while the run went on (RebuildText). */
+  textRebuilds: number;
   elapsedMs: number;
   /** The job's id, when the crawl was started through the search API's `POST /crawls`. */
   jobId?: string;
@@ -89,6 +92,8 @@ export interface CloudCrawlOptions {
   throughApi?: boolean;
   /** Runs beside the crawl once it started through the API (with its job id): a test's integrator. */
   whileRunning?: (jobId: string) => Promise<void>;
+  /** Progress's bound on the full-text log (TEXT_REBUILD_LOG_ENTRIES) instead of the template's. */
+  textRebuildLogEntries?: number;
 }
 
 /** Points the handlers at the emulators and the provisioned resources (they read the environment, as on Lambda). */
@@ -119,6 +124,14 @@ export function cloudEnvironment(
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: process.env.TRAWL_CLOUD_LOG_LEVEL ?? 'ERROR',
   });
+}
+
+/** Progress's bound on the full-text log as the template sets it on the function (absent without search), or the test's. */
+function progressEnvironment(synth: Synthesized, override: number | undefined): void {
+  const fn = Object.entries(synth.template.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.toLowerCase().includes('runprogress'))?.[1];
+  const bound = (fn?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.[ENV.textRebuildLogEntries];
+  if (typeof bound === 'string') process.env[ENV.textRebuildLogEntries] = String(override ?? bound);
+  else delete process.env[ENV.textRebuildLogEntries];
 }
 
 /**
@@ -303,6 +316,7 @@ export async function cloudCrawl(
   let pollers: Array<Promise<void>> = [];
   let pending = new Set<Promise<unknown>>();
   let progressChecks = 0;
+  let rebuilds = 0;
   const machine = new StateMachine(machines.STANDARD.definition as never, { validationOptions: { noValidate: true } });
   const runs = new Map<string, { execution: ReturnType<typeof machine.run>; startDate: number; done?: { status: string; output?: unknown } }>();
   const startRun = (name: string, runInput: RunInput) => {
@@ -322,6 +336,10 @@ export async function cloudCrawl(
             stop.done = true;
             await Promise.allSettled(pollers);
             await Promise.all(pending);
+            return timings.time('finalize-run', () => finalizeRun(i));
+          }),
+          RebuildText: task((i: Parameters<typeof finalizeRun>[0]) => {
+            rebuilds++;
             return timings.time('finalize-run', () => finalizeRun(i));
           }),
           FinalizeRun: task(async (i: Parameters<typeof finalizeRun>[0]) => {
@@ -357,6 +375,7 @@ export async function cloudCrawl(
   pending = page.pending;
   cloudEnvironment(emu, names, page.url);
   apiCrawlEnvironment(synth);
+  progressEnvironment(synth, options.textRebuildLogEntries);
   process.env.URL_LEASE_MS = String(options.urlLeaseMs ?? 600_000);
   const groups: FifoGroups = { heads: new Map(), held: new Map() };
   pollers = Array.from({ length: options.workers }, () => pollFrontier(emu, names.queueUrl, names.queueArn, timings, stop, groups));
@@ -382,7 +401,16 @@ export async function cloudCrawl(
       assertIamAllows(synth);
       // Started through the API, the test goes on asking it about the job: the endpoint stays up until `close`.
       keep = jobId !== undefined;
-      return { output, timings, pageExecutions: page.started(), progressChecks, elapsedMs: performance.now() - started, ...(jobId ? { jobId } : {}), close };
+      return {
+        output,
+        timings,
+        pageExecutions: page.started(),
+        progressChecks,
+        textRebuilds: rebuilds,
+        elapsedMs: performance.now() - started,
+        ...(jobId ? { jobId } : {}),
+        close,
+      };
     } finally {
       clearTimeout(timer);
     }

@@ -1,6 +1,7 @@
 // The port contracts, run against the AWS adapters on in-process emulators (DynamoDB, S3, SQS) and a
 // local endpoint speaking the Step Functions JSON protocol.
-import { after, before } from 'node:test';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
@@ -24,7 +25,7 @@ import { S3VectorsIndex } from '../../shared/store/aws/s3-vectors.js';
 import { startS3VectorsServer } from '../cloud/s3-vectors-server.js';
 import { DynamoEnrichStore } from '../../shared/store/aws/dynamo-enrich.js';
 import { S3TextIndex } from '../../shared/store/aws/s3-text-index.js';
-import { enrichStoreContract } from './enrich-store.contract.js';
+import { enrichmentRecord, enrichStoreContract } from './enrich-store.contract.js';
 
 let emu: Emulators;
 let n = 0;
@@ -132,4 +133,33 @@ enrichStoreContract('dynamodb+s3', {
     };
   },
   close: (pair) => pair.store.close(),
+});
+
+test('the cloud full-text index: the log past the generation is counted up to a bound, and an older build never replaces a newer generation', async () => {
+  const { names, store } = await dynamo();
+  try {
+    const objects = new S3Objects(emu.clients.s3, names.bucket);
+    const text = new S3TextIndex(objects);
+    const enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), text, 0);
+    for (let i = 0; i < 7; i++) await enrich.putEnrichment(enrichmentRecord(`p${i}`, `Page ${i}`, []), `harbour page ${i}`);
+    assert.equal(await enrich.textLogBacklog(100), 7, 'no generation yet: every change counts');
+    assert.equal(await enrich.textLogBacklog(3), 3, 'counted up to the bound asked');
+    await new Promise((r) => setTimeout(r, 5)); // the log's clock is milliseconds: the build starts after the last change
+    const built = await enrich.rebuildTextIndex();
+    assert.equal(built.docs, 7);
+    assert.equal(await enrich.textLogBacklog(100), 0, 'folded in');
+    await enrich.putEnrichment(enrichmentRecord('p7', 'Page 7', []), 'harbour page 7');
+    assert.equal(await enrich.textLogBacklog(100), 1);
+    // A build that started before the current one and ends after it (another run's FinalizeRun).
+    const manifest = (await text.manifest())!;
+    const older = await text.build((async function* () {})(), manifest.builtAt - 1000);
+    assert.equal((await text.manifest())!.generation, manifest.generation, `the older build (${older.generation}) left the current generation`);
+    assert.deepEqual(
+      (await enrich.textSearch(['harbour'], {}, 10)).map((h) => h.urlId).sort(),
+      ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'],
+      'every page still found: the generation and the log since',
+    );
+  } finally {
+    await store.close();
+  }
 });

@@ -43,7 +43,8 @@ before(async () => {
     synth,
     names,
     { crawl: 'guides', seeds: [`${site.origin}/`], settings: SETTINGS },
-    { workers: 2, pollMs: 200, timeoutMs: 240_000 },
+    // A small bound on the full-text log: the run loop rebuilds the generation while pages are still indexed.
+    { workers: 2, pollMs: 200, timeoutMs: 240_000, textRebuildLogEntries: 5 },
   );
   items = await tableItems(emu, names.table);
   objects = new S3Objects(emu.clients.s3, names.bucket);
@@ -84,6 +85,8 @@ test('Summarize and Index run in the page workflow: every guide has its summary,
 });
 
 test('FinalizeRun folds the text into a generation in S3 and writes a consistent integrity report', async () => {
+  assert.ok(crawl.textRebuilds >= 1, 'the run loop rebuilt the generation while the run went on (RebuildText)');
+  assert.ok(synth.template.Resources && JSON.stringify(synth.template).includes('TEXT_REBUILD_LOG_ENTRIES'), 'the construct sets the bound on Progress');
   const search = crawl.output.search as { consistent: boolean; textDocs: number; report: string };
   assert.equal(search.consistent, true);
   assert.equal(search.textDocs, ofType('ENRICH').length);

@@ -59,6 +59,11 @@ export interface ProgressState extends RunState {
   enqueued: number;
   settled: number;
   pages: number;
+  /**
+   * A running run's full-text log has passed the bound since the last generation: the loop
+   * rebuilds the generation before it waits again (where search is deployed).
+   */
+  rebuildText?: boolean;
 }
 
 const DEFAULT_MAX_MINUTES = 24 * 60;

@@ -327,8 +327,28 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
   }
 
   /**
+   * How many changes the log holds past the current generation, counted up to `limit` (one Query
+   * of at most `limit` small items). Each full-text query reads them all: a long run's loop
+   * rebuilds the generation when they pass a bound.
+   */
+  async textLogBacklog(limit: number): Promise<number> {
+    const manifest = await this.textIndex.manifest();
+    const res = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'PK = :pk AND SK >= :from',
+        ExpressionAttributeValues: { ':pk': 'TEXTLOG', ':from': pad(manifest ? manifest.builtAt - this.logSkewMs : 0, 15) },
+        Select: 'COUNT',
+        Limit: limit,
+      }),
+    );
+    return res.Count ?? 0;
+  }
+
+  /**
    * Builds a new generation of the full-text index from every TERMS item, then drops the log
-   * entries it folded in. FinalizeRun calls it; so may anyone after a bulk change.
+   * entries it folded in. FinalizeRun calls it, and a long run's loop when the log passes a bound
+   * (`textLogBacklog`); so may anyone after a bulk change.
    */
   async rebuildTextIndex(): Promise<{ docs: number; generation: string; seconds: number }> {
     const started = Date.now();

@@ -87,16 +87,24 @@ export class S3TextIndex {
       );
     }
     const manifest: TextIndexManifest = { generation, builtAt, docs: rows.length, totalLength, shards };
-    await this.objects.put(archiveKeys.textIndexManifest(), JSON.stringify(manifest), 'application/json');
+    // A build that started later (another run's FinalizeRun, a long run's rebuild) stays current:
+    // it holds everything this one does, and it dropped the log entries it folded in.
+    const current = await this.manifest();
+    if (!current || current.builtAt <= builtAt) await this.objects.put(archiveKeys.textIndexManifest(), JSON.stringify(manifest), 'application/json');
     this.cached = undefined;
     return manifest;
+  }
+
+  /** The current generation's manifest alone (no document table read), or undefined before the first build. */
+  async manifest(): Promise<TextIndexManifest | undefined> {
+    const raw = await this.objects.get(archiveKeys.textIndexManifest());
+    return raw ? (JSON.parse(raw.toString()) as TextIndexManifest) : undefined;
   }
 
   /** The current generation, or undefined before the first build. */
   async snapshot(now = Date.now()): Promise<TextSnapshot | undefined> {
     if (this.cached && now - this.cached.at < MANIFEST_TTL_MS) return this.cached.snapshot;
-    const raw = await this.objects.get(archiveKeys.textIndexManifest());
-    const manifest = raw ? (JSON.parse(raw.toString()) as TextIndexManifest) : undefined;
+    const manifest = await this.manifest();
     let snapshot = this.cached?.snapshot;
     if (!manifest) snapshot = undefined;
     else if (snapshot?.manifest.generation !== manifest.generation) {
