@@ -25,6 +25,13 @@ export interface Exchange {
   notes?: Record<string, string>;
   response?: { status: number; headers: Record<string, string>; body: Buffer | null; truncated: boolean; skipped?: string };
   error?: string;
+  /**
+   * Told where the response record (or the metadata record, without a response) will be, before
+   * a byte of the exchange is written: a crawl journals a final answer there, so a kill at any
+   * point leaves no archived answer unjournaled (a journaled one the kill cut short reads back as
+   * missing, and is asked for again).
+   */
+  located?: (where: WarcLocation) => void;
 }
 
 /** The rendered view of an archived response: the DOM after scripts ran, and optionally a screenshot. */
@@ -255,8 +262,17 @@ export class WarcWriter {
     if (response) request.warcHeaders.headers.set('WARC-Concurrent-To', recordId(response));
     const parts = await Promise.all([request, response, metadata].filter((r): r is WARCRecord => r !== undefined).map((r) => serializeGzipped(r, this.clock)));
     await this.ensureFile(ex.runId, ex.date);
-    const locations = this.append(parts);
-    return response ? { ...locations[1]!, recordId: recordId(response) } : locations.at(-1)!;
+    // Nothing runs between here and the append (no await): the offsets told are the ones written.
+    let at = this.size;
+    const planned = parts.map((bytes) => {
+      const where = { file: basename(this.file), offset: at, length: bytes.length };
+      at += bytes.length;
+      return where;
+    });
+    const where: WarcLocation = response ? { ...planned[1]!, recordId: recordId(response) } : planned.at(-1)!;
+    ex.located?.(where);
+    this.append(parts);
+    return where;
   }
 
   /**

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { WarcWriter } from '../../shared/archive/warc-writer.js';
+import { archiveAnswer, type ArchiveAnswerContext, type Fetched } from '../../shared/pipeline/stages/fetch-stage.js';
+import type { ArchivedAnswer, FrontierRow, WarcLocation } from '../../shared/store/records.js';
 import { readResponse, readWarc } from '../../shared/archive/warc-reader.js';
 import { tempDir } from '../helpers.js';
 
@@ -87,6 +89,56 @@ test('writes block and payload digests that match the stored bytes', async () =>
       assert.match(r.headers.get('warc-block-digest') ?? '', /^sha256:[0-9a-f]{64}$/);
       assert.notEqual(r.headers.get('warc-block-digest'), r.headers.get('warc-payload-digest'), 'the block includes the HTTP headers');
     }
+  } finally {
+    cleanup();
+  }
+});
+
+test('a final answer is journaled before a byte of its record is written: no kill leaves an archived answer unjournaled', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const writer = new WarcWriter(dir);
+    await writer.write(exchange(1)); // a file with records before this one
+    const journaled: Array<{ urlId: string; size: number; warc: WarcLocation }> = [];
+    const ctx = {
+      archive: writer,
+      fetcher: { requestHeaders: () => ({ 'user-agent': 'trawl-test' }) },
+      store: {
+        answered: (_run: number, urlId: string, answer: ArchivedAnswer) =>
+          journaled.push({ urlId, warc: answer.warc, size: statSync(join(dir, answer.warc.file)).size }),
+      },
+    } as unknown as ArchiveAnswerContext;
+    const res = {
+      url: 'https://a.test/p2',
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      body: Buffer.from('<p>two</p>'),
+      truncated: false,
+      mime: 'text/html',
+      contentClass: 'html',
+      wireBytes: 10,
+      durationMs: 3,
+    };
+    const row = { runId: 7, urlId: 'u2', url: 'https://a.test/p2' } as FrontierRow;
+    const fetched = {
+      request: { url: 'https://a.test/p2', kind: 'page' },
+      kind: 'response',
+      res,
+      at: Date.parse('2026-11-23T10:00:01Z'),
+    } as unknown as Fetched;
+    const warc = await archiveAnswer(ctx, row, fetched, true);
+    assert.equal(journaled.length, 1);
+    // When the journal line was written, the file ended before the request record of this exchange.
+    assert.ok(
+      journaled[0]!.size <= journaled[0]!.warc.offset,
+      `the file held ${journaled[0]!.size} bytes; the response starts at ${journaled[0]!.warc.offset}`,
+    );
+    assert.deepEqual(journaled[0]!.warc, warc);
+    assert.equal((await readResponse(dir, warc!)).body?.toString(), '<p>two</p>', 'and the location journaled is where the record is');
+    // Not final (a retry follows): nothing journaled.
+    await archiveAnswer(ctx, { ...row, urlId: 'u3' }, fetched, false);
+    assert.equal(journaled.length, 1);
+    writer.close();
   } finally {
     cleanup();
   }

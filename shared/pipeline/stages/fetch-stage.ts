@@ -87,11 +87,18 @@ export function archiveAnswer(
   existing?: WarcLocation,
 ): Promise<WarcLocation | undefined> {
   const { request, ...outcome } = fetched;
-  const written = (existing ? Promise.resolve(existing) : archiveStage(ctx, row.runId, request, outcome)).then((warc) => {
-    if (warc && final && outcome.kind === 'response')
-      ctx.store.answered?.(row.runId, row.urlId, { warc, at: outcome.at, durationMs: outcome.res.durationMs, wireBytes: outcome.res.wireBytes });
-    return warc;
-  });
+  const journal =
+    final && outcome.kind === 'response'
+      ? (warc: WarcLocation) =>
+          ctx.store.answered?.(row.runId, row.urlId, { warc, at: outcome.at, durationMs: outcome.res.durationMs, wireBytes: outcome.res.wireBytes })
+      : undefined;
+  if (existing) {
+    journal?.(existing);
+    return Promise.resolve(existing);
+  }
+  // Journaled before its bytes are written (`located`): no kill finds a record in the archive and
+  // not in the journal (one it cut short reads back as missing, and is asked for again).
+  const written = archiveStage(ctx, row.runId, request, outcome, journal);
   // Awaited by storeStage, which meets the failure (a full disk stops the crawl there).
   written.catch(() => undefined);
   return written;
@@ -124,6 +131,7 @@ export async function archiveStage(
   runId: number,
   request: FetchRequest,
   outcome: FetchOutcome,
+  located?: (where: WarcLocation) => void,
 ): Promise<WarcLocation | undefined> {
   if (!ctx.archive) return undefined;
   const res = outcome.kind === 'response' ? outcome.res : undefined;
@@ -137,5 +145,6 @@ export async function archiveStage(
     requestHeaders: ctx.fetcher.requestHeaders(request),
     response: res && { status: res.status, headers: res.headers, body: res.body, truncated: res.truncated, skipped: res.skipped },
     error: outcome.kind === 'error' ? outcome.message : undefined,
+    located,
   });
 }
