@@ -6,10 +6,9 @@ import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { resolveSettings } from '../shared/config/resolve.js';
 import { createProviders, type Providers } from '../shared/enrich/provider-factory.js';
 import type { EnrichDeps } from '../shared/pipeline/stages/enrich-stage.js';
-import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
-import { S3TextIndex } from '../shared/store/aws/s3-text-index.js';
+import type { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
 import { S3VectorsIndex } from '../shared/store/aws/s3-vectors.js';
-import type { S3Objects } from '../shared/store/aws/s3-store.js';
+import { enrichStore } from './enrich-store.js';
 import type { Runtime } from './runtime.js';
 
 const cache = new Map<string, EnrichDeps & { enrich: DynamoEnrichStore }>();
@@ -18,12 +17,6 @@ const cache = new Map<string, EnrichDeps & { enrich: DynamoEnrichStore }>();
 export function deploymentProviders(env: NodeJS.ProcessEnv = process.env): Providers {
   const settings = resolveSettings({}, env, (name) => `the function's environment (${name})`);
   return createProviders(settings, env);
-}
-
-/** The enrichment store of this container's table and bucket, with its full-text index. */
-export function enrichStore(rt: Runtime): DynamoEnrichStore {
-  const objects = rt.objects as S3Objects;
-  return new DynamoEnrichStore(rt.clients.doc, lambdaEnvironment().table, rt.blobs, new S3TextIndex(objects));
 }
 
 /** Store, vector index and providers for the Summarize and Index steps (once per container). */

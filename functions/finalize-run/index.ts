@@ -1,6 +1,6 @@
 // FinalizeRun (run state machine): ranks, the report in S3, the run's final status; where Summarize
 // and Index are deployed, a new full-text generation and the index integrity report.
-import { finalizeSearch } from '../../shared/pipeline/cloud/enrich-workflow.js';
+import { finalizeSearch, rebuildRunText } from '../../shared/pipeline/cloud/enrich-workflow.js';
 import { finalizeRun, type ProgressState } from '../../shared/pipeline/cloud/run-control.js';
 import { enrichRuntime } from '../enrich-runtime.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
@@ -12,7 +12,7 @@ export interface RebuildTextEvent {
 }
 
 export async function handler(event: ProgressState | RebuildTextEvent): Promise<
-  | { runId: number; textIndex: { docs: number; generation: string; seconds: number } }
+  | { runId: number; textIndex?: { docs: number; generation: string; seconds: number } }
   | {
       runId: number;
       status: string;
@@ -29,7 +29,7 @@ export async function handler(event: ProgressState | RebuildTextEvent): Promise<
   const rt = runtime('finalize-run');
   return instrumented(rt, async () => {
     if ('action' in event) {
-      const textIndex = await enrichRuntime(rt).enrich.rebuildTextIndex();
+      const textIndex = await rebuildRunText(enrichRuntime(rt).enrich);
       rt.logger.info('full-text generation rebuilt during the run', { runId: event.runId, ...textIndex });
       return { runId: event.runId, textIndex };
     }

@@ -192,16 +192,25 @@ export class WarcWriter {
     this.size = head.length;
   }
 
-  /** Appends records in one synchronous run, so exchanges never interleave (a few KB: cheaper than the thread pool). */
-  private append(parts: Uint8Array[]): WarcLocation[] {
-    return this.clock.time('WARC', () =>
-      parts.map((bytes) => {
-        const offset = this.size;
+  /**
+   * Appends records in one synchronous run, so exchanges never interleave (a few KB: cheaper than
+   * the thread pool). `before` is told where they will be before a byte is written.
+   */
+  private append(parts: Uint8Array[], before?: (locations: WarcLocation[]) => void): WarcLocation[] {
+    return this.clock.time('WARC', () => {
+      let offset = this.size;
+      const locations = parts.map((bytes) => {
+        const where = { file: basename(this.file), offset, length: bytes.length };
+        offset += bytes.length;
+        return where;
+      });
+      before?.(locations);
+      for (const bytes of parts) {
         writeSync(this.fd!, bytes);
         this.size += bytes.length;
-        return { file: basename(this.file), offset, length: bytes.length };
-      }),
-    );
+      }
+      return locations;
+    });
   }
 
   /** Archives one exchange; returns where its response record (or metadata record, without a response) is. */
@@ -262,17 +271,9 @@ export class WarcWriter {
     if (response) request.warcHeaders.headers.set('WARC-Concurrent-To', recordId(response));
     const parts = await Promise.all([request, response, metadata].filter((r): r is WARCRecord => r !== undefined).map((r) => serializeGzipped(r, this.clock)));
     await this.ensureFile(ex.runId, ex.date);
-    // Nothing runs between here and the append (no await): the offsets told are the ones written.
-    let at = this.size;
-    const planned = parts.map((bytes) => {
-      const where = { file: basename(this.file), offset: at, length: bytes.length };
-      at += bytes.length;
-      return where;
-    });
-    const where: WarcLocation = response ? { ...planned[1]!, recordId: recordId(response) } : planned.at(-1)!;
-    ex.located?.(where);
-    this.append(parts);
-    return where;
+    const where = (locations: WarcLocation[]): WarcLocation => (response ? { ...locations[1]!, recordId: recordId(response) } : locations.at(-1)!);
+    const { located } = ex;
+    return where(this.append(parts, located && ((locations) => located(where(locations)))));
   }
 
   /**

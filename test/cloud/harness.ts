@@ -126,10 +126,15 @@ export function cloudEnvironment(
   });
 }
 
+/** A variable the template sets on the function whose logical id holds `idPart` (lower case), if it does. */
+function templateVariable(synth: Synthesized, idPart: string, name: string): unknown {
+  const fn = Object.entries(synth.template.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.toLowerCase().includes(idPart))?.[1];
+  return (fn?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.[name];
+}
+
 /** Progress's bound on the full-text log as the template sets it on the function (absent without search), or the test's. */
 function progressEnvironment(synth: Synthesized, override: number | undefined): void {
-  const fn = Object.entries(synth.template.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.toLowerCase().includes('runprogress'))?.[1];
-  const bound = (fn?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.[ENV.textRebuildLogEntries];
+  const bound = templateVariable(synth, 'runprogress', ENV.textRebuildLogEntries);
   if (typeof bound === 'string') process.env[ENV.textRebuildLogEntries] = String(override ?? bound);
   else delete process.env[ENV.textRebuildLogEntries];
 }
@@ -139,8 +144,7 @@ function progressEnvironment(synth: Synthesized, override: number | undefined): 
  * machine's ARN as the harness names it; neither when the template's API only reads.
  */
 function apiCrawlEnvironment(synth: Synthesized): void {
-  const api = Object.entries(synth.template.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.toLowerCase().includes('searchapi'))?.[1];
-  const settings = (api?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.API_CRAWL_SETTINGS;
+  const settings = templateVariable(synth, 'searchapi', 'API_CRAWL_SETTINGS');
   if (typeof settings === 'string') Object.assign(process.env, { API_CRAWL_SETTINGS: settings, RUN_MACHINE_ARN });
   else {
     delete process.env.API_CRAWL_SETTINGS;

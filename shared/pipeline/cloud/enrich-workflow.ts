@@ -1,7 +1,7 @@
 import { EnrichStepError, ModelThrottledError } from '../../errors.js';
 export { ModelThrottledError } from '../../errors.js';
 import { checkIndex, integrityMarkdown } from '../../search/integrity.js';
-import type { ObjectStore } from '../../store/ports/index.js';
+import type { EnrichStore, ObjectStore } from '../../store/ports/index.js';
 import { ProviderError } from '../../enrich/provider-error.js';
 import { deadLetter, enrichWork, indexPage, summarizePage, type EnrichDeps, type EnrichWork, type Summarized } from '../stages/enrich-stage.js';
 import type { ExtractResult, PageWorkflowInput } from './page-workflow.js';
@@ -70,6 +70,20 @@ export async function indexStep(deps: EnrichDeps, event: EnrichStepEvent): Promi
   } catch (err) {
     return { urlId, ...(await failed(deps, event, c.url, err)) };
   }
+}
+
+/**
+ * Progress's question while a run goes on: has the full-text log passed `bound` changes since the
+ * last generation? Each query reads them all; the run loop then rebuilds (RebuildText).
+ */
+export async function textRebuildDue(enrich: { textLogBacklog(limit: number): Promise<number> }, bound: number): Promise<{ due: boolean; backlog: number }> {
+  const backlog = await enrich.textLogBacklog(bound);
+  return { due: backlog >= bound, backlog };
+}
+
+/** The run loop's RebuildText: a new full-text generation while the run goes on (FinalizeRun builds the last one). */
+export async function rebuildRunText(enrich: EnrichStore): Promise<{ docs: number; generation: string; seconds: number } | undefined> {
+  return enrich.rebuildTextIndex?.();
 }
 
 /**

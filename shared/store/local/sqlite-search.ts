@@ -268,8 +268,9 @@ export class SqliteEnrichStore implements EnrichStore {
     // holding only common phrases (most of the matches) need not be scored at all. Every query
     // lists the phrases in one order (rarest first), so a page's score is the same sum whichever
     // query finds it, and the answer is the one scoring every match would give.
-    const { docs, df } = this.phraseCounts([...new Set(terms)]);
-    const phrases = [...new Set(terms)].filter((t) => df.get(t)! > 0).sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
+    const distinct = [...new Set(terms)];
+    const { docs, df } = this.phraseCounts(distinct);
+    const phrases = distinct.filter((t) => df.get(t)! > 0).sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
     if (phrases.length === 0) return [];
     // FTS5's idf, floored as it floors it; a hair above, so rounding never makes a bound too low.
     const bound = phrases.map((p) => {
