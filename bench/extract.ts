@@ -1,5 +1,6 @@
 // npm run bench:extract — main-content quality and speed on real pages (the extraction corpus), trawl beside
 // plain Mozilla Readability, then CPU time per stage of the whole extraction.
+import { readFileSync } from 'node:fs';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { extractPage } from '../shared/extract/extract-page.js';
@@ -7,7 +8,7 @@ import { boundHtml } from '../shared/extract/bounds.js';
 import { parseDocument } from '../shared/extract/dom.js';
 import { extractLinks } from '../shared/links/link-context.js';
 import { metadataFields } from '../shared/extract/metadata.js';
-import { blockText, mainContentNodes } from '../shared/extract/main-content.js';
+import { mainContentText } from '../shared/extract/main-content.js';
 import { toMarkdown } from '../shared/extract/markdown.js';
 import { chunkText } from '../shared/extract/chunks.js';
 import { simhash } from '../shared/dedupe/simhash.js';
@@ -31,7 +32,21 @@ interface Row {
   name: string;
   counts: Counts;
   errors: number;
+  /** The process's CPU time a page (with the garbage collector's helper threads). */
   ms: number;
+  /** This thread's CPU time a page (Linux), NaN elsewhere. */
+  threadMs: number;
+}
+
+/** This thread's CPU milliseconds (user + system) from /proc, NaN where there is none. */
+function threadCpuMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 /** Scores an extractor like the corpus's own scorer: snippets found in the whitespace-normalised text, summed over pages. */
@@ -39,6 +54,7 @@ function score(name: string, pages: Page[], extract: (p: Page) => string): Row {
   const counts = zeroCounts();
   let errors = 0;
   extract(pages[0]!); // warm up
+  const thread0 = threadCpuMs();
   const cpu0 = process.cpuUsage();
   for (const p of pages) {
     let text = '';
@@ -50,7 +66,7 @@ function score(name: string, pages: Page[], extract: (p: Page) => string): Row {
     countPage(counts, p, text);
   }
   const cpu = process.cpuUsage(cpu0);
-  return { name, counts, errors, ms: (cpu.user + cpu.system) / 1000 / pages.length };
+  return { name, counts, errors, ms: (cpu.user + cpu.system) / 1000 / pages.length, threadMs: (threadCpuMs() - thread0) / pages.length };
 }
 
 const fmt = (tp: number, fp: number, fn: number) =>
@@ -72,8 +88,9 @@ function stages(pages: Array<{ url: string; html: string }>): Record<string, num
     const doc = time('parse', () => parseDocument(bounded.html));
     time('links', () => extractLinks(doc, p.url, opts));
     time('metadata', () => metadataFields(doc, p.url));
-    const main = time('main content', () => mainContentNodes(doc));
-    const text = time('text', () => blockText(main.nodes));
+    // Its text included, and the second look at a short first choice (a parse of its own).
+    const main = time('main content', () => mainContentText(doc, { reparse: () => parseDocument(bounded.html) }));
+    const text = main.text;
     const md = time('markdown', () => toMarkdown(main.nodes, p.url));
     time('chunks (BPE)', () => chunkText(md));
     time('simhash', () => simhash(text));
@@ -89,14 +106,18 @@ if (pages.length) {
     score('trawl `extractPage(...).text`', pages, (p) => extractPage(p.html, p.url, opts).text),
     score('Readability on linkedom, as it is', pages, (p) => new Readability(parseHTML(p.html).document).parse()?.textContent ?? ''),
   ];
-  console.log("Whole corpus. Snippets: P | R | F1; the same weighted by the snippets' words (token level); errors; CPU ms/page");
-  console.log('| extractor | precision | recall | F1 | token P | token R | token F1 | errors | ms/page |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    "Whole corpus. Snippets: P | R | F1; the same weighted by the snippets' words (token level); errors; CPU ms/page of this thread and of the process (its GC helper threads too)",
+  );
+  console.log('| extractor | precision | recall | F1 | token P | token R | token F1 | errors | ms/page (thread) | ms/page (process) |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const c = r.counts;
-    console.log(`| ${r.name} | ${fmt(c.tp, c.fp, c.fn)} | ${fmt(c.tpWords, c.fpWords, c.fnWords)} | ${r.errors} | ${r.ms.toFixed(1)} |`);
+    console.log(
+      `| ${r.name} | ${fmt(c.tp, c.fp, c.fn)} | ${fmt(c.tpWords, c.fpWords, c.fnWords)} | ${r.errors} | ${r.threadMs.toFixed(1)} | ${r.ms.toFixed(1)} |`,
+    );
   }
-  console.log('| trafilatura (Python), its published floor | | | ≈ 0.925 | | | | | |');
+  console.log('| trafilatura (Python), its published floor | | | ≈ 0.925 | | | | | | |');
 
   // Cross-validated by site: what was chosen on the other folds, scored on pages of sites it never saw.
   const runs = collectRuns(pages);
@@ -118,9 +139,11 @@ if (pages.length) {
   line('Readability (nothing to choose)', readability, '');
   const f1 = (c: Counts) => prf(c.tp, c.fp, c.fn).f1;
   const cv = f1(rules.counts);
+  // Issue 32's bar: the margin the whole corpus gave when it was filed (0.930 against 0.882), now held cross-validated.
+  const FILED_MARGIN = 0.048;
   console.log(
     `\ntargets: cross-validated F1 ≥ 0.93 (the rules' constants chosen per fold: ${cv.toFixed(3)}; as shipped: ${f1(trawl).toFixed(3)}),` +
-      ` margin over Readability ≥ the whole-corpus margin (${(cv - f1(readability)).toFixed(3)} vs ${(f1(trawl) - f1(readability)).toFixed(3)}), ≤ 15 ms/page, 0 errors`,
+      ` cross-validated margin over Readability ≥ ${FILED_MARGIN} (${(cv - f1(readability)).toFixed(3)}; the whole corpus's now: ${(f1(trawl) - f1(readability)).toFixed(3)}), ≤ 15 ms/page, 0 errors`,
   );
   console.log('\nCPU ms/page by stage on the corpus:');
   for (const [k, v] of Object.entries(stages(pages))) console.log(`  ${k.padEnd(14)} ${v.toFixed(2).padStart(6)}`);

@@ -11,7 +11,7 @@ import { boilerplateProbability, judgeBlocks, trainBlockModel, type BlockModel, 
 import { extractPage } from '../shared/extract/extract-page.js';
 import { boundHtml } from '../shared/extract/bounds.js';
 import { parseDocument } from '../shared/extract/dom.js';
-import { blockText, mainContentNodes } from '../shared/extract/main-content.js';
+import { mainContentText } from '../shared/extract/main-content.js';
 import { canonicalize } from '../shared/url/canonical.js';
 import { withContentRules, type ContentRuleName } from '../shared/extract/content-rules.js';
 
@@ -122,14 +122,15 @@ export function collectRuns(pages: Page[]): PageRun[] {
     let text = '';
     try {
       // The text `extractPage` makes (the same bounds, parse and content pass), with the blocks in view.
-      const doc = parseDocument(boundHtml(page.html).html);
-      const main = mainContentNodes(doc, {
+      const parse = () => parseDocument(boundHtml(page.html).html);
+      const main = mainContentText(parse(), {
+        reparse: parse,
         onBlocks: ({ model, nodes, blocks: all }) => {
           // Headings are the rules' to keep or drop: a headline is content to one reader and not to another.
           for (const b of judgeBlocks(model, all, nodes)) if (!/^h[1-6]$/.test(b.el.name)) blocks.push({ text: norm(b.text), features: b.features });
         },
       });
-      text = norm(blockText(main.nodes));
+      text = norm(main.text);
     } catch {
       // An error is an empty text: scored as such.
     }
@@ -207,6 +208,8 @@ export const RULE_GRID: Partial<Record<ContentRuleName, number[]>> = {
   linkDensity: [0.25, 0.45],
   tailBlockChars: [60, 135],
   goodBlockChars: [100, 225],
+  retryChars: [500, 2000],
+  retryGain: [3, 10],
 };
 
 type Changes = Partial<Record<ContentRuleName, number>>;

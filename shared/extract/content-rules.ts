@@ -47,6 +47,10 @@ export const CONTENT_RULES = {
   classifierOverride: 0.6,
   /** Below this many characters the container is not an article: the classifier decides. */
   minArticleChars: 200,
+  /** Main text shorter than this (characters) is chosen again with nothing set aside as furniture... */
+  retryChars: 1000,
+  /** ...and the second choice is kept when its text is at least this many times longer. */
+  retryGain: 5,
   /** In the tail, a paragraph this long stays unless over `linkDensityHard` links ("more on this at <a>…</a>"). */
   tailProseChars: 250,
   /** Good classifier blocks and lead-marked elements before the container join it when within this many levels of it. */

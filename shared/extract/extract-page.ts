@@ -5,7 +5,7 @@ import { chunkText, type Chunk, DEFAULT_CHUNKING } from './chunks.js';
 import { attr, parseDocument, selectEvery, selectFirst, textOf, type Doc } from './dom.js';
 import { boundHtml, type BoundCut, type PageBounds } from './bounds.js';
 import { robotsDirectives } from './robots-meta.js';
-import { blockText, mainContentNodes, type ContentMethod, type MainContentScope } from './main-content.js';
+import { blockText, mainContentText, type ContentMethod, type MainContentScope } from './main-content.js';
 import { toMarkdown } from './markdown.js';
 import { metadataFields, withWordCount, type MetadataProblems, type PageMetadata } from './metadata.js';
 import { errorMessage } from '../errors.js';
@@ -20,7 +20,7 @@ export interface PageExtraction {
   metadata: PageMetadata;
   markdown: string;
   text: string;
-  /** How the main content was found: the best container, the paragraph classifier, the body (no prose), the whole page (`--main-content full`), or none. */
+  /** How the main content was found: the best container, the paragraph classifier, a second look at a short first choice (`relaxed`), the body (no prose), the whole page (`--main-content full`), or none. */
   method: ContentMethod;
   links: ContextLink[];
   /** `<link rel="canonical">`, absolute: what the crawler records as an alias. */
@@ -177,18 +177,23 @@ export function extractPage(html: string, url: string, options: ExtractOptions):
     part(
       problems,
       'main-text',
-      () => mainContentNodes(doc, { scope: options.mainContent }),
-      () => ({ nodes: selectFirst(doc, 'body') ? [selectFirst(doc, 'body')!] : [], method: 'none' as const }),
+      () => mainContentText(doc, { scope: options.mainContent, reparse: () => boundedDocument(html, options).doc }),
+      () => {
+        const nodes = selectFirst(doc, 'body') ? [selectFirst(doc, 'body')!] : [];
+        return {
+          nodes,
+          method: 'none' as const,
+          text: part(
+            problems,
+            'main-text',
+            () => blockText(nodes),
+            () => '',
+          ),
+        };
+      },
     ),
   );
-  const text = clock.time('main content', () =>
-    part(
-      problems,
-      'main-text',
-      () => blockText(main.nodes),
-      () => '',
-    ),
-  );
+  const text = main.text;
   const markdown = clock.time('markdown', () =>
     part(
       problems,

@@ -12,9 +12,11 @@ export { classTokens } from './page-model.js';
  * How the main content was chosen: the best-scored container (paragraphs vote for their ancestors,
  * like Readability), the paragraph classifier (every block judged on its own length, link density and
  * furniture, then smoothed by its neighbours, like jusText) when the container misses most of the
- * good text, `body` (the body without furniture) for a page without prose, `none` for a page without a body.
+ * good text, `relaxed` when a short first choice was made again with nothing set aside as furniture
+ * (see `mainContentText`), `body` (the body without furniture) for a page without prose, `none` for a
+ * page without a body.
  */
-export type ContentMethod = 'container' | 'classifier' | 'body' | 'full' | 'none';
+export type ContentMethod = 'container' | 'classifier' | 'relaxed' | 'body' | 'full' | 'none';
 
 /** What counts as the main content: the page's article, or all of its readable content (`--main-content`). */
 export type MainContentScope = 'article' | 'full';
@@ -32,6 +34,8 @@ export interface ContentOptions {
   scope?: MainContentScope;
   /** Sees the content's blocks once the rules are done (bench:extract's block-classifier experiment). */
   onBlocks?: (content: ContentBlocks) => void;
+  /** Nothing is set aside as furniture (tags, roles, classes) before the content is chosen: the retry of `mainContentText`. */
+  relaxed?: boolean;
 }
 
 /** The main content of a page as nodes in document order (the tree is pruned in place). */
@@ -279,7 +283,7 @@ export function mainContentNodes(doc: Doc, options: ContentOptions = {}): MainNo
   const body = selectFirst(doc, 'body') ?? selectFirst(doc, 'html');
   if (!body) return { nodes: [], method: 'none' };
   pruneNeverContent(body);
-  const model = new PageModel(body);
+  const model = new PageModel(body, !options.relaxed);
   if (options.scope === 'full') {
     // All of the page's readable content: its furniture (navigation, headers, footers, asides,
     // boilerplate-marked blocks) and link lists removed, every section kept.
@@ -287,13 +291,46 @@ export function mainContentNodes(doc: Doc, options: ContentOptions = {}): MainNo
     return { nodes: [body], method: 'full' };
   }
   const first = chooseContent(model, options);
-  if (first.method !== 'none') return first;
+  if (first.method !== 'none') return options.relaxed ? { ...first, method: 'relaxed' } : first;
   // Everything looked like furniture (a page built from "widgets"): judge it again without furniture.
   const second = chooseContent(new PageModel(body, false), options);
   if (second.method !== 'none') return second;
   // No prose at all (a stub, a gallery, one line): the body without its furniture.
   cleanInside(model, body);
   return { nodes: [body], method: 'body' };
+}
+
+/** The main content with its text (`blockText`). */
+export interface MainText extends MainNodes {
+  text: string;
+}
+
+/**
+ * The main content and its text, with a second look at a short first choice (under `retryChars` of
+ * text, from a container or the classifier): the page, parsed again by `reparse`, is judged with
+ * nothing set aside as furniture, and that choice wins when its text is `retryGain` times longer.
+ * A class word or tag mistaken for furniture ("TestReport__Section--Ads" around a review, an
+ * `<aside>` holding the live commentary) otherwise leaves a headline and a line. Readability retries
+ * without its class flags the same way when its article is short; trafilatura falls back to a second
+ * extractor when its first result looks wrong. The tree of `doc` is pruned in place.
+ */
+export function mainContentText(doc: Doc, options: ContentOptions & { reparse?: () => Doc } = {}): MainText {
+  const { reparse, onBlocks, ...rest } = options;
+  let firstBlocks: ContentBlocks | undefined;
+  const first = mainContentNodes(doc, { ...rest, onBlocks: onBlocks && ((c) => (firstBlocks = c)) });
+  const text = blockText(first.nodes);
+  const short = (first.method === 'container' || first.method === 'classifier') && text.length < R.retryChars;
+  if (reparse && short) {
+    let secondBlocks: ContentBlocks | undefined;
+    const second = mainContentNodes(reparse(), { ...rest, relaxed: true, onBlocks: onBlocks && ((c) => (secondBlocks = c)) });
+    const secondText = blockText(second.nodes);
+    if (second.method === 'relaxed' && secondText.length >= R.retryGain * text.length) {
+      if (secondBlocks) onBlocks?.(secondBlocks);
+      return { ...second, text: secondText };
+    }
+  }
+  if (firstBlocks) onBlocks?.(firstBlocks);
+  return { ...first, text };
 }
 
 function chooseContent(model: PageModel, options: ContentOptions): MainNodes {

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDocument, selectFirst } from '../../shared/extract/dom.js';
-import { blockText, mainContentNodes } from '../../shared/extract/main-content.js';
+import { blockText, mainContentNodes, mainContentText } from '../../shared/extract/main-content.js';
+import { withContentRules } from '../../shared/extract/content-rules.js';
+import { extractPage } from '../../shared/extract/extract-page.js';
 import { isDateline } from '../../shared/extract/dateline.js';
 import { prose } from '../web/pages.js';
 
@@ -72,4 +74,30 @@ test('reads an article published inside <noscript> and body content that strayed
   assert.ok(selectFirst(doc, 'body h1'), 'the content is moved into a body');
   assert.equal(selectFirst(doc, 'head div'), null);
   assert.match(blockText(mainContentNodes(doc).nodes), /^Gute Löhne\n/);
+});
+
+test('a short first choice is made again with nothing set aside as furniture, and the longer text wins', () => {
+  // The review sits in a section whose class says "ads": set aside as furniture, the page's best
+  // container is its header (a headline and a teaser).
+  const footer = `<footer><ul>${Array.from({ length: 150 }, (_, i) => `<li><a href="/c/${i}">Category number ${i}</a></li>`).join('')}</ul></footer>`;
+  const html = `<html><body>${nav}<div class="page"><header><h1>The grill in the test</h1>
+    <p class="teaser">The perfect steak from the discount grill, in short and with pictures.</p></header>
+    <section class="report report--ads">${paragraphs(6, 3)}</section></div>${footer}</body></html>`;
+  const reparse = () => parseDocument(html);
+  const main = mainContentText(reparse(), { reparse });
+  assert.equal(main.method, 'relaxed');
+  assert.match(main.text, new RegExp(prose(3, 45).slice(0, 40)));
+  assert.match(main.text, new RegExp(prose(8, 45).slice(0, 40)));
+  assert.doesNotMatch(main.text, /Category number/);
+  assert.equal(extractPage(html, 'https://a.test/review', { canonicalize: (u) => u, robotsToken: 'trawl' }).method, 'relaxed');
+  // Without the second look: the header alone.
+  const first = withContentRules({ retryChars: 0 }, () => mainContentText(reparse(), { reparse }));
+  assert.notEqual(first.method, 'relaxed');
+  assert.doesNotMatch(first.text, new RegExp(prose(3, 45).slice(0, 40)));
+  // A first choice that is long enough is kept as it is, whatever a second look would find.
+  const article = `<html><body>${nav}<article><h1>Rivers rise</h1>${paragraphs(6)}</article><div class="ads">${paragraphs(3, 20)}</div></body></html>`;
+  const kept = mainContentText(parseDocument(article), { reparse: () => parseDocument(article) });
+  assert.notEqual(kept.method, 'relaxed');
+  assert.match(kept.text, new RegExp(prose(0, 45).slice(0, 40)));
+  assert.doesNotMatch(kept.text, new RegExp(prose(20, 45).slice(0, 40)));
 });
