@@ -14,6 +14,28 @@ import { HostContexts, type ContextLease } from './host-contexts.js';
 import { POPUP_BINDING, REFUSE_WINDOWS } from './window-guard.js';
 import { RequestPolicy } from './request-policy.js';
 
+const importPuppeteer = () => import('puppeteer-core');
+type Puppeteer = Awaited<ReturnType<typeof importPuppeteer>>['default'];
+
+/** What trawl says when the browser driver is not installed. */
+export const PUPPETEER_MISSING =
+  'rendering needs puppeteer-core, an optional dependency of trawl that npm install --omit=optional leaves out: npm install puppeteer-core, or crawl with --render never';
+
+/**
+ * puppeteer-core, loaded when the first browser starts. It is an optional dependency (with the
+ * Chromium of `@sparticuz/chromium`): an install without optional dependencies crawls, extracts
+ * and searches, and a page that asks for rendering is extracted as served, with this reason.
+ */
+export async function loadPuppeteer(load: () => Promise<{ default: Puppeteer }> = importPuppeteer): Promise<Puppeteer> {
+  try {
+    return (await load()).default;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new RenderError('browser-missing', PUPPETEER_MISSING, { cause: err });
+    throw err;
+  }
+}
+
 export interface ChromiumOptions {
   userAgent: string;
   /** Pages rendering at once. */
@@ -176,9 +198,9 @@ export class ChromiumRenderer implements Renderer {
   private async launch(): Promise<Slot> {
     this.binary ??= this.options.binary ? Promise.resolve(this.options.binary) : findBrowser();
     const binary = await this.binary;
+    const puppeteer = await loadPuppeteer();
     sweepStaleProfiles();
     const profile = mkdtempSync(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
-    const { default: puppeteer } = await import('puppeteer-core');
     let browser: Browser;
     try {
       browser = await puppeteer.launch({
