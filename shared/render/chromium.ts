@@ -6,6 +6,7 @@ import { errorMessage, RenderError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import type { Logger } from '../log/logger.js';
 import { findBrowser, type BrowserBinary } from './browser-path.js';
+import { loadPuppeteer } from './puppeteer.js';
 import { launchArgs, PROFILE_PREFIX, sweepStaleProfiles } from './browser-process.js';
 
 export { launchArgs, sweepStaleProfiles } from './browser-process.js';
@@ -13,28 +14,6 @@ import type { BlockReason, Renderer, RenderOutput, RenderRequest } from './rende
 import { HostContexts, type ContextLease } from './host-contexts.js';
 import { POPUP_BINDING, REFUSE_WINDOWS } from './window-guard.js';
 import { RequestPolicy } from './request-policy.js';
-
-const importPuppeteer = () => import('puppeteer-core');
-type Puppeteer = Awaited<ReturnType<typeof importPuppeteer>>['default'];
-
-/** What trawl says when the browser driver is not installed. */
-export const PUPPETEER_MISSING =
-  'rendering needs puppeteer-core, an optional dependency of trawl that npm install --omit=optional leaves out: npm install puppeteer-core, or crawl with --render never';
-
-/**
- * puppeteer-core, loaded when the first browser starts. It is an optional dependency (with the
- * Chromium of `@sparticuz/chromium`): an install without optional dependencies crawls, extracts
- * and searches, and a page that asks for rendering is extracted as served, with this reason.
- */
-export async function loadPuppeteer(load: () => Promise<{ default: Puppeteer }> = importPuppeteer): Promise<Puppeteer> {
-  try {
-    return (await load()).default;
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new RenderError('browser-missing', PUPPETEER_MISSING, { cause: err });
-    throw err;
-  }
-}
 
 export interface ChromiumOptions {
   userAgent: string;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPuppeteer, PUPPETEER_MISSING } from '../../shared/render/chromium.js';
+import { loadPuppeteer, PUPPETEER_MISSING } from '../../shared/render/puppeteer.js';
 import { RenderError } from '../../shared/errors.js';
 
 test('without puppeteer-core (an optional dependency) a render fails as browser-missing, saying how to get it or go without', async () => {
