@@ -1,6 +1,6 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { environmentOf } from '../shared/config/lambda-environment.js';
-import { CL100K_RANKS } from '../shared/extract/tokenizer-files.js';
+import { CL100K_RANKS, PDFJS_MODULE } from '../shared/extract/runtime-files.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
@@ -66,11 +66,11 @@ interface PackageFiles {
   shippedWith: { stage: StageName } | { bundleNaming: string };
 }
 
-/** pdf.js runs in a worker thread that imports it by path, so its legacy build ships beside the Extract stage. */
+/** pdf.js runs in a worker thread that imports it by path: its serverless build (one file of unpdf) ships with every stage whose bundle names it. */
 const PDFJS: PackageFiles = {
-  name: 'pdfjs-dist',
-  files: ['package.json', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs'],
-  shippedWith: { stage: 'extract-page' },
+  name: 'unpdf',
+  files: ['package.json', 'dist/pdfjs.mjs'],
+  shippedWith: { bundleNaming: PDFJS_MODULE },
 };
 
 /**

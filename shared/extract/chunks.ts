@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { CL100K_RANKS, TIKTOKEN_LITE } from './tokenizer-files.js';
+import { CL100K_RANKS, TIKTOKEN_LITE } from './runtime-files.js';
 
 interface Tiktoken {
   encode_ordinary(text: string): Uint32Array;

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { PDFJS_MODULE } from './runtime-files.js';
 
 export interface PdfText {
   text: string;
@@ -28,13 +29,16 @@ function failAll(err: Error): void {
 }
 
 /**
- * The worker runs pdf.js in its own realm: pdf.js's legacy build (the one that runs on Node 20)
- * replaces Array.prototype.push and other built-ins with core-js polyfills (measured 2.5× slower
- * pushes), which must not reach the crawler. Inline source, so no worker file has to be found or
- * transpiled; pdf.js is imported by the absolute URL resolved here.
+ * The worker runs pdf.js (the serverless build that unpdf bundles, one 1.6 MB file) in its own
+ * realm: it installs polyfills on built-ins (Uint8Array.prototype.toHex, Map.prototype.getOrInsert…),
+ * which must not reach the crawler, and a hostile PDF that hangs it costs only the worker. On Node
+ * 20 the worker adds the one built-in pdf.js 5 needs that Node 20 lacks, Promise.withResolvers.
+ * Inline source, so no worker file has to be found or transpiled; pdf.js is imported by the
+ * absolute URL resolved here.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+if (!Promise.withResolvers) Promise.withResolvers = function () { let resolve, reject; const promise = new Promise((a, b) => { resolve = a; reject = b; }); return { promise, resolve, reject }; };
 const loading = import(workerData.pdfjs);
 async function extract(bytes) {
   const { getDocument } = await loading;
@@ -68,7 +72,7 @@ function pdfWorker(): Worker {
     // A young generation of 8 MB, as the extraction workers have: V8's default (up to 48 MB) is RSS
     // a crawl keeps for the rest of its life after its first PDF, and pdf.js's garbage needs no more.
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
-    workerData: { pdfjs: import.meta.resolve('pdfjs-dist/legacy/build/pdf.mjs') },
+    workerData: { pdfjs: import.meta.resolve(PDFJS_MODULE) },
   });
   w.unref();
   w.on('message', (msg: { id: number; result?: PdfText; error?: string }) => {

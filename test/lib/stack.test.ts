@@ -12,6 +12,7 @@ import { CrawlConfigError, loadCrawls, validateCrawls } from '../../lib/crawls-c
 import { INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
 import { tempDir } from '../helpers.js';
 import { stateMachines, synthApp, type Synthesized } from './synth.js';
+import { PDFJS_MODULE } from '../../shared/extract/runtime-files.js';
 
 let synth: Synthesized;
 let t: Template;
@@ -96,7 +97,13 @@ test('the bundles are ESM built by esbuild, the extract stage carries pdf.js for
   const assets = readdirSync(synth.outdir).filter((d) => d.startsWith('asset.'));
   assert.equal(assets.length, 11);
   for (const a of assets) assert.ok(existsSync(join(synth.outdir, a, 'index.mjs')), a);
-  assert.equal(assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/pdfjs-dist/legacy/build/pdf.mjs'))).length, 1);
+  // pdf.js ships with every stage whose bundle names it (Extract, and the stages that fetch search and social targets), and only there.
+  const namingPdfjs = assets.filter((a) => readFileSync(join(synth.outdir, a, 'index.mjs'), 'utf8').includes(PDFJS_MODULE));
+  assert.ok(namingPdfjs.length >= 1);
+  assert.deepEqual(
+    assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/unpdf/dist/pdfjs.mjs'))),
+    namingPdfjs,
+  );
   // Every stage but the search API chunks or counts tokens (their bundles name tiktoken), and tiktoken reads its files by path.
   const tokenizing = assets.filter((a) => readFileSync(join(synth.outdir, a, 'index.mjs'), 'utf8').includes('tiktoken/lite'));
   assert.equal(tokenizing.length, 10);

@@ -5,10 +5,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import { tempDir } from '../helpers.js';
 import { consumerLock } from './consumer-lock.js';
+import { makePdf } from '../web/pdf.js';
+import { PDFJS_MODULE } from '../../shared/extract/runtime-files.js';
+import { NODE20_DRIVER } from '../../shared/store/local/sqlite-driver.js';
 
 const ROOT = process.cwd();
 let project: ReturnType<typeof tempDir>;
@@ -67,10 +70,13 @@ before(async () => {
   writeFileSync(join(project.dir, 'package.json'), JSON.stringify(packageJson, null, 2));
   writeFileSync(join(project.dir, 'package-lock.json'), JSON.stringify(lock, null, 2));
   run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund']);
-  // Install scripts are off (no compiler in this test): the native SQLite binding this machine already built is the same file.
-  const binding = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
-  mkdirSync(join(project.dir, 'node_modules/better-sqlite3/build/Release'), { recursive: true });
-  copyFileSync(join(ROOT, binding), join(project.dir, binding));
+  // Install scripts are off (no compiler in this test): better-sqlite3 13 ships prebuilt binaries; the optional 12 that
+  // Node 20 loads needs the binding this machine already built, which is the same file.
+  const binding = `node_modules/${NODE20_DRIVER}/build/Release/better_sqlite3.node`;
+  if (existsSync(join(ROOT, binding))) {
+    mkdirSync(dirname(join(project.dir, binding)), { recursive: true });
+    copyFileSync(join(ROOT, binding), join(project.dir, binding));
+  }
   web = await startWeb({ articles: 6, blogHosts: 1, crawlDelaySeconds: 0 });
 });
 
@@ -129,7 +135,7 @@ test("the README's CDK app synthesizes a stack with trawl/cdk from the prebuilt 
   assert.ok(!existsSync(join(project.dir, 'node_modules/esbuild')), 'esbuild is not installed with the package');
   // What each stage reads as files came from the packages installed with trawl, assembled at synth.
   const holding = (f: string) => stages.filter((a) => existsSync(join(a, f))).length;
-  assert.equal(holding('node_modules/pdfjs-dist/legacy/build/pdf.worker.mjs'), 1, 'the Extract stage ships pdf.js');
+  assert.ok(holding('node_modules/unpdf/dist/pdfjs.mjs') >= 1, 'the stages that read PDFs ship pdf.js');
   assert.equal(holding('node_modules/@sparticuz/chromium/bin/chromium.br'), 1, 'the Render stage ships Chromium');
   assert.equal(holding('ui/app.js'), 1, 'the search API ships the web UI');
   // The tokenizer's files ship with every stage whose code chunks or counts tokens (all but the search API).
@@ -157,6 +163,17 @@ test("the README's CDK app synthesizes a stack with trawl/cdk from the prebuilt 
           : ''),
     ]);
     assert.equal(out.trim(), tokenizes ? 'function\n2' : 'function', asset);
+    // pdf.js resolves from the stage as its bundle resolves it (import.meta.resolve beside index.mjs) and reads a PDF.
+    if (existsSync(join(stage, 'node_modules/unpdf'))) {
+      writeFileSync(
+        join(stage, 'pdf-probe.mjs'),
+        `if (!Promise.withResolvers) Promise.withResolvers = () => { let a, b; const promise = new Promise((x, y) => { a = x; b = y; }); return { promise, resolve: a, reject: b }; };` +
+          `const { getDocument } = await import(import.meta.resolve(${JSON.stringify(PDFJS_MODULE)}));` +
+          `const pdf = await getDocument({ data: new Uint8Array(Buffer.from(process.argv[2], 'base64')), verbosity: 0 }).promise; console.log(pdf.numPages);`,
+      );
+      const pdf = makePdf(['A page about crawling.', 'Its second page.'], 'Probe').toString('base64');
+      assert.equal(run(process.execPath, [join(stage, 'pdf-probe.mjs'), pdf]).trim(), '2', asset);
+    }
   }
   lambdaRoot.cleanup();
 });

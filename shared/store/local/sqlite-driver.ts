@@ -4,13 +4,35 @@ import type BetterSqlite3 from 'better-sqlite3';
 const require = createRequire(import.meta.url);
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 
+/** The package that carries better-sqlite3 12 for Node 20, an optional dependency (an npm alias). */
+export const NODE20_DRIVER = 'better-sqlite3-node20';
+
 /**
- * better-sqlite3, in the major that suits this Node: 12 on Node 20 (13 declares Node ≥ 22 and
- * crashes on 20), 13 on Node ≥ 22 (an npm alias, `better-sqlite3-napi`). 12's ObjectWrap
- * statements can abort the process at Node 24's teardown (`RemoveEnvironmentCleanupHook:
- * (env) != nullptr`, seen in this project's CI on Node 24); 13 moved to node-addon-api and ships
- * prebuilt N-API binaries, so nothing is compiled for it either. Same API, same types.
+ * Loads better-sqlite3 in the major that suits this Node: 13 (N-API, prebuilt binaries, nothing
+ * compiled) on Node ≥ 22, the floor `engines` names; 12 on Node 20, which 13 does not run on. 12
+ * is an optional dependency, installed by default and left out by `--omit=optional`, so an
+ * install for a supported Node carries one SQLite driver. 12's ObjectWrap statements can also
+ * abort the process at Node 24's teardown, another reason it is used only where it must be.
  */
-const Database: typeof BetterSqlite3 = nodeMajor >= 22 ? require('better-sqlite3-napi') : require('better-sqlite3');
+export function loadDriver(major: number, load: (id: string) => unknown = require): typeof BetterSqlite3 {
+  if (major >= 22) return load('better-sqlite3') as typeof BetterSqlite3;
+  try {
+    return load(NODE20_DRIVER) as typeof BetterSqlite3;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+    throw new Error(
+      `SQLite driver missing: on Node ${major} trawl needs better-sqlite3 12, its optional dependency ${NODE20_DRIVER} (left out by --omit=optional). ` +
+        `Use Node 22.12 or newer (trawl's floor), or run: npm install ${NODE20_DRIVER}@npm:better-sqlite3@12`,
+    );
+  }
+}
+
+let driver: typeof BetterSqlite3 | undefined;
+
+/** better-sqlite3's constructor, loaded at the first database opened: a missing driver is then a one-line error where the command reports errors. */
+const Database = function open(...args: ConstructorParameters<typeof BetterSqlite3>) {
+  driver ??= loadDriver(nodeMajor);
+  return new driver(...args);
+} as unknown as typeof BetterSqlite3;
 
 export default Database;
