@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MALLOC_ENV, RUNTIME_ENV, V8_FLAGS } from '../shared/cli/runtime.js';
 
 const DATA = join(tmpdir(), 'trawl-bench-data');
 
@@ -18,11 +19,19 @@ export interface ChildResult {
   rssAt?: Array<{ pages: number; rssMb: number; peakRssMb: number; heapMb: number; externalMb: number; anonMb?: number; queued?: number }>;
 }
 
-/** Runs a child (plain node for .mjs, tsx for .ts) and parses the JSON line it ends with. */
+/**
+ * Runs a child (plain node for .mjs, tsx for .ts) and parses the JSON line it ends with. trawl's
+ * children (bench/trawl-*.mjs) run under the memory settings the CLI starts a crawl with
+ * (shared/cli/runtime.ts), so the benches measure what `trawl crawl` runs; `TRAWL_RUNTIME=default`
+ * measures Node's own settings instead.
+ */
 export function runChild(script: string, args: string[]): Promise<ChildResult> {
-  const argv = script.endsWith('.ts') ? ['--import', 'tsx', script, ...args] : [script, ...args];
+  const tuned = /(^|\/)trawl-[^/]*\.mjs$/.test(script) && process.env[RUNTIME_ENV] !== 'default';
+  const node = tuned ? [...V8_FLAGS] : [];
+  const argv = script.endsWith('.ts') ? [...node, '--import', 'tsx', script, ...args] : [...node, script, ...args];
+  const env = tuned ? { ...MALLOC_ENV, ...process.env } : process.env;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'], env });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => {

@@ -8,5 +8,8 @@ if (!existsSync(fileURLToPath(built))) {
   process.stderr.write('trawl: not built yet: run npm run build (or use npm run trawl -- <args>)\n');
   process.exit(2);
 }
+// A long crawl starts itself again with glibc's and V8's memory settings (shared/cli/runtime.ts).
+const { tuneRuntime } = await import(new URL('../dist/shared/cli/runtime.js', import.meta.url).href);
+tuneRuntime(process.argv.slice(2));
 const { main } = await import(built.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { pathToFileURL } from 'node:url';
 import { LOG_FORMATS } from '../log/logger.js';
+import { tuneRuntime } from './runtime.js';
 import { UsageError, errorMessage } from '../errors.js';
 import { helpText, parseCommandLine, resolveSettings } from './args.js';
 import { COMMANDS, commandHelp, didYouMean, NEEDS_DATA, version } from './usage.js';
@@ -179,6 +180,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  tuneRuntime(process.argv.slice(2));
   // Piped into `head`, the reader goes away: that is the end of the output, not an error.
   for (const stream of [process.stdout, process.stderr])
     stream.on('error', (err: NodeJS.ErrnoException) => {

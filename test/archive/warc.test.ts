@@ -94,6 +94,29 @@ test('writes block and payload digests that match the stored bytes', async () =>
   }
 });
 
+test('a record past the thread-pool threshold (a capped page) reads back whole, digests matching, beside small ones', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const writer = new WarcWriter(dir);
+    const big = Array.from({ length: 40_000 }, (_, i) => `<p>paragraph ${i} ${(i * 7919) % 10007}</p>`).join('\n');
+    assert.ok(Buffer.byteLength(big) > 1024 * 1024);
+    const locs = await Promise.all([writer.write(exchange(1)), writer.write(exchange(2, big)), writer.write(exchange(3))]);
+    writer.close();
+    const { createHash } = await import('node:crypto');
+    const bodies: string[] = [];
+    for await (const r of readWarc(join(dir, readdirSync(dir)[0]!))) {
+      if (r.type !== 'response') continue;
+      bodies.push(r.payload.toString());
+      assert.equal(r.headers.get('warc-payload-digest'), `sha256:${createHash('sha256').update(r.payload).digest('hex')}`);
+    }
+    // Written as each is compressed: the small ones may come first.
+    assert.deepEqual(bodies.sort(), [exchange(1).response.body.toString(), exchange(3).response.body.toString(), big].sort());
+    assert.equal((await readResponse(dir, locs[1]!)).body.toString(), big);
+  } finally {
+    cleanup();
+  }
+});
+
 test('a final answer is journaled before a byte of its record is written: no kill leaves an archived answer unjournaled', async () => {
   const { dir, cleanup } = tempDir();
   try {
