@@ -6,8 +6,8 @@ import v8 from 'node:v8';
  * core): the crawl's threads (main, SQLite writer, extraction and PDF workers, libuv's pool) each
  * kept a partly used 64 MiB arena. A fixed mmap threshold: glibc raises its own to the size of the
  * largest block freed (a capped 5 MiB page), after which every large body is carved from the heap
- * and the heap, fragmented, is never given back. bench:crawl's web, peak RSS: 423–433 MiB as Node
- * starts, 265–287 MiB with these and the V8 flags below (2026-11-27, docs/benchmarks.md).
+ * and the heap, fragmented, is never given back. bench:crawl's web, peak RSS: 382–414 MiB as Node
+ * starts, 226–239 MiB with these and the V8 flags below (2026-11-27, docs/benchmarks.md).
  */
 export const MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '131072' };
 
