@@ -258,3 +258,9 @@ export class DiskFullError extends TrawlError {
     this.code = code;
   }
 }
+
+/** Whether loading a module failed because it is not installed (require's or import's code): an optional dependency left out. */
+export function isModuleMissing(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND';
+}

@@ -1,5 +1,5 @@
 // The browser driver, puppeteer-core: an optional dependency, loaded when the first browser starts.
-import { RenderError } from '../errors.js';
+import { isModuleMissing, RenderError } from '../errors.js';
 
 const importPuppeteer = () => import('puppeteer-core');
 type Puppeteer = Awaited<ReturnType<typeof importPuppeteer>>['default'];
@@ -17,8 +17,7 @@ export async function loadPuppeteer(load: () => Promise<{ default: Puppeteer }> 
   try {
     return (await load()).default;
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new RenderError('browser-missing', PUPPETEER_MISSING, { cause: err });
+    if (isModuleMissing(err)) throw new RenderError('browser-missing', PUPPETEER_MISSING, { cause: err });
     throw err;
   }
 }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
+import { isModuleMissing } from '../../errors.js';
 
 const require = createRequire(import.meta.url);
 const nodeMajor = Number(process.versions.node.split('.')[0]);
@@ -19,7 +20,7 @@ export function loadDriver(major: number, load: (id: string) => unknown = requir
   try {
     return load(NODE20_DRIVER) as typeof BetterSqlite3;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+    if (!isModuleMissing(err)) throw err;
     throw new Error(
       `SQLite driver missing: on Node ${major} trawl needs better-sqlite3 12, its optional dependency ${NODE20_DRIVER} (left out by --omit=optional). ` +
         `Use Node 22.12 or newer (trawl's floor), or run: npm install ${NODE20_DRIVER}@npm:better-sqlite3@12`,
