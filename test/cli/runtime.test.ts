@@ -75,16 +75,18 @@ console.log(JSON.stringify({ did, pid: process.pid, arenas: process.env.MALLOC_A
       };
     };
     const out = probe({});
-    // As Node starts (opted out), the same garbage grows the young generation well past 4 MiB.
-    assert.ok(probe({ [RUNTIME_ENV]: 'default' }).youngMb > 4);
+    // As Node starts (opted out), the same garbage grows the young generation to 16–32 MiB.
+    const untuned = probe({ [RUNTIME_ENV]: 'default' }).youngMb;
+    assert.ok(untuned > 8, `opted out, new space ${untuned} MiB`);
     if (typeof (process as { execve?: unknown }).execve === 'function') {
       assert.equal(out.did, 'tuned', 'the process that printed is the one started again');
       assert.equal(out.pid, out.spawnedPid, 'replaced in place: no parent process left waiting');
       assert.equal(out.arenas, MALLOC_ENV.MALLOC_ARENA_MAX);
       assert.equal(out.marker, 'tuned');
       for (const flag of V8_FLAGS) assert.ok(out.execArgv.includes(flag), flag);
-      // V8 took the semi-space flag: the young generation is two 2 MiB semi-spaces at most.
-      assert.ok(out.youngMb <= 4, `new space ${out.youngMb} MiB`);
+      // V8 took the semi-space flag: two 2 MiB semi-spaces, plus a page V8 may add under load (CI saw
+      // 4.25 MiB), against the 16–32 MiB it grows to opted out.
+      assert.ok(out.youngMb <= 8, `new space ${out.youngMb} MiB`);
     } else {
       assert.equal(out.did, 'flags');
       assert.equal(out.marker, null);
