@@ -2,6 +2,7 @@
 // call, crawls queued behind the directory's single writer, `fetch_page` archived into it.
 import { createEmbedder } from '../enrich/embedder-factory.js';
 import { QueryEmbeddingCache } from '../enrich/query-cache.js';
+import type { CrawlSettings } from '../config/settings.js';
 import { crawl, settingsOf } from '../library/crawl.js';
 import { fetch as fetchTarget } from '../library/fetch.js';
 import { openLocalForReading } from '../store/local/open-local.js';
@@ -17,6 +18,12 @@ export interface McpOptions {
   allowPrivateNetwork?: boolean;
   /** Provider settings the pages were enriched with, for queries (`search`). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The server's own settings (`trawl serve --delay-ms 250`, `TRAWL_USER_AGENT`…): the crawls it
+   * starts keep its politeness and start from its other values; a job chooses only its job settings.
+   * @default the settings' defaults, over `env`
+   */
+  crawlDefaults?: Partial<CrawlSettings>;
 }
 
 /** Characters of a fetched page's markdown `fetch_page` returns. */
@@ -51,7 +58,7 @@ export function localMcpSource(options: McpOptions, jobs: CrawlJobs = newJobs(op
 export function newJobs(options: McpOptions, webhooks?: WebhookSender, book?: JobBook): CrawlJobs {
   return new CrawlJobs(
     crawl,
-    { data: options.data, allowPrivateNetwork: options.allowPrivateNetwork ?? false, env: options.env ?? process.env },
+    { ...options.crawlDefaults, data: options.data, allowPrivateNetwork: options.allowPrivateNetwork ?? false, env: options.env ?? process.env },
     webhooks,
     book,
   );

@@ -148,7 +148,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         import('../api/mcp-local.js'),
         import('@modelcontextprotocol/sdk/server/stdio.js'),
       ]);
-      const source = localMcpSource({ data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env });
+      const source = localMcpSource({ data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env, crawlDefaults: settings });
       const { jobs } = source;
       const server = createMcpServer(source);
       const transport = new StdioServerTransport();

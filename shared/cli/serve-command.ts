@@ -75,7 +75,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
   const local = openLocalForReading(settings.data);
   const readers = new ReaderPool(settings.data, local, readerCount);
   const searched = readers.stores();
-  const mcpOptions = { data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env };
+  const mcpOptions = { data: settings.data, allowPrivateNetwork: settings.allowPrivateNetwork, env, crawlDefaults: settings };
   // A server that may start crawls keeps its queue and its webhook deliveries in jobs.db (a restart picks the queue up).
   const book = writeToken ? JobBook.open(settings.data) : undefined;
   const webhooks = new WebhookSender({

@@ -74,7 +74,8 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
     usage: 'trawl serve [--host 127.0.0.1] [--port 7373] [--token T] [--allowed-host NAME]   the HTTP API and the web UI',
     flags: ['host', 'port', 'token', 'allowed-host', 'write-token', 'webhook', 'readers'],
     example: 'trawl serve --port 7373',
-    settings: 'data',
+    // The crawls it starts keep the server's settings (politeness) and start from its other values.
+    settings: 'all',
   },
   webhooks: {
     usage: 'trawl webhooks [--failed]   the webhook deliveries of the crawls trawl serve ran, newest first',
@@ -99,7 +100,7 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
       'trawl mcp [--data DIR] [--allow-private-network]   a Model Context Protocol server over stdio: crawl, crawl_status, search, get_page, links, fetch_page',
     flags: [],
     example: 'trawl mcp --data ./trawl-data',
-    settings: 'data',
+    settings: 'all',
   },
   select: {
     usage: 'trawl select <homepage> [--profile P] [--query Q] [--cap 4] [--no-preview]   the pages that explain what a site does',

@@ -103,9 +103,11 @@ test(
   { timeout: 240_000 },
   async () => {
     const asked = new Map<string, number>();
+    const agents = new Set<string | undefined>();
     const site = await serve((req, res) => {
       const path = (req.url ?? '/').split('?')[0]!;
       asked.set(path, (asked.get(path) ?? 0) + 1);
+      agents.add(req.headers['user-agent']);
       const r = guideResponse(path) ?? { status: 404, headers: { 'content-type': 'text/plain' }, body: 'not found' };
       res.writeHead(r.status, r.headers).end(r.body);
     });
@@ -114,8 +116,10 @@ test(
     const good = await receiver();
     const broken = await receiver(Infinity);
     const data = tempDir();
-    // A delay between requests keeps the first crawl running when the server stops.
-    const settings = resolveSettings(testFlags(data.dir, { 'delay-ms': '150' }), {});
+    // The server's settings are its crawls' politeness: a delay between requests keeps the first
+    // crawl running when the server stops, and its requests carry the server's User-Agent.
+    const agent = 'trawl-serve-test/1.0 (+https://example.com/bot)';
+    const settings = resolveSettings(testFlags(data.dir, { 'delay-ms': '150', 'user-agent': agent }), {});
     const writeToken = 'a-write-token-of-some-length';
     const flags = { port: '0', 'write-token': writeToken, webhook: [good.url, broken.url] };
     const env = { TRAWL_WEBHOOK_SECRET: SECRET };
@@ -152,6 +156,7 @@ test(
       await server.close();
     }
     // The resumed run asked again at most what was in flight at the stop: one request for the one host.
+    assert.deepEqual([...agents], [agent], "every request of the jobs carries the server's User-Agent");
     const twice = [...asked].filter(([p, n]) => n > 1 && p !== '/robots.txt');
     assert.ok(twice.length <= 1, `asked twice: ${JSON.stringify(twice)}`);
 
