@@ -11,7 +11,7 @@ import { CrawlObservability } from './observability.js';
 import { checkCrawlerProps, timeProps, type ApiProps, type CrawlerProps } from './props.js';
 
 export type { ApiKeyApiProps, ApiProps, CrawlerProps, DiscoveryProps, ExtraPageStep, IamApiProps } from './props.js';
-import { CrawlSchedules } from './schedules.js';
+import { checkSchedules, CrawlSchedules } from './schedules.js';
 import { DEFAULT_TEXT_REBUILD_LOG_ENTRIES, SearchIndex } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage } from './storage.js';
@@ -77,6 +77,8 @@ export class Crawler extends Construct {
     checkCrawlerProps(id, props);
     const times = timeProps(props);
     const crawls = validateCrawls({ crawls: props.crawls }, `Crawler "${id}" crawls`);
+    // Before any stage is bundled: a crawl its schedule cannot carry fails synth at once.
+    checkSchedules(crawls);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     const sizing = Object.fromEntries(
