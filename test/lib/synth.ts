@@ -1,5 +1,7 @@
-// Synthesizes the CDK app once per test process (with real esbuild bundling) into a temp dir.
-import { readFileSync } from 'node:fs';
+// Synthesizes the CDK app (with real esbuild bundling, or without it and cached across test files) into a temp dir.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../lib/app.js';
 import { tempDir } from '../helpers.js';
@@ -10,16 +12,48 @@ export interface Synthesized {
   cleanup(): void;
 }
 
+/** Inputs of a synthesis without bundling: the construct's sources, the code they read, the default crawls and profiles, the locked CDK. */
+const SYNTH_INPUTS = ['lib', 'shared', 'profiles', 'crawls.json', 'package-lock.json'];
+
+function filesUnder(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => filesUnder(join(path, name)));
+}
+
+/**
+ * The key of a synthesis without bundling: its options and every input's content. Eleven test files
+ * synthesize the same app (~3 s each); the first one in a run writes the template, the others read it.
+ */
+function cacheKey(options: object): string {
+  const hash = createHash('sha256').update(JSON.stringify(options));
+  for (const file of SYNTH_INPUTS.flatMap(filesUnder)) hash.update(file).update(readFileSync(file));
+  return hash.digest('hex').slice(0, 32);
+}
+
 export function synthApp(options: { bundle?: boolean; crawlsFile?: string; context?: Record<string, unknown> } = {}): Synthesized {
   const out = tempDir('trawl-cdk-');
+  // Bundled assets and a crawls file of the test's own (with profiles beside it) are not cached.
+  const cached = options.bundle === false && options.crawlsFile === undefined ? join(tmpdir(), `trawl-synth-${cacheKey(options)}.json`) : undefined;
+  if (cached && existsSync(cached)) {
+    const [artifactId, text] = JSON.parse(readFileSync(cached, 'utf8')) as [string, string];
+    writeFileSync(join(out.dir, `${artifactId}.template.json`), text);
+    return { template: JSON.parse(text) as Synthesized['template'], outdir: out.dir, cleanup: out.cleanup };
+  }
   const { app, stack } = buildApp({
     outdir: out.dir,
     crawlsFile: options.crawlsFile,
     context: { ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...options.context },
   });
   app.synth();
-  const template = JSON.parse(readFileSync(join(out.dir, `${stack.artifactId}.template.json`), 'utf8')) as Synthesized['template'];
-  return { template, outdir: out.dir, cleanup: out.cleanup };
+  const text = readFileSync(join(out.dir, `${stack.artifactId}.template.json`), 'utf8');
+  if (cached) {
+    // Written whole, then renamed: a file running at the same time reads the old state or the new one.
+    writeFileSync(`${cached}.${process.pid}`, JSON.stringify([stack.artifactId, text]));
+    renameSync(`${cached}.${process.pid}`, cached);
+  }
+  return { template: JSON.parse(text) as Synthesized['template'], outdir: out.dir, cleanup: out.cleanup };
 }
 
 /** The state machine definitions of a synthesized template, by machine type, with Lambda ARNs left as tokens. */
