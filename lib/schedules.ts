@@ -30,7 +30,7 @@ export class CrawlSchedules extends Construct {
 
   constructor(scope: Construct, id: string, props: { crawls: CrawlDefinition[]; runMachine: sfn.IStateMachine }) {
     super(scope, id);
-    checkSchedules(props.crawls);
+    // The Crawler ran checkSchedules on these crawls before it built anything.
     for (const crawl of props.crawls) {
       this.rules[crawl.name] = new events.Rule(this, `Crawl-${crawl.name}`, {
         description: `trawl crawl "${crawl.name}" (${crawl.seeds.length} seeds)`,

@@ -15,11 +15,13 @@ export interface Synthesized {
 /** Inputs of a synthesis without bundling: the construct's sources, the code they read, the default crawls and profiles, the locked CDK. */
 const SYNTH_INPUTS = ['lib', 'shared', 'profiles', 'crawls.json', 'package-lock.json'];
 
+/** A path's files (itself when it is one), in a stable order. */
 function filesUnder(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((name) => filesUnder(join(path, name)));
+  return (readdirSync(path, { recursive: true }) as string[])
+    .map((f) => join(path, f))
+    .filter((f) => statSync(f).isFile())
+    .sort();
 }
 
 /**
