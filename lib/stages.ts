@@ -1,6 +1,6 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { environmentOf } from '../shared/config/lambda-environment.js';
-import { CL100K_RANKS, PDFJS_MODULE } from '../shared/extract/runtime-files.js';
+import { CL100K_RANKS, CL100K_RANKS_SOURCE, PDFJS_MODULE } from '../shared/extract/runtime-files.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
@@ -74,18 +74,18 @@ const PDFJS: PackageFiles = {
 };
 
 /**
- * The tokenizer (shared/extract/chunks.ts) loads tiktoken's WebAssembly build and cl100k's ranks
- * by path, and resolves them when its module loads: every stage whose bundle holds that module
- * ships them (without them a stage fails at its cold start; before, pages lost their chunks).
+ * trawl's own files that a stage's code reads by path at run time, beside its bundle: the
+ * tokenizer's rank table (shared/extract/chunks.ts), shipped with every stage whose bundle names
+ * it (without it a stage fails at its cold start). `npm run build` names them in the stages'
+ * manifest (scripts/build-lambdas.ts) and copies them into dist/shared (scripts/build-data.ts),
+ * from where a prebuilt stage's asset takes them; a source checkout's bundling copies the source.
  */
-const TIKTOKEN: PackageFiles = {
-  name: 'tiktoken',
-  files: ['package.json', 'lite/tiktoken.cjs', 'lite/tiktoken_bg.cjs', 'lite/tiktoken_bg.wasm', 'encoders/cl100k_base.json'],
-  shippedWith: { bundleNaming: CL100K_RANKS },
-};
+export const OWN_FILES: ReadonlyArray<{ name: string; source: string; notice?: string }> = [
+  { name: CL100K_RANKS, source: CL100K_RANKS_SOURCE, notice: CL100K_RANKS_SOURCE.replace(/\.json$/, '.NOTICE') },
+];
 
 /** What the stages read from installed packages at run time, beside their bundles. */
-const RUNTIME_FILES: readonly PackageFiles[] = [PDFJS, TIKTOKEN];
+const RUNTIME_FILES: readonly PackageFiles[] = [PDFJS];
 
 /** Chromium ships for x86_64 only: the Render stage runs there, every other stage on arm64. */
 export const X86_STAGES: ReadonlySet<StageName> = new Set(['render-page']);
@@ -229,7 +229,11 @@ function prebuiltCode(name: StageName): lambda.Code {
       environment: { TRAWL_STAGE: name },
       local: {
         tryBundle(outputDir: string): boolean {
-          for (const file of manifest[name]) copyFileSync(join(PREBUILT, file), join(outputDir, file === `${name}.mjs` ? 'index.mjs' : file));
+          for (const file of manifest[name]) {
+            // trawl's own files are where the compiled code reads them (dist/shared), not in dist/lambda: the package holds them once.
+            const own = OWN_FILES.find((f) => f.name === file);
+            copyFileSync(own ? join(HERE, '..', own.source) : join(PREBUILT, file), join(outputDir, file === `${name}.mjs` ? 'index.mjs' : file));
+          }
           shipFiles(name, outputDir, HERE);
           return true;
         },
@@ -315,6 +319,9 @@ function bundlingOptions(name: StageName): BundlingOptions {
             .join(' && ');
           return ['stage' in w ? copy : `if grep -qF "${w.bundleNaming}" "${join(outputDir, 'index.mjs')}"; then ${copy}; fi`];
         }),
+        ...OWN_FILES.map(
+          ({ name: file, source }) => `if grep -qF "${file}" "${join(outputDir, 'index.mjs')}"; then cp "${join(ROOT, source)}" "${join(outputDir, file)}"; fi`,
+        ),
         ...(name === 'search-api'
           ? [`test -f "${join(UI_DIR, 'index.html')}" || (cd "${ROOT}" && npx tsx scripts/build-ui.ts)`, `cp -R "${UI_DIR}" "${join(outputDir, 'ui')}"`]
           : []),

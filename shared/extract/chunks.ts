@@ -1,47 +1,32 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { CL100K_RANKS, TIKTOKEN_LITE } from './runtime-files.js';
-
-interface Tiktoken {
-  encode_ordinary(text: string): Uint32Array;
-  decode(tokens: Uint32Array): Uint8Array;
-}
-interface Cl100k {
-  bpe_ranks: string;
-  special_tokens: Record<string, number>;
-  pat_str: string;
-}
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Cl100k } from './cl100k.js';
+import { CL100K_RANKS, CL100K_RANKS_SOURCE } from './runtime-files.js';
 
 /**
- * What the tokenizer reads at run time, resolved when this module loads: a Lambda stage ships
- * these files beside its bundle (lib/stages.ts, RUNTIME_FILES), and one that lacks them fails
- * at its cold start, not later on every page as a page without chunks.
+ * The rank table, beside this module (or beside a Lambda stage's bundle, which ships it:
+ * lib/stages.ts), and checked when this module loads: a stage without it fails at its cold
+ * start, not later on every page as a page without chunks.
  */
-const requireHere = createRequire(import.meta.url);
-const TIKTOKEN = requireHere.resolve(TIKTOKEN_LITE);
-const CL100K = requireHere.resolve(CL100K_RANKS);
-let cl100k: Tiktoken | undefined;
+const RANKS = fileURLToPath(new URL(`./${CL100K_RANKS}`, import.meta.url));
+if (!existsSync(RANKS))
+  throw new Error(`the tokenizer's rank table ${RANKS} is missing: reinstall trawl (or, in a build of your own, copy ${CL100K_RANKS_SOURCE} there)`);
+let cl100k: Cl100k | undefined;
 
 /**
- * cl100k_base in tiktoken's WebAssembly build (its BPE is ~3x faster than a JavaScript one on the
- * corpus), loaded on first use: its ranks cost a thread ~30 MB and ~300 ms, and the crawl thread,
- * which only chunks when a search result or PDF needs it, should not carry them for nothing.
+ * The tokenizer, loaded on first use: its ranks cost a thread ~7 MB and ~200 ms, and the crawl
+ * thread, which only chunks when a search result or PDF needs it, should not carry them for nothing.
  */
-function tokenizer(): Tiktoken {
-  if (!cl100k) {
-    const { Tiktoken } = requireHere(TIKTOKEN) as { Tiktoken: new (ranks: string, special: Record<string, number>, pattern: string) => Tiktoken };
-    // Read, not required: require's cache would keep the 1 MB of ranks text alive after tiktoken copied it.
-    const ranks = JSON.parse(readFileSync(CL100K, 'utf8')) as Cl100k;
-    cl100k = new Tiktoken(ranks.bpe_ranks, ranks.special_tokens, ranks.pat_str);
-  }
+function tokenizer(): Cl100k {
+  cl100k ??= Cl100k.load(RANKS);
   return cl100k;
 }
 /**
  * A page's text is data, not a prompt: a special token's spelling in it (an article about
  * tokenizers quoting `<|endoftext|>`) is encoded as the plain text it is.
  */
-const encode = (text: string) => tokenizer().encode_ordinary(text);
+const encode = (text: string) => tokenizer().encode(text);
 
 /** A piece of a document sized for an embedding model. */
 export interface Chunk {
@@ -82,7 +67,7 @@ const MAX_RUN = 64;
 // Anchored at a run's start (the lookbehind): unanchored, the search retried inside every word.
 const LONG_RUN = new RegExp(`(?<!\\S)\\S{${MAX_RUN + 1},}`, 'g');
 
-function tokenize(text: string): Uint32Array {
+function tokenize(text: string): number[] {
   return encode(text.length > MAX_RUN ? text.replace(LONG_RUN, (run) => run.replace(new RegExp(`.{${MAX_RUN}}`, 'g'), '$& ').trimEnd()) : text);
 }
 
@@ -104,7 +89,7 @@ function sentences(text: string, maxTokens: number): Sentence[] {
     // One decoder across the pieces: a character whose bytes two pieces share goes whole to the second.
     const utf8 = new TextDecoder();
     for (let i = 0; i < tokens.length; i += maxTokens) {
-      const piece = utf8.decode(tokenizer().decode(tokens.subarray(i, i + maxTokens)), { stream: i + maxTokens < tokens.length });
+      const piece = utf8.decode(tokenizer().decode(tokens.slice(i, i + maxTokens)), { stream: i + maxTokens < tokens.length });
       out.push({ text: piece, tokens: Math.min(maxTokens, tokens.length - i), offset });
       offset += piece.length;
     }

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import type Database from 'better-sqlite3';
+import type { Db } from '../../shared/store/local/sqlite-types.js';
 import { readResponse, readWarc } from '../../shared/archive/warc-reader.js';
 import { ArchiveReplay, FetchedAndFailedError, NeverFetchedError, targetHistory } from '../../shared/archive/replay.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
@@ -16,7 +16,7 @@ import { crawlWeb, openDb, testFlags } from './crawl-helpers.js';
 
 let web: SyntheticWeb;
 let data: ReturnType<typeof tempDir>;
-let db: Database.Database;
+let db: Db;
 const u = (path: string) => `${web.origins.main}${path}`;
 const id = (path: string) => urlId(u(path));
 

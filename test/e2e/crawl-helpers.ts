@@ -1,6 +1,6 @@
 import { WARCParser } from 'warcio';
 import Database from '../../shared/store/local/sqlite-driver.js';
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from '../../shared/store/local/sqlite-types.js';
 import { join } from 'node:path';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { crawlCommand } from '../../shared/cli/crawl-command.js';

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type Database from 'better-sqlite3';
+import type { Db } from '../../shared/store/local/sqlite-types.js';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import { tempDir } from '../helpers.js';
 import { crawlWeb, fetchCounts, minGap, openDb, requestsBy, testFlags, urlState } from './crawl-helpers.js';
@@ -8,7 +8,7 @@ import type { RunSummary } from '../../shared/store/ports/index.js';
 
 let web: SyntheticWeb;
 let data: ReturnType<typeof tempDir>;
-let db: Database.Database;
+let db: Db;
 let summary: RunSummary;
 const o = (host: string) => web.origins[host]!;
 

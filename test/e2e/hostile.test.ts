@@ -3,7 +3,7 @@
 // recorded with its reason, and stderr carries no warning floods.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type Database from 'better-sqlite3';
+import type { Db } from '../../shared/store/local/sqlite-types.js';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import { tempDir } from '../helpers.js';
 import { runCli, type CliResult } from './cli-process.js';
@@ -12,7 +12,7 @@ import { openDb } from './crawl-helpers.js';
 let web: SyntheticWeb;
 let data: ReturnType<typeof tempDir>;
 let result: CliResult;
-let db: Database.Database;
+let db: Db;
 
 const url = (host: string, path: string) => `${web.origins[host]}${path}`;
 const state = (u: string) =>

@@ -1,11 +1,13 @@
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { loadDriver, NODE20_DRIVER } from '../../shared/store/local/sqlite-driver.js';
 import Database from '../../shared/store/local/sqlite-driver.js';
+import { loadVectorFunctions } from '../../shared/store/local/vector-functions.js';
 
 const missing = (id: string) => Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
 
-test('one SQLite driver per Node: better-sqlite3 13 from Node 22, the optional 12 on Node 20 only', () => {
+test('one SQLite driver per Node: node:sqlite from Node 22, better-sqlite3 12 (installed by hand) on Node 20 only', () => {
   const asked: string[] = [];
   const load = (id: string) => {
     asked.push(id);
@@ -14,18 +16,18 @@ test('one SQLite driver per Node: better-sqlite3 13 from Node 22, the optional 1
   loadDriver(22, load);
   loadDriver(24, load);
   loadDriver(20, load);
-  assert.deepEqual(asked, ['better-sqlite3', 'better-sqlite3', NODE20_DRIVER]);
+  assert.deepEqual(asked, ['node:sqlite', 'node:sqlite', NODE20_DRIVER]);
 });
 
-test('Node 20 without the optional driver (npm install --omit=optional): one message with both ways out', () => {
+test('Node 20 without better-sqlite3 12 (the package does not install it): one message with both ways out', () => {
   assert.throws(
     () =>
       loadDriver(20, (id) => {
         throw missing(id);
       }),
     (err: Error) =>
-      /SQLite driver missing: on Node 20/.test(err.message) &&
-      err.message.includes('Node 22.12 or newer') &&
+      /SQLite driver missing: Node 20 has no node:sqlite/.test(err.message) &&
+      err.message.includes('Node 22.16 or newer') &&
       err.message.includes(`npm install ${NODE20_DRIVER}@npm:better-sqlite3@12`),
   );
   // Any other failure (a broken binary) is not disguised as a missing package.
@@ -43,6 +45,27 @@ test('the driver this Node loads opens a database with FTS5', () => {
   try {
     db.exec("CREATE VIRTUAL TABLE t USING fts5(body); INSERT INTO t VALUES ('polite crawling')");
     assert.equal((db.prepare("SELECT count(*) AS n FROM t WHERE t MATCH 'crawling'").get() as { n: number }).n, 1);
+  } finally {
+    db.close();
+  }
+});
+
+test("opening a database prints nothing: Node 22's experimental warning for node:sqlite is held back, other warnings are not", () => {
+  const script =
+    `import Database from ${JSON.stringify(new URL('../../shared/store/local/sqlite-driver.ts', import.meta.url).pathname)};` +
+    `new Database(':memory:').close(); process.emitWarning('a warning of the caller');`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /ExperimentalWarning|SQLite is an experimental feature/);
+  assert.match(r.stderr, /Warning: a warning of the caller/);
+});
+
+test("the driver loads sqlite-vec's compiled functions where it ships a binary (here), with SQL's load_extension() left off", () => {
+  const db = new Database(':memory:');
+  try {
+    assert.equal(loadVectorFunctions(db), 'sqlite-vec');
+    assert.match((db.prepare('SELECT vec_version() AS v').get() as { v: string }).v, /^v\d/);
+    assert.throws(() => db.prepare("SELECT load_extension('x')").get(), /not authorized/);
   } finally {
     db.close();
   }

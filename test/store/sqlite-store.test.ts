@@ -104,9 +104,9 @@ test('migrates a data directory of the previous schema forward, keeping its data
     assert.ok((reader.db.prepare('PRAGMA table_info(runs)').all() as Array<{ name: string }>).some((c) => c.name === 'scope'));
     assert.ok(reader.db.prepare("SELECT name FROM sqlite_master WHERE name = 'link_changes'").get());
     assert.ok(reader.db.prepare("SELECT name FROM sqlite_master WHERE name = 'vector_sketches'").get());
-    assert.deepEqual(reader.db.prepare('SELECT count(*) AS n FROM selections').get(), { n: 0 });
+    assert.equal((reader.db.prepare('SELECT count(*) AS n FROM selections').get() as { n: number }).n, 0);
     assert.ok((reader.db.prepare('PRAGMA table_info(extracts)').all() as Array<{ name: string }>).some((c) => c.name === 'fields'));
-    assert.deepEqual(reader.db.prepare('SELECT count(*) AS n FROM search_text JOIN enrichments ON doc_id = search_text.rowid').get(), { n: 0 });
+    assert.equal((reader.db.prepare('SELECT count(*) AS n FROM search_text JOIN enrichments ON doc_id = search_text.rowid').get() as { n: number }).n, 0);
     assert.equal((await reader.latestRun())?.id, run.id);
     await reader.close();
     const store = new SqliteCrawlStore(dir);

@@ -162,7 +162,7 @@ test('schema 10 gives the vectors an older trawl stored their sketches', async (
     db.close();
     const store = new SqliteCrawlStore(dir);
     try {
-      assert.deepEqual(store.db.prepare('SELECT count(*) AS n FROM vector_sketches').get(), { n: 50 });
+      assert.equal((store.db.prepare('SELECT count(*) AS n FROM vector_sketches').get() as { n: number }).n, 50);
       const index = new SqliteVectorIndex(store.db, { approximateFrom: 1, candidateShare: 0, minCandidates: 5 });
       await index.query(vectors[31]!, 'm', 1, {});
       assert.equal(index.lastPlan, 'exact', "a connection's first query scans: loading the sketches would cost more");

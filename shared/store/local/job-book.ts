@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from './sqlite-types.js';
 import Database from './sqlite-driver.js';
 
 /** The server's own book beside the crawl database: crawl jobs asked for over the API or MCP, and webhook deliveries. */

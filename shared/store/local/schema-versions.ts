@@ -1,5 +1,5 @@
 // The data schema's version in a database file: migrating an older one forward, refusing a newer one or another program's.
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from './sqlite-types.js';
 import { DataDirError } from '../../errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 

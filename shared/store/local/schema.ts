@@ -1,4 +1,4 @@
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from './sqlite-types.js';
 import { backfillSketches, SKETCHES_SQL } from './sqlite-sketches.js';
 
 /**

@@ -2,7 +2,7 @@
  * Changes between runs on the embedded store: captured on the writer's connection as each fetch
  * commits (before its writes replace what the page was), completed at the run's end, and read.
  */
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Db, Statement } from './sqlite-types.js';
 import { underPaths } from '../../changes/monitor.js';
 import { changeRecordOf, contentChange, rankShift, type PreviousState, type RankPoint } from '../../changes/page-change.js';
 import {

@@ -1,39 +1,60 @@
 import { createRequire } from 'node:module';
-import type BetterSqlite3 from 'better-sqlite3';
 import { isModuleMissing } from '../../errors.js';
+import { nodeSqliteDatabase, type NodeSqlite } from './node-sqlite.js';
+import type { DbConstructor } from './sqlite-types.js';
 
 const require = createRequire(import.meta.url);
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 
-/** The package that carries better-sqlite3 12 for Node 20, an optional dependency (an npm alias). */
+/** The name trawl loads better-sqlite3 12 under on Node 20 (an npm alias; trawl's own checkout has it as a devDependency). */
 export const NODE20_DRIVER = 'better-sqlite3-node20';
 
 /**
- * Loads better-sqlite3 in the major that suits this Node: 13 (N-API, prebuilt binaries, nothing
- * compiled) on Node ≥ 22, the floor `engines` names; 12 on Node 20, which 13 does not run on. 12
- * is an optional dependency, installed by default and left out by `--omit=optional`, so an
- * install for a supported Node carries one SQLite driver. 12's ObjectWrap statements can also
- * abort the process at Node 24's teardown, another reason it is used only where it must be.
+ * Node 22 marks node:sqlite experimental with a warning on stderr at its first load (Node 24
+ * does not): trawl's users did not choose the driver, so that one warning is not printed.
+ * Any other warning at that moment still is.
  */
-export function loadDriver(major: number, load: (id: string) => unknown = require): typeof BetterSqlite3 {
-  if (major >= 22) return load('better-sqlite3') as typeof BetterSqlite3;
+function loadQuietly(id: string, load: (id: string) => unknown): unknown {
+  const emit = process.emitWarning;
+  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (/^SQLite is an experimental feature/.test(text)) return;
+    return (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
   try {
-    return load(NODE20_DRIVER) as typeof BetterSqlite3;
+    return load(id);
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
+/**
+ * The SQLite driver that suits this Node: Node's own `node:sqlite` from Node 22 (the floor
+ * `engines` names; nothing to install or compile), so the package depends on no driver. Node 20,
+ * past its end of life and below the floor, has none: there trawl loads better-sqlite3 12 if it
+ * was installed under the alias `better-sqlite3-node20` (its own checkout does, to keep CI's
+ * Node 20 leg), and otherwise says how.
+ */
+export function loadDriver(major: number, load: (id: string) => unknown = require): DbConstructor {
+  if (major >= 22) return nodeSqliteDatabase(loadQuietly('node:sqlite', load) as NodeSqlite);
+  try {
+    return load(NODE20_DRIVER) as DbConstructor;
   } catch (err) {
     if (!isModuleMissing(err)) throw err;
     throw new Error(
-      `SQLite driver missing: on Node ${major} trawl needs better-sqlite3 12, its optional dependency ${NODE20_DRIVER} (left out by --omit=optional). ` +
-        `Use Node 22.12 or newer (trawl's floor), or run: npm install ${NODE20_DRIVER}@npm:better-sqlite3@12`,
+      `SQLite driver missing: Node ${major} has no node:sqlite, so trawl needs better-sqlite3 12 installed as ${NODE20_DRIVER}. ` +
+        `Use Node 22.16 or newer (trawl's floor: nothing to install), or run: npm install ${NODE20_DRIVER}@npm:better-sqlite3@12`,
     );
   }
 }
 
-let driver: typeof BetterSqlite3 | undefined;
+let driver: DbConstructor | undefined;
 
-/** better-sqlite3's constructor, loaded at the first database opened: a missing driver is then a one-line error where the command reports errors. */
-const Database = function open(...args: ConstructorParameters<typeof BetterSqlite3>) {
+/** The driver's constructor, loaded at the first database opened: a missing driver is then a one-line error where the command reports errors. */
+const Database = function open(...args: ConstructorParameters<DbConstructor>) {
   driver ??= loadDriver(nodeMajor);
   return new driver(...args);
-} as unknown as typeof BetterSqlite3;
+} as unknown as DbConstructor;
 
 export default Database;
+export type { Db, Statement } from './sqlite-types.js';

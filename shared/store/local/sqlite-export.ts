@@ -1,4 +1,4 @@
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from './sqlite-types.js';
 import type { WaczPage } from '../../archive/wacz.js';
 import { CURRENT_EDGES } from './sqlite-rows.js';
 

@@ -1,4 +1,4 @@
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from './sqlite-types.js';
 import type { GraphStore, LinkView, RankedPage, SelectionRecord, UnfetchedUrl } from '../ports/index.js';
 import { CURRENT_EDGES, rowToEdge } from './sqlite-rows.js';
 import { pageRank } from '../../graph/pagerank.js';

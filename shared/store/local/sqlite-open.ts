@@ -1,5 +1,5 @@
 import Database from './sqlite-driver.js';
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from './sqlite-types.js';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DataDirError, errorMessage } from '../../errors.js';

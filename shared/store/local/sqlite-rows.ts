@@ -1,4 +1,4 @@
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Db, Statement } from './sqlite-types.js';
 import type { FetchKind } from '../../fetch/content-type.js';
 import {
   ROBOTS_REFUSAL,

@@ -1,5 +1,5 @@
 import Database from './sqlite-driver.js';
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Db, Statement } from './sqlite-types.js';
 import { closeSync, existsSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { errorMessage } from '../../errors.js';

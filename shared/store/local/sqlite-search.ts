@@ -1,4 +1,4 @@
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from './sqlite-types.js';
 import type { EnrichCandidate, EnrichFailure, EnrichmentRecord, EnrichStore, HitDetails, SearchFilters, TextHit } from '../ports/index.js';
 import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, type EnrichLatency } from '../ports/search-index.js';
 import { CURRENT_EDGES, Statements } from './sqlite-rows.js';

@@ -1,6 +1,6 @@
 // The vectors' sketches (signs and byte codes): written beside each vector, held in memory by each
 // reading connection, brought up to date from the sequence numbers other connections' writes left.
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from './sqlite-types.js';
 import { bestCodes, bestSketches, ByteCodes, sketchBytes, sketchTable, sketchVector } from '../../search/vector-sketch.js';
 import { Statements } from './sqlite-rows.js';
 
@@ -45,7 +45,7 @@ export function backfillSketches(db: Db): void {
   const page = db.prepare('SELECT url_id, model, vector FROM vectors WHERE url_id > ? ORDER BY url_id LIMIT 1000');
   // In pages: a connection cannot write while it reads.
   for (let after = ''; ;) {
-    const rows = page.all(after) as Array<{ url_id: string; model: string; vector: Buffer }>;
+    const rows = page.all(after) as Array<{ url_id: string; model: string; vector: Uint8Array }>;
     if (rows.length === 0) return;
     for (const r of rows) {
       const copy = new Uint8Array(r.vector);
@@ -122,7 +122,7 @@ export class SketchCache {
     if (top <= this.seq) return;
     const rows = this.sql
       .get('SELECT seq, url_id, model, dimension, sketch, weight, codes FROM vector_sketches WHERE seq > ? ORDER BY seq')
-      .iterate(this.seq) as Iterable<{ seq: number; url_id: string; model: string; dimension: number; sketch: Buffer; weight: number; codes: Buffer }>;
+      .iterate(this.seq) as Iterable<{ seq: number; url_id: string; model: string; dimension: number; sketch: Uint8Array; weight: number; codes: Uint8Array }>;
     for (const r of rows) {
       const key = `${r.model}\u0000${r.dimension}`;
       const old = this.where.get(r.url_id);

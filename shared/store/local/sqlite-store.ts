@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Db, Statement } from './sqlite-types.js';
 import type {
   ArchivedAnswer,
   ChunkRecord,

@@ -1,4 +1,4 @@
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from './sqlite-types.js';
 import type { SearchFilters, VectorEntry, VectorIndex, VectorRecord } from '../ports/index.js';
 import { filterSql } from './sqlite-search.js';
 import { Statements } from './sqlite-rows.js';

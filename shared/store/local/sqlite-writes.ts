@@ -1,4 +1,4 @@
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Db, Statement } from './sqlite-types.js';
 import { simhashBands } from '../../dedupe/simhash.js';
 import { urlId } from '../../url/canonical.js';
 import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, HostRecord, PageRecord } from '../ports/index.js';

@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
-import type { Database as Db } from 'better-sqlite3';
+import type { Db } from './sqlite-types.js';
 
 const require = createRequire(import.meta.url);
 
 /** Cosine distance of two float32 blobs in plain JavaScript: sqlite-vec's function where its binary cannot load. */
-function cosineDistance(a: Buffer, b: Buffer): number | null {
+function cosineDistance(a: Uint8Array, b: Uint8Array): number | null {
   if (a.byteLength !== b.byteLength || a.byteLength % 4 !== 0) return null;
   const x = new Float32Array(a.buffer, a.byteOffset, a.byteLength / 4);
   const y = new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
@@ -29,7 +29,7 @@ export function loadVectorFunctions(db: Db): 'sqlite-vec' | 'javascript' {
     return 'sqlite-vec';
   } catch {
     db.function('vec_distance_cosine', { deterministic: true }, (a: unknown, b: unknown) =>
-      Buffer.isBuffer(a) && Buffer.isBuffer(b) ? cosineDistance(a, b) : null,
+      a instanceof Uint8Array && b instanceof Uint8Array ? cosineDistance(a, b) : null,
     );
     return 'javascript';
   }
