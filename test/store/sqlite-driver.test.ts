@@ -7,16 +7,43 @@ import { loadVectorFunctions } from '../../shared/store/local/vector-functions.j
 
 const missing = (id: string) => Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
 
+/** A stand-in for node:sqlite: the features the adapter checks for, less those named. */
+function fakeNodeSqlite(without: string[] = []) {
+  class StatementSync {}
+  for (const m of ['setReturnArrays', 'columns', 'setAllowUnknownNamedParameters'].filter((m) => !without.includes(m))) {
+    Object.assign(StatementSync.prototype, { [m]: () => {} });
+  }
+  class DatabaseSync {
+    isTransaction = without.includes('isTransaction') ? undefined : false;
+    close() {}
+  }
+  return { DatabaseSync, StatementSync };
+}
+
 test('one SQLite driver per Node: node:sqlite from Node 22, better-sqlite3 12 (installed by hand) on Node 20 only', () => {
   const asked: string[] = [];
   const load = (id: string) => {
     asked.push(id);
-    return function Db() {};
+    return id === 'node:sqlite' ? fakeNodeSqlite() : function Db() {};
   };
   loadDriver(22, load);
   loadDriver(24, load);
   loadDriver(20, load);
   assert.deepEqual(asked, ['node:sqlite', 'node:sqlite', NODE20_DRIVER]);
+});
+
+test('a Node whose node:sqlite is missing or older than the floor (22.5-22.15, 23) gets one line naming the floor', () => {
+  assert.throws(
+    () => loadDriver(22, () => fakeNodeSqlite(['setReturnArrays', 'isTransaction'])),
+    /this Node \(v[\d.]+\) has a node:sqlite without setReturnArrays, isTransaction, which trawl's store needs: use Node 22\.16 or newer/,
+  );
+  assert.throws(
+    () =>
+      loadDriver(22, () => {
+        throw Object.assign(new Error('No such built-in module: node:sqlite'), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
+      }),
+    /this Node \(v[\d.]+\) has no node:sqlite, which trawl's store needs: use Node 22\.16 or newer/,
+  );
 });
 
 test('Node 20 without better-sqlite3 12 (the package does not install it): one message with both ways out', () => {

@@ -22,7 +22,23 @@ interface DatabaseSync {
   close(): void;
 }
 export interface NodeSqlite {
-  DatabaseSync: new (file: string, options: { readOnly: boolean; allowExtension: boolean }) => DatabaseSync;
+  DatabaseSync: new (file: string, options?: { readOnly: boolean; allowExtension: boolean }) => DatabaseSync;
+  StatementSync: { prototype: object };
+}
+
+/** What the adapter uses that node:sqlite gained last (Node 22.16 and 24.0): missing on an older Node, or on Node 23. */
+function missingFeatures(sqlite: NodeSqlite): string[] {
+  const statement = sqlite.StatementSync.prototype as Record<string, unknown>;
+  const missing = ['setReturnArrays', 'columns', 'setAllowUnknownNamedParameters'].filter((m) => typeof statement[m] !== 'function');
+  const probe = new sqlite.DatabaseSync(':memory:');
+  if (typeof probe.isTransaction !== 'boolean') missing.push('isTransaction');
+  probe.close();
+  return missing;
+}
+
+/** The one-line reason trawl cannot use this Node's SQLite, and the way out. */
+export function tooOldNode(what: string): Error {
+  return new Error(`this Node (${process.version}) ${what}, which trawl's store needs: use Node 22.16 or newer (trawl's floor, in its package.json's engines)`);
 }
 
 /**
@@ -163,6 +179,8 @@ class NodeStatement implements Statement {
 }
 
 export function nodeSqliteDatabase(sqlite: NodeSqlite): new (file: string, options?: OpenFlags) => Db {
+  const missing = missingFeatures(sqlite);
+  if (missing.length) throw tooOldNode(`has a node:sqlite without ${missing.join(', ')}`);
   return class NodeSqliteDatabase implements Db {
     readonly readonly: boolean;
     private readonly db: DatabaseSync;

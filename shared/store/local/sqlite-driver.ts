@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { isModuleMissing } from '../../errors.js';
-import { nodeSqliteDatabase, type NodeSqlite } from './node-sqlite.js';
+import { nodeSqliteDatabase, tooOldNode, type NodeSqlite } from './node-sqlite.js';
 import type { DbConstructor } from './sqlite-types.js';
 
 const require = createRequire(import.meta.url);
@@ -36,7 +36,17 @@ function loadQuietly(id: string, load: (id: string) => unknown): unknown {
  * Node 20 leg), and otherwise says how.
  */
 export function loadDriver(major: number, load: (id: string) => unknown = require): DbConstructor {
-  if (major >= 22) return nodeSqliteDatabase(loadQuietly('node:sqlite', load) as NodeSqlite);
+  if (major >= 22) {
+    let sqlite: NodeSqlite;
+    try {
+      sqlite = loadQuietly('node:sqlite', load) as NodeSqlite;
+    } catch (err) {
+      // Before Node 22.13 node:sqlite exists only behind --experimental-sqlite.
+      if ((err as { code?: string }).code !== 'ERR_UNKNOWN_BUILTIN_MODULE') throw err;
+      throw tooOldNode('has no node:sqlite');
+    }
+    return nodeSqliteDatabase(sqlite);
+  }
   try {
     return load(NODE20_DRIVER) as DbConstructor;
   } catch (err) {
