@@ -76,9 +76,9 @@ const PDFJS: PackageFiles = {
 /**
  * trawl's own files that a stage's code reads by path at run time, beside its bundle: the
  * tokenizer's rank table (shared/extract/chunks.ts), shipped with every stage whose bundle names
- * it (without it a stage fails at its cold start). `npm run build` names them in the stages'
- * manifest (scripts/build-lambdas.ts) and copies them into dist/shared (scripts/build-data.ts),
- * from where a prebuilt stage's asset takes them; a source checkout's bundling copies the source.
+ * it (without it a stage fails at its cold start). `npm run build` copies them into dist/shared
+ * (scripts/build-data.ts), from where a prebuilt stage's asset takes them (shipFiles); a source
+ * checkout's bundling copies the source.
  */
 export const OWN_FILES: ReadonlyArray<{ name: string; source: string; notice?: string }> = [
   { name: CL100K_RANKS, source: CL100K_RANKS_SOURCE, notice: CL100K_RANKS_SOURCE.replace(/\.json$/, '.NOTICE') },
@@ -229,11 +229,7 @@ function prebuiltCode(name: StageName): lambda.Code {
       environment: { TRAWL_STAGE: name },
       local: {
         tryBundle(outputDir: string): boolean {
-          for (const file of manifest[name]) {
-            // trawl's own files are where the compiled code reads them (dist/shared), not in dist/lambda: the package holds them once.
-            const own = OWN_FILES.find((f) => f.name === file);
-            copyFileSync(own ? join(HERE, '..', own.source) : join(PREBUILT, file), join(outputDir, file === `${name}.mjs` ? 'index.mjs' : file));
-          }
+          for (const file of manifest[name]) copyFileSync(join(PREBUILT, file), join(outputDir, file === `${name}.mjs` ? 'index.mjs' : file));
           shipFiles(name, outputDir, HERE);
           return true;
         },
@@ -280,6 +276,8 @@ function shipFiles(name: StageName, outputDir: string, from: string): void {
       copyFileSync(join(dir, f), join(outputDir, 'node_modules', pkg.name, f));
     }
   }
+  // trawl's own files come from where the compiled code reads them (dist/shared; the source in a checkout): the package holds them once.
+  for (const own of OWN_FILES.filter((f) => code.includes(f.name))) copyFileSync(join(from, '..', own.source), join(outputDir, own.name));
   for (const pkg of SHIPPED_PACKAGES[name] ?? []) {
     const closure = installedClosure([pkg], from);
     if (!closure.some((p) => p.name === pkg))

@@ -5,11 +5,11 @@
 // Chromium of @sparticuz/chromium, the web UI), so a user's synth needs neither esbuild nor Docker
 // and the tarball holds the shared code once (issue 31: 85 MB packed before, with a bundle per
 // stage and Chromium inside the Render one).
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { LAMBDA_BANNER, OWN_FILES, PREBUILT_EXTERNALS, STAGES, type StageName } from '../lib/stages.js';
+import { LAMBDA_BANNER, PREBUILT_EXTERNALS, STAGES, type StageName } from '../lib/stages.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'lambda');
@@ -48,13 +48,7 @@ for (const file of Object.keys(outputs)) {
   // Dynamic imports are entry points too: only the stages' own entries name a stage.
   const stage = basename(file, '.mjs') as StageName;
   if (!STAGES.includes(stage)) continue;
-  const files = [...closure(file)];
-  // trawl's own files the code reads by path (the tokenizer's ranks) go with the stages whose code names them
-  // (from dist/shared, where scripts/build-data.ts put them: the package holds them once).
-  const code = files.map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
-  const own = OWN_FILES.filter(({ name }) => code.includes(name)).map(({ name }) => name);
-  manifest[stage] = [...files.map((f) => basename(f)), ...own].sort();
+  manifest[stage] = [...closure(file)].map((f) => basename(f)).sort();
 }
-
 writeFileSync(join(OUT, 'manifest.json'), JSON.stringify(manifest, null, 2));
 process.stderr.write(`bundled ${STAGES.length} Lambda stages into ${OUT} (${Object.keys(outputs).length} files)\n`);

@@ -29,9 +29,18 @@ function filesUnder(path: string): string[] {
  * synthesize the same app (~3 s each); the first one in a run writes the template, the others read it.
  */
 function cacheKey(options: object): string {
-  const hash = createHash('sha256').update(JSON.stringify(options));
-  for (const file of SYNTH_INPUTS.flatMap(filesUnder)) hash.update(file).update(readFileSync(file));
-  return hash.digest('hex').slice(0, 32);
+  return createHash('sha256').update(JSON.stringify(options)).update(inputsDigest()).digest('hex').slice(0, 32);
+}
+
+let inputs: string | undefined;
+/** The inputs' content, read once a process (a file may synthesize more than once). */
+function inputsDigest(): string {
+  if (inputs === undefined) {
+    const hash = createHash('sha256');
+    for (const file of SYNTH_INPUTS.flatMap(filesUnder)) hash.update(file).update(readFileSync(file));
+    inputs = hash.digest('hex');
+  }
+  return inputs;
 }
 
 export function synthApp(options: { bundle?: boolean; crawlsFile?: string; context?: Record<string, unknown> } = {}): Synthesized {

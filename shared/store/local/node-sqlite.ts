@@ -184,7 +184,6 @@ export function nodeSqliteDatabase(sqlite: NodeSqlite): new (file: string, optio
   return class NodeSqliteDatabase implements Db {
     readonly readonly: boolean;
     private readonly db: DatabaseSync;
-    private depth = 0;
 
     constructor(file: string, options: OpenFlags = {}) {
       this.readonly = options.readonly ?? false;
@@ -228,21 +227,18 @@ export function nodeSqliteDatabase(sqlite: NodeSqlite): new (file: string, optio
       return row === undefined ? undefined : Object.values(row)[0];
     }
 
+    /** Inside a transaction, a savepoint: SQLite's RELEASE and ROLLBACK TO take the latest one of a name, so one name nests. */
     transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
       return (...args: A): R => {
-        const depth = this.depth;
-        const savepoint = `trawl_${depth}`;
-        this.exec(depth === 0 ? 'BEGIN' : `SAVEPOINT ${savepoint}`);
-        this.depth = depth + 1;
+        const outer = !this.db.isTransaction;
+        this.exec(outer ? 'BEGIN' : 'SAVEPOINT trawl');
         try {
           const result = fn(...args);
-          this.exec(depth === 0 ? 'COMMIT' : `RELEASE ${savepoint}`);
+          this.exec(outer ? 'COMMIT' : 'RELEASE trawl');
           return result;
         } catch (err) {
-          if (this.db.isTransaction) this.exec(depth === 0 ? 'ROLLBACK' : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+          if (this.db.isTransaction) this.exec(outer ? 'ROLLBACK' : 'ROLLBACK TO trawl; RELEASE trawl');
           throw err;
-        } finally {
-          this.depth = depth;
         }
       };
     }
