@@ -92,14 +92,17 @@ export const X86_STAGES: ReadonlySet<StageName> = new Set(['render-page']);
 
 /**
  * Packages shipped as they are beside a stage's bundle (`node_modules/`), never bundled: the
- * Render stage's `@sparticuz/chromium` finds its Brotli-packed browser relative to its own files.
+ * Render stage's `@sparticuz/chromium` finds its Brotli-packed browser relative to its own files,
+ * and `playwright-core` reads its own files by path as it runs.
  */
-export const SHIPPED_PACKAGES: Partial<Record<StageName, string[]>> = { 'render-page': ['@sparticuz/chromium'] };
+export const SHIPPED_PACKAGES: Partial<Record<StageName, string[]>> = { 'render-page': ['@sparticuz/chromium', 'playwright-core'] };
 
 /** The AWS SDK clients every stage uses, which the nodejs24.x runtime ships: left out of the bundles. */
 const RUNTIME_SDK = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-sfn'];
+/** Every package shipped beside some stage. */
+const SHIPPED = [...new Set(Object.values(SHIPPED_PACKAGES).flat())];
 /** What the prebuilt stages leave out: the SDK clients the runtime ships, and what ships as files beside a stage. */
-export const PREBUILT_EXTERNALS = [...RUNTIME_SDK, ...new Set(Object.values(SHIPPED_PACKAGES).flat())];
+export const PREBUILT_EXTERNALS = [...RUNTIME_SDK, ...SHIPPED];
 /** Stages that use S3 Vectors or Bedrock: their clients are bundled (newer than a runtime's SDK may be). */
 const ENRICH_STAGES: ReadonlySet<StageName> = new Set(['summarize-page', 'index-page', 'finalize-run', 'search-api']);
 /** Stages that only read the table and the bucket (the search API). */
@@ -126,9 +129,13 @@ export const STAGE_ACCESS: Record<StageName, { table: string[]; objects: Array<'
 /** The web UI's bundle (`npm run build:ui`), shipped as `ui/` beside the search API's bundle. */
 export const UI_DIR = join(ROOT, 'dist', 'ui');
 
-/** What esbuild leaves out of a stage's bundle. */
+/**
+ * What esbuild leaves out of a stage's bundle: the SDK, what ships beside the stage, and in every
+ * stage the packages shipped beside another (the browser driver is imported only when a browser
+ * starts, which only Render does), as the prebuilt build leaves them out.
+ */
 export function externalModules(name: StageName): string[] {
-  return [...(ENRICH_STAGES.has(name) ? RUNTIME_SDK : ['@aws-sdk/*']), ...(SHIPPED_PACKAGES[name] ?? [])];
+  return [...(ENRICH_STAGES.has(name) ? RUNTIME_SDK : ['@aws-sdk/*']), ...SHIPPED];
 }
 
 /** CommonJS dependencies call require(); give the ESM bundle one. */

@@ -8,8 +8,6 @@ import { RenderError } from '../errors.js';
 export interface BrowserBinary {
   path: string;
   source: 'env' | 'system' | 'bundled';
-  /** The bundled build is a headless shell, launched with its own flags. */
-  headlessShell: boolean;
 }
 
 /** The usual install locations, by platform: Debian/Ubuntu, Google Chrome, snaps, macOS applications. */
@@ -95,14 +93,14 @@ export async function findBrowser(env: NodeJS.ProcessEnv = process.env, candidat
     const path = env[name];
     if (!path) continue;
     if (!executable(path)) throw new RenderError('browser-missing', `${name}=${path} is not an executable file: point it at a Chromium or Chrome binary`);
-    return { path, source: 'env', headlessShell: false };
+    return { path, source: 'env' };
   }
   const system = candidates.find(executable);
-  if (system) return { path: system, source: 'system', headlessShell: false };
+  if (system) return { path: system, source: 'system' };
   const bundled = await bundledChromium().catch((err: unknown) => {
     throw new RenderError('browser-missing', `the Chromium of @sparticuz/chromium could not be unpacked: ${String(err)}`, { cause: err });
   });
-  if (bundled) return { path: bundled, source: 'bundled', headlessShell: true };
+  if (bundled) return { path: bundled, source: 'bundled' };
   throw new RenderError(
     'browser-missing',
     'no Chromium found: set CHROMIUM_PATH, install chromium (apt-get install chromium) or Google Chrome, install @sparticuz/chromium (Linux x64; an optional dependency of trawl, left out by npm install --omit=optional), or crawl with --render never',

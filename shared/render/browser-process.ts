@@ -1,4 +1,4 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processAlive } from '../util/process-alive.js';
@@ -7,6 +7,38 @@ import { processAlive } from '../util/process-alive.js';
 
 /** Prefix of a browser profile directory in the temp directory, followed by the crawler's pid. */
 export const PROFILE_PREFIX = 'trawl-chrome-';
+
+/**
+ * Chromium features turned off. One `--disable-features` flag replaces another, so this one also
+ * names those Playwright's own flag turns off for its driving to work (its chromiumSwitches).
+ */
+const DISABLED_FEATURES = [
+  // Playwright's
+  'AcceptCHFrame',
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'DialMediaRouteProvider',
+  'GlobalMediaControls',
+  'HttpsUpgrades',
+  'LensOverlay',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AutoDeElevate',
+  'RenderDocument',
+  // trawl's: nothing the crawl did not ask for leaves the browser
+  'Translate',
+  'MediaRouter',
+  'OptimizationHints',
+  'AutofillServerCommunication',
+  'InterestFeedContentSuggestions',
+  'NetworkPrediction',
+  'Prerender2',
+  'SpeculationRulesPrefetchProxy',
+  'DnsOverHttps',
+];
+
+/** Playwright's default flags trawl leaves out: a page opens no popup (issue 28). */
+export const DRIVER_DEFAULTS_REFUSED = ['--disable-popup-blocking'];
 
 /** Flags for a headless browser that runs as root, offline, leaving nothing behind: no sandbox, GPU, first run or background traffic. */
 export function launchArgs(memoryMb: number, inLambda: boolean): string[] {
@@ -24,7 +56,7 @@ export function launchArgs(memoryMb: number, inLambda: boolean): string[] {
     '--disable-sync',
     '--disable-breakpad',
     '--disable-domain-reliability',
-    '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,InterestFeedContentSuggestions,NetworkPrediction,Prerender2,SpeculationRulesPrefetchProxy,DnsOverHttps',
+    `--disable-features=${DISABLED_FEATURES.join(',')}`,
     // Every byte goes through the guard proxy (issue 28): no UDP the proxy cannot carry (WebRTC's
     // STUN, QUIC), no DNS or connections made ahead of a request, no new windows.
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
@@ -54,4 +86,37 @@ export function sweepStaleProfiles(dir = tmpdir()): number {
     removed++;
   }
   return removed;
+}
+
+/**
+ * The pid of the browser started by this process with the profile `profile` (Linux: read from
+ * /proc; elsewhere undefined, and the driver alone ends the browser). Playwright does not tell it.
+ */
+export function browserPid(profile: string): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const flag = `--user-data-dir=${profile}`;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const parent = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1]);
+      if (parent === process.pid && readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(flag)) return Number(name);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return undefined;
+}
+
+/** Kills a process at once; one already gone is not an error. */
+export function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Resolves when the process `pid` is gone (polled: it may not be this process's child). */
+export async function exited(pid: number): Promise<void> {
+  while (processAlive(pid)) await new Promise((r) => setTimeout(r, 50));
 }

@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { errorMessage, RenderError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import type { Logger } from '../log/logger.js';
 import { findBrowser, type BrowserBinary } from './browser-path.js';
-import { loadPuppeteer } from './puppeteer.js';
-import { launchArgs, PROFILE_PREFIX, sweepStaleProfiles } from './browser-process.js';
+import { loadDriver } from './driver.js';
+import { browserPid, DRIVER_DEFAULTS_REFUSED, exited, kill, launchArgs, PROFILE_PREFIX, sweepStaleProfiles } from './browser-process.js';
+import { interceptRequests, type PausedRequest } from './intercept.js';
 
 export { launchArgs, sweepStaleProfiles } from './browser-process.js';
 import type { BlockReason, Renderer, RenderOutput, RenderRequest } from './renderer.js';
@@ -177,42 +178,49 @@ export class ChromiumRenderer implements Renderer {
   private async launch(): Promise<Slot> {
     this.binary ??= this.options.binary ? Promise.resolve(this.options.binary) : findBrowser();
     const binary = await this.binary;
-    const puppeteer = await loadPuppeteer();
+    const chromium = await loadDriver();
     sweepStaleProfiles();
     const profile = mkdtempSync(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
-    let browser: Browser;
+    let home: BrowserContext;
     try {
-      browser = await puppeteer.launch({
+      // A persistent context, for a profile directory named after this process (a killed crawler's
+      // is swept by the next one); the pages render in contexts of their own, one per host.
+      home = await chromium.launchPersistentContext(profile, {
         executablePath: binary.path,
-        headless: binary.headlessShell ? 'shell' : true,
-        // Over a pipe the browser exits with this process, even one killed with SIGKILL.
-        pipe: true,
-        userDataDir: profile,
+        headless: true,
         args: launchArgs(this.options.memoryMb, Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME)),
-        defaultViewport: VIEWPORT,
+        ignoreDefaultArgs: DRIVER_DEFAULTS_REFUSED,
+        acceptDownloads: false,
+        viewport: VIEWPORT,
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
         timeout: 60_000,
-        protocolTimeout: this.options.timeoutMs + 15_000,
       });
     } catch (err) {
       rmSync(profile, { recursive: true, force: true });
       throw new RenderError('launch', `Chromium at ${binary.path} did not start: ${errorMessage(err)}`, { cause: err });
+    }
+    const browser = home.browser();
+    if (!browser) {
+      await home.close().catch(() => undefined);
+      rmSync(profile, { recursive: true, force: true });
+      throw new RenderError('launch', `Chromium at ${binary.path} started without a browser to open contexts in`);
     }
     this.stats.launches++;
     let onGone!: (err: RenderError) => void;
     const gone = new Promise<never>((_, reject) => (onGone = reject));
     gone.catch(() => undefined);
     const contexts = new HostContexts((proxy) =>
-      browser.createBrowserContext({
-        downloadBehavior: { policy: 'deny' },
-        proxyServer: `http://${proxy}`,
+      browser.newContext({
+        acceptDownloads: false,
         // Chromium sends loopback straight out unless told otherwise: `<-loopback>` sends it to the proxy too.
-        proxyBypassList: ['<-loopback>'],
+        proxy: { server: `http://${proxy}`, bypass: '<-loopback>' },
+        userAgent: this.options.userAgent,
+        viewport: VIEWPORT,
       }),
     );
-    const slot: Slot = { browser, pid: browser.process()?.pid, profile, served: 0, active: 0, dead: false, contexts, gone };
+    const slot: Slot = { browser, pid: browserPid(profile), profile, served: 0, active: 0, dead: false, contexts, gone };
     browser.once('disconnected', () => {
       if (!slot.dead) this.options.logger?.warn('the browser went away; a fresh one starts for the next page', { pid: slot.pid });
       slot.dead = true;
@@ -235,14 +243,14 @@ export class ChromiumRenderer implements Renderer {
     if (this.slot === slot) this.slot = undefined;
     if (this.live.size === 0) process.removeListener('exit', this.onExit);
     slot.dead = true;
-    const proc = slot.browser.process();
-    const exited = new Promise<void>((resolve) => {
-      if (!proc || proc.exitCode !== null || proc.signalCode !== null) resolve();
-      else proc.once('exit', () => resolve());
-    });
+    const pid = slot.pid;
+    // The driver's close returns once the process has exited; one that does not close in time is killed.
     const work = timeout(slot.browser.close(), CLOSE_GRACE_MS, () => new Error('close timed out'))
-      .catch(() => proc?.kill('SIGKILL'))
-      .then(() => timeout(exited, CLOSE_GRACE_MS, () => new Error('exit timed out')))
+      .catch(async () => {
+        if (!pid) return;
+        kill(pid);
+        await timeout(exited(pid), CLOSE_GRACE_MS, () => new Error('exit timed out'));
+      })
       .catch(() => undefined)
       .then(() => slot.contexts.closeProxies())
       .catch(() => undefined)
@@ -256,13 +264,7 @@ export class ChromiumRenderer implements Renderer {
   /** On process exit without close(): kill the browsers and remove their profiles synchronously. */
   private killAll(): void {
     for (const slot of this.live) {
-      if (slot.pid) {
-        try {
-          process.kill(slot.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      if (slot.pid) kill(slot.pid);
       rmSync(slot.profile, { recursive: true, force: true });
     }
   }
@@ -278,16 +280,25 @@ export class ChromiumRenderer implements Renderer {
   private async session(lease: ContextLease, request: RenderRequest, attempt: number, traffic: Traffic): Promise<RenderOutput> {
     const started = performance.now();
     const page = await lease.context.newPage();
-    const crashed = new Promise<never>((_, reject) => page.once('error', (err) => reject(new RenderError('crash', `the page crashed: ${errorMessage(err)}`))));
+    let crashes = 0;
+    const crashed = new Promise<never>((_, reject) =>
+      page.once('crash', () => {
+        crashes++;
+        reject(new RenderError('crash', 'the page crashed'));
+      }),
+    );
     crashed.catch(() => undefined);
+    // A call the page's crash cut short may fail before the crash event is seen: Playwright says "Target crashed".
+    const asCrash = (err: unknown) =>
+      crashes > 0 || /target crashed/i.test(errorMessage(err)) ? new RenderError('crash', 'the page crashed', { cause: err }) : err;
     const run = async (): Promise<RenderOutput> => {
-      await this.intercept(page, request, traffic);
-      await page.setUserAgent({ userAgent: this.options.userAgent });
+      await this.intercept(lease.context, page, request, traffic);
       await page.goto(request.url, { waitUntil: 'domcontentloaded', timeout: this.options.timeoutMs });
       // The settle wait ends well inside the hard cap, so a page that never goes idle still yields its DOM.
       const left = this.options.timeoutMs - (performance.now() - started) - SETTLE_MARGIN_MS;
       let settled = true;
-      await page.waitForNetworkIdle({ idleTime: 500, timeout: Math.max(1, Math.min(this.options.settleMs, left)) }).catch(() => (settled = false));
+      // Network idle: no request for 500 ms.
+      await page.waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(this.options.settleMs, left)) }).catch(() => (settled = false));
       const html = await page.content();
       const measured = await page.evaluate(() => {
         const hrefs = new Set(Array.from(document.querySelectorAll('a[href]'), (a) => a.getAttribute('href') ?? ''));
@@ -309,13 +320,18 @@ export class ChromiumRenderer implements Renderer {
         screenshot,
       };
     };
-    return Promise.race([run(), crashed]);
+    return Promise.race([
+      run().catch((err: unknown) => {
+        throw asCrash(err);
+      }),
+      crashed,
+    ]);
   }
 
   private async screenshot(page: Page): Promise<Buffer> {
     const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0));
     const clip = { x: 0, y: 0, width: VIEWPORT.width, height: Math.max(1, Math.min(height, this.options.screenshotMaxHeight ?? 10_000)) };
-    return Buffer.from(await page.screenshot({ type: 'png', clip, captureBeyondViewport: true }));
+    return await page.screenshot({ type: 'png', clip, fullPage: true });
   }
 
   /** One attempt's request policy, and what it and the context's guard proxy counted. */
@@ -334,7 +350,7 @@ export class ChromiumRenderer implements Renderer {
    * Serves the fetched document to the navigation, passes every other request through the policy,
    * dismisses dialogs at once and keeps the page from opening windows (refused before any request).
    */
-  private async intercept(page: Page, request: RenderRequest, traffic: Traffic): Promise<void> {
+  private async intercept(context: BrowserContext, page: Page, request: RenderRequest, traffic: Traffic): Promise<void> {
     const pageUrl = new URL(request.url);
     const { policy, block, navigations } = traffic;
     let served = false;
@@ -346,7 +362,7 @@ export class ChromiumRenderer implements Renderer {
       void dialog.dismiss().catch(() => undefined);
     });
     await page.exposeFunction(POPUP_BINDING, () => block('popup'));
-    await page.evaluateOnNewDocument(REFUSE_WINDOWS);
+    await page.addInitScript(REFUSE_WINDOWS);
     page.on('popup', (popup) => {
       block('popup');
       void popup?.close().catch(() => undefined);
@@ -356,27 +372,22 @@ export class ChromiumRenderer implements Renderer {
       if ((status === 429 || status === 503) && new URL(res.url()).host === pageUrl.host)
         traffic.throttled ??= { status, retryAfter: res.headers()['retry-after'] };
     });
-    const handle = async (req: HTTPRequest): Promise<void> => {
-      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) {
-        if (!served && req.url().split('#')[0] === pageUrl.href.split('#')[0]) {
+    await interceptRequests(context, page, async (req: PausedRequest): Promise<void> => {
+      if (req.mainFrameNavigation) {
+        if (!served && req.url.split('#')[0] === pageUrl.href.split('#')[0]) {
           served = true;
           return req.respond({ status: request.document.status, headers, body: request.document.body });
         }
         block('navigation');
-        navigations.push(req.url());
-        return req.abort('blockedbyclient');
+        navigations.push(req.url);
+        return req.abort();
       }
-      const verdict = await policy.check(req.url(), req.resourceType());
+      const verdict = await policy.check(req.url, req.resourceType);
       if (verdict.kind === 'block') {
         block(verdict.reason);
-        return req.abort('blockedbyclient');
+        return req.abort();
       }
       return req.continue();
-    };
-    await page.setRequestInterception(true);
-    page.on('request', (req) => {
-      // A request of a page that has gone away cannot be answered any more: nothing to do.
-      handle(req).catch(() => undefined);
     });
   }
 }

@@ -1,4 +1,4 @@
-import type { BrowserContext } from 'puppeteer-core';
+import type { BrowserContext } from 'playwright-core';
 import { GuardProxy } from './guard-proxy.js';
 import type { BlockReason } from './renderer.js';
 import type { RequestPolicy } from './request-policy.js';

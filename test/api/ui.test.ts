@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'puppeteer-core';
+import type { Page } from 'playwright-core';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { loadUiAssets } from '../../shared/api/ui-assets.js';
 import { withEnrichedCrawl } from '../search/fixture-site.js';
@@ -43,12 +43,11 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
     const server = await startServer(settings, { port: '0' }, {});
     const { browser, close } = await launchUiBrowser();
     try {
-      const page = await browser.newPage();
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(String(err)));
       page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
-      await page.setViewport({ width: 1200, height: 900 });
-      await page.goto(server.url, { waitUntil: 'networkidle0' });
+      await page.goto(server.url, { waitUntil: 'networkidle' });
       // With no query the search page lists the most linked pages.
       await shown(page, 'ol.top li a', errors);
 
@@ -71,7 +70,7 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
       assert.ok((await paintedPixels(page, '#graph canvas')) > 500, 'the graph is drawn on its canvas');
       await page.screenshot({ path: join(SHOTS, 'page.png'), fullPage: true });
 
-      await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle0' });
+      await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle' });
       await shown(page, 'table.runs a', errors);
       await page.click('table.runs a');
       await shown(page, '#chart canvas', errors);
@@ -80,11 +79,10 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
       assert.match(await page.$eval('section.bars', (s) => s.textContent ?? ''), /200/);
       await page.screenshot({ path: join(SHOTS, 'run.png'), fullPage: true });
 
-      // A phone-width screen (a page of its own: changing to a mobile viewport reloads a page): nothing overflows sideways.
-      const phone = await browser.newPage();
+      // A phone-width screen (a page of its own: a mobile viewport is set when the page is made): nothing overflows sideways.
+      const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
       phone.on('pageerror', (err) => errors.push(String(err)));
-      await phone.setViewport({ width: 390, height: 844, isMobile: true });
-      await phone.goto(`${server.url}#/?q=bread`, { waitUntil: 'networkidle0' });
+      await phone.goto(`${server.url}#/?q=bread`, { waitUntil: 'networkidle' });
       await shown(phone, 'li.hit', errors);
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 1, `the search page is ${overflow}px wider than a phone`);
@@ -114,10 +112,10 @@ test('the web UI shows under POSIX, C.UTF-8 and a non-English locale, and with -
             asked.push(dialog.message());
             void dialog.accept(token);
           });
-          await page.goto(server.url, { waitUntil: 'networkidle0' });
+          await page.goto(server.url, { waitUntil: 'networkidle' });
           await shown(page, 'ol.top li a', errors);
           assert.equal(asked.length, 1, `${lang}: the UI asked for the token once`);
-          await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle0' });
+          await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle' });
           await shown(page, 'table.runs a', errors);
           await page.click('table.runs a');
           await shown(page, '#chart canvas', errors);

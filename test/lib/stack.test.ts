@@ -111,8 +111,11 @@ test('the bundles are ESM built by esbuild, the extract stage carries pdf.js for
     assets.filter((a) => existsSync(join(synth.outdir, a, CL100K_RANKS))),
     tokenizing,
   );
-  // The Render stage ships @sparticuz/chromium as it is (its packed browser is found beside its own files).
-  assert.equal(assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/@sparticuz/chromium/bin/chromium.br'))).length, 1);
+  // The Render stage ships @sparticuz/chromium as it is (its packed browser is found beside its own
+  // files), and playwright-core (which reads its own files by path), and no other stage does.
+  const shipping = (f: string) => assets.filter((a) => existsSync(join(synth.outdir, a, f)));
+  assert.equal(shipping('node_modules/@sparticuz/chromium/bin/chromium.br').length, 1);
+  assert.deepEqual(shipping('node_modules/playwright-core/lib/server/chromium/chromium.js'), shipping('node_modules/@sparticuz/chromium/bin/chromium.br'));
 });
 
 test('the run state machine is Standard: InitRun, Discover when the run has search or social targets, then a Wait/Progress/Choice loop, then FinalizeRun (JSONPath)', () => {

@@ -5,7 +5,15 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ChromiumRenderer } from '../../shared/render/chromium.js';
+import { RenderError } from '../../shared/errors.js';
+import { processAlive } from '../../shared/util/process-alive.js';
+import { waitFor } from './processes.js';
 
 /** Two origins of one site (same address, two ports), each serving a cacheable script that sets a cookie. */
 const servers: Server[] = [];
@@ -74,8 +82,45 @@ test('another host of the same site gets a context of its own: its cache and coo
 test("a context where a page crashed is closed: the host's next page starts from a fresh one", async () => {
   const before = scriptAsks(0);
   const crash = `<!doctype html><html><body><div id="root"></div><script>const hoard = []; for (;;) hoard.push(new Array(1e6).fill(1));</script></body></html>`;
-  await assert.rejects(render(origins[0]!, '/crash', crash), /crash/);
+  await assert.rejects(render(origins[0]!, '/crash', crash), (err: unknown) => err instanceof RenderError && err.failure === 'crash');
   const next = await render(origins[0]!, '/c');
   assert.match(next.html, /<p>rendered <\/p>/, 'no cookie left from the old context');
   assert.equal(scriptAsks(0), before + 1, 'the fresh context asked for the script again');
+});
+
+test('the renderer finds its browser by pid (Playwright does not tell it): the process it started with its own profile', async () => {
+  await render(origins[0]!, '/d');
+  const pids = renderer.pids();
+  assert.equal(pids.length, 1);
+  const args = readFileSync(`/proc/${pids[0]}/cmdline`, 'utf8').split('\0');
+  assert.ok(args.includes('--remote-debugging-pipe'), 'the browser itself, not one of its children');
+  assert.ok(args.some((a) => a.startsWith(`--user-data-dir=${join(tmpdir(), `trawl-chrome-${process.pid}-`)}`)));
+});
+
+test('a process that exits without closing the renderer takes its browser and profile with it', { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-exit-test-'));
+  try {
+    const script = join(dir, 'exit.mts');
+    writeFileSync(
+      script,
+      `import { ChromiumRenderer } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../shared/render/chromium.ts')).href)};
+const r = new ChromiumRenderer({ userAgent: 't', concurrency: 1, timeoutMs: 15000, settleMs: 500, maxRequests: 5, recycleAfter: 10, memoryMb: 128, allowPrivateNetwork: true });
+await r.render({ url: 'http://127.0.0.1:9/x', document: { status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from('<p>x</p>') }, screenshot: false });
+console.log(JSON.stringify({ pids: r.pids(), pid: process.pid }));
+process.exit(0);
+`,
+    );
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 100_000 });
+    assert.equal(child.status, 0, child.stderr);
+    const { pids, pid } = JSON.parse(child.stdout.trim().split('\n').pop()!) as { pids: number[]; pid: number };
+    assert.equal(pids.length, 1);
+    assert.ok(await waitFor(() => !processAlive(pids[0]!), 10_000), 'the browser is gone');
+    assert.deepEqual(
+      readdirSync(tmpdir()).filter((n) => n.startsWith(`trawl-chrome-${pid}-`)),
+      [],
+      'its profile is gone',
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
