@@ -41,7 +41,7 @@ const DISABLED_FEATURES = [
 export const DRIVER_DEFAULTS_REFUSED = ['--disable-popup-blocking'];
 
 /** Flags for a headless browser that runs as root, offline, leaving nothing behind: no sandbox, GPU, first run or background traffic. */
-export function launchArgs(memoryMb: number, inLambda: boolean): string[] {
+export function launchArgs(memoryMb: number, singleProcess: boolean): string[] {
   return [
     '--no-sandbox',
     '--disable-setuid-sandbox',
@@ -72,7 +72,7 @@ export function launchArgs(memoryMb: number, inLambda: boolean): string[] {
     '--use-mock-keychain',
     `--js-flags=--max-old-space-size=${memoryMb}`,
     // Lambda allows no zygote and no extra sandboxed processes.
-    ...(inLambda ? ['--single-process', '--no-zygote'] : []),
+    ...(singleProcess ? ['--single-process', '--no-zygote'] : []),
   ];
 }
 

@@ -8,12 +8,11 @@ import type { Logger } from '../log/logger.js';
 import { findBrowser, type BrowserBinary } from './browser-path.js';
 import { loadDriver } from './driver.js';
 import { browserPid, DRIVER_DEFAULTS_REFUSED, exited, kill, launchArgs, PROFILE_PREFIX, sweepStaleProfiles } from './browser-process.js';
-import { interceptRequests, type PausedRequest } from './intercept.js';
+import { guardPage, type Traffic } from './intercept.js';
 
 export { launchArgs, sweepStaleProfiles } from './browser-process.js';
 import type { BlockReason, Renderer, RenderOutput, RenderRequest } from './renderer.js';
-import { HostContexts, type ContextLease } from './host-contexts.js';
-import { POPUP_BINDING, REFUSE_WINDOWS } from './window-guard.js';
+import { HostContexts, sinkProxy, SoleContext, type ContextLease, type ContextSource, type PageSink } from './host-contexts.js';
 import { RequestPolicy } from './request-policy.js';
 
 export interface ChromiumOptions {
@@ -36,6 +35,11 @@ export interface ChromiumOptions {
   logger?: Logger;
   /** The browser to launch; default: `findBrowser()`. */
   binary?: BrowserBinary;
+  /**
+   * Chromium in one process, as Lambda needs it (default: in Lambda). It then has one browser
+   * context (`SoleContext`): one page at a time, and a fresh browser for each host in turn.
+   */
+  singleProcess?: boolean;
 }
 
 const VIEWPORT = { width: 1280, height: 800 };
@@ -43,20 +47,10 @@ const VIEWPORT = { width: 1280, height: 800 };
 const CLOSE_GRACE_MS = 5_000;
 /** Time kept after the settle wait for taking the DOM (and the screenshot) inside the hard cap. */
 const SETTLE_MARGIN_MS = 1_500;
-const DROP_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
 function timeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)))]).finally(() => clearTimeout(timer));
-}
-
-/** One attempt's policy and what it and the context's guard proxy refused. */
-interface Traffic {
-  policy: RequestPolicy;
-  blocked: Partial<Record<BlockReason, number>>;
-  block: (reason: BlockReason) => void;
-  navigations: string[];
-  throttled?: RenderOutput['throttled'];
 }
 
 /** One browser process, its profile, and what it has served. */
@@ -68,7 +62,7 @@ interface Slot {
   active: number;
   dead: boolean;
   /** Its browser contexts, one per host. */
-  contexts: HostContexts;
+  contexts: ContextSource;
   /** Rejects when the browser goes away (crash, kill): every page of it fails at once. */
   gone: Promise<never>;
 }
@@ -94,7 +88,13 @@ export class ChromiumRenderer implements Renderer {
   /** Browsers started, and attempts that crashed or hung: for logs, benchmarks and tests. */
   readonly stats = { launches: 0, crashes: 0, hangs: 0, retries: 0 };
 
-  constructor(private readonly options: ChromiumOptions) {}
+  private readonly single: boolean;
+  private readonly concurrency: number;
+
+  constructor(private readonly options: ChromiumOptions) {
+    this.single = options.singleProcess ?? Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+    this.concurrency = this.single ? 1 : options.concurrency;
+  }
 
   /** The browser process ids alive now (tests check none is left behind). */
   pids(): number[] {
@@ -122,7 +122,7 @@ export class ChromiumRenderer implements Renderer {
   }
 
   private acquire(): Promise<void> {
-    if (this.running < this.options.concurrency) {
+    if (this.running < this.concurrency) {
       this.running++;
       return Promise.resolve();
     }
@@ -136,15 +136,16 @@ export class ChromiumRenderer implements Renderer {
   }
 
   private async attempt(request: RenderRequest, attempt: number): Promise<RenderOutput> {
-    const slot = await this.currentSlot();
+    const host = new URL(request.url).host;
+    const traffic = this.traffic(request);
+    const slot = await this.currentSlot(host, traffic);
     slot.active++;
     slot.served++;
     let lease: ContextLease | undefined;
     let rendered = false;
-    const traffic = this.traffic(request);
     try {
       // A retry after a crash starts from a fresh context: the failed one was closed.
-      lease = await Promise.race([slot.contexts.lease(new URL(request.url).host, traffic), slot.gone]);
+      lease = await Promise.race([slot.contexts.lease(host, traffic), slot.gone]);
       const session = this.session(lease, request, attempt, traffic);
       const output = await timeout(Promise.race([session, slot.gone]), this.options.timeoutMs, () => {
         this.stats.hangs++;
@@ -167,31 +168,39 @@ export class ChromiumRenderer implements Renderer {
   }
 
   /** The browser for the next page: the current one, or a fresh one when it is dead or has served its share. */
-  private async currentSlot(): Promise<Slot> {
+  private async currentSlot(host: string, sink: PageSink): Promise<Slot> {
     const slot = this.slot;
+    if (slot && !slot.contexts.serves(host)) slot.dead = true;
     if (slot && !slot.dead && slot.served < this.options.recycleAfter) return slot;
     if (slot && slot.active === 0) this.retire(slot);
-    this.launching ??= this.launch().finally(() => (this.launching = undefined));
+    this.launching ??= this.launch(host, sink).finally(() => (this.launching = undefined));
     return this.launching;
   }
 
-  private async launch(): Promise<Slot> {
+  /** A browser; in single-process mode, for `host`, its guard proxy first checking with `sink`. */
+  private async launch(host: string, sink: PageSink): Promise<Slot> {
     this.binary ??= this.options.binary ? Promise.resolve(this.options.binary) : findBrowser();
     const binary = await this.binary;
     const chromium = await loadDriver();
     sweepStaleProfiles();
     const profile = mkdtempSync(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
+    // In single-process mode the one context's guard proxy is the browser's, given at launch.
+    const holder = { sink };
+    const soleProxy = this.single ? sinkProxy(sink, () => holder.sink) : undefined;
     let home: BrowserContext;
     try {
+      const proxy = soleProxy && { server: `http://${await soleProxy.listen()}`, bypass: '<-loopback>' };
       // A persistent context, for a profile directory named after this process (a killed crawler's
       // is swept by the next one); the pages render in contexts of their own, one per host.
       home = await chromium.launchPersistentContext(profile, {
         executablePath: binary.path,
         headless: true,
-        args: launchArgs(this.options.memoryMb, Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME)),
+        args: launchArgs(this.options.memoryMb, this.single),
         ignoreDefaultArgs: DRIVER_DEFAULTS_REFUSED,
         acceptDownloads: false,
         viewport: VIEWPORT,
+        userAgent: this.options.userAgent,
+        proxy,
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
@@ -199,27 +208,31 @@ export class ChromiumRenderer implements Renderer {
       });
     } catch (err) {
       rmSync(profile, { recursive: true, force: true });
+      await soleProxy?.close();
       throw new RenderError('launch', `Chromium at ${binary.path} did not start: ${errorMessage(err)}`, { cause: err });
     }
     const browser = home.browser();
     if (!browser) {
       await home.close().catch(() => undefined);
       rmSync(profile, { recursive: true, force: true });
+      await soleProxy?.close();
       throw new RenderError('launch', `Chromium at ${binary.path} started without a browser to open contexts in`);
     }
     this.stats.launches++;
     let onGone!: (err: RenderError) => void;
     const gone = new Promise<never>((_, reject) => (onGone = reject));
     gone.catch(() => undefined);
-    const contexts = new HostContexts((proxy) =>
-      browser.newContext({
-        acceptDownloads: false,
-        // Chromium sends loopback straight out unless told otherwise: `<-loopback>` sends it to the proxy too.
-        proxy: { server: `http://${proxy}`, bypass: '<-loopback>' },
-        userAgent: this.options.userAgent,
-        viewport: VIEWPORT,
-      }),
-    );
+    const contexts: ContextSource = soleProxy
+      ? new SoleContext(home, soleProxy, holder, host)
+      : new HostContexts((proxy) =>
+          browser.newContext({
+            acceptDownloads: false,
+            // Chromium sends loopback straight out unless told otherwise: `<-loopback>` sends it to the proxy too.
+            proxy: { server: `http://${proxy}`, bypass: '<-loopback>' },
+            userAgent: this.options.userAgent,
+            viewport: VIEWPORT,
+          }),
+        );
     const slot: Slot = { browser, pid: browserPid(profile), profile, served: 0, active: 0, dead: false, contexts, gone };
     browser.once('disconnected', () => {
       if (!slot.dead) this.options.logger?.warn('the browser went away; a fresh one starts for the next page', { pid: slot.pid });
@@ -292,7 +305,7 @@ export class ChromiumRenderer implements Renderer {
     const asCrash = (err: unknown) =>
       crashes > 0 || /target crashed/i.test(errorMessage(err)) ? new RenderError('crash', 'the page crashed', { cause: err }) : err;
     const run = async (): Promise<RenderOutput> => {
-      await this.intercept(lease.context, page, request, traffic);
+      await guardPage(lease.context, page, request, traffic);
       await page.goto(request.url, { waitUntil: 'domcontentloaded', timeout: this.options.timeoutMs });
       // The settle wait ends well inside the hard cap, so a page that never goes idle still yields its DOM.
       const left = this.options.timeoutMs - (performance.now() - started) - SETTLE_MARGIN_MS;
@@ -344,50 +357,5 @@ export class ChromiumRenderer implements Renderer {
     const blocked: Partial<Record<BlockReason, number>> = {};
     const block = (reason: BlockReason) => (blocked[reason] = (blocked[reason] ?? 0) + 1);
     return { policy, blocked, block, navigations: [] };
-  }
-
-  /**
-   * Serves the fetched document to the navigation, passes every other request through the policy,
-   * dismisses dialogs at once and keeps the page from opening windows (refused before any request).
-   */
-  private async intercept(context: BrowserContext, page: Page, request: RenderRequest, traffic: Traffic): Promise<void> {
-    const pageUrl = new URL(request.url);
-    const { policy, block, navigations } = traffic;
-    let served = false;
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(request.document.headers)) if (!DROP_HEADERS.has(k)) headers[k] = v;
-    // A dialog blocks the page's scripts until answered (alert on load stalled a render ~40 s).
-    page.on('dialog', (dialog) => {
-      block('dialog');
-      void dialog.dismiss().catch(() => undefined);
-    });
-    await page.exposeFunction(POPUP_BINDING, () => block('popup'));
-    await page.addInitScript(REFUSE_WINDOWS);
-    page.on('popup', (popup) => {
-      block('popup');
-      void popup?.close().catch(() => undefined);
-    });
-    page.on('response', (res) => {
-      const status = res.status();
-      if ((status === 429 || status === 503) && new URL(res.url()).host === pageUrl.host)
-        traffic.throttled ??= { status, retryAfter: res.headers()['retry-after'] };
-    });
-    await interceptRequests(context, page, async (req: PausedRequest): Promise<void> => {
-      if (req.mainFrameNavigation) {
-        if (!served && req.url.split('#')[0] === pageUrl.href.split('#')[0]) {
-          served = true;
-          return req.respond({ status: request.document.status, headers, body: request.document.body });
-        }
-        block('navigation');
-        navigations.push(req.url);
-        return req.abort();
-      }
-      const verdict = await policy.check(req.url, req.resourceType);
-      if (verdict.kind === 'block') {
-        block(verdict.reason);
-        return req.abort();
-      }
-      return req.continue();
-    });
   }
 }

@@ -1,4 +1,4 @@
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { GuardProxy } from './guard-proxy.js';
 import type { BlockReason } from './renderer.js';
 import type { RequestPolicy } from './request-policy.js';
@@ -25,6 +25,24 @@ export interface ContextLease {
   release(keep: boolean): Promise<void>;
 }
 
+/** Where a browser's pages get their context: one per host (`HostContexts`), or the browser's only one (`SoleContext`). */
+export interface ContextSource {
+  /** Whether a page of `host` can have a context here (else the renderer starts a fresh browser). */
+  serves(host: string): boolean;
+  lease(host: string, sink: PageSink): Promise<ContextLease>;
+  /** Closes the guard proxies (the contexts go with their browser). */
+  closeProxies(): Promise<void>;
+}
+
+/** A guard proxy that checks every connection with the page rendering behind it now (`sink()`). */
+export function sinkProxy(first: PageSink, sink: () => PageSink): GuardProxy {
+  return new GuardProxy({
+    guard: first.policy.addressGuard,
+    reach: async (url, tunnel) => (await sink().policy.reach(url, tunnel))?.reason ?? null,
+    onBlock: (reason) => sink().block(reason),
+  });
+}
+
 interface Entry {
   context: BrowserContext;
   proxy: GuardProxy;
@@ -42,7 +60,7 @@ interface Entry {
  * is busy gets a context of its own for that page alone. Each context has its own guard proxy,
  * which checks every connection with the policy of the page rendering in it now.
  */
-export class HostContexts {
+export class HostContexts implements ContextSource {
   private readonly byHost = new Map<string, Entry>();
   private readonly open = new Set<Entry>();
   private clock = 0;
@@ -52,6 +70,10 @@ export class HostContexts {
     private readonly create: (proxy: string) => Promise<BrowserContext>,
     private readonly limits = { kept: CONTEXTS_KEPT, pagesPerContext: PAGES_PER_CONTEXT },
   ) {}
+
+  serves(): boolean {
+    return true;
+  }
 
   async lease(host: string, sink: PageSink): Promise<ContextLease> {
     let entry = this.byHost.get(host);
@@ -104,11 +126,7 @@ export class HostContexts {
 
   private async start(sink: PageSink): Promise<Entry> {
     let entry!: Entry;
-    const proxy = new GuardProxy({
-      guard: sink.policy.addressGuard,
-      reach: async (url, tunnel) => (await entry.sink.policy.reach(url, tunnel))?.reason ?? null,
-      onBlock: (reason) => entry.sink.block(reason),
-    });
+    const proxy = sinkProxy(sink, () => entry.sink);
     const address = await proxy.listen();
     try {
       entry = { context: await this.create(address), proxy, sink, busy: false, pages: 0, lastUsed: 0 };
@@ -127,5 +145,65 @@ export class HostContexts {
     } finally {
       await entry.proxy.close();
     }
+  }
+}
+
+/**
+ * The one context of a browser in single-process mode, which Lambda needs: there Chromium supports
+ * exactly one browser context, and opening a second kills the browser. Its guard proxy is the
+ * browser's own, given at launch. It serves one host, one page at a time, as `HostContexts` does a
+ * host's context; a page of another host, a page that failed or the context's 50th page ends the
+ * browser (closing a persistent context closes its browser), and the renderer starts a fresh one,
+ * so no cookie, storage or cache of one host is there for the next.
+ */
+export class SoleContext implements ContextSource {
+  private pages = 0;
+  private busy = false;
+  /** The pages the context opened with (its first blank page): closing them would leave no window. */
+  private readonly own: Set<Page>;
+
+  constructor(
+    private readonly context: BrowserContext,
+    private readonly proxy: GuardProxy,
+    /** The page the proxy checks with now: set at each lease. */
+    private readonly holder: { sink: PageSink },
+    private readonly host: string,
+  ) {
+    this.own = new Set(context.pages());
+  }
+
+  serves(host: string): boolean {
+    return host === this.host && !this.busy && this.pages < PAGES_PER_CONTEXT;
+  }
+
+  async lease(host: string, sink: PageSink): Promise<ContextLease> {
+    if (!this.serves(host)) throw new Error(`the browser's one context serves ${this.host}, one page at a time; ${host} needs a browser of its own`);
+    this.busy = true;
+    this.holder.sink = sink;
+    const reused = this.pages++ > 0;
+    const before = this.proxy.proxied;
+    return {
+      context: this.context,
+      reused,
+      proxied: () => this.proxy.proxied - before,
+      release: async (keep) => {
+        this.busy = false;
+        if (keep && this.pages < PAGES_PER_CONTEXT)
+          await Promise.all(
+            this.context
+              .pages()
+              .filter((p) => !this.own.has(p))
+              .map((p) => p.close()),
+          );
+        else {
+          this.pages = PAGES_PER_CONTEXT;
+          await this.context.close();
+        }
+      },
+    };
+  }
+
+  async closeProxies(): Promise<void> {
+    await this.proxy.close();
   }
 }

@@ -1,4 +1,9 @@
 import type { BrowserContext, Page } from 'playwright-core';
+import type { BlockReason, RenderOutput, RenderRequest } from './renderer.js';
+import type { RequestPolicy } from './request-policy.js';
+import { POPUP_BINDING, REFUSE_WINDOWS } from './window-guard.js';
+
+const DROP_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
 /** A request of a rendered page, held until it is answered, refused or let through. */
 export interface PausedRequest {
@@ -50,4 +55,58 @@ export async function interceptRequests(context: BrowserContext, page: Page, han
     handle(request).catch(() => request.abort());
   });
   await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+}
+
+/** One attempt's policy and what it and the context's guard proxy refused. */
+export interface Traffic {
+  policy: RequestPolicy;
+  blocked: Partial<Record<BlockReason, number>>;
+  block: (reason: BlockReason) => void;
+  navigations: string[];
+  throttled?: RenderOutput['throttled'];
+}
+
+/**
+ * Serves the fetched document to the navigation, passes every other request through the policy,
+ * dismisses dialogs at once and keeps the page from opening windows (refused before any request).
+ */
+export async function guardPage(context: BrowserContext, page: Page, request: RenderRequest, traffic: Traffic): Promise<void> {
+  const pageUrl = new URL(request.url);
+  const { policy, block, navigations } = traffic;
+  let served = false;
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(request.document.headers)) if (!DROP_HEADERS.has(k)) headers[k] = v;
+  // A dialog blocks the page's scripts until answered (alert on load stalled a render ~40 s).
+  page.on('dialog', (dialog) => {
+    block('dialog');
+    void dialog.dismiss().catch(() => undefined);
+  });
+  await page.exposeFunction(POPUP_BINDING, () => block('popup'));
+  await page.addInitScript(REFUSE_WINDOWS);
+  page.on('popup', (popup) => {
+    block('popup');
+    void popup?.close().catch(() => undefined);
+  });
+  page.on('response', (res) => {
+    const status = res.status();
+    if ((status === 429 || status === 503) && new URL(res.url()).host === pageUrl.host)
+      traffic.throttled ??= { status, retryAfter: res.headers()['retry-after'] };
+  });
+  await interceptRequests(context, page, async (req: PausedRequest): Promise<void> => {
+    if (req.mainFrameNavigation) {
+      if (!served && req.url.split('#')[0] === pageUrl.href.split('#')[0]) {
+        served = true;
+        return req.respond({ status: request.document.status, headers, body: request.document.body });
+      }
+      block('navigation');
+      navigations.push(req.url);
+      return req.abort();
+    }
+    const verdict = await policy.check(req.url, req.resourceType);
+    if (verdict.kind === 'block') {
+      block(verdict.reason);
+      return req.abort();
+    }
+    return req.continue();
+  });
 }

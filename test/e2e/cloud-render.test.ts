@@ -1,6 +1,7 @@
 // The Render step of the page workflow on the cloud path: Extract decides, the real Render handler
 // drives local Chromium under the host's claim, Extract runs again on the DOM, and the rendered
-// records reach the WARC files in S3.
+// records reach the WARC files in S3. The handler runs as in Lambda (AWS_LAMBDA_FUNCTION_NAME set),
+// so Chromium runs with Lambda's flags (--single-process: one browser context).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -21,6 +22,8 @@ let items: Array<Record<string, unknown>>;
 const warcTypes: string[] = [];
 
 before(async () => {
+  // As Lambda runs the stage: Chromium then runs in one process, with one browser context.
+  process.env.AWS_LAMBDA_FUNCTION_NAME = 'trawl-render-page';
   emu = await startEmulators();
   synth = synthApp({ bundle: false });
   const names = await emu.provision('render');
@@ -42,6 +45,7 @@ before(async () => {
 });
 
 after(async () => {
+  delete process.env.AWS_LAMBDA_FUNCTION_NAME;
   await closeRenderers();
   await web?.close();
   synth?.cleanup();
