@@ -235,7 +235,7 @@ export class ChromiumRenderer implements Renderer {
         );
     const slot: Slot = { browser, pid: browserPid(profile), profile, served: 0, active: 0, dead: false, contexts, gone };
     browser.once('disconnected', () => {
-      if (!slot.dead) this.options.logger?.warn('the browser went away; a fresh one starts for the next page', { pid: slot.pid });
+      if (!slot.dead && !contexts.ended) this.options.logger?.warn('the browser went away; a fresh one starts for the next page', { pid: slot.pid });
       slot.dead = true;
       onGone(new RenderError('crash', 'the browser process exited while rendering'));
     });

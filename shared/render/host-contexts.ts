@@ -32,6 +32,8 @@ export interface ContextSource {
   lease(host: string, sink: PageSink): Promise<ContextLease>;
   /** Closes the guard proxies (the contexts go with their browser). */
   closeProxies(): Promise<void>;
+  /** Whether it ended its browser itself (the browser's going away is then no crash). */
+  readonly ended: boolean;
 }
 
 /** A guard proxy that checks every connection with the page rendering behind it now (`sink()`). */
@@ -61,6 +63,7 @@ interface Entry {
  * which checks every connection with the policy of the page rendering in it now.
  */
 export class HostContexts implements ContextSource {
+  readonly ended = false;
   private readonly byHost = new Map<string, Entry>();
   private readonly open = new Set<Entry>();
   private clock = 0;
@@ -157,6 +160,7 @@ export class HostContexts implements ContextSource {
  * so no cookie, storage or cache of one host is there for the next.
  */
 export class SoleContext implements ContextSource {
+  ended = false;
   private pages = 0;
   private busy = false;
   /** The pages the context opened with (its first blank page): closing them would leave no window. */
@@ -197,6 +201,7 @@ export class SoleContext implements ContextSource {
           );
         else {
           this.pages = PAGES_PER_CONTEXT;
+          this.ended = true;
           await this.context.close();
         }
       },

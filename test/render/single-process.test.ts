@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChromiumRenderer } from '../../shared/render/chromium.js';
 import { RenderError } from '../../shared/errors.js';
+import { createLogger } from '../../shared/log/logger.js';
 import { CRASH, startAppOrigins, type AppOrigins } from './app-origins.js';
 
 let canary: Server;
@@ -15,6 +16,7 @@ let site: AppOrigins;
 let renderer: ChromiumRenderer;
 let guarded: ChromiumRenderer;
 let canaryHits = 0;
+const warnings: string[] = [];
 let canaryPort = 0;
 
 before(async () => {
@@ -39,7 +41,7 @@ before(async () => {
     memoryMb: 128,
     singleProcess: true,
   };
-  renderer = new ChromiumRenderer({ ...options, allowPrivateNetwork: true });
+  renderer = new ChromiumRenderer({ ...options, allowPrivateNetwork: true, logger: createLogger('warn', 'trawl', (l) => warnings.push(l), 'json') });
   // Every name is public here; only the page's loopback literals point at the canary.
   guarded = new ChromiumRenderer({ ...options, allowPrivateNetwork: false, resolver: async () => [{ address: '93.184.216.34', family: 4 }] });
 });
@@ -74,6 +76,22 @@ test('another host gets a fresh browser: nothing of the first host is there, and
   );
   assert.equal(renderer.stats.launches, 3);
   assert.equal(renderer.stats.crashes, 0);
+});
+
+test('a page that fails ends its browser, quietly (it was ended on purpose); the next page renders in a fresh one', async () => {
+  const launches = renderer.stats.launches;
+  // A 204 answers the navigation with no document: the render fails as a navigation error.
+  await assert.rejects(
+    renderer.render({ url: `${site.origins[0]}/empty`, document: { status: 204, headers: {}, body: Buffer.alloc(0) }, screenshot: false }),
+    (err: unknown) => err instanceof RenderError && err.failure === 'navigation',
+  );
+  const next = await render(0, '/e');
+  assert.match(next.html, /<p>rendered <\/p>/, 'a fresh browser: no cookie left');
+  assert.equal(renderer.stats.launches, launches + 1);
+  assert.deepEqual(
+    warnings.filter((w) => w.includes('went away')),
+    [],
+  );
 });
 
 test('a page that crashes ends its browser; the next page renders in a fresh one', async () => {
