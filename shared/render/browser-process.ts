@@ -116,7 +116,7 @@ export function kill(pid: number): void {
   }
 }
 
-/** Resolves when the process `pid` is gone (polled: it may not be this process's child). */
+/** Resolves when the process `pid` is gone (polled: the driver, not trawl, holds the child process). */
 export async function exited(pid: number): Promise<void> {
   while (processAlive(pid)) await new Promise((r) => setTimeout(r, 50));
 }

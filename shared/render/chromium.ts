@@ -61,7 +61,7 @@ interface Slot {
   served: number;
   active: number;
   dead: boolean;
-  /** Its browser contexts, one per host. */
+  /** Its browser contexts: one per host, or in single-process mode its one context. */
   contexts: ContextSource;
   /** Rejects when the browser goes away (crash, kill): every page of it fails at once. */
   gone: Promise<never>;
@@ -71,9 +71,10 @@ interface Slot {
  * Headless Chromium behind the Renderer port: one browser per process, started on the first page
  * that needs it, at most `concurrency` pages at once. A host's pages share a browser context, one
  * page at a time (`HostContexts`: its scripts come from the context's cache after the first page;
- * no cookie, storage or cache is shared between hosts). The browser is replaced after `recycleAfter` pages and after a
- * crash or a hang; the page that met the crash or hang is tried once more. Every request a page
- * makes goes through `RequestPolicy`.
+ * no cookie, storage or cache is shared between hosts); in single-process mode (Lambda) the
+ * browser's one context serves one host at a time (`SoleContext`). The browser is replaced after
+ * `recycleAfter` pages and after a crash or a hang; the page that met the crash or hang is tried
+ * once more. Every request a page makes goes through `RequestPolicy`.
  */
 export class ChromiumRenderer implements Renderer {
   private slot: Slot | undefined;
@@ -191,7 +192,8 @@ export class ChromiumRenderer implements Renderer {
     try {
       const proxy = soleProxy && { server: `http://${await soleProxy.listen()}`, bypass: '<-loopback>' };
       // A persistent context, for a profile directory named after this process (a killed crawler's
-      // is swept by the next one); the pages render in contexts of their own, one per host.
+      // is swept by the next one). Pages render in contexts opened beside it, one per host, or in
+      // it in single-process mode, where it is the only context there can be.
       home = await chromium.launchPersistentContext(profile, {
         executablePath: binary.path,
         headless: true,
