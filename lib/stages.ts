@@ -1,6 +1,6 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { environmentOf } from '../shared/config/lambda-environment.js';
-import { CL100K_RANKS, CL100K_RANKS_SOURCE, PDFJS_MODULE } from '../shared/extract/runtime-files.js';
+import { OWN_FILES, PDFJS_MODULE } from '../shared/extract/runtime-files.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
@@ -72,17 +72,6 @@ const PDFJS: PackageFiles = {
   files: ['package.json', 'dist/pdfjs.mjs'],
   shippedWith: { bundleNaming: PDFJS_MODULE },
 };
-
-/**
- * trawl's own files that a stage's code reads by path at run time, beside its bundle: the
- * tokenizer's rank table (shared/extract/chunks.ts), shipped with every stage whose bundle names
- * it (without it a stage fails at its cold start). `npm run build` copies them into dist/shared
- * (scripts/build-data.ts), from where a prebuilt stage's asset takes them (shipFiles); a source
- * checkout's bundling copies the source.
- */
-export const OWN_FILES: ReadonlyArray<{ name: string; source: string; notice?: string }> = [
-  { name: CL100K_RANKS, source: CL100K_RANKS_SOURCE, notice: CL100K_RANKS_SOURCE.replace(/\.json$/, '.NOTICE') },
-];
 
 /** What the stages read from installed packages at run time, beside their bundles. */
 const RUNTIME_FILES: readonly PackageFiles[] = [PDFJS];

@@ -4,7 +4,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OWN_FILES } from '../lib/stages.js';
+import { OWN_FILES } from '../shared/extract/runtime-files.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 for (const file of OWN_FILES.flatMap(({ source, notice }) => (notice ? [source, notice] : [source]))) {
