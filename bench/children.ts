@@ -10,6 +10,8 @@ export interface ChildResult {
   elapsedMs: number;
   cpuMs: number;
   maxRssMb: number;
+  /** Bytes the crawler wrote to the disk, in MiB (Linux; trawl's children). */
+  diskWriteMb?: number;
   pagesStored: number;
   requests?: number;
   stages?: Record<string, number>;

@@ -56,6 +56,7 @@ const rows: Array<[string, (r: Run) => string]> = [
   ['useful pages/s', (r) => (r.web.usefulPages / (r.child.elapsedMs / 1000)).toFixed(1)],
   ['CPU ms per request', (r) => (r.child.cpuMs / Math.max(1, r.web.requests)).toFixed(2)],
   ['peak RSS (MiB, crawler)', (r) => r.child.maxRssMb.toFixed(0)],
+  ['disk written (MiB)', (r) => (typeof r.child.diskWriteMb === 'number' ? r.child.diskWriteMb.toFixed(0) : '-')],
   ['peak RSS (MiB, + browser)', (r) => (r.child.browserPeakMb === undefined ? '-' : (r.child.maxRssMb + r.child.browserPeakMb).toFixed(0))],
 ];
 console.log(

@@ -57,6 +57,15 @@ let rendered = 0;
 
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
+// Bytes the crawl wrote to the disk (Linux: /proc/self/io's write_bytes, what reached the block layer).
+const diskWrites = () => {
+  try {
+    return Number(/write_bytes:\s+(\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+};
+const written0 = diskWrites();
 const summary = await crawl(seeds, { ...settings, env: {}, onEvent });
 const elapsedMs = performance.now() - t0;
 const browserPeakMb = browser.stop();
@@ -66,6 +75,7 @@ process.stdout.write(
     elapsedMs,
     cpuMs: (cpu.user + cpu.system) / 1000,
     maxRssMb: mb(process.resourceUsage().maxRSS * 1024),
+    diskWriteMb: mb(diskWrites() - written0),
     pagesStored: summary.pagesStored,
     requests: summary.requests,
     pages: stats?.pages,

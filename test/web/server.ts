@@ -107,7 +107,12 @@ export async function startWeb(
           aborted,
         });
       };
-      if (out.delayMs) setTimeout(() => send(res, out, finish), out.delayMs);
+      if (out.later)
+        out.later.then(
+          (body) => send(res, { ...out, body }, finish),
+          (err: Error) => res.destroy(err),
+        );
+      else if (out.delayMs) setTimeout(() => send(res, out, finish), out.delayMs);
       else send(res, out, finish);
     };
   };
