@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Cl100k } from './cl100k.js';
@@ -143,7 +143,7 @@ export function chunkText(fullText: string, options: ChunkOptions = DEFAULT_CHUN
       .join('')
       .trim();
     return {
-      id: createHash('sha256').update(body).digest('hex').slice(0, 32),
+      id: hash('sha256', body, 'hex').slice(0, 32),
       text: body,
       tokens: countTokens(body),
       position: Math.round((g[0]!.offset / Math.max(1, text.length)) * 1000) / 1000,

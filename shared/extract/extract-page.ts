@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { simhash } from '../dedupe/simhash.js';
 import { extractLinks, type ContextLink } from '../links/link-context.js';
 import { chunkText, type Chunk, DEFAULT_CHUNKING } from './chunks.js';
@@ -105,7 +105,7 @@ const FEED_TYPES = new Set(['application/rss+xml', 'application/atom+xml', 'appl
 
 /** Lower-cased, whitespace-collapsed text: what "the same text" means for exact duplicates. */
 export function normalizedTextHash(text: string): string {
-  return createHash('sha256').update(text.toLowerCase().replace(/\s+/g, ' ').trim()).digest('hex');
+  return hash('sha256', text.toLowerCase().replace(/\s+/g, ' ').trim(), 'hex');
 }
 
 function robotsMeta(doc: Doc, token: string, header?: string): { noindex: boolean; nofollow: boolean } {

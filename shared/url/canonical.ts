@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Query parameters that only track the visitor; dropped from canonical URLs (lower-case names). */
 export const DEFAULT_TRACKING_PARAMS: readonly string[] = [
@@ -124,7 +124,7 @@ export function canonicalize(input: string, base?: string | URL, options: Canoni
 
 /** A stable id for a canonical URL: the first 128 bits of its SHA-256, hex. */
 export function urlId(canonicalUrl: string): string {
-  return createHash('sha256').update(canonicalUrl).digest('hex').slice(0, 32);
+  return hash('sha256', canonicalUrl, 'hex').slice(0, 32);
 }
 
 /** The politeness key of a URL: host plus non-default port (robots.txt is per origin, RFC 9309 §2.3). */

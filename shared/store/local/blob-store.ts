@@ -22,10 +22,28 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
   renameSync(tmp, file);
 }
 
+/** Where a body's file goes: `blobs/ab/<sha256>`, 256 directories as git keeps its loose objects. */
+function blobPath(root: string, hash: string): string {
+  return join(root, hash.slice(0, 2), hash);
+}
+
+/** Where data directories before 2026-11-27 kept it: `blobs/ab/cd/<sha256>`, read still, never written. */
+function legacyBlobPath(root: string, hash: string): string {
+  return join(root, hash.slice(0, 2), hash.slice(2, 4), hash);
+}
+
+/** The file holding a body under `root`, in either layout; undefined when there is none. */
+export function blobFile(root: string, hash: string): string | undefined {
+  for (const file of [blobPath(root, hash), legacyBlobPath(root, hash)]) if (existsSync(file)) return file;
+  return undefined;
+}
+
 /**
- * Raw bodies as files named by their SHA-256 under `blobs/ab/cd/`. The file system calls cost 0.4
- * to 0.6 ms a body (directory and file creation, measured with --cpu-prof in bench:crawl): a crawl
- * hands them to its store's writer thread (`write`), other commands make them here.
+ * Raw bodies as files named by their SHA-256 under `blobs/ab/`. The file system calls cost 0.4 to
+ * 0.6 ms a body (file creation and its rename, measured with --cpu-prof in bench:crawl): a crawl
+ * hands them to its store's writer thread (`write`), other commands make them here. One level of
+ * directories, not two: with 65,536 directories nearly every body of a crawl made one (4,700
+ * mkdirs in bench:crawl, up to 3.5 s of the writer thread while the disk was busy).
  */
 export class FileBlobStore implements BlobStore {
   constructor(
@@ -35,19 +53,14 @@ export class FileBlobStore implements BlobStore {
     mkdirSync(root, { recursive: true });
   }
 
-  private pathOf(hash: string): string {
-    return join(this.root, hash.slice(0, 2), hash.slice(2, 4), hash);
-  }
-
   async put(bytes: Buffer): Promise<string> {
     const hash = contentHashOf(bytes);
-    const file = this.pathOf(hash);
-    if (!existsSync(file)) await this.write(file, bytes);
+    if (!blobFile(this.root, hash)) await this.write(blobPath(this.root, hash), bytes);
     return hash;
   }
 
   async get(hash: string): Promise<Buffer | undefined> {
-    const file = this.pathOf(hash);
-    return existsSync(file) ? readFileSync(file) : undefined;
+    const file = blobFile(this.root, hash);
+    return file ? readFileSync(file) : undefined;
   }
 }

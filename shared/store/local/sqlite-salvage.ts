@@ -4,6 +4,7 @@ import { closeSync, existsSync, openSync, readSync, renameSync, rmSync, statSync
 import { dirname, join } from 'node:path';
 import { errorMessage } from '../../errors.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { blobFile } from './blob-store.js';
 
 /** What a damaged database still holds, table by table. */
 export interface TableReport {
@@ -54,7 +55,7 @@ export function checkArchive(db: Db, dataDir: string): ArchiveCheck {
   for (const row of db.prepare('SELECT DISTINCT content_hash AS hash FROM fetches WHERE content_hash IS NOT NULL').iterate()) {
     const hash = (row as { hash: string }).hash;
     out.blobs++;
-    if (!existsSync(join(dataDir, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash))) {
+    if (!blobFile(join(dataDir, 'blobs'), hash)) {
       out.missingBlobs++;
       if (out.missingBlobSample.length < 5) out.missingBlobSample.push(hash);
     }
