@@ -45,6 +45,12 @@ export function sinkProxy(first: PageSink, sink: () => PageSink): GuardProxy {
   });
 }
 
+/** `context` lent to one page: what its proxy lets out from now on, and what giving it back does. */
+function leaseOf(context: BrowserContext, proxy: GuardProxy, reused: boolean, release: ContextLease['release']): ContextLease {
+  const before = proxy.proxied;
+  return { context, reused, proxied: () => proxy.proxied - before, release };
+}
+
 interface Entry {
   context: BrowserContext;
   proxy: GuardProxy;
@@ -91,22 +97,16 @@ export class HostContexts implements ContextSource {
     leased.busy = true;
     leased.pages++;
     leased.lastUsed = ++this.clock;
-    const before = leased.proxy.proxied;
-    return {
-      context: leased.context,
-      reused,
-      proxied: () => leased.proxy.proxied - before,
-      release: async (keep) => {
-        leased.busy = false;
-        const kept = keep && this.byHost.get(host) === leased && leased.pages < this.limits.pagesPerContext;
-        if (kept) {
-          await Promise.all((await leased.context.pages()).map((p) => p.close()));
-          return;
-        }
-        if (this.byHost.get(host) === leased) this.byHost.delete(host);
-        await this.stop(leased, true);
-      },
-    };
+    return leaseOf(leased.context, leased.proxy, reused, async (keep) => {
+      leased.busy = false;
+      const kept = keep && this.byHost.get(host) === leased && leased.pages < this.limits.pagesPerContext;
+      if (kept) {
+        await Promise.all((await leased.context.pages()).map((p) => p.close()));
+        return;
+      }
+      if (this.byHost.get(host) === leased) this.byHost.delete(host);
+      await this.stop(leased, true);
+    });
   }
 
   /** Closes every context's proxy (the contexts go with their browser). */
@@ -184,28 +184,21 @@ export class SoleContext implements ContextSource {
     if (!this.serves(host)) throw new Error(`the browser's one context serves ${this.host}, one page at a time; ${host} needs a browser of its own`);
     this.busy = true;
     this.holder.sink = sink;
-    const reused = this.pages++ > 0;
-    const before = this.proxy.proxied;
-    return {
-      context: this.context,
-      reused,
-      proxied: () => this.proxy.proxied - before,
-      release: async (keep) => {
-        this.busy = false;
-        if (keep && this.pages < PAGES_PER_CONTEXT)
-          await Promise.all(
-            this.context
-              .pages()
-              .filter((p) => !this.own.has(p))
-              .map((p) => p.close()),
-          );
-        else {
-          this.pages = PAGES_PER_CONTEXT;
-          this.ended = true;
-          await this.context.close();
-        }
-      },
-    };
+    return leaseOf(this.context, this.proxy, this.pages++ > 0, async (keep) => {
+      this.busy = false;
+      if (keep && this.pages < PAGES_PER_CONTEXT)
+        await Promise.all(
+          this.context
+            .pages()
+            .filter((p) => !this.own.has(p))
+            .map((p) => p.close()),
+        );
+      else {
+        this.pages = PAGES_PER_CONTEXT;
+        this.ended = true;
+        await this.context.close();
+      }
+    });
   }
 
   async closeProxies(): Promise<void> {
