@@ -7,6 +7,7 @@ import { crawl } from '../../shared/library/crawl.js';
 import type { CrawlEvent } from '../../shared/pipeline/stages/progress.js';
 import { stageText } from '../../shared/cli/render.js';
 import { serve, tempDir } from '../helpers.js';
+import { runCli } from '../e2e/cli-process.js';
 
 const PAGES = 12;
 
@@ -66,4 +67,20 @@ test('--stage-times: the done event has each thread’s stages, and the CLI prin
 test('without --stage-times the done event has no stages', async () => {
   const done = await doneEvent(false);
   assert.equal(done.stages, undefined);
+});
+
+// The writer thread's last message (its last checkpoint's time) came after its last answer: the
+// crawl no longer held the thread then, and a process with nothing else open (the CLI) exited 13,
+// its crawl unfinished, before printing the figures.
+test('trawl crawl --stage-times, as its own process, finishes and prints the figures', async () => {
+  const web = await site();
+  const dir = tempDir();
+  try {
+    const r = await runCli(['crawl', `${web.origin}/p/1`, '--data', dir.dir, '--allow-private-network', '--delay-ms', '0', '--max-rps', '0', '--stage-times']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^time by stage, ms per request \(\d+ requests\):/m);
+  } finally {
+    await web.close();
+    dir.cleanup();
+  }
 });

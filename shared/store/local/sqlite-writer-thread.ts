@@ -60,6 +60,7 @@ export class WriterThread implements StoreWriter {
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private exited: Promise<void> | undefined;
+  private closing = false;
   private settle: (() => void) | undefined;
   private readonly started = new Promise<void>((resolve) => (this.settle = resolve));
 
@@ -91,7 +92,8 @@ export class WriterThread implements StoreWriter {
         if ('error' in a) p?.reject(Object.assign(new Error(a.error), a.code ? { code: a.code } : {}));
         else p?.resolve(a.value);
       }
-      if (this.pending.size === 0) worker.unref();
+      // Unheld while idle, not once closing: the thread's last message (its timings) comes after its last answer.
+      if (this.pending.size === 0 && !this.closing) worker.unref();
     });
     worker.on('error', (err) => this.stop(err));
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
@@ -147,6 +149,7 @@ export class WriterThread implements StoreWriter {
     const worker = this.worker;
     if (!worker) return;
     if (this.outbox.length) this.send();
+    this.closing = true;
     worker.ref();
     worker.postMessage({ close: true });
     await this.exited;
