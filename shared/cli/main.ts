@@ -2,6 +2,7 @@
 import { pathToFileURL } from 'node:url';
 import { LOG_FORMATS } from '../log/logger.js';
 import { tuneRuntime } from './runtime.js';
+import { exitWhenDone } from './exit.js';
 import { UsageError, errorMessage } from '../errors.js';
 import { helpText, parseCommandLine, resolveSettings } from './args.js';
 import { COMMANDS, commandHelp, didYouMean, NEEDS_DATA, version } from './usage.js';
@@ -187,7 +188,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
       throw err;
     });
-  main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
-  });
+  exitWhenDone(main(process.argv.slice(2)));
 }
