@@ -9,6 +9,7 @@ import { findBrowser, type BrowserBinary } from './browser-path.js';
 import { loadDriver } from './driver.js';
 import { browserPid, DRIVER_DEFAULTS_REFUSED, exited, kill, launchArgs, PROFILE_PREFIX, sweepStaleProfiles } from './browser-process.js';
 import { guardPage, type Traffic } from './intercept.js';
+import { SubresourceMemo } from './subresource-memo.js';
 
 export { launchArgs, sweepStaleProfiles } from './browser-process.js';
 import type { BlockReason, Renderer, RenderOutput, RenderRequest } from './renderer.js';
@@ -88,6 +89,8 @@ export class ChromiumRenderer implements Renderer {
   private readonly onExit = () => this.killAll();
   /** Browsers started, and attempts that crashed or hung: for logs, benchmarks and tests. */
   readonly stats = { launches: 0, crashes: 0, hangs: 0, retries: 0 };
+  /** Scripts, styles and fonts the renders received, for pages whose context has them in no cache. */
+  private readonly memo = new SubresourceMemo();
 
   private readonly single: boolean;
   private readonly concurrency: number;
@@ -307,7 +310,7 @@ export class ChromiumRenderer implements Renderer {
     const asCrash = (err: unknown) =>
       crashes > 0 || /target crashed/i.test(errorMessage(err)) ? new RenderError('crash', 'the page crashed', { cause: err }) : err;
     const run = async (): Promise<RenderOutput> => {
-      await guardPage(lease.context, page, request, traffic);
+      await guardPage(lease.context, page, request, traffic, this.memo);
       await page.goto(request.url, { waitUntil: 'domcontentloaded', timeout: this.options.timeoutMs });
       // The settle wait ends well inside the hard cap, so a page that never goes idle still yields its DOM.
       const left = this.options.timeoutMs - (performance.now() - started) - SETTLE_MARGIN_MS;

@@ -2,12 +2,14 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { BlockReason, RenderOutput, RenderRequest } from './renderer.js';
 import type { RequestPolicy } from './request-policy.js';
 import { POPUP_BINDING, REFUSE_WINDOWS } from './window-guard.js';
+import type { SubresourceMemo } from './subresource-memo.js';
 
 const DROP_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
 /** A request of a rendered page, held until it is answered, refused or let through. */
 export interface PausedRequest {
   url: string;
+  method: string;
   /** Chromium's resource type, lower case: `document`, `script`, `xhr`, `fetch`, `image`, … */
   resourceType: string;
   /** A document request of the page's main frame: the page's own navigation, or one away from it. */
@@ -38,6 +40,7 @@ export async function interceptRequests(context: BrowserContext, page: Page, han
       );
     const request: PausedRequest = {
       url: event.request.url + (event.request.urlFragment ?? ''),
+      method: event.request.method,
       resourceType: event.resourceType.toLowerCase(),
       mainFrameNavigation: event.resourceType === 'Document' && event.frameId === mainFrame,
       respond: ({ status, headers, body }) =>
@@ -67,10 +70,11 @@ export interface Traffic {
 }
 
 /**
- * Serves the fetched document to the navigation, passes every other request through the policy,
- * dismisses dialogs at once and keeps the page from opening windows (refused before any request).
+ * Serves the fetched document to the navigation, passes every other request through the policy
+ * (answered from `memo` when the crawl's renders have it already), dismisses dialogs at once and
+ * keeps the page from opening windows (refused before any request).
  */
-export async function guardPage(context: BrowserContext, page: Page, request: RenderRequest, traffic: Traffic): Promise<void> {
+export async function guardPage(context: BrowserContext, page: Page, request: RenderRequest, traffic: Traffic, memo?: SubresourceMemo): Promise<void> {
   const pageUrl = new URL(request.url);
   const { policy, block, navigations } = traffic;
   let served = false;
@@ -91,6 +95,12 @@ export async function guardPage(context: BrowserContext, page: Page, request: Re
     const status = res.status();
     if ((status === 429 || status === 503) && new URL(res.url()).host === pageUrl.host)
       traffic.throttled ??= { status, retryAfter: res.headers()['retry-after'] };
+    const url = res.url().split('#')[0]!;
+    if (memo?.wants(url, res.request().method(), res.request().resourceType(), status, res.headers()))
+      res.body().then(
+        (body) => memo.remember(url, status, res.headers(), body),
+        () => undefined, // the page went away before its body was read: nothing kept
+      );
   });
   await interceptRequests(context, page, async (req: PausedRequest): Promise<void> => {
     if (req.mainFrameNavigation) {
@@ -107,6 +117,7 @@ export async function guardPage(context: BrowserContext, page: Page, request: Re
       block(verdict.reason);
       return req.abort();
     }
-    return req.continue();
+    const kept = req.method === 'GET' ? memo?.recall(req.url.split('#')[0]!, req.resourceType) : undefined;
+    return kept ? req.respond(kept) : req.continue();
   });
 }
