@@ -7,6 +7,7 @@ import { WARCRecord, WARCSerializer } from 'warcio';
 import { NO_CLOCK, type StageClock } from '../log/stage-clock.js';
 import type { WarcLocation } from '../store/ports/index.js';
 import { readResponse, type ArchivedResponse } from './warc-reader.js';
+import { WIRE_HEADERS } from '../fetch/content-type.js';
 
 /** One request/response exchange (or failed attempt) to archive. */
 export interface Exchange {
@@ -59,8 +60,6 @@ export interface WarcWriterOptions {
 }
 
 const WARC_VERSION = 'WARC/1.1';
-/** Hop-by-hop and encoding headers no longer describe the payload we store (decoded bytes). */
-const DROP_HEADERS = new Set(['content-encoding', 'transfer-encoding', 'content-length', 'connection', 'keep-alive']);
 
 async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   yield bytes;
@@ -263,7 +262,7 @@ export class WarcWriter {
     if (ex.response) {
       const { status, headers, body, truncated } = ex.response;
       const httpHeaders: Record<string, string> = {};
-      for (const [k, v] of Object.entries(headers)) if (!DROP_HEADERS.has(k)) httpHeaders[k] = v;
+      for (const [k, v] of Object.entries(headers)) if (!WIRE_HEADERS.has(k)) httpHeaders[k] = v;
       if (headers['content-encoding']) httpHeaders['x-trawl-original-content-encoding'] = headers['content-encoding'];
       httpHeaders['content-length'] = String(body?.length ?? 0);
       response = WARCRecord.create(

@@ -3,6 +3,13 @@ export type FetchKind = 'page' | 'feed' | 'sitemap' | 'robots';
 
 export type ContentClass = 'html' | 'xml' | 'pdf' | 'text' | 'gzip';
 
+/**
+ * Headers (lower case) that described the bytes on the wire, not the decoded body trawl keeps: its
+ * encoding and length, and the connection's hop-by-hop ones. Dropped wherever a kept body is given
+ * with its headers (the archive's response records, a render's document and subresources).
+ */
+export const WIRE_HEADERS: ReadonlySet<string> = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
 const CLASSES: Record<string, ContentClass> = {
   'text/html': 'html',
   'application/xhtml+xml': 'html',

@@ -3,8 +3,7 @@ import type { BlockReason, RenderOutput, RenderRequest } from './renderer.js';
 import type { RequestPolicy } from './request-policy.js';
 import { POPUP_BINDING, REFUSE_WINDOWS } from './window-guard.js';
 import type { SubresourceMemo } from './subresource-memo.js';
-
-const DROP_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+import { WIRE_HEADERS } from '../fetch/content-type.js';
 
 /** A request of a rendered page, held until it is answered, refused or let through. */
 export interface PausedRequest {
@@ -79,7 +78,7 @@ export async function guardPage(context: BrowserContext, page: Page, request: Re
   const { policy, block, navigations } = traffic;
   let served = false;
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(request.document.headers)) if (!DROP_HEADERS.has(k)) headers[k] = v;
+  for (const [k, v] of Object.entries(request.document.headers)) if (!WIRE_HEADERS.has(k)) headers[k] = v;
   // A dialog blocks the page's scripts until answered (alert on load stalled a render ~40 s).
   page.on('dialog', (dialog) => {
     block('dialog');

@@ -1,7 +1,7 @@
+import { WIRE_HEADERS } from '../fetch/content-type.js';
+
 /** Resource types kept: what a page needs to render (its scripts, styles and fonts), not its media. */
 const KEPT_TYPES = new Set(['script', 'stylesheet', 'font']);
-/** Headers that described the bytes on the wire, not the decoded body the memory holds. */
-const WIRE_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
 export interface MemoResponse {
   status: number;
