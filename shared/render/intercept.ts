@@ -95,9 +95,9 @@ export async function guardPage(context: BrowserContext, page: Page, request: Re
     if ((status === 429 || status === 503) && new URL(res.url()).host === pageUrl.host)
       traffic.throttled ??= { status, retryAfter: res.headers()['retry-after'] };
     const url = res.url().split('#')[0]!;
-    if (memo?.wants(url, res.request().method(), res.request().resourceType(), status, res.headers()))
+    if (memo?.wants(pageUrl.host, url, res.request().method(), res.request().resourceType(), status, res.headers()))
       res.body().then(
-        (body) => memo.remember(url, status, res.headers(), body),
+        (body) => memo.remember(pageUrl.host, url, status, res.headers(), body),
         () => undefined, // the page went away before its body was read: nothing kept
       );
   });
@@ -116,7 +116,7 @@ export async function guardPage(context: BrowserContext, page: Page, request: Re
       block(verdict.reason);
       return req.abort();
     }
-    const kept = req.method === 'GET' ? memo?.recall(req.url.split('#')[0]!, req.resourceType) : undefined;
+    const kept = req.method === 'GET' ? memo?.recall(pageUrl.host, req.url.split('#')[0]!, req.resourceType) : undefined;
     return kept ? req.respond(kept) : req.continue();
   });
 }

@@ -19,7 +19,9 @@ interface Entry extends MemoResponse {
  * browser context's HTTP cache goes with the context, and a fresh one (after a crash, a hang, or
  * `PAGES_PER_CONTEXT` pages) asked the site again for what the crawl already had (bench:crawl's
  * one duplicate fetch, the app host's `/app.js`). A browser's disk cache outlives its tabs in the
- * same way. Only what HTTP lets a cache keep: a 200 to a GET, without `no-store`, `no-cache` or
+ * same way, and as a browser partitions its cache by the page's site, each entry belongs to the
+ * host of the page that received it: no host's render is answered from another's (a CDN's script
+ * is asked for once per host). Only what HTTP lets a cache keep: a 200 to a GET, without `no-store`, `no-cache` or
  * `private`, fresh for its `max-age` (s-maxage first; none given: the crawl's life, as a browser's
  * heuristic freshness would). Bounded in bytes, the least recently used going first.
  */
@@ -34,20 +36,22 @@ export class SubresourceMemo {
   ) {}
 
   /** Whether a response to a request of this type could be kept (before its body is asked for). */
-  wants(url: string, method: string, resourceType: string, status: number, headers: Record<string, string>): boolean {
-    if (method !== 'GET' || status !== 200 || !KEPT_TYPES.has(resourceType) || this.entries.has(url)) return false;
+  wants(host: string, url: string, method: string, resourceType: string, status: number, headers: Record<string, string>): boolean {
+    if (method !== 'GET' || status !== 200 || !KEPT_TYPES.has(resourceType) || this.entries.has(`${host} ${url}`)) return false;
     const cacheControl = (headers['cache-control'] ?? '').toLowerCase();
     if (/(^|[\s,])(no-store|no-cache|private)($|[\s,=])/.test(cacheControl) || /no-cache/i.test(headers.pragma ?? '')) return false;
     if (headers.vary && headers.vary.trim() !== '' && !/^\s*accept-encoding\s*$/i.test(headers.vary)) return false;
     return this.lifetimeMs(cacheControl) > 0;
   }
 
-  remember(url: string, status: number, headers: Record<string, string>, body: Buffer): void {
-    if (body.length > this.maxEntryBytes || this.entries.has(url)) return;
+  /** Keeps `url`'s response for the pages of `host` (the page that received it). */
+  remember(host: string, url: string, status: number, headers: Record<string, string>, body: Buffer): void {
+    const key = `${host} ${url}`;
+    if (body.length > this.maxEntryBytes || this.entries.has(key)) return;
     const kept: Record<string, string> = {};
     for (const [k, v] of Object.entries(headers)) if (!WIRE_HEADERS.has(k.toLowerCase())) kept[k] = v;
     const until = this.now() + this.lifetimeMs((headers['cache-control'] ?? '').toLowerCase());
-    this.entries.set(url, { status, headers: kept, body, until });
+    this.entries.set(key, { status, headers: kept, body, until });
     this.bytes += body.length;
     for (const [key, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
@@ -56,17 +60,18 @@ export class SubresourceMemo {
     }
   }
 
-  /** The kept response for `url` while it is fresh; a request of another type is not answered from it. */
-  recall(url: string, resourceType: string): MemoResponse | undefined {
+  /** The kept response for `url` to a page of `host` while it is fresh; a request of another type is not answered from it. */
+  recall(host: string, url: string, resourceType: string): MemoResponse | undefined {
     if (!KEPT_TYPES.has(resourceType)) return undefined;
-    const entry = this.entries.get(url);
+    const key = `${host} ${url}`;
+    const entry = this.entries.get(key);
     if (!entry) return undefined;
-    this.entries.delete(url);
+    this.entries.delete(key);
     if (entry.until <= this.now()) {
       this.bytes -= entry.body.length;
       return undefined;
     }
-    this.entries.set(url, entry);
+    this.entries.set(key, entry);
     return { status: entry.status, headers: entry.headers, body: entry.body };
   }
 

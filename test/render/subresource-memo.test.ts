@@ -5,22 +5,23 @@ import assert from 'node:assert/strict';
 import { SubresourceMemo } from '../../shared/render/subresource-memo.js';
 
 const js = { 'content-type': 'application/javascript', 'content-encoding': 'gzip', 'content-length': '99' };
+const HOST = 'a.test';
 const keep = (memo: SubresourceMemo, url: string, headers: Record<string, string>, body = Buffer.from('x()'), type = 'script') => {
-  if (!memo.wants(url, 'GET', type, 200, headers)) return false;
-  memo.remember(url, 200, headers, body);
+  if (!memo.wants(HOST, url, 'GET', type, 200, headers)) return false;
+  memo.remember(HOST, url, 200, headers, body);
   return true;
 };
 
 test('a script is kept and given back with its headers, less those of the wire; media and other types are not kept', () => {
   const memo = new SubresourceMemo();
   assert.equal(keep(memo, 'http://a.test/app.js', { ...js, 'cache-control': 'public, max-age=3600' }), true);
-  const back = memo.recall('http://a.test/app.js', 'script');
+  const back = memo.recall(HOST, 'http://a.test/app.js', 'script');
   assert.deepEqual(back?.headers, { 'content-type': 'application/javascript', 'cache-control': 'public, max-age=3600' });
   assert.equal(back?.body.toString(), 'x()');
-  assert.equal(memo.recall('http://a.test/app.js', 'xhr'), undefined, 'an XHR to the same URL asks the site');
+  assert.equal(memo.recall(HOST, 'http://a.test/app.js', 'xhr'), undefined, 'an XHR to the same URL asks the site');
   assert.equal(keep(memo, 'http://a.test/a.png', {}, Buffer.from('png'), 'image'), false);
-  assert.equal(memo.wants('http://a.test/b.js', 'POST', 'script', 200, {}), false);
-  assert.equal(memo.wants('http://a.test/b.js', 'GET', 'script', 206, {}), false);
+  assert.equal(memo.wants(HOST, 'http://a.test/b.js', 'POST', 'script', 200, {}), false);
+  assert.equal(memo.wants(HOST, 'http://a.test/b.js', 'GET', 'script', 206, {}), false);
 });
 
 test('what HTTP forbids a cache to keep is not kept: no-store, no-cache, private, a Vary past Accept-Encoding', () => {
@@ -39,21 +40,29 @@ test('a kept response is given back only while fresh (s-maxage before max-age)',
   keep(memo, 'http://a.test/short.js', { 'cache-control': 'max-age=10' });
   keep(memo, 'http://a.test/shared.js', { 'cache-control': 'max-age=10, s-maxage=100' });
   now += 9_000;
-  assert.ok(memo.recall('http://a.test/short.js', 'script'));
+  assert.ok(memo.recall(HOST, 'http://a.test/short.js', 'script'));
   now += 2_000;
-  assert.equal(memo.recall('http://a.test/short.js', 'script'), undefined);
-  assert.ok(memo.recall('http://a.test/shared.js', 'script'));
+  assert.equal(memo.recall(HOST, 'http://a.test/short.js', 'script'), undefined);
+  assert.ok(memo.recall(HOST, 'http://a.test/shared.js', 'script'));
 });
 
 test('bounded in bytes: the least recently used goes first, and a body over the entry bound is not kept', () => {
   const memo = new SubresourceMemo(300, 150);
   const body = Buffer.alloc(100);
   for (const name of ['a', 'b', 'c']) keep(memo, `http://a.test/${name}.js`, {}, body);
-  assert.ok(memo.recall('http://a.test/a.js', 'script'), 'a, used now, is the most recent');
+  assert.ok(memo.recall(HOST, 'http://a.test/a.js', 'script'), 'a, used now, is the most recent');
   keep(memo, 'http://a.test/d.js', {}, body);
-  assert.equal(memo.recall('http://a.test/b.js', 'script'), undefined, 'b, the least recently used, went');
-  assert.ok(memo.recall('http://a.test/a.js', 'script'));
-  assert.ok(memo.recall('http://a.test/d.js', 'script'));
+  assert.equal(memo.recall(HOST, 'http://a.test/b.js', 'script'), undefined, 'b, the least recently used, went');
+  assert.ok(memo.recall(HOST, 'http://a.test/a.js', 'script'));
+  assert.ok(memo.recall(HOST, 'http://a.test/d.js', 'script'));
   keep(memo, 'http://a.test/big.js', {}, Buffer.alloc(200));
-  assert.equal(memo.recall('http://a.test/big.js', 'script'), undefined);
+  assert.equal(memo.recall(HOST, 'http://a.test/big.js', 'script'), undefined);
+});
+
+test("a response belongs to the host of the page that received it: another host's pages are not answered from it", () => {
+  const memo = new SubresourceMemo();
+  keep(memo, 'http://cdn.test/lib.js', { 'cache-control': 'public, max-age=3600' });
+  assert.ok(memo.recall(HOST, 'http://cdn.test/lib.js', 'script'));
+  assert.equal(memo.recall('b.test', 'http://cdn.test/lib.js', 'script'), undefined);
+  assert.equal(memo.wants('b.test', 'http://cdn.test/lib.js', 'GET', 'script', 200, {}), true, 'b.test keeps its own');
 });
