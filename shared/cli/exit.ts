@@ -4,9 +4,7 @@
  * exit 0 with no summary (fad347a). Now such an end says so on stderr and exits 1.
  */
 export function exitWhenDone(run: Promise<number>, proc: NodeJS.Process = process): void {
-  let settled = false;
   const unfinished = () => {
-    if (settled) return;
     proc.stderr.write(
       'trawl: internal error: the command stopped before it finished (nothing was left running to finish it). ' +
         'What it stored so far is kept, and `trawl crawl --resume` goes on with a crawl. Please report this with the command line.\n',
@@ -14,17 +12,13 @@ export function exitWhenDone(run: Promise<number>, proc: NodeJS.Process = proces
     proc.exitCode = 1;
   };
   proc.once('beforeExit', unfinished);
-  run.then(
-    (code) => {
-      settled = true;
+  run
+    .catch((err: unknown) => {
+      proc.stderr.write(`trawl: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      return 1;
+    })
+    .then((code) => {
       proc.removeListener('beforeExit', unfinished);
       proc.exitCode = code;
-    },
-    (err: unknown) => {
-      settled = true;
-      proc.removeListener('beforeExit', unfinished);
-      proc.stderr.write(`trawl: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      proc.exitCode = 1;
-    },
-  );
+    });
 }

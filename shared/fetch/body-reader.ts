@@ -88,12 +88,11 @@ export async function readCappedBody(stream: Readable, contentEncoding: string |
   const sink = async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) if (!take(chunk)) throw new CapReachedError();
   };
-  // Compressed bodies are capped on the wire too.
-  const wireCap = maxBytes;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       wireBytes += chunk.length;
-      if (wireBytes > wireCap) {
+      // Compressed bodies are capped on the wire too.
+      if (wireBytes > maxBytes) {
         truncated = true;
         // Pass what fits so the decoder can still yield its share, then stop the download.
         done(new CapReachedError());
