@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CanonicalOptions } from '../url/canonical.js';
 import type { LinkExtraction, PageExtraction } from './extract-page.js';
+import { extractPdf, PDF_TEXT_SOURCE, pdfjsUrl, type PdfText } from './pdf.js';
 import { runExtract, runTextParts, type Decoded, type ExtractRequest, type TextParts } from './run-extract.js';
 
 /** A page's extraction, with what decoding its served bytes found. */
@@ -16,6 +17,8 @@ export interface Extractor {
   extract(request: ExtractRequest): Promise<Extraction>;
   /** The SimHash, text hash and chunks of a plain text (a PDF's), where pages are extracted; `timed` adds `timings`. */
   textParts(text: string, timed?: boolean): Promise<TextParts>;
+  /** A PDF's text, page count and title (pdf.js, never on the calling thread). */
+  pdf(bytes: Buffer): Promise<PdfText>;
   /** Resolves once the extractor can take pages at full speed (worker threads started); optional. */
   ready?(): Promise<void>;
   close(): Promise<void>;
@@ -34,6 +37,11 @@ export class InlineExtractor implements Extractor {
     return runTextParts(text, timed);
   }
 
+  /** In pdf.ts's own worker thread, which stops when idle. */
+  pdf(bytes: Buffer): Promise<PdfText> {
+    return extractPdf(bytes);
+  }
+
   async close(): Promise<void> {}
 }
 
@@ -48,26 +56,41 @@ export interface WorkerExtractorOptions {
 
 // Inline source: no worker file to locate. Under tsx (sources are .ts) the worker registers
 // tsx's loader before importing the extraction modules; built code imports the .js directly.
+// Messages are answered in the order they came: those that arrive while a PDF is read (pdf.js is
+// asynchronous) wait for it.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+${PDF_TEXT_SOURCE}
+const answer = (id, work) => {
+  try {
+    parentPort.postMessage({ id, x: work() });
+  } catch (err) {
+    parentPort.postMessage({ id, error: String((err && err.message) || err) });
+  }
+};
 (async () => {
   if (workerData.tsx) (await import(workerData.tsx)).register();
   const { runExtract, runTextParts } = await import(workerData.runExtract);
+  let pdfRunning = false;
+  const later = [];
+  const handle = (msg) => {
+    if (msg.pdf === undefined) return answer(msg.id, () => (msg.text !== undefined ? runTextParts(msg.text, msg.timed) : runExtract(msg, workerData.canonicalOptions)));
+    pdfRunning = true;
+    extractPdfText(msg.pdf)
+      .then((x) => parentPort.postMessage({ id: msg.id, x }), (err) => parentPort.postMessage({ id: msg.id, error: 'PDF not readable: ' + String((err && err.message) || err) }))
+      .finally(() => {
+        pdfRunning = false;
+        while (!pdfRunning && later.length > 0) handle(later.shift());
+      });
+  };
   parentPort.postMessage({ ready: true });
-  parentPort.on('message', (msg) => {
-    try {
-      const x = msg.text !== undefined ? runTextParts(msg.text, msg.timed) : runExtract(msg, workerData.canonicalOptions);
-      parentPort.postMessage({ id: msg.id, x });
-    } catch (err) {
-      parentPort.postMessage({ id: msg.id, error: String((err && err.message) || err) });
-    }
-  });
+  parentPort.on('message', (msg) => (pdfRunning ? later.push(msg) : handle(msg)));
 })().catch((err) => { throw err; });
 `;
 
-/** A page to extract, or a plain text whose parts are wanted. */
-type WorkRequest = ExtractRequest | { text: string; timed?: boolean };
-type WorkResult = Extraction | TextParts;
+/** A page to extract, a plain text whose parts are wanted, or a PDF to read. */
+type WorkRequest = ExtractRequest | { text: string; timed?: boolean } | { pdf: Buffer };
+type WorkResult = Extraction | TextParts | PdfText;
 
 interface Pending {
   request: WorkRequest;
@@ -124,6 +147,7 @@ export class WorkerExtractor implements Extractor {
         tsx: ext === 'ts' ? import.meta.resolve('tsx/esm/api') : undefined,
         runExtract: new URL(`./run-extract.${ext}`, import.meta.url).href,
         canonicalOptions: this.canonical,
+        pdfjs: pdfjsUrl(),
       },
     });
     let loaded!: () => void;
@@ -199,6 +223,14 @@ export class WorkerExtractor implements Extractor {
 
   textParts(text: string, timed = false): Promise<TextParts> {
     return new Promise((resolve, reject) => this.send({ text, timed }, resolve as Pending['resolve'], reject));
+  }
+
+  /**
+   * In an extraction worker, under a page's timeout and heap limit: pdf.js loads there on the
+   * first PDF (~10 MB of its heap) instead of in a thread of its own (~30 MB of RSS while it lived).
+   */
+  pdf(bytes: Buffer): Promise<PdfText> {
+    return new Promise((resolve, reject) => this.send({ pdf: bytes }, resolve as Pending['resolve'], reject));
   }
 
   /** Starts every worker and resolves when they have loaded the extraction modules (about a second under tsx). */

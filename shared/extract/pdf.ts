@@ -29,19 +29,20 @@ function failAll(err: Error): void {
 }
 
 /**
- * The worker runs pdf.js (the serverless build that unpdf bundles, one 1.6 MB file) in its own
- * realm: it installs polyfills on built-ins (Uint8Array.prototype.toHex, Map.prototype.getOrInsert…),
- * which must not reach the crawler, and a hostile PDF that hangs it costs only the worker. On Node
- * 20 the worker adds the one built-in pdf.js 5 needs that Node 20 lacks, Promise.withResolvers.
- * Inline source, so no worker file has to be found or transpiled; pdf.js is imported by the
- * absolute URL resolved here.
+ * pdf.js reading a PDF's text, as source for a worker thread: `extractPdfText(bytes)`, which imports
+ * pdf.js (the serverless build that unpdf bundles, one 1.6 MB file) on its first PDF by the URL in
+ * `workerData.pdfjs` (pdfjsUrl). Only in a worker's realm: pdf.js installs polyfills on built-ins
+ * (Uint8Array.prototype.toHex, Map.prototype.getOrInsert…), which must not reach the crawler, and a
+ * hostile PDF that hangs it costs only the worker. On Node 20 it adds the one built-in pdf.js 5
+ * needs that Node 20 lacks, Promise.withResolvers. Source rather than a module, so no worker file
+ * has to be found, transpiled or bundled; the crawl's extraction workers (extractor.ts) run it, and
+ * this file's own worker does for the rest.
  */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-if (!Promise.withResolvers) Promise.withResolvers = function () { let resolve, reject; const promise = new Promise((a, b) => { resolve = a; reject = b; }); return { promise, resolve, reject }; };
-const loading = import(workerData.pdfjs);
-async function extract(bytes) {
-  const { getDocument } = await loading;
+export const PDF_TEXT_SOURCE = `
+let pdfjsLoading;
+async function extractPdfText(bytes) {
+  if (!Promise.withResolvers) Promise.withResolvers = function () { let resolve, reject; const promise = new Promise((a, b) => { resolve = a; reject = b; }); return { promise, resolve, reject }; };
+  const { getDocument } = await (pdfjsLoading ??= import(require('node:worker_threads').workerData.pdfjs));
   const task = getDocument({ data: bytes, useSystemFonts: false, disableFontFace: true, isEvalSupported: false, verbosity: 0 });
   const pdf = await task.promise;
   try {
@@ -59,8 +60,19 @@ async function extract(bytes) {
     await task.destroy();
   }
 }
+`;
+
+/** What a worker running PDF_TEXT_SOURCE takes as `workerData.pdfjs`. */
+export function pdfjsUrl(): string {
+  return import.meta.resolve(PDFJS_MODULE);
+}
+
+/** This file's own worker: for extraction on the calling thread (tests, Lambda handlers, one-off commands). */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+${PDF_TEXT_SOURCE}
 parentPort.on('message', (msg) => {
-  extract(msg.bytes).then((result) => parentPort.postMessage({ id: msg.id, result }), (err) => parentPort.postMessage({ id: msg.id, error: String(err && err.message || err) }));
+  extractPdfText(msg.bytes).then((result) => parentPort.postMessage({ id: msg.id, result }), (err) => parentPort.postMessage({ id: msg.id, error: String(err && err.message || err) }));
 });
 `;
 
@@ -72,7 +84,7 @@ function pdfWorker(): Worker {
     // A young generation of 8 MB, as the extraction workers have: V8's default (up to 48 MB) is RSS
     // a crawl keeps for the rest of its life after its first PDF, and pdf.js's garbage needs no more.
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
-    workerData: { pdfjs: import.meta.resolve(PDFJS_MODULE) },
+    workerData: { pdfjs: pdfjsUrl() },
   });
   w.unref();
   w.on('message', (msg: { id: number; result?: PdfText; error?: string }) => {

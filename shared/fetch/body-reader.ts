@@ -32,13 +32,26 @@ function decoderFor(encoding: string, firstByte: number | undefined): Transform 
   }
 }
 
+export interface BodyReadOptions {
+  /** Stop once the decoded body holds this text (case-insensitive: `</head>` for a link preview). */
+  stopAfter?: string;
+  /** A body that grows past `bytes` (decoded) is read no further until `wait` resolves (the stream stays paused). */
+  large?: { bytes: number; wait: () => Promise<void> };
+}
+
 /**
  * Reads a response body with a cap on the bytes received and on the bytes decoded, so neither a
  * huge page nor a decompression bomb is read past `maxBytes`. Stops the stream at the cap, or once
- * the decoded body holds `stopAfter` (case-insensitive: `</head>` for a link preview), with the
- * chunk that held it; either way the body is marked truncated.
+ * the decoded body holds `stopAfter`, with the chunk that held it; either way the body is marked
+ * truncated.
  */
-export async function readCappedBody(stream: Readable, contentEncoding: string | undefined, maxBytes: number, stopAfter?: string): Promise<CappedBody> {
+export async function readCappedBody(
+  stream: Readable,
+  contentEncoding: string | undefined,
+  maxBytes: number,
+  options: BodyReadOptions = {},
+): Promise<CappedBody> {
+  const { stopAfter, large } = options;
   const marker = stopAfter ? Buffer.from(stopAfter.toLowerCase(), 'latin1') : undefined;
   let tail = Buffer.alloc(0);
   const encodings = (contentEncoding ?? '')
@@ -50,6 +63,12 @@ export async function readCappedBody(stream: Readable, contentEncoding: string |
   let size = 0;
   let wireBytes = 0;
   let truncated = false;
+  let waited = false;
+  /** Whether the body is about to grow past `large.bytes` for the first time (then it waits for `large.wait`). */
+  const growsLarge = (chunk: Buffer): boolean => {
+    if (!large || waited || size + chunk.length <= large.bytes) return false;
+    return (waited = true);
+  };
   /** Keeps a decoded chunk; false once the body is complete (the cap or the marker reached: truncated). */
   const take = (chunk: Buffer): boolean => {
     const room = maxBytes - size;
@@ -78,6 +97,7 @@ export async function readCappedBody(stream: Readable, contentEncoding: string |
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
         wireBytes += chunk.length;
+        if (growsLarge(chunk)) await large?.wait();
         if (!take(chunk)) break;
       }
     } finally {
@@ -86,7 +106,10 @@ export async function readCappedBody(stream: Readable, contentEncoding: string |
     return { body: Buffer.concat(chunks, size), truncated, wireBytes };
   }
   const sink = async (source: AsyncIterable<Buffer>) => {
-    for await (const chunk of source) if (!take(chunk)) throw new CapReachedError();
+    for await (const chunk of source) {
+      if (growsLarge(chunk)) await large?.wait();
+      if (!take(chunk)) throw new CapReachedError();
+    }
   };
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {

@@ -3,6 +3,16 @@ import { AddressGuard, type Resolver } from './address-guard.js';
 import { readCappedBody } from './body-reader.js';
 import { acceptedClass, parseContentType, type ContentClass, type FetchKind } from './content-type.js';
 import { AddressRefusedError, NonRetryableFetchError, RetryableFetchError } from '../errors.js';
+import type { Gate } from '../util/gate.js';
+
+/**
+ * How many large bodies a crawl holds at once: a body that grows past `bytes` waits for a slot of
+ * `gate` before it is read further, and keeps it until the crawl has processed it (`release`).
+ */
+export interface LargeBodies {
+  bytes: number;
+  gate: Gate;
+}
 
 export interface FetchRequest {
   url: string;
@@ -11,6 +21,8 @@ export interface FetchRequest {
   lastModified?: string;
   /** Stop reading once the body holds this text (`</head>`: a link preview reads only the head). */
   stopAfter?: string;
+  /** The crawl's bound on large bodies held at once (none: any number). */
+  largeBodies?: LargeBodies;
 }
 
 export interface FetchResponse {
@@ -29,6 +41,8 @@ export interface FetchResponse {
   durationMs: number;
   /** The absolute Location of a 3xx response. */
   location?: string;
+  /** Gives up the body's slot of `largeBodies` when it took one: to be called once the body is processed. */
+  release?: () => void;
 }
 
 /** The fetch port: the live HTTP fetcher and (later) the archive replay implement it. */
@@ -114,22 +128,21 @@ export class HttpFetcher implements Fetcher {
     this.guard.checkHostLiteral(url.hostname);
     const started = this.clock();
     const headers = this.requestHeaders(request);
-    let res: Dispatcher.ResponseData;
+    const deadline = new Deadline(this.options.totalTimeoutMs);
     try {
-      res = await this.agent.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers,
-        signal: AbortSignal.timeout(this.options.totalTimeoutMs),
-      });
-    } catch (err) {
-      throw classifyError(err, request.url);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await this.agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: deadline.signal });
+      } catch (err) {
+        throw classifyError(err, request.url);
+      }
+      return await this.readResponse(request, res, started, deadline);
+    } finally {
+      deadline.clear();
     }
-    return this.readResponse(request, res, started);
   }
 
-  private async readResponse(request: FetchRequest, res: Dispatcher.ResponseData, started: number): Promise<FetchResponse> {
+  private async readResponse(request: FetchRequest, res: Dispatcher.ResponseData, started: number, deadline: Deadline): Promise<FetchResponse> {
     const headers = flattenHeaders(res.headers);
     const { mime, charset } = parseContentType(headers['content-type']);
     const base: FetchResponse = {
@@ -157,10 +170,26 @@ export class HttpFetcher implements Fetcher {
       else await res.body.dump({ limit: 64 * 1024 }).catch(() => {}); // small error bodies are drained to keep the connection
       return { ...base, skipped: res.statusCode < 300 && res.statusCode >= 200 ? 'content-type' : undefined, durationMs: this.clock() - started };
     }
+    // The wait for a large body's slot is the crawl's, not the host's: it stops the request's
+    // clock and is left out of its duration (which the host's politeness learns from).
+    const slots = request.largeBodies;
+    let release: (() => void) | undefined;
+    let waitedMs = 0;
+    const large = slots && {
+      bytes: slots.bytes,
+      wait: async () => {
+        const from = this.clock();
+        deadline.pause();
+        release = await slots.gate.acquire();
+        deadline.resume();
+        waitedMs = this.clock() - from;
+      },
+    };
     try {
-      const body = await readCappedBody(res.body, headers['content-encoding'], this.options.maxBodyBytes, request.stopAfter);
-      return { ...base, ...body, contentClass, durationMs: this.clock() - started };
+      const body = await readCappedBody(res.body, headers['content-encoding'], this.options.maxBodyBytes, { stopAfter: request.stopAfter, large });
+      return { ...base, ...body, contentClass, durationMs: this.clock() - started - waitedMs, release };
     } catch (err) {
+      release?.();
       throw classifyError(err, request.url);
     }
   }
@@ -178,6 +207,39 @@ export class HttpFetcher implements Fetcher {
 
   async close(): Promise<void> {
     await this.agent.close();
+  }
+}
+
+/** A request's total timeout that can stop while the crawl, not the host, keeps the body waiting. */
+class Deadline {
+  private readonly controller = new AbortController();
+  private timer?: NodeJS.Timeout;
+  private left: number;
+  private since = 0;
+
+  constructor(ms: number) {
+    this.left = ms;
+    this.resume();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  resume(): void {
+    this.since = Date.now();
+    // The reason AbortSignal.timeout gives, which classifyError knows as a timeout.
+    this.timer = setTimeout(() => this.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.left);
+    this.timer.unref();
+  }
+
+  pause(): void {
+    this.clear();
+    this.left = Math.max(0, this.left - (Date.now() - this.since));
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
   }
 }
 

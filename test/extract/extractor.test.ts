@@ -92,3 +92,31 @@ test('a page that takes too long fails alone; its worker is replaced and the oth
     await workers.close();
   }
 });
+
+test('an extraction worker reads PDFs as the calling thread does, answers in order around them, and names an unreadable one', async () => {
+  const { makePdf } = await import('../web/pdf.js');
+  const { extractPdf } = await import('../../shared/extract/pdf.js');
+  const pdf = makePdf(['First page about crawling.', 'Second page (with parentheses).'], 'Crawler manual');
+  const workers = new WorkerExtractor(canonical, { size: 1 });
+  try {
+    const answered: string[] = [];
+    const note = <T>(name: string, p: Promise<T>) => p.finally(() => answered.push(name));
+    const [read, page, bad, after] = await Promise.allSettled([
+      note('pdf', workers.pdf(pdf)),
+      note('page', workers.extract(small(1))),
+      note('bad', workers.pdf(Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ntrailer <<>>\n%%EOF garbage'))),
+      note('after', workers.extract(small(2))),
+    ]);
+    assert.equal(read.status, 'fulfilled');
+    assert.deepEqual(read.value, await extractPdf(pdf));
+    assert.equal(read.value.pages, 2);
+    assert.equal(read.value.title, 'Crawler manual');
+    assert.equal(page.status, 'fulfilled');
+    assert.equal(after.status, 'fulfilled');
+    assert.equal(bad.status, 'rejected');
+    assert.match(String(bad.reason), /PDF not readable/);
+    assert.deepEqual(answered, ['pdf', 'page', 'bad', 'after'], 'answers come in the order asked');
+  } finally {
+    await workers.close();
+  }
+});

@@ -6,6 +6,7 @@ import { HttpFetcher } from '../../shared/fetch/http-fetcher.js';
 import { RetryableFetchError } from '../../shared/errors.js';
 import { decodeBody, sniffCharset } from '../../shared/fetch/charset.js';
 import { serve } from '../helpers.js';
+import { Gate } from '../../shared/util/gate.js';
 
 let server: Awaited<ReturnType<typeof serve>>;
 let hugeBytesSent = 0;
@@ -80,6 +81,33 @@ test('cuts a 20 MB body at the cap without reading it all', async () => {
   assert.equal(res.body!.length, 5 * 1024 * 1024);
   await new Promise((r) => setTimeout(r, 50));
   assert.ok(hugeBytesSent < 12 * 1024 * 1024, `server wrote ${hugeBytesSent} bytes`);
+});
+
+test("a large body waits for a slot of the crawl before it is read on; the wait is not the host's (no timeout, not in its duration)", async () => {
+  const f = fetcher({ maxBodyBytes: 2 * 1024 * 1024, totalTimeoutMs: 400 });
+  const largeBodies = { bytes: 1024 * 1024, gate: new Gate(1) };
+  try {
+    const first = await f.fetch({ url: `${server.origin}/huge`, kind: 'page', largeBodies });
+    assert.equal(first.body!.length, 2 * 1024 * 1024);
+    assert.equal(typeof first.release, 'function', 'a large body holds a slot');
+    let secondDone = false;
+    const second = f.fetch({ url: `${server.origin}/huge`, kind: 'page', largeBodies }).finally(() => (secondDone = true));
+    const small = await f.fetch({ url: `${server.origin}/gzip`, kind: 'page', largeBodies });
+    assert.equal(small.body!.toString(), page, 'a small body does not wait');
+    assert.equal(small.release, undefined);
+    // Longer than the request's timeout: the second body is still waiting, not failed.
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(secondDone, false, 'the second large body waits while the first holds the only slot');
+    first.release!();
+    const res = await second;
+    assert.equal(res.body!.length, 2 * 1024 * 1024);
+    assert.equal(res.truncated, true);
+    assert.ok(res.durationMs < 400, `the host's time leaves the wait out: ${res.durationMs} ms`);
+    res.release!();
+    assert.equal(largeBodies.gate.holders, 0);
+  } finally {
+    await f.close();
+  }
 });
 
 test('a preview stops reading after </head> and leaves the body unread', async () => {

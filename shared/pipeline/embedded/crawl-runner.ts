@@ -12,7 +12,7 @@ import { urlId } from '../../url/canonical.js';
 import type { Admitter, LinkCandidate } from '../stages/admission.js';
 import { politenessConfig, type CrawlContext } from '../stages/context.js';
 import { CrawlState } from './crawl-state.js';
-import { archiveAnswer, storeStage } from '../stages/fetch-stage.js';
+import { archiveAnswer } from '../stages/fetch-stage.js';
 import { hostEventOf, retries, type ProcessResult } from '../stages/process-stage.js';
 import { hostAfterRobots, loadRobots } from '../stages/robots-stage.js';
 import { CrawlProgress, type CrawlHooks } from '../stages/progress.js';
@@ -336,7 +336,7 @@ export class CrawlRunner {
     }
     // Written in order before this fetch's commit; the request does not wait for it.
     this.flow.track(this.ctx.store.markInFlight(this.run.id, row.urlId), q.host);
-    const { fetched, archived } = await answerOf(this.ctx, row, this.archivedAnswers, this.earlierPages);
+    const { fetched, archived } = await answerOf(this.ctx, row, this.archivedAnswers, this.earlierPages, this.flow.largeBodies);
     // The host's part ends with its answer: its politeness state learns from it now, and the
     // storing, extraction and commit go on off its path while it takes its next request.
     if (!archived) q.state = afterRequest(q.state, hostEventOf(this.ctx, fetched), this.politeness);
@@ -352,9 +352,8 @@ export class CrawlRunner {
 
   /** Without a processing queue: the page is stored, extracted and committed in its host's turn. */
   private async fetchInline(q: HostQueue, row: FrontierRow, countsAsPage: boolean): Promise<void> {
-    const { fetched, archived } = await answerOf(this.ctx, row, this.archivedAnswers, this.earlierPages);
-    const outcome = await storeStage(this.ctx, row, fetched, archiveAnswer(this.ctx, row, fetched, !retries(this.ctx, row, fetched), archived));
-    const result = await this.flow.inline(q, row, outcome);
+    const { fetched, archived } = await answerOf(this.ctx, row, this.archivedAnswers, this.earlierPages, this.flow.largeBodies);
+    const result = await this.flow.inline(q, row, fetched, archiveAnswer(this.ctx, row, fetched, !retries(this.ctx, row, fetched), archived));
     this.spendSlots(q, countsAsPage, { retry: result.retry, answered: result.fetch?.status !== undefined });
     const notBefore = result.retry ? readyAt(q.state) : 0;
     if (result.retry) q.push({ ...row, attempts: row.attempts + 1, notBefore, state: 'queued' });

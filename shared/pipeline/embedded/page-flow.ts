@@ -7,17 +7,19 @@ import { errorMessage } from '../../errors.js';
 import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt, type PolitenessConfig } from '../../politeness/host-state.js';
 import { timerDelay } from '../../politeness/timers.js';
+import type { LargeBodies } from '../../fetch/http-fetcher.js';
 import type { FrontierRow, WarcLocation } from '../../store/ports/index.js';
 import type { LinkCandidate } from '../stages/admission.js';
 import type { CrawlContext } from '../stages/context.js';
 import { storeStage, type Fetched, type FetchOutcome } from '../stages/fetch-stage.js';
 import { GroupCommit } from './group-commit.js';
-import { Gate, PREVIEWS_AT_ONCE, previewStage } from '../stages/preview-stage.js';
+import { PREVIEWS_AT_ONCE, previewStage } from '../stages/preview-stage.js';
 import { toFetchCommit, processStage, type ProcessResult } from '../stages/process-stage.js';
 import { hostAfterRender, renderStage, robotsCheck, servedDocument, type RenderWanted } from '../stages/render-stage.js';
 import type { CrawlHooks, CrawlProgress } from '../stages/progress.js';
 import { storedPage } from './stored-page.js';
 import { WorkQueue } from './work-queue.js';
+import { Gate } from '../../util/gate.js';
 
 type Response = Extract<FetchOutcome, { kind: 'response' }>;
 
@@ -53,6 +55,13 @@ const PROCESSING_AT_ONCE = 32;
  * the hosts they came from — would wait for it (bench:crawl's web: 40 PDFs and eight 20 MB pages).
  */
 const HEAVY = { bytes: 1024 * 1024, atOnce: 2 };
+/**
+ * Bodies over HEAVY.bytes the crawl holds at once, from their read to their extraction: one more
+ * than the lane works on, so the next is read while those are processed. Hosts answer such pages
+ * together (bench:crawl's web: eight capped 5 MiB pages within a second, 54 MiB of the crawl
+ * thread's memory); the others' reads wait, paused, their request's clock stopped.
+ */
+const LARGE_BODIES_HELD = HEAVY.atOnce + 1;
 /** Commits stored together: at most this many, or what arrived within this many ms of the first. */
 const GROUP = { maxBatch: 64, maxDelayMs: 10 };
 
@@ -63,6 +72,8 @@ export class PageFlow {
   private readonly heavy: WorkQueue;
   readonly commits: GroupCommit;
   private readonly previewGate = new Gate(PREVIEWS_AT_ONCE);
+  /** The crawl's requests take this bound on large bodies (`answerOf`); a page gives its slot up once extracted. */
+  readonly largeBodies: LargeBodies = { bytes: HEAVY.bytes, gate: new Gate(LARGE_BODIES_HELD) };
   private settling = 0;
   private idleWaiters: Array<() => void> = [];
 
@@ -139,9 +150,22 @@ export class PageFlow {
     (heavy ? this.heavy : this.work).push(() => this.processTask(q, row, fetched, notBefore, archived), bytes);
   }
 
+  /**
+   * Stores and extracts what the host answered. A large body's slot is given up then, before
+   * anything waits for a host's turn (which a body waiting for the slot may hold).
+   */
+  private async extracted(q: HostQueue, row: FrontierRow, fetched: Fetched, archived: Promise<WarcLocation | undefined>) {
+    try {
+      const outcome = await storeStage(this.ctx, row, fetched, archived);
+      return { outcome, result: await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } }) };
+    } finally {
+      if (fetched.kind === 'response') fetched.res.release?.();
+    }
+  }
+
   private async processTask(q: HostQueue, row: FrontierRow, fetched: Fetched, notBefore: number, archived: Promise<WarcLocation | undefined>): Promise<void> {
-    const outcome = await storeStage(this.ctx, row, fetched, archived);
-    let result = await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } });
+    const { outcome, result: extracted } = await this.extracted(q, row, fetched, archived);
+    let result = extracted;
     const wanted = result.renderWanted;
     // The render and the previews are requests to the host: they wait for its turn.
     if (wanted && outcome.kind === 'response')
@@ -159,8 +183,9 @@ export class PageFlow {
   }
 
   /** The page processed in the host's turn (no processing queue, or nothing to extract): renders and previews inline. */
-  async inline(q: HostQueue, row: FrontierRow, outcome: FetchOutcome): Promise<ProcessResult> {
-    let result = await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } });
+  async inline(q: HostQueue, row: FrontierRow, fetched: Fetched, archived: Promise<WarcLocation | undefined>): Promise<ProcessResult> {
+    const { outcome, result: extracted } = await this.extracted(q, row, fetched, archived);
+    let result = extracted;
     if (result.hostEvent) q.state = afterRequest(q.state, result.hostEvent, this.politeness);
     if (result.renderWanted && outcome.kind === 'response') result = await this.renderTask(q, row, outcome, result.renderWanted);
     if (this.ctx.previewFetcher && result.candidates.length && !result.retry) q.state = await this.previewLinks(q, result);

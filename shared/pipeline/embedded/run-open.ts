@@ -3,6 +3,7 @@
 // the answers a resumed run reads back from the archive instead of asking again.
 import type { Env } from '../../config/resolve.js';
 import type { Resolver } from '../../fetch/address-guard.js';
+import type { LargeBodies } from '../../fetch/http-fetcher.js';
 import { errorMessage } from '../../errors.js';
 import type { ArchivedAnswer, FrontierRow, RunRecord, WarcLocation } from '../../store/ports/index.js';
 import { archivedStage, requestStage, type Fetched } from '../stages/fetch-stage.js';
@@ -107,13 +108,15 @@ async function discover(o: RunOpening, run: RunRecord, admitter: Admitter, reuse
 
 /**
  * The host's answer to a URL: asked now or, for one a killed crawl archived and did not commit
- * (`archived`, from `resumeRun`), read back from the archive once.
+ * (`archived`, from `resumeRun`), read back from the archive once. A large body asked now waits
+ * for a slot of `largeBodies`, given up by the caller (`res.release`).
  */
 export async function answerOf(
   ctx: CrawlContext,
   row: FrontierRow,
   archived: Map<string, ArchivedAnswer>,
   earlierPages: boolean,
+  largeBodies?: LargeBodies,
 ): Promise<{ fetched: Fetched; archived?: WarcLocation }> {
   const answer = archived.get(row.urlId);
   if (answer) {
@@ -124,5 +127,5 @@ export async function answerOf(
       ctx.logger.warn('an archived answer could not be read back; the URL is fetched again', { url: row.url, error: errorMessage(err) });
     }
   }
-  return { fetched: await requestStage(ctx, row, earlierPages) };
+  return { fetched: await requestStage(ctx, row, earlierPages, largeBodies) };
 }

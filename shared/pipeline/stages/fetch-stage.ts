@@ -2,7 +2,7 @@ import { errorMessage } from '../../errors.js';
 import type { FetchResponse } from '../../fetch/http-fetcher.js';
 import type { ArchivedAnswer, FrontierRow, FrontierStore, PageRecord, PageStore, WarcLocation } from '../../store/ports/index.js';
 import { responseFromArchive } from '../../archive/replay.js';
-import type { FetchRequest } from '../../fetch/http-fetcher.js';
+import type { FetchRequest, LargeBodies } from '../../fetch/http-fetcher.js';
 import type { CrawlContext } from './context.js';
 import { contentHashOf } from '../../store/content-hash.js';
 
@@ -19,11 +19,13 @@ export type Fetched = { request: FetchRequest } & (
 /**
  * Asks the host for one frontier URL (conditionally when a usable earlier copy is stored);
  * `earlierPages: false` when no earlier run can have stored one (the first run in a directory).
+ * With `largeBodies`, a large body waits for a slot, which the caller gives up (`res.release`).
  */
 export async function requestStage(
   ctx: Pick<CrawlContext, 'clock' | 'fetcher'> & { store: Pick<PageStore, 'getPage'> },
   row: FrontierRow,
   earlierPages = true,
+  largeBodies?: LargeBodies,
 ): Promise<Fetched> {
   const at = ctx.clock();
   const previous = row.kind === 'page' && earlierPages ? await ctx.store.getPage(row.urlId) : undefined;
@@ -33,6 +35,7 @@ export async function requestStage(
     kind: row.kind,
     etag: usable ? previous.etag : undefined,
     lastModified: usable ? previous.lastModified : undefined,
+    largeBodies,
   };
   try {
     return { kind: 'response', request, res: await ctx.fetcher.fetch(request), previous: usable ? previous : undefined, at };

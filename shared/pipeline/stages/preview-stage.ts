@@ -10,6 +10,7 @@ import { termsOf } from '../../scoring/contextual.js';
 import { focusScore } from '../../scoring/focus.js';
 import { headOf } from '../../scoring/head-preview.js';
 import type { LinkCandidate } from './admission.js';
+import type { Gate } from '../../util/gate.js';
 import type { CrawlContext } from './context.js';
 import { responseEvent } from './process-stage.js';
 
@@ -29,25 +30,6 @@ export interface PreviewDeps {
   wait: (until: number) => Promise<void>;
   /** The crawl-wide limit of previews in flight (5 at once across hosts). */
   gate: Gate;
-}
-
-/** At most `size` tasks at once; the others wait their turn in order. */
-export class Gate {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly size: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.size) await new Promise<void>((r) => this.waiting.push(r));
-    this.running++;
-    try {
-      return await task();
-    } finally {
-      this.running--;
-      this.waiting.shift()?.();
-    }
-  }
 }
 
 /** Previews in flight at once across hosts. */
