@@ -26,6 +26,11 @@ export class CompactGraph {
     return this.index.has(id);
   }
 
+  /** The node's number, if it is in the graph. */
+  indexOf(id: string): number | undefined {
+    return this.index.get(id);
+  }
+
   get size(): number {
     return this.ids.length;
   }
@@ -51,21 +56,28 @@ export class CompactGraph {
     this.count++;
   }
 
-  /** Removes repeated (from, to) pairs, keeping the first: call once after the links of all sources are in. */
+  /**
+   * Removes repeated (from, to) pairs, leaving the links sorted by source then target: call once
+   * after the links of all sources are in. Each pair is one number (from × nodes + to, exact below
+   * 2^53), sorted in a typed array.
+   */
   dedupe(): void {
-    const order = Array.from({ length: this.count }, (_, i) => i).sort((a, b) => this.from[a]! - this.from[b]! || this.to[a]! - this.to[b]!);
+    const n = Math.max(1, this.size);
+    const keys = new Float64Array(this.count);
+    for (let i = 0; i < this.count; i++) keys[i] = this.from[i]! * n + this.to[i]!;
+    keys.sort();
     const f = new Int32Array(this.count);
     const t = new Int32Array(this.count);
-    let n = 0;
-    for (const i of order) {
-      if (n > 0 && f[n - 1] === this.from[i] && t[n - 1] === this.to[i]) continue;
-      f[n] = this.from[i]!;
-      t[n] = this.to[i]!;
-      n++;
+    let kept = 0;
+    for (let i = 0; i < keys.length; i++) {
+      if (i > 0 && keys[i] === keys[i - 1]) continue;
+      f[kept] = Math.floor(keys[i]! / n);
+      t[kept] = keys[i]! % n;
+      kept++;
     }
     this.from = f;
     this.to = t;
-    this.count = n;
+    this.count = kept;
   }
 
   /** Visits each link as (from, to) node numbers. */

@@ -106,21 +106,26 @@ export class SqliteChangeCapture {
   }
 }
 
-/** Rank shifts between the ranks a run replaces and its own (see `rankShift`). */
-export function recordRankShifts(db: Db, runId: number, now: number, before: Map<string, RankPoint & { runId: number }>): void {
+/**
+ * Rank shifts between the ranks a run replaces (`before`, by page id) and its own (see
+ * `rankShift`); the ranks are read row by row and the shifts written after.
+ */
+export function recordRankShifts(db: Db, runId: number, now: number, before: (urlId: string) => (RankPoint & { runId: number }) | undefined): void {
   const insert = db.prepare(INSERT_CHANGE);
   db.prepare("DELETE FROM changes WHERE run_id = ? AND kind = 'rank-shift'").run(runId);
   const rows = db
     .prepare(
       'SELECT r.url_id, r.inlinks, r.pagerank, p.url, coalesce(x.title, p.title) AS title FROM ranks r JOIN pages p USING (url_id) LEFT JOIN extracts x USING (url_id)',
     )
-    .all() as Array<{ url_id: string; inlinks: number; pagerank: number; url: string; title: string | null }>;
+    .iterate() as Iterable<{ url_id: string; inlinks: number; pagerank: number; url: string; title: string | null }>;
+  const shifts: Array<Parameters<typeof changeParams>[0]> = [];
   for (const r of rows) {
-    const old = before.get(r.url_id);
+    const old = before(r.url_id);
     if (!old || old.runId >= runId || !rankShift(old, r)) continue;
     const rank = { inlinksBefore: old.inlinks, inlinksAfter: r.inlinks, pagerankBefore: old.pagerank, pagerankAfter: r.pagerank };
-    insert.run(changeParams({ runId, urlId: r.url_id, url: r.url, kind: 'rank-shift', at: now, previousRunId: old.runId, title: r.title ?? undefined, rank }));
+    shifts.push({ runId, urlId: r.url_id, url: r.url, kind: 'rank-shift', at: now, previousRunId: old.runId, title: r.title ?? undefined, rank });
   }
+  for (const shift of shifts) insert.run(changeParams(shift));
 }
 
 /** A source page whose latest content change says it is gone no longer links anything. */
