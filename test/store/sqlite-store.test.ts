@@ -166,3 +166,34 @@ test('refuses a data directory that cannot be created or written', () => {
     cleanup();
   }
 });
+
+test('the check before a crawl writes reads the database without mapping it into memory', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { dir, cleanup } = tempDir();
+  try {
+    await new SqliteCrawlStore(dir).close();
+    // 48 MiB of rows: mapped, the whole file would count in the process's resident memory.
+    const db = new Database(join(dir, 'trawl.db'));
+    db.exec('CREATE TABLE filler (b BLOB)');
+    const put = db.prepare('INSERT INTO filler (b) VALUES (randomblob(1048576))');
+    db.transaction(() => {
+      for (let i = 0; i < 48; i++) put.run();
+    })();
+    db.close();
+    const child = `
+      import { readFileSync } from 'node:fs';
+      import { openLocalForWriting } from ${JSON.stringify(new URL('../../shared/store/local/open-local.ts', import.meta.url).href)};
+      const fileKb = () => Number(/RssFile:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
+      const before = fileKb();
+      const local = openLocalForWriting(${JSON.stringify(dir)}, 'test');
+      const grew = fileKb() - before;
+      await local.close();
+      console.log(grew);`;
+    const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child], { encoding: 'utf8' });
+    assert.equal(out.status, 0, out.stderr);
+    const grewMb = Number(out.stdout.trim()) / 1024;
+    assert.ok(grewMb < 24, `mapped file pages grew by ${grewMb.toFixed(1)} MiB while the data directory was opened and checked`);
+  } finally {
+    cleanup();
+  }
+});
