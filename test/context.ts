@@ -1,5 +1,6 @@
 import { resolveSettings } from '../shared/cli/args.js';
-import { buildContext, type ContextParts, type CrawlContext } from '../shared/pipeline/stages/context.js';
+import { buildContext, canonicalOptionsOf, type ContextParts, type CrawlContext } from '../shared/pipeline/stages/context.js';
+import { extractorFor } from '../shared/extract/extractor.js';
 import { openLocalForWriting } from '../shared/store/local/open-local.js';
 
 /**
@@ -9,8 +10,10 @@ import { openLocalForWriting } from '../shared/store/local/open-local.js';
  */
 export function testContext(dataDir: string, flags: Record<string, unknown> = {}, parts: Partial<ContextParts> = {}): CrawlContext {
   const local = openLocalForWriting(dataDir, 'test');
+  const settings = resolveSettings({ data: dataDir, 'allow-private-network': true, ...flags }, {});
   const ctx = buildContext({
-    settings: resolveSettings({ data: dataDir, 'allow-private-network': true, ...flags }, {}),
+    settings,
+    extractor: extractorFor(settings, canonicalOptionsOf(settings)),
     store: local.store,
     blobs: local.blobs,
     warcDir: local.warcDir,

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CanonicalOptions } from '../url/canonical.js';
 import type { LinkExtraction, PageExtraction } from './extract-page.js';
-import { extractPdf, PDF_TEXT_SOURCE, pdfjsUrl, type PdfText } from './pdf.js';
+import { PDF_TEXT_SOURCE, pdfjsUrl, type PdfText } from './pdf.js';
 import { runExtract, runTextParts, type Decoded, type ExtractRequest, type TextParts } from './run-extract.js';
 
 /** A page's extraction, with what decoding its served bytes found. */
@@ -17,8 +17,8 @@ export interface Extractor {
   extract(request: ExtractRequest): Promise<Extraction>;
   /** The SimHash, text hash and chunks of a plain text (a PDF's), where pages are extracted; `timed` adds `timings`. */
   textParts(text: string, timed?: boolean): Promise<TextParts>;
-  /** A PDF's text, page count and title (pdf.js, never on the calling thread). */
-  pdf(bytes: Buffer): Promise<PdfText>;
+  /** A PDF's text, page count and title, where pages are extracted in worker threads (elsewhere `extractPdf`'s own thread reads it). */
+  pdf?(bytes: Buffer): Promise<PdfText>;
   /** Resolves once the extractor can take pages at full speed (worker threads started); optional. */
   ready?(): Promise<void>;
   close(): Promise<void>;
@@ -35,11 +35,6 @@ export class InlineExtractor implements Extractor {
 
   async textParts(text: string, timed = false): Promise<TextParts> {
     return runTextParts(text, timed);
-  }
-
-  /** In pdf.ts's own worker thread, which stops when idle. */
-  pdf(bytes: Buffer): Promise<PdfText> {
-    return extractPdf(bytes);
   }
 
   async close(): Promise<void> {}
@@ -244,4 +239,17 @@ export class WorkerExtractor implements Extractor {
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
     this.slots.length = 0;
   }
+}
+
+/**
+ * A crawl's extractor on this machine: worker threads (`--extract-workers`, default one fewer than
+ * the cores, at least one), or the calling thread with 0.
+ */
+export function extractorFor(
+  settings: { extractWorkers: number | 'auto'; extractTimeoutMs: number; extractMemoryMb: number },
+  canonical: CanonicalOptions,
+): Extractor {
+  const workers = settings.extractWorkers === 'auto' ? Math.max(1, availableParallelism() - 1) : settings.extractWorkers;
+  if (workers === 0) return new InlineExtractor(canonical);
+  return new WorkerExtractor(canonical, { size: workers, timeoutMs: settings.extractTimeoutMs, memoryMb: settings.extractMemoryMb });
 }

@@ -7,7 +7,8 @@ import { errorMessage, UsageError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import type { PriorityFn } from '../frontier/priority.js';
 import type { Logger } from '../log/logger.js';
-import { buildContext } from '../pipeline/stages/context.js';
+import { buildContext, canonicalOptionsOf } from '../pipeline/stages/context.js';
+import { extractorFor } from '../extract/extractor.js';
 import { Closers } from '../util/closer.js';
 import { preflight } from '../fetch/preflight.js';
 import type { CrawlHooks } from '../pipeline/stages/progress.js';
@@ -163,6 +164,7 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
       logger: options.logger,
       resolver: options.resolver,
       inFlight: new ContentInFlight(),
+      extractor: extractorFor(settings, canonicalOptionsOf(settings)),
     });
     closers.add(() => ctx.close());
     const enrichDeps = settings.enrich

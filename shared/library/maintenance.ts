@@ -34,7 +34,6 @@ export async function reextract(options: CrawlSettingsOptions & { runId?: number
     store: local.store,
     blobs: local.blobs,
     fetcher: new ArchiveReplay(local.store, settings.data, { runId }),
-    extraction: 'inline',
     // No network: rendered pages are re-extracted from the DOM they kept, nothing is rendered anew.
     rendering: 'none',
   });

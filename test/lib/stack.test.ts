@@ -99,7 +99,8 @@ test('the bundles are ESM built by esbuild, the extract stage carries pdf.js for
   for (const a of assets) assert.ok(existsSync(join(synth.outdir, a, 'index.mjs')), a);
   // pdf.js ships with every stage whose bundle names it (Extract, and the stages that fetch search and social targets), and only there.
   const namingPdfjs = assets.filter((a) => readFileSync(join(synth.outdir, a, 'index.mjs'), 'utf8').includes(PDFJS_MODULE));
-  assert.ok(namingPdfjs.length >= 1);
+  // Three: a stage that only reaches the crawl's wiring (buildContext) carries no PDF reader.
+  assert.equal(namingPdfjs.length, 3);
   assert.deepEqual(
     assets.filter((a) => existsSync(join(synth.outdir, a, 'node_modules/unpdf/dist/pdfjs.mjs'))),
     namingPdfjs,

@@ -4,6 +4,7 @@ import { processStage } from '../../shared/pipeline/stages/process-stage.js';
 import type { FetchOutcome } from '../../shared/pipeline/stages/fetch-stage.js';
 import type { FetchResponse } from '../../shared/fetch/http-fetcher.js';
 import { testContext } from '../context.js';
+import { InlineExtractor } from '../../shared/extract/extractor.js';
 import { AddressRefusedError, NonRetryableFetchError, RetryableFetchError } from '../../shared/errors.js';
 import type { FrontierRow, PageRecord } from '../../shared/store/ports/index.js';
 import { frontierRow, tempDir } from '../helpers.js';
@@ -102,7 +103,7 @@ const cases: Case[] = [
 
 test('processStage: every status and content kind to its state, reason, retry, records and links', async () => {
   const { dir, cleanup } = tempDir();
-  const ctx = testContext(dir, {}, { warcDir: undefined, extraction: 'inline', rendering: 'none' });
+  const ctx = testContext(dir, {}, { warcDir: undefined, extractor: new InlineExtractor({}), rendering: 'none' });
   try {
     const run = await ctx.store.createRun(['http://a.test/'], {}, 1);
     for (const [i, c] of cases.entries()) {

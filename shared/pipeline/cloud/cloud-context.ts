@@ -93,7 +93,6 @@ export async function cloudContext(deps: CloudDeps, runId: number): Promise<Clou
     warcFileTag: workerId,
     // Bodies live in the WARC record only: the page workflow reads them back by location.
     bodies: 'archive',
-    extraction: 'inline',
     rendering: deps.rendering ?? 'workflow',
     resolver: deps.resolver,
     clock: deps.clock,

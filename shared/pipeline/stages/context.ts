@@ -3,7 +3,7 @@ import { WarcWriter } from '../../archive/warc-writer.js';
 import type { BodyKeeping } from '../../store/content-hash.js';
 import { Closers } from '../../util/closer.js';
 import type { CrawlSettings } from '../../config/settings.js';
-import { InlineExtractor, WorkerExtractor, type Extractor } from '../../extract/extractor.js';
+import { InlineExtractor, type Extractor } from '../../extract/extractor.js';
 import type { Resolver } from '../../fetch/address-guard.js';
 import { fetcherFor, type Fetcher } from '../../fetch/http-fetcher.js';
 import type { PriorityFn } from '../../frontier/priority.js';
@@ -98,8 +98,12 @@ export interface ContextParts {
   /** The live HTTP fetcher is built from the settings unless one is given (the archive replay). */
   fetcher?: Fetcher;
   resolver?: Resolver;
-  /** `workers` (default where threads help: the embedded crawl) or `inline` (Lambda, replay). */
-  extraction?: 'workers' | 'inline';
+  /**
+   * The page extractor, which the context closes; default: on the calling thread (Lambda, replay,
+   * one-off commands). The embedded crawl hands in its worker threads (`extractorFor`), which no
+   * Lambda stage's bundle then carries (nor pdf.js with them).
+   */
+  extractor?: Extractor;
   /** Default `local`: a Chromium renderer from the settings (none when no host can be rendered). */
   rendering?: Rendering;
   /** The renderer to use instead of building one (a Lambda container's browser, the archive's rendered views); its owner closes it. */
@@ -154,10 +158,9 @@ export function robotsTokenOf(userAgent: string): string {
   return productToken(userAgent);
 }
 
-function extractorFor(settings: CrawlSettings, canonical: CanonicalOptions, mode: 'workers' | 'inline'): Extractor {
-  const workers = settings.extractWorkers === 'auto' ? Math.max(1, availableParallelism() - 1) : settings.extractWorkers;
-  if (mode === 'inline' || workers === 0) return new InlineExtractor(canonical);
-  return new WorkerExtractor(canonical, { size: workers, timeoutMs: settings.extractTimeoutMs, memoryMb: settings.extractMemoryMb });
+/** The canonicalisation options of a crawl's settings. */
+export function canonicalOptionsOf(settings: Pick<CrawlSettings, 'trackingParams' | 'sessionParams'>): CanonicalOptions {
+  return { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
 }
 
 /**
@@ -167,12 +170,12 @@ function extractorFor(settings: CrawlSettings, canonical: CanonicalOptions, mode
 export function buildContext(parts: ContextParts): CrawlContext {
   const { settings } = parts;
   const scoring = parts.scoring ?? crawlScoring(settings);
-  const canonical = { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
+  const canonical = canonicalOptionsOf(settings);
   const fetcher = parts.fetcher ?? fetcherFor(settings, { resolver: parts.resolver });
   const previewFetcher = settings.preview && scoring.focused && !parts.fetcher ? previewFetcherFor(settings, { resolver: parts.resolver }) : undefined;
   const stages = parts.stages ?? new StageClock(settings.stageTimes);
   const archive = parts.warcDir ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag, clock: stages }) : undefined;
-  const extractor = extractorFor(settings, canonical, parts.extraction ?? 'workers');
+  const extractor = parts.extractor ?? new InlineExtractor(canonical);
   const logger = parts.logger ?? createLogger('warn');
   const rendering: Rendering = mayRender(settings) ? (parts.rendering ?? 'local') : 'none';
   const renderer = rendering === 'local' ? (parts.renderer ?? rendererFor(settings, parts, logger)) : undefined;

@@ -1,5 +1,6 @@
 import { decodeBody, sniffCharset } from '../../fetch/charset.js';
 import { parseFeed } from '../../extract/feed.js';
+import { extractPdf } from '../../extract/pdf.js';
 import { gunzipCapped, parseSitemap } from '../../extract/sitemap.js';
 import { PageProcessingError } from '../../errors.js';
 import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../../store/ports/index.js';
@@ -187,7 +188,7 @@ async function pdfContent(ctx: CrawlContext, row: FrontierRow, answered: Answere
   if (!res.body || res.truncated) return contentResult({ page });
   let pdf;
   try {
-    pdf = await stage('pdf', () => ctx.stages.timeAsync('PDF', () => ctx.extractor.pdf(res.body!)));
+    pdf = await stage('pdf', () => ctx.stages.timeAsync('PDF', () => (ctx.extractor.pdf ? ctx.extractor.pdf(res.body!) : extractPdf(res.body!))));
   } catch (err) {
     return contentResult({ page, failure: err as PageProcessingError });
   }
