@@ -77,7 +77,8 @@ export function targetLine(e: Extract<CrawlEvent, { type: 'target' }>): string {
 /** Where a crawl's time went (`--stage-times`), in ms per request, by thread. */
 export function stageText(stages: Record<string, number>, requests: number): string {
   const per = (ms: number) => (ms / Math.max(1, requests)).toFixed(2);
-  const EXTRACTION = ['parse', 'render signals', 'links', 'metadata', 'main content', 'markdown', 'chunks', 'simhash', 'fields'];
+  // A PDF is read where pages are extracted (its time is the wait for its text).
+  const EXTRACTION = ['parse', 'render signals', 'links', 'metadata', 'main content', 'markdown', 'chunks', 'simhash', 'fields', 'PDF'];
   const WRITER = ['SQLite', 'SQLite checkpoints', 'blob files'];
   const line = (label: string, names: string[]) => {
     const parts = names.filter((n) => stages[n]).map((n) => `${n} ${per(stages[n]!)}`);
@@ -90,7 +91,6 @@ export function stageText(stages: Record<string, number>, requests: number): str
     `  crawl thread: ${per(crawl)} (fetch, scheduling, records ${per(crawl - archive)}, WARC ${per(archive)})`,
     line('extraction', EXTRACTION),
     line('writer thread', WRITER),
-    line('PDF thread', ['PDF']),
   ]
     .filter(Boolean)
     .join('\n');
