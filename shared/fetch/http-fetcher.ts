@@ -5,13 +5,19 @@ import { acceptedClass, parseContentType, type ContentClass, type FetchKind } fr
 import { AddressRefusedError, NonRetryableFetchError, RetryableFetchError } from '../errors.js';
 import type { Gate } from '../util/gate.js';
 
-/**
- * How many large bodies a crawl holds at once: a body that grows past `bytes` waits for a slot of
- * `gate` before it is read further, and keeps it until the crawl has processed it (`release`).
- */
+/** How many large bodies a crawl holds at once: a body that grows past `bytes` waits for a slot of `gate`. */
 export interface LargeBodies {
   bytes: number;
   gate: Gate;
+}
+
+/**
+ * One request's share of that bound: a body that grows past `bytes` is read further only once it
+ * holds a slot, whose `release` the fetcher leaves here for the caller to call when the body is
+ * processed.
+ */
+export interface LargeBodySlot extends LargeBodies {
+  release?: () => void;
 }
 
 export interface FetchRequest {
@@ -21,8 +27,8 @@ export interface FetchRequest {
   lastModified?: string;
   /** Stop reading once the body holds this text (`</head>`: a link preview reads only the head). */
   stopAfter?: string;
-  /** The crawl's bound on large bodies held at once (none: any number). */
-  largeBodies?: LargeBodies;
+  /** The crawl's bound on large bodies held at once (none: any number), one object per request. */
+  largeBody?: LargeBodySlot;
 }
 
 export interface FetchResponse {
@@ -41,8 +47,6 @@ export interface FetchResponse {
   durationMs: number;
   /** The absolute Location of a 3xx response. */
   location?: string;
-  /** Gives up the body's slot of `largeBodies` when it took one: to be called once the body is processed. */
-  release?: () => void;
 }
 
 /** The fetch port: the live HTTP fetcher and (later) the archive replay implement it. */
@@ -172,24 +176,23 @@ export class HttpFetcher implements Fetcher {
     }
     // The wait for a large body's slot is the crawl's, not the host's: it stops the request's
     // clock and is left out of its duration (which the host's politeness learns from).
-    const slots = request.largeBodies;
-    let release: (() => void) | undefined;
+    const slot = request.largeBody;
     let waitedMs = 0;
-    const large = slots && {
-      bytes: slots.bytes,
+    const large = slot && {
+      bytes: slot.bytes,
       wait: async () => {
         const from = this.clock();
         deadline.pause();
-        release = await slots.gate.acquire();
+        slot.release = await slot.gate.acquire();
         deadline.resume();
         waitedMs = this.clock() - from;
       },
     };
     try {
       const body = await readCappedBody(res.body, headers['content-encoding'], this.options.maxBodyBytes, { stopAfter: request.stopAfter, large });
-      return { ...base, ...body, contentClass, durationMs: this.clock() - started - waitedMs, release };
+      return { ...base, ...body, contentClass, durationMs: this.clock() - started - waitedMs };
     } catch (err) {
-      release?.();
+      slot?.release?.();
       throw classifyError(err, request.url);
     }
   }

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import type { ServerResponse } from 'node:http';
 import assert from 'node:assert/strict';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { HttpFetcher } from '../../shared/fetch/http-fetcher.js';
+import { HttpFetcher, type LargeBodySlot } from '../../shared/fetch/http-fetcher.js';
 import { RetryableFetchError } from '../../shared/errors.js';
 import { decodeBody, sniffCharset } from '../../shared/fetch/charset.js';
 import { serve } from '../helpers.js';
@@ -87,23 +87,26 @@ test("a large body waits for a slot of the crawl before it is read on; the wait 
   const f = fetcher({ maxBodyBytes: 2 * 1024 * 1024, totalTimeoutMs: 400 });
   const largeBodies = { bytes: 1024 * 1024, gate: new Gate(1) };
   try {
-    const first = await f.fetch({ url: `${server.origin}/huge`, kind: 'page', largeBodies });
+    const firstSlot: LargeBodySlot = { ...largeBodies };
+    const first = await f.fetch({ url: `${server.origin}/huge`, kind: 'page', largeBody: firstSlot });
     assert.equal(first.body!.length, 2 * 1024 * 1024);
-    assert.equal(typeof first.release, 'function', 'a large body holds a slot');
+    assert.equal(typeof firstSlot.release, 'function', 'a large body holds a slot');
     let secondDone = false;
-    const second = f.fetch({ url: `${server.origin}/huge`, kind: 'page', largeBodies }).finally(() => (secondDone = true));
-    const small = await f.fetch({ url: `${server.origin}/gzip`, kind: 'page', largeBodies });
+    const secondSlot: LargeBodySlot = { ...largeBodies };
+    const second = f.fetch({ url: `${server.origin}/huge`, kind: 'page', largeBody: secondSlot }).finally(() => (secondDone = true));
+    const smallSlot: LargeBodySlot = { ...largeBodies };
+    const small = await f.fetch({ url: `${server.origin}/gzip`, kind: 'page', largeBody: smallSlot });
     assert.equal(small.body!.toString(), page, 'a small body does not wait');
-    assert.equal(small.release, undefined);
+    assert.equal(smallSlot.release, undefined);
     // Longer than the request's timeout: the second body is still waiting, not failed.
     await new Promise((r) => setTimeout(r, 700));
     assert.equal(secondDone, false, 'the second large body waits while the first holds the only slot');
-    first.release!();
+    firstSlot.release!();
     const res = await second;
     assert.equal(res.body!.length, 2 * 1024 * 1024);
     assert.equal(res.truncated, true);
     assert.ok(res.durationMs < 400, `the host's time leaves the wait out: ${res.durationMs} ms`);
-    res.release!();
+    secondSlot.release!();
     assert.equal(largeBodies.gate.holders, 0);
   } finally {
     await f.close();

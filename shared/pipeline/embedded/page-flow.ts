@@ -159,7 +159,7 @@ export class PageFlow {
       const outcome = await storeStage(this.ctx, row, fetched, archived);
       return { outcome, result: await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } }) };
     } finally {
-      if (fetched.kind === 'response') fetched.res.release?.();
+      fetched.request.largeBody?.release?.();
     }
   }
 

@@ -109,7 +109,7 @@ async function discover(o: RunOpening, run: RunRecord, admitter: Admitter, reuse
 /**
  * The host's answer to a URL: asked now or, for one a killed crawl archived and did not commit
  * (`archived`, from `resumeRun`), read back from the archive once. A large body asked now waits
- * for a slot of `largeBodies`, given up by the caller (`res.release`).
+ * for a slot of `largeBodies`, given up by the caller (`request.largeBody.release`).
  */
 export async function answerOf(
   ctx: CrawlContext,

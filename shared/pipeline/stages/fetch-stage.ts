@@ -19,7 +19,7 @@ export type Fetched = { request: FetchRequest } & (
 /**
  * Asks the host for one frontier URL (conditionally when a usable earlier copy is stored);
  * `earlierPages: false` when no earlier run can have stored one (the first run in a directory).
- * With `largeBodies`, a large body waits for a slot, which the caller gives up (`res.release`).
+ * With `largeBodies`, a large body waits for a slot, which the caller gives up (`request.largeBody.release`).
  */
 export async function requestStage(
   ctx: Pick<CrawlContext, 'clock' | 'fetcher'> & { store: Pick<PageStore, 'getPage'> },
@@ -35,7 +35,7 @@ export async function requestStage(
     kind: row.kind,
     etag: usable ? previous.etag : undefined,
     lastModified: usable ? previous.lastModified : undefined,
-    largeBodies,
+    largeBody: largeBodies && { ...largeBodies },
   };
   try {
     return { kind: 'response', request, res: await ctx.fetcher.fetch(request), previous: usable ? previous : undefined, at };
