@@ -80,6 +80,25 @@ export class CompactGraph {
     this.count = kept;
   }
 
+  /**
+   * Links into each node, and the distinct hosts they come from (`hostOf`: a node's host number,
+   * below `hostCount`). Each (target, source host) pair is one number, sorted: a target's hosts are
+   * its runs of distinct keys.
+   */
+  inlinks(hostOf: ArrayLike<number>, hostCount: number): { inlinks: Int32Array; hosts: Int32Array } {
+    const inlinks = new Int32Array(this.size);
+    const hosts = new Int32Array(this.size);
+    const keys = new Float64Array(this.count);
+    for (let i = 0; i < this.count; i++) {
+      const to = this.to[i]!;
+      inlinks[to]!++;
+      keys[i] = to * hostCount + hostOf[this.from[i]!]!;
+    }
+    keys.sort();
+    for (let i = 0; i < keys.length; i++) if (i === 0 || keys[i] !== keys[i - 1]) hosts[Math.floor(keys[i]! / hostCount)]!++;
+    return { inlinks, hosts };
+  }
+
   /** Visits each link as (from, to) node numbers. */
   forEach(fn: (from: number, to: number) => void): void {
     for (let i = 0; i < this.count; i++) fn(this.from[i]!, this.to[i]!);

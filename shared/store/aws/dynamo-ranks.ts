@@ -85,14 +85,10 @@ export class DynamoRanks extends DynamoTable {
     });
     graph.dedupe();
     const ranks = graph.pageRank();
-    const inlinks = new Int32Array(graph.size);
-    const linkingHosts = new Map<number, Set<number>>();
-    graph.forEach((f, t) => {
-      inlinks[t]!++;
-      let set = linkingHosts.get(t);
-      if (!set) linkingHosts.set(t, (set = new Set()));
-      set.add(meta[f]!.host);
-    });
+    const { inlinks, hosts: linkingHosts } = graph.inlinks(
+      meta.map((m) => m.host),
+      hosts.size,
+    );
     const shifts: Item[] = [];
     await inBatches(sources, WIDTH, async (n) => {
       const after = { inlinks: inlinks[n]!, pagerank: ranks[n] ?? 0 };
@@ -101,7 +97,7 @@ export class DynamoRanks extends DynamoTable {
           TableName: this.table,
           Key: keys.page(graph.ids[n]!),
           UpdateExpression: 'SET pagerank = :r, inlinks = :n, inlinkHosts = :h, rankedInRun = :run',
-          ExpressionAttributeValues: { ':r': after.pagerank, ':n': after.inlinks, ':h': linkingHosts.get(n)?.size ?? 0, ':run': runId },
+          ExpressionAttributeValues: { ':r': after.pagerank, ':n': after.inlinks, ':h': linkingHosts[n]!, ':run': runId },
           // The ranks this replaces: a shift beyond the threshold is a change between runs.
           ReturnValues: 'UPDATED_OLD',
         }),
@@ -133,7 +129,7 @@ export class DynamoRanks extends DynamoTable {
         url: meta[n]!.url,
         title: meta[n]!.title,
         inlinks: inlinks[n]!,
-        hosts: linkingHosts.get(n)?.size ?? 0,
+        hosts: linkingHosts[n]!,
         pagerank: ranks[n]!,
       }));
     await this.batchWrite([topItem(runId, top)]);
