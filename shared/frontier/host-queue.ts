@@ -3,11 +3,6 @@ import type { FrontierRow } from '../store/ports/index.js';
 import { newHostState, readyAt, type HostState } from '../politeness/host-state.js';
 import type { RobotsPolicy } from '../robots/robots-policy.js';
 
-interface QueuedNode {
-  row: FrontierRow;
-  priority: number;
-}
-
 /**
  * Work for a page processed off its host's path that needs the host once more: its render, or
  * previews of its links. It runs in the host's next turn, before its next URL; `cancel` when the
@@ -31,7 +26,7 @@ export class HostQueue {
   scheduledAt: number | undefined;
   /** Turns asked for by pages processed off the host's path, in order. */
   readonly turns: HostTurn[] = [];
-  private readonly heap = new Heap<QueuedNode>((a, b) => a.priority > b.priority || (a.priority === b.priority && a.row.depth < b.row.depth));
+  private readonly heap = new Heap<FrontierRow>((a, aPriority, b, bPriority) => aPriority > bPriority || (aPriority === bPriority && a.depth < b.depth));
   private readonly live = new Map<string, FrontierRow>();
 
   constructor(
@@ -44,6 +39,11 @@ export class HostQueue {
 
   get size(): number {
     return this.live.size;
+  }
+
+  /** Nodes in the queue's heap, stale ones included (what its memory holds). */
+  get heapNodes(): number {
+    return this.heap.size;
   }
 
   get parked(): boolean {
@@ -66,7 +66,7 @@ export class HostQueue {
 
   push(row: FrontierRow): void {
     this.live.set(row.urlId, row);
-    this.heap.push({ row, priority: row.priority });
+    this.heap.push(row, row.priority);
   }
 
   get(urlId: string): FrontierRow | undefined {
@@ -78,26 +78,33 @@ export class HostQueue {
     const row = this.live.get(urlId);
     if (!row || row.priority === priority) return;
     row.priority = priority;
-    this.heap.push({ row, priority });
+    this.heap.push(row, priority);
+    // Each raise leaves a stale node behind; a URL linked from many pages would leave many.
+    if (this.heap.size > 2 * this.live.size + 64) this.heap.retain((node, key) => this.current(node, key));
+  }
+
+  /** Whether a heap node is the queued row at its present priority (else it is stale). */
+  private current(row: FrontierRow, priority: number): boolean {
+    return this.live.get(row.urlId) === row && row.priority === priority;
   }
 
   /** Takes the best URL that may be fetched now; URLs waiting for `notBefore` stay queued. */
   pop(now: number): FrontierRow | undefined {
-    const waiting: QueuedNode[] = [];
+    const waiting: FrontierRow[] = [];
     let found: FrontierRow | undefined;
     while (this.heap.size > 0) {
-      const node = this.heap.pop()!;
-      const row = this.live.get(node.row.urlId);
-      if (!row || row !== node.row || row.priority !== node.priority) continue; // stale node
+      const priority = this.heap.peekKey();
+      const row = this.heap.pop()!;
+      if (!this.current(row, priority)) continue; // stale node
       if (row.notBefore > now) {
-        waiting.push(node);
+        waiting.push(row);
         continue;
       }
       this.live.delete(row.urlId);
       found = row;
       break;
     }
-    for (const node of waiting) this.heap.push(node);
+    for (const row of waiting) this.heap.push(row, row.priority);
     return found;
   }
 
@@ -112,6 +119,7 @@ export class HostQueue {
   drain(): FrontierRow[] {
     const rows = [...this.live.values()];
     this.live.clear();
+    this.heap.retain(() => false);
     return rows;
   }
 }

@@ -2,17 +2,12 @@ import { Heap } from './heap.js';
 import type { HostQueue } from './host-queue.js';
 import { readyAt } from '../politeness/host-state.js';
 
-interface Slot {
-  queue: HostQueue;
-  at: number;
-}
-
 /**
  * The heap of hosts by the time they may next be asked. A slow or backed-off host sits deep in
  * the heap while the others are served, so one host never stalls the rest.
  */
 export class HostScheduler {
-  private readonly heap = new Heap<Slot>((a, b) => a.at < b.at);
+  private readonly heap = new Heap<HostQueue>((_a, aAt, _b, bAt) => aAt < bAt);
 
   /** Puts a host in line at its next allowed time, unless it is busy, parked or idle. */
   schedule(queue: HostQueue): void {
@@ -25,14 +20,14 @@ export class HostScheduler {
     if (!needsRobots && !turns && queue.robots?.kind !== 'unreachable') at = Math.max(at, queue.earliestNotBefore());
     if (queue.scheduledAt === at) return;
     queue.scheduledAt = at;
-    this.heap.push({ queue, at });
+    this.heap.push(queue, at);
   }
 
   /** True when no host is waiting (stale slots are dropped on the way). */
   isEmpty(): boolean {
     while (this.heap.size > 0) {
-      const slot = this.heap.peek()!;
-      if (slot.queue.scheduledAt === slot.at && !slot.queue.busy && !slot.queue.parked) return false;
+      const queue = this.heap.peek()!;
+      if (queue.scheduledAt === this.heap.peekKey() && !queue.busy && !queue.parked) return false;
       this.heap.pop();
     }
     return true;
@@ -41,19 +36,19 @@ export class HostScheduler {
   /** Pops a host that may be asked now, or returns the time the next one may be. */
   next(now: number): { queue: HostQueue } | { waitUntil: number } | undefined {
     while (this.heap.size > 0) {
-      const slot = this.heap.peek()!;
-      const q = slot.queue;
-      if (q.scheduledAt !== slot.at || q.busy || q.parked) {
+      const q = this.heap.peek()!;
+      const at = this.heap.peekKey();
+      if (q.scheduledAt !== at || q.busy || q.parked) {
         this.heap.pop(); // stale
         continue;
       }
-      if (slot.at > now) return { waitUntil: slot.at };
+      if (at > now) return { waitUntil: at };
       this.heap.pop();
       const ready = readyAt(q.state);
       if (ready > now) {
         // The host's rules moved on since it was put in line: never ask it early.
         q.scheduledAt = ready;
-        this.heap.push({ queue: q, at: ready });
+        this.heap.push(q, ready);
         continue;
       }
       q.scheduledAt = undefined;
@@ -65,6 +60,6 @@ export class HostScheduler {
   /** Puts a host back after a global rate-limit refusal. */
   delay(queue: HostQueue, until: number): void {
     queue.scheduledAt = until;
-    this.heap.push({ queue, at: until });
+    this.heap.push(queue, until);
   }
 }

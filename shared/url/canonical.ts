@@ -124,7 +124,9 @@ export function canonicalize(input: string, base?: string | URL, options: Canoni
 
 /** A stable id for a canonical URL: the first 128 bits of its SHA-256, hex. */
 export function urlId(canonicalUrl: string): string {
-  return hash('sha256', canonicalUrl, 'hex').slice(0, 32);
+  // Hex of the first 16 bytes: a flat 32-character string (a slice of the 64-character hex would
+  // keep all of it alive, and ids are held for every queued URL).
+  return hash('sha256', canonicalUrl, 'buffer').toString('hex', 0, 16);
 }
 
 /** The politeness key of a URL: host plus non-default port (robots.txt is per origin, RFC 9309 §2.3). */

@@ -21,8 +21,8 @@ test('scores depth, inlinks, freshness and content-type hints', () => {
 });
 
 test('the heap pops in order', () => {
-  const h = new Heap<number>((a, b) => a < b);
-  for (const n of [5, 1, 4, 2, 3, 0, 9]) h.push(n);
+  const h = new Heap<number>((_a, ka, _b, kb) => ka < kb);
+  for (const n of [5, 1, 4, 2, 3, 0, 9]) h.push(n, n);
   const out: number[] = [];
   while (h.size) out.push(h.pop()!);
   assert.deepEqual(out, [0, 1, 2, 3, 4, 5, 9]);
@@ -42,4 +42,32 @@ test('a host queue serves best first, honours notBefore and re-prioritises', () 
   assert.deepEqual([q.pop(0)?.urlId, q.pop(0)?.urlId, q.pop(0)?.urlId, q.pop(0)?.urlId], ['low', 'high', 'mid', undefined]);
   assert.equal(q.earliestNotBefore(), 1000);
   assert.equal(q.pop(1000)?.urlId, 'later');
+});
+
+test('the heap keeps only what retain accepts, still in order', () => {
+  const h = new Heap<number>((_a, ka, _b, kb) => ka < kb);
+  for (let n = 0; n < 200; n++) h.push((n * 37) % 200, (n * 37) % 200);
+  h.retain((n) => n % 3 === 0);
+  const out: number[] = [];
+  while (h.size) out.push(h.pop()!);
+  assert.deepEqual(
+    out,
+    Array.from({ length: 67 }, (_, i) => i * 3),
+  );
+});
+
+test("a host queue's heap stays bounded when its URLs are raised again and again, and empties when drained", () => {
+  const q = new HostQueue('a.test', 'http://a.test');
+  for (let i = 0; i < 10; i++) q.push(row(`u${i}`, 0));
+  // Each raise leaves a stale node; a URL linked from thousands of pages is raised thousands of times.
+  for (let step = 1; step <= 1000; step++) for (let i = 0; i < 10; i++) q.reprioritize(`u${i}`, step + i / 100);
+  assert.ok(q.heapNodes <= 2 * q.size + 65, `${q.heapNodes} heap nodes for ${q.size} URLs`);
+  assert.deepEqual(
+    Array.from({ length: 10 }, () => q.pop(0)?.urlId),
+    Array.from({ length: 10 }, (_, i) => `u${9 - i}`),
+  );
+  for (let i = 0; i < 5; i++) q.push(row(`v${i}`, i));
+  assert.equal(q.drain().length, 5);
+  assert.equal(q.heapNodes, 0);
+  assert.equal(q.pop(0), undefined);
 });

@@ -6,6 +6,7 @@ import { originOf } from '../../url/canonical.js';
 import type { PriorityFn } from '../../frontier/priority.js';
 import type { Admitter, LinkCandidate } from '../stages/admission.js';
 import { urlId } from '../../url/canonical.js';
+import { KnownUrls, type Known } from '../../frontier/known-urls.js';
 
 /** A queued URL linked again, and its priority raised. */
 export interface Reprioritized {
@@ -13,8 +14,6 @@ export interface Reprioritized {
   priority: number;
   inlinks: number;
 }
-
-export type Known = 'queued' | 'soft' | 'final';
 
 export function knownOf(state: UrlState, reason?: string): Known {
   if (state === 'queued' || state === 'in_flight') return 'queued';
@@ -25,7 +24,7 @@ export function knownOf(state: UrlState, reason?: string): Known {
 /** The in-memory side of one run: host queues, the scheduler and what the run has seen. */
 export class CrawlState {
   readonly hosts = new Map<string, HostQueue>();
-  readonly known = new Map<string, Known>();
+  readonly known = new KnownUrls();
   readonly scheduler = new HostScheduler();
 
   hostQueue(row: FrontierRow): HostQueue {
@@ -40,6 +39,7 @@ export class CrawlState {
   /** Puts a queued row into its host's queue and the host in line. */
   enqueue(row: FrontierRow): void {
     const q = this.hostQueue(row);
+    row.host = q.host; // one string a host, not one a queued row
     q.push(row);
     this.scheduler.schedule(q);
   }
@@ -81,7 +81,7 @@ export class CrawlState {
         continue;
       }
       if (known === 'final') continue;
-      const admission = admitter.admit(c);
+      const admission = admitter.admit(c, { url, id });
       if (!('row' in admission)) continue;
       const next = knownOf(admission.row.state, admission.row.reason);
       if (known === 'soft' && next !== 'queued') continue;

@@ -77,14 +77,17 @@ export class Admitter {
     return canonicalize(href, undefined, this.canonical);
   }
 
-  /** Builds the frontier row for a candidate; `state` says whether it is queued or why not. */
-  admit(c: LinkCandidate): Admission {
-    const url = this.canonicalize(c.href);
+  /**
+   * Builds the frontier row for a candidate; `state` says whether it is queued or why not.
+   * `canonical` is the candidate's URL and id when the caller has them already.
+   */
+  admit(c: LinkCandidate, canonical?: { url: string; id: string }): Admission {
+    const url = canonical?.url ?? this.canonicalize(c.href);
     if (!url) return { dropped: 'not-http' };
     const redirects = c.redirects ?? 0;
     const row: FrontierRow = {
       runId: this.runId,
-      urlId: urlId(url),
+      urlId: canonical?.id ?? urlId(url),
       url,
       host: hostKey(url),
       depth: c.depth,
