@@ -262,6 +262,14 @@ export const SETTINGS = {
     help: "article: the page's main article; full: all of the page's readable content, furniture removed (docs, product and listing pages)",
     type: 'string',
   }),
+  frontierMemory: setting({
+    ...int(1, 10_000_000),
+    default: 20_000,
+    flag: 'frontier-memory',
+    env: 'TRAWL_FRONTIER_MEMORY',
+    help: 'queued URLs held in memory, shared among the hosts (at least 16 a host); the rest wait in the database and come back best first as their hosts run low',
+    type: 'string',
+  }),
   processingQueue: setting({
     ...int(0, 10_000),
     default: 64,

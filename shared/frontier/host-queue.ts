@@ -24,6 +24,13 @@ export class HostQueue {
   fetched = 0;
   /** The readyAt this host was last pushed into the scheduler with; other heap nodes are stale. */
   scheduledAt: number | undefined;
+  /**
+   * Queued URLs of this host that wait in the store, not in memory (the frontier's memory is
+   * bounded): the run's known URLs mark them `spilled`, and the host's turn reads them back.
+   */
+  spilled = 0;
+  /** The host reads URLs back from the store when it holds fewer than this in memory. */
+  refillBelow = 64;
   /** Turns asked for by pages processed off the host's path, in order. */
   readonly turns: HostTurn[] = [];
   private readonly heap = new Heap<FrontierRow>((a, aPriority, b, bPriority) => aPriority > bPriority || (aPriority === bPriority && a.depth < b.depth));
@@ -37,8 +44,19 @@ export class HostQueue {
     this.state = state ?? newHostState(host);
   }
 
+  /** Queued URLs held in memory. */
   get size(): number {
     return this.live.size;
+  }
+
+  /** Whether the host should read URLs back from the store before its next one. */
+  get wantsRefill(): boolean {
+    return this.spilled > 0 && this.live.size < this.refillBelow;
+  }
+
+  /** Queued URLs in all: in memory and in the store. */
+  get queued(): number {
+    return this.live.size + this.spilled;
   }
 
   /** Nodes in the queue's heap, stale ones included (what its memory holds). */
@@ -56,7 +74,7 @@ export class HostQueue {
 
   /** Whether the host has anything to do: URLs waiting, or turns asked for. */
   hasWork(): boolean {
-    return !this.parked && (this.live.size > 0 || this.turns.length > 0);
+    return !this.parked && (this.queued > 0 || this.turns.length > 0);
   }
 
   /** Cancels every turn asked for (the host is parked, or the crawl stops). */
@@ -110,12 +128,13 @@ export class HostQueue {
 
   /** Earliest notBefore of the queued URLs, for scheduling a host whose URLs all wait. */
   earliestNotBefore(): number {
-    let min = Infinity;
+    // URLs in the store are read back in the host's turn (their own notBefore is seen then).
+    let min = this.wantsRefill ? 0 : Infinity;
     for (const row of this.live.values()) min = Math.min(min, row.notBefore);
     return min;
   }
 
-  /** Removes every queued URL (when the host is parked) and returns them. */
+  /** Removes every queued URL held in memory (when the host is parked) and returns them; see `spilled` for the rest. */
   drain(): FrontierRow[] {
     const rows = [...this.live.values()];
     this.live.clear();

@@ -1,7 +1,10 @@
-/** What a run knows of a URL it has seen: still to fetch, skipped for now (may be admitted again), or settled. */
-export type Known = 'queued' | 'soft' | 'final';
+/**
+ * What a run knows of a URL it has seen: still to fetch (held in memory, or `spilled`: queued in
+ * the store only), skipped for now (may be admitted again), or settled.
+ */
+export type Known = 'queued' | 'spilled' | 'soft' | 'final';
 
-const CODES: readonly Known[] = ['queued', 'soft', 'final'];
+const CODES: readonly Known[] = ['queued', 'spilled', 'soft', 'final'];
 const MAX_LOAD = 0.7;
 
 /**

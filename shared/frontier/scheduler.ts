@@ -14,7 +14,7 @@ export class HostScheduler {
     if (queue.busy || queue.parked) return;
     const needsRobots = queue.robots === undefined;
     const turns = queue.turns.length > 0;
-    if (!needsRobots && !turns && queue.size === 0) return;
+    if (!needsRobots && !turns && queue.queued === 0) return;
     let at = readyAt(queue.state);
     // A turn waits for the host's delay only; URLs also for their own not-before time.
     if (!needsRobots && !turns && queue.robots?.kind !== 'unreachable') at = Math.max(at, queue.earliestNotBefore());

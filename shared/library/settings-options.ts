@@ -153,6 +153,11 @@ export interface CrawlSettingsOptions {
    */
   mainContent?: 'article' | 'full';
   /**
+   * Queued URLs held in memory, shared among the hosts (at least 16 a host); the rest wait in the database and come back best first as their hosts run low: a whole number from 1 to 10000000. CLI `--frontier-memory`, environment `TRAWL_FRONTIER_MEMORY`.
+   * @default 20000
+   */
+  frontierMemory?: number;
+  /**
    * Fetched pages waiting for extraction and storage, at most (no request starts while it is full); 0: each page is processed in its host's turn, before the host's next request: a whole number from 0 to 10000. CLI `--processing-queue`, environment `TRAWL_PROCESSING_QUEUE`.
    * @default 64
    */

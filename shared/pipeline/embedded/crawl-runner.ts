@@ -1,5 +1,5 @@
 import { performance as perf } from 'node:perf_hooks';
-import { DiskFullError, errorMessage, nextStep, noRoomCode } from '../../errors.js';
+import { errorMessage, nextStep, noRoomCode } from '../../errors.js';
 import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt } from '../../politeness/host-state.js';
 import { RateLimiter } from '../../politeness/rate-limiter.js';
@@ -7,11 +7,12 @@ import { robotsAllows, robotsSitemaps } from '../../robots/robots-policy.js';
 import type { ArchivedAnswer, ChangeStore, GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason } from '../../store/ports/index.js';
 import { pageSlotsAfter, robotsRefusalCommit } from '../stages/run-records.js';
 import { timerDelay } from '../../politeness/timers.js';
-import { addCandidates, answerOf, resumeRun, startRun } from './run-open.js';
+import { addCandidates, answerOf, endOnFullDisk, resumeRun, startRun } from './run-open.js';
 import { urlId } from '../../url/canonical.js';
 import type { Admitter, LinkCandidate } from '../stages/admission.js';
 import { politenessConfig, type CrawlContext } from '../stages/context.js';
 import { CrawlState } from './crawl-state.js';
+import { refillHost, spilledRows } from './frontier-spill.js';
 import { archiveAnswer } from '../stages/fetch-stage.js';
 import { hostEventOf, retries, type ProcessResult } from '../stages/process-stage.js';
 import { hostAfterRobots, loadRobots } from '../stages/robots-stage.js';
@@ -44,7 +45,7 @@ export interface RunnerOptions {
 export class CrawlRunner {
   private run!: RunRecord;
   private admitter!: Admitter;
-  private readonly state = new CrawlState();
+  private readonly state: CrawlState;
   private readonly limiter: RateLimiter;
   private readonly politeness;
   /** Extraction, commits and hooks of fetched pages (off the hosts' path by default). */
@@ -68,6 +69,8 @@ export class CrawlRunner {
     private readonly ctx: CrawlContext,
     private readonly options: RunnerOptions,
   ) {
+    // A store that reads a host's queued URLs back lets the frontier hold only part of them in memory.
+    this.state = new CrawlState(ctx.store.queuedUrlsOfHost ? ctx.settings.frontierMemory : Infinity);
     this.limiter = new RateLimiter(ctx.settings.maxRps, ctx.clock());
     this.politeness = politenessConfig(ctx.settings);
     this.progress = new CrawlProgress(ctx.clock, options.hooks?.onEvent);
@@ -123,7 +126,7 @@ export class CrawlRunner {
       await this.sleep(wake === undefined ? undefined : Math.min(wake, this.deadline));
     }
     await this.flow.drain();
-    if (this.fatal && noRoomCode(this.fatal)) await this.endOnFullDisk(this.fatal);
+    if (this.fatal && noRoomCode(this.fatal)) await endOnFullDisk(this.ctx, this.run.id, this.progress, this.fatal);
     if (this.fatal) throw this.fatal;
     const status = this.stopping ? 'interrupted' : 'finished';
     if (status === 'finished') {
@@ -139,22 +142,6 @@ export class CrawlRunner {
     return summary;
   }
 
-  /**
-   * The disk took no more writes: the run is marked interrupted and summed up while a small write
-   * may still go through (if it cannot, it stays `running`, which `--resume` takes too), then it
-   * ends with one error that says what to do.
-   */
-  private async endOnFullDisk(cause: unknown): Promise<never> {
-    try {
-      await this.ctx.store.setRunStatus(this.run.id, 'interrupted', this.ctx.clock());
-    } catch (err) {
-      this.ctx.logger.warn('the run could not be marked interrupted on the full disk; --resume takes it as it is', { error: errorMessage(err) });
-    }
-    // Reading needs no room: the summary of what was stored.
-    this.progress.finish(await this.ctx.store.summary(this.run.id), undefined);
-    throw new DiskFullError(this.ctx.settings.data, cause);
-  }
-
   /** A host that waits on a back-off (robots.txt unreachable, 429/503), not merely on its delay. */
   private backedOff(q: HostQueue): boolean {
     return q.state.backoffUntil > this.ctx.clock() || q.robots?.kind === 'unreachable';
@@ -167,7 +154,7 @@ export class CrawlRunner {
   private nothingButWaits(wake: number): boolean {
     if (wake > this.deadline) return true;
     if (wake - this.ctx.clock() <= this.ctx.settings.maxIdleWaitMs) return false;
-    for (const q of this.state.hosts.values()) if (!q.parked && q.size > 0 && !this.backedOff(q)) return false;
+    for (const q of this.state.hosts.values()) if (!q.parked && q.queued > 0 && !this.backedOff(q)) return false;
     return true;
   }
 
@@ -178,24 +165,19 @@ export class CrawlRunner {
    */
   private async leaveWaitingHosts(): Promise<void> {
     for (const q of this.state.hosts.values()) {
-      if (q.parked || q.size === 0) continue;
+      if (q.parked || q.queued === 0) continue;
       if (!this.backedOff(q)) {
         await this.parkRows(q, q.drain(), 'skipped', 'host-too-slow');
         continue;
       }
       const ready = readyAt(q.state);
-      const rows = q.drain();
-      for (const row of rows) {
-        await this.ctx.store.setUrlStates(
-          this.run.id,
-          [row.urlId],
-          'deferred',
-          q.robots?.kind === 'unreachable' ? 'robots-unreachable' : 'backed-off',
-          Math.max(ready, row.notBefore),
-        );
-        this.state.known.set(row.urlId, 'final');
+      const reason = q.robots?.kind === 'unreachable' ? 'robots-unreachable' : 'backed-off';
+      let deferred = 0;
+      for await (const rows of this.hostRows(q, q.drain())) {
+        for (const row of rows) await this.ctx.store.setUrlStates(this.run.id, [row.urlId], 'deferred', reason, Math.max(ready, row.notBefore));
+        deferred += rows.length;
       }
-      this.progress.deferred(q.host, rows.length, ready);
+      this.progress.deferred(q.host, deferred, ready);
     }
   }
 
@@ -296,6 +278,7 @@ export class CrawlRunner {
     while (true) {
       if (q.fetched >= this.ctx.settings.maxPagesPerHost) return this.parkRows(q, q.drain(), 'skipped', 'max-pages-per-host');
       if (this.budgetReached() || this.stopping) return;
+      if (q.wantsRefill) await refillHost(this.ctx.store, this.state, this.run.id, q);
       const row = q.pop(this.ctx.clock());
       if (!row) return;
       const { pathname, search } = new URL(row.url);
@@ -384,16 +367,26 @@ export class CrawlRunner {
     return this.state.admit(this.admitter, this.ctx.priority, candidates);
   }
 
-  private async parkRows(q: HostQueue, rows: FrontierRow[], state: 'skipped', reason: UrlReason): Promise<void> {
+  /** Settles a host's queued URLs: those drained from memory, then those in the store only. */
+  private async parkRows(q: HostQueue, drained: FrontierRow[], state: 'skipped', reason: UrlReason): Promise<void> {
     if (q.parked) q.cancelTurns();
-    if (rows.length === 0) return;
-    await this.ctx.store.setUrlStates(
-      this.run.id,
-      rows.map((r) => r.urlId),
-      state,
-      reason,
-    );
-    for (const r of rows) this.state.known.set(r.urlId, 'final');
-    if (reason === 'host-parked') this.progress.parked(q.host, q.state.parkedReason ?? reason, rows.length);
+    let parked = 0;
+    for await (const rows of this.hostRows(q, drained)) {
+      await this.ctx.store.setUrlStates(
+        this.run.id,
+        rows.map((r) => r.urlId),
+        state,
+        reason,
+      );
+      parked += rows.length;
+    }
+    if (parked > 0 && reason === 'host-parked') this.progress.parked(q.host, q.state.parkedReason ?? reason, parked);
+  }
+
+  /** A host's queued URLs in batches, marked settled in the run's known URLs: `drained` first, then those in the store only. */
+  private async *hostRows(q: HostQueue, drained: FrontierRow[]): AsyncGenerator<FrontierRow[]> {
+    for (const r of drained) this.state.known.set(r.urlId, 'final');
+    if (drained.length > 0) yield drained;
+    yield* spilledRows(this.ctx.store, this.state, this.run.id, q);
   }
 }

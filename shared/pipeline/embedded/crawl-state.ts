@@ -21,11 +21,23 @@ export function knownOf(state: UrlState, reason?: string): Known {
   return 'final';
 }
 
-/** The in-memory side of one run: host queues, the scheduler and what the run has seen. */
+/** The least a host holds in memory however many hosts share the frontier's bound. */
+const HOST_MEMORY_FLOOR = 16;
+/** A host reads URLs back from the store when it holds fewer than this in memory. */
+const REFILL_BELOW = 64;
+
+/**
+ * The in-memory side of one run: host queues, the scheduler and what the run has seen. At most
+ * `memoryRows` queued URLs are held in memory, shared among the hosts (`HOST_MEMORY_FLOOR` at
+ * least each); a URL queued past its host's share stays in the store only, and the host reads
+ * such URLs back, best first, when it runs low (`refill`).
+ */
 export class CrawlState {
   readonly hosts = new Map<string, HostQueue>();
   readonly known = new KnownUrls();
   readonly scheduler = new HostScheduler();
+
+  constructor(private readonly memoryRows = Infinity) {}
 
   hostQueue(row: FrontierRow): HostQueue {
     let q = this.hosts.get(row.host);
@@ -36,24 +48,60 @@ export class CrawlState {
     return q;
   }
 
-  /** Puts a queued row into its host's queue and the host in line. */
+  /**
+   * Puts a queued row (already in the store) into its host's queue and the host in line; past
+   * the host's share of memory it stays in the store only.
+   */
   enqueue(row: FrontierRow): void {
     const q = this.hostQueue(row);
-    row.host = q.host; // one string a host, not one a queued row
-    q.push(row);
+    const share = this.hostShare();
+    q.refillBelow = Math.min(REFILL_BELOW, share);
+    if (q.size >= share) {
+      this.known.set(row.urlId, 'spilled');
+      q.spilled++;
+    } else {
+      row.host = q.host; // one string a host, not one a queued row
+      q.push(row);
+    }
     this.scheduler.schedule(q);
+  }
+
+  private hostShare(): number {
+    return Math.max(Math.min(HOST_MEMORY_FLOOR, this.memoryRows), Math.floor(this.memoryRows / this.hosts.size));
+  }
+
+  /**
+   * Takes back the host's URLs read from the store (its best queued ones): those the run holds
+   * as spilled go to memory, up to the host's share; the rest (in memory or in flight already)
+   * are left. Finding none means the store holds no more of them.
+   */
+  refill(q: HostQueue, stored: FrontierRow[]): number {
+    let taken = 0;
+    let found = 0;
+    const share = this.hostShare();
+    for (const row of stored) {
+      if (this.known.get(row.urlId) !== 'spilled') continue;
+      found++;
+      if (q.size >= share) break;
+      this.known.set(row.urlId, 'queued');
+      row.host = q.host;
+      q.push(row);
+      taken++;
+    }
+    q.spilled = found === 0 ? 0 : Math.max(0, q.spilled - taken);
+    return taken;
   }
 
   /** Hosts with URLs queued that are not being fetched right now (waiting out their delay or back-off). */
   waitingHosts(active: number): number {
     let n = 0;
-    for (const q of this.hosts.values()) if (!q.parked && q.size > 0) n++;
+    for (const q of this.hosts.values()) if (!q.parked && q.queued > 0) n++;
     return Math.max(0, n - active);
   }
 
   queuedCount(): number {
     let n = 0;
-    for (const q of this.hosts.values()) n += q.size;
+    for (const q of this.hosts.values()) n += q.queued;
     return n;
   }
 
@@ -75,6 +123,7 @@ export class CrawlState {
       if (seen.has(id)) continue;
       seen.add(id);
       const known = this.known.get(id);
+      if (known === 'spilled') continue; // its inlink is not counted: the row is in the store only
       if (known === 'queued') {
         const bumped = c.kind === 'page' && !c.nofollow ? this.bumpInlinks(url, id, c, priorityOf) : undefined;
         if (bumped) reprioritized.push(bumped);

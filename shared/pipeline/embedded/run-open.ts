@@ -1,10 +1,11 @@
 // The runner's run, opened: a new one from the seeds and targets, or the latest resumed, with the
 // admitter that judges its links and the search and social targets' discoveries admitted; and
-// the answers a resumed run reads back from the archive instead of asking again.
+// the answers a resumed run reads back from the archive instead of asking again; and its end when
+// the disk is full.
 import type { Env } from '../../config/resolve.js';
 import type { Resolver } from '../../fetch/address-guard.js';
 import type { LargeBodies } from '../../fetch/http-fetcher.js';
-import { errorMessage } from '../../errors.js';
+import { DiskFullError, errorMessage } from '../../errors.js';
 import type { ArchivedAnswer, FrontierRow, RunRecord, WarcLocation } from '../../store/ports/index.js';
 import { archivedStage, requestStage, type Fetched } from '../stages/fetch-stage.js';
 import { Admitter, type LinkCandidate } from '../stages/admission.js';
@@ -128,4 +129,20 @@ export async function answerOf(
     }
   }
   return { fetched: await requestStage(ctx, row, earlierPages, largeBodies) };
+}
+
+/**
+ * The disk took no more writes: the run is marked interrupted and summed up while a small write
+ * may still go through (if it cannot, it stays `running`, which `--resume` takes too), then it
+ * ends with one error that says what to do.
+ */
+export async function endOnFullDisk(ctx: CrawlContext, runId: number, progress: CrawlProgress, cause: unknown): Promise<never> {
+  try {
+    await ctx.store.setRunStatus(runId, 'interrupted', ctx.clock());
+  } catch (err) {
+    ctx.logger.warn('the run could not be marked interrupted on the full disk; --resume takes it as it is', { error: errorMessage(err) });
+  }
+  // Reading needs no room: the summary of what was stored.
+  progress.finish(await ctx.store.summary(runId), undefined);
+  throw new DiskFullError(ctx.settings.data, cause);
 }

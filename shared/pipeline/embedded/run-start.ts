@@ -77,7 +77,10 @@ export async function restoreRun(
     if (!s.reason?.startsWith('trap:')) admitter.traps.admit(s.url); // rebuild the per-run trap counters
   }
   const counts = resumeCounts(seen);
-  for (const row of await ctx.store.queuedUrls(run.id)) {
+  // Best first: past the frontier's memory bound a host's later URLs wait in the store.
+  const first = (row: FrontierRow) => row.priority + (answers.has(row.urlId) ? ARCHIVED_FIRST : 0);
+  const queued = (await ctx.store.queuedUrls(run.id)).sort((a, b) => first(b) - first(a));
+  for (const row of queued) {
     const q = state.hostQueue(row);
     if (q.size === 0 && !q.robots) {
       const saved = await ctx.store.getHost(row.host);

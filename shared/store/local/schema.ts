@@ -177,7 +177,10 @@ CREATE TABLE IF NOT EXISTS frontier (
   discovered_from TEXT,
   PRIMARY KEY (run_id, url_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS frontier_state ON frontier (run_id, state);
+-- The queued URLs of a host best first (a frontier held in memory only in part reads them back).
+-- It serves the (run_id, state) lookups too: the narrower index it replaced goes.
+CREATE INDEX IF NOT EXISTS frontier_queue ON frontier (run_id, state, host, priority);
+DROP INDEX IF EXISTS frontier_state;
 CREATE TABLE IF NOT EXISTS hosts (
   host TEXT PRIMARY KEY,
   state TEXT NOT NULL,

@@ -153,6 +153,11 @@ export class SqliteCrawlStore implements CrawlStore {
     return (this.sql("SELECT * FROM frontier WHERE run_id = ? AND state = 'queued'").all(runId) as Record<string, unknown>[]).map(rowToFrontier);
   }
 
+  async queuedUrlsOfHost(runId: number, host: string, limit: number): Promise<FrontierRow[]> {
+    const rows = this.sql("SELECT * FROM frontier WHERE run_id = ? AND state = 'queued' AND host = ? ORDER BY priority DESC LIMIT ?").all(runId, host, limit);
+    return (rows as Record<string, unknown>[]).map(rowToFrontier);
+  }
+
   async deferredUrls(runId: number): Promise<FrontierRow[]> {
     return (this.sql("SELECT * FROM frontier WHERE run_id = ? AND state = 'deferred'").all(runId) as Record<string, unknown>[]).map(rowToFrontier);
   }

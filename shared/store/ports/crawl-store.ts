@@ -77,6 +77,12 @@ export interface FrontierStore {
   settleQueued(runId: number, reason: string): Promise<number>;
   /** The URLs still `queued`, for resuming a run. */
   queuedUrls(runId: number): Promise<FrontierRow[]>;
+  /**
+   * One host's URLs still `queued`, best first (priority, highest first), at most `limit`: how a
+   * frontier that holds only part of its queued URLs in memory reads the rest back. Optional: a
+   * store without it has its whole frontier held in memory.
+   */
+  queuedUrlsOfHost?(runId: number, host: string, limit: number): Promise<FrontierRow[]>;
   /** URLs a run deferred to a later one (host backed off past its end), with the time they may be asked. */
   deferredUrls(runId: number): Promise<FrontierRow[]>;
   /** Every URL the run has seen, for rebuilding per-run state on resume. */
