@@ -65,6 +65,12 @@ async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   yield bytes;
 }
 
+/**
+ * zlib's level for the other records, compressed on the crawl thread: 4 instead of the default 6.
+ * On the extraction corpus's 400 first pages: 0.84 ms a page against 1.26, the archive 4 %
+ * larger (ratio 4.81 against 5.02).
+ */
+const RECORD_LEVEL = 4;
 /** Records above this size are compressed on libuv's thread pool, smaller ones on the calling thread. */
 const ASYNC_GZIP_BYTES = 256 * 1024;
 /**
@@ -99,7 +105,7 @@ async function serializeGzipped(record: WARCRecord, clock: StageClock): Promise<
     size += piece.length;
   }
   if (size > ASYNC_GZIP_BYTES) return gzipPieces(pieces);
-  return clock.time('WARC', () => gzipSync(Buffer.concat(pieces, size), { level: 6 }));
+  return clock.time('WARC', () => gzipSync(Buffer.concat(pieces, size), { level: RECORD_LEVEL }));
 }
 
 function gzipPieces(pieces: Uint8Array[]): Promise<Buffer> {
@@ -214,7 +220,7 @@ export class WarcWriter {
       { filename: basename(file), warcVersion: WARC_VERSION },
       { software: this.options.software ?? 'trawl', format: 'WARC File Format 1.1', 'run-id': String(runId) },
     );
-    const head = gzipSync(await new NativeDigestSerializer(info, { gzip: false }).readFully(), { level: 6 });
+    const head = gzipSync(await new NativeDigestSerializer(info, { gzip: false }).readFully(), { level: RECORD_LEVEL });
     writeSync(fd, head);
     this.file = file;
     this.files.push(file);
