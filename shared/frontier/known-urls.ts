@@ -26,33 +26,33 @@ export class KnownUrls {
   }
 
   get(id: string): Known | undefined {
-    const slot = this.find(id);
+    const slot = this.find(keyHi(id), keyLo(id));
     const code = this.states[slot]!;
     return code === 0 ? undefined : CODES[code - 1];
   }
 
   has(id: string): boolean {
-    return this.states[this.find(id)] !== 0;
+    return this.states[this.find(keyHi(id), keyLo(id))] !== 0;
   }
 
   set(id: string, known: Known): void {
-    let slot = this.find(id);
+    const hi = keyHi(id);
+    const lo = keyLo(id);
+    let slot = this.find(hi, lo);
     if (this.states[slot] === 0) {
       if (this.count + 1 > this.states.length * MAX_LOAD) {
         this.grow();
-        slot = this.find(id);
+        slot = this.find(hi, lo);
       }
-      this.hi[slot] = keyHi(id);
-      this.lo[slot] = keyLo(id);
+      this.hi[slot] = hi;
+      this.lo[slot] = lo;
       this.count++;
     }
     this.states[slot] = CODES.indexOf(known) + 1;
   }
 
-  /** The slot holding this id, or the empty slot where it would go (linear probing). */
-  private find(id: string): number {
-    const hi = keyHi(id);
-    const lo = keyLo(id);
+  /** The slot holding this key, or the empty slot where it would go (linear probing). */
+  private find(hi: number, lo: number): number {
     const mask = this.states.length - 1;
     let slot = lo & mask;
     while (this.states[slot] !== 0 && (this.hi[slot] !== hi || this.lo[slot] !== lo)) slot = (slot + 1) & mask;

@@ -75,7 +75,7 @@ export class CrawlState {
    * as spilled go to memory, up to the host's share; the rest (in memory or in flight already)
    * are left. Finding none means the store holds no more of them.
    */
-  refill(q: HostQueue, stored: FrontierRow[]): number {
+  refill(q: HostQueue, stored: FrontierRow[]): void {
     let taken = 0;
     let found = 0;
     const share = this.hostShare();
@@ -89,7 +89,6 @@ export class CrawlState {
       taken++;
     }
     q.spilled = found === 0 ? 0 : Math.max(0, q.spilled - taken);
-    return taken;
   }
 
   /** Hosts with URLs queued that are not being fetched right now (waiting out their delay or back-off). */

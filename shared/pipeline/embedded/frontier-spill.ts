@@ -11,9 +11,9 @@ const IN_FLIGHT_ROOM = 256;
 
 type SpillStore = Pick<CrawlStore, 'queuedUrlsOfHost'>;
 
-/** Reads the host's best URLs back from the store when it holds few in memory. */
+/** Reads the host's best URLs back from the store (call when `q.wantsRefill`). */
 export async function refillHost(store: SpillStore, state: CrawlState, runId: number, q: HostQueue): Promise<void> {
-  if (!q.wantsRefill || !store.queuedUrlsOfHost) return;
+  if (!store.queuedUrlsOfHost) return;
   const stored = await store.queuedUrlsOfHost(runId, q.host, q.size + READ_BATCH + IN_FLIGHT_ROOM);
   state.refill(q, stored);
 }
