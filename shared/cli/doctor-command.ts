@@ -30,11 +30,11 @@ function describe(report: DoctorReport): string[] {
     lines.push(`repaired: ${report.repaired.rowsCopied} rows copied into a new ${DB_FILE}; the damaged file is kept as ${report.repaired.damaged}`);
     if (report.repaired.rowsLost)
       lines.push(
-        'some rows could not be read and are missing; raw bodies (blobs/) and the WARC archive are untouched: trawl replay --reextract rebuilds extractions from them',
+        'some rows could not be read and are missing; the WARC archive (warc/, every raw response) and the large bodies (blobs/) are untouched: trawl replay --reextract rebuilds extractions from them',
       );
   } else if (report.unreadable) {
     lines.push(
-      'nothing can be salvaged from it: restore it from a backup, or move it away and crawl again (the WARC files in warc/ and the bodies in blobs/ are separate and intact)',
+      'nothing can be salvaged from it: restore it from a backup, or move it away and crawl again (the WARC files in warc/, every raw response, are separate and intact)',
     );
   } else if (report.problems.length || report.tables.some((t) => t.error)) {
     lines.push(`run trawl doctor --repair --data ${join(report.file, '..')} to salvage what can be read`);

@@ -53,7 +53,7 @@ export function summaryText(summary: RunSummary, dataDir: string, elapsedMs?: nu
   ];
   if (summary.hostsParked.length) lines.push('parked hosts:', ...summary.hostsParked.map((h) => `  ${h.host}: ${h.reason}`));
   if (summary.changes) lines.push(`changes since the run before: ${changeCountsText(summary.changes)} (trawl changes --run ${summary.runId})`);
-  lines.push(`stored in ${dataDir} (trawl.db + blobs/)`);
+  lines.push(`stored in ${dataDir} (trawl.db, warc/, blobs/)`);
   return lines.join('\n');
 }
 

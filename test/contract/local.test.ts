@@ -1,6 +1,7 @@
 // The port contracts, run against the embedded adapters (SQLite and files).
 import { FileBlobStore } from '../../shared/store/local/blob-store.js';
 import { FileObjects } from '../../shared/store/local/file-objects.js';
+import { openLocalForWriting, type LocalStores } from '../../shared/store/local/open-local.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { SqliteGraph } from '../../shared/store/local/sqlite-graph.js';
 import { inTempDir } from './adapter.js';
@@ -38,6 +39,22 @@ crawlStoreContract('sqlite (writer thread)', {
 blobStoreContract(
   'files',
   inTempDir((dir) => new FileBlobStore(dir)),
+);
+// A data directory's bodies as a crawl keeps them: small ones in its database, on the writer thread.
+const crawls = new Map<object, LocalStores>();
+blobStoreContract(
+  'database and files (writer thread)',
+  inTempDir(
+    (dir) => {
+      const local = openLocalForWriting(dir, 'test', { writerThread: true });
+      crawls.set(local.blobs, local);
+      return local.blobs;
+    },
+    async (blobs) => {
+      await crawls.get(blobs)?.close();
+      crawls.delete(blobs);
+    },
+  ),
 );
 objectStoreContract(
   'files',

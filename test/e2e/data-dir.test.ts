@@ -220,30 +220,50 @@ test('a truncated trawl.db: doctor says plainly that nothing can be read, --repa
   }
 });
 
-test('doctor checks the archive against the records: a missing body and a WARC file cut short are named, the database called sound', async () => {
-  await withWeb({ articles: 6, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dir) => {
-    const crawl = await runCli(['crawl', `${web.origins.blog1}/`, '--data', dir, '--allow-private-network', '--delay-ms', '0', '--max-pages', '8']);
+test("doctor checks the archive against the records: a missing body (a large one's file, a small one's row) and a WARC file cut short are named, the database called sound", async () => {
+  await withWeb({ articles: 6, blogHosts: 1, crawlDelaySeconds: 0, heavy: { pdfs: 0, redirects: 0 } }, async (web, dir) => {
+    // `/big` is a 20 MB page, kept to --max-body-bytes: past 256 KiB, its body is a file under blobs/.
+    const crawl = await runCli([
+      'crawl',
+      `${web.origins.blog1}/`,
+      `${web.origins.blog1}/big`,
+      '--data',
+      dir,
+      '--allow-private-network',
+      '--delay-ms',
+      '0',
+      '--max-pages',
+      '8',
+      '--max-body-bytes',
+      '1000000',
+    ]);
     assert.equal(crawl.code, 0, crawl.stderr);
     const sound = await runCli(['doctor', '--data', dir]);
     assert.equal(sound.code, 0, sound.stdout);
     const counts = /archive: (\d+) WARC file\(s\), 0 missing, 0 cut short; (\d+) bodies, 0 missing/.exec(sound.stdout);
     assert.ok(counts && Number(counts[1]) > 0 && Number(counts[2]) > 0, sound.stdout);
 
-    const blobs: string[] = [];
+    const files: string[] = [];
     const walk = (d: string) => {
       for (const e of readdirSync(d, { withFileTypes: true })) {
         if (e.isDirectory()) walk(join(d, e.name));
-        else blobs.push(join(d, e.name));
+        else files.push(join(d, e.name));
       }
     };
     walk(join(dir, 'blobs'));
-    rmSync(blobs[0]!);
+    assert.equal(files.length, 1, `only the large body is a file: ${files.join(' ')}`);
+    rmSync(files[0]!);
+    const store = new SqliteCrawlStore(dir);
+    const small = store.db.prepare('SELECT hash FROM body_bytes LIMIT 1').get() as { hash: string };
+    store.db.prepare('DELETE FROM body_bytes WHERE hash = ?').run(small.hash);
+    await store.close();
     const warc = readdirSync(join(dir, 'warc')).find((f) => f.endsWith('.warc.gz'))!;
     truncateSync(join(dir, 'warc', warc), 100);
     const damaged = await runCli(['doctor', '--data', dir]);
     assert.equal(damaged.code, 1);
     assert.match(damaged.stdout, new RegExp(`1 WARC file\\(s\\) end before their last record: ${warc.replace(/\./g, '\\.')}`));
-    assert.match(damaged.stdout, /1 of \d+ bodies are missing from blobs\/ \([0-9a-f]{64}\)/);
+    assert.match(damaged.stdout, /2 of \d+ bodies are missing from both the database and blobs\/ \([0-9a-f]{64}, [0-9a-f]{64}\)/);
+    assert.ok(damaged.stdout.includes(small.hash), damaged.stdout);
     assert.match(damaged.stdout, /the database is sound; what is missing from warc\/ or blobs\/ cannot be rebuilt from it/);
   });
 });

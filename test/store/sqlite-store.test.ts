@@ -93,9 +93,11 @@ test('migrates a data directory of the previous schema forward, keeping its data
     db.exec('DROP TABLE changes; DROP TABLE change_texts; DROP TABLE link_changes');
     // …and no vector sketches (schema 10).
     db.exec('DROP TABLE vector_sketches');
+    // …and no table of small bodies (schema 11).
+    db.exec('DROP TABLE body_bytes');
     db.close();
     const reader = new SqliteCrawlStore(dir, { readonly: true });
-    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '10');
+    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '11');
     assert.deepEqual(
       (await reader.chunks('a')).map((c) => c.text),
       ['first part', 'second part'],
@@ -104,6 +106,7 @@ test('migrates a data directory of the previous schema forward, keeping its data
     assert.ok((reader.db.prepare('PRAGMA table_info(runs)').all() as Array<{ name: string }>).some((c) => c.name === 'scope'));
     assert.ok(reader.db.prepare("SELECT name FROM sqlite_master WHERE name = 'link_changes'").get());
     assert.ok(reader.db.prepare("SELECT name FROM sqlite_master WHERE name = 'vector_sketches'").get());
+    assert.equal(reader.hasBody('h1'), false, 'the table of small bodies is there, empty');
     assert.equal((reader.db.prepare('SELECT count(*) AS n FROM selections').get() as { n: number }).n, 0);
     assert.ok((reader.db.prepare('PRAGMA table_info(extracts)').all() as Array<{ name: string }>).some((c) => c.name === 'fields'));
     assert.equal((reader.db.prepare('SELECT count(*) AS n FROM search_text JOIN enrichments ON doc_id = search_text.rowid').get() as { n: number }).n, 0);

@@ -55,12 +55,60 @@ export class FileBlobStore implements BlobStore {
 
   async put(bytes: Buffer): Promise<string> {
     const hash = contentHashOf(bytes);
-    if (!blobFile(this.root, hash)) await this.write(blobPath(this.root, hash), bytes);
+    await this.putAs(hash, bytes);
     return hash;
+  }
+
+  /** Writes the file of a body whose hash the caller has computed, unless it exists. */
+  async putAs(hash: string, bytes: Uint8Array): Promise<void> {
+    if (!this.has(hash)) await this.write(blobPath(this.root, hash), bytes);
+  }
+
+  has(hash: string): boolean {
+    return blobFile(this.root, hash) !== undefined;
   }
 
   async get(hash: string): Promise<Buffer | undefined> {
     const file = blobFile(this.root, hash);
     return file ? readFileSync(file) : undefined;
+  }
+}
+
+/** The largest body kept in the database; larger ones are files (SQLite reads blobs under ~100 KB faster than files, and a large one would pass twice through its log). */
+export const SMALL_BODY_BYTES = 256 * 1024;
+
+/** The database's table of small bodies (`body_bytes`), as the data directory's store serves it. */
+export interface BodyTable {
+  hasBody(hash: string): boolean;
+  getBody(hash: string): Buffer | undefined;
+  /** Stored in order with the store's writes (on its writer thread when it has one). */
+  putBody(hash: string, bytes: Uint8Array): Promise<void>;
+}
+
+/**
+ * A data directory's raw bodies: up to SMALL_BODY_BYTES in the database, larger ones as files.
+ * A body an older trawl kept as a file is read there and not stored again.
+ */
+export class LocalBlobStore implements BlobStore {
+  constructor(
+    private readonly table: BodyTable,
+    private readonly files: FileBlobStore,
+  ) {}
+
+  async put(bytes: Buffer): Promise<string> {
+    const hash = contentHashOf(bytes);
+    if (this.table.hasBody(hash)) return hash;
+    if (bytes.length > SMALL_BODY_BYTES) await this.files.putAs(hash, bytes);
+    else if (!this.files.has(hash)) await this.table.putBody(hash, bytes);
+    return hash;
+  }
+
+  async get(hash: string): Promise<Buffer | undefined> {
+    return this.table.getBody(hash) ?? (await this.files.get(hash));
+  }
+
+  /** Whether the body is kept, in either place. */
+  has(hash: string): boolean {
+    return this.table.hasBody(hash) || this.files.has(hash);
   }
 }

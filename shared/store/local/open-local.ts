@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirError } from '../../errors.js';
-import { FileBlobStore } from './blob-store.js';
+import { FileBlobStore, LocalBlobStore } from './blob-store.js';
 import { DataDirLock } from './data-lock.js';
 import { FileObjects } from './file-objects.js';
 import { DB_FILE, prepareDataDir, SqliteCrawlStore, type OpenOptions } from './sqlite-store.js';
@@ -14,7 +14,7 @@ import { SqliteVectorIndex } from './sqlite-vectors.js';
 export interface LocalStores {
   dataDir: string;
   store: SqliteCrawlStore;
-  blobs: FileBlobStore;
+  blobs: LocalBlobStore;
   graph: SqliteGraph;
   /** What changed between runs. */
   changes: SqliteChanges;
@@ -41,7 +41,7 @@ function stores(dataDir: string, store: SqliteCrawlStore, release: () => void): 
   return {
     dataDir,
     store,
-    blobs: new FileBlobStore(join(dataDir, 'blobs'), (file, bytes) => store.writeFile(file, bytes)),
+    blobs: new LocalBlobStore(store, new FileBlobStore(join(dataDir, 'blobs'), (file, bytes) => store.writeFile(file, bytes))),
     graph: new SqliteGraph(store.db),
     changes: new SqliteChanges(store.db),
     objects: new FileObjects(dataDir),

@@ -5,7 +5,7 @@ import { backfillSketches, SKETCHES_SQL } from './sqlite-sketches.js';
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /**
  * What changed between runs (v9): one row per URL, run and kind (the detail as JSON); the two
@@ -119,6 +119,17 @@ const chunksSql = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
   UNIQUE (url_id, seq)
 );`;
 
+/**
+ * Raw bodies up to SMALL_BODY_BYTES (v11; larger ones stay files under blobs/). A file a body cost
+ * a new inode each: creating them took the writer thread 4.5 s of a 10 s crawl in bench:crawl, the
+ * file system's inode allocator searching past recently freed ones, and a million pages made a
+ * million files. A rowid table: a body spills onto overflow pages of its own either way.
+ */
+const BODY_BYTES_SQL = `CREATE TABLE IF NOT EXISTS body_bytes (
+  hash TEXT PRIMARY KEY,
+  bytes BLOB NOT NULL
+);`;
+
 /** SQL that takes a data directory from version N to N + 1, keyed by N. */
 export const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
   // v3: body owners claimed at fetch time (the first page fetched with some bytes owns them).
@@ -146,6 +157,8 @@ export const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
   8: CHANGES_SQL,
   // v10: a sign sketch beside each vector, for the approximate first pass of vector search.
   9: backfillSketches,
+  // v11: small raw bodies in the database (see BODY_BYTES_SQL); the files of earlier runs are read where they are.
+  10: BODY_BYTES_SQL,
 };
 
 export const SCHEMA_SQL = `
@@ -218,6 +231,7 @@ CREATE TABLE IF NOT EXISTS bodies (
   url_id TEXT NOT NULL,
   claimed_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+${BODY_BYTES_SQL}
 CREATE TABLE IF NOT EXISTS fetches (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   run_id INTEGER NOT NULL,

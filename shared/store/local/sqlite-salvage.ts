@@ -52,10 +52,14 @@ export function checkArchive(db: Db, dataDir: string): ArchiveCheck {
     if (!existsSync(path)) out.missingWarc.push(file);
     else if (statSync(path).size < end) out.truncatedWarc.push(file);
   }
+  // A database older than schema 11 has no table of bodies: they are all files.
+  const inTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'body_bytes'").get()
+    ? db.prepare('SELECT 1 FROM body_bytes WHERE hash = ?')
+    : undefined;
   for (const row of db.prepare('SELECT DISTINCT content_hash AS hash FROM fetches WHERE content_hash IS NOT NULL').iterate()) {
     const hash = (row as { hash: string }).hash;
     out.blobs++;
-    if (!blobFile(join(dataDir, 'blobs'), hash)) {
+    if (inTable?.get(hash) === undefined && !blobFile(join(dataDir, 'blobs'), hash)) {
       out.missingBlobs++;
       if (out.missingBlobSample.length < 5) out.missingBlobSample.push(hash);
     }
@@ -69,7 +73,9 @@ function archiveProblems(a: ArchiveCheck): string[] {
     problems.push(`${a.missingWarc.length} WARC file(s) the records point to are missing from warc/: ${a.missingWarc.slice(0, 5).join(', ')}`);
   if (a.truncatedWarc.length) problems.push(`${a.truncatedWarc.length} WARC file(s) end before their last record: ${a.truncatedWarc.slice(0, 5).join(', ')}`);
   if (a.missingBlobs)
-    problems.push(`${a.missingBlobs} of ${a.blobs} bodies are missing from blobs/ (${a.missingBlobSample.join(', ')}${a.missingBlobs > 5 ? ', …' : ''})`);
+    problems.push(
+      `${a.missingBlobs} of ${a.blobs} bodies are missing from both the database and blobs/ (${a.missingBlobSample.join(', ')}${a.missingBlobs > 5 ? ', …' : ''})`,
+    );
   return problems;
 }
 
@@ -217,7 +223,7 @@ export function salvage(file: string, now = Date.now()): DoctorReport {
     const report = unreadableReport(file, 'database disk image is malformed');
     throw new UnreadableDatabaseError(
       report,
-      `nothing can be read from ${file}: ${report.problems[0]}. It is left as it is: restore it from a backup, or move it away and crawl again (the WARC files in warc/ and the bodies in blobs/ are separate and intact)`,
+      `nothing can be read from ${file}: ${report.problems[0]}. It is left as it is: restore it from a backup, or move it away and crawl again (the WARC files in warc/, every raw response, are separate and intact)`,
     );
   }
   const out = new Database(target);

@@ -21,7 +21,7 @@ import type {
 } from '../ports/index.js';
 import { CURRENT_EDGES, rowToChunk, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, rowToRun, summarize, activity } from './sqlite-rows.js';
 import { exportRecords, waczSources, type ExportRecord } from './sqlite-export.js';
-import { SqliteWriteOps, type BodyClaim } from './sqlite-writes.js';
+import { asBuffer, SqliteWriteOps, type BodyClaim } from './sqlite-writes.js';
 import { InlineWriter, WriterThread, type StoreWriter } from './sqlite-writer-thread.js';
 import { InFlightJournal } from './in-flight-journal.js';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
@@ -271,6 +271,19 @@ export class SqliteCrawlStore implements CrawlStore {
       robotsFetchedAt: opt<number>(r.robots_fetched_at),
       robotsExpiresAt: opt<number>(r.robots_expires_at),
     };
+  }
+
+  hasBody(hash: string): boolean {
+    return this.sql('SELECT 1 FROM body_bytes WHERE hash = ?').get(hash) !== undefined;
+  }
+
+  getBody(hash: string): Buffer | undefined {
+    const row = this.sql('SELECT bytes FROM body_bytes WHERE hash = ?').get(hash) as { bytes: Uint8Array } | undefined;
+    return row ? asBuffer(row.bytes) : undefined;
+  }
+
+  async putBody(hash: string, bytes: Uint8Array): Promise<void> {
+    await this.writer.call('putBody', hash, bytes);
   }
 
   /** Writes a file in order with the store's writes (on its writer thread when it has one). */
