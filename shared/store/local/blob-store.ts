@@ -74,7 +74,11 @@ export class FileBlobStore implements BlobStore {
   }
 }
 
-/** The largest body kept in the database; larger ones are files (SQLite reads blobs under ~100 KB faster than files, and a large one would pass twice through its log). */
+/**
+ * The largest body kept in the database; larger ones are files. SQLite's own measurements
+ * ("Internal Versus External BLOBs") read blobs under ~100 KB faster from the database than
+ * from files; a large one would also pass twice through its log (the WAL, then the checkpoint).
+ */
 export const SMALL_BODY_BYTES = 256 * 1024;
 
 /** The database's table of small bodies (`body_bytes`), as the data directory's store serves it. */
@@ -105,10 +109,5 @@ export class LocalBlobStore implements BlobStore {
 
   async get(hash: string): Promise<Buffer | undefined> {
     return this.table.getBody(hash) ?? (await this.files.get(hash));
-  }
-
-  /** Whether the body is kept, in either place. */
-  has(hash: string): boolean {
-    return this.table.hasBody(hash) || this.files.has(hash);
   }
 }
