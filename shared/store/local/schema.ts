@@ -121,7 +121,7 @@ const chunksSql = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
 
 /**
  * Raw bodies up to SMALL_BODY_BYTES (v11; larger ones stay files under blobs/). A file a body cost
- * a new inode each: creating them took the writer thread 4.5 s of a 10 s crawl in bench:crawl, the
+ * a new inode each: creating them took the writer thread up to 4.5 s of a 10 s crawl in bench:crawl, the
  * file system's inode allocator searching past recently freed ones, and a million pages made a
  * million files. A rowid table: a body spills onto overflow pages of its own either way.
  */
