@@ -21,7 +21,7 @@ import type {
 } from '../ports/index.js';
 import { CURRENT_EDGES, rowToChunk, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, rowToRun, summarize, activity } from './sqlite-rows.js';
 import { exportRecords, waczSources, type ExportRecord } from './sqlite-export.js';
-import { asBuffer, SqliteWriteOps, type BodyClaim } from './sqlite-writes.js';
+import { SqliteWriteOps, type BodyClaim } from './sqlite-writes.js';
 import { InlineWriter, WriterThread, type StoreWriter } from './sqlite-writer-thread.js';
 import { InFlightJournal } from './in-flight-journal.js';
 import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
@@ -278,8 +278,9 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   getBody(hash: string): Buffer | undefined {
+    // node:sqlite reads a blob as a plain Uint8Array (better-sqlite3 as a Buffer): a Buffer over the same bytes.
     const row = this.sql('SELECT bytes FROM body_bytes WHERE hash = ?').get(hash) as { bytes: Uint8Array } | undefined;
-    return row ? asBuffer(row.bytes) : undefined;
+    return row ? Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) : undefined;
   }
 
   async putBody(hash: string, bytes: Uint8Array): Promise<void> {

@@ -47,9 +47,6 @@ export const WRITE_SQL = {
   insertBand: 'INSERT OR IGNORE INTO simhash_bands (band, value, url_id) VALUES (?, ?, ?)',
 } as const;
 
-/** better-sqlite3 binds a Buffer, not a plain Uint8Array (which is what a body is after a message to the writer thread). */
-export const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-
 const orNull = <T extends object>(o: T): Record<string, unknown> =>
   Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === undefined ? null : typeof v === 'boolean' ? (v ? 1 : 0) : v]));
 
@@ -251,7 +248,7 @@ export class SqliteWriteOps {
     },
     /** A small raw body (see LocalBlobStore), stored before the commits that name it. */
     putBody: (hash: string, bytes: Uint8Array): void => {
-      this.sql('INSERT OR IGNORE INTO body_bytes (hash, bytes) VALUES (?, ?)').run(hash, asBuffer(bytes));
+      this.sql('INSERT OR IGNORE INTO body_bytes (hash, bytes) VALUES (?, ?)').run(hash, bytes);
     },
     /** A blob file (not a database write: it rides the same thread, in order, before the commits that name it). */
     putFile: (file: string, bytes: Uint8Array): void => writeFileAtomic(file, bytes),
