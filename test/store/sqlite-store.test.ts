@@ -95,14 +95,43 @@ test('migrates a data directory of the previous schema forward, keeping its data
     db.exec('DROP TABLE vector_sketches');
     // …and no table of small bodies (schema 11).
     db.exec('DROP TABLE body_bytes');
+    // …and the frontier and the links WITHOUT ROWID (schema 12), their indexes gone with the tables renamed away.
+    const withoutRowid = (table: string, columns: string, key: string) =>
+      `ALTER TABLE ${table} RENAME TO ${table}_11; CREATE TABLE ${table} (${columns}, PRIMARY KEY (${key})) WITHOUT ROWID;
+       INSERT INTO ${table} SELECT * FROM ${table}_11; DROP TABLE ${table}_11;`;
+    db.exec(
+      withoutRowid(
+        'frontier',
+        `run_id INTEGER NOT NULL, url_id TEXT NOT NULL, url TEXT NOT NULL, host TEXT NOT NULL, depth INTEGER NOT NULL, priority REAL NOT NULL,
+         kind TEXT NOT NULL, state TEXT NOT NULL, reason TEXT, inlinks INTEGER NOT NULL DEFAULT 0, fresh INTEGER NOT NULL DEFAULT 0,
+         redirects INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, not_before INTEGER NOT NULL DEFAULT 0, discovered_from TEXT`,
+        'run_id, url_id',
+      ) +
+        withoutRowid(
+          'edges',
+          `from_id TEXT NOT NULL, snapshot TEXT NOT NULL, to_id TEXT NOT NULL, to_url TEXT NOT NULL, anchor TEXT NOT NULL,
+           context TEXT NOT NULL DEFAULT '', section TEXT NOT NULL DEFAULT 'body', rel TEXT NOT NULL, internal INTEGER NOT NULL DEFAULT 1,
+           nofollow INTEGER NOT NULL, to_page_id TEXT`,
+          'from_id, snapshot, to_id',
+        ) +
+        "INSERT INTO edges VALUES ('a', 'h1', 'b', 'http://a.test/b', 'next', 'read next', 'body', '', 1, 0, NULL);",
+    );
     db.close();
     const reader = new SqliteCrawlStore(dir, { readonly: true });
-    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '11');
+    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '12');
     assert.deepEqual(
       (await reader.chunks('a')).map((c) => c.text),
       ['first part', 'second part'],
     );
-    assert.doesNotMatch((reader.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'chunks'").get() as { sql: string }).sql, /WITHOUT ROWID/);
+    for (const table of ['chunks', 'frontier', 'edges'])
+      assert.doesNotMatch((reader.db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(table) as { sql: string }).sql, /WITHOUT ROWID/, table);
+    for (const index of ['frontier_queue', 'edges_to', 'edges_to_page'])
+      assert.ok(reader.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = ?").get(index), `${index} is back`);
+    assert.deepEqual(
+      (await reader.outlinks('a')).map((e) => [e.toUrl, e.anchor, e.context]),
+      [['http://a.test/b', 'next', 'read next']],
+    );
+    assert.deepEqual(reader.db.prepare('SELECT url_id, state, attempts FROM frontier').all(), [{ url_id: 'a', state: 'done', attempts: 1 }]);
     assert.ok((reader.db.prepare('PRAGMA table_info(runs)').all() as Array<{ name: string }>).some((c) => c.name === 'scope'));
     assert.ok(reader.db.prepare("SELECT name FROM sqlite_master WHERE name = 'link_changes'").get());
     assert.ok(reader.db.prepare("SELECT name FROM sqlite_master WHERE name = 'vector_sketches'").get());

@@ -5,7 +5,7 @@ import { backfillSketches, SKETCHES_SQL } from './sqlite-sketches.js';
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 
 /**
  * What changed between runs (v9): one row per URL, run and kind (the detail as JSON); the two
@@ -130,6 +130,60 @@ const BODY_BYTES_SQL = `CREATE TABLE IF NOT EXISTS body_bytes (
   bytes BLOB NOT NULL
 );`;
 
+/**
+ * The frontier and the links (v12) are rowid tables. WITHOUT ROWID, keyed by random 32-character
+ * ids, every row went to a random place in its tree: a group commit dirtied a page for nearly each
+ * row it wrote, and every index entry carried the whole key again. In a rowid table new rows share
+ * the last leaf pages; only the indexes take random inserts, with entries a third the size
+ * (bench:crawl: ~30 % fewer bytes written, the writer's SQLite time 12–25 % lower).
+ */
+const frontierSql = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
+  run_id INTEGER NOT NULL,
+  url_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  host TEXT NOT NULL,
+  depth INTEGER NOT NULL,
+  priority REAL NOT NULL,
+  kind TEXT NOT NULL,
+  state TEXT NOT NULL,
+  reason TEXT,
+  inlinks INTEGER NOT NULL DEFAULT 0,
+  fresh INTEGER NOT NULL DEFAULT 0,
+  redirects INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  not_before INTEGER NOT NULL DEFAULT 0,
+  discovered_from TEXT,
+  PRIMARY KEY (run_id, url_id)
+);`;
+const FRONTIER_COLUMNS = 'run_id, url_id, url, host, depth, priority, kind, state, reason, inlinks, fresh, redirects, attempts, not_before, discovered_from';
+/** The queued URLs of a host best first (a frontier held in memory only in part reads them back); it serves the (run_id, state) lookups too. */
+const FRONTIER_QUEUE_SQL = 'CREATE INDEX IF NOT EXISTS frontier_queue ON frontier (run_id, state, host, priority);';
+
+const edgesSql = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
+  from_id TEXT NOT NULL,
+  snapshot TEXT NOT NULL,
+  to_id TEXT NOT NULL,
+  to_url TEXT NOT NULL,
+  anchor TEXT NOT NULL,
+  context TEXT NOT NULL DEFAULT '',
+  section TEXT NOT NULL DEFAULT 'body',
+  rel TEXT NOT NULL,
+  internal INTEGER NOT NULL DEFAULT 1,
+  nofollow INTEGER NOT NULL,
+  to_page_id TEXT,
+  UNIQUE (from_id, snapshot, to_id)
+);`;
+const EDGE_COLUMNS = 'from_id, snapshot, to_id, to_url, anchor, context, section, rel, internal, nofollow, to_page_id';
+const EDGE_INDEXES_SQL = `CREATE INDEX IF NOT EXISTS edges_to ON edges (to_id);
+CREATE INDEX IF NOT EXISTS edges_to_page ON edges (to_page_id);`;
+
+/** Copies a table into its rowid successor and puts the successor in its place (its indexes go with the old table). */
+const rebuilt = (table: string, create: (name: string) => string, columns: string, indexes: string) => `${create(`${table}_v12`)}
+  INSERT INTO ${table}_v12 (${columns}) SELECT ${columns} FROM ${table};
+  DROP TABLE ${table};
+  ALTER TABLE ${table}_v12 RENAME TO ${table};
+  ${indexes}`;
+
 /** SQL that takes a data directory from version N to N + 1, keyed by N. */
 export const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
   // v3: body owners claimed at fetch time (the first page fetched with some bytes owns them).
@@ -159,6 +213,9 @@ export const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
   9: backfillSketches,
   // v11: small raw bodies in the database (see BODY_BYTES_SQL); the files of earlier runs are read where they are.
   10: BODY_BYTES_SQL,
+  // v12: the frontier and the links in rowid tables (see frontierSql).
+  11: `${rebuilt('frontier', frontierSql, FRONTIER_COLUMNS, FRONTIER_QUEUE_SQL)}
+       ${rebuilt('edges', edgesSql, EDGE_COLUMNS, EDGE_INDEXES_SQL)}`,
 };
 
 export const SCHEMA_SQL = `
@@ -172,27 +229,9 @@ CREATE TABLE IF NOT EXISTS runs (
   config TEXT NOT NULL,
   scope TEXT
 );
-CREATE TABLE IF NOT EXISTS frontier (
-  run_id INTEGER NOT NULL,
-  url_id TEXT NOT NULL,
-  url TEXT NOT NULL,
-  host TEXT NOT NULL,
-  depth INTEGER NOT NULL,
-  priority REAL NOT NULL,
-  kind TEXT NOT NULL,
-  state TEXT NOT NULL,
-  reason TEXT,
-  inlinks INTEGER NOT NULL DEFAULT 0,
-  fresh INTEGER NOT NULL DEFAULT 0,
-  redirects INTEGER NOT NULL DEFAULT 0,
-  attempts INTEGER NOT NULL DEFAULT 0,
-  not_before INTEGER NOT NULL DEFAULT 0,
-  discovered_from TEXT,
-  PRIMARY KEY (run_id, url_id)
-) WITHOUT ROWID;
--- The queued URLs of a host best first (a frontier held in memory only in part reads them back).
--- It serves the (run_id, state) lookups too: the narrower index it replaced goes.
-CREATE INDEX IF NOT EXISTS frontier_queue ON frontier (run_id, state, host, priority);
+${frontierSql('frontier')}
+${FRONTIER_QUEUE_SQL}
+-- The narrower index frontier_queue replaced.
 DROP INDEX IF EXISTS frontier_state;
 CREATE TABLE IF NOT EXISTS hosts (
   host TEXT PRIMARY KEY,
@@ -255,22 +294,8 @@ CREATE TABLE IF NOT EXISTS fetches (
 );
 CREATE INDEX IF NOT EXISTS fetches_run ON fetches (run_id);
 CREATE INDEX IF NOT EXISTS fetches_url ON fetches (url_id);
-CREATE TABLE IF NOT EXISTS edges (
-  from_id TEXT NOT NULL,
-  snapshot TEXT NOT NULL,
-  to_id TEXT NOT NULL,
-  to_url TEXT NOT NULL,
-  anchor TEXT NOT NULL,
-  context TEXT NOT NULL DEFAULT '',
-  section TEXT NOT NULL DEFAULT 'body',
-  rel TEXT NOT NULL,
-  internal INTEGER NOT NULL DEFAULT 1,
-  nofollow INTEGER NOT NULL,
-  to_page_id TEXT,
-  PRIMARY KEY (from_id, snapshot, to_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS edges_to ON edges (to_id);
-CREATE INDEX IF NOT EXISTS edges_to_page ON edges (to_page_id);
+${edgesSql('edges')}
+${EDGE_INDEXES_SQL}
 CREATE TABLE IF NOT EXISTS extracts (
   url_id TEXT PRIMARY KEY,
   run_id INTEGER NOT NULL,
