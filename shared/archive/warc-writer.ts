@@ -2,12 +2,11 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { basename, join } from 'node:path';
 import { createGzip, gzipSync } from 'node:zlib';
-import { createHash } from 'node:crypto';
-import { WARCRecord, WARCSerializer } from 'warcio';
 import { NO_CLOCK, type StageClock } from '../log/stage-clock.js';
 import type { WarcLocation } from '../store/ports/index.js';
 import { readResponse, type ArchivedResponse } from './warc-reader.js';
 import { WIRE_HEADERS } from '../fetch/content-type.js';
+import { newRecordId, recordPieces, warcFields, type RecordSpec } from './warc-record.js';
 
 /** One request/response exchange (or failed attempt) to archive. */
 export interface Exchange {
@@ -59,12 +58,6 @@ export interface WarcWriterOptions {
   clock?: StageClock;
 }
 
-const WARC_VERSION = 'WARC/1.1';
-
-async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield bytes;
-}
-
 /**
  * zlib's level for the other records, compressed on the crawl thread: 4 instead of the default 6.
  * On the extraction corpus's 400 first pages: 0.84 ms a page against 1.26, the archive 4 %
@@ -73,6 +66,7 @@ async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 const RECORD_LEVEL = 4;
 /** Records above this size are compressed on libuv's thread pool, smaller ones on the calling thread. */
 const ASYNC_GZIP_BYTES = 256 * 1024;
+const EMPTY = new Uint8Array();
 /**
  * zlib's level for those large records: 3 instead of the default 6. A large page's body waits in
  * the crawl's heavy lane until its record is written, and the lane's byte bound stops every host
@@ -89,21 +83,17 @@ const LARGE_RECORD_LEVEL = 3;
 const GZIP_CHUNK_BYTES = 1024 * 1024;
 
 /**
- * One gzip member per record, compressed with Node's zlib: measured 3.1 ms of CPU per exchange
- * with warcio's own gzip (CompressionStream) against well under 1 ms this way, same bytes format.
+ * One gzip member per record, compressed with Node's zlib (3.1 ms of CPU per exchange with
+ * warcio's own gzip, CompressionStream, against well under 1 ms this way; the same bytes format).
  * A small record synchronously (zlib's thread-pool API costs ~1 ms of CPU per call, for a stream
  * and its state, against 0.05 ms here); a large one on the thread pool, where its ~60 ms for a
- * capped 5 MiB page do not hold up the crawl thread and every host with it, fed the serializer's
+ * capped 5 MiB page do not hold up the crawl thread and every host with it, fed the record's
  * pieces as they are (its headers and the body itself): joined first, each capped page in the
  * archive stage held a second copy of its 5 MiB body while it was compressed.
  */
-async function serializeGzipped(record: WARCRecord, clock: StageClock): Promise<Uint8Array> {
-  const pieces: Uint8Array[] = [];
-  let size = 0;
-  for await (const piece of new NativeDigestSerializer(record, { gzip: false })) {
-    pieces.push(piece);
-    size += piece.length;
-  }
+function gzipRecord(spec: RecordSpec, clock: StageClock): Uint8Array | Promise<Uint8Array> {
+  const pieces = recordPieces(spec);
+  const size = pieces.reduce((n, piece) => n + piece.length, 0);
   if (size > ASYNC_GZIP_BYTES) return gzipPieces(pieces);
   return clock.time('WARC', () => gzipSync(Buffer.concat(pieces, size), { level: RECORD_LEVEL }));
 }
@@ -118,47 +108,6 @@ function gzipPieces(pieces: Uint8Array[]): Promise<Buffer> {
     for (const piece of pieces) gz.write(piece);
     gz.end();
   });
-}
-
-type Hasher = NonNullable<Awaited<ReturnType<WARCSerializer['newHasher']>>>;
-
-/** SHA-256 from Node's crypto behind warcio's hasher interface (only init/update/digest are used). */
-function nativeSha256(): Hasher {
-  let hash = createHash('sha256');
-  const hasher = {
-    init: () => {
-      hash = createHash('sha256');
-      return hasher;
-    },
-    update: (data: Parameters<Hasher['update']>[0]) => {
-      hash.update(data as string | Uint8Array); // crypto takes a Uint8Array as it is: no copy
-      return hasher;
-    },
-    digest: ((format?: 'binary' | 'hex') => (format === 'binary' ? new Uint8Array(hash.digest()) : hash.digest('hex'))) as Hasher['digest'],
-    save: () => {
-      throw new Error('not supported');
-    },
-    load: () => {
-      throw new Error('not supported');
-    },
-    blockSize: 64,
-    digestSize: 32,
-  };
-  return hasher as Hasher;
-}
-
-/**
- * warcio's serializer with native SHA-256 digests: its own hasher instantiates a WebAssembly
- * module for every digest of every record (measured ~0.6 ms of CPU per exchange).
- */
-class NativeDigestSerializer extends WARCSerializer {
-  override async newHasher(): Promise<Hasher> {
-    return nativeSha256();
-  }
-}
-
-function recordId(record: WARCRecord): string {
-  return record.warcHeaders.headers.get('WARC-Record-ID') ?? '';
 }
 
 /**
@@ -216,11 +165,16 @@ export class WarcWriter {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
     }
-    const info = WARCRecord.createWARCInfo(
-      { filename: basename(file), warcVersion: WARC_VERSION },
-      { software: this.options.software ?? 'trawl', format: 'WARC File Format 1.1', 'run-id': String(runId) },
-    );
-    const head = gzipSync(await new NativeDigestSerializer(info, { gzip: false }).readFully(), { level: RECORD_LEVEL });
+    const info = warcFields({ software: this.options.software ?? 'trawl', format: 'WARC File Format 1.1', 'run-id': runId });
+    const spec: RecordSpec = {
+      type: 'warcinfo',
+      id: newRecordId(),
+      date: new Date().toISOString(),
+      headers: { 'WARC-Filename': basename(file) },
+      contentType: 'application/warc-fields',
+      payload: info,
+    };
+    const head = gzipSync(Buffer.concat(recordPieces(spec)), { level: RECORD_LEVEL });
     writeSync(fd, head);
     this.file = file;
     this.files.push(file);
@@ -253,61 +207,59 @@ export class WarcWriter {
   async write(ex: Exchange): Promise<WarcLocation> {
     const date = ex.date.toISOString();
     const url = new URL(ex.url);
-    const request = WARCRecord.create(
+    const responseId = ex.response && newRecordId();
+    const concurrent: Record<string, string> = responseId ? { 'WARC-Concurrent-To': responseId } : {};
+    const specs: RecordSpec[] = [
       {
-        url: ex.url,
-        date,
         type: 'request',
-        warcVersion: WARC_VERSION,
-        statusline: `${ex.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1`,
-        httpHeaders: { host: url.host, ...ex.requestHeaders },
-      },
-      once(ex.requestBody ?? new Uint8Array()),
-    );
-    let response: WARCRecord | undefined;
-    if (ex.response) {
-      const { status, headers, body, truncated } = ex.response;
-      const httpHeaders: Record<string, string> = {};
-      for (const [k, v] of Object.entries(headers)) if (!WIRE_HEADERS.has(k)) httpHeaders[k] = v;
-      if (headers['content-encoding']) httpHeaders['x-trawl-original-content-encoding'] = headers['content-encoding'];
-      httpHeaders['content-length'] = String(body?.length ?? 0);
-      response = WARCRecord.create(
-        {
-          url: ex.url,
-          date,
-          type: 'response',
-          warcVersion: WARC_VERSION,
-          statusline: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trim(),
-          httpHeaders,
-          warcHeaders: truncated ? { 'WARC-Truncated': 'length' } : {},
-        },
-        once(body ?? new Uint8Array()),
-      );
-    }
-    const fields = [
-      `run-id: ${ex.runId}`,
-      `kind: ${ex.kind}`,
-      `fetcher: ${ex.fetcher}`,
-      `duration-ms: ${ex.durationMs}`,
-      ...(ex.response?.truncated ? ['truncated: length'] : []),
-      ...(ex.response?.skipped ? [`skipped: ${ex.response.skipped}`] : []),
-      ...(ex.error ? [`error: ${ex.error.replace(/\s+/g, ' ')}`] : []),
-      ...Object.entries(ex.notes ?? {}).map(([k, v]) => `${k}: ${v.replace(/\s+/g, ' ')}`),
-    ];
-    const metadata = WARCRecord.create(
-      {
-        url: ex.url,
+        id: newRecordId(),
         date,
-        type: 'metadata',
-        warcVersion: WARC_VERSION,
-        warcHeaders: { 'Content-Type': 'application/warc-fields', ...(response ? { 'WARC-Concurrent-To': recordId(response) } : {}) },
+        url: ex.url,
+        headers: concurrent,
+        contentType: 'application/http; msgtype=request',
+        http: { startLine: `${ex.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1`, fields: { host: url.host, ...ex.requestHeaders } },
+        payload: ex.requestBody ?? EMPTY,
       },
-      once(new TextEncoder().encode(`${fields.join('\r\n')}\r\n`)),
-    );
-    if (response) request.warcHeaders.headers.set('WARC-Concurrent-To', recordId(response));
-    const parts = await Promise.all([request, response, metadata].filter((r): r is WARCRecord => r !== undefined).map((r) => serializeGzipped(r, this.clock)));
+    ];
+    if (ex.response && responseId) {
+      const { status, headers, body, truncated } = ex.response;
+      const fields: Record<string, string> = {};
+      for (const [k, v] of Object.entries(headers)) if (!WIRE_HEADERS.has(k)) fields[k] = v;
+      if (headers['content-encoding']) fields['x-trawl-original-content-encoding'] = headers['content-encoding'];
+      fields['content-length'] = String(body?.length ?? 0);
+      specs.push({
+        type: 'response',
+        id: responseId,
+        date,
+        url: ex.url,
+        headers: truncated ? { 'WARC-Truncated': 'length' } : {},
+        contentType: 'application/http; msgtype=response',
+        http: { startLine: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trim(), fields },
+        payload: body ?? EMPTY,
+      });
+    }
+    const fields = {
+      'run-id': ex.runId,
+      kind: ex.kind,
+      fetcher: ex.fetcher,
+      'duration-ms': ex.durationMs,
+      ...(ex.response?.truncated ? { truncated: 'length' } : {}),
+      ...(ex.response?.skipped ? { skipped: ex.response.skipped } : {}),
+      ...(ex.error ? { error: ex.error } : {}),
+      ...ex.notes,
+    };
+    specs.push({
+      type: 'metadata',
+      id: newRecordId(),
+      date,
+      url: ex.url,
+      headers: concurrent,
+      contentType: 'application/warc-fields',
+      payload: warcFields(fields),
+    });
+    const parts = await Promise.all(specs.map((spec) => gzipRecord(spec, this.clock)));
     await this.ensureFile(ex.runId, ex.date);
-    const where = (locations: WarcLocation[]): WarcLocation => (response ? { ...locations[1]!, recordId: recordId(response) } : locations.at(-1)!);
+    const where = (locations: WarcLocation[]): WarcLocation => (responseId ? { ...locations[1]!, recordId: responseId } : locations.at(-1)!);
     const { located } = ex;
     return where(this.append(parts, located && ((locations) => located(where(locations)))));
   }
@@ -326,26 +278,25 @@ export class WarcWriter {
           ...(view.refersToDate ? { 'WARC-Refers-To-Date': view.refersToDate.toISOString() } : {}),
         }
       : {};
-    const conversion = WARCRecord.create(
-      { url: view.url, date, type: 'conversion', warcVersion: WARC_VERSION, warcHeaders: { 'Content-Type': 'text/html; charset=utf-8', ...refers } },
-      once(view.html),
-    );
-    const concurrent = { 'WARC-Concurrent-To': recordId(conversion) };
-    const screenshot =
-      view.screenshot &&
-      WARCRecord.create(
-        { url: `urn:screenshot:${view.url}`, date, type: 'resource', warcVersion: WARC_VERSION, warcHeaders: { 'Content-Type': 'image/png', ...concurrent } },
-        once(view.screenshot),
-      );
-    const lines = Object.entries({ 'run-id': view.runId, fetcher: 'browser', ...view.fields }).map(([k, v]) => `${k}: ${String(v).replace(/\s+/g, ' ')}`);
-    const metadata = WARCRecord.create(
-      { url: view.url, date, type: 'metadata', warcVersion: WARC_VERSION, warcHeaders: { 'Content-Type': 'application/warc-fields', ...concurrent } },
-      once(new TextEncoder().encode(`${lines.join('\r\n')}\r\n`)),
-    );
-    const parts = await Promise.all([conversion, screenshot, metadata].filter((r): r is WARCRecord => Boolean(r)).map((r) => serializeGzipped(r, this.clock)));
+    const id = newRecordId();
+    const concurrent = { 'WARC-Concurrent-To': id };
+    const specs: RecordSpec[] = [{ type: 'conversion', id, date, url: view.url, headers: refers, contentType: 'text/html; charset=utf-8', payload: view.html }];
+    if (view.screenshot)
+      specs.push({
+        type: 'resource',
+        id: newRecordId(),
+        date,
+        url: `urn:screenshot:${view.url}`,
+        headers: concurrent,
+        contentType: 'image/png',
+        payload: view.screenshot,
+      });
+    const fields = warcFields({ 'run-id': view.runId, fetcher: 'browser', ...view.fields });
+    specs.push({ type: 'metadata', id: newRecordId(), date, url: view.url, headers: concurrent, contentType: 'application/warc-fields', payload: fields });
+    const parts = await Promise.all(specs.map((spec) => gzipRecord(spec, this.clock)));
     await this.ensureFile(view.runId, view.date);
     const locations = this.append(parts);
-    return { ...locations[0]!, recordId: recordId(conversion) };
+    return { ...locations[0]!, recordId: id };
   }
 
   /** The response (or rendered view) recorded at a location this writer's directory holds. */

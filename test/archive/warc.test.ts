@@ -59,6 +59,32 @@ test('writes request, response and metadata records that a WARC reader reads bac
   }
 });
 
+test('a header value with a line break stays on its line: it cannot end the header block or add a header', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const writer = new WarcWriter(dir);
+    const plain = exchange(1);
+    const sneaky = {
+      ...plain,
+      requestHeaders: { ...plain.requestHeaders, 'x-note': 'a\r\n\r\nGET /other HTTP/1.1' },
+      response: { ...plain.response, headers: { ...plain.response.headers, 'x-note': 'b\r\nWARC-Type: resource' } },
+    };
+    await writer.write(sneaky);
+    writer.close();
+    const records = [];
+    for await (const r of readWarc(join(dir, readdirSync(dir)[0]!))) records.push(r);
+    assert.deepEqual(
+      records.map((r) => r.type),
+      ['warcinfo', 'request', 'response', 'metadata'],
+    );
+    assert.equal(records[1]!.http?.headers['x-note'], 'a GET /other HTTP/1.1');
+    assert.equal(records[2]!.http?.headers['x-note'], 'b WARC-Type: resource');
+    assert.equal(records[2]!.payload.toString(), '<html><body>page 1</body></html>');
+  } finally {
+    cleanup();
+  }
+});
+
 test('rotates files by size', async () => {
   const { dir, cleanup } = tempDir();
   try {
