@@ -2,6 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from '../../shared/store/local/sqlite-driver.js';
+import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
+import { page, row } from '../store-records.js';
 import { serve, tempDir } from '../helpers.js';
 import { runCli, type CliResult } from './cli-process.js';
 import { openDb } from './crawl-helpers.js';
@@ -79,6 +84,55 @@ test('a full disk ends the crawl with one clear line and its summary, the run in
     for (const p of before) assert.ok(pages.includes(p.url), `${p.url} kept`);
   } finally {
     await server.close();
+    cleanup();
+  }
+});
+
+test('a migration that finds the disk full says so and leaves the directory as it was; with room it migrates', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const first = new SqliteCrawlStore(dir);
+    const run = await first.createRun(['http://a.test/'], {}, 1);
+    await first.addUrls([row(run.id, 'a')]);
+    await first.commitFetch({ runId: run.id, urlId: 'a', state: 'done', attempts: 1, page: page(run.id, 'a', 'h1', 5) });
+    await first.close();
+    // Back to data schema 11: the links WITHOUT ROWID, 20,000 of them (~8 MB for the migration to copy).
+    const old = new Database(join(dir, 'trawl.db'));
+    old.exec(`ALTER TABLE edges RENAME TO edges_11;
+      CREATE TABLE edges (from_id TEXT NOT NULL, snapshot TEXT NOT NULL, to_id TEXT NOT NULL, to_url TEXT NOT NULL, anchor TEXT NOT NULL,
+        context TEXT NOT NULL DEFAULT '', section TEXT NOT NULL DEFAULT 'body', rel TEXT NOT NULL, internal INTEGER NOT NULL DEFAULT 1,
+        nofollow INTEGER NOT NULL, to_page_id TEXT, PRIMARY KEY (from_id, snapshot, to_id)) WITHOUT ROWID;
+      DROP TABLE edges_11;
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+        INSERT INTO edges SELECT 'a', 'h1', 'to' || i, 'http://a.test/to' || i, 'link ' || i, printf('%.300c', 'x'), 'body', '', 1, 0, NULL FROM n;
+      UPDATE meta SET value = '11' WHERE key = 'schema_version';
+      PRAGMA wal_checkpoint(TRUNCATE);`);
+    old.close();
+    const state = () => {
+      const db = new Database(join(dir, 'trawl.db'), { readonly: true });
+      try {
+        return {
+          version: (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+          links: (db.prepare('SELECT count(*) AS n FROM edges').get() as { n: number }).n,
+          withoutRowid: /WITHOUT ROWID/.test((db.prepare("SELECT sql FROM sqlite_master WHERE name = 'edges'").get() as { sql: string }).sql),
+        };
+      } finally {
+        db.close();
+      }
+    };
+    const kib = Math.ceil(statSync(join(dir, 'trawl.db')).size / 1024);
+    const full = await runCapped(['status', '--data', dir], kib + 256);
+    assert.equal(full.code, 2, `a data directory trawl cannot use (stderr: ${full.stderr})`);
+    assert.match(
+      full.stderr,
+      /^trawl: .*trawl\.db could not be migrated from data schema 11 to 12: the disk is full \((EFBIG|SQLITE_IOERR_WRITE|SQLITE_FULL|ENOSPC)\), and a migration may copy a whole table; the file is unchanged at schema 11: free some space, then run the command again$/m,
+    );
+    assert.deepEqual(state(), { version: '11', links: 20000, withoutRowid: true });
+    const roomy = await runCli(['status', '--data', dir]);
+    assert.equal(roomy.code, 0, roomy.stderr);
+    assert.match(roomy.stderr, /migrated .* from data schema 11 to 12/);
+    assert.deepEqual(state(), { version: '12', links: 20000, withoutRowid: false });
+  } finally {
     cleanup();
   }
 });

@@ -1,6 +1,6 @@
 // The data schema's version in a database file: migrating an older one forward, refusing a newer one or another program's.
 import type { Db } from './sqlite-types.js';
-import { DataDirError } from '../../errors.js';
+import { DataDirError, noRoomCode } from '../../errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
 /** Takes an older data directory forward, one version at a time, each step in its own transaction. */
@@ -11,11 +11,21 @@ function migrate(db: Db, file: string, from: number): void {
       throw new DataDirError(
         `${file} was written by trawl data schema ${from}, which this trawl (schema ${SCHEMA_VERSION}) cannot migrate: use a new --data directory`,
       );
-    db.transaction(() => {
-      if (typeof sql === 'string') db.exec(sql);
-      else sql(db);
-      db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(v + 1));
-    })();
+    try {
+      db.transaction(() => {
+        if (typeof sql === 'string') db.exec(sql);
+        else sql(db);
+        db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(v + 1));
+      })();
+    } catch (err) {
+      const code = noRoomCode(err);
+      if (!code) throw err;
+      // The step's transaction rolled back: the file is as the previous step left it.
+      throw new DataDirError(
+        `${file} could not be migrated from data schema ${v} to ${v + 1}: the disk is full (${code}), and a migration may copy a whole table; the file is unchanged at schema ${v}: free some space, then run the command again`,
+        { cause: err },
+      );
+    }
     process.stderr.write(`trawl: migrated ${file} from data schema ${v} to ${v + 1}\n`);
   }
 }
