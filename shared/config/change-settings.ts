@@ -1,13 +1,8 @@
 import { z } from 'zod';
 import { list, setting } from './setting.js';
+import { CHANGE_KINDS, type ChangeKind } from './change-kinds.js';
 
-/**
- * What changed between runs, per URL (`trawl changes`). A URL has at most one content kind in a run
- * (`new`, `changed`, `unchanged`, `removed`) and any of the link kinds (`orphaned`, `newly-linked`,
- * `rank-shift`).
- */
-export const CHANGE_KINDS = ['new', 'changed', 'unchanged', 'removed', 'orphaned', 'newly-linked', 'rank-shift'] as const;
-export type ChangeKind = (typeof CHANGE_KINDS)[number];
+export { CHANGE_KINDS, type ChangeKind };
 
 /**
  * The monitor of a crawl: which of its changes are worth telling (events, webhooks, the crawl's

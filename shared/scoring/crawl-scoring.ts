@@ -1,7 +1,8 @@
 // What a crawl takes from its scoring profile: the frontier priority (focused or the general
 // default), the query, and the CSS-selector fields (the profile's, then the command line's).
 import type { CrawlSettings } from '../config/settings.js';
-import { fieldSpecs, type FieldSpec } from '../extract/fields.js';
+import type { FieldSpec } from '../extract/fields.js';
+import { fieldSpecs } from '../extract/field-specs.js';
 import { defaultPriority, type PriorityFn } from '../frontier/priority.js';
 import { focusedPriority } from './focus.js';
 import { loadProfile, type Profile } from './profile.js';

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { CrawlConfigError } from '../errors.js';
-import { FieldSpecSchema, fieldSpec } from '../extract/fields.js';
+import { FieldSpecSchema, fieldSpec } from '../extract/field-specs.js';
 import { checkFieldWeights, DEFAULT_FIELD_WEIGHTS } from './contextual.js';
 import defaultProfile from '../../profiles/default.json' with { type: 'json' };
 import fireProtection from '../../profiles/fire-protection.json' with { type: 'json' };

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { extractFields, fieldFromFlag, fieldSpec, fieldSpecs } from '../../shared/extract/fields.js';
+import { extractFields } from '../../shared/extract/fields.js';
+import { fieldFromFlag, fieldSpec, fieldSpecs } from '../../shared/extract/field-specs.js';
 
 const PAGE = `<html><head><title>T</title><script>var s = "NFPA 99";</script></head><body>
 <h1>Acme</h1><p class="price">From $1,250.50 a year</p><time datetime="2024-03-01">March 1, 2024</time>

@@ -15,7 +15,8 @@ test('field extraction (cheerio, loaded on first use) runs from a Lambda bundle 
   try {
     await build({
       stdin: {
-        contents: `import { extractFields, fieldFromFlag } from './shared/extract/fields.js';
+        contents: `import { extractFields } from './shared/extract/fields.js';
+import { fieldFromFlag } from './shared/extract/field-specs.js';
 console.log(JSON.stringify(extractFields('<h1>Acme</h1><p class="price">$1,250.50</p>', 'https://a.test/', [fieldFromFlag('title=h1', 0), fieldFromFlag('price:number=.price', 1)])));`,
         resolveDir: process.cwd(),
         loader: 'ts',
