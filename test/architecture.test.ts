@@ -127,3 +127,29 @@ test('every module sits in a layer and imports nothing from a layer above it; th
   }
   assert.deepEqual(problems, []);
 });
+
+/** The modules a file loads when it is imported: static imports that are not type-only (a dynamic import loads on demand). */
+function loadedModules(entry: string): { files: Set<string>; packages: Map<string, string> } {
+  const STATIC = /(?:^|\n)\s*(?:import|export)\s(?!type\s)[^;]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
+  const files = new Set<string>();
+  const packages = new Map<string, string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(STATIC)) {
+      const spec = (m[1] ?? m[2])!;
+      if (spec.startsWith('.')) visit(normalize(join(dirname(file), spec)).replace(/\.js$/, '.ts'));
+      else if (!spec.startsWith('node:')) packages.set(spec, file);
+    }
+  };
+  visit(entry);
+  return { files, packages };
+}
+
+test('the extraction worker and the writer thread load no zod (~3.4 MB of heap in every isolate that does)', () => {
+  for (const entry of ['shared/extract/run-extract.ts', 'shared/store/local/sqlite-writer-thread.ts']) {
+    const { files, packages } = loadedModules(entry);
+    assert.ok(files.size > 3, `${entry} and what it imports were read`);
+    assert.equal(packages.get('zod'), undefined, `${entry} loads zod through ${packages.get('zod')}: keep checks of user input out of its modules`);
+  }
+});
