@@ -41,8 +41,9 @@ function sha256(...parts: Uint8Array[]): string {
   return `sha256:${hash.digest('hex')}`;
 }
 
-/** A header value on one line: a line break in a value would end the header block early. */
+/** A header on one line: a line break in a name or value would end the header block early. */
 const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ');
+const field = ([name, value]: [string, string]) => `${oneLine(name)}: ${oneLine(value)}`;
 
 /**
  * The record's bytes, in pieces to write or compress in order (the payload is one of them,
@@ -50,9 +51,8 @@ const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ');
  * a record that is not HTTP has its payload as its block. A warcinfo record has no digests.
  */
 export function recordPieces(spec: RecordSpec): Uint8Array[] {
-  const head =
-    spec.http && Buffer.from(`${[spec.http.startLine, ...Object.entries(spec.http.fields).map(([k, v]) => `${k}: ${oneLine(v)}`)].join('\r\n')}\r\n\r\n`);
-  const lines = [WARC_VERSION, ...Object.entries(spec.headers ?? {}).map(([k, v]) => `${k}: ${oneLine(v)}`)];
+  const head = spec.http && Buffer.from(`${[spec.http.startLine, ...Object.entries(spec.http.fields).map(field)].join('\r\n')}\r\n\r\n`);
+  const lines = [WARC_VERSION, ...Object.entries(spec.headers ?? {}).map(field)];
   if (spec.url !== undefined) lines.push(`WARC-Target-URI: ${oneLine(spec.url)}`);
   lines.push(`WARC-Date: ${spec.date}`, `WARC-Type: ${spec.type}`, `WARC-Record-ID: ${spec.id}`);
   if (spec.contentType) lines.push(`Content-Type: ${spec.contentType}`);

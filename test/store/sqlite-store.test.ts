@@ -143,6 +143,12 @@ test('migrates a data directory of the previous schema forward, keeping its data
     await reader.close();
     const store = new SqliteCrawlStore(dir);
     assert.equal(await store.claimBody('h1', 'other', 9), 'a', 'the owners of stored bodies were carried over');
+    await store.saveExtraction([edge('a', 'h1', 'b', { anchor: 'again' })], undefined, []);
+    assert.deepEqual(
+      (await store.outlinks('a')).map((e) => [e.toId, e.anchor]),
+      [['b', 'again']],
+      'the migrated links keep one row a source snapshot and target',
+    );
     await store.close();
   } finally {
     cleanup();
