@@ -1,6 +1,6 @@
 // npm run gen:options — writes shared/library/settings-options.ts from the settings table, so the
 // library's typed options (with TSDoc and @default) never drift from the table. A test checks it.
-import { CHANGE_KINDS } from '../shared/config/change-settings.js';
+import { CHANGE_KINDS } from '../shared/config/change-kinds.js';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '../shared/config/settings.js';

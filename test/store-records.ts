@@ -67,3 +67,24 @@ export const extract = (id: string, text: string, snapshot: string, extra: Parti
   metadata: {},
   ...extra,
 });
+
+/** The frontier and the links as data schema 11 had them: WITHOUT ROWID, keyed by random ids. */
+const SCHEMA_11 = {
+  frontier: {
+    columns: `run_id INTEGER NOT NULL, url_id TEXT NOT NULL, url TEXT NOT NULL, host TEXT NOT NULL, depth INTEGER NOT NULL, priority REAL NOT NULL,
+      kind TEXT NOT NULL, state TEXT NOT NULL, reason TEXT, inlinks INTEGER NOT NULL DEFAULT 0, fresh INTEGER NOT NULL DEFAULT 0,
+      redirects INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, not_before INTEGER NOT NULL DEFAULT 0, discovered_from TEXT`,
+    key: 'run_id, url_id',
+  },
+  edges: {
+    columns: `from_id TEXT NOT NULL, snapshot TEXT NOT NULL, to_id TEXT NOT NULL, to_url TEXT NOT NULL, anchor TEXT NOT NULL,
+      context TEXT NOT NULL DEFAULT '', section TEXT NOT NULL DEFAULT 'body', rel TEXT NOT NULL, internal INTEGER NOT NULL DEFAULT 1,
+      nofollow INTEGER NOT NULL, to_page_id TEXT`,
+    key: 'from_id, snapshot, to_id',
+  },
+};
+
+/** SQL that puts a table back in its schema-11 shape, its rows kept (its indexes go with the old table). */
+export const backToSchema11 = (table: keyof typeof SCHEMA_11) =>
+  `ALTER TABLE ${table} RENAME TO ${table}_11; CREATE TABLE ${table} (${SCHEMA_11[table].columns}, PRIMARY KEY (${SCHEMA_11[table].key})) WITHOUT ROWID;
+   INSERT INTO ${table} SELECT * FROM ${table}_11; DROP TABLE ${table}_11;`;

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { CHANGE_KINDS } from '../config/change-settings.js';
+import { CHANGE_KINDS } from '../config/change-kinds.js';
 import { pageId } from './schemas.js';
 
 /** Most changes one `/changes` answer lists. */

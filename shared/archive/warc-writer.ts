@@ -223,10 +223,10 @@ export class WarcWriter {
     ];
     if (ex.response && responseId) {
       const { status, headers, body, truncated } = ex.response;
-      const fields: Record<string, string> = {};
-      for (const [k, v] of Object.entries(headers)) if (!WIRE_HEADERS.has(k)) fields[k] = v;
-      if (headers['content-encoding']) fields['x-trawl-original-content-encoding'] = headers['content-encoding'];
-      fields['content-length'] = String(body?.length ?? 0);
+      const httpFields: Record<string, string> = {};
+      for (const [k, v] of Object.entries(headers)) if (!WIRE_HEADERS.has(k)) httpFields[k] = v;
+      if (headers['content-encoding']) httpFields['x-trawl-original-content-encoding'] = headers['content-encoding'];
+      httpFields['content-length'] = String(body?.length ?? 0);
       specs.push({
         type: 'response',
         id: responseId,
@@ -234,7 +234,7 @@ export class WarcWriter {
         url: ex.url,
         headers: truncated ? { 'WARC-Truncated': 'length' } : {},
         contentType: 'application/http; msgtype=response',
-        http: { startLine: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trim(), fields },
+        http: { startLine: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trim(), fields: httpFields },
         payload: body ?? EMPTY,
       });
     }

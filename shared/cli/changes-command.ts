@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { CHANGE_KINDS, type ChangeKind } from '../config/change-settings.js';
+import { CHANGE_KINDS, type ChangeKind } from '../config/change-kinds.js';
 import { diffText } from '../changes/text-diff.js';
 import { didYouMean } from './usage.js';
 import { jsonLine, changeCountsText } from './render.js';

@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { list, setting } from './setting.js';
 import { CHANGE_KINDS, type ChangeKind } from './change-kinds.js';
 
-export { CHANGE_KINDS, type ChangeKind };
-
 /**
  * The monitor of a crawl: which of its changes are worth telling (events, webhooks, the crawl's
  * own output). Every change is still kept and listed by `trawl changes`; these settings only

@@ -1,5 +1,5 @@
 import { monitorOf, told } from '../changes/monitor.js';
-import { CHANGE_KINDS } from '../config/change-settings.js';
+import { CHANGE_KINDS } from '../config/change-kinds.js';
 import { basename } from 'node:path';
 import { type CrawlSettings, type SettingName } from '../config/settings.js';
 import { resolveSettings, type Env } from '../config/resolve.js';

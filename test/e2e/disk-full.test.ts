@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from '../../shared/store/local/sqlite-driver.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
-import { page, row } from '../store-records.js';
+import { backToSchema11, page, row } from '../store-records.js';
 import { serve, tempDir } from '../helpers.js';
 import { runCli, type CliResult } from './cli-process.js';
 import { openDb } from './crawl-helpers.js';
@@ -98,11 +98,7 @@ test('a migration that finds the disk full says so and leaves the directory as i
     await first.close();
     // Back to data schema 11: the links WITHOUT ROWID, 20,000 of them (~8 MB for the migration to copy).
     const old = new Database(join(dir, 'trawl.db'));
-    old.exec(`ALTER TABLE edges RENAME TO edges_11;
-      CREATE TABLE edges (from_id TEXT NOT NULL, snapshot TEXT NOT NULL, to_id TEXT NOT NULL, to_url TEXT NOT NULL, anchor TEXT NOT NULL,
-        context TEXT NOT NULL DEFAULT '', section TEXT NOT NULL DEFAULT 'body', rel TEXT NOT NULL, internal INTEGER NOT NULL DEFAULT 1,
-        nofollow INTEGER NOT NULL, to_page_id TEXT, PRIMARY KEY (from_id, snapshot, to_id)) WITHOUT ROWID;
-      DROP TABLE edges_11;
+    old.exec(`${backToSchema11('edges')}
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
         INSERT INTO edges SELECT 'a', 'h1', 'to' || i, 'http://a.test/to' || i, 'link ' || i, printf('%.300c', 'x'), 'body', '', 1, 0, NULL FROM n;
       UPDATE meta SET value = '11' WHERE key = 'schema_version';

@@ -7,7 +7,7 @@ import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { WRITE_SQL } from '../../shared/store/local/sqlite-writes.js';
 import { DataDirError } from '../../shared/errors.js';
 import { tempDir } from '../helpers.js';
-import { edge, fetchRecord, page, row } from '../store-records.js';
+import { backToSchema11, edge, fetchRecord, page, row } from '../store-records.js';
 
 test('summarises a run from its frontier and fetch records (the contract suite covers the writes)', async () => {
   const { dir, cleanup } = tempDir();
@@ -96,24 +96,9 @@ test('migrates a data directory of the previous schema forward, keeping its data
     // …and no table of small bodies (schema 11).
     db.exec('DROP TABLE body_bytes');
     // …and the frontier and the links WITHOUT ROWID (schema 12), their indexes gone with the tables renamed away.
-    const withoutRowid = (table: string, columns: string, key: string) =>
-      `ALTER TABLE ${table} RENAME TO ${table}_11; CREATE TABLE ${table} (${columns}, PRIMARY KEY (${key})) WITHOUT ROWID;
-       INSERT INTO ${table} SELECT * FROM ${table}_11; DROP TABLE ${table}_11;`;
     db.exec(
-      withoutRowid(
-        'frontier',
-        `run_id INTEGER NOT NULL, url_id TEXT NOT NULL, url TEXT NOT NULL, host TEXT NOT NULL, depth INTEGER NOT NULL, priority REAL NOT NULL,
-         kind TEXT NOT NULL, state TEXT NOT NULL, reason TEXT, inlinks INTEGER NOT NULL DEFAULT 0, fresh INTEGER NOT NULL DEFAULT 0,
-         redirects INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, not_before INTEGER NOT NULL DEFAULT 0, discovered_from TEXT`,
-        'run_id, url_id',
-      ) +
-        withoutRowid(
-          'edges',
-          `from_id TEXT NOT NULL, snapshot TEXT NOT NULL, to_id TEXT NOT NULL, to_url TEXT NOT NULL, anchor TEXT NOT NULL,
-           context TEXT NOT NULL DEFAULT '', section TEXT NOT NULL DEFAULT 'body', rel TEXT NOT NULL, internal INTEGER NOT NULL DEFAULT 1,
-           nofollow INTEGER NOT NULL, to_page_id TEXT`,
-          'from_id, snapshot, to_id',
-        ) +
+      backToSchema11('frontier') +
+        backToSchema11('edges') +
         "INSERT INTO edges VALUES ('a', 'h1', 'b', 'http://a.test/b', 'next', 'read next', 'body', '', 1, 0, NULL);",
     );
     db.close();

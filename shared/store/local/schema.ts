@@ -155,7 +155,6 @@ const frontierSql = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
   discovered_from TEXT,
   PRIMARY KEY (run_id, url_id)
 );`;
-const FRONTIER_COLUMNS = 'run_id, url_id, url, host, depth, priority, kind, state, reason, inlinks, fresh, redirects, attempts, not_before, discovered_from';
 /** The queued URLs of a host best first (a frontier held in memory only in part reads them back); it serves the (run_id, state) lookups too. */
 const FRONTIER_QUEUE_SQL = 'CREATE INDEX IF NOT EXISTS frontier_queue ON frontier (run_id, state, host, priority);';
 
@@ -173,16 +172,21 @@ const edgesSql = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
   to_page_id TEXT,
   UNIQUE (from_id, snapshot, to_id)
 );`;
-const EDGE_COLUMNS = 'from_id, snapshot, to_id, to_url, anchor, context, section, rel, internal, nofollow, to_page_id';
 const EDGE_INDEXES_SQL = `CREATE INDEX IF NOT EXISTS edges_to ON edges (to_id);
 CREATE INDEX IF NOT EXISTS edges_to_page ON edges (to_page_id);`;
 
+/** The column names a CREATE TABLE statement above declares, in order. */
+const columnsOf = (ddl: string) => [...ddl.matchAll(/^ {2}([a-z_]+) (?:INTEGER|TEXT|REAL|BLOB)\b/gm)].map((m) => m[1]).join(', ');
+
 /** Copies a table into its rowid successor and puts the successor in its place (its indexes go with the old table). */
-const rebuilt = (table: string, create: (name: string) => string, columns: string, indexes: string) => `${create(`${table}_v12`)}
+const rebuilt = (table: string, create: (name: string) => string, indexes: string) => {
+  const columns = columnsOf(create(table));
+  return `${create(`${table}_v12`)}
   INSERT INTO ${table}_v12 (${columns}) SELECT ${columns} FROM ${table};
   DROP TABLE ${table};
   ALTER TABLE ${table}_v12 RENAME TO ${table};
   ${indexes}`;
+};
 
 /** SQL that takes a data directory from version N to N + 1, keyed by N. */
 export const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
@@ -214,8 +218,8 @@ export const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
   // v11: small raw bodies in the database (see BODY_BYTES_SQL); the files of earlier runs are read where they are.
   10: BODY_BYTES_SQL,
   // v12: the frontier and the links in rowid tables (see frontierSql).
-  11: `${rebuilt('frontier', frontierSql, FRONTIER_COLUMNS, FRONTIER_QUEUE_SQL)}
-       ${rebuilt('edges', edgesSql, EDGE_COLUMNS, EDGE_INDEXES_SQL)}`,
+  11: `${rebuilt('frontier', frontierSql, FRONTIER_QUEUE_SQL)}
+       ${rebuilt('edges', edgesSql, EDGE_INDEXES_SQL)}`,
 };
 
 export const SCHEMA_SQL = `
