@@ -62,7 +62,6 @@ export function searchApi(): Handler {
     const crawls = config.runMachineArn
       ? {
           jobs: new ApiCrawls({ store, runs: new SfnWorkflow(clients.sfn, config.runMachineArn), defaults: config.apiCrawlSettings }),
-          writeAuth: 'iam' as const,
           allowPrivateNetwork: config.apiCrawlSettings.allowPrivateNetwork === true,
         }
       : undefined;
@@ -87,6 +86,9 @@ export function searchApi(): Handler {
       ui: loadUiAssets(),
       logger: createLogger('warn'),
       crawls,
+      // Behind IAM auth the signed request authorises writes (AWS checked lambda:InvokeFunctionUrl before
+      // it arrived); a public URL's shared key never writes.
+      writeAuth: config.apiKeySha256 ? 'token' : 'iam',
       // The MCP tools on the same URL and auth: search, pages and links; crawl and crawl_status with api.startCrawls.
       mcp: mcpHttpHandler({
         read: (use) => use(deps),

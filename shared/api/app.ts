@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { authGuard, hostGuard, securityHeaders } from './guards.js';
+import { writeDecision, writeGuard, type WriteAccess, type WritePolicy } from './write-access.js';
 import { ApiMetrics } from './metrics.js';
 import { json, newRouter, type ApiDeps } from './router.js';
 import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
@@ -17,7 +18,7 @@ import type { UiAssets } from './ui-assets.js';
 
 export type { ApiDeps } from './router.js';
 
-export interface ApiOptions {
+export interface ApiOptions extends WritePolicy {
   /** Every request but `/healthz` must carry it: `Authorization: Bearer <token>`. */
   token?: string;
   /**
@@ -31,10 +32,13 @@ export interface ApiOptions {
    * @default []
    */
   allowedHosts?: readonly string[];
-  /** Crawls started over HTTP (`/crawls`), with who authorises them; absent: no `/crawls`. */
+  /** Crawls started over HTTP (`/crawls`); absent: no `/crawls`. Starting and stopping them needs write access. */
   crawls?: CrawlsRouteOptions & { jobs: CrawlLauncher };
-  /** The MCP tools over Streamable HTTP at `/mcp` (see `mcpHttpHandler`); absent: no `/mcp`. */
-  mcp?: (request: Request) => Promise<Response>;
+  /**
+   * The MCP tools over Streamable HTTP at `/mcp` (see `mcpHttpHandler`), told whether the request
+   * may write (its writing tools refuse otherwise); absent: no `/mcp`.
+   */
+  mcp?: (request: Request, access: WriteAccess) => Promise<Response>;
   /** The built web UI, served at `/`; without it `/` says how to build it. */
   ui?: UiAssets;
   logger?: Logger;
@@ -55,7 +59,10 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
   });
   app.use('*', securityHeaders);
   app.use('*', hostGuard(options.allowedHosts ?? []));
-  app.use('*', authGuard({ ...options, writeToken: options.crawls?.writeToken }));
+  app.use('*', authGuard(options));
+  // One write decision for every route and every MCP tool.
+  const decide = writeDecision(options);
+  app.use('*', writeGuard(decide, ['/mcp']));
   app.onError((err, c) => {
     options.logger?.error('api request failed', { path: c.req.path, error: errorMessage(err) });
     return c.json({ error: 'internal error: the server log has the details' }, 500);
@@ -68,7 +75,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
 
   if (options.mcp) {
     const mcp = options.mcp;
-    app.all('/mcp', (c) => mcp(c.req.raw));
+    app.all('/mcp', (c) => mcp(c.req.raw, decide(c.req.header('authorization'))));
   }
   if (options.crawls) app.route('/', crawlsRoutes(options.crawls.jobs, options.crawls));
   app.route('/', searchRoutes(deps, metrics));

@@ -2,11 +2,12 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
-import { preflight } from '../fetch/preflight.js';
+import { checkJobSeeds, MAX_JOB_SEEDS } from './job-seeds.js';
 import { hybridSearch } from '../search/hybrid.js';
 import { targetId } from '../targets/route.js';
 import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
 import type { ApiDeps } from './router.js';
+import type { WriteAccess } from './write-access.js';
 import { version } from '../cli/usage.js';
 
 /**
@@ -31,16 +32,23 @@ const failure = (message: string) => ({ ...text(message), isError: true });
 /** A page's id, from its URL or the id itself (as search hits give it). */
 const idOf = (input: string): string => (/^[0-9a-f]{32}$/.test(input) ? input : targetId(input));
 
+/** A tool that only reads, and one that starts or archives something (it needs write access). */
+const READS = { readOnlyHint: true, openWorldHint: false } as const;
+const WRITES = { readOnlyHint: false, destructiveHint: false, openWorldHint: true } as const;
+
 /**
  * The Model Context Protocol server: tools an agent uses to crawl, follow a crawl, search, read a
  * page and its links, and fetch one page politely, each answering with what the agent needs for its
- * next step; pages are resources too (`trawl://page/<id>`).
+ * next step; pages are resources too (`trawl://page/<id>`). A tool whose annotations do not say it
+ * only reads runs only with write `access` (the same decision as the HTTP API's writing routes);
+ * over stdio the user who started the server has it.
  */
-export function createMcpServer(source: McpSource): McpServer {
+export function createMcpServer(source: McpSource, access: WriteAccess = { allowed: true }): McpServer {
   const server = new McpServer({ name: 'trawl', version: version() });
   const guarded =
-    <A>(run: (args: A) => Promise<ReturnType<typeof text>>) =>
+    <A>(annotations: { readOnlyHint: boolean }, run: (args: A) => Promise<ReturnType<typeof text>>) =>
     async (args: A) => {
+      if (!annotations.readOnlyHint && !access.allowed) return failure(`this tool starts or archives something: ${access.error}`);
       try {
         return await run(args);
       } catch (err) {
@@ -54,17 +62,17 @@ export function createMcpServer(source: McpSource): McpServer {
       'crawl',
       {
         description: 'Start a polite crawl (robots.txt, delays) from seed URLs; returns a job id for crawl_status.',
+        annotations: WRITES,
         inputSchema: {
-          seeds: z.array(z.string()).min(1).describe('URLs to start from (search queries and accounts work too)'),
+          seeds: z.array(z.string()).min(1).max(MAX_JOB_SEEDS).describe('URLs to start from (search queries and accounts work too)'),
           maxPages: z.number().int().min(1).max(100_000).optional().describe('stop after this many fetched pages (default 10,000)'),
           maxDepth: z.number().int().min(0).max(1000).optional().describe('links followed from a seed (default 20)'),
           enrich: z.boolean().optional().describe('summaries, tags, embeddings and the search index as pages are stored (default true)'),
         },
       },
-      guarded(async ({ seeds, maxPages, maxDepth, enrich }: { seeds: string[]; maxPages?: number; maxDepth?: number; enrich?: boolean }) => {
-        // Refused here, before a job exists, when a seed is on a private address the server was not started to reach.
-        for (const seed of seeds)
-          if (/^https?:\/\//i.test(seed)) await preflight(seed, { allowPrivateNetwork: source.allowPrivateNetwork, unresolved: 'pass' });
+      guarded(WRITES, async ({ seeds, maxPages, maxDepth, enrich }: { seeds: string[]; maxPages?: number; maxDepth?: number; enrich?: boolean }) => {
+        // Refused here, before a job exists: a seed trawl cannot fetch, or on a private address the server was not started to reach.
+        await checkJobSeeds(seeds, source.allowPrivateNetwork);
         const settings = Object.fromEntries(Object.entries({ maxPages, maxDepth }).filter(([, v]) => v !== undefined));
         const job = await jobs.start(seeds, { ...settings, enrich: enrich ?? true });
         return text({ id: job.id, status: job.status, next: 'call crawl_status with this id until status is finished' });
@@ -73,8 +81,8 @@ export function createMcpServer(source: McpSource): McpServer {
 
     server.registerTool(
       'crawl_status',
-      { description: 'Progress and, once finished, the summary of a crawl job.', inputSchema: { id: z.string() } },
-      guarded(async ({ id }: { id: string }) => {
+      { description: 'Progress and, once finished, the summary of a crawl job.', annotations: READS, inputSchema: { id: z.string() } },
+      guarded(READS, async ({ id }: { id: string }) => {
         const job = await jobs.get(id);
         if (!job) return failure(`no crawl job ${id}: ids come from the crawl tool`);
         return text(job);
@@ -87,6 +95,7 @@ export function createMcpServer(source: McpSource): McpServer {
     {
       description:
         'Hybrid search (full text and vectors) over the crawled, enriched pages; each hit with its URL, title, summary, tags, why it matched and its id.',
+      annotations: READS,
       inputSchema: {
         query: z.string().min(1),
         limit: z.number().int().min(1).max(50).optional(),
@@ -94,7 +103,7 @@ export function createMcpServer(source: McpSource): McpServer {
         domain: z.string().optional(),
       },
     },
-    guarded(async ({ query, limit, tags, domain }: { query: string; limit?: number; tags?: string[]; domain?: string }) =>
+    guarded(READS, async ({ query, limit, tags, domain }: { query: string; limit?: number; tags?: string[]; domain?: string }) =>
       source.read(async (deps) => {
         const result = await hybridSearch(deps, {
           q: query,
@@ -113,9 +122,10 @@ export function createMcpServer(source: McpSource): McpServer {
     'get_page',
     {
       description: 'A stored page: its markdown (paged for long pages), metadata, summary and tags.',
+      annotations: READS,
       inputSchema: { url: z.string().describe('the page URL (or its id from search)'), offset: z.number().int().min(0).optional() },
     },
-    guarded(async ({ url, offset }: { url: string; offset?: number }) =>
+    guarded(READS, async ({ url, offset }: { url: string; offset?: number }) =>
       source.read(async (deps) => {
         const id = idOf(url);
         const page = await deps.store.getPage(id);
@@ -144,9 +154,10 @@ export function createMcpServer(source: McpSource): McpServer {
     'links',
     {
       description: 'Links into and out of a page, with their anchor text, surrounding text and page section.',
+      annotations: READS,
       inputSchema: { url: z.string(), direction: z.enum(['in', 'out', 'both']).optional(), limit: z.number().int().min(1).max(500).optional() },
     },
-    guarded(async ({ url, direction, limit }: { url: string; direction?: 'in' | 'out' | 'both'; limit?: number }) =>
+    guarded(READS, async ({ url, direction, limit }: { url: string; direction?: 'in' | 'out' | 'both'; limit?: number }) =>
       source.read(async (deps) => {
         const n = limit ?? 100;
         const id = idOf(url);
@@ -173,9 +184,10 @@ export function createMcpServer(source: McpSource): McpServer {
       'fetch_page',
       {
         description: 'Fetch one URL now, politely (robots.txt first), archived in the data directory; returned as markdown.',
+        annotations: WRITES,
         inputSchema: { url: z.string() },
       },
-      guarded(async ({ url }: { url: string }) => text(await fetchPage(url))),
+      guarded(WRITES, async ({ url }: { url: string }) => text(await fetchPage(url))),
     );
 
   server.registerResource(
@@ -195,9 +207,9 @@ export function createMcpServer(source: McpSource): McpServer {
  * The same tools over MCP's Streamable HTTP (`/mcp` on `trawl serve` and on the search API's
  * Function URL, behind their auth): stateless, one server per request, the source shared.
  */
-export function mcpHttpHandler(source: McpSource): (request: Request) => Promise<Response> {
-  return async (request) => {
-    const server = createMcpServer(source);
+export function mcpHttpHandler(source: McpSource): (request: Request, access: WriteAccess) => Promise<Response> {
+  return async (request, access) => {
+    const server = createMcpServer(source, access);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

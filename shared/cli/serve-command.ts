@@ -34,6 +34,8 @@ export interface ServeFlags {
 export interface RunningServer {
   /** `http://host:port/` */
   url: string;
+  /** Every route it answers, as Hono registered it (middleware entries included, as method `ALL`). */
+  routes: ReadonlyArray<{ method: string; path: string }>;
   close(): Promise<void>;
 }
 
@@ -100,7 +102,8 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       ui: loadUiAssets(),
       logger: createLogger('warn'),
       mcp: mcpHttpHandler(localMcpSource(mcpOptions, jobs)),
-      crawls: { jobs, writeToken, allowPrivateNetwork: settings.allowPrivateNetwork },
+      writeToken,
+      crawls: { jobs, allowPrivateNetwork: settings.allowPrivateNetwork },
     },
   );
   const server = serve({ fetch: app.fetch, hostname: host, port });
@@ -119,6 +122,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}/`,
+    routes: app.routes.map(({ method, path }) => ({ method, path })),
     async close() {
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,17 +1,15 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
 import { JOB_SETTINGS, type JobSetting } from '../crawl-jobs.js';
 import type { CrawlLauncher, JobEvent } from '../../store/ports/crawl-launcher.js';
 import { SETTINGS } from '../../config/settings.js';
 import { errors, json, newRouter } from '../router.js';
-import { preflight } from '../../fetch/preflight.js';
+import { checkJobSeeds, MAX_JOB_SEEDS } from '../job-seeds.js';
 import { UsageError } from '../../errors.js';
 
 const CrawlBody = z
   .object({
-    seeds: z.array(z.string().min(1)).min(1).max(100),
+    seeds: z.array(z.string().min(1)).min(1).max(MAX_JOB_SEEDS),
     // Each setting a job may choose, validated by the settings table's own schema.
     ...(Object.fromEntries(JOB_SETTINGS.map((name) => [name, SETTINGS[name].schema.optional()])) as {
       [K in JobSetting]: z.ZodOptional<(typeof SETTINGS)[K]['schema']>;
@@ -29,42 +27,14 @@ const JobBody = z.object({
   createdAt: z.number(),
 });
 
-const sha = (s: string) => createHash('sha256').update(s).digest();
-
-/**
- * Write routes need a token even on loopback: the write token, else the server's token; with
- * neither they are refused. Behind a Lambda Function URL with IAM auth (`iam`), the signed request
- * is the authorisation: AWS checked `lambda:InvokeFunctionUrl` before the request arrived.
- */
-function writeGuard(writeToken: string | undefined, auth: 'token' | 'iam'): MiddlewareHandler {
-  const expected = writeToken === undefined ? undefined : sha(writeToken);
-  return async (c, next) => {
-    if (c.req.method === 'GET' || auth === 'iam') return next();
-    if (!expected) return c.json({ error: 'starting crawls over HTTP is off: start trawl serve with --write-token <secret> (or TRAWL_API_WRITE_TOKEN)' }, 403);
-    const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
-    if (given === undefined || !timingSafeEqual(sha(given), expected))
-      return c.json({ error: 'missing or wrong write token: send Authorization: Bearer <write token>' }, 401);
-    return next();
-  };
-}
-
 export interface CrawlsRouteOptions {
-  writeToken?: string;
   /** Seeds on private or loopback addresses are refused unless this is set. */
   allowPrivateNetwork: boolean;
-  /**
-   * Who authorises writes: a write token (`token`, the default) or the Function URL's IAM auth (`iam`).
-   * @default 'token'
-   */
-  writeAuth?: 'token' | 'iam';
 }
 
 /** `/crawls`: start a crawl (202 with its id), follow it (status, Server-Sent Events), stop it. */
 export function crawlsRoutes(jobs: CrawlLauncher, options: CrawlsRouteOptions): OpenAPIHono {
   const router = newRouter();
-  const guard = writeGuard(options.writeToken, options.writeAuth ?? 'token');
-  router.use('/crawls', guard);
-  router.use('/crawls/*', guard);
   router.openapi(
     createRoute({
       method: 'post',
@@ -75,14 +45,12 @@ export function crawlsRoutes(jobs: CrawlLauncher, options: CrawlsRouteOptions): 
     }),
     async (c) => {
       const body = c.req.valid('json');
-      for (const seed of body.seeds)
-        if (/^https?:\/\//i.test(seed)) {
-          try {
-            await preflight(seed, { allowPrivateNetwork: options.allowPrivateNetwork, unresolved: 'pass' });
-          } catch (err) {
-            return c.json({ error: (err as Error).message }, 400);
-          }
-        }
+      try {
+        await checkJobSeeds(body.seeds, options.allowPrivateNetwork);
+      } catch (err) {
+        if (err instanceof UsageError) return c.json({ error: err.message }, 400);
+        throw err;
+      }
       const { seeds: _seeds, ...chosen } = body;
       try {
         const job = await jobs.start(body.seeds, { ...chosen, enrich: body.enrich ?? true });
