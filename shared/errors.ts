@@ -133,6 +133,14 @@ export class UsageError extends TrawlError {
   }
 }
 
+/** A server's job queue is full: the caller tries again once a job has ended (HTTP 429). */
+export class JobQueueFullError extends TrawlError {
+  constructor(message: string) {
+    super(message, 'stop-run');
+    this.name = 'JobQueueFullError';
+  }
+}
+
 /** The data directory cannot be used (unwritable, from another schema version, damaged). */
 export class DataDirError extends UsageError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,5 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { authGuard, hostGuard, securityHeaders } from './guards.js';
@@ -44,6 +46,15 @@ export interface ApiOptions extends WritePolicy {
   logger?: Logger;
 }
 
+/** The largest request body the API reads: 100 seeds of 2,048 characters and every job setting fit with room to spare. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+function clientError(err: HTTPException): string {
+  if (err.status === 415) return 'the body is not declared as JSON: send it with Content-Type: application/json';
+  if (/JSON/i.test(err.message)) return `the body is not valid JSON (${err.message}): send one JSON object, such as {"seeds":["https://example.com/"]}`;
+  return err.message;
+}
+
 /**
  * The HTTP API and the web UI as one Hono app, the same under Node (`trawl serve`) and in a Lambda
  * (`hono/aws-lambda`). Every parameter is validated by its route schema (a 400 names it), unknown
@@ -63,7 +74,17 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
   // One write decision for every route and every MCP tool.
   const decide = writeDecision(options);
   app.use('*', writeGuard(decide, ['/mcp']));
+  // A request body is a job or an MCP message: a few KiB. Larger ones are refused before they are read whole.
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => c.json({ error: `the request body is over ${MAX_BODY_BYTES / 1024} KiB: a crawl job or an MCP message needs far less` }, 413),
+    }),
+  );
   app.onError((err, c) => {
+    // Hono's own refusals (a body that is not JSON, or not declared as JSON) are the client's to mend.
+    if (err instanceof HTTPException && err.status < 500) return c.json({ error: clientError(err) }, err.status);
     options.logger?.error('api request failed', { path: c.req.path, error: errorMessage(err) });
     return c.json({ error: 'internal error: the server log has the details' }, 500);
   });

@@ -1,5 +1,6 @@
 import type { SettingName } from '../config/settings.js';
 import { randomUUID } from 'node:crypto';
+import { JobQueueFullError } from '../errors.js';
 import type { CrawlOptions } from '../library/crawl.js';
 import type { CrawlEvent } from '../pipeline/stages/progress.js';
 import type { RunSummary } from '../store/ports/index.js';
@@ -15,6 +16,11 @@ type CrawlFn = (seeds: readonly string[], options: CrawlOptions) => Promise<RunS
 const PAGE_BATCH = 25;
 /** A running job's progress is written to the book at most this often. */
 const PROGRESS_SAVE_MS = 2_000;
+/**
+ * Jobs waiting behind the running one, at most: a directory has one writer, so a longer queue only
+ * grows the book (read at every start) with crawls that would wait days.
+ */
+export const MAX_QUEUED_JOBS = 20;
 
 /**
  * The settings a crawl started over HTTP may choose. The server keeps the rest: the data directory,
@@ -73,6 +79,12 @@ export class CrawlJobs implements CrawlLauncher {
   }
 
   start(seeds: string[], options: JobOptions = {}): CrawlJob {
+    let queued = 0;
+    for (const run of this.jobs.values()) if (run.job.status === 'queued') queued++;
+    if (queued >= MAX_QUEUED_JOBS)
+      throw new JobQueueFullError(
+        `${queued} crawl jobs are queued already (at most ${MAX_QUEUED_JOBS}): try again when one has ended, or stop one (DELETE /crawls/{id})`,
+      );
     const job: CrawlJob = { id: randomUUID(), status: 'queued', seeds, progress: { requests: 0, pagesStored: 0, queued: 0, errors: 0 }, createdAt: Date.now() };
     const run: Running = { job, options, events: [], listeners: new Set(), stop: new AbortController() };
     this.jobs.set(job.id, run);

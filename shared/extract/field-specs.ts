@@ -1,6 +1,7 @@
 // The fields a profile or `--field` asks for, checked and normalised into FieldSpecs (fields.ts
 // runs them). Apart from fields.ts because it needs zod, which the extraction worker then does not
 // load: ~3.4 MB of live heap and ~6 MiB of RSS in every isolate that imports it.
+import { linearRegex } from '../util/linear-regex.js';
 import type { CheerioAPI } from 'cheerio';
 import { z } from 'zod';
 import { CrawlConfigError } from '../errors.js';
@@ -101,9 +102,9 @@ export function fieldSpec(name: string, input: FieldSpecInput, where: string): F
   if (problem) throw fail(`invalid CSS selector ${JSON.stringify(short.selector)}: ${problem}`);
   if (obj.match) {
     try {
-      new RegExp(obj.match, 'u');
+      linearRegex(obj.match);
     } catch (err) {
-      throw fail(`match is not a regular expression: ${(err as Error).message}`);
+      throw fail(`match is not a regular expression trawl can match: ${(err as Error).message}`);
     }
   }
   return {

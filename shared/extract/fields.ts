@@ -3,6 +3,7 @@
 // a type (string, number, date, url) and an optional regular expression that keeps part of a value.
 // A selector that matches nothing yields an absent field; an invalid one fails at start-up
 // (field-specs.ts checks what a profile or a flag wrote: zod, kept out of the extraction worker).
+import { linearRegex, type LinearRegex } from '../util/linear-regex.js';
 import type { CheerioAPI } from 'cheerio';
 import { createRequire } from 'node:module';
 import type { AnyNode } from 'domhandler';
@@ -127,6 +128,14 @@ function readableText(node: AnyNode, out: string[] = []): string[] {
 }
 
 /** The values of one field's matches, in document order (before typing). */
+/** Compiled `match` patterns: a profile's few patterns, compiled once for every page. */
+const matchers = new Map<string, LinearRegex>();
+function matcherOf(pattern: string): LinearRegex {
+  let re = matchers.get(pattern);
+  if (!re) matchers.set(pattern, (re = linearRegex(pattern)));
+  return re;
+}
+
 function rawValues($: CheerioAPI, spec: FieldSpec): string[] {
   const els = $(spec.selector).toArray();
   const values: string[] = [];
@@ -135,11 +144,14 @@ function rawValues($: CheerioAPI, spec: FieldSpec): string[] {
     if (v !== undefined) values.push(v);
   }
   if (!spec.match) return values;
+  const re = matcherOf(spec.match);
   const out: string[] = [];
   for (const v of values) {
-    const re = new RegExp(spec.match, spec.list ? 'gu' : 'u');
-    for (const m of spec.list ? v.matchAll(re) : [re.exec(v)]) if (m) out.push(m[1] ?? m[0]);
-    if (!spec.list && out.length) break;
+    if (spec.list) out.push(...re.all(v));
+    else {
+      const m = re.first(v);
+      if (m !== undefined) return [m];
+    }
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { getDomain } from 'tldts';
+import { linearRegex, type LinearRegex } from '../util/linear-regex.js';
 
 export type ScopeMode = 'host' | 'domain';
 
@@ -15,11 +16,14 @@ function registrable(hostname: string): string {
   return getDomain(hostname, { allowPrivateDomains: true }) ?? hostname;
 }
 
-/** Turns a `--deny` pattern into a RegExp: `/re/` is a regular expression, anything else a glob with `*`. */
-export function denyPattern(pattern: string): RegExp {
-  if (pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/')) return new RegExp(pattern.slice(1, -1));
+/**
+ * Turns a `--deny` pattern into a matcher: `/re/` is a regular expression, anything else a glob
+ * with `*`. Both run in linear time (a pattern may come from a request to the server).
+ */
+export function denyPattern(pattern: string): LinearRegex {
+  if (pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/')) return linearRegex(pattern.slice(1, -1));
   const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
-  return new RegExp(escaped);
+  return linearRegex(escaped);
 }
 
 /** Why a deny pattern cannot be used (an invalid regular expression), or undefined when it can. */
@@ -28,7 +32,7 @@ export function denyPatternProblem(pattern: string): string | undefined {
     denyPattern(pattern);
     return undefined;
   } catch (err) {
-    return `not a valid regular expression (${err instanceof Error ? err.message : String(err)}); write /…/ around a valid one, or use a glob such as */login*`;
+    return `not a regular expression trawl can match (${err instanceof Error ? err.message : String(err)}); write /…/ around a valid one, or use a glob such as */login*`;
   }
 }
 

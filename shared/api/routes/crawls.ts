@@ -4,8 +4,9 @@ import { JOB_SETTINGS, type JobSetting } from '../crawl-jobs.js';
 import type { CrawlLauncher, JobEvent } from '../../store/ports/crawl-launcher.js';
 import { SETTINGS } from '../../config/settings.js';
 import { errors, json, newRouter } from '../router.js';
+import { ErrorBody } from '../schemas.js';
 import { checkJobSeeds, MAX_JOB_SEEDS } from '../job-seeds.js';
-import { UsageError } from '../../errors.js';
+import { JobQueueFullError, UsageError } from '../../errors.js';
 
 const CrawlBody = z
   .object({
@@ -41,7 +42,12 @@ export function crawlsRoutes(jobs: CrawlLauncher, options: CrawlsRouteOptions): 
       path: '/crawls',
       summary: 'Start a crawl of the data directory (one at a time; later ones queue)',
       request: { body: { content: { 'application/json': { schema: CrawlBody } } } },
-      responses: { 202: json(z.object({ id: z.string(), status: z.string() }), 'The job, queued.'), 400: errors[400] },
+      responses: {
+        202: json(z.object({ id: z.string(), status: z.string() }), 'The job, queued.'),
+        400: errors[400],
+        413: json(ErrorBody, 'The body is over 1 MiB.'),
+        429: json(ErrorBody, 'The queue of jobs is full: try again when one has ended.'),
+      },
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -57,6 +63,7 @@ export function crawlsRoutes(jobs: CrawlLauncher, options: CrawlsRouteOptions): 
         return c.json({ id: job.id, status: job.status }, 202);
       } catch (err) {
         if (err instanceof UsageError) return c.json({ error: err.message }, 400);
+        if (err instanceof JobQueueFullError) return c.json({ error: err.message }, 429);
         throw err;
       }
     },
