@@ -1,6 +1,6 @@
 import type { SettingName } from '../config/settings.js';
 import { randomUUID } from 'node:crypto';
-import { JobQueueFullError } from '../errors.js';
+import { DataDirLockedError, JobQueueFullError } from '../errors.js';
 import type { CrawlOptions } from '../library/crawl.js';
 import type { CrawlEvent } from '../pipeline/stages/progress.js';
 import type { RunSummary } from '../store/ports/index.js';
@@ -180,6 +180,35 @@ export class CrawlJobs implements CrawlLauncher {
         this.webhooks?.send('crawl.failed', { id: job.id, error: job.error });
       }
       this.save(run);
+    });
+  }
+
+  /**
+   * Runs `work` when the directory is the jobs' to lend: after the jobs queued before it, and before
+   * any queued after. Waits at most `waitMs`; then it is refused (never run) with a
+   * `DataDirLockedError` naming the job that holds the directory.
+   */
+  exclusive<T>(work: () => Promise<T>, waitMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let given = false;
+      const timer = setTimeout(() => {
+        given = true;
+        const busy = [...this.jobs.values()].find((r) => r.job.status === 'running') ?? [...this.jobs.values()].find((r) => r.job.status === 'queued');
+        reject(
+          new DataDirLockedError(
+            `the data directory is busy with crawl job ${busy?.job.id ?? '(ending)'} (${busy?.job.status ?? 'ending'}): try again once it has ended (crawl_status), or crawl the URL as a job`,
+          ),
+        );
+      }, waitMs);
+      this.chain = this.chain.then(async () => {
+        if (given) return;
+        clearTimeout(timer);
+        try {
+          resolve(await work());
+        } catch (err) {
+          reject(err);
+        }
+      });
     });
   }
 

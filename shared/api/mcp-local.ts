@@ -1,5 +1,6 @@
 // The MCP tools over a data directory (`trawl mcp`, `/mcp` on `trawl serve`): stores opened per
-// call, crawls queued behind the directory's single writer, `fetch_page` archived into it.
+// call, crawls queued behind the directory's single writer, `fetch_page` archived into it in its
+// turn among them.
 import { createEmbedder } from '../enrich/embedder-factory.js';
 import { QueryEmbeddingCache } from '../enrich/query-cache.js';
 import type { CrawlSettings } from '../config/settings.js';
@@ -28,6 +29,8 @@ export interface McpOptions {
 
 /** Characters of a fetched page's markdown `fetch_page` returns. */
 const FETCH_CHARS = 20_000;
+/** How long `fetch_page` waits for a running crawl job to give the directory back (an agent's call times out at about a minute). */
+const FETCH_WAIT_MS = 30_000;
 
 /** The tools' source for a data directory, with its crawl jobs (new ones unless the server shares its own). */
 export function localMcpSource(options: McpOptions, jobs: CrawlJobs = newJobs(options)): McpSource & { jobs: CrawlJobs } {
@@ -47,7 +50,8 @@ export function localMcpSource(options: McpOptions, jobs: CrawlJobs = newJobs(op
       }
     },
     async fetchPage(url) {
-      const content = await fetchTarget(url, { data: options.data, allowPrivateNetwork, env });
+      // The directory has one writer: a one-off fetch takes its turn among the crawl jobs.
+      const content = await jobs.exclusive(() => fetchTarget(url, { data: options.data, allowPrivateNetwork, env }), FETCH_WAIT_MS);
       if (content.type !== 'page') return content;
       return { url: content.url, status: content.status, title: content.title, markdown: content.markdown.slice(0, FETCH_CHARS) };
     },

@@ -36,3 +36,19 @@ test('a lock whose pid now belongs to a process started after it is stale and ta
     dir.cleanup();
   }
 });
+
+test('a second writer in the same process is refused, naming the first; the lock is its own again once released', () => {
+  const dir = tempDir();
+  try {
+    const first = DataDirLock.acquire(dir.dir, 'trawl crawl (job)');
+    assert.throws(
+      () => DataDirLock.acquire(dir.dir, 'trawl fetch'),
+      (e: unknown) => e instanceof DataDirLockedError && /in use by trawl crawl \(job\) in this same process/.test(e.message),
+    );
+    assert.ok(existsSync(join(dir.dir, LOCK_FILE)), 'the refused writer leaves the lock alone');
+    first.release();
+    DataDirLock.acquire(dir.dir, 'trawl fetch').release();
+  } finally {
+    dir.cleanup();
+  }
+});

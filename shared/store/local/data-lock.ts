@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { DataDirLockedError } from '../../errors.js';
 import { processAlive } from '../../util/process-alive.js';
 
@@ -57,6 +57,9 @@ function describe(owner: LockOwner): string {
   return `pid ${owner.pid} on ${owner.host}, started ${new Date(owner.startedAt).toISOString()} (${owner.command})`;
 }
 
+/** The locks this process holds, by lock file: a second writer in the same process is refused as another process's would be. */
+const HELD = new Map<string, DataDirLock>();
+
 /**
  * One writer per data directory: a lock file made with O_EXCL holding the owner's pid and host.
  * A lock whose process is gone (a crash, SIGKILL) on this host, or whose pid was reused by a
@@ -77,7 +80,12 @@ export class DataDirLock {
 
   /** Takes the lock of `dir` (which must exist) for `command`, or throws `DataDirLockedError`. */
   static acquire(dir: string, command: string, now = Date.now()): DataDirLock {
-    const file = join(dir, LOCK_FILE);
+    const file = resolve(dir, LOCK_FILE);
+    const mine = HELD.get(file);
+    if (mine)
+      throw new DataDirLockedError(
+        `${dir} is in use by ${mine.owner.command} in this same process: wait for it to finish (a server's one-off fetch waits for its crawl job)`,
+      );
     const owner: LockOwner = { pid: process.pid, host: hostname(), startedAt: now, command };
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
@@ -87,7 +95,9 @@ export class DataDirLock {
         } finally {
           closeSync(fd);
         }
-        return new DataDirLock(file, owner);
+        const lock = new DataDirLock(file, owner);
+        HELD.set(file, lock);
+        return lock;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
@@ -105,7 +115,8 @@ export class DataDirLock {
           `${dir} is in use by another trawl process (${describe(holder)}): wait for it to finish or stop it; status, graph, export and search work meanwhile. If no trawl is running there, delete ${file}`,
         );
       }
-      // Stale (its process is gone, or its pid now belongs to a process started after the lock) or torn: take it over.
+      // Stale (its process is gone, or its pid now belongs to a process started after the lock, or
+      // it is this pid's from an earlier life, as a container's pid 1 after a restart) or torn: take it over.
       rmSync(file, { force: true });
     }
     throw new DataDirLockedError(`could not lock ${dir}: another process keeps taking ${file}`);
@@ -115,6 +126,7 @@ export class DataDirLock {
   release(): void {
     if (this.released) return;
     this.released = true;
+    if (HELD.get(this.file) === this) HELD.delete(this.file);
     process.removeListener('exit', this.onExit);
     const holder = readOwner(this.file);
     if (holder?.pid === this.owner.pid && holder.startedAt === this.owner.startedAt) rmSync(this.file, { force: true });
