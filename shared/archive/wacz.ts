@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CDXIndexer } from 'warcio';
 import yazl from 'yazl';
@@ -35,9 +35,12 @@ export interface WarcSource {
   open(): Readable;
 }
 
-/** A WARC file on disk as a source. */
-export function warcFileSource(path: string): WarcSource {
-  return { name: basename(path), size: statSync(path).size, open: () => createReadStream(path) };
+/**
+ * A WARC file on disk as a source: its first `size` bytes (default: the whole file as it is now),
+ * so a file a crawl still appends to is read as it stood.
+ */
+export function warcFileSource(path: string, size = statSync(path).size): WarcSource {
+  return { name: basename(path), size, open: () => (size === 0 ? Readable.from([]) : createReadStream(path, { start: 0, end: size - 1 })) };
 }
 
 export interface WaczInput {
@@ -145,7 +148,9 @@ export async function writeWacz(input: WaczInput, out: Writable): Promise<WaczRe
   const digest = Buffer.from(JSON.stringify({ path: 'datapackage.json', hash: sha256(datapackage) }, null, 2));
 
   const zip = new yazl.ZipFile();
-  const done = pipeline(zip.outputStream, out);
+  // yazl reports a source that broke off (or grew past its size) on the zip itself, not its stream.
+  const failed = new Promise<never>((_, reject) => zip.on('error', reject));
+  const done = Promise.race([pipeline(zip.outputStream, out), failed]);
   // Already compressed (and read by range): the WARC files are STORED, never deflated again.
   for (const [i, source] of sources.entries())
     zip.addReadStreamLazy(archives[i]!.path, { compress: false, size: source.size }, (cb) => cb(null, source.open()));

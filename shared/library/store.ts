@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { ArchiveReplay, targetHistory, type HistoryEntry, type ReplayOptions } from '../archive/replay.js';
-import { writeWacz, type WaczResult } from '../archive/wacz.js';
+import { warcFileSource, writeWacz, type WaczResult } from '../archive/wacz.js';
+import { wholeRecordsLength } from '../archive/warc-snapshot.js';
 import { UsageError } from '../errors.js';
 import { version } from '../cli/usage.js';
 import { productToken } from '../robots/robots-txt.js';
@@ -124,7 +125,11 @@ export function openStore(dataDir = './trawl-data'): TrawlStore {
       const seeds = runs.find((r) => r.id === (options.runId ?? runs.at(-1)?.id))?.seeds ?? [];
       return writeWacz(
         {
-          warcFiles: warcFiles.map((f) => join(local.warcDir, f)),
+          // Each file as it stood when the snapshot was taken: up to its last whole record.
+          warcFiles: warcFiles.map(({ file, lastRecord }) => {
+            const path = join(local.warcDir, file);
+            return warcFileSource(path, wholeRecordsLength(path, lastRecord));
+          }),
           pages,
           title: `trawl crawl of ${seeds.join(' ') || dataDir}${options.runId !== undefined ? ` (run ${options.runId})` : ''}`,
           software: `trawl ${version()}`,

@@ -59,6 +59,12 @@ export function waczProblems(entries: Map<string, WaczEntry>): { problems: strin
   for (const a of archives) {
     if (!/\.warc(\.gz)?$/.test(a)) problems.push(`${a} is not named .warc or .warc.gz`);
     if (entries.get(a)!.method !== 0) problems.push(`${a} is compressed in the zip: WARC files must be STORED`);
+    if (a.endsWith('.gz'))
+      try {
+        gunzipSync(entries.get(a)!.data);
+      } catch (err) {
+        problems.push(`${a} does not end on a whole gzip member (${(err as Error).message})`);
+      }
   }
   const indexes = names.filter((n) => n.startsWith('indexes/'));
   if (indexes.length === 0) problems.push('indexes/ holds no index');

@@ -21,17 +21,26 @@ export async function* exportRecords(db: Db): AsyncGenerator<ExportRecord> {
   }
 }
 
+/** A WARC file of the snapshot, and where its last stored record starts (a whole record: the file reads well at least to its end). */
+export interface WaczWarcFile {
+  file: string;
+  lastRecord: number;
+}
+
 /**
  * What a WACZ of the data directory holds: the WARC files (of one run, or all) and the pages whose
  * latest 2xx response is in them, with their title and, where the extraction is of that response,
  * its text.
  */
-export function waczSources(db: Db, runId?: number): { warcFiles: string[]; pages: Iterable<WaczPage> } {
-  const inRun = runId === undefined ? '' : 'AND run_id = @runId';
-  const params = runId === undefined ? {} : { runId };
-  const warcFiles = (
-    db.prepare(`SELECT DISTINCT warc_file AS f FROM fetches WHERE warc_file IS NOT NULL ${inRun} ORDER BY f`).all(params) as Array<{ f: string }>
-  ).map((r) => r.f);
+export function waczSources(db: Db, runId?: number): { warcFiles: WaczWarcFile[]; pages: Iterable<WaczPage> } {
+  // A snapshot: the fetches up to the last one stored now (one writer appends them in order), so a
+  // crawl writing meanwhile adds nothing to what this WACZ holds.
+  const last = (db.prepare('SELECT max(id) AS id FROM fetches').get() as { id: number | null }).id ?? 0;
+  const inRun = `AND id <= @last ${runId === undefined ? '' : 'AND run_id = @runId'}`;
+  const params = runId === undefined ? { last } : { last, runId };
+  const warcFiles = db
+    .prepare(`SELECT warc_file AS file, max(warc_offset) AS lastRecord FROM fetches WHERE warc_file IS NOT NULL ${inRun} GROUP BY warc_file ORDER BY warc_file`)
+    .all(params) as WaczWarcFile[];
   const rows = db.prepare(
     `SELECT f.url, f.url_id, f.fetched_at, coalesce(x.title, p.title) AS title, CASE WHEN x.snapshot = f.content_hash THEN x.markdown END AS text
      FROM fetches f
