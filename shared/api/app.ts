@@ -103,7 +103,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
   app.route('/', pagesRoutes(deps));
   app.route('/', graphRoutes(deps));
   app.route('/', runsRoutes(deps));
-  if (deps.changes) app.route('/', changesRoutes(deps.changes));
+  if (deps.changes) app.route('/', changesRoutes(deps.changes, deps.diffs));
 
   app.get('/metrics', async (c) => c.body(await metrics.render(deps.store, deps.enrich), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }));
 

@@ -2,6 +2,7 @@ import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Embedder } from '../enrich/providers.js';
 import type { ChangeStore, CrawlStore, EnrichStore, GraphStore, VectorIndex } from '../store/ports/index.js';
 import { ErrorBody } from './schemas.js';
+import type { ChangeDiffs } from '../changes/change-diffs.js';
 
 /** What the API reads: the same ports in both runtimes. */
 export interface ApiDeps {
@@ -13,6 +14,8 @@ export interface ApiDeps {
   embedder: Embedder;
   /** What changed between runs; absent: no `/changes`. */
   changes?: ChangeStore;
+  /** The word diffs of changed pages (cached; `trawl serve` computes them on a thread of their own). @default computed on the request's thread, cached */
+  diffs?: ChangeDiffs;
 }
 
 type Target = 'query' | 'param' | 'header' | 'json';

@@ -10,6 +10,8 @@ import { loadUiAssets } from '../api/ui-assets.js';
 import type { CrawlSettings } from '../config/settings.js';
 import { createEmbedder } from '../enrich/embedder-factory.js';
 import { UsageError } from '../errors.js';
+import { ChangeDiffs } from '../changes/change-diffs.js';
+import { DiffThread } from '../changes/diff-thread.js';
 import { createLogger } from '../log/logger.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -87,6 +89,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
     onDelivery: book && ((d) => book.saveDelivery(d)),
   });
   const jobs = newJobs(mcpOptions, webhooks, book);
+  const diffThread = new DiffThread(settings.data);
   const app = createApi(
     {
       store: local.store,
@@ -95,6 +98,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       vectors: searched.vectors,
       embedder: new QueryEmbeddingCache(createEmbedder(settings, env)),
       changes: local.changes,
+      diffs: new ChangeDiffs((runId, urlId) => diffThread.diff(runId, urlId)),
     },
     {
       token,
@@ -114,6 +118,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
     });
   } catch (err) {
     book?.close();
+    await diffThread.close();
     await readers.close();
     await local.close();
     throw new UsageError(`cannot listen on ${host}:${port}: ${(err as Error).message}; pick another --port`, { cause: err });
@@ -127,6 +132,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await jobs.shutdown();
+      await diffThread.close();
       book?.close();
       await readers.close();
       await local.close();

@@ -1,11 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { textDiff } from '../../changes/text-diff.js';
+import { ChangeDiffs, inlineDiff } from '../../changes/change-diffs.js';
 import type { ChangeKind, ChangeStore } from '../../store/ports/index.js';
 import { errors, json, newRouter } from '../router.js';
 import { ChangesBody, ChangesQuery, DiffBody, DiffParams } from '../change-schemas.js';
 
 /** `/changes`: what changed between runs, and the word diff of a changed page. */
-export function changesRoutes(changes: ChangeStore): OpenAPIHono {
+export function changesRoutes(changes: ChangeStore, diffs = new ChangeDiffs(inlineDiff(changes))): OpenAPIHono {
   const router = newRouter();
   router.openapi(
     createRoute({
@@ -36,9 +36,9 @@ export function changesRoutes(changes: ChangeStore): OpenAPIHono {
     }),
     async (c) => {
       const { run, id } = c.req.valid('param');
-      const texts = await changes.changeTexts(run, id);
-      if (!texts) return c.json({ error: `run ${run} did not change page ${id}: ids and runs come from /changes` }, 404);
-      return c.json({ runId: run, urlId: id, parts: textDiff(texts.before, texts.after) }, 200);
+      const parts = await diffs.diff(run, id);
+      if (!parts) return c.json({ error: `run ${run} did not change page ${id}: ids and runs come from /changes` }, 404);
+      return c.json({ runId: run, urlId: id, parts }, 200);
     },
   );
   return router;
