@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
 import { mcpHttpHandler } from '../api/mcp.js';
 import { localMcpSource, newJobs } from '../api/mcp-local.js';
-import { WebhookSender } from '../api/webhooks.js';
+import { checkWebhookSettings, WebhookSender } from '../api/webhooks.js';
 import { JobBook } from '../store/local/job-book.js';
 import { loadUiAssets } from '../api/ui-assets.js';
 import type { CrawlSettings } from '../config/settings.js';
@@ -73,6 +73,11 @@ export function serveOptions(
 /** Starts the API and the web UI over a data directory (read-only: a crawl may write to it meanwhile). */
 export async function startServer(settings: CrawlSettings, flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
   const { host, port, token, allowedHosts, readers: readerCount } = serveOptions(flags, env);
+  try {
+    checkWebhookSettings(flags.webhook ?? [], env.TRAWL_WEBHOOK_SECRET);
+  } catch (err) {
+    throw new UsageError((err as Error).message, { cause: err });
+  }
   const writeToken = flags['write-token'] ?? (env.TRAWL_API_WRITE_TOKEN || undefined);
   // A server that may start crawls starts on an empty directory too: it is made, as the first crawl would.
   if (writeToken && !existsSync(join(settings.data, 'trawl.db'))) await openLocalForWriting(settings.data, 'trawl serve').close();
