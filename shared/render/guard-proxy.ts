@@ -1,4 +1,12 @@
-import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { AddressGuard } from '../fetch/address-guard.js';
 import type { BlockReason } from './renderer.js';
@@ -15,6 +23,12 @@ export interface GuardProxyOptions {
   onBlock: (reason: BlockReason) => void;
 }
 
+/**
+ * The longest a request or tunnel through the proxy lives: no render waits longer (its page is
+ * closed at its timeout, and that closes its connections here too).
+ */
+const UPSTREAM_DEADLINE_MS = 120_000;
+
 /** Headers that belong to one hop (RFC 9110 §7.6.1) and to the proxy: never forwarded. */
 const HOP_HEADERS = new Set(['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade']);
 
@@ -29,27 +43,29 @@ const HOP_HEADERS = new Set(['proxy-connection', 'proxy-authorization', 'connect
  */
 export class GuardProxy {
   private readonly server: Server;
+  /** Every socket of the proxy, both sides: the page's connections and those to the sites. */
   private readonly sockets = new Set<Socket>();
+  /** Requests to the sites under way: they end when the page's side does, at their deadline, or at `close()`. */
+  private readonly upstream = new Set<ClientRequest>();
   /** Connections and requests let out. */
   proxied = 0;
 
   constructor(private readonly options: GuardProxyOptions) {
     this.server = createServer((req, res) => {
-      void this.forward(req).then(
+      void this.forward(req, res).then(
         (upstream) => {
           if (!upstream) return res.writeHead(403, { 'content-type': 'text/plain' }).end('refused by trawl');
           res.writeHead(upstream.statusCode ?? 502, upstream.headers);
           upstream.pipe(res);
         },
-        () => res.writeHead(502).end(),
+        () => {
+          if (!res.headersSent && !res.destroyed) res.writeHead(502).end();
+        },
       );
     });
     this.server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => void this.tunnel(req, socket, head));
     this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void this.upgrade(req, socket, head));
-    this.server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-    });
+    this.server.on('connection', (socket: Socket) => this.track(socket));
   }
 
   /** Starts listening on a free loopback port; resolves to `host:port` for Chromium's proxy setting. */
@@ -62,8 +78,20 @@ export class GuardProxy {
   }
 
   async close(): Promise<void> {
+    for (const r of this.upstream) r.destroy();
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Keeps `socket` to be destroyed at `close()` and at its deadline. */
+  private track(socket: Socket): void {
+    this.sockets.add(socket);
+    const deadline = setTimeout(() => socket.destroy(), UPSTREAM_DEADLINE_MS);
+    deadline.unref();
+    socket.once('close', () => {
+      clearTimeout(deadline);
+      this.sockets.delete(socket);
+    });
   }
 
   private async admit(url: URL, navigation: boolean, tunnel = false): Promise<boolean> {
@@ -76,8 +104,11 @@ export class GuardProxy {
     return true;
   }
 
-  /** A plain HTTP request in absolute form: checked, then sent to the checked address. */
-  private async forward(req: IncomingMessage): Promise<IncomingMessage | undefined> {
+  /**
+   * A plain HTTP request in absolute form: checked, then sent to the checked address. The request
+   * to the site ends when the page's side goes away (a page closed at its render's timeout).
+   */
+  private async forward(req: IncomingMessage, res: ServerResponse): Promise<IncomingMessage | undefined> {
     const url = parse(req.url ?? '');
     if (!url || url.protocol !== 'http:') {
       this.options.onBlock('scheme');
@@ -99,6 +130,10 @@ export class GuardProxy {
         },
         resolve,
       );
+      this.upstream.add(out);
+      out.once('socket', (socket: Socket) => this.track(socket));
+      out.once('close', () => this.upstream.delete(out));
+      res.once('close', () => out.destroy());
       out.once('error', reject);
       req.pipe(out);
     });
@@ -113,7 +148,7 @@ export class GuardProxy {
     if (!upstream) return refuse(socket, '502 Bad Gateway');
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length) upstream.write(head);
-    upstream.pipe(socket).pipe(upstream);
+    relay(socket, upstream);
   }
 
   /** A WebSocket upgrade sent in absolute form: checked, then relayed as-is to the checked address. */
@@ -129,7 +164,7 @@ export class GuardProxy {
     }
     upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
     if (head.length) upstream.write(head);
-    upstream.pipe(socket).pipe(upstream);
+    relay(socket, upstream);
   }
 
   private async open(url: URL, port: number): Promise<Socket> {
@@ -137,8 +172,7 @@ export class GuardProxy {
     return new Promise((resolve, reject) => {
       const s = connect({ host: address.address, port, family: address.family }, () => resolve(s));
       s.once('error', reject);
-      this.sockets.add(s);
-      s.once('close', () => this.sockets.delete(s));
+      this.track(s);
     });
   }
 }
@@ -149,6 +183,14 @@ function parse(href: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Bytes both ways until either side closes; then the other goes too. */
+function relay(page: Socket, site: Socket): void {
+  page.once('close', () => site.destroy());
+  site.once('close', () => page.destroy());
+  site.on('error', () => site.destroy());
+  site.pipe(page).pipe(site);
 }
 
 function refuse(socket: Socket, status = '403 Forbidden'): void {
