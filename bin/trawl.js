@@ -11,5 +11,6 @@ if (!existsSync(fileURLToPath(built))) {
 // A long crawl starts itself again with glibc's and V8's memory settings (shared/cli/runtime.ts).
 const { tuneRuntime } = await import(new URL('../dist/shared/cli/runtime.js', import.meta.url).href);
 tuneRuntime(process.argv.slice(2));
-const { main } = await import(built.href);
+const { main, endQuietlyOnClosedPipe } = await import(built.href);
+endQuietlyOnClosedPipe();
 process.exitCode = await main(process.argv.slice(2));

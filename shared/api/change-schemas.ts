@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { CHANGE_KINDS } from '../config/change-kinds.js';
 import { pageId } from './schemas.js';
+import { realCalendarDate } from '../util/calendar-date.js';
 
 /** Most changes one `/changes` answer lists. */
 export const MAX_CHANGES = 1000;
@@ -10,7 +11,7 @@ export const ChangesQuery = z.object({
   since: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}/, 'expected a date: YYYY-MM-DD or an ISO time')
-    .refine((s) => !Number.isNaN(Date.parse(s)), 'expected a date: YYYY-MM-DD or an ISO time')
+    .refine((s) => realCalendarDate(s) && !Number.isNaN(Date.parse(s)), 'expected a date of the calendar: YYYY-MM-DD or an ISO time')
     .optional()
     .openapi({ description: 'Every run started at or after this time, instead of one run.', example: '2026-11-01' }),
   kind: z

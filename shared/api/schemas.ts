@@ -1,3 +1,4 @@
+import { realCalendarDate } from '../util/calendar-date.js';
 import { z } from '@hono/zod-openapi';
 
 /** Longest query a search takes (characters). */
@@ -29,7 +30,10 @@ export const RunParams = z.object({
     .openapi({ param: { name: 'id', in: 'path' }, example: 1 }),
 });
 
-const isoDate = z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/, 'expected a date: YYYY, YYYY-MM or YYYY-MM-DD');
+const isoDate = z
+  .string()
+  .regex(/^\d{4}(-\d{2}(-\d{2})?)?$/, 'expected a date: YYYY, YYYY-MM or YYYY-MM-DD')
+  .refine(realCalendarDate, 'expected a date of the calendar (no 2026-02-31): YYYY, YYYY-MM or YYYY-MM-DD');
 
 export const SearchQuery = z.object({
   q: z.string().trim().min(1, 'expected a query: q=words').max(MAX_QUERY_CHARS).openapi({ example: 'sourdough starter' }),

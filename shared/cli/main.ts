@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { printable, printableJson } from './terminal-text.js';
 import { pathToFileURL } from 'node:url';
 import { LOG_FORMATS } from '../log/logger.js';
 import { tuneRuntime } from './runtime.js';
@@ -55,14 +56,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const startsCrawls = command === 'serve' && Boolean(flags['write-token'] ?? env.TRAWL_API_WRITE_TOKEN);
     if (NEEDS_DATA.has(command) && !startsCrawls) requireDataDir(settings.data);
     const json = Boolean(flags.json) || ['1', 'true', 'yes'].includes((env.TRAWL_JSON ?? '').toLowerCase());
-    const out = (line: string) => process.stdout.write(`${line}\n`);
+    // Lines for people carry crawled text: its control characters are escaped (JSON lines escape them already).
+    const out = (line: string) => process.stdout.write(`${json ? printableJson(line) : printable(line)}\n`);
     if (command === 'crawl') {
       const tty = process.stderr.isTTY && !json;
       await crawlCommand(positionals, settings, {
         out,
         json,
         env,
-        status: tty ? (line) => process.stderr.write(`\r\x1b[2K${line}`) : undefined,
+        status: tty ? (line) => process.stderr.write(`\r\x1b[2K${printable(line)}`) : undefined,
         onSignal: (stop) => {
           for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, stop);
         },
@@ -114,7 +116,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       out,
       json,
       env,
-      status: process.stderr.isTTY && !json ? (line: string) => process.stderr.write(`\r\x1b[2K${line}`) : undefined,
+      status: process.stderr.isTTY && !json ? (line: string) => process.stderr.write(`\r\x1b[2K${printable(line)}`) : undefined,
       onSignal: (stop: () => void) => process.once('SIGINT', stop),
     };
     if (command === 'enrich') {
@@ -154,9 +156,20 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       const server = createMcpServer(source);
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+      // What the transport cannot read is said on stderr (stdout is the protocol's); a message over
+      // its buffer ends the session, and the exit code says so.
+      let tooLarge = false;
+      transport.onerror = (err) => {
+        process.stderr.write(`trawl mcp: ${errorMessage(err)}\n`);
+        if (/exceeded maximum size/.test(err.message)) tooLarge = true;
+      };
       await server.connect(transport);
       await closed;
       await jobs.idle();
+      if (tooLarge) {
+        process.stderr.write('trawl mcp: stopped: a message was over 10 MB, the most one message may be; the client should send less at once\n');
+        return 1;
+      }
       return 0;
     }
     if (command === 'serve') {
@@ -180,13 +193,17 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  tuneRuntime(process.argv.slice(2));
-  // Piped into `head`, the reader goes away: that is the end of the output, not an error.
+/** Piped into `head`, the reader goes away: that is the end of the output, not an error. */
+export function endQuietlyOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr])
     stream.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
       throw err;
     });
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  tuneRuntime(process.argv.slice(2));
+  endQuietlyOnClosedPipe();
   exitWhenDone(main(process.argv.slice(2)));
 }

@@ -1,3 +1,4 @@
+import { printableJson } from './terminal-text.js';
 import { CHANGE_KINDS, type ChangeKind, type RunSummary } from '../store/ports/index.js';
 import type { CrawlEvent, ProgressStats } from '../pipeline/stages/progress.js';
 
@@ -64,7 +65,9 @@ export function changeCountsText(counts: Partial<Record<ChangeKind, number>>): s
 }
 
 export function jsonLine(event: CrawlEvent | Record<string, unknown>): string {
-  return JSON.stringify(event);
+  // JSON escapes C0 controls itself; DEL, C1 and bidi overrides get \u escapes too, so a line is
+  // safe to print whatever the page held.
+  return printableJson(JSON.stringify(event));
 }
 
 /** One line per search or social target a crawl started from: what it led to, or why it failed. */

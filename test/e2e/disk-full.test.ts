@@ -132,3 +132,36 @@ test('a migration that finds the disk full says so and leaves the directory as i
     cleanup();
   }
 });
+
+test('a disk that fills while the directory is made or the run starts: one clear line, nothing half made, the run interrupted', async () => {
+  const server = await serve((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${prose(1)}</body></html>`));
+  try {
+    // Not even the tables fit: the creation is one transaction, so a later run with room starts afresh.
+    const tiny = tempDir();
+    try {
+      const flags = ['--data', tiny.dir, '--allow-private-network', '--delay-ms', '0'];
+      const full = await runCapped(['crawl', `${server.origin}/`, ...flags], 64);
+      assert.equal(full.code, 2, full.stderr);
+      assert.match(full.stderr, /^trawl: .*trawl\.db could not be written: the disk is full \(\w+\); free some space, then run the command again$/m);
+      const again = await runCli(['crawl', `${server.origin}/`, ...flags], 120_000);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /run 1 finished/);
+    } finally {
+      tiny.cleanup();
+    }
+    // The tables fit, the run's first writes do not: it ends interrupted, never left running.
+    const small = tempDir();
+    try {
+      const full = await runCapped(['crawl', `${server.origin}/`, '--data', small.dir, '--allow-private-network', '--delay-ms', '0'], 256);
+      assert.equal(full.code, 1, full.stderr);
+      assert.match(full.stderr, /^trawl: the disk holding .* is full \(\w+: .*\); the run is interrupted and what it stored is kept/m);
+      assert.doesNotMatch(full.stdout + full.stderr, /\[object Object\]/);
+      const status = await runCli(['status', '--data', small.dir], 60_000);
+      assert.match(status.stdout, /^run 1 interrupted/m, status.stdout);
+    } finally {
+      small.cleanup();
+    }
+  } finally {
+    await server.close();
+  }
+});

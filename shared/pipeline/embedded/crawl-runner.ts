@@ -1,5 +1,5 @@
 import { performance as perf } from 'node:perf_hooks';
-import { errorMessage, nextStep, noRoomCode } from '../../errors.js';
+import { DiskFullError, errorMessage, nextStep, noRoomCode } from '../../errors.js';
 import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt } from '../../politeness/host-state.js';
 import { RateLimiter } from '../../politeness/rate-limiter.js';
@@ -107,7 +107,15 @@ export class CrawlRunner {
   async crawl(): Promise<RunSummary> {
     // The extraction workers load while the run starts, so their start-up is not paid mid-crawl.
     const opening = { ctx: this.ctx, ...this.options, state: this.state, progress: this.progress, delayMs: this.politeness.delayMs };
-    const [opened] = await Promise.all([this.options.resume ? resumeRun(opening) : startRun(opening), this.ctx.extractor.ready?.()]);
+    const [opened] = await Promise.all([this.options.resume ? resumeRun(opening) : startRun(opening), this.ctx.extractor.ready?.()]).catch(
+      async (err: unknown): Promise<never> => {
+        // A disk that fills while the run starts ends it as one that fills later: interrupted, resumable, one clear line.
+        if (!noRoomCode(err)) throw err;
+        const started = await this.ctx.store.latestRun().catch(() => undefined);
+        if (started?.status === 'running') await endOnFullDisk(this.ctx, started.id, this.progress, err);
+        throw new DiskFullError(this.ctx.settings.data, err);
+      },
+    );
     ({ run: this.run, admitter: this.admitter, pageSlots: this.pageSlots, archived: this.archivedAnswers } = opened);
     this.earlierPages = (await this.ctx.store.runs()).some((r) => r.id < this.run.id);
     if (this.ctx.settings.maxMinutes > 0) this.deadline = this.ctx.clock() + this.ctx.settings.maxMinutes * 60_000;

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { DataDirLockedError } from '../../errors.js';
+import { DataDirError, DataDirLockedError } from '../../errors.js';
 import { processAlive } from '../../util/process-alive.js';
 
 export const LOCK_FILE = 'trawl.lock';
@@ -99,7 +99,14 @@ export class DataDirLock {
         HELD.set(file, lock);
         return lock;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM')
+          throw new DataDirError(
+            `${dir} cannot be written (${code}: ${code === 'EROFS' ? 'a read-only file system' : 'no permission'}): make it writable, or copy it to a directory this user can write to and pass that with --data`,
+            { cause: err },
+          );
+        if (code === 'ENOSPC') throw new DataDirError(`${dir} has no room left (ENOSPC): free some space, then run the command again`, { cause: err });
+        if (code !== 'EEXIST') throw err;
       }
       const holder = readOwner(file);
       if (!holder) {

@@ -37,6 +37,9 @@ export function checkSchema(db: Db, file: string, writable: boolean): boolean {
   if (!hasMeta && tableCount > 0) throw new DataDirError(`${file} is an SQLite database but not trawl's: pass --data with another directory`);
   if (hasMeta) {
     const row = db.prepare("SELECT value FROM meta WHERE key='schema_version'").get() as { value: string } | undefined;
+    // No version row: tables made before the creation became one transaction, cut short (a full
+    // disk); nothing was stored there, so the creation is finished now.
+    if (!row && writable) return false;
     const version = Number(row?.value);
     if (Number.isInteger(version) && version < SCHEMA_VERSION && version >= 1 && writable) migrate(db, file, version);
     else if (version !== SCHEMA_VERSION) {

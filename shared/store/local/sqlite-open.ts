@@ -2,7 +2,7 @@ import Database from './sqlite-driver.js';
 import type { Db } from './sqlite-types.js';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DataDirError, errorMessage } from '../../errors.js';
+import { DataDirError, noRoomCode, errorMessage } from '../../errors.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { checkSchema } from './schema-versions.js';
 import type { StageClock } from '../../log/stage-clock.js';
@@ -113,12 +113,26 @@ export function openDatabase(file: string, options: OpenOptions): Db {
       if (!db.readonly) db.pragma('query_only = 1');
       return db;
     }
-    db.exec(SCHEMA_SQL);
-    db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+    // One transaction: a disk that fills while the tables are made leaves no half-made database.
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(SCHEMA_SQL);
+      db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+      db.exec('COMMIT');
+    } catch (err) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // SQLite rolled back already (a failed write can end the transaction itself).
+      }
+      throw err;
+    }
     return db;
   } catch (err) {
     db.close();
     if (isCorruption(err)) throw damagedError(file, errorMessage(err), err);
+    const full = noRoomCode(err);
+    if (full) throw new DataDirError(`${file} could not be written: the disk is full (${full}); free some space, then run the command again`, { cause: err });
     throw err;
   }
 }
