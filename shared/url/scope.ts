@@ -32,7 +32,7 @@ export function denyPatternProblem(pattern: string): string | undefined {
     denyPattern(pattern);
     return undefined;
   } catch (err) {
-    return `not a regular expression trawl can match (${err instanceof Error ? err.message : String(err)}); write /…/ around a valid one, or use a glob such as */login*`;
+    return `not a valid regular expression for trawl (${err instanceof Error ? err.message : String(err)}); write /…/ around a valid one, or use a glob such as */login*`;
   }
 }
 

@@ -79,3 +79,15 @@ test('reads robots.txt first, keeps the host delay, refuses what robots.txt disa
   const history = await deps.store.fetchHistory(urlId(`${site.origin}/private/x`));
   assert.match(history[0]!.error ?? '', /robots/);
 });
+
+test('a message of a run past its deadline is dropped without a request, whatever its execution says', async () => {
+  const { deps } = await setup();
+  const run = await deps.store.createRun([`${site.origin}/`], { allowPrivateNetwork: true, delayMs: 0, endsBy: Date.now() - 1 }, Date.now() - 60_000);
+  const url = `${site.origin}/late`;
+  const row = frontierRow({ runId: run.id, urlId: urlId(url), url, host: new URL(site.origin).host });
+  await deps.store.addUrls([row]);
+  requests.length = 0;
+  const verdict = await withRun(deps, run.id, (ctx) => fetchWorker(ctx, row));
+  assert.deepEqual(verdict, { action: 'delete', outcome: 'run-past-deadline' });
+  assert.deepEqual(requests, [], 'nothing was asked of the site');
+});

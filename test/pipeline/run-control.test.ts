@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createLogger } from '../../shared/log/logger.js';
 import type { CloudDeps } from '../../shared/pipeline/cloud/cloud-context.js';
-import { progressStage, STALL_CHECKS, type ProgressState, type RunState } from '../../shared/pipeline/cloud/run-control.js';
+import { initRun, progressStage, STALL_CHECKS, type ProgressState, type RunState } from '../../shared/pipeline/cloud/run-control.js';
+import { RUN_END_GRACE_MS } from '../../shared/pipeline/cloud/run-deadline.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
@@ -54,4 +55,21 @@ test('a stalled run sends its queued URLs to the frontier again', async () => {
   assert.equal(p.stalledChecks, 0);
   const res = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
   assert.deepEqual((res.Messages ?? []).map((m) => (JSON.parse(m.Body!) as FrontierRow).urlId).sort(), ['a', 'b']);
+});
+
+test('a run whose execution died: later schedules skip it until its deadline and grace pass, then mark it failed and start', async () => {
+  let now = Date.parse('2026-11-01T00:00:00Z');
+  const { deps } = await setup(() => now);
+  const input = { crawl: 'nightly', seeds: ['http://127.0.0.1:9/'], settings: { allowPrivateNetwork: true }, maxMinutes: 60 };
+  const first = await initRun(deps, input);
+  assert.ok('runId' in first);
+  assert.equal((await deps.store.getRun(first.runId))?.config.endsBy, now + 60 * 60_000, 'the deadline travels with the run');
+  // Its execution is gone (no state ever ends the run): the next schedules find it running.
+  now += 60 * 60_000 + RUN_END_GRACE_MS - 1;
+  assert.deepEqual(await initRun(deps, input), { crawl: 'nightly', skipped: first.runId });
+  now += 2;
+  const next = await initRun(deps, input);
+  assert.ok('runId' in next && next.runId !== first.runId, JSON.stringify(next));
+  assert.equal((await deps.store.getRun(first.runId))?.status, 'failed');
+  assert.equal((await deps.store.getRun(next.runId))?.status, 'running');
 });

@@ -54,6 +54,9 @@ export type WorkerVerdict = { action: 'delete'; outcome: string; page?: PageTask
 export async function fetchWorker(ctx: CloudContext, message: FrontierRow): Promise<WorkerVerdict> {
   const now = ctx.clock();
   if (ctx.run.status !== 'running') return { action: 'delete', outcome: `run-${ctx.run.status}` };
+  // A run past its deadline is over, whether or not its execution lived to say so.
+  const endsBy = ctx.run.config.endsBy;
+  if (typeof endsBy === 'number' && now >= endsBy) return { action: 'delete', outcome: 'run-past-deadline' };
   const current = await ctx.store.getUrl(message.runId, message.urlId);
   if (!current || SETTLED_STATES.has(current.state)) return { action: 'delete', outcome: 'already-settled' };
   if (current.notBefore > now) return { action: 'later', delayMs: current.notBefore - now, outcome: 'not-before' };

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_MINUTES, runDeadline, runIsDead } from './run-deadline.js';
 import { settingsFrom } from '../../config/resolve.js';
 import { crawlScoring } from '../../scoring/crawl-scoring.js';
 import { parseProfile } from '../../scoring/profile.js';
@@ -66,7 +67,6 @@ export interface ProgressState extends RunState {
   rebuildText?: boolean;
 }
 
-const DEFAULT_MAX_MINUTES = 24 * 60;
 /**
  * After this many checks without a settled URL, queued URLs are sent again. Past SQS's 5-minute
  * deduplication window a URL that still has its message gets a second one; the fetch worker
@@ -79,10 +79,16 @@ export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunStat
   if (!Array.isArray(input.seeds) || input.seeds.length === 0)
     throw new Error(`crawl "${input.crawl}" has no seeds: give it at least one URL, search query or account in crawls.json`);
   // Schedules may fire while the last run is still going (a week's schedule, a week's maxMinutes): runs of one crawl never overlap.
-  const running = (await deps.store.runs()).find((r) => r.status === 'running' && r.config.crawl === input.crawl);
-  if (running) {
-    deps.logger.warn('a run of this crawl is still running: this one is skipped', { crawl: input.crawl, running: running.id });
-    return { crawl: input.crawl, skipped: running.id };
+  const now = (deps.clock ?? Date.now)();
+  for (const r of await deps.store.runs()) {
+    if (r.status !== 'running' || r.config.crawl !== input.crawl) continue;
+    if (!runIsDead(r, now)) {
+      deps.logger.warn('a run of this crawl is still running: this one is skipped', { crawl: input.crawl, running: r.id });
+      return { crawl: input.crawl, skipped: r.id };
+    }
+    // Its execution died outside its states and can no longer end it: it ends here, and this run starts.
+    deps.logger.warn('a run of this crawl outlived its deadline without ending: marked failed', { crawl: input.crawl, run: r.id, deadline: runDeadline(r) });
+    await deps.store.setRunStatus(r.id, 'failed', now);
   }
   const urls = new Set<string>();
   const targets = new Set<string>();
@@ -104,15 +110,22 @@ export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunStat
   // Checked now (a bad profile or selector fails the run's start, not every page); a custom profile travels with the run.
   crawlScoring(settings, custom);
   const { data: _data, ...stored } = settings;
-  const now = (deps.clock ?? Date.now)();
-  const config = { ...stored, crawl: input.crawl, ...(custom ? { scoringProfile: custom } : {}), ...(targets.size ? { targets: [...targets] } : {}) };
+  const minutes = input.maxMinutes ?? (settings.maxMinutes || DEFAULT_MAX_MINUTES);
+  const deadline = now + minutes * 60_000;
+  // The deadline travels with the run: the fetch workers drop its messages after it, and a later InitRun knows a dead run.
+  const config = {
+    ...stored,
+    crawl: input.crawl,
+    endsBy: deadline,
+    ...(custom ? { scoringProfile: custom } : {}),
+    ...(targets.size ? { targets: [...targets] } : {}),
+  };
   const run = await deps.store.createRun([...urls], config, now);
   // Told, not retried: a retried InitRun would create the run again (createRun is one run per call).
   await deps.events
     ?.put([{ type: 'trawl.crawl.started', detail: { runId: run.id, crawl: input.crawl, seeds: input.seeds, startedAt: now } }])
     .catch((err: unknown) => deps.logger.warn('trawl.crawl.started was not put on the event bus', { runId: run.id, error: errorMessage(err) }));
-  const minutes = input.maxMinutes ?? (settings.maxMinutes || DEFAULT_MAX_MINUTES);
-  const state = { runId: run.id, crawl: input.crawl, deadline: now + minutes * 60_000, maxPages: settings.maxPages };
+  const state = { runId: run.id, crawl: input.crawl, deadline, maxPages: settings.maxPages };
   // With targets, Discover sends the seeds once the scope holds where the targets lead.
   if (targets.size) return { ...state, discover: true };
   await withRun(deps, run.id, (ctx) =>
