@@ -21,6 +21,7 @@ import { CrawlWorkflows, type PageStep } from './workflows.js';
 import { CrawlDiscovery } from './discovery.js';
 import { nagRef } from './nag.js';
 import { CrawlWebhooks } from './webhooks.js';
+import { RunEndings } from './run-endings.js';
 import { THROTTLE_RETRIES } from '../shared/pipeline/cloud/enrich-workflow.js';
 
 /** Memory and timeout of each stage unless `memoryMb` says otherwise. */
@@ -34,6 +35,7 @@ export const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   // The page workflow's steps fit Express's 5 minutes with their retries (lib/quotas.ts checks the path at synth).
   'extract-page': { memoryMb: 1024, timeout: Duration.seconds(40) },
   'record-failure': { memoryMb: 256, timeout: Duration.seconds(30) },
+  'run-ended': { memoryMb: 256, timeout: Duration.seconds(30) },
   // Chromium with two tabs: 2048 MB leaves the browser its working set and gives a full vCPU's share.
   'render-page': { memoryMb: 2048, timeout: Duration.seconds(50) },
   // A model call is mostly waiting; the local methods want a CPU share (1024 MB: ~0.6 vCPU on arm64).
@@ -69,6 +71,8 @@ export class Crawler extends Construct {
    * `trawl.crawl.failed`, each with the run's id and summary. Subscribe with a rule on it.
    */
   readonly eventBus: events.EventBus;
+  /** The rule that marks failed a run whose execution failed, timed out or was aborted, and its dead letters. */
+  readonly runEndings: RunEndings;
   /** The `webhooks` receivers (absent without them): their API destinations, rules, secrets and dead letters. */
   readonly webhooks?: CrawlWebhooks;
 
@@ -170,7 +174,8 @@ export class Crawler extends Construct {
           new CfnOutput(this, `Webhook${i}SecretArn`, { value: secret.secretArn, description: `the key deliveries to ${props.webhooks![i]!.url} carry` }),
       );
     }
-    for (const teller of [fns['init-run'], fns['finalize-run']]) {
+    this.runEndings = new RunEndings(this, 'RunEndings', { runMachine: this.workflows.runMachine, fn: fns['run-ended'], removalPolicy });
+    for (const teller of [fns['init-run'], fns['finalize-run'], fns['run-ended']]) {
       teller.addEnvironment(ENV.eventBusName, this.eventBus.eventBusName);
       this.eventBus.grantPutEventsTo(teller);
     }
@@ -191,6 +196,7 @@ export class Crawler extends Construct {
       functions: fns,
       queue: this.frontier.queue,
       deadLetters: this.frontier.deadLetters,
+      otherDeadLetters: { 'run-endings': this.runEndings.deadLetters, ...(this.webhooks ? { webhooks: this.webhooks.deadLetters } : {}) },
       machines: { run: this.workflows.runMachine, page: this.workflows.pageWorkflow },
       capped: modelCap !== undefined ? ['summarize-page', 'index-page'] : [],
       pageWorkflow: this.workflows.pageWorkflow,

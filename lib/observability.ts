@@ -12,6 +12,8 @@ export interface ObservabilityProps {
   functions: Record<string, lambda.IFunction>;
   queue: sqs.IQueue;
   deadLetters: sqs.IQueue;
+  /** Other dead-letter queues a team pages on (the run-endings rule's, the webhooks'), by name. */
+  otherDeadLetters?: Record<string, sqs.IQueue>;
   machines: Record<string, sfn.IStateMachine>;
   /** Stages throttled on purpose (a reserved-concurrency cap on model calls, retried by Step Functions): no throttle alarm. */
   capped?: string[];
@@ -56,12 +58,24 @@ export class CrawlObservability extends Construct {
       props.deadLetters.metricApproximateNumberOfMessagesVisible({ period }),
       'Frontier messages failed too often and went to the DLQ: inspect them, then redrive.',
     );
+    for (const [name, queue] of Object.entries(props.otherDeadLetters ?? {}))
+      alarm(
+        `${name}-dead-letters`,
+        queue.metricApproximateNumberOfMessagesVisible({ period }),
+        `Events of ${name} went to its dead-letter queue after their retries: inspect them.`,
+      );
     for (const [name, fn] of Object.entries(props.functions)) {
       alarm(`${name}-errors`, fn.metricErrors({ period }), `The ${name} stage failed.`);
       if (!props.capped?.includes(name))
         alarm(`${name}-throttles`, fn.metricThrottles({ period }), `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`);
     }
     for (const [name, machine] of Object.entries(props.machines)) alarm(`${name}-failed`, machine.metricFailed({ period }), `A ${name} execution failed.`);
+    if (props.machines.run)
+      alarm(
+        'run-timed-out',
+        props.machines.run.metricTimedOut({ period }),
+        "A run's execution timed out: RunEnded marked its run failed; look at why it ran so long.",
+      );
     if (props.pageWorkflow) {
       alarm(
         'page-timed-out',

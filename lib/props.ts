@@ -37,7 +37,7 @@ export interface CrawlerProps {
   readonly crawls: CrawlDefinition[];
   /**
    * Memory (MB, 128–10240) per stage.
-   * @default init-run 512, discover-targets 512, run-progress 256, finalize-run 1769, fetch-worker 512, extract-page 1024, record-failure 256, render-page 2048, summarize-page 1024, index-page 1024
+   * @default init-run 512, discover-targets 512, run-progress 256, finalize-run 1769, fetch-worker 512, extract-page 1024, record-failure 256, run-ended 256, render-page 2048, summarize-page 1024, index-page 1024
    */
   readonly memoryMb?: Partial<Record<StageName, number>>;
   /**

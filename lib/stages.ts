@@ -35,6 +35,7 @@ export const STAGES = [
   'fetch-worker',
   'extract-page',
   'record-failure',
+  'run-ended',
   'render-page',
   'summarize-page',
   'index-page',
@@ -108,6 +109,7 @@ export const STAGE_ACCESS: Record<StageName, { table: string[]; objects: Array<'
   'fetch-worker': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
   'extract-page': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
   'record-failure': { table: ['PutItem', 'UpdateItem'], objects: ['read', 'write'] },
+  'run-ended': { table: ['UpdateItem'], objects: ['read'] },
   'render-page': { table: ['PutItem', 'UpdateItem'], objects: ['read', 'write'] },
   'summarize-page': { table: ['PutItem', 'UpdateItem'], objects: ['read'] },
   // Index clears the page's dead letter (DeleteItem): without it a real deploy indexed no vector (review finding 1).

@@ -246,6 +246,7 @@ const STAGE_IDS: Record<string, string> = {
   fetchworker: 'fetch-worker',
   extractpage: 'extract-page',
   recordfailure: 'record-failure',
+  runended: 'run-ended',
   renderpage: 'render-page',
   summarizepage: 'summarize-page',
   indexpage: 'index-page',

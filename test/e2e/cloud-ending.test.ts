@@ -5,13 +5,15 @@
 // stopped over the API ends `interrupted`. And a second run tells what changed since the first.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertIamAllows, cloudCrawl, tableItems } from '../cloud/harness.js';
+import { assertIamAllows, cloudCrawl, cloudEnvironment, tableItems } from '../cloud/harness.js';
 import { callSearchApi } from '../cloud/api-call.js';
+import { asFunction } from '../cloud/iam.js';
 import { changingSite } from '../changes/site.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 import { startWeb } from '../web/server.js';
 import { handler as initRun } from '../../functions/init-run/index.js';
+import { handler as runEnded } from '../../functions/run-ended/index.js';
 
 const SETTINGS = { allowPrivateNetwork: true, delayMs: 0, backoffBaseMs: 200, maxRps: 0, maxHostFailures: 4 };
 
@@ -108,6 +110,38 @@ test('a schedule that fires while its last run is still going starts nothing', a
   assert.deepEqual(second, { crawl: 'overlap', skipped: first.runId });
   const runs = (await tableItems(emu, names.table)).filter((i) => String(i.SK) === 'RUN');
   assert.equal(runs.length, 1);
+});
+
+test('an execution stopped from outside: the rule’s event marks its run failed, and the next schedule starts a run', async () => {
+  const names = await emu.provision('lost');
+  cloudEnvironment(emu, names, emu.endpoints.sqs!);
+  const input = { crawl: 'lost', seeds: ['http://127.0.0.1:9/'], settings: SETTINGS };
+  const startDate = Date.now() - 1;
+  const first = await initRun(input);
+  assert.ok('runId' in first);
+  // The event as EventBridge delivers it (detail as Step Functions writes it).
+  const event = (detail: { status: string; startDate: number }) =>
+    ({
+      version: '0',
+      id: 'e1',
+      'detail-type': 'Step Functions Execution Status Change',
+      source: 'aws.states',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: [],
+      detail: { executionArn: 'arn:aws:states:us-east-1:000000000000:execution:run:x', input: JSON.stringify(input), ...detail },
+    }) as Parameters<typeof runEnded>[0];
+  const ended = (e: Parameters<typeof runEnded>[0]) => asFunction('run-ended', () => runEnded(e));
+  // A later execution of the crawl (a schedule that found the run going) failing touches no run.
+  assert.deepEqual(await ended(event({ status: 'FAILED', startDate: Date.now() + 1_000 })), { outcome: 'no-running-run' });
+  assert.deepEqual(await ended(event({ status: 'SUCCEEDED', startDate })), { outcome: 'execution-succeeded' });
+  assert.deepEqual(await ended(event({ status: 'ABORTED', startDate })), { outcome: 'failed', runId: first.runId });
+  const run = (await tableItems(emu, names.table)).find((i) => String(i.SK) === 'RUN' && Number(i.id) === first.runId);
+  assert.equal(run?.status, 'failed');
+  const next = await initRun(input);
+  assert.ok('runId' in next && next.runId !== first.runId, JSON.stringify(next));
+  assert.ok(assertIamAllows(synth) > 0);
 });
 
 test(

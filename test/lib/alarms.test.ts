@@ -23,4 +23,7 @@ test('every alarm sends to the alarm topic, and timeouts, throttling and a stuck
   assert.ok(names.includes('ExecutionsTimedOut'));
   assert.ok(names.includes('ApproximateAgeOfOldestMessage'));
   assert.ok(alarms.some((a) => JSON.stringify(a.Properties.Metrics ?? []).includes('WriteThrottleEvents')));
+  // Both machines' timeouts (the run's: RunEnded marked its run failed), and every dead-letter queue, the run-endings rule's included.
+  assert.equal(names.filter((n) => n === 'ExecutionsTimedOut').length, 2);
+  assert.equal(names.filter((n) => n === 'ApproximateNumberOfMessagesVisible').length, 2);
 });

@@ -8,6 +8,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Crawler } from '../../lib/crawler.js';
+import { STAGES } from '../../lib/stages.js';
 import { CrawlConfigError, loadCrawls, validateCrawls } from '../../lib/crawls-config.js';
 import { INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
 import { tempDir } from '../helpers.js';
@@ -71,7 +72,8 @@ test('the frontier: FIFO without content-based dedupe, per-group throughput, a F
     DeduplicationScope: 'messageGroup',
     RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 50 },
   });
-  t.resourceCountIs('AWS::SQS::Queue', 2);
+  // The frontier, its DLQ, and the run-endings rule's dead letters.
+  t.resourceCountIs('AWS::SQS::Queue', 3);
 });
 
 test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x64 only); the fetch worker takes one message at a time with partial batch failures', () => {
@@ -79,7 +81,7 @@ test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x
   const stages = Object.values(fns).filter(
     (f) => (f.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.TABLE_NAME,
   );
-  assert.equal(stages.length, 11);
+  assert.equal(stages.length, STAGES.length);
   for (const f of stages) {
     const p = f.Properties as { Runtime: string; Architectures: string[]; Handler: string; MemorySize: number };
     assert.equal(p.Runtime, 'nodejs24.x');
@@ -95,7 +97,7 @@ test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x
 
 test('the bundles are ESM built by esbuild, the extract stage carries pdf.js for its worker thread, and every stage that tokenizes its tokenizer', () => {
   const assets = readdirSync(synth.outdir).filter((d) => d.startsWith('asset.'));
-  assert.equal(assets.length, 11);
+  assert.equal(assets.length, STAGES.length);
   for (const a of assets) assert.ok(existsSync(join(synth.outdir, a, 'index.mjs')), a);
   // pdf.js ships with every stage whose bundle names it (Extract, and the stages that fetch search and social targets), and only there.
   const namingPdfjs = assets.filter((a) => readFileSync(join(synth.outdir, a, 'index.mjs'), 'utf8').includes(PDFJS_MODULE));
@@ -107,7 +109,7 @@ test('the bundles are ESM built by esbuild, the extract stage carries pdf.js for
   );
   // Every stage but the search API chunks or counts tokens (their bundles name the rank table), and the tokenizer reads it by path.
   const tokenizing = assets.filter((a) => readFileSync(join(synth.outdir, a, 'index.mjs'), 'utf8').includes(CL100K_RANKS));
-  assert.equal(tokenizing.length, 10);
+  assert.equal(tokenizing.length, STAGES.length - 1);
   assert.deepEqual(
     assets.filter((a) => existsSync(join(synth.outdir, a, CL100K_RANKS))),
     tokenizing,
@@ -162,7 +164,7 @@ test("a crawl whose seeds are too long for its schedule's rule input fails synth
 });
 
 test('one EventBridge rule per crawl of crawls.json, starting the run state machine with the crawl as input', () => {
-  t.resourceCountIs('AWS::Events::Rule', 1);
+  t.resourceCountIs('AWS::Events::Rule', 2);
   t.hasResourceProperties('AWS::Events::Rule', {
     ScheduleExpression: 'rate(7 days)',
     Targets: [
@@ -171,11 +173,25 @@ test('one EventBridge rule per crawl of crawls.json, starting the run state mach
   });
 });
 
+test("a rule hands the run machine's failed, timed-out and aborted executions to RunEnded, with retries and a dead-letter queue", () => {
+  const rules = t.findResources('AWS::Events::Rule', { Properties: { EventPattern: { source: ['aws.states'] } } });
+  assert.equal(Object.keys(rules).length, 1);
+  const rule = Object.values(rules)[0]!.Properties as { EventPattern: Record<string, any>; Targets: Array<Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- template JSON
+  assert.deepEqual(rule.EventPattern['detail-type'], ['Step Functions Execution Status Change']);
+  assert.deepEqual(rule.EventPattern.detail.status, ['FAILED', 'TIMED_OUT', 'ABORTED']);
+  const machine = Object.keys(t.findResources('AWS::StepFunctions::StateMachine', { Properties: { StateMachineType: 'STANDARD' } }))[0];
+  assert.deepEqual(rule.EventPattern.detail.stateMachineArn, [{ Ref: machine }]);
+  const target = rule.Targets[0]!;
+  assert.match(JSON.stringify(target.Arn), /RunEnded|runended/i);
+  assert.equal(target.RetryPolicy.MaximumRetryAttempts, 185);
+  assert.ok(target.DeadLetterConfig?.Arn, 'undelivered events go to a dead-letter queue');
+});
+
 test('alarms on the DLQ, stage errors and throttles and failed executions; a dashboard', () => {
   const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a) => (a.Properties as { MetricName: string }).MetricName);
   assert.ok(alarms.includes('ApproximateNumberOfMessagesVisible'));
-  assert.equal(alarms.filter((m) => m === 'Errors').length, 11);
-  assert.equal(alarms.filter((m) => m === 'Throttles').length, 11, 'the local provider reserves no concurrency: every stage has a throttle alarm');
+  assert.equal(alarms.filter((m) => m === 'Errors').length, STAGES.length);
+  assert.equal(alarms.filter((m) => m === 'Throttles').length, STAGES.length, 'the local provider reserves no concurrency: every stage has a throttle alarm');
   assert.equal(alarms.filter((m) => m === 'ExecutionsFailed').length, 2);
   t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
 });

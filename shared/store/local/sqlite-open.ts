@@ -131,7 +131,7 @@ export function openDatabase(file: string, options: OpenOptions): Db {
   } catch (err) {
     db.close();
     if (isCorruption(err)) throw damagedError(file, errorMessage(err), err);
-    const full = noRoomCode(err);
+    const full = err instanceof DataDirError ? undefined : noRoomCode(err);
     if (full) throw new DataDirError(`${file} could not be written: the disk is full (${full}); free some space, then run the command again`, { cause: err });
     throw err;
   }
