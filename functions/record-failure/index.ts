@@ -4,10 +4,14 @@ import type { PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { recordFailureStage, type ExtractResult } from '../../shared/pipeline/cloud/page-workflow.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 
-export async function handler(event: { task: PageTask; error: { Error?: string; Cause?: string } }): Promise<ExtractResult> {
+export async function handler(event: {
+  task: PageTask & { results?: { Extract?: ExtractResult } };
+  error: { Error?: string; Cause?: string };
+}): Promise<ExtractResult> {
   const rt = runtime('record-failure');
   return instrumented(rt, async () => {
-    rt.metrics.addMetric('PagesFailed', MetricUnit.Count, 1);
-    return withRun(rt, event.task.runId, (ctx) => recordFailureStage(ctx, event.task, event.error));
+    const result = await withRun(rt, event.task.runId, (ctx) => recordFailureStage(ctx, event.task, event.error));
+    rt.metrics.addMetric(result.state === 'failed' ? 'PagesFailed' : 'PageStepsFailed', MetricUnit.Count, 1);
+    return result;
   });
 }

@@ -103,3 +103,34 @@ test('a failing step is caught: the URL fails and the fetch stays in the archive
   assert.equal(history.length, 1);
   assert.match(history[0]!.error ?? '', /processing-failed: Error: the body of http:\/\/a\.test\/lost is missing from S3/);
 });
+
+test('a step after Extract that fails for good leaves the page done, its fetch recorded once; a late failure never undoes done', async () => {
+  const html = Buffer.from(
+    '<html><head><title>Kept</title></head><body><article><h1>Kept</h1><p>Words of a page that was stored before a later step failed.</p></article></body></html>',
+  );
+  const task = await taskFor('kept', html);
+  const failingIndex = async () => {
+    throw new Error('the vector index refused the write');
+  };
+  const result = machine.run(task as never, {
+    overrides: {
+      taskResourceLocalHandlers: {
+        Extract: extractPage as never,
+        Summarize: summarizePage as never,
+        Index: failingIndex as never,
+        RecordFailure: recordFailure as never,
+      },
+    },
+    context: { State: { RetryCount: 0 } },
+  }).result;
+  await assert.rejects(result, /a page step failed/);
+  const url = await store.getUrl(runId, 'id-kept');
+  assert.equal(url?.state, 'done', 'Extract settled it; the failed Index step does not undo that');
+  assert.equal((await store.fetchHistory('id-kept')).length, 1, 'the fetch is recorded once');
+  assert.equal((await store.getExtract('id-kept'))?.title, 'Kept');
+  // The store itself keeps done final: a failure committed late (a redelivered message) changes nothing.
+  const settled = (await store.runProgress(runId))!.settled;
+  await store.commitFetch({ runId, urlId: 'id-kept', state: 'failed', reason: 'processing-failed', attempts: 2 });
+  assert.equal((await store.getUrl(runId, 'id-kept'))?.state, 'done');
+  assert.equal((await store.runProgress(runId))!.settled, settled);
+});

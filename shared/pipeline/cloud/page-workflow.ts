@@ -89,7 +89,18 @@ export async function extractStage(ctx: CloudContext, task: PageWorkflowInput): 
  * The page workflow's Catch: the fetch is still an interaction of the archive, recorded with
  * the error that stopped its processing, and the URL fails instead of hanging in flight.
  */
-export async function recordFailureStage(ctx: CloudContext, task: PageTask, error: { Error?: string; Cause?: string }): Promise<ExtractResult> {
+export async function recordFailureStage(
+  ctx: CloudContext,
+  task: PageTask & { results?: { Extract?: ExtractResult } },
+  error: { Error?: string; Cause?: string },
+): Promise<ExtractResult> {
+  // A step after Extract failed (Summarize, Index, an extra step): Extract settled the URL and stored
+  // the page; that final state stays, and the fetch is not recorded a second time.
+  const extracted = task.results?.Extract;
+  if (extracted && !extracted.render && extracted.state !== 'failed') {
+    ctx.logger.error('a page step after Extract failed; the page stays stored', { url: task.row.url, state: extracted.state, error: error.Error });
+    return extracted;
+  }
   const reason = `processing-failed: ${error.Error ?? 'Error'}`;
   const outcome: FetchOutcome = { kind: 'response', res: { ...task.response, body: null }, contentHash: task.contentHash, at: task.at, warc: task.warc };
   const fetch = { ...fetchRecord(task.row, outcome), error: `${reason}: ${errorMessage(causeOf(error.Cause))}`.slice(0, 2000) };

@@ -153,9 +153,10 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
           TableName: this.table,
           Key: keys.frontier(runId, urlId),
           UpdateExpression: `SET ${sets.join(', ')}${removeReason ? ' REMOVE #r' : ''}`,
-          ConditionExpression: 'attribute_exists(PK)',
+          // `done` is final in a run: a late failure (a step after Extract, a redelivered message) never undoes it.
+          ConditionExpression: fields.state === 'done' ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND #st <> :done',
           ExpressionAttributeNames: fields.reason !== undefined || removeReason ? { '#st': 'state', '#r': 'reason' } : { '#st': 'state' },
-          ExpressionAttributeValues: values,
+          ExpressionAttributeValues: fields.state === 'done' ? values : { ...values, ':done': 'done' },
           ReturnValues: 'ALL_OLD',
         }),
       );
