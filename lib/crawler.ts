@@ -235,6 +235,7 @@ export class Crawler extends Construct {
         });
         // DELETE /crawls/{id} marks the run interrupted.
         fns['search-api'].addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [this.storage.table.tableArn] }));
+        this.storage.table.encryptionKey?.grant(fns['search-api'], 'kms:Encrypt', 'kms:GenerateDataKey');
       }
       this.apiUrl = fns['search-api'].addFunctionUrl({ authType: publicUrl ? lambda.FunctionUrlAuthType.NONE : lambda.FunctionUrlAuthType.AWS_IAM });
       new CfnOutput(this, 'ApiUrl', { value: this.apiUrl.url });

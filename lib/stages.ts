@@ -117,6 +117,11 @@ export const STAGE_ACCESS: Record<StageName, { table: string[]; objects: Array<'
   'search-api': { table: ['Scan'], objects: ['read'] },
 };
 
+/** What reading an item or object encrypted with a customer-managed key needs. */
+const KEY_READ = ['kms:Decrypt', 'kms:DescribeKey'];
+/** And writing one: DynamoDB and S3 ask KMS for a data key (exact actions: no wildcard for cdk-nag to flag). */
+const KEY_READ_WRITE = [...KEY_READ, 'kms:Encrypt', 'kms:GenerateDataKey'];
+
 /** The web UI's bundle (`npm run build:ui`), shipped as `ui/` beside the search API's bundle. */
 export const UI_DIR = join(ROOT, 'dist', 'ui');
 
@@ -197,6 +202,11 @@ export class CrawlStages extends Construct {
     );
     // Without ListBucket S3 answers a missing key with 403, not 404, and "not there yet" became an error (review finding 2).
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.props.bucket.bucketArn] }));
+    // A customer-managed key on the table or the bucket: the same reads and writes need it (the
+    // statements above are exact actions, not the grant* helpers, so the keys are granted here).
+    const writesTable = access.table.some((a) => a !== 'Scan');
+    this.props.table.encryptionKey?.grant(fn, ...(writesTable ? KEY_READ_WRITE : KEY_READ));
+    this.props.bucket.encryptionKey?.grant(fn, ...(access.objects.includes('write') ? KEY_READ_WRITE : KEY_READ));
     const role = fn.role!;
     Validations.of(role).acknowledge(
       {

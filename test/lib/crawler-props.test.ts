@@ -1,11 +1,12 @@
 // The Crawler construct's props: ranges checked at synth (nothing clamped silently), escape hatches
 // for an existing table or bucket and for overrides, and user steps in the page workflow.
-import { STAGES } from '../../lib/stages.js';
+import { STAGE_ACCESS, STAGES } from '../../lib/stages.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -91,6 +92,29 @@ test("tableProps and bucketProps override trawl's defaults but never its layout"
     ],
   });
   t.hasResourceProperties('AWS::S3::Bucket', { BucketName: 'team-archive-2', VersioningConfiguration: { Status: 'Enabled' } });
+});
+
+test('customer-managed keys on the table and the bucket: every stage may use each key as it uses the table and the bucket, no more', () => {
+  const t = synth({}, (stack) => ({
+    tableProps: { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: new kms.Key(stack, 'TableKey', { enableKeyRotation: true }) },
+    bucketProps: { encryption: s3.BucketEncryption.KMS, encryptionKey: new kms.Key(stack, 'BucketKey', { enableKeyRotation: true }) },
+  }));
+  const keyId = (name: string) => Object.keys(t.findResources('AWS::KMS::Key')).find((id) => id.startsWith(name))!;
+  const [tableKey, bucketKey] = [keyId('TableKey'), keyId('BucketKey')];
+  const kmsOn = (stage: string, key: string) =>
+    grants(t, stage)
+      .filter((g) => g.resources.includes(key))
+      .flatMap((g) => g.actions)
+      .filter((a) => a.startsWith('kms:'))
+      .sort();
+  const read = ['kms:Decrypt', 'kms:DescribeKey'];
+  const readWrite = [...read, 'kms:Encrypt', 'kms:GenerateDataKey'].sort();
+  for (const stage of STAGES) {
+    const access = STAGE_ACCESS[stage];
+    assert.deepEqual(kmsOn(stage, tableKey), access.table.some((a) => a !== 'Scan') ? readWrite : read, `${stage} on the table's key`);
+    assert.deepEqual(kmsOn(stage, bucketKey), access.objects.includes('write') ? readWrite : read, `${stage} on the bucket's key`);
+  }
+  assert.deepEqual(kmsOn('search-api', tableKey), read, 'the search API only reads the table');
 });
 
 test('your own Lambdas run after Extract in the page workflow, with the same retries and Catch', () => {
