@@ -1,6 +1,7 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { deadLetterQueue } from './dead-letters.js';
 
 export interface FrontierProps {
   /** Receives before a message goes to the DLQ; hand-backs for a busy host count too, so keep it generous. */
@@ -16,13 +17,7 @@ export class FrontierQueue extends Construct {
 
   constructor(scope: Construct, id: string, props: FrontierProps) {
     super(scope, id);
-    this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
-      fifo: true,
-      retentionPeriod: Duration.days(14),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    Validations.of(this.deadLetters).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is the dead-letter queue of the frontier.' });
+    this.deadLetters = deadLetterQueue(this, 'DeadLetters', { of: 'the frontier', fifo: true });
     this.queue = new sqs.Queue(this, 'Queue', {
       fifo: true,
       // Exact dedupe is a conditional put in DynamoDB; the deduplication id is the run, URL and attempt.

@@ -1,13 +1,14 @@
 // Runs whose execution ends outside their states (a history quota, the execution's timeout, a
 // StopExecution) are marked failed: Step Functions tells the default event bus of each execution
 // that FAILED, TIMED_OUT or was ABORTED, and a rule hands the run machine's to the RunEnded stage.
-import { Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { deadLetterQueue } from './dead-letters.js';
 import { DEAD_STATUSES } from '../shared/pipeline/cloud/run-ended.js';
 
 export interface RunEndingsProps {
@@ -25,13 +26,7 @@ export class RunEndings extends Construct {
 
   constructor(scope: Construct, id: string, props: RunEndingsProps) {
     super(scope, id);
-    this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: props.removalPolicy,
-    });
-    Validations.of(this.deadLetters).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is the dead-letter queue of the run-endings rule.' });
+    this.deadLetters = deadLetterQueue(this, 'DeadLetters', { of: 'the run-endings rule', removalPolicy: props.removalPolicy });
     this.rule = new events.Rule(this, 'ExecutionEnded', {
       description: 'trawl: a run whose execution failed, timed out or was aborted is marked failed',
       eventPattern: {

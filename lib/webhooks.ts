@@ -5,8 +5,9 @@ import { Duration, SecretValue, Validations, type RemovalPolicy } from 'aws-cdk-
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { deadLetterQueue } from './dead-letters.js';
 import { CrawlConfigError } from '../shared/errors.js';
 import { CRAWL_EVENTS, type CrawlEventType } from '../shared/store/ports/event-sink.js';
 
@@ -74,13 +75,7 @@ export class CrawlWebhooks extends Construct {
 
   constructor(scope: Construct, id: string, props: { bus: events.IEventBus; hooks: readonly WebhookProps[]; removalPolicy: RemovalPolicy }) {
     super(scope, id);
-    this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: props.removalPolicy,
-    });
-    Validations.of(this.deadLetters).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is the dead-letter queue of the webhook rules.' });
+    this.deadLetters = deadLetterQueue(this, 'DeadLetters', { of: 'the webhook rules', removalPolicy: props.removalPolicy });
     props.hooks.forEach((hook, i) => {
       const secret =
         hook.secret ??
