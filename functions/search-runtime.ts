@@ -45,6 +45,7 @@ export function searchApi(): Handler {
     env.AWS_ENDPOINT_URL_S3VECTORS,
     env.RUN_MACHINE_ARN,
     env.API_CRAWL_SETTINGS,
+    env.API_CRAWL_LIMITS,
   ].join('|');
   let h = handlers.get(key);
   if (!h) {
@@ -61,7 +62,12 @@ export function searchApi(): Handler {
     // With `api.startCrawls` the construct names the run state machine: POST /crawls starts it (IAM-authorised).
     const crawls = config.runMachineArn
       ? {
-          jobs: new ApiCrawls({ store, runs: new SfnWorkflow(clients.sfn, config.runMachineArn), defaults: config.apiCrawlSettings }),
+          jobs: new ApiCrawls({
+            store,
+            runs: new SfnWorkflow(clients.sfn, config.runMachineArn),
+            defaults: config.apiCrawlSettings,
+            limits: config.apiCrawlLimits,
+          }),
           allowPrivateNetwork: config.apiCrawlSettings.allowPrivateNetwork === true,
         }
       : undefined;

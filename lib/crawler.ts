@@ -1,4 +1,5 @@
 import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { DEFAULT_API_CRAWL_LIMITS } from '../shared/config/api-crawl-limits.js';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -10,7 +11,7 @@ import { FrontierQueue } from './frontier.js';
 import { CrawlObservability } from './observability.js';
 import { checkCrawlerProps, timeProps, type ApiProps, type CrawlerProps } from './props.js';
 
-export type { ApiKeyApiProps, ApiProps, CrawlerProps, DiscoveryProps, ExtraPageStep, IamApiProps } from './props.js';
+export type { ApiCrawlLimitProps, ApiKeyApiProps, ApiProps, CrawlerProps, DiscoveryProps, ExtraPageStep, IamApiProps } from './props.js';
 import { checkSchedules, CrawlSchedules } from './schedules.js';
 import { DEFAULT_TEXT_REBUILD_LOG_ENTRIES, SearchIndex } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
@@ -218,6 +219,10 @@ export class Crawler extends Construct {
         const settings = typeof start === 'object' ? (start.settings ?? {}) : {};
         fns['search-api'].addEnvironment(ENV.runMachineArn, this.workflows.runMachine.stateMachineArn);
         fns['search-api'].addEnvironment(ENV.apiCrawlSettings, JSON.stringify(settings));
+        fns['search-api'].addEnvironment(
+          ENV.apiCrawlLimits,
+          JSON.stringify({ ...DEFAULT_API_CRAWL_LIMITS, ...(typeof start === 'object' ? (start.limits ?? {}) : {}) }),
+        );
         const machine = this.workflows.runMachine;
         machine.grantStartExecution(fns['search-api']);
         // DescribeExecution on the run machine's executions (GET /crawls/{id}), nothing else.

@@ -1,4 +1,5 @@
 import { Token } from 'aws-cdk-lib';
+import { API_CRAWL_LIMIT_RANGES } from '../shared/config/api-crawl-limits.js';
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -183,7 +184,29 @@ export interface IamApiProps {
    * per-crawl ones (`maxPages`, `maxDepth`, `scope`, `render`, …; see the OpenAPI document).
    * @default false (the API only reads)
    */
-  readonly startCrawls?: boolean | { readonly settings?: Record<string, unknown> };
+  readonly startCrawls?: boolean | { readonly settings?: Record<string, unknown>; readonly limits?: ApiCrawlLimitProps };
+}
+
+/**
+ * Caps on crawls started over the API, checked by the API before a run starts: a request asking
+ * for more is refused (400), a start past `concurrentRuns` running API crawls too (429).
+ */
+export interface ApiCrawlLimitProps {
+  /**
+   * The most pages one crawl may fetch (1 to 100,000,000).
+   * @default 100000
+   */
+  readonly maxPages?: number;
+  /**
+   * The longest one crawl may run, in minutes (1 to 10,080).
+   * @default 1440
+   */
+  readonly maxMinutes?: number;
+  /**
+   * Crawls started over the API running at once (1 to 100).
+   * @default 4
+   */
+  readonly concurrentRuns?: number;
 }
 
 /** A public URL whose requests carry a key in `apiKeyHeader`. */
@@ -282,6 +305,9 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
         `${where}: api.startCrawls needs api.auth "iam": starting crawls is authorised by IAM (lambda:InvokeFunctionUrl), never by a shared key`,
       );
     if (typeof start === 'object' && start.settings) settingsFrom(start.settings, `${where}: api.startCrawls.settings`);
+    if (typeof start === 'object')
+      for (const [name, [min, max]] of Object.entries(API_CRAWL_LIMIT_RANGES))
+        inRange(where, `api.startCrawls.limits.${name}`, start.limits?.[name as keyof ApiCrawlLimitProps], min, max);
     inRange(where, 'api.maxConcurrency', api.maxConcurrency, 1, 1000);
     if (api.apiKeyHeader !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(api.apiKeyHeader))
       throw new CrawlConfigError(`${where}: api.apiKeyHeader "${api.apiKeyHeader}" is not a header name (letters, digits, "-")`);

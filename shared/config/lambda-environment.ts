@@ -2,6 +2,7 @@
 // the handlers (which read them): the names and their parsing live here, once, so neither side
 // writes a variable name as a string of its own (code review of 2026-11, §4). It lives in shared/
 // rather than functions/ because the published construct (dist/lib) imports it.
+import { DEFAULT_API_CRAWL_LIMITS, type ApiCrawlLimits } from './api-crawl-limits.js';
 import { z } from 'zod';
 
 /** Each variable the construct sets for the functions, by the name the code uses for it. */
@@ -22,6 +23,7 @@ export const ENV = {
   eventBusName: 'EVENT_BUS_NAME',
   runMachineArn: 'RUN_MACHINE_ARN',
   apiCrawlSettings: 'API_CRAWL_SETTINGS',
+  apiCrawlLimits: 'API_CRAWL_LIMITS',
   textRebuildLogEntries: 'TEXT_REBUILD_LOG_ENTRIES',
 } as const;
 
@@ -50,6 +52,22 @@ const schema = z.object({
   runMachineArn: z.string().optional(),
   /** Set on Progress where search is deployed: past this many logged text changes, a running run rebuilds its full-text generation. */
   textRebuildLogEntries: positive.optional(),
+  /** Caps on crawls started over the API (a JSON object: maxPages, maxMinutes, concurrentRuns); absent: the defaults. */
+  apiCrawlLimits: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined) return DEFAULT_API_CRAWL_LIMITS;
+      try {
+        const v = JSON.parse(s) as Partial<ApiCrawlLimits>;
+        const limits = { ...DEFAULT_API_CRAWL_LIMITS, ...v };
+        if (Object.values(limits).every((n) => Number.isInteger(n) && n > 0)) return limits;
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({ code: 'custom', message: 'a JSON object of whole numbers: maxPages, maxMinutes, concurrentRuns' });
+      return z.NEVER;
+    }),
   /** The settings every crawl started over the API gets under its own (a JSON object). */
   apiCrawlSettings: z
     .string()

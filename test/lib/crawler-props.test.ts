@@ -281,6 +281,17 @@ test('api.startCrawls: the API may start, read and stop runs of the run machine,
   assert.throws(() => synth({ api: { auth: 'apiKey', apiKeySha256: 'ab'.repeat(32), startCrawls: true } as never }), /api.startCrawls needs api.auth "iam"/);
   assert.throws(() => synth({ api: { startCrawls: { settings: { maxPages: -1 } } } }), /api.startCrawls.settings: setting "maxPages"/);
   assert.throws(() => synth({ api: { startCrawls: { settings: { maxPage: 10 } } } }), /unknown setting "maxPage"/);
+  // Server-side caps: the defaults unless given, each checked at synth.
+  t.hasResourceProperties('AWS::Lambda::Function', {
+    Environment: { Variables: Match.objectLike({ API_CRAWL_LIMITS: JSON.stringify({ maxPages: 100_000, maxMinutes: 1440, concurrentRuns: 4 }) }) },
+  });
+  synth({ api: { startCrawls: { limits: { maxPages: 500, concurrentRuns: 1 } } } }).hasResourceProperties('AWS::Lambda::Function', {
+    Environment: { Variables: Match.objectLike({ API_CRAWL_LIMITS: JSON.stringify({ maxPages: 500, maxMinutes: 1440, concurrentRuns: 1 }) }) },
+  });
+  assert.throws(
+    () => synth({ api: { startCrawls: { limits: { maxMinutes: 20_000 } } } }),
+    /api.startCrawls.limits.maxMinutes is 20000; it must be a whole number from 1 to 10080/,
+  );
 });
 
 test('search and social seeds: InitRun → HasTargets → Discover → the loop, a secret of keys read only by Discover, nothing secret in the environment', () => {

@@ -6,6 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { settingsFrom } from '../../config/resolve.js';
 import type { CrawlJob, CrawlLauncher, CrawlStore, RunLedger, RunRecord, WorkflowRunner } from '../../store/ports/index.js';
 import type { RunInput } from './run-control.js';
+import { JobQueueFullError, UsageError } from '../../errors.js';
+import { DEFAULT_API_CRAWL_LIMITS, type ApiCrawlLimits } from '../../config/api-crawl-limits.js';
+import { DEFAULT_MAX_MINUTES } from './run-deadline.js';
 
 /** A job's crawl name: runs of one crawl never overlap, so each job is a crawl of its own. */
 export const apiCrawlName = (id: string) => `api-${id}`;
@@ -16,6 +19,8 @@ export interface ApiCrawlsDeps {
   runs: WorkflowRunner;
   /** The deployment's settings under every request's own (politeness, private addresses): `api.startCrawls.settings`. */
   defaults: Record<string, unknown>;
+  /** Caps on what a request may ask for (`api.startCrawls.limits`). @default DEFAULT_API_CRAWL_LIMITS */
+  limits?: ApiCrawlLimits;
   clock?: () => number;
 }
 
@@ -34,7 +39,8 @@ export class ApiCrawls implements CrawlLauncher {
       ...(typeof query === 'string' ? { query } : {}),
     };
     // Refused here with a 400, not by InitRun after the execution started.
-    settingsFrom({ ...input.settings, ...(input.query ? { query: input.query } : {}) }, 'the crawl');
+    const resolved = settingsFrom({ ...input.settings, ...(input.query ? { query: input.query } : {}) }, 'the crawl');
+    await this.checkLimits(resolved.maxPages, input.maxMinutes ?? (resolved.maxMinutes || DEFAULT_MAX_MINUTES));
     await this.deps.runs.start(id, input);
     return { id, status: 'queued', seeds, progress: { requests: 0, pagesStored: 0, queued: 0, errors: 0 }, createdAt: (this.deps.clock ?? Date.now)() };
   }
@@ -72,6 +78,22 @@ export class ApiCrawls implements CrawlLauncher {
     if (!run || run.status !== 'running') return false;
     await this.deps.store.setRunStatus(run.id, 'interrupted', (this.deps.clock ?? Date.now)());
     return true;
+  }
+
+  /** Refuses a crawl over the deployment's caps (a UsageError: 400) or past its running API crawls (429). */
+  private async checkLimits(maxPages: number, maxMinutes: number): Promise<void> {
+    const limits = this.deps.limits ?? DEFAULT_API_CRAWL_LIMITS;
+    if (maxPages > limits.maxPages)
+      throw new UsageError(`maxPages ${maxPages} is over this deployment's cap of ${limits.maxPages} pages a crawl (api.startCrawls.limits.maxPages)`);
+    if (maxMinutes > limits.maxMinutes)
+      throw new UsageError(
+        `maxMinutes ${maxMinutes} is over this deployment's cap of ${limits.maxMinutes} minutes a crawl (api.startCrawls.limits.maxMinutes)`,
+      );
+    const running = (await this.deps.store.runs()).filter((r) => r.status === 'running' && String(r.config.crawl).startsWith(apiCrawlName(''))).length;
+    if (running >= limits.concurrentRuns)
+      throw new JobQueueFullError(
+        `${running} crawls started over the API are running (at most ${limits.concurrentRuns} at once: api.startCrawls.limits.concurrentRuns): try again when one has ended, or stop one (DELETE /crawls/{id})`,
+      );
   }
 
   private async runOf(id: string): Promise<RunRecord | undefined> {
