@@ -29,9 +29,12 @@ export function changeQuery(flags: ChangesFlags): ChangeQuery {
     query.runId = n;
   }
   if (flags.since !== undefined) {
-    const at = DATE.test(flags.since) && realCalendarDate(flags.since) ? Date.parse(flags.since) : NaN;
-    if (Number.isNaN(at))
-      throw new UsageError(`invalid value ${JSON.stringify(flags.since)} for --since: expected a date of the calendar as YYYY-MM-DD or an ISO time`);
+    const at = DATE.test(flags.since) ? Date.parse(flags.since) : NaN;
+    if (Number.isNaN(at)) throw new UsageError(`invalid value ${JSON.stringify(flags.since)} for --since: expected a date as YYYY-MM-DD or an ISO time`);
+    if (!realCalendarDate(flags.since))
+      throw new UsageError(
+        `invalid value ${JSON.stringify(flags.since)} for --since: no such day in the calendar; expected a date as YYYY-MM-DD or an ISO time`,
+      );
     query.since = at;
   }
   const kinds = (flags.kind ?? []).flatMap((k) => k.split(',')).map((k) => k.trim());

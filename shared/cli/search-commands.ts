@@ -79,8 +79,10 @@ export function searchFilters(flags: SearchFlags): SearchFilters {
     ['since', flags.since],
     ['until', flags.until],
   ] as const) {
-    if (value !== undefined && !(ISO_DATE.test(value) && realCalendarDate(value)))
-      throw new UsageError(`invalid value ${JSON.stringify(value)} for --${flag}: expected a date of the calendar as YYYY, YYYY-MM or YYYY-MM-DD`);
+    if (value !== undefined && !ISO_DATE.test(value))
+      throw new UsageError(`invalid value ${JSON.stringify(value)} for --${flag}: expected a date as YYYY, YYYY-MM or YYYY-MM-DD`);
+    if (value !== undefined && !realCalendarDate(value))
+      throw new UsageError(`invalid value ${JSON.stringify(value)} for --${flag}: no such day in the calendar; expected a date as YYYY, YYYY-MM or YYYY-MM-DD`);
   }
   if (flags.lang !== undefined && !/^[a-z]{2,3}(-[a-z0-9]+)*$/i.test(flags.lang))
     throw new UsageError(`invalid value ${JSON.stringify(flags.lang)} for --lang: expected a language code such as en or pt-BR`);

@@ -72,3 +72,28 @@ test('the compose file lets arm64 functions run on any host, and the crawl scrip
   assert.match(compose, /LAMBDA_IGNORE_ARCHITECTURE=1/);
   execFileSync(process.execPath, ['--check', join(ROOT, 'localstack', 'crawl.mjs')]);
 });
+
+test('the compose file starts the service of every type the stack may hold (secrets for search and social keys and webhooks, SNS for alarms)', () => {
+  const compose = readFileSync(join(ROOT, 'localstack', 'docker-compose.yml'), 'utf8');
+  const services = new Set(/SERVICES=(\S+)/.exec(compose)![1]!.split(','));
+  const serviceOf: Record<string, string> = {
+    CloudWatch: 'cloudwatch',
+    DynamoDB: 'dynamodb',
+    Events: 'events',
+    IAM: 'iam',
+    Lambda: 'lambda',
+    Logs: 'logs',
+    S3: 's3',
+    SNS: 'sns',
+    SQS: 'sqs',
+    SecretsManager: 'secretsmanager',
+    StepFunctions: 'stepfunctions',
+  };
+  for (const type of LOCALSTACK_TYPES) {
+    const [vendor, family] = type.split('::');
+    if (vendor !== 'AWS' || family === 'CDK') continue;
+    const service = serviceOf[family!];
+    assert.ok(service, `no service named for ${type}`);
+    assert.ok(services.has(service), `${type} needs ${service} in SERVICES`);
+  }
+});

@@ -12,6 +12,7 @@ import { consumerLock } from './consumer-lock.js';
 import { makePdf } from '../web/pdf.js';
 import { CL100K_RANKS, PDFJS_MODULE } from '../../shared/extract/runtime-files.js';
 import { NODE20_DRIVER } from '../../shared/store/local/sqlite-driver.js';
+import { STAGES } from '../../lib/stages.js';
 
 const ROOT = process.cwd();
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
@@ -129,12 +130,12 @@ test("the README's CDK app synthesizes a stack with trawl/cdk from the prebuilt 
     Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
   };
   const fns = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-  assert.equal(fns.length, 11);
+  assert.equal(fns.length, STAGES.length);
   const assets = readdirSync(join(project.dir, 'cdk.out'))
     .filter((d) => d.startsWith('asset.'))
     .map((a) => join(project.dir, 'cdk.out', a));
   const stages = assets.filter((a) => existsSync(join(a, 'index.mjs')));
-  assert.equal(stages.length, 11);
+  assert.equal(stages.length, STAGES.length);
   assert.ok(!existsSync(join(project.dir, 'node_modules/esbuild')), 'esbuild is not installed with the package');
   // What each stage reads as files came from the packages installed with trawl, assembled at synth.
   const holding = (f: string) => stages.filter((a) => existsSync(join(a, f))).length;
@@ -143,7 +144,7 @@ test("the README's CDK app synthesizes a stack with trawl/cdk from the prebuilt 
   assert.equal(holding('node_modules/playwright-core/lib/server/chromium/chromium.js'), 1, 'the Render stage ships its browser driver');
   assert.equal(holding('ui/app.js'), 1, 'the search API ships the web UI');
   // The tokenizer's rank table ships with every stage whose code chunks or counts tokens (all but the search API).
-  assert.equal(holding(CL100K_RANKS), 10, 'the stages that tokenize ship the rank table');
+  assert.equal(holding(CL100K_RANKS), STAGES.length - 1, 'the stages that tokenize ship the rank table');
   // Every stage loads as Lambda loads it: copied out of the project (whose node_modules holds trawl's
   // dependencies) to a directory where what is above it holds the AWS SDK (which the nodejs24.x
   // runtime ships; this checkout's stands in) and nothing else, so a package the bundle needs at run
