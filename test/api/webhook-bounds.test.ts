@@ -4,12 +4,12 @@
 // that cannot work (a file: receiver, a short or empty secret) are refused when given.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { WebhookSender, type Delivery } from '../../shared/api/webhooks.js';
 import { serve, tempDir } from '../helpers.js';
+import { runCli, startCli } from '../e2e/cli-process.js';
 
 const SECRET = `whsec_${Buffer.from('twenty-four random bytes').toString('base64')}`;
 
@@ -100,7 +100,7 @@ test('close() cuts attempts off at once and records every delivery not made', { 
   await hook.close();
 });
 
-test('a file: receiver, an empty secret and a short one are refused when given', () => {
+test('a file: receiver, an empty secret and a short one are refused when given', async () => {
   assert.throws(() => new WebhookSender({ urls: ['file:///etc/passwd'], allowPrivateNetwork: false }), /not http\(s\)/);
   assert.throws(() => new WebhookSender({ urls: ['https://example.com/h'], secret: '', allowPrivateNetwork: false }), /at least 24 random bytes/);
   const short = `whsec_${Buffer.from('sixteen bytes ok').toString('base64')}`;
@@ -108,28 +108,11 @@ test('a file: receiver, an empty secret and a short one are refused when given',
   new WebhookSender({ urls: ['https://example.com/h'], secret: SECRET, allowPrivateNetwork: false });
   const data = tempDir();
   try {
-    const cli = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'shared/cli/main.ts',
-        'serve',
-        '--data',
-        data.dir,
-        '--port',
-        '0',
-        '--write-token',
-        'a-write-token-of-some-length',
-        '--webhook',
-        'file:///tmp/x',
-      ],
-      {
-        encoding: 'utf8',
-        timeout: 30_000,
-      },
+    const cli = await runCli(
+      ['serve', '--data', data.dir, '--port', '0', '--write-token', 'a-write-token-of-some-length', '--webhook', 'file:///tmp/x'],
+      30_000,
     );
-    assert.equal(cli.status, 2);
+    assert.equal(cli.code, 2);
     assert.match(cli.stderr, /webhook file:\/\/\/tmp\/x is not http\(s\)/);
   } finally {
     data.cleanup();
@@ -144,28 +127,12 @@ test('trawl serve with a trickling receiver exits within 5 s of SIGTERM, the del
   });
   const data = tempDir();
   const token = 'a-write-token-of-some-length';
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'shared/cli/main.ts',
-      'serve',
-      '--data',
-      data.dir,
-      '--port',
-      '0',
-      '--write-token',
-      token,
-      '--webhook',
-      hook.url,
-      '--allow-private-network',
-    ],
-    { env: { ...process.env, TRAWL_WEBHOOK_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const { child, done } = startCli(['serve', '--data', data.dir, '--port', '0', '--write-token', token, '--webhook', hook.url, '--allow-private-network'], {
+    TRAWL_WEBHOOK_SECRET: SECRET,
+  });
   try {
     let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     for (let i = 0; i < 600 && !/at (http:\S+)/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
     const url = /at (http:\/\/\S+?\/) /.exec(out)?.[1];
     assert.ok(url, out);
@@ -179,13 +146,10 @@ test('trawl serve with a trickling receiver exits within 5 s of SIGTERM, the del
     assert.ok(hook.open() >= 1, 'the receiver holds an attempt open');
     const t = performance.now();
     child.kill('SIGTERM');
-    await once(child, 'exit');
+    await done;
     const took = performance.now() - t;
     assert.ok(took < 5_000, `serve exited ${took.toFixed(0)} ms after SIGTERM`);
-    const listed = spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', 'webhooks', '--data', data.dir, '--failed', '--json'], {
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const listed = await runCli(['webhooks', '--data', data.dir, '--failed', '--json'], 30_000);
     const failed = listed.stdout
       .split('\n')
       .filter(Boolean)

@@ -3,15 +3,14 @@
 // a record at its end no longer breaks the zip (yazl's size check) or the archive.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { appendFileSync, createWriteStream, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { once } from 'node:events';
 import { warcFileSource, writeWacz } from '../../shared/archive/wacz.js';
 import { gzipMemberEnd, wholeRecordsLength } from '../../shared/archive/warc-snapshot.js';
 import { openStore } from '../../shared/library/store.js';
 import { serve, tempDir } from '../helpers.js';
+import { startCli } from '../e2e/cli-process.js';
 import { readZip, waczProblems } from './wacz-validate.js';
 
 const record = (n: number) =>
@@ -55,26 +54,19 @@ test('trawl export --format wacz during a crawl in another process gives whole W
     }, 20);
   });
   const data = tempDir();
-  const crawler = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'shared/cli/main.ts',
-      'crawl',
-      `${site.origin}/`,
-      '--data',
-      data.dir,
-      '--allow-private-network',
-      '--delay-ms',
-      '0',
-      '--max-pages',
-      String(PAGES + 1),
-      '--max-depth',
-      '200',
-    ],
-    { stdio: 'ignore' },
-  );
+  const { child: crawler, done } = startCli([
+    'crawl',
+    `${site.origin}/`,
+    '--data',
+    data.dir,
+    '--allow-private-network',
+    '--delay-ms',
+    '0',
+    '--max-pages',
+    String(PAGES + 1),
+    '--max-depth',
+    '200',
+  ]);
   try {
     const warcDir = join(data.dir, 'warc');
     const stored = () => (existsSync(warcDir) ? readdirSync(warcDir).length : 0);
@@ -96,8 +88,7 @@ test('trawl export --format wacz during a crawl in another process gives whole W
       }
     }
     assert.ok(during >= 1, 'at least one export ran while the crawl wrote');
-    if (crawler.exitCode === null) await once(crawler, 'exit');
-    assert.equal(crawler.exitCode, 0);
+    assert.equal((await done).code, 0);
     const store = openStore(data.dir);
     try {
       const file = join(data.dir, 'final.wacz');

@@ -3,12 +3,13 @@
 // are not days of the calendar are refused, not rolled over.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { printable, printableJson } from '../../shared/cli/terminal-text.js';
 import { jsonLine } from '../../shared/cli/render.js';
 import { realCalendarDate } from '../../shared/util/calendar-date.js';
 import { tempDir } from '../helpers.js';
+import { runCli } from '../e2e/cli-process.js';
 import { openLocalForWriting } from '../../shared/store/local/open-local.js';
 
 // eslint-disable-next-line no-control-regex -- the characters a terminal acts on
@@ -38,8 +39,8 @@ test('dates that are not days of the calendar are refused', async () => {
       ['search', 'bread', '--since', '2026-02-31'],
       ['changes', '--since', '2026-02-30'],
     ]) {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args, '--data', data.dir], { encoding: 'utf8', timeout: 30_000 });
-      assert.equal(r.status, 2, r.stderr);
+      const r = await runCli([...args, '--data', data.dir], 30_000);
+      assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /no such day in the calendar/, r.stderr);
     }
   } finally {
