@@ -78,7 +78,7 @@ export class CrawlStorage extends Construct {
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
       timeToLiveAttribute: TTL_ATTRIBUTE,
     });
-    // One index: aliases by their target. SimHash bands are partitions of their own (issue 30: their
+    // One index: aliases by their target. SimHash bands are partitions of their own (measured: their
     // index cost a write unit a band a page).
     for (const ix of [INLINKS_INDEX]) {
       table.addGlobalSecondaryIndex({

@@ -139,7 +139,7 @@ export const SETTINGS = {
     expects: '0 (no cap) or a number from 0.1 to 10000',
     // No cap by default: politeness is per host (one request at a time, the delay, Crawl-delay,
     // back-off). A cap of 100 across hosts was the idle time of a 12-host crawl with delays off
-    // (5,183 requests in 51.8 s: 100.06/s while the threads had room for ~400/s; issue 37).
+    // (5,183 requests in 51.8 s: 100.06/s while the threads had room for ~400/s).
     default: 0,
     flag: 'max-rps',
     env: 'TRAWL_MAX_RPS',

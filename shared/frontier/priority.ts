@@ -36,7 +36,7 @@ const INLINK_CAP = 0.15;
  * inlinks)); −0.3 for PDFs, −1 for types we will most likely not keep, +1 for structural URLs.
  * Why levels and a cap: with +0.2 an inlink and no bound, a template link shared by many pages at
  * depth 2 (a 404 in every article's navigation) outranked every depth-1 article, and a page budget
- * went to junk before the seed's own links (issue 37: 75 of 181 articles under --max-pages 300).
+ * went to junk before the seed's own links (measured: 75 of 181 articles under --max-pages 300).
  *
  * @example defaultPriority({ url: 'https://a.test/blog/x', depth: 2, inlinks: 1, fresh: false }) // 0.35
  */

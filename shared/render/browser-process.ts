@@ -37,7 +37,7 @@ const DISABLED_FEATURES = [
   'DnsOverHttps',
 ];
 
-/** Playwright's default flags trawl leaves out: a page opens no popup (issue 28). */
+/** Playwright's default flags trawl leaves out: a page opens no popup. */
 export const DRIVER_DEFAULTS_REFUSED = ['--disable-popup-blocking'];
 
 /** Flags for a headless browser that runs as root, offline, leaving nothing behind: no sandbox, GPU, first run or background traffic. */
@@ -57,7 +57,7 @@ export function launchArgs(memoryMb: number, singleProcess: boolean): string[] {
     '--disable-breakpad',
     '--disable-domain-reliability',
     `--disable-features=${DISABLED_FEATURES.join(',')}`,
-    // Every byte goes through the guard proxy (issue 28): no UDP the proxy cannot carry (WebRTC's
+    // Every byte goes through the guard proxy: no UDP the proxy cannot carry (WebRTC's
     // STUN, QUIC), no DNS or connections made ahead of a request, no new windows.
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
     '--webrtc-ip-handling-policy=disable_non_proxied_udp',

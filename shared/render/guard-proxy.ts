@@ -37,7 +37,7 @@ const HOP_HEADERS = new Set(['proxy-connection', 'proxy-authorization', 'connect
  * byte the page sends leaves through it: plain HTTP requests, HTTPS and WSS tunnels (CONNECT) and
  * WebSocket upgrades. Each target passes the page's checks before a connection is made, and the
  * connection goes to the address the guard checked. Request interception alone sees neither
- * WebSockets nor popups nor workers' requests (issue 28): this is the line nothing goes around.
+ * WebSockets nor popups nor workers' requests: this is the line nothing goes around.
  * A top-level navigation reaching the proxy is never the page's own (that document is served from
  * the fetch), so it is a popup or a new window: refused.
  */

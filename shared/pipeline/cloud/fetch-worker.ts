@@ -172,7 +172,7 @@ export interface WaitPolicy {
 /**
  * Waits longer than this are handed back to the queue instead of slept in the handler. A second of
  * the worker (512 MB, arm64) costs $6.7 per million; a hand-back costs two SQS requests ($1 per
- * million) and a re-delivery: sleeping is only cheaper below ~200 ms (issue 30's cost meter). A
+ * million) and a re-delivery: sleeping is only cheaper below ~200 ms (the cloud bench's cost meter). A
  * host then waits whole seconds (SQS visibility), never less than its delay.
  */
 export const MAX_INLINE_WAIT_MS = 200;

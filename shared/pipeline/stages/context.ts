@@ -92,7 +92,7 @@ export interface ContextParts {
    * `blobs` (default): a fetched body goes to the blob store as well as the WARC file, where
    * re-extraction reads it by hash. `archive`: only to the WARC file (a context without one keeps
    * blobs); the cloud reads the record back with one ranged GET, so S3 holds the bytes once and a
-   * page costs one PUT less (issue 30).
+   * page costs one PUT less.
    */
   bodies?: BodyKeeping;
   /** The live HTTP fetcher is built from the settings unless one is given (the archive replay). */

@@ -35,7 +35,7 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
 
   /**
    * Runs `fn` with its counter additions gathered into one update a run, sent when it ends
-   * (failed or not): a commit added to COUNTERS four or five times, a write unit each (issue 30).
+   * (failed or not): a commit added to COUNTERS four or five times, a write unit each (the cloud bench's meter).
    */
   protected async countingOnce<T>(fn: () => Promise<T>): Promise<T> {
     if (gathering.getStore()) return fn();

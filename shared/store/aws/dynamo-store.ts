@@ -242,7 +242,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     await this.changes.capture(c, { page: () => this.getPage(c.urlId), extract: () => this.getExtract(c.urlId) });
     // Content first, frontier state last: a crash in between is redone by the redelivered message.
     // Everything before the state is independent items, each write idempotent: written at once (a
-    // Lambda billed by the millisecond waits for one round trip, not ten; issue 30's meter).
+    // Lambda billed by the millisecond waits for one round trip, not ten; the cloud bench's meter).
     const [inserted] = await Promise.all([
       this.addUrls(c.discovered ?? []),
       c.fetch ? this.recordFetch(c.fetch) : undefined,
