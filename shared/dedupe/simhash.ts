@@ -82,3 +82,40 @@ export function hammingDistance(a: string, b: string): number {
 export function simhashBands(hash: string): string[] {
   return [0, 1, 2, 3].map((i) => hash.slice(i * 4, i * 4 + 4));
 }
+
+/** Bits of the six blocks a hash is cut into for {@link simhashWideBands}, high bits first. */
+const WIDE_BLOCKS = [11, 11, 11, 11, 10, 10] as const;
+/**
+ * The block pairs that key the wide bands: the edges of two triangles ({0,1,2} and {3,4,5}). Three
+ * differing bits spoil at most three of the six blocks, so at least three stay clean, and any three
+ * blocks hold two from the same triangle: one of these pairs is clean and its band matches.
+ */
+const WIDE_PAIRS = [
+  [0, 1],
+  [0, 2],
+  [1, 2],
+  [3, 4],
+  [3, 5],
+  [4, 5],
+] as const;
+
+/**
+ * Six bands of 20–22 bits for a store whose bands are partitions read per page (the cloud's). Any
+ * two hashes within {@link NEAR_DUPLICATE_DISTANCE} share one, as with {@link simhashBands}, while
+ * each band holds 2⁴–2⁶ times fewer pages: about 100 at 10⁸ pages instead of 1,500. Each band is
+ * its pair's bits as hex.
+ */
+export function simhashWideBands(hash: string): string[] {
+  const bits = BigInt(`0x${hash}`);
+  const blocks: bigint[] = [];
+  let shift = BigInt(SIMHASH_BITS);
+  for (const width of WIDE_BLOCKS) {
+    shift -= BigInt(width);
+    blocks.push((bits >> shift) & ((1n << BigInt(width)) - 1n));
+  }
+  return WIDE_PAIRS.map(([a, b]) => {
+    const width = WIDE_BLOCKS[a] + WIDE_BLOCKS[b];
+    const value = (blocks[a]! << BigInt(WIDE_BLOCKS[b])) | blocks[b]!;
+    return value.toString(16).padStart(Math.ceil(width / 4), '0');
+  });
+}

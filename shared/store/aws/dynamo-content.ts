@@ -1,5 +1,5 @@
-import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { hammingDistance, simhashBands } from '../../dedupe/simhash.js';
+import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { hammingDistance, simhashWideBands } from '../../dedupe/simhash.js';
 import type { BlobStore, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, PageRecord } from '../ports/index.js';
 import { chunkItem, edgesOf, extractItem, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
 import { DynamoLedger } from './dynamo-ledger.js';
@@ -8,6 +8,13 @@ import { keys } from './table.js';
 
 /** Text fields longer than this go to the blob store (DynamoDB items stop at 400 KB). */
 const SPILL_BYTES = 100_000;
+
+/**
+ * Pages read from one SimHash band when a page looks for its near-duplicate: a band holds about 100
+ * pages at 10⁸ pages (its 20–22 bits), so the cap bounds a pathological band's read (about two read
+ * units), never an ordinary one.
+ */
+export const BAND_CANDIDATES = 100;
 
 /**
  * What the cloud store keeps of content: pages, fetch history, extractions with their chunks and
@@ -60,27 +67,29 @@ export abstract class DynamoContent extends DynamoLedger {
   }
 
   /**
-   * The page's four SimHash bands: an item in each band's partition (`BAND#<i>#<hex>`), with the
-   * time the page first had that value. A band whose value moved loses the page; an unchanged
-   * extraction writes nothing.
+   * The page's six SimHash bands (`BAND#<i>#<hex>`, 20–22 bits each): an item in each band's
+   * partition, with the time the page first had that value. Only a page that is no near-duplicate is
+   * in the bands, as only such a page is ever a candidate: a thousand copies of one boilerplate page
+   * leave one item in each band, not a thousand. A band whose value moved loses the page; an
+   * unchanged extraction writes nothing.
    */
   private async writeBands(x: ExtractRecord, previous: Item | undefined): Promise<void> {
     const nearDuplicate = x.nearDuplicateOf !== undefined;
-    const before = typeof previous?.simhash === 'string' ? simhashBands(previous.simhash) : [];
     if (previous?.simhash === x.simhash && (previous.nearDuplicateOf !== undefined) === nearDuplicate) return;
-    const now = Date.now();
-    const values = simhashBands(x.simhash);
+    const before = typeof previous?.simhash === 'string' ? simhashWideBands(previous.simhash) : [];
+    const values = nearDuplicate ? [] : simhashWideBands(x.simhash);
     const moved = before.flatMap((value, band) => (value !== values[band] ? [keys.band(band, value, x.urlId)] : []));
     if (moved.length) await this.batchWrite([], moved);
+    const now = Date.now();
     await Promise.all(
       values.map((value, band) =>
         this.doc.send(
           new UpdateCommand({
             TableName: this.table,
             Key: keys.band(band, value, x.urlId),
-            UpdateExpression: 'SET #type = :t, urlId = :u, simhash = :h, nearDuplicate = :nd, firstSeen = if_not_exists(firstSeen, :now)',
+            UpdateExpression: 'SET #type = :t, urlId = :u, simhash = :h, firstSeen = if_not_exists(firstSeen, :now)',
             ExpressionAttributeNames: { '#type': 'type' },
-            ExpressionAttributeValues: { ':t': 'BAND', ':u': x.urlId, ':h': x.simhash, ':nd': nearDuplicate, ':now': now },
+            ExpressionAttributeValues: { ':t': 'BAND', ':u': x.urlId, ':h': x.simhash, ':now': now },
           }),
         ),
       ),
@@ -165,8 +174,28 @@ export abstract class DynamoContent extends DynamoLedger {
     return edgesOf(await this.get(keys.links(urlId, page.contentHash)));
   }
 
+  /**
+   * The oldest page within `maxDistance` of `hash` among those sharing one of its bands: at most
+   * {@link BAND_CANDIDATES} items a band, read eventually consistent (a page extracted in the same
+   * second is caught by the in-flight check, not here).
+   */
   async findNearDuplicate(hash: string, exceptUrlId: string, maxDistance: number): Promise<{ urlId: string; distance: number } | undefined> {
-    const found = await Promise.all(simhashBands(hash).map((value, band) => this.partition(`BAND#${band}#${value}`, '')));
+    const found = await Promise.all(
+      simhashWideBands(hash).map(
+        async (value, band) =>
+          (
+            await this.doc.send(
+              new QueryCommand({
+                TableName: this.table,
+                KeyConditionExpression: 'PK = :pk',
+                ExpressionAttributeValues: { ':pk': keys.band(band, value, '').PK },
+                Limit: BAND_CANDIDATES,
+                ConsistentRead: false,
+              }),
+            )
+          ).Items ?? [],
+      ),
+    );
     const candidates = new Map<string, Item>();
     for (const item of found.flat()) if (item.urlId !== exceptUrlId && !item.nearDuplicate) candidates.set(String(item.urlId), item);
     // Oldest first: the page that had the text first is the one the others duplicate.

@@ -35,7 +35,7 @@ export const keys = {
   /** The pages linking to a page, as of the last finalized run (FinalizeRun writes them). */
   inlinks: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'INLINKS' }),
   chunk: (urlId: string, seq: number) => ({ PK: `URL#${urlId}`, SK: `CHUNK#${pad(seq, 5)}` }),
-  /** A page in one SimHash band (16 bits of the hash): the band's pages are one partition, no index needed. */
+  /** A page in one SimHash band (20–22 bits of the hash): the band's pages are one partition, no index needed. */
   band: (band: number, value: string, urlId: string) => ({ PK: `BAND#${band}#${value}`, SK: urlId }),
   body: (hash: string) => ({ PK: `BODY#${hash}`, SK: 'BODY' }),
   text: (hash: string) => ({ PK: `TEXT#${hash}`, SK: 'TEXT' }),

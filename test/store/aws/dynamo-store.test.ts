@@ -3,6 +3,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DynamoCrawlStore } from '../../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../../shared/store/aws/s3-store.js';
+import { BAND_CANDIDATES } from '../../../shared/store/aws/dynamo-content.js';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
+import { extract } from '../../store-records.js';
 import { startEmulators, type Emulators } from '../../cloud/emulators.js';
 
 let emu: Emulators;
@@ -50,4 +54,53 @@ test('texts too large for an item go to S3 and come back whole', async () => {
     robotsBody: `User-agent: *\n${'Disallow: /x\n'.repeat(20_000)}`,
   });
   assert.equal((await store.getHost('h'))?.robotsBody?.length, 'User-agent: *\n'.length + 'Disallow: /x\n'.length * 20_000);
+});
+
+test('near-duplicate bands stay bounded: copies leave one item a band, and a crowded band is read only up to its cap', async () => {
+  const { store, table } = await fresh();
+  const text = 'the same boilerplate page served under many addresses of one site';
+  const hash = simhash(text);
+  await store.saveExtraction([], extract('orig', text, 's0'), []);
+  for (let i = 0; i < 30; i++) {
+    const found = await store.findNearDuplicate(hash, `copy${i}`, NEAR_DUPLICATE_DISTANCE);
+    assert.deepEqual(found, { urlId: 'orig', distance: 0 });
+    await store.saveExtraction([], extract(`copy${i}`, text, `s${i + 1}`, { nearDuplicateOf: 'orig' }), []);
+  }
+  const bandItems = async () =>
+    (await emu.clients.doc.send(new ScanCommand({ TableName: table, FilterExpression: '#t = :b', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':b': 'BAND' } })))
+      .Items ?? [];
+  assert.deepEqual(
+    (await bandItems()).map((i) => i.urlId),
+    Array(6).fill('orig'),
+    'only the original is in the bands',
+  );
+
+  // The original's text changes: its old bands lose it, a copy of the new text finds it again.
+  const changed = `${text} now with a different ending paragraph entirely rewritten`;
+  await store.saveExtraction([], extract('orig', changed, 's99'), []);
+  assert.equal((await bandItems()).filter((i) => i.simhash === hash).length, 0);
+  assert.equal((await store.findNearDuplicate(simhash(changed), 'x', NEAR_DUPLICATE_DISTANCE))?.urlId, 'orig');
+
+  // 130 pages sharing one band (its 22 bits), each far from the others elsewhere.
+  const base = BigInt(`0x${simhash('a crowded band of unrelated pages')}`);
+  const crowd = Array.from({ length: 130 }, (_, i) => {
+    const low = (BigInt(i + 1) * 0x9e3779b97f4an) & ((1n << 42n) - 1n);
+    return ((base & ~((1n << 42n) - 1n)) | low).toString(16).padStart(16, '0');
+  });
+  for (const [i, h] of crowd.entries()) await store.saveExtraction([], { ...extract(`crowd${i}`, `page ${i}`, `c${i}`), simhash: h }, []);
+  const read: number[] = [];
+  const counting = new DynamoCrawlStore(
+    {
+      send: async (command: { input: unknown }) => {
+        const res = (await emu.clients.doc.send(command as never)) as { Items?: unknown[] };
+        if (command instanceof QueryCommand) read.push(res.Items?.length ?? 0);
+        return res;
+      },
+    } as never,
+    table,
+    { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, 'unused')) },
+  );
+  await counting.findNearDuplicate(crowd[0]!, 'crowd0', NEAR_DUPLICATE_DISTANCE);
+  assert.equal(read.length, 6, 'one query a band');
+  assert.equal(Math.max(...read), BAND_CANDIDATES, `items read a band: ${read.join(', ')}`);
 });
