@@ -16,6 +16,7 @@ import { checkSchedules, CrawlSchedules } from './schedules.js';
 import { DEFAULT_TEXT_REBUILD_LOG_ENTRIES, SearchIndex } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage } from './storage.js';
+import { DEFAULT_FETCH_RETENTION_DAYS } from '../shared/store/aws/table.js';
 import { VISIBILITY_PER_TIMEOUT } from './quotas.js';
 import { ENV, environmentOf } from '../shared/config/lambda-environment.js';
 import { CrawlWorkflows, type PageStep } from './workflows.js';
@@ -93,6 +94,9 @@ export class Crawler extends Construct {
     this.storage = new CrawlStorage(this, 'Storage', {
       rawInfrequentAccessDays: times.rawIaDays ?? 30,
       rawRetentionDays: times.rawRetentionDays,
+      warcInfrequentAccessDays: times.warcIaDays,
+      warcRetentionDays: times.warcRetentionDays,
+      extractedRetentionDays: times.extractedRetentionDays,
       noncurrentVersionDays: 30,
       removalPolicy,
       existingTableObj: props.existingTableObj,
@@ -119,6 +123,7 @@ export class Crawler extends Construct {
           queueUrl: this.frontier.queue.queueUrl,
           deadLetterUrl: this.frontier.deadLetters.queueUrl,
           frontierRetentionDays: String(times.frontierRetentionDays ?? 90),
+          fetchRetentionDays: String(times.fetchRetentionDays ?? DEFAULT_FETCH_RETENTION_DAYS),
         }),
       },
     });

@@ -68,6 +68,31 @@ export interface CrawlerProps {
    */
   readonly frontierRetention?: Duration;
   /**
+   * Fetch records (a page's history: `FETCH#` items) expire (DynamoDB TTL) this long after their
+   * fetch (whole days, 1–3650). The captures stay in the WARC files.
+   * @default Duration.days(400)
+   */
+  readonly fetchRetention?: Duration;
+  /**
+   * WARC files (`warc/`) move to S3 Infrequent Access this long after they are written (whole days,
+   * at least 30). Replay and the page workflow read them with ranged GETs, which then cost a
+   * retrieval fee.
+   * @default kept in S3 Standard
+   */
+  readonly warcInfrequentAccessAfter?: Duration;
+  /**
+   * WARC files (`warc/`) are deleted this long after they are written (whole days, more than
+   * `warcInfrequentAccessAfter`). Captures older than this can no longer be replayed or exported.
+   * @default kept forever
+   */
+  readonly warcRetention?: Duration;
+  /**
+   * Extracted snapshots (`extracted/`: a page's markdown, metadata and links as JSON) are deleted
+   * this long after they are written (whole days). The table keeps each page's latest extraction.
+   * @default kept forever
+   */
+  readonly extractedRetention?: Duration;
+  /**
    * Where every alarm is sent (DLQ depth, function errors and throttles, failed runs, timed-out
    * page workflows, DynamoDB throttling, the frontier's oldest message).
    * @default no action: the alarms show on the dashboard only
@@ -232,11 +257,20 @@ export interface ApiKeyApiProps {
 const RESERVED_STEPS = new Set(['Extract', 'RecordFailure', 'PageFailed', 'PageDone', 'NeedsRender', 'Render', 'ExtractRendered', 'Summarize', 'Index']);
 
 /** The time props in the units the stack uses (seconds, days); fractional values are kept for inRange to refuse. */
-export function timeProps(props: Pick<CrawlerProps, 'pollInterval' | 'rawInfrequentAccessAfter' | 'rawRetention' | 'frontierRetention'>): {
+export function timeProps(
+  props: Pick<
+    CrawlerProps,
+    'pollInterval' | 'rawInfrequentAccessAfter' | 'rawRetention' | 'frontierRetention' | 'fetchRetention' | 'warcInfrequentAccessAfter' | 'warcRetention' | 'extractedRetention'
+  >,
+): {
   pollSeconds?: number;
   rawIaDays?: number;
   rawRetentionDays?: number;
   frontierRetentionDays?: number;
+  fetchRetentionDays?: number;
+  warcIaDays?: number;
+  warcRetentionDays?: number;
+  extractedRetentionDays?: number;
 } {
   const days = (d?: Duration) => (d === undefined ? undefined : d.toHours({ integral: false }) / 24);
   return {
@@ -244,7 +278,19 @@ export function timeProps(props: Pick<CrawlerProps, 'pollInterval' | 'rawInfrequ
     rawIaDays: days(props.rawInfrequentAccessAfter),
     rawRetentionDays: days(props.rawRetention),
     frontierRetentionDays: days(props.frontierRetention),
+    fetchRetentionDays: days(props.fetchRetention),
+    warcIaDays: days(props.warcInfrequentAccessAfter),
+    warcRetentionDays: days(props.warcRetention),
+    extractedRetentionDays: days(props.extractedRetention),
   };
+}
+
+/** An expiry must come after the move to Infrequent Access it follows (`<prefix>Retention` > `<prefix>InfrequentAccessAfter`). */
+function expiresAfterMove(where: string, prefix: string, retentionDays: number | undefined, iaDays: number | undefined, what: string): void {
+  if (retentionDays === undefined || iaDays === undefined || retentionDays > iaDays) return;
+  throw new CrawlConfigError(
+    `${where}: ${prefix}Retention (${retentionDays} days) must be more than ${prefix}InfrequentAccessAfter (${iaDays} days): ${what} move to Infrequent Access before they expire`,
+  );
 }
 
 function inRange(where: string, prop: string, value: number | undefined, min: number, max: number, unit = ''): void {
@@ -267,7 +313,8 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
     inRange(where, `memoryMb["${stage}"]`, mb, 128, 10_240, ' MB');
   }
   inRange(where, 'maxFetchConcurrency', props.maxFetchConcurrency, 2, 1000);
-  const { pollSeconds, rawIaDays, rawRetentionDays, frontierRetentionDays } = timeProps(props);
+  const times = timeProps(props);
+  const { pollSeconds, rawIaDays, rawRetentionDays, frontierRetentionDays } = times;
   inRange(where, 'pollInterval', pollSeconds, 5, 3600, ' s');
   for (const crawl of props.crawls ?? []) {
     const limit = Number((crawl.limits as { maxMinutes?: unknown } | undefined)?.maxMinutes);
@@ -276,12 +323,12 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   inRange(where, 'rawInfrequentAccessAfter', rawIaDays, 30, 36_500, ' days');
   inRange(where, 'rawRetention', rawRetentionDays, 1, 36_500, ' days');
   inRange(where, 'frontierRetention', frontierRetentionDays, 1, 3650, ' days');
-  const ia = rawIaDays ?? 30;
-  if (rawRetentionDays !== undefined && rawRetentionDays <= ia) {
-    throw new CrawlConfigError(
-      `${where}: rawRetention (${rawRetentionDays} days) must be more than rawInfrequentAccessAfter (${ia} days): raw bodies move to Infrequent Access before they expire`,
-    );
-  }
+  inRange(where, 'fetchRetention', times.fetchRetentionDays, 1, 3650, ' days');
+  inRange(where, 'warcInfrequentAccessAfter', times.warcIaDays, 30, 36_500, ' days');
+  inRange(where, 'warcRetention', times.warcRetentionDays, 1, 36_500, ' days');
+  inRange(where, 'extractedRetention', times.extractedRetentionDays, 1, 36_500, ' days');
+  expiresAfterMove(where, 'raw', rawRetentionDays, rawIaDays ?? 30, 'raw bodies');
+  expiresAfterMove(where, 'warc', times.warcRetentionDays, times.warcIaDays, 'WARC files');
   if (props.existingTableObj && props.tableProps)
     throw new CrawlConfigError(`${where}: give existingTableObj or tableProps, not both (tableProps shape a table trawl creates)`);
   if (props.existingBucketObj && props.bucketProps)

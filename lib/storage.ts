@@ -15,6 +15,12 @@ export interface StorageProps {
   rawInfrequentAccessDays: number;
   /** Raw bodies are deleted after this many days (omit to keep them). */
   rawRetentionDays?: number;
+  /** WARC files move to S3 Infrequent Access after this many days (omit to keep them in Standard). */
+  warcInfrequentAccessDays?: number;
+  /** WARC files are deleted after this many days (omit to keep them). */
+  warcRetentionDays?: number;
+  /** Extracted snapshots are deleted after this many days (omit to keep them). */
+  extractedRetentionDays?: number;
   /** Old versions of overwritten objects are kept this long. */
   noncurrentVersionDays: number;
   removalPolicy: RemovalPolicy;
@@ -59,6 +65,22 @@ export class CrawlStorage extends Construct {
           transitions: [{ storageClass: s3.StorageClass.INFREQUENT_ACCESS, transitionAfter: Duration.days(props.rawInfrequentAccessDays) }],
           expiration: props.rawRetentionDays ? Duration.days(props.rawRetentionDays) : undefined,
         },
+        ...(props.warcInfrequentAccessDays !== undefined || props.warcRetentionDays !== undefined
+          ? [
+              {
+                id: 'warc-files',
+                prefix: 'warc/',
+                transitions:
+                  props.warcInfrequentAccessDays === undefined
+                    ? undefined
+                    : [{ storageClass: s3.StorageClass.INFREQUENT_ACCESS, transitionAfter: Duration.days(props.warcInfrequentAccessDays) }],
+                expiration: props.warcRetentionDays ? Duration.days(props.warcRetentionDays) : undefined,
+              },
+            ]
+          : []),
+        ...(props.extractedRetentionDays !== undefined
+          ? [{ id: 'extracted-snapshots', prefix: 'extracted/', expiration: Duration.days(props.extractedRetentionDays) }]
+          : []),
         { id: 'old-versions', noncurrentVersionExpiration: Duration.days(props.noncurrentVersionDays), abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
       ...props.bucketProps,

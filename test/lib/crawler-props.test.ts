@@ -44,6 +44,13 @@ test('a prop out of range fails synthesis naming the prop and the allowed range'
     [{ rawInfrequentAccessAfter: Duration.days(7) }, /rawInfrequentAccessAfter is 7 days; it must be a whole number from 30 to 36500 days/],
     [{ rawRetention: Duration.days(20) }, /rawRetention \(20 days\) must be more than rawInfrequentAccessAfter \(30 days\)/],
     [{ frontierRetention: Duration.hours(12) }, /frontierRetention is 0.5 days/],
+    [{ fetchRetention: Duration.days(4000) }, /fetchRetention is 4000 days; it must be a whole number from 1 to 3650 days/],
+    [{ warcInfrequentAccessAfter: Duration.days(10) }, /warcInfrequentAccessAfter is 10 days; it must be a whole number from 30 to 36500 days/],
+    [
+      { warcInfrequentAccessAfter: Duration.days(60), warcRetention: Duration.days(60) },
+      /warcRetention \(60 days\) must be more than warcInfrequentAccessAfter \(60 days\): WARC files move/,
+    ],
+    [{ extractedRetention: Duration.hours(36) }, /extractedRetention is 1.5 days/],
     [{ tableProps: {}, existingTableObj: {} as dynamodb.ITable }, /give existingTableObj or tableProps, not both/],
     [
       { discovery: { environment: { TRAWL_BRAVE_API_KEY: 'k' } } },
@@ -373,4 +380,33 @@ test('webhooks: each receiver an API destination behind a rule on the bus, with 
     () => synth({ webhooks: [{ url: 'https://h.example/', rateLimitPerSecond: 0 }] }),
     /rateLimitPerSecond is 0; allowed: a whole number from 1 to 300/,
   );
+});
+
+test('fetch records expire after fetchRetention, and warc/ and extracted/ follow their lifecycle props', () => {
+  const fetchDays = (t: Template) =>
+    new Set(
+      Object.values(t.findResources('AWS::Lambda::Function'))
+        .map((f) => (f as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables?.FETCH_RETENTION_DAYS)
+        .filter((v) => v !== undefined),
+    );
+  const rules = (t: Template) =>
+    Object.values(t.findResources('AWS::S3::Bucket'))
+      .flatMap((b) => (b as { Properties: { LifecycleConfiguration?: { Rules: Array<Record<string, unknown>> } } }).Properties.LifecycleConfiguration?.Rules ?? [])
+      .filter((r) => r.Id === 'warc-files' || r.Id === 'extracted-snapshots');
+
+  const plain = synth({});
+  assert.deepEqual([...fetchDays(plain)], ['400']);
+  assert.deepEqual(rules(plain), [], 'WARC files and snapshots are kept by default');
+
+  const set = synth({
+    fetchRetention: Duration.days(30),
+    warcInfrequentAccessAfter: Duration.days(30),
+    warcRetention: Duration.days(365),
+    extractedRetention: Duration.days(90),
+  });
+  assert.deepEqual([...fetchDays(set)], ['30']);
+  assert.deepEqual(rules(set), [
+    { Id: 'warc-files', Prefix: 'warc/', Status: 'Enabled', ExpirationInDays: 365, Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 30 }] },
+    { Id: 'extracted-snapshots', Prefix: 'extracted/', Status: 'Enabled', ExpirationInDays: 90 },
+  ]);
 });

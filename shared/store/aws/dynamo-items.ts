@@ -27,10 +27,13 @@ export function pageItem(p: PageRecord): Item {
   return { ...keys.page(p.urlId), type: 'PAGE', ...p };
 }
 
-/** A fetch record's key is derived from its content, so a redelivered commit rewrites the same item. */
-export function fetchItem(f: FetchRecord): Item {
+/**
+ * A fetch record's key is derived from its content, so a redelivered commit rewrites the same item;
+ * `expiresAt` (epoch seconds) is when DynamoDB's TTL deletes it.
+ */
+export function fetchItem(f: FetchRecord, expiresAt: number): Item {
   const discriminator = createHash('sha256').update(JSON.stringify(f)).digest('hex').slice(0, 12);
-  return { ...keys.fetch(f.urlId, f.fetchedAt, discriminator), type: 'FETCH', ...f };
+  return { ...keys.fetch(f.urlId, f.fetchedAt, discriminator), type: 'FETCH', ...f, expiresAt };
 }
 
 /** A LINKS item stops well inside DynamoDB's 400 KB. */

@@ -18,12 +18,17 @@ import { latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoRuns } from './dynamo-runs.js';
 import { DynamoChanges } from './dynamo-changes.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { INLINKS_INDEX, keys } from './table.js';
+import { DEFAULT_FETCH_RETENTION_DAYS, INLINKS_INDEX, TTL_ATTRIBUTE, keys } from './table.js';
 import { urlId as urlIdOf } from '../../url/canonical.js';
 
 export interface DynamoStoreOptions {
-  /** Days a frontier item lives after it is written (DynamoDB TTL); pages, edges and fetches stay. */
+  /** Days a frontier item (and a run's minute of activity) lives after it is written (DynamoDB TTL). */
   frontierRetentionDays?: number;
+  /**
+   * Days a fetch record lives after its fetch (DynamoDB TTL): a page's history keeps this long; the
+   * WARC records in S3 keep the captures themselves. Pages, extracts and links stay.
+   */
+  fetchRetentionDays?: number;
   /** Where texts too large for an item (long markdown, huge robots.txt) are kept. */
   blobs: BlobStore;
 }
@@ -47,6 +52,7 @@ function seenUrls(table: string, runId: number): Set<string> {
  */
 export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   private readonly retentionSeconds: number;
+  private readonly fetchRetentionSeconds: number;
 
   constructor(
     doc: DynamoDBDocumentClient,
@@ -55,6 +61,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   ) {
     super(doc, table, options.blobs);
     this.retentionSeconds = (options.frontierRetentionDays ?? 90) * 86_400;
+    this.fetchRetentionSeconds = (options.fetchRetentionDays ?? DEFAULT_FETCH_RETENTION_DAYS) * 86_400;
     this.changes = new DynamoChanges(doc, table, options.blobs);
   }
 
@@ -294,7 +301,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
 
   async recordFetch(record: FetchRecord): Promise<void> {
     // Counted once: a redelivered commit writes the same key and the condition stops it.
-    if (!(await this.putIfAbsent(fetchItem(record)))) return;
+    if (!(await this.putIfAbsent(fetchItem(record, Math.floor(record.fetchedAt / 1000) + this.fetchRetentionSeconds)))) return;
     if (record.error === ROBOTS_REFUSAL) return;
     // The latency histogram rides on the counters' update; the minute's requests go to that minute's own item.
     await this.addCounters(
@@ -307,9 +314,9 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       new UpdateCommand({
         TableName: this.table,
         Key: keys.runMinute(record.runId, m.minute),
-        UpdateExpression: 'SET #t = :t ADD requests :r, ok :o',
-        ExpressionAttributeNames: { '#t': 'type' },
-        ExpressionAttributeValues: { ':t': 'ACTIVITY', ':r': m.requests, ':o': m.ok },
+        UpdateExpression: 'SET #t = :t, #exp = if_not_exists(#exp, :exp) ADD requests :r, ok :o',
+        ExpressionAttributeNames: { '#t': 'type', '#exp': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':t': 'ACTIVITY', ':r': m.requests, ':o': m.ok, ':exp': Math.floor(Date.now() / 1000) + this.retentionSeconds },
       }),
     );
   }

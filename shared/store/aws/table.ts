@@ -7,8 +7,10 @@ export const KEY = { pk: 'PK', sk: 'SK' } as const;
 
 /** Aliases by their target (`ALIAS#<urlId>`): redirects and canonicals that lead to a page, for its inlinks. */
 export const INLINKS_INDEX = { name: 'inlinks', pk: 'GSI1PK', sk: 'GSI1SK' } as const;
-/** Epoch seconds after which DynamoDB's TTL deletes a frontier item (set from the run's retention). */
+/** Epoch seconds after which DynamoDB's TTL deletes an item: frontier, activity and fetch items carry it. */
 export const TTL_ATTRIBUTE = 'expiresAt';
+/** Days a fetch record (`FETCH#`) is kept when the deployment does not say (`fetchRetention`). */
+export const DEFAULT_FETCH_RETENTION_DAYS = 400;
 
 /** Partition and sort keys of every item type. */
 export const keys = {

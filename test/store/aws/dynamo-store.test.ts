@@ -6,7 +6,7 @@ import { S3BlobStore, S3Objects } from '../../../shared/store/aws/s3-store.js';
 import { BAND_CANDIDATES } from '../../../shared/store/aws/dynamo-content.js';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
-import { extract } from '../../store-records.js';
+import { extract, fetchRecord } from '../../store-records.js';
 import { startEmulators, type Emulators } from '../../cloud/emulators.js';
 
 let emu: Emulators;
@@ -103,4 +103,25 @@ test('near-duplicate bands stay bounded: copies leave one item a band, and a cro
   await counting.findNearDuplicate(crowd[0]!, 'crowd0', NEAR_DUPLICATE_DISTANCE);
   assert.equal(read.length, 6, 'one query a band');
   assert.equal(Math.max(...read), BAND_CANDIDATES, `items read a band: ${read.join(', ')}`);
+});
+
+test('fetch records and minutes of activity carry the TTL the deployment sets; history reads them as before', async () => {
+  const names = await emu.provision(`ledger-${++n}`);
+  const store = new DynamoCrawlStore(emu.clients.doc, names.table, {
+    blobs: new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket)),
+    fetchRetentionDays: 7,
+    frontierRetentionDays: 3,
+  });
+  const run = await store.createRun(['http://a.test/'], {}, 1);
+  const at = Date.UTC(2026, 10, 28, 12, 0, 0);
+  const before = Math.floor(Date.now() / 1000);
+  await store.recordFetch(fetchRecord(run.id, 'p', at, 'h1'));
+  const items = (await emu.clients.doc.send(new ScanCommand({ TableName: names.table }))).Items ?? [];
+  const fetch = items.find((i) => i.type === 'FETCH');
+  assert.equal(fetch?.expiresAt, Math.floor(at / 1000) + 7 * 86_400);
+  const minute = items.find((i) => i.type === 'ACTIVITY');
+  assert.ok(Number(minute?.expiresAt) >= before + 3 * 86_400 && Number(minute?.expiresAt) <= before + 3 * 86_400 + 60, String(minute?.expiresAt));
+  const history = await store.fetchHistory('p');
+  assert.equal(history.length, 1);
+  assert.equal('expiresAt' in history[0]!, false);
 });
