@@ -7,6 +7,8 @@ import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
+import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
+import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 
 let emu: Emulators;
 let synth: Synthesized;
@@ -14,6 +16,7 @@ let web: SyntheticWeb;
 let crawl: CloudCrawl;
 let items: Array<Record<string, unknown>>;
 let bucket: string;
+let table: string;
 
 const SETTINGS = { allowPrivateNetwork: true, delayMs: 0, backoffBaseMs: 200, maxRps: 0, maxHostFailures: 4, maxIdleWaitMs: 300 };
 
@@ -26,6 +29,7 @@ before(async () => {
   crawl = await cloudCrawl(emu, synth, names, { crawl: 'hostile', seeds: web.seeds(), settings: SETTINGS }, { workers: 4, pollMs: 200, timeoutMs: 1_200_000 });
   items = await tableItems(emu, names.table);
   bucket = names.bucket;
+  table = names.table;
 });
 
 after(async () => {
@@ -91,4 +95,28 @@ test('a host backed off past the idle bound has its URLs deferred with the time 
 test('reads the UTF-8 page with stray bytes as UTF-8', () => {
   const page = items.find((i) => i.type === 'PAGE' && i.url === `${web.origins.jp}/kiji`);
   assert.equal(page?.title, '日本語のページ');
+});
+
+test("the run's summary, kept as counters while URLs move, equals a count of its URL items", async () => {
+  const store = new DynamoCrawlStore(emu.clients.doc, table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, bucket)) });
+  const runId = Number(crawl.output.runId);
+  const summary = await store.summary(runId);
+  const urls = items.filter((i) => i.type === 'URL' && i.runId === runId);
+  const byState: Record<string, number> = {};
+  const byReason: Record<string, number> = {};
+  for (const u of urls) {
+    byState[String(u.state)] = (byState[String(u.state)] ?? 0) + 1;
+    if (['skipped', 'blocked', 'failed', 'duplicate'].includes(String(u.state))) byReason[String(u.reason ?? 'none')] = (byReason[String(u.reason ?? 'none')] ?? 0) + 1;
+  }
+  assert.ok(urls.length > 20);
+  assert.deepEqual(summary.urlsByState, byState);
+  assert.deepEqual(summary.skipsByReason, byReason);
+  // Parked: the run's hosts whose politeness state holds a reason to park them.
+  const runHosts = new Set(urls.map((u) => String(u.host)));
+  const parked = items
+    .filter((i) => i.type === 'HOST' && runHosts.has(String(i.host)) && (i.state as { parkedReason?: string }).parkedReason)
+    .map((i) => ({ host: String(i.host), reason: String((i.state as { parkedReason: string }).parkedReason) }))
+    .sort((a, b) => a.host.localeCompare(b.host));
+  assert.ok(parked.length >= 3);
+  assert.deepEqual(summary.hostsParked, parked);
 });

@@ -202,8 +202,9 @@ async function deferLongWaits(deps: CloudDeps, runId: number, now: number): Prom
   return { waiting, deferred };
 }
 
+/** Whether a URL of the run is being fetched: read from the run's state counters, never from its URLs. */
 async function hasInFlight(deps: CloudDeps, runId: number): Promise<boolean> {
-  return (await deps.store.seenUrls(runId)).some((u) => u.state === 'in_flight');
+  return ((await deps.store.summary(runId)).urlsByState.in_flight ?? 0) > 0;
 }
 
 /** `trawl.page.changed` for each change of the run the monitor tells (every kind but `unchanged` by default). */

@@ -13,6 +13,30 @@ function unclaimed(item: Record<string, unknown> | undefined, now: number): Host
   return { claimed: false, readyAt: Number(item?.readyAt ?? 0), leased: leaseUntil >= now, ...(parkedReason ? { parkedReason } : {}) };
 }
 
+/** States whose URLs are counted by reason in a run's summary (`skipsByReason`). */
+const COUNTED_BY_REASON: ReadonlySet<unknown> = new Set(['skipped', 'blocked', 'failed', 'duplicate']);
+/** COUNTERS attributes: URLs in a state (`u:<state>`) and URLs of a skip-like state by reason (`r:<reason>`). */
+export const STATE_COUNTER = 'u:';
+export const REASON_COUNTER = 'r:';
+
+/**
+ * What a URL's move from one state (and reason) to another does to the run's state counters: the
+ * summary reads them from COUNTERS instead of reading every URL of the run.
+ */
+export function stateMoves(from: { state?: unknown; reason?: unknown } | undefined, to: { state: unknown; reason?: unknown }): Record<string, number> {
+  const moves: Record<string, number> = {};
+  const add = (key: string, n: number) => (moves[key] = (moves[key] ?? 0) + n);
+  for (const [side, n] of [
+    [from, -1],
+    [to, 1],
+  ] as const) {
+    if (side?.state === undefined) continue;
+    add(`${STATE_COUNTER}${String(side.state)}`, n);
+    if (COUNTED_BY_REASON.has(side.state)) add(`${REASON_COUNTER}${String(side.reason ?? 'none')}`, n);
+  }
+  return moves;
+}
+
 type CounterBatch = Map<number, { counters: Record<string, number>; statuses: Record<string, number> }>;
 /** The counter additions of the commit running here, sent as one update when it ends. */
 const gathering = new AsyncLocalStorage<CounterBatch>();
@@ -153,11 +177,12 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
           ConditionExpression: 'attribute_exists(PK) AND (#st = :queued OR (#st = :inflight AND leaseUntil < :now))',
           ExpressionAttributeNames: { '#st': 'state' },
           ExpressionAttributeValues: { ':inflight': 'in_flight', ':queued': 'queued', ':now': now, ':lease': now + leaseMs },
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      const { leaseUntil: _lease, ...row } = recordOf<FrontierRow & { leaseUntil: number }>(res.Attributes)!;
-      return row;
+      const { leaseUntil: _lease, ...before } = recordOf<FrontierRow & { leaseUntil?: number }>(res.Attributes)!;
+      await this.addCounters(runId, stateMoves(before, { state: 'in_flight', reason: before.reason }));
+      return { ...before, state: 'in_flight' };
     } catch (err) {
       if (isConditionFailure(err)) return undefined;
       throw err;

@@ -2,24 +2,30 @@ import type { HostState } from '../../politeness/host-state.js';
 import { targetsOf, type RunActivity, type RunStatus, type RunSummary } from '../ports/index.js';
 import { activityOf } from './dynamo-activity.js';
 import { DynamoHosts } from './dynamo-hosts.js';
+import { REASON_COUNTER, STATE_COUNTER } from './dynamo-ledger.js';
 import { keys } from './table.js';
 
-/** A run's summary (its URLs by state, skips by reason, parked hosts) and its activity series, read back from the table. */
+/** A run's summary (its URLs by state, skips by reason, parked hosts) and its activity series, read back from its counters. */
 export abstract class DynamoReports extends DynamoHosts {
+  /**
+   * The run's summary from two items and its parked hosts: the URLs by state and the skips by reason
+   * are counters kept as URLs move (`u:<state>`, `r:<reason>` on COUNTERS), so the cost does not
+   * grow with the run.
+   */
   async summary(runId: number): Promise<RunSummary> {
-    const [run, c] = await Promise.all([this.get(keys.run(runId)), this.get(keys.runCounters(runId))]);
+    const [run, c, parked] = await Promise.all([
+      this.get(keys.run(runId)),
+      this.get(keys.runCounters(runId)),
+      this.partition(`RUN#${runId}`, 'PARKED#'),
+    ]);
     if (!run || !c) throw new Error(`run ${runId} is not in table ${this.table}: check the run id and the table name`);
-    const urls = await this.partition(`RUN#${runId}`, 'URL#');
-    const urlsByState: Record<string, number> = {};
-    const skipsByReason: Record<string, number> = {};
-    const hosts = new Set<string>();
-    for (const u of urls) {
-      urlsByState[String(u.state)] = (urlsByState[String(u.state)] ?? 0) + 1;
-      if (['skipped', 'blocked', 'failed', 'duplicate'].includes(String(u.state)))
-        skipsByReason[String(u.reason ?? 'none')] = (skipsByReason[String(u.reason ?? 'none')] ?? 0) + 1;
-      hosts.add(String(u.host));
-    }
-    const hostItems = await this.batchGet([...hosts].map((h) => keys.host(h)));
+    const counted = (prefix: string) =>
+      Object.fromEntries(
+        Object.entries(c)
+          .filter(([k, n]) => k.startsWith(prefix) && Number(n) !== 0)
+          .map(([k, n]) => [k.slice(prefix.length), Number(n)]),
+      );
+    const hostItems = await this.batchGet(parked.map((p) => keys.host(String(p.host))));
     return {
       runId,
       status: run.status as RunStatus,
@@ -27,8 +33,8 @@ export abstract class DynamoReports extends DynamoHosts {
       finishedAt: run.finishedAt as number | undefined,
       seeds: run.seeds as string[],
       ...targetsOf((run.config ?? {}) as Record<string, unknown>),
-      urlsByState,
-      skipsByReason,
+      urlsByState: counted(STATE_COUNTER),
+      skipsByReason: counted(REASON_COUNTER),
       fetchesByStatus: (c.fetches ?? {}) as Record<string, number>,
       requests: Number(c.requests),
       pagesStored: Number(c.pagesStored),
@@ -37,7 +43,8 @@ export abstract class DynamoReports extends DynamoHosts {
       bytes: Number(c.bytes),
       hostsParked: hostItems
         .map((h) => ({ host: String(h.host), reason: (h.state as HostState | undefined)?.parkedReason }))
-        .filter((h): h is { host: string; reason: string } => typeof h.reason === 'string'),
+        .filter((h): h is { host: string; reason: string } => typeof h.reason === 'string')
+        .sort((a, b) => a.host.localeCompare(b.host)),
     };
   }
 

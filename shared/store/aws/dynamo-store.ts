@@ -16,6 +16,7 @@ import {
 import { fetchItem, frontierItem, recordOf } from './dynamo-items.js';
 import { latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoRuns } from './dynamo-runs.js';
+import { stateMoves } from './dynamo-ledger.js';
 import { DynamoChanges } from './dynamo-changes.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
 import { DEFAULT_FETCH_RETENTION_DAYS, INLINKS_INDEX, TTL_ATTRIBUTE, keys } from './table.js';
@@ -37,6 +38,9 @@ export interface DynamoStoreOptions {
 const seenByRun = new Map<string, Set<string>>();
 /** A warm Lambda keeps its cache across pages; past this many URLs a run's set starts over. */
 const SEEN_MAX = 200_000;
+
+/** Parked hosts this process has recorded for a run (`table\nrun\nhost`). */
+const parkedSeen = new Set<string>();
 
 function seenUrls(table: string, runId: number): Set<string> {
   const key = `${table}\n${runId}`;
@@ -72,11 +76,10 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     const expiresAt = Math.floor(Date.now() / 1000) + this.retentionSeconds;
     const inserted: string[] = [];
     // Counted once, in one update: a progress check between a settled +1 and its enqueued +1 would see a drained run.
-    const counts = new Map<number, { enqueued: number; settled: number }>();
-    const count = (runId: number, settled: number) => {
-      const c = counts.get(runId) ?? { enqueued: 0, settled: 0 };
-      c.enqueued++;
-      c.settled += settled;
+    const counts = new Map<number, Record<string, number>>();
+    const count = (runId: number, moves: Record<string, number>) => {
+      const c = counts.get(runId) ?? {};
+      for (const [k, n] of Object.entries(moves)) c[k] = (c[k] ?? 0) + n;
       counts.set(runId, c);
     };
     // Most links of a page are known already: those this process has seen in the run are dropped,
@@ -101,19 +104,25 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     });
     await inBatches(candidates, 16, async (row) => {
       // A URL skipped for a reason that depends on the path to it is queued when a better path appears.
-      const soft =
-        row.state === 'queued'
-          ? {
-              expr: '#st = :skipped AND #r IN (:soft0, :soft1)',
-              names: { '#st': 'state', '#r': 'reason' },
-              values: { ':skipped': 'skipped', ':soft0': SOFT_SKIPS[0], ':soft1': SOFT_SKIPS[1] },
-            }
-          : undefined;
-      if (await this.putIfAbsent(frontierItem(row, expiresAt), soft)) {
+      const soft = row.state === 'queued';
+      try {
+        const res = await this.doc.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: frontierItem(row, expiresAt),
+            ConditionExpression: soft ? 'attribute_not_exists(PK) OR (#st = :skipped AND #r IN (:soft0, :soft1))' : 'attribute_not_exists(PK)',
+            ExpressionAttributeNames: soft ? { '#st': 'state', '#r': 'reason' } : undefined,
+            ExpressionAttributeValues: soft ? { ':skipped': 'skipped', ':soft0': SOFT_SKIPS[0], ':soft1': SOFT_SKIPS[1] } : undefined,
+            ReturnValues: 'ALL_OLD',
+          }),
+        );
         inserted.push(row.urlId);
         if (row.state !== 'skipped') seenUrls(this.table, row.runId).add(row.urlId);
-        if (row.state === 'queued') count(row.runId, 0);
-        else if (FINAL_STATES.has(row.state)) count(row.runId, 1);
+        count(row.runId, stateMoves(res.Attributes, row));
+        if (row.state === 'queued') count(row.runId, { enqueued: 1 });
+        else if (FINAL_STATES.has(row.state)) count(row.runId, { enqueued: 1, settled: 1 });
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
       }
     });
     for (const [runId, c] of counts) await this.addCounters(runId, c);
@@ -121,7 +130,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   async markInFlight(runId: number, urlId: string): Promise<void> {
-    await this.doc.send(
+    const res = await this.doc.send(
       new UpdateCommand({
         TableName: this.table,
         Key: keys.frontier(runId, urlId),
@@ -129,8 +138,10 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeNames: { '#st': 'state' },
         ExpressionAttributeValues: { ':st': 'in_flight', ':one': 1 },
+        ReturnValues: 'ALL_OLD',
       }),
     );
+    await this.addCounters(runId, stateMoves(res.Attributes, { state: 'in_flight', reason: res.Attributes?.reason }));
   }
 
   /** Sets a URL's state; true when it moved from a pending state to a final one (the run's settled count). */
@@ -168,14 +179,34 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
         }),
       );
       // The run's settled count: URLs that reached a state the run can end with (final, or deferred to a later run).
-      const settled = !SETTLED_STATES.has(String(res.Attributes?.state)) && SETTLED_STATES.has(fields.state);
-      if (SETTLED_STATES.has(String(res.Attributes?.state)) && !SETTLED_STATES.has(fields.state)) await this.addCounters(runId, { settled: -1 });
-      if (settled) await this.addCounters(runId, { settled: 1 });
+      const before = res.Attributes;
+      const settled = !SETTLED_STATES.has(String(before?.state)) && SETTLED_STATES.has(fields.state);
+      const unsettled = SETTLED_STATES.has(String(before?.state)) && !SETTLED_STATES.has(fields.state);
+      const reason = fields.reason ?? (removeReason ? undefined : before?.reason);
+      await this.addCounters(runId, { ...stateMoves(before, { state: fields.state, reason }), ...(settled ? { settled: 1 } : unsettled ? { settled: -1 } : {}) });
+      if (fields.reason === 'host-parked' && typeof before?.host === 'string') await this.rememberParked(runId, before.host);
       return settled;
     } catch (err) {
       if (isConditionFailure(err)) return false;
       throw err;
     }
+  }
+
+  /** A run's hosts whose URLs were skipped as parked (`PARKED#<host>`), written once a process: the summary's parked hosts. */
+  private async rememberParked(runId: number, host: string): Promise<void> {
+    const key = `${this.table}\n${runId}\n${host}`;
+    if (parkedSeen.has(key)) return;
+    if (parkedSeen.size > SEEN_MAX) parkedSeen.clear();
+    parkedSeen.add(key);
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.runParked(runId, host),
+        UpdateExpression: 'SET #type = :t, #host = :h',
+        ExpressionAttributeNames: { '#type': 'type', '#host': 'host' },
+        ExpressionAttributeValues: { ':t': 'PARKED', ':h': host },
+      }),
+    );
   }
 
   async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: UrlReason, notBefore?: number): Promise<void> {

@@ -22,6 +22,8 @@ export const keys = {
   runMinute: (runId: number, minute: number) => ({ PK: `RUN#${runId}`, SK: `ACT#${String(minute).padStart(10, '0')}` }),
   frontier: (runId: number, urlId: string) => ({ PK: `RUN#${runId}`, SK: `URL#${urlId}` }),
   runHost: (runId: number, host: string) => ({ PK: `RUN#${runId}`, SK: `HOST#${host}` }),
+  /** A host whose URLs the run skipped as parked: the summary's parked hosts, read without the run's URLs. */
+  runParked: (runId: number, host: string) => ({ PK: `RUN#${runId}`, SK: `PARKED#${host}` }),
   /** The selection of one seed homepage at the end of a run. */
   selection: (runId: number, homeId: string) => ({ PK: `RUN#${runId}`, SK: `SELECTION#${homeId}` }),
   /** Politeness state and the fetch claim: small, updated around every request. */

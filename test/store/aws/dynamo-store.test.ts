@@ -6,7 +6,7 @@ import { S3BlobStore, S3Objects } from '../../../shared/store/aws/s3-store.js';
 import { BAND_CANDIDATES } from '../../../shared/store/aws/dynamo-content.js';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
-import { extract, fetchRecord } from '../../store-records.js';
+import { extract, fetchRecord, row } from '../../store-records.js';
 import { startEmulators, type Emulators } from '../../cloud/emulators.js';
 
 let emu: Emulators;
@@ -124,4 +124,34 @@ test('fetch records and minutes of activity carry the TTL the deployment sets; h
   const history = await store.fetchHistory('p');
   assert.equal(history.length, 1);
   assert.equal('expiresAt' in history[0]!, false);
+});
+
+test("a run's summary reads its counters, never its URLs: the same few calls for 10 URLs as for 400", async () => {
+  const { store, table } = await fresh();
+  const sent: string[] = [];
+  const spying = new DynamoCrawlStore(
+    {
+      send: (command: { constructor: { name: string }; input: { ExpressionAttributeValues?: Record<string, unknown> } }) => {
+        sent.push(`${command.constructor.name} ${String(command.input.ExpressionAttributeValues?.[':sk'] ?? '')}`.trim());
+        return emu.clients.doc.send(command as never);
+      },
+    } as never,
+    table,
+    { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, 'unused')) },
+  );
+  const calls: string[][] = [];
+  for (const size of [10, 400]) {
+    const run = await store.createRun(['http://a.test/'], {}, 1);
+    await store.addUrls(Array.from({ length: size }, (_, i) => row(run.id, `u${size}-${i}`)));
+    await store.markInFlight(run.id, `u${size}-0`);
+    await store.setUrlStates(run.id, [`u${size}-1`, `u${size}-2`], 'skipped', 'host-parked');
+    await store.setUrlStates(run.id, [`u${size}-3`], 'failed', 'http-error');
+    sent.length = 0;
+    const summary = await spying.summary(run.id);
+    calls.push([...sent].sort());
+    assert.deepEqual(summary.urlsByState, { queued: size - 4, in_flight: 1, skipped: 2, failed: 1 });
+    assert.deepEqual(summary.skipsByReason, { 'host-parked': 2, 'http-error': 1 });
+  }
+  assert.deepEqual(calls[0], calls[1]);
+  assert.ok(!calls[1]!.some((c) => c.includes('URL#')), calls[1]!.join('; '));
 });
