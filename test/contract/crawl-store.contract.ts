@@ -31,6 +31,31 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
       assert.equal((await s.latestRun())?.id, other.id);
     }));
 
+  test(`${name}: finds a run by id, the running runs and a crawl's latest run without listing every run`, () =>
+    withStore(async (s) => {
+      const a1 = await s.createRun(['http://a.test/'], { crawl: 'alpha' }, 1);
+      const b1 = await s.createRun(['http://b.test/'], { crawl: 'beta' }, 2);
+      const a2 = await s.createRun(['http://a.test/'], { crawl: 'alpha' }, 3);
+      await s.setRunStatus(a1.id, 'finished', 4);
+      assert.deepEqual((await s.getRun(b1.id))?.seeds, ['http://b.test/']);
+      assert.equal(await s.getRun(a2.id + 100), undefined);
+      assert.deepEqual(
+        (await s.runningRuns()).map((r) => [r.id, r.config.crawl]),
+        [
+          [b1.id, 'beta'],
+          [a2.id, 'alpha'],
+        ],
+      );
+      assert.equal((await s.latestRunOf('alpha'))?.id, a2.id);
+      assert.equal((await s.latestRunOf('beta'))?.id, b1.id);
+      assert.equal(await s.latestRunOf('gamma'), undefined);
+      // A run that ends leaves the running runs; one marked running again comes back.
+      await s.setRunStatus(b1.id, 'failed', 5);
+      assert.deepEqual((await s.runningRuns()).map((r) => r.id), [a2.id]);
+      await s.setRunStatus(b1.id, 'running', 6);
+      assert.deepEqual((await s.runningRuns()).map((r) => r.id), [b1.id, a2.id]);
+    }));
+
   test(`${name}: widens a run's scope with each origin once, and only that run's`, () =>
     withStore(async (s) => {
       const run = await s.createRun(['http://a.test/'], {}, 1);

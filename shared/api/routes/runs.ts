@@ -20,7 +20,7 @@ export function runsRoutes(deps: ApiDeps): OpenAPIHono {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      if (!(await deps.store.runs()).some((r) => r.id === id)) return c.json({ error: `no run ${id}: GET /runs lists them` }, 404);
+      if (!(await deps.store.getRun(id))) return c.json({ error: `no run ${id}: GET /runs lists them` }, 404);
       const [s, activity] = await Promise.all([deps.store.summary(id), deps.store.activity(id)]);
       const seconds = activity.bucketMs / 1000;
       return c.json(

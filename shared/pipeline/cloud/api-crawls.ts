@@ -14,7 +14,7 @@ import { DEFAULT_MAX_MINUTES } from './run-deadline.js';
 export const apiCrawlName = (id: string) => `api-${id}`;
 
 export interface ApiCrawlsDeps {
-  store: Pick<CrawlStore, 'runs' | 'summary' | 'setRunStatus'> & Pick<RunLedger, 'runProgress'>;
+  store: Pick<CrawlStore, 'runningRuns' | 'latestRunOf' | 'summary' | 'setRunStatus'> & Pick<RunLedger, 'runProgress'>;
   /** The run state machine. */
   runs: WorkflowRunner;
   /** The deployment's settings under every request's own (politeness, private addresses): `api.startCrawls.settings`. */
@@ -89,7 +89,7 @@ export class ApiCrawls implements CrawlLauncher {
       throw new UsageError(
         `maxMinutes ${maxMinutes} is over this deployment's cap of ${limits.maxMinutes} minutes a crawl (api.startCrawls.limits.maxMinutes)`,
       );
-    const running = (await this.deps.store.runs()).filter((r) => r.status === 'running' && String(r.config.crawl).startsWith(apiCrawlName(''))).length;
+    const running = (await this.deps.store.runningRuns()).filter((r) => String(r.config.crawl).startsWith(apiCrawlName(''))).length;
     if (running >= limits.concurrentRuns)
       throw new JobQueueFullError(
         `${running} crawls started over the API are running (at most ${limits.concurrentRuns} at once: api.startCrawls.limits.concurrentRuns): try again when one has ended, or stop one (DELETE /crawls/{id})`,
@@ -98,7 +98,7 @@ export class ApiCrawls implements CrawlLauncher {
 
   private async runOf(id: string): Promise<RunRecord | undefined> {
     const name = apiCrawlName(id);
-    return (await this.deps.store.runs()).find((r) => r.config.crawl === name);
+    return this.deps.store.latestRunOf(name);
   }
 }
 

@@ -80,8 +80,8 @@ export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunStat
     throw new Error(`crawl "${input.crawl}" has no seeds: give it at least one URL, search query or account in crawls.json`);
   // Schedules may fire while the last run is still going (a week's schedule, a week's maxMinutes): runs of one crawl never overlap.
   const now = (deps.clock ?? Date.now)();
-  for (const r of await deps.store.runs()) {
-    if (r.status !== 'running' || r.config.crawl !== input.crawl) continue;
+  for (const r of await deps.store.runningRuns()) {
+    if (r.config.crawl !== input.crawl) continue;
     if (!runIsDead(r, now)) {
       deps.logger.warn('a run of this crawl is still running: this one is skipped', { crawl: input.crawl, running: r.id });
       return { crawl: input.crawl, skipped: r.id };

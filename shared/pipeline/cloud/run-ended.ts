@@ -34,7 +34,7 @@ export async function runExecutionEnded(deps: CloudDeps, change: ExecutionStatus
     return { outcome: 'input-unreadable' };
   }
   if (typeof crawl !== 'string') return { outcome: 'no-crawl' };
-  const run = (await deps.store.runs()).find((r) => r.status === 'running' && r.config.crawl === crawl && r.startedAt >= change.startDate);
+  const run = (await deps.store.runningRuns()).find((r) => r.config.crawl === crawl && r.startedAt >= change.startDate);
   if (!run) return { outcome: 'no-running-run' };
   const now = (deps.clock ?? Date.now)();
   await deps.store.setRunStatus(run.id, 'failed', now);

@@ -2,7 +2,8 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RunRecord, RunStatus } from '../ports/index.js';
 import { scopeOf } from './dynamo-items.js';
 import { DynamoReports } from './dynamo-reports.js';
-import { keys } from './table.js';
+import { isConditionFailure } from './dynamo-table.js';
+import { TTL_ATTRIBUTE, keys } from './table.js';
 
 /** Runs: the run counter, each run's RUN and COUNTERS items, its status and scope (the `RunStore` half of the cloud store). */
 export abstract class DynamoRuns extends DynamoReports {
@@ -39,6 +40,8 @@ export abstract class DynamoRuns extends DynamoReports {
       }),
     );
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.run(id), type: 'RUN', ...run } }));
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.runningRun(id), type: 'RUNNING', runId: id } }));
+    if (typeof config.crawl === 'string') await this.pointCrawlAt(config.crawl, id);
     return run;
   }
 
@@ -62,6 +65,35 @@ export abstract class DynamoRuns extends DynamoReports {
     );
   }
 
+  /** The crawl's latest run becomes this one (never an older one: a slow writer does not move it back). */
+  private async pointCrawlAt(crawl: string, runId: number): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.crawlLatest(crawl),
+          UpdateExpression: 'SET #type = :t, crawl = :c, runId = :id',
+          ConditionExpression: 'attribute_not_exists(runId) OR runId < :id',
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: { ':t': 'CRAWL', ':c': crawl, ':id': runId },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+
+  async runningRuns(): Promise<RunRecord[]> {
+    const running = await this.partition('RUNS', 'RUNNING#', { expr: 'attribute_not_exists(endedAt)' });
+    const runs = (await this.batchGet(running.map((r) => keys.run(Number(r.runId))))).map(runOf);
+    return runs.filter((r) => r.status === 'running').sort((a, b) => a.id - b.id);
+  }
+
+  async latestRunOf(crawl: string): Promise<RunRecord | undefined> {
+    const pointer = await this.get(keys.crawlLatest(crawl));
+    return pointer ? this.getRun(Number(pointer.runId)) : undefined;
+  }
+
   async setRunStatus(runId: number, status: RunStatus, now: number): Promise<void> {
     await this.doc.send(
       new UpdateCommand({
@@ -72,22 +104,36 @@ export abstract class DynamoRuns extends DynamoReports {
         ExpressionAttributeValues: status === 'running' ? { ':s': status } : { ':s': status, ':now': now },
       }),
     );
+    // An ended run's RUNNING item is marked and left to the table's TTL (a day): the stages that end
+    // runs update items and delete none.
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.runningRun(runId),
+        UpdateExpression: status === 'running' ? 'SET #type = :t, runId = :id REMOVE endedAt, #exp' : 'SET #type = :t, runId = :id, endedAt = :now, #exp = :exp',
+        ExpressionAttributeNames: { '#type': 'type', '#exp': TTL_ATTRIBUTE },
+        ExpressionAttributeValues:
+          status === 'running' ? { ':t': 'RUNNING', ':id': runId } : { ':t': 'RUNNING', ':id': runId, ':now': now, ':exp': Math.floor(now / 1000) + 86_400 },
+      }),
+    );
   }
 
   async runs(): Promise<RunRecord[]> {
     const counter = await this.get(keys.runCounter());
     const last = Number(counter?.last ?? 0);
     const items = await this.batchGet(Array.from({ length: last }, (_, i) => keys.run(i + 1)));
-    return items
-      .map((i) => ({
-        id: Number(i.id),
-        startedAt: Number(i.startedAt),
-        finishedAt: i.finishedAt as number | undefined,
-        status: i.status as RunStatus,
-        seeds: i.seeds as string[],
-        config: i.config as Record<string, unknown>,
-        ...scopeOf(i),
-      }))
-      .sort((a, b) => a.id - b.id);
+    return items.map(runOf).sort((a, b) => a.id - b.id);
   }
+}
+
+function runOf(i: Record<string, unknown>): RunRecord {
+  return {
+    id: Number(i.id),
+    startedAt: Number(i.startedAt),
+    finishedAt: i.finishedAt as number | undefined,
+    status: i.status as RunStatus,
+    seeds: i.seeds as string[],
+    config: i.config as Record<string, unknown>,
+    ...scopeOf(i),
+  };
 }

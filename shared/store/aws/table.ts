@@ -15,6 +15,10 @@ export const DEFAULT_FETCH_RETENTION_DAYS = 400;
 /** Partition and sort keys of every item type. */
 export const keys = {
   runCounter: () => ({ PK: 'RUNS', SK: 'COUNTER' }),
+  /** A run while its status is `running` (marked `endedAt` when it ends, then expired): the running runs without reading every run. */
+  runningRun: (runId: number) => ({ PK: 'RUNS', SK: `RUNNING#${pad(runId, 12)}` }),
+  /** The latest run of a named crawl: `runId`. */
+  crawlLatest: (crawl: string) => ({ PK: 'RUNS', SK: `CRAWL#${crawl}` }),
   run: (runId: number) => ({ PK: `RUN#${runId}`, SK: 'RUN' }),
   /** The run's counters: a small item of its own, so the many counter updates cost one write unit each. */
   runCounters: (runId: number) => ({ PK: `RUN#${runId}`, SK: 'COUNTERS' }),

@@ -92,6 +92,20 @@ export class SqliteCrawlStore implements CrawlStore {
     return (this.sql('SELECT * FROM runs ORDER BY id').all() as Array<Record<string, unknown>>).map(rowToRun);
   }
 
+  async getRun(runId: number): Promise<RunRecord | undefined> {
+    const row = this.sql('SELECT * FROM runs WHERE id = ?').get(runId) as Record<string, unknown> | undefined;
+    return row ? rowToRun(row) : undefined;
+  }
+
+  async runningRuns(): Promise<RunRecord[]> {
+    return (this.sql("SELECT * FROM runs WHERE status = 'running' ORDER BY id").all() as Array<Record<string, unknown>>).map(rowToRun);
+  }
+
+  async latestRunOf(crawl: string): Promise<RunRecord | undefined> {
+    const row = this.sql("SELECT * FROM runs WHERE json_extract(config, '$.crawl') = ? ORDER BY id DESC LIMIT 1").get(crawl) as Record<string, unknown> | undefined;
+    return row ? rowToRun(row) : undefined;
+  }
+
   async chunks(urlId: string): Promise<ChunkRecord[]> {
     return (this.sql('SELECT * FROM chunks WHERE url_id = ? ORDER BY seq').all(urlId) as Array<Record<string, unknown>>).map(rowToChunk);
   }

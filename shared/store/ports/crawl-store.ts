@@ -29,6 +29,12 @@ export interface RunStore {
   latestRun(): Promise<RunRecord | undefined>;
   /** Every run, oldest first. */
   runs(): Promise<RunRecord[]>;
+  /** One run by its id; undefined when there is no such run. */
+  getRun(runId: number): Promise<RunRecord | undefined>;
+  /** The runs whose status is `running`, oldest first: read without the runs that ended. */
+  runningRuns(): Promise<RunRecord[]>;
+  /** The latest run of a named crawl (`config.crawl`); undefined when it never ran. */
+  latestRunOf(crawl: string): Promise<RunRecord | undefined>;
   /** Idempotent: setting the status a run has changes nothing but its time. */
   setRunStatus(runId: number, status: RunStatus, now: number): Promise<void>;
   /** Adds origins to the run's scope (`RunRecord.scope`); one already there is not added twice. */

@@ -145,12 +145,12 @@ test("a run's summary reads its counters, never its URLs: the same few calls for
     await store.addUrls(Array.from({ length: size }, (_, i) => row(run.id, `u${size}-${i}`)));
     await store.markInFlight(run.id, `u${size}-0`);
     await store.setUrlStates(run.id, [`u${size}-1`, `u${size}-2`], 'skipped', 'host-parked');
-    await store.setUrlStates(run.id, [`u${size}-3`], 'failed', 'http-error');
+    await store.setUrlStates(run.id, [`u${size}-3`], 'failed', 'attempts-exhausted');
     sent.length = 0;
     const summary = await spying.summary(run.id);
     calls.push([...sent].sort());
     assert.deepEqual(summary.urlsByState, { queued: size - 4, in_flight: 1, skipped: 2, failed: 1 });
-    assert.deepEqual(summary.skipsByReason, { 'host-parked': 2, 'http-error': 1 });
+    assert.deepEqual(summary.skipsByReason, { 'host-parked': 2, 'attempts-exhausted': 1 });
   }
   assert.deepEqual(calls[0], calls[1]);
   assert.ok(!calls[1]!.some((c) => c.includes('URL#')), calls[1]!.join('; '));
