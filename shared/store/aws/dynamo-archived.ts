@@ -9,7 +9,7 @@ const ARCHIVED_MIME = /^(text\/html|application\/xhtml\+xml|application\/pdf)\b/
 /** A run's stored pages from its partition's URL items (state `done`) and their PAGE and EXTRACT items. */
 export class DynamoArchivedPages extends DynamoTable implements ArchivedPages {
   async *archivedPages(runId: number): AsyncIterable<ArchivedPage> {
-    const done = await this.partition(`RUN#${runId}`, 'URL#', { expr: '#st = :done', names: { '#st': 'state' }, values: { ':done': 'done' } });
+    const done = await this.runItems(runId, 'URL#', { expr: '#st = :done', names: { '#st': 'state' }, values: { ':done': 'done' } });
     const ids = done.map((i) => String(i.urlId)).sort();
     for (let i = 0; i < ids.length; i += BATCH) {
       const batch = ids.slice(i, i + BATCH);

@@ -19,8 +19,8 @@ export function scopeOf(item: Item): { scope?: string[] } {
   return scope && [...scope].length ? { scope: [...scope].sort() } : {};
 }
 
-export function frontierItem(row: FrontierRow, expiresAt: number): Item {
-  return { ...keys.frontier(row.runId, row.urlId), type: 'URL', ...row, expiresAt };
+export function frontierItem(row: FrontierRow, expiresAt: number, shards: number): Item {
+  return { ...keys.frontier(row.runId, row.urlId, shards), type: 'URL', ...row, expiresAt };
 }
 
 export function pageItem(p: PageRecord): Item {

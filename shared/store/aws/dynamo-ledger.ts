@@ -37,6 +37,15 @@ export function stateMoves(from: { state?: unknown; reason?: unknown } | undefin
   return moves;
 }
 
+function randomShard(shards: number): number {
+  return Math.floor(Math.random() * shards);
+}
+
+/** Shard k's share of a budget of `total` page slots split over `shards`. */
+export function budgetShare(total: number, shards: number, k: number): number {
+  return Math.floor(total / shards) + (k < total % shards ? 1 : 0);
+}
+
 type CounterBatch = Map<number, { counters: Record<string, number>; statuses: Record<string, number> }>;
 /** The counter additions of the commit running here, sent as one update when it ends. */
 const gathering = new AsyncLocalStorage<CounterBatch>();
@@ -88,10 +97,12 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
       values[`:s${i}`] = n;
       adds.push(`#f.#s${i} :s${i}`);
     });
+    // Any shard takes the moves: one commit's in one update, spread over the run's shards.
+    const shards = await this.shardsOf(runId);
     await this.doc.send(
       new UpdateCommand({
         TableName: this.table,
-        Key: keys.runCounters(runId),
+        Key: keys.runCounters(runId, shards, randomShard(shards)),
         UpdateExpression: `ADD ${adds.join(', ')}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
@@ -114,8 +125,13 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
   }
 
   async runProgress(runId: number): Promise<RunProgress | undefined> {
-    const [run, c] = await Promise.all([this.get(keys.run(runId)), this.get(keys.runCounters(runId))]);
-    if (!run || !c) return undefined;
+    const [run, first] = await Promise.all([this.get(keys.run(runId)), this.runCounters(runId)]);
+    if (!run || !first) return undefined;
+    // The shards are read at once, not as one snapshot: a commit landing between two shards' reads
+    // could show URLs settled whose enqueueing is not yet counted. A commit counts its new URLs
+    // before they are sent, so a second read sees them: a run looks drained only when both do.
+    const drained = (c: Record<string, unknown>) => Number(c.settled) >= Number(c.enqueued);
+    const c = drained(first) ? ((await this.runCounters(runId)) ?? first) : first;
     return {
       status: run.status as RunStatus,
       enqueued: Number(c.enqueued),
@@ -125,22 +141,50 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
     };
   }
 
-  /** Takes one page slot of the run's budget; false when the budget is spent. */
+  /**
+   * Takes one page slot of the run's budget; false when the budget is spent. The budget is split
+   * over the counter shards (shard k holds its share of `maxPages`): a claim tries a random shard,
+   * then the next ones, so only a run's last pages cost more than one write.
+   */
   async claimPageSlot(runId: number, maxPages: number): Promise<boolean> {
-    return this.conditionalAdd(keys.runCounters(runId), 'pages', 1, maxPages);
+    const shards = await this.shardsOf(runId);
+    const start = randomShard(shards);
+    for (let i = 0; i < shards; i++) {
+      const k = (start + i) % shards;
+      const share = budgetShare(maxPages, shards, k);
+      if (share > 0 && (await this.conditionalAdd(keys.runCounters(runId, shards, k), 'pages', 1, share))) return true;
+    }
+    return false;
   }
 
   async releasePageSlot(runId: number): Promise<void> {
-    await this.conditionalAdd(keys.runCounters(runId), 'pages', -1);
+    const shards = await this.shardsOf(runId);
+    const start = randomShard(shards);
+    for (let i = 0; i < shards; i++) {
+      try {
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: keys.runCounters(runId, shards, (start + i) % shards),
+            UpdateExpression: 'ADD pages :minus',
+            ConditionExpression: 'pages > :zero',
+            ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+          }),
+        );
+        return;
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    }
   }
 
   /** Takes one of a host's page slots in a run (max pages per host); false when they are spent. */
   async claimHostSlot(runId: number, host: string, maxPerHost: number): Promise<boolean> {
-    return this.conditionalAdd(keys.runHost(runId, host), 'fetched', 1, maxPerHost);
+    return this.conditionalAdd(keys.runHost(runId, host, await this.shardsOf(runId)), 'fetched', 1, maxPerHost);
   }
 
   async releaseHostSlot(runId: number, host: string): Promise<void> {
-    await this.conditionalAdd(keys.runHost(runId, host), 'fetched', -1);
+    await this.conditionalAdd(keys.runHost(runId, host, await this.shardsOf(runId)), 'fetched', -1);
   }
 
   async rememberVariant(runId: number, key: string, value: string, limit: number): Promise<boolean> {
@@ -148,7 +192,7 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { PK: `RUN#${runId}`, SK: `TRAP#${key}` },
+          Key: keys.trap(runId, key, await this.shardsOf(runId)),
           UpdateExpression: 'ADD #seen :v',
           ConditionExpression: 'attribute_not_exists(#seen) OR contains(#seen, :one) OR size(#seen) < :limit',
           ExpressionAttributeNames: { '#seen': 'seen' },
@@ -163,7 +207,7 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
   }
 
   async getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined> {
-    return recordOf<FrontierRow>(await this.get(keys.frontier(runId, urlId)));
+    return recordOf<FrontierRow>(await this.get(keys.frontier(runId, urlId, await this.shardsOf(runId))));
   }
 
   /** Claims a queued URL for fetching (or one whose earlier claim lapsed); undefined when it is not fetchable now. */
@@ -172,7 +216,7 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
       const res = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: keys.frontier(runId, urlId),
+          Key: keys.frontier(runId, urlId, await this.shardsOf(runId)),
           UpdateExpression: 'SET #st = :inflight, leaseUntil = :lease',
           ConditionExpression: 'attribute_exists(PK) AND (#st = :queued OR (#st = :inflight AND leaseUntil < :now))',
           ExpressionAttributeNames: { '#st': 'state' },

@@ -5,7 +5,7 @@ import type { ChangeRecord, RankedPage } from '../ports/index.js';
 import { changeKey } from './dynamo-changes.js';
 import { edgesOf, type Item } from './dynamo-items.js';
 import { DynamoTable, inBatches } from './dynamo-table.js';
-import { keys } from './table.js';
+import { keys, runPartition } from './table.js';
 
 /** Pages kept in the TOP item, the most `/graph/top` (and the web UI's home page) asks for. */
 export const TOP_PAGES = 200;
@@ -136,24 +136,27 @@ export class DynamoRanks extends DynamoTable {
     return graph.size;
   }
 
-  /** The ids of the run's settled-as-done URLs, one page of the partition at a time. */
+  /** The ids of the run's settled-as-done URLs, one page of one shard's partition at a time. */
   private async *doneUrls(runId: number): AsyncGenerator<string[]> {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-          FilterExpression: '#st = :done',
-          ProjectionExpression: 'urlId',
-          ExpressionAttributeNames: { '#st': 'state' },
-          ExpressionAttributeValues: { ':pk': keys.run(runId).PK, ':sk': 'URL#', ':done': 'done' },
-          ExclusiveStartKey: start,
-        }),
-      );
-      yield (res.Items ?? []).map((i) => String(i.urlId));
-      start = res.LastEvaluatedKey;
-    } while (start);
+    const shards = await this.shardsOf(runId);
+    for (let k = 0; k < shards; k++) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const res = await this.doc.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+            FilterExpression: '#st = :done',
+            ProjectionExpression: 'urlId',
+            ExpressionAttributeNames: { '#st': 'state' },
+            ExpressionAttributeValues: { ':pk': runPartition(runId, shards, k), ':sk': 'URL#', ':done': 'done' },
+            ExclusiveStartKey: start,
+          }),
+        );
+        yield (res.Items ?? []).map((i) => String(i.urlId));
+        start = res.LastEvaluatedKey;
+      } while (start);
+    }
   }
 
   /** The targets of a page's links in its current snapshot. */

@@ -15,7 +15,7 @@ export abstract class DynamoReports extends DynamoHosts {
   async summary(runId: number): Promise<RunSummary> {
     const [run, c, parked] = await Promise.all([
       this.get(keys.run(runId)),
-      this.get(keys.runCounters(runId)),
+      this.runCounters(runId),
       this.partition(`RUN#${runId}`, 'PARKED#'),
     ]);
     if (!run || !c) throw new Error(`run ${runId} is not in table ${this.table}: check the run id and the table name`);
@@ -49,12 +49,9 @@ export abstract class DynamoReports extends DynamoHosts {
   }
 
   async activity(runId: number): Promise<RunActivity> {
-    const c = await this.get(keys.runCounters(runId));
+    const c = await this.runCounters(runId);
     if (!c) throw new Error(`run ${runId} is not in table ${this.table}: check the run id and the table name`);
-    const minutes = await this.queryAll({
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :act)',
-      ExpressionAttributeValues: { ':pk': keys.run(runId).PK, ':act': 'ACT#' },
-    });
+    const minutes = await this.runItems(runId, 'ACT#');
     return activityOf(runId, c, minutes);
   }
 }

@@ -2,8 +2,8 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RunRecord, RunStatus } from '../ports/index.js';
 import { scopeOf } from './dynamo-items.js';
 import { DynamoReports } from './dynamo-reports.js';
-import { isConditionFailure } from './dynamo-table.js';
-import { TTL_ATTRIBUTE, keys } from './table.js';
+import { inBatches, isConditionFailure } from './dynamo-table.js';
+import { RUN_SHARDS, TTL_ATTRIBUTE, keys } from './table.js';
 
 /** Runs: the run counter, each run's RUN and COUNTERS items, its status and scope (the `RunStore` half of the cloud store). */
 export abstract class DynamoRuns extends DynamoReports {
@@ -20,26 +20,33 @@ export abstract class DynamoRuns extends DynamoReports {
     );
     const id = Number(res.Attributes?.last);
     const run: RunRecord = { id, startedAt: now, status: 'running', seeds, config };
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          ...keys.runCounters(id),
-          type: 'COUNTERS',
-          runId: id,
-          enqueued: 0,
-          settled: 0,
-          pages: 0,
-          requests: 0,
-          bytes: 0,
-          unchanged: 0,
-          pagesStored: 0,
-          duplicates: 0,
-          fetches: {},
-        },
-      }),
+    // The counter shards exist before the RUN item names them: a worker that reads `shards` finds them.
+    await inBatches(
+      Array.from({ length: RUN_SHARDS }, (_, k) => k),
+      16,
+      (k) =>
+        this.doc.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: {
+              ...keys.runCounters(id, RUN_SHARDS, k),
+              type: 'COUNTERS',
+              runId: id,
+              enqueued: 0,
+              settled: 0,
+              pages: 0,
+              requests: 0,
+              bytes: 0,
+              unchanged: 0,
+              pagesStored: 0,
+              duplicates: 0,
+              fetches: {},
+            },
+          }),
+        ),
     );
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.run(id), type: 'RUN', ...run } }));
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.run(id), type: 'RUN', ...run, shards: RUN_SHARDS } }));
+    this.rememberShards(id, RUN_SHARDS);
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.runningRun(id), type: 'RUNNING', runId: id } }));
     if (typeof config.crawl === 'string') await this.pointCrawlAt(config.crawl, id);
     return run;
@@ -110,7 +117,8 @@ export abstract class DynamoRuns extends DynamoReports {
       new UpdateCommand({
         TableName: this.table,
         Key: keys.runningRun(runId),
-        UpdateExpression: status === 'running' ? 'SET #type = :t, runId = :id REMOVE endedAt, #exp' : 'SET #type = :t, runId = :id, endedAt = :now, #exp = :exp',
+        UpdateExpression:
+          status === 'running' ? 'SET #type = :t, runId = :id REMOVE endedAt, #exp' : 'SET #type = :t, runId = :id, endedAt = :now, #exp = :exp',
         ExpressionAttributeNames: { '#type': 'type', '#exp': TTL_ATTRIBUTE },
         ExpressionAttributeValues:
           status === 'running' ? { ':t': 'RUNNING', ':id': runId } : { ':t': 'RUNNING', ':id': runId, ':now': now, ':exp': Math.floor(now / 1000) + 86_400 },

@@ -87,16 +87,19 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     // rest are written. A failed conditional put would cost a write unit each.
     const seen = (runId: number) => seenUrls(this.table, runId);
     const unseen = rows.filter((r) => !seen(r.runId).has(r.urlId));
+    const shards = new Map<number, number>();
+    for (const runId of new Set(rows.map((r) => r.runId))) shards.set(runId, await this.shardsOf(runId));
+    const keyOf = (r: FrontierRow) => keys.frontier(r.runId, r.urlId, shards.get(r.runId)!);
     const known = new Map(
       (
         await this.batchGet(
-          unseen.map((r) => keys.frontier(r.runId, r.urlId)),
+          unseen.map(keyOf),
           ['PK', 'SK', 'state', 'reason'],
         )
       ).map((i) => [`${String(i.PK)}\n${String(i.SK)}`, i]),
     );
     const candidates = unseen.filter((row) => {
-      const k = keys.frontier(row.runId, row.urlId);
+      const k = keyOf(row);
       const current = known.get(`${k.PK}\n${k.SK}`);
       const soft = current?.state === 'skipped' && (SOFT_SKIPS as readonly unknown[]).includes(current.reason);
       if (current && !soft) seen(row.runId).add(row.urlId);
@@ -109,7 +112,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
         const res = await this.doc.send(
           new PutCommand({
             TableName: this.table,
-            Item: frontierItem(row, expiresAt),
+            Item: frontierItem(row, expiresAt, shards.get(row.runId)!),
             ConditionExpression: soft ? 'attribute_not_exists(PK) OR (#st = :skipped AND #r IN (:soft0, :soft1))' : 'attribute_not_exists(PK)',
             ExpressionAttributeNames: soft ? { '#st': 'state', '#r': 'reason' } : undefined,
             ExpressionAttributeValues: soft ? { ':skipped': 'skipped', ':soft0': SOFT_SKIPS[0], ':soft1': SOFT_SKIPS[1] } : undefined,
@@ -133,7 +136,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     const res = await this.doc.send(
       new UpdateCommand({
         TableName: this.table,
-        Key: keys.frontier(runId, urlId),
+        Key: keys.frontier(runId, urlId, await this.shardsOf(runId)),
         UpdateExpression: 'SET #st = :st ADD attempts :one',
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeNames: { '#st': 'state' },
@@ -169,7 +172,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       const res = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: keys.frontier(runId, urlId),
+          Key: keys.frontier(runId, urlId, await this.shardsOf(runId)),
           UpdateExpression: `SET ${sets.join(', ')}${removeReason ? ' REMOVE #r' : ''}`,
           // `done` is final in a run: a late failure (a step after Extract, a redelivered message) never undoes it.
           ConditionExpression: fields.state === 'done' ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND #st <> :done',
@@ -214,7 +217,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   async requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }> {
-    const pending = await this.partition(`RUN#${runId}`, 'URL#', {
+    const pending = await this.runItems(runId, 'URL#', {
       expr: '#st IN (:f, :d)',
       names: { '#st': 'state' },
       values: { ':f': 'in_flight', ':d': 'deferred' },
@@ -231,7 +234,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   async lapsedUrls(runId: number, now: number): Promise<FrontierRow[]> {
-    const items = await this.partition(`RUN#${runId}`, 'URL#', {
+    const items = await this.runItems(runId, 'URL#', {
       expr: '#st = :f AND leaseUntil < :now',
       names: { '#st': 'state' },
       values: { ':f': 'in_flight', ':now': now },
@@ -249,7 +252,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   private async urlsIn(runId: number, state: UrlState): Promise<FrontierRow[]> {
-    const items = await this.partition(`RUN#${runId}`, 'URL#', { expr: '#st = :s', names: { '#st': 'state' }, values: { ':s': state } });
+    const items = await this.runItems(runId, 'URL#', { expr: '#st = :s', names: { '#st': 'state' }, values: { ':s': state } });
     return items.map((i) => recordOf<FrontierRow>(i)!);
   }
 
@@ -262,7 +265,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   async seenUrls(runId: number): Promise<SeenUrl[]> {
-    return (await this.partition(`RUN#${runId}`, 'URL#')).map((i) => ({
+    return (await this.runItems(runId, 'URL#')).map((i) => ({
       urlId: String(i.urlId),
       url: String(i.url),
       kind: i.kind as SeenUrl['kind'],
@@ -305,12 +308,13 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
 
   /** New priorities and inlink counts of URLs still queued (a URL past `queued` keeps its own). */
   private async reprioritize(c: FetchCommit): Promise<void> {
+    const shards = await this.shardsOf(c.runId);
     await inBatches(c.reprioritized ?? [], 16, async (r) => {
       try {
         await this.doc.send(
           new UpdateCommand({
             TableName: this.table,
-            Key: keys.frontier(c.runId, r.urlId),
+            Key: keys.frontier(c.runId, r.urlId, shards),
             UpdateExpression: 'SET priority = :p, inlinks = :n',
             ConditionExpression: '#st = :q',
             ExpressionAttributeNames: { '#st': 'state' },
@@ -341,10 +345,12 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       record.status === undefined ? 'error' : String(record.status),
     );
     const m = minuteCounters(record);
+    // The minute's item of a random shard: a run's requests a minute spread over its shards.
+    const shards = await this.shardsOf(record.runId);
     await this.doc.send(
       new UpdateCommand({
         TableName: this.table,
-        Key: keys.runMinute(record.runId, m.minute),
+        Key: keys.runMinute(record.runId, m.minute, shards, Math.floor(Math.random() * shards)),
         UpdateExpression: 'SET #t = :t, #exp = if_not_exists(#exp, :exp) ADD requests :r, ok :o',
         ExpressionAttributeNames: { '#t': 'type', '#exp': TTL_ATTRIBUTE },
         ExpressionAttributeValues: { ':t': 'ACTIVITY', ':r': m.requests, ':o': m.ok, ':exp': Math.floor(Date.now() / 1000) + this.retentionSeconds },

@@ -12,6 +12,26 @@ import {
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './dynamo-items.js';
+import { keys, runPartition } from './table.js';
+
+/** Each run's shard count by `table\nrunId`: fixed when the run is made, so read once a process. */
+const shardCounts = new Map<string, number>();
+const SHARD_CACHE_MAX = 10_000;
+
+/** A run's counters from its shards: numbers summed, maps of numbers summed key by key. */
+export function sumCounters(items: Item[]): Item | undefined {
+  if (items.length === 0) return undefined;
+  const out: Item = {};
+  for (const item of items)
+    for (const [k, v] of Object.entries(item)) {
+      if (typeof v === 'number' && k !== 'runId') out[k] = Number(out[k] ?? 0) + v;
+      else if (v && typeof v === 'object' && !(v instanceof Set) && !Array.isArray(v)) {
+        const into = (out[k] ??= {}) as Record<string, number>;
+        for (const [kk, n] of Object.entries(v as Record<string, unknown>)) if (typeof n === 'number') into[kk] = (into[kk] ?? 0) + n;
+      } else if (!(k in out)) out[k] = v;
+    }
+  return out;
+}
 
 const BATCH = 25;
 
@@ -25,6 +45,50 @@ export class DynamoTable {
     protected readonly doc: DynamoDBDocumentClient,
     readonly table: string,
   ) {}
+
+  /** The number of partitions a run is spread over (`RUN_SHARDS` for new runs, 1 for a run made before shards). */
+  protected async shardsOf(runId: number): Promise<number> {
+    const cacheKey = `${this.table}\n${runId}`;
+    const known = shardCounts.get(cacheKey);
+    if (known !== undefined) return known;
+    const run = await this.get(keys.run(runId));
+    const shards = Math.max(1, Number(run?.shards ?? 1));
+    if (run) {
+      if (shardCounts.size > SHARD_CACHE_MAX) shardCounts.clear();
+      shardCounts.set(cacheKey, shards);
+    }
+    return shards;
+  }
+
+  protected rememberShards(runId: number, shards: number): void {
+    shardCounts.set(`${this.table}\n${runId}`, shards);
+  }
+
+  /** The items of a run whose sort key starts with `skPrefix`, from every shard (read in parallel). */
+  protected async runItems(
+    runId: number,
+    skPrefix: string,
+    filter?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> },
+  ): Promise<Item[]> {
+    const shards = await this.shardsOf(runId);
+    const parts = await inBatches(
+      Array.from({ length: shards }, (_, k) => k),
+      16,
+      (k) => this.partition(runPartition(runId, shards, k), skPrefix, filter),
+    );
+    return parts.flat();
+  }
+
+  /** The run's counters, summed over its shards (consistent reads); undefined when the run has none. */
+  protected async runCounters(runId: number): Promise<Item | undefined> {
+    const shards = await this.shardsOf(runId);
+    const items = await this.batchGet(
+      Array.from({ length: shards }, (_, k) => keys.runCounters(runId, shards, k)),
+      undefined,
+      true,
+    );
+    return sumCounters(items);
+  }
 
   protected async get(key: Item): Promise<Item | undefined> {
     return (await this.doc.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
@@ -68,13 +132,17 @@ export class DynamoTable {
   /**
    * The items of these keys (duplicates asked once). `projection` names the attributes wanted and
    * makes the reads eventually consistent (half the read units): for lookups a conditional write
-   * settles anyway.
+   * settles anyway. `consistent` asks for strongly consistent reads of whole items.
    */
-  protected async batchGet(keyList: Item[], projection?: string[]): Promise<Item[]> {
+  protected async batchGet(keyList: Item[], projection?: string[], consistent = false): Promise<Item[]> {
     const out: Item[] = [];
     const unique = [...new Map(keyList.map((k) => [`${String(k.PK)}\n${String(k.SK)}`, k])).values()];
     const names = projection ? Object.fromEntries(projection.map((n, i) => [`#p${i}`, n])) : undefined;
-    const shape = names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names, ConsistentRead: false } : {};
+    const shape = names
+      ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names, ConsistentRead: false }
+      : consistent
+        ? { ConsistentRead: true }
+        : {};
     for (let i = 0; i < unique.length; i += 100) {
       let pending: { Keys: Item[] } | undefined = { Keys: unique.slice(i, i + 100) };
       for (let attempt = 0; pending && pending.Keys.length > 0; attempt++) {

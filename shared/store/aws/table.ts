@@ -20,12 +20,19 @@ export const keys = {
   /** The latest run of a named crawl: `runId`. */
   crawlLatest: (crawl: string) => ({ PK: 'RUNS', SK: `CRAWL#${crawl}` }),
   run: (runId: number) => ({ PK: `RUN#${runId}`, SK: 'RUN' }),
-  /** The run's counters: a small item of its own, so the many counter updates cost one write unit each. */
-  runCounters: (runId: number) => ({ PK: `RUN#${runId}`, SK: 'COUNTERS' }),
-  /** One minute of a run's activity (requests, 2xx answers): the series grows by items, not by COUNTERS' size. */
-  runMinute: (runId: number, minute: number) => ({ PK: `RUN#${runId}`, SK: `ACT#${String(minute).padStart(10, '0')}` }),
-  frontier: (runId: number, urlId: string) => ({ PK: `RUN#${runId}`, SK: `URL#${urlId}` }),
-  runHost: (runId: number, host: string) => ({ PK: `RUN#${runId}`, SK: `HOST#${host}` }),
+  /**
+   * One shard of the run's counters: a small item of its own, so a commit's counter moves cost one
+   * write unit; the run's counters are the sum of its shards.
+   */
+  runCounters: (runId: number, shards: number, shard: number) => ({ PK: runPartition(runId, shards, shard), SK: 'COUNTERS' }),
+  /** One minute of a run's activity (requests, 2xx answers) in one shard: the series grows by items, not by COUNTERS' size. */
+  runMinute: (runId: number, minute: number, shards: number, shard: number) => ({
+    PK: runPartition(runId, shards, shard),
+    SK: `ACT#${String(minute).padStart(10, '0')}`,
+  }),
+  frontier: (runId: number, urlId: string, shards: number) => ({ PK: runPartition(runId, shards, shardOf(urlId, shards)), SK: `URL#${urlId}` }),
+  runHost: (runId: number, host: string, shards: number) => ({ PK: runPartition(runId, shards, shardOf(host, shards)), SK: `HOST#${host}` }),
+  trap: (runId: number, key: string, shards: number) => ({ PK: runPartition(runId, shards, shardOf(key, shards)), SK: `TRAP#${key}` }),
   /** A host whose URLs the run skipped as parked: the summary's parked hosts, read without the run's URLs. */
   runParked: (runId: number, host: string) => ({ PK: `RUN#${runId}`, SK: `PARKED#${host}` }),
   /** The selection of one seed homepage at the end of a run. */
@@ -48,6 +55,27 @@ export const keys = {
   body: (hash: string) => ({ PK: `BODY#${hash}`, SK: 'BODY' }),
   text: (hash: string) => ({ PK: `TEXT#${hash}`, SK: 'TEXT' }),
 } as const;
+
+/**
+ * Partitions a run's URLs, counters, activity, host slots and trap records are spread over
+ * (`RUN#<runId>#<shard>`): each takes a share of the run's writes, so no partition or item of the
+ * run meets DynamoDB's 1,000 write units a second before the run's hosts and Lambdas run out. The
+ * RUN item records its run's count (`shards`); a run without it has one partition, `RUN#<runId>`.
+ */
+export const RUN_SHARDS = 32;
+
+/** The partition of one shard of a run: `RUN#<runId>` for a run of one shard, else `RUN#<runId>#<shard>`. */
+export function runPartition(runId: number, shards: number, shard: number): string {
+  return shards <= 1 ? `RUN#${runId}` : `RUN#${runId}#${shard}`;
+}
+
+/** The shard of a key (a URL id, a host, a trap key): FNV-1a of its characters, modulo the shards. */
+export function shardOf(key: string, shards: number): number {
+  if (shards <= 1) return 0;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % shards;
+}
 
 export function pad(n: number, width: number): string {
   return String(Math.max(0, Math.floor(n))).padStart(width, '0');

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { DynamoCrawlStore } from '../../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../../shared/store/aws/s3-store.js';
 import { BAND_CANDIDATES } from '../../../shared/store/aws/dynamo-content.js';
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { RUN_SHARDS } from '../../../shared/store/aws/table.js';
 import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
 import { extract, fetchRecord, row } from '../../store-records.js';
 import { startEmulators, type Emulators } from '../../cloud/emulators.js';
@@ -154,4 +155,47 @@ test("a run's summary reads its counters, never its URLs: the same few calls for
   }
   assert.deepEqual(calls[0], calls[1]);
   assert.ok(!calls[1]!.some((c) => c.includes('URL#')), calls[1]!.join('; '));
+});
+
+test("a run's URLs, counters and page budget are spread over its shards; a run made before shards keeps its one partition", async () => {
+  const { store, table } = await fresh();
+  const scan = async () => (await emu.clients.doc.send(new ScanCommand({ TableName: table }))).Items ?? [];
+  const run = await store.createRun(['http://a.test/'], {}, 1);
+  await store.addUrls(Array.from({ length: 200 }, (_, i) => row(run.id, `s${i}`)));
+  let items = await scan();
+  assert.equal(items.find((i) => i.type === 'RUN')?.shards, RUN_SHARDS);
+  assert.equal(items.filter((i) => i.type === 'COUNTERS').length, RUN_SHARDS);
+  const urlPartitions = new Set(items.filter((i) => i.type === 'URL').map((i) => String(i.PK)));
+  assert.ok(urlPartitions.size >= RUN_SHARDS * 0.75, `${urlPartitions.size} partitions hold the run's URLs`);
+  assert.ok(![...urlPartitions].includes(`RUN#${run.id}`));
+  assert.equal((await store.getUrl(run.id, 's7'))?.urlId, 's7');
+  assert.equal((await store.queuedUrls(run.id)).length, 200);
+
+  // The budget: exactly maxPages claims succeed, however they fall on the shards.
+  const claims = await Promise.all(Array.from({ length: 80 }, () => store.claimPageSlot(run.id, 50)));
+  assert.equal(claims.filter(Boolean).length, 50);
+  assert.equal((await store.runProgress(run.id))?.pages, 50);
+  await store.releasePageSlot(run.id);
+  assert.equal((await store.runProgress(run.id))?.pages, 49);
+  assert.equal(await store.claimPageSlot(run.id, 50), true);
+  assert.equal(await store.claimPageSlot(run.id, 50), false);
+  const progress = await store.runProgress(run.id);
+  assert.deepEqual([progress?.enqueued, progress?.settled], [200, 0]);
+
+  // A run whose RUN item names no shards (made before them) lives in `RUN#<id>` as it did.
+  const old = 900;
+  await emu.clients.doc.send(new PutCommand({ TableName: table, Item: { PK: `RUN#${old}`, SK: 'RUN', type: 'RUN', id: old, status: 'running', startedAt: 1, seeds: [], config: {} } }));
+  await emu.clients.doc.send(
+    new PutCommand({ TableName: table, Item: { PK: `RUN#${old}`, SK: 'COUNTERS', type: 'COUNTERS', runId: old, enqueued: 0, settled: 0, pages: 0, fetches: {} } }),
+  );
+  await store.addUrls([row(old, 'o1'), row(old, 'o2')]);
+  await store.setUrlStates(old, ['o2'], 'skipped', 'max-depth');
+  items = await scan();
+  assert.deepEqual(
+    items.filter((i) => i.type === 'URL' && i.runId === old).map((i) => i.PK),
+    [`RUN#${old}`, `RUN#${old}`],
+  );
+  assert.deepEqual((await store.summary(old)).urlsByState, { queued: 1, skipped: 1 });
+  assert.equal(await store.claimPageSlot(old, 1), true);
+  assert.equal(await store.claimPageSlot(old, 1), false);
 });
