@@ -3,9 +3,14 @@
 // crawl through the cloud path on emulators of a web whose articles carry ~60 links. The meter
 // (test/cloud/cost-meter.ts) bills as AWS bills: DynamoDB units from item sizes with the index
 // writes, only the handlers' own S3 and SQS requests, network time added to every call, log bytes.
-// `-- --json` prints one JSON line: { usdPer1kPages, parts: {…}, pages, … }.
-import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// `-- --json` prints one JSON line: { usdPer1kPages, parts: {…}, pages, … }. `-- --trace FILE`
+// also writes the crawl's measured trace (DynamoDB units by partition-key pattern, reads and the
+// items they returned, Lambda seconds by stage, S3 and SQS calls, storage) for bench:cloud-scale.
+import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { EVENTS_PER_POLL, EVENTS_PER_POLL_WITH_TEXT_REBUILD, STANDARD_HISTORY_EVENTS } from '../lib/quotas.js';
 import { execFileSync } from 'node:child_process';
 import { DEFAULT_SIZING } from '../lib/crawler.js';
 import { STAGES, ROOT, type StageName } from '../lib/stages.js';
@@ -34,6 +39,9 @@ const PRICE = {
   xrayTrace: 5.0 / 1e6,
 };
 const JSON_OUT = process.argv.includes('--json');
+const TRACE_AT = process.argv.indexOf('--trace');
+const TRACE_FILE = TRACE_AT === -1 ? undefined : process.argv[TRACE_AT + 1];
+if (TRACE_AT !== -1 && !TRACE_FILE) throw new Error('--trace needs a file to write the trace to: --trace .bench-data/cloud-trace.json');
 /** A page fetched from the internet by a Lambda: time to first byte and transfer of a typical page. */
 const WEB_FETCH_MS = 250;
 /** The crawl rate the X-Ray sampling is priced at (its default rule: 1 trace a second, then 5 %). */
@@ -82,7 +90,7 @@ for (const [logicalId, r] of Object.entries(synth.template.Resources) as Array<[
 const coldDir = join(ROOT, '.bench-data', 'cold');
 rmSync(coldDir, { recursive: true, force: true });
 const bundleRows: string[][] = [['function', 'bundle (unzipped)', 'of 250 MB', 'cold import (median of 5)']];
-for (const stage of JSON_OUT ? [] : STAGES) {
+for (const stage of JSON_OUT || TRACE_FILE ? [] : STAGES) {
   const asset = assetOf.get(stage);
   if (!asset) throw new Error(`no bundle found for ${stage} in the synthesized template`);
   const bytes = dirBytes(asset);
@@ -137,6 +145,7 @@ const expressLogging = Object.values(template.Resources).find(
 if (expressLogging?.Level !== 'ERROR' || expressLogging.IncludeExecutionData)
   throw new Error(`the meter prices the page workflow's logs at level ERROR without execution data; the template says ${JSON.stringify(expressLogging)}`);
 
+const lambdaTrace: Record<string, { invocations: number; seconds: number; maxInvocationSeconds: number; memoryMb: number }> = {};
 const lambdaRows: string[][] = [['stage', 'invocations', 'median ms', 'AWS round trips ms (sum)', '+ web ms', 'GB-s', 'log KB', 'cost / 1000 pages']];
 let lambdaCost = 0;
 let invocations = 0;
@@ -159,6 +168,7 @@ for (const stage of STAGES) {
   const seconds = (ms.reduce((a, b) => a + b, 0) + web) / 1000;
   if (PAGE_STAGES.has(stage)) expressMs += seconds * 1000;
   const gbSeconds = seconds * (MEMORY[stage] / 1024);
+  lambdaTrace[stage] = { invocations: ms.length, seconds, maxInvocationSeconds: Math.max(0, ...ms) / 1000, memoryMb: MEMORY[stage] };
   invocations += ms.length;
   const cost = ms.length * PRICE.lambdaRequest + gbSeconds * PRICE.lambdaGbSecondArm;
   logBytes += u.logBytes + ms.length * PLATFORM_LOG_BYTES;
@@ -203,6 +213,48 @@ const parts = {
   xray: traces * PRICE.xrayTrace,
 };
 const total = Object.values(parts).reduce((a, b) => a + b, 0);
+
+if (TRACE_FILE) {
+  // What the crawl left stored: every item of the table and every object of the bucket, by bytes.
+  let dynamoBytes = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await emu.clients.doc.send(new ScanCommand({ TableName: names.table, ExclusiveStartKey: start }));
+    for (const item of res.Items ?? []) dynamoBytes += Buffer.byteLength(JSON.stringify(item));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  let s3Bytes = 0;
+  let token: string | undefined;
+  do {
+    const res = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: names.bucket, ContinuationToken: token }));
+    for (const o of res.Contents ?? []) s3Bytes += o.Size ?? 0;
+    token = res.NextContinuationToken;
+  } while (token);
+  const searchDeployed = Object.values(template.Resources).some((r) => r.Type === 'AWS::S3Vectors::VectorBucket' || /RebuildText/.test(JSON.stringify(r.Properties.DefinitionString ?? '')));
+  const trace = {
+    pages,
+    requests,
+    elapsedMs: crawl.elapsedMs,
+    workers: 4,
+    delayMs: DELAY_MS,
+    hosts: web.seeds().length,
+    linksPerPage: LINKS,
+    webFetchMs: WEB_FETCH_MS,
+    usdPer1kPages: per1000(total),
+    parts: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, per1000(v)])),
+    lambda: lambdaTrace,
+    pageExecutions: crawl.pageExecutions,
+    sqsRequests,
+    s3: { puts: used.s3Put, gets: used.s3Get },
+    storage: { dynamoBytes, s3Bytes },
+    runMachine: { eventsPerPoll: searchDeployed ? EVENTS_PER_POLL_WITH_TEXT_REBUILD : EVENTS_PER_POLL, historyEvents: STANDARD_HISTORY_EVENTS, pollSeconds: POLL_SECONDS },
+    partitions: [...meter.partitions.values()].map(({ keys, ...p }) => ({ ...p, distinct: keys.size })),
+    reads: [...meter.reads.values()],
+  };
+  mkdirSync(dirname(TRACE_FILE), { recursive: true });
+  writeFileSync(TRACE_FILE, `${JSON.stringify(trace, null, 1)}\n`);
+  say(`\ntrace written to ${TRACE_FILE}`);
+}
 
 if (JSON_OUT) {
   const rounded = (v: number) => Number(per1000(v).toFixed(5));

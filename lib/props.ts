@@ -1,5 +1,5 @@
 import { Token } from 'aws-cdk-lib';
-import { API_CRAWL_LIMIT_RANGES } from '../shared/config/api-crawl-limits.js';
+import { API_CRAWL_LIMIT_RANGES, DEFAULT_API_CRAWL_LIMITS } from '../shared/config/api-crawl-limits.js';
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -318,7 +318,7 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   inRange(where, 'pollInterval', pollSeconds, 5, 3600, ' s');
   for (const crawl of props.crawls ?? []) {
     const limit = Number((crawl.limits as { maxMinutes?: unknown } | undefined)?.maxMinutes);
-    checkRunHistory(`${where}: crawl "${crawl.name}"`, crawl.maxMinutes ?? (limit > 0 ? limit : DEFAULT_RUN_MINUTES), pollSeconds ?? 60);
+    checkRunHistory(`${where}: crawl "${crawl.name}"`, crawl.maxMinutes ?? (limit > 0 ? limit : DEFAULT_RUN_MINUTES), pollSeconds ?? 60, props.enrichment !== false);
   }
   inRange(where, 'rawInfrequentAccessAfter', rawIaDays, 30, 36_500, ' days');
   inRange(where, 'rawRetention', rawRetentionDays, 1, 36_500, ' days');
@@ -355,6 +355,14 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
     if (typeof start === 'object')
       for (const [name, [min, max]] of Object.entries(API_CRAWL_LIMIT_RANGES))
         inRange(where, `api.startCrawls.limits.${name}`, start.limits?.[name as keyof ApiCrawlLimitProps], min, max);
+    // The longest crawl a caller may start must end inside the run machine's history quota too.
+    if (start)
+      checkRunHistory(
+        `${where}: api.startCrawls.limits.maxMinutes`,
+        (typeof start === 'object' ? start.limits?.maxMinutes : undefined) ?? DEFAULT_API_CRAWL_LIMITS.maxMinutes,
+        pollSeconds ?? 60,
+        props.enrichment !== false,
+      );
     inRange(where, 'api.maxConcurrency', api.maxConcurrency, 1, 1000);
     if (api.apiKeyHeader !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(api.apiKeyHeader))
       throw new CrawlConfigError(`${where}: api.apiKeyHeader "${api.apiKeyHeader}" is not a header name (letters, digits, "-")`);

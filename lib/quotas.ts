@@ -9,6 +9,8 @@ import { CrawlConfigError } from '../shared/errors.js';
 export const STANDARD_HISTORY_EVENTS = 25_000;
 /** Wait (entered, exited), Progress (entered, scheduled, started, succeeded, exited), RunOver (entered, exited). */
 export const EVENTS_PER_POLL = 9;
+/** A poll that also rebuilds the full-text generation: RebuildText's entered, scheduled, started, succeeded, exited. */
+export const EVENTS_PER_POLL_WITH_TEXT_REBUILD = EVENTS_PER_POLL + 5;
 /** InitRun, Discover, FinalizeRun and the execution's own events, with room to spare. */
 const EVENTS_OUTSIDE_POLLS = 60;
 export const EXPRESS_LIMIT_SECONDS = 300;
@@ -16,17 +18,25 @@ export const SQS_GROUP_ID_MAX = 128;
 /** SQS's rule for an event source: the queue's visibility timeout is at least six times the function's timeout. */
 export const VISIBILITY_PER_TIMEOUT = 6;
 
-/** History events a run of `maxMinutes` writes polling every `pollSeconds`. */
-export function runHistoryEvents(maxMinutes: number, pollSeconds: number): number {
-  return Math.ceil((maxMinutes * 60) / pollSeconds) * EVENTS_PER_POLL + EVENTS_OUTSIDE_POLLS;
+/**
+ * History events a run of `maxMinutes` writes polling every `pollSeconds`, counted as if every poll
+ * rebuilt the full-text generation when the loop can (`textRebuild`): the worst case it must fit.
+ */
+export function runHistoryEvents(maxMinutes: number, pollSeconds: number, textRebuild = false): number {
+  return Math.ceil((maxMinutes * 60) / pollSeconds) * eventsPerPoll(textRebuild) + EVENTS_OUTSIDE_POLLS;
+}
+
+function eventsPerPoll(textRebuild: boolean): number {
+  return textRebuild ? EVENTS_PER_POLL_WITH_TEXT_REBUILD : EVENTS_PER_POLL;
 }
 
 /** Fails when the longest run a crawl allows would pass the Standard history quota before its deadline. */
-export function checkRunHistory(where: string, maxMinutes: number, pollSeconds: number): void {
-  const events = runHistoryEvents(maxMinutes, pollSeconds);
+export function checkRunHistory(where: string, maxMinutes: number, pollSeconds: number, textRebuild = false): void {
+  const events = runHistoryEvents(maxMinutes, pollSeconds, textRebuild);
   if (events <= STANDARD_HISTORY_EVENTS) return;
-  const longest = Math.floor((((STANDARD_HISTORY_EVENTS - EVENTS_OUTSIDE_POLLS) / EVENTS_PER_POLL) * pollSeconds) / 60);
-  const poll = Math.ceil((maxMinutes * 60 * EVENTS_PER_POLL) / (STANDARD_HISTORY_EVENTS - EVENTS_OUTSIDE_POLLS));
+  const perPoll = eventsPerPoll(textRebuild);
+  const longest = Math.floor((((STANDARD_HISTORY_EVENTS - EVENTS_OUTSIDE_POLLS) / perPoll) * pollSeconds) / 60);
+  const poll = Math.ceil((maxMinutes * 60 * perPoll) / (STANDARD_HISTORY_EVENTS - EVENTS_OUTSIDE_POLLS));
   throw new CrawlConfigError(
     `${where}: a run of maxMinutes ${maxMinutes} polled every ${pollSeconds} s writes ${events} history events, past Step Functions' ${STANDARD_HISTORY_EVENTS} for a Standard execution: use maxMinutes ≤ ${longest} or pollInterval ≥ ${poll} s`,
   );

@@ -64,8 +64,47 @@ export interface KindUnits {
   writes: number;
 }
 
+/**
+ * DynamoDB use by partition-key pattern (`RUN#<run>#<shard>`, `URL#<id>`, `TEXTLOG`…): the units
+ * each pattern took and how many distinct keys it spread them over. The scale model reads it to
+ * find the keys that do not spread as a crawl grows.
+ */
+export interface PartitionUse {
+  pattern: string;
+  keys: Set<string>;
+  writeUnits: number;
+  readUnits: number;
+  writes: number;
+  reads: number;
+}
+
+/** One kind of read (function, command, key pattern): how many items its calls returned. */
+export interface ReadUse {
+  fn: string;
+  command: string;
+  pattern: string;
+  calls: number;
+  items: number;
+  /** The most items one call returned: a read that grows with the run or the table shows here. */
+  maxItems: number;
+}
+
+/** A partition key's pattern: ids, hashes, hosts and numbers replaced by what they stand for. */
+export function partitionPattern(pk: string): string {
+  return pk
+    .replace(/^RUN#\d+#\d+$/, 'RUN#<run>#<shard>')
+    .replace(/^RUN#\d+$/, 'RUN#<run>')
+    .replace(/^HOST#.*$/, 'HOST#<host>')
+    .replace(/^BAND#(\d+)#[0-9a-f]+$/, 'BAND#<band>#<value>')
+    .replace(/^ENRICH#[0-9a-f]$/, 'ENRICH#<digit>')
+    .replace(/#[0-9a-f]{12,}$/i, '#<id>')
+    .replace(/#\d+$/, '#<n>');
+}
+
 export class CostMeter {
   readonly byFunction = new Map<string, FunctionUsage>();
+  readonly partitions = new Map<string, PartitionUse>();
+  readonly reads = new Map<string, ReadUse>();
   readonly writeUnitsByKind = new Map<string, KindUnits>();
   /** S3 PUT-class requests by the key's first folder (`raw`, `warc`, `extracted`, …). */
   readonly s3PutsByPrefix = new Map<string, number>();
@@ -82,7 +121,34 @@ export class CostMeter {
     return t;
   }
 
+  /** Adds units to a partition key's pattern. */
+  usePartition(pk: string, units: { write?: number; read?: number }): void {
+    const pattern = partitionPattern(pk);
+    let p = this.partitions.get(pattern);
+    if (!p) this.partitions.set(pattern, (p = { pattern, keys: new Set(), writeUnits: 0, readUnits: 0, writes: 0, reads: 0 }));
+    p.keys.add(pk);
+    if (units.write !== undefined) {
+      p.writeUnits += units.write;
+      p.writes += 1;
+    }
+    if (units.read !== undefined) {
+      p.readUnits += units.read;
+      p.reads += 1;
+    }
+  }
+
+  useRead(fn: string, command: string, pattern: string, items: number): void {
+    const key = `${fn} ${command} ${pattern}`;
+    let r = this.reads.get(key);
+    if (!r) this.reads.set(key, (r = { fn, command, pattern, calls: 0, items: 0, maxItems: 0 }));
+    r.calls += 1;
+    r.items += items;
+    r.maxItems = Math.max(r.maxItems, items);
+  }
+
   reset(): void {
+    this.partitions.clear();
+    this.reads.clear();
     this.byFunction.clear();
     this.writeUnitsByKind.clear();
     this.s3PutsByPrefix.clear();
@@ -148,12 +214,17 @@ async function meterCall(call: SdkSend, send: () => Promise<unknown>): Promise<u
       try {
         const out = await next();
         if (write) u.dynamoWriteUnits += capacityOf(out);
-        else u.dynamoReadUnits += capacityOf(out);
+        else {
+          u.dynamoReadUnits += capacityOf(out);
+          meterRead(meter, call, out);
+        }
         return out;
       } catch (err) {
         // AWS bills a write whose condition failed (one unit for an item up to 1 KB).
         if (write && (err as { name?: string }).name === 'ConditionalCheckFailedException') {
           u.dynamoWriteUnits += 1;
+          const pk = (call.input.Key as { PK?: unknown } | undefined)?.PK ?? (call.input.Item as { PK?: unknown } | undefined)?.PK;
+          if (typeof pk === 'string') meter.usePartition(pk, { write: 1 });
           const k = meter.writeUnitsByKind.get('(condition failed)') ?? { table: 0, index: 0, writes: 0 };
           k.table += 1;
           k.writes += 1;
@@ -182,6 +253,27 @@ async function meterCall(call: SdkSend, send: () => Promise<unknown>): Promise<u
     default:
       return next();
   }
+}
+
+/** A read's units spread over the partition keys it asked for, and the items it returned. */
+function meterRead(meter: CostMeter, call: SdkSend, out: unknown): void {
+  const units = capacityOf(out);
+  const input = call.input as {
+    Key?: { PK?: unknown };
+    IndexName?: string;
+    ExpressionAttributeValues?: Record<string, unknown>;
+    RequestItems?: Record<string, { Keys?: Array<{ PK?: unknown }> }>;
+  };
+  const result = out as { Items?: unknown[]; Item?: unknown; Responses?: Record<string, unknown[]> } | undefined;
+  let pks: string[] = [];
+  if (call.command.startsWith('Get')) pks = [String(input.Key?.PK)];
+  else if (call.command.startsWith('Query')) pks = [input.IndexName ? `(index ${input.IndexName}) ${String(input.ExpressionAttributeValues?.[':pk'])}` : String(input.ExpressionAttributeValues?.[':pk'])];
+  else if (call.command.startsWith('BatchGet')) pks = Object.values(input.RequestItems ?? {}).flatMap((r) => (r.Keys ?? []).map((k) => String(k.PK)));
+  else if (call.command.startsWith('Scan')) pks = ['(scan)'];
+  for (const pk of pks) meter.usePartition(pk, { read: units / Math.max(1, pks.length) });
+  const items = result?.Items?.length ?? (result?.Responses ? Object.values(result.Responses).reduce((n, r) => n + r.length, 0) : result?.Item ? 1 : 0);
+  const pattern = pks.length === 1 ? partitionPattern(pks[0]!) : `${new Set(pks.map(partitionPattern)).size} patterns`;
+  meter.useRead(call.fn, call.command.replace(/Command$/, ''), pattern, items);
 }
 
 let logsCaptured = false;
@@ -226,6 +318,8 @@ function patchDynaliteCapacity(): void {
         indexUnits += units;
       }
     }
+    const pk = ((newItem ?? oldItem)?.PK as { S?: string } | undefined)?.S;
+    if (pk) active?.usePartition(pk, { write: out.CapacityUnits + indexUnits });
     const kind = kindOf(newItem ?? oldItem);
     const k = active?.writeUnitsByKind.get(kind) ?? { table: 0, index: 0, writes: 0 };
     k.table += out.CapacityUnits;

@@ -22,8 +22,26 @@ test('a week-long run at a one-minute poll would pass the history quota: synthes
   );
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   assert.throws(() => new Crawler(new Stack(app, 'Week'), 'Crawler', { crawls: [crawl(7 * 24 * 60)] }), /crawl "docs": a run of maxMinutes 10080/);
-  // With a slower poll the same run fits.
-  new Crawler(new Stack(app, 'Slow'), 'Crawler', { crawls: [crawl(7 * 24 * 60)], pollInterval: Duration.minutes(5) });
+  // With a slower poll the same run fits: six minutes, as every poll may rebuild the text generation (14 events).
+  assert.throws(
+    () => new Crawler(new Stack(app, 'Five'), 'Crawler', { crawls: [crawl(7 * 24 * 60)], pollInterval: Duration.minutes(5) }),
+    /28284 history events/,
+  );
+  new Crawler(new Stack(app, 'Slow'), 'Crawler', { crawls: [crawl(7 * 24 * 60)], pollInterval: Duration.minutes(6) });
+  // Without enrichment the loop has no RebuildText: nine events a poll, and five minutes suffice.
+  new Crawler(new Stack(app, 'Plain'), 'Crawler', { crawls: [crawl(7 * 24 * 60)], pollInterval: Duration.minutes(5), enrichment: false });
+});
+
+test('a poll that rebuilds the text generation writes 14 events, and crawls started over the API are held to the same quota', () => {
+  assert.equal(runHistoryEvents(30 * 60, 60, true), 30 * 60 * 14 + 60);
+  assert.ok(runHistoryEvents(29 * 60, 60, true) < STANDARD_HISTORY_EVENTS);
+  assert.ok(runHistoryEvents(30 * 60, 60, true) > STANDARD_HISTORY_EVENTS, 'thirty hours of polls that each rebuild pass the quota');
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  assert.throws(
+    () => new Crawler(new Stack(app, 'Api'), 'Crawler', { crawls: [crawl()], api: { startCrawls: { limits: { maxMinutes: 3 * 24 * 60 } } } }),
+    (e: unknown) => e instanceof CrawlConfigError && /api\.startCrawls\.limits\.maxMinutes: a run of maxMinutes 4320 .* maxMinutes ≤ 1781/.test(e.message),
+  );
+  new Crawler(new Stack(app, 'ApiDay'), 'Crawler', { crawls: [crawl()], api: { startCrawls: { limits: { maxMinutes: 24 * 60 } } } });
 });
 
 test("the page workflow's longest path fits Express's limit with every retry; a step that would not fits nowhere", () => {
