@@ -245,7 +245,7 @@ if (TRACE_FILE) {
     lambda: lambdaTrace,
     pageExecutions: crawl.pageExecutions,
     sqsRequests,
-    s3: { puts: used.s3Put, gets: used.s3Get },
+    s3: { puts: used.s3Put, gets: used.s3Get, putsByPrefix: Object.fromEntries(meter.s3PutsByPrefix) },
     storage: { dynamoBytes, s3Bytes },
     runMachine: { eventsPerPoll: searchDeployed ? EVENTS_PER_POLL_WITH_TEXT_REBUILD : EVENTS_PER_POLL, historyEvents: STANDARD_HISTORY_EVENTS, pollSeconds: POLL_SECONDS },
     partitions: [...meter.partitions.values()].map(({ keys, ...p }) => ({ ...p, distinct: keys.size })),

@@ -124,6 +124,25 @@ const metadataRefusal = (what: string) =>
     reason: 'metadata',
   });
 
+/** True for a loopback address: 127.0.0.0/8, ::1, or an IPv6 form that embeds a 127.x address. */
+export function isLoopbackAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family === 4) return bare.startsWith('127.');
+  if (family !== 6) return false;
+  const bytes = ipv6Bytes(bare);
+  if (!bytes) return false;
+  if (bytes.slice(0, 15).every((b) => b === 0) && bytes[15] === 1) return true;
+  const mapped = startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) ? [v4(bytes, 12)] : [];
+  return [...mapped, ...embeddedIPv4(bytes)].some((a) => a.startsWith('127.'));
+}
+
+const runtimeApiRefusal = (what: string) =>
+  new AddressRefusedError(
+    `refused ${what}: a loopback address inside AWS Lambda, where it is the Lambda Runtime API's (never reachable, even with allowPrivateNetwork)`,
+    { reason: 'metadata' },
+  );
+
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolver: Resolver = (hostname) =>
@@ -134,6 +153,12 @@ export const systemResolver: Resolver = (hostname) =>
 export interface AddressGuardOptions {
   allowPrivateNetwork: boolean;
   resolver?: Resolver;
+  /**
+   * Refuse loopback whatever `allowPrivateNetwork` says: inside AWS Lambda loopback serves the
+   * Runtime API (`AWS_LAMBDA_RUNTIME_API`, 127.0.0.1:9001), which hands out invocation payloads.
+   * Defaults to whether that variable is set.
+   */
+  refuseLoopback?: boolean;
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -145,16 +170,19 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 export class AddressGuard {
   private readonly allowPrivate: boolean;
   private readonly resolver: Resolver;
+  private readonly refuseLoopback: boolean;
 
   constructor(options: AddressGuardOptions) {
     this.allowPrivate = options.allowPrivateNetwork;
     this.resolver = options.resolver ?? systemResolver;
+    this.refuseLoopback = options.refuseLoopback ?? Boolean(process.env.AWS_LAMBDA_RUNTIME_API);
   }
 
   /** Checks a URL host before connecting: IP literals here (sockets skip lookup for them). */
   checkHostLiteral(hostname: string): void {
     const bare = hostname.replace(/^\[|\]$/g, '');
     if (isMetadataEndpoint(bare)) throw metadataRefusal(bare);
+    if (this.refuseLoopback && (isLoopbackAddress(bare) || bare.toLowerCase() === 'localhost')) throw runtimeApiRefusal(bare);
     if (!this.allowPrivate && isIP(bare) && isBlockedAddress(bare)) {
       throw new AddressRefusedError(`refused ${bare}: a private, loopback or metadata address (use --allow-private-network for intranets and tests)`);
     }
@@ -167,6 +195,8 @@ export class AddressGuard {
     if (addresses.length === 0) throw new AddressRefusedError(`no address for ${hostname}`);
     const meta = addresses.find((a) => isMetadataEndpoint(a.address));
     if (meta) throw metadataRefusal(`${hostname} (resolves to ${meta.address})`);
+    const loopback = this.refuseLoopback ? addresses.find((a) => isLoopbackAddress(a.address)) : undefined;
+    if (loopback) throw runtimeApiRefusal(`${hostname} (resolves to ${loopback.address})`);
     if (!this.allowPrivate) {
       const bad = addresses.find((a) => isBlockedAddress(a.address));
       if (bad) {

@@ -85,7 +85,7 @@ export interface ReadUse {
   pattern: string;
   calls: number;
   items: number;
-  /** The most items one call returned: a read that grows with the run or the table shows here. */
+  /** The most items one invocation of the function read this way (over all its calls and shards): a read that grows with the run or the table shows here. */
   maxItems: number;
 }
 
@@ -137,16 +137,22 @@ export class CostMeter {
     }
   }
 
-  useRead(fn: string, command: string, pattern: string, items: number): void {
+  /** Items read by one invocation, by read kind (`<invocation> <kind>`). */
+  private readonly invocationItems = new Map<string, number>();
+
+  useRead(fn: string, invocation: number, command: string, pattern: string, items: number): void {
     const key = `${fn} ${command} ${pattern}`;
     let r = this.reads.get(key);
     if (!r) this.reads.set(key, (r = { fn, command, pattern, calls: 0, items: 0, maxItems: 0 }));
     r.calls += 1;
     r.items += items;
-    r.maxItems = Math.max(r.maxItems, items);
+    const mine = (this.invocationItems.get(`${invocation} ${key}`) ?? 0) + items;
+    this.invocationItems.set(`${invocation} ${key}`, mine);
+    r.maxItems = Math.max(r.maxItems, mine);
   }
 
   reset(): void {
+    this.invocationItems.clear();
     this.partitions.clear();
     this.reads.clear();
     this.byFunction.clear();
@@ -273,7 +279,7 @@ function meterRead(meter: CostMeter, call: SdkSend, out: unknown): void {
   for (const pk of pks) meter.usePartition(pk, { read: units / Math.max(1, pks.length) });
   const items = result?.Items?.length ?? (result?.Responses ? Object.values(result.Responses).reduce((n, r) => n + r.length, 0) : result?.Item ? 1 : 0);
   const pattern = pks.length === 1 ? partitionPattern(pks[0]!) : `${new Set(pks.map(partitionPattern)).size} patterns`;
-  meter.useRead(call.fn, call.command.replace(/Command$/, ''), pattern, items);
+  meter.useRead(call.fn, call.invocation, call.command.replace(/Command$/, ''), pattern, items);
 }
 
 let logsCaptured = false;

@@ -10,6 +10,8 @@ export type SdkInput = Record<string, unknown>;
 /** One command a handler sends: which function, which service (the SDK's serviceId), which command. */
 export interface SdkSend {
   fn: string;
+  /** Which run of a handler sent it: one number per `asFunction` call. */
+  invocation: number;
   serviceId: string;
   command: string;
   input: SdkInput;
@@ -18,18 +20,19 @@ export interface SdkSend {
 /** Runs around a command; calls `next` to send it (and may change `send.input` first). */
 export type SdkHook = (send: SdkSend, next: () => Promise<unknown>) => Promise<unknown>;
 
-const running = new AsyncLocalStorage<string>();
+const running = new AsyncLocalStorage<{ fn: string; invocation: number }>();
 const hooks: SdkHook[] = [];
 let patched = false;
+let invocations = 0;
 
 /** Runs a handler with its SDK calls attributed to the function (its stage name, as in lib/stages.ts). */
 export function asFunction<T>(fn: string, body: () => Promise<T>): Promise<T> {
-  return running.run(fn, body);
+  return running.run({ fn, invocation: ++invocations }, body);
 }
 
 /** The function whose handler is running here, if any. */
 export function currentFunction(): string | undefined {
-  return running.getStore();
+  return running.getStore()?.fn;
 }
 
 type Sendable = { config: { serviceId?: string } };
@@ -44,11 +47,12 @@ export function hookSdkSend(hook: SdkHook): void {
   for (const Client of new Set([EsmClient, cjs.Client])) {
     const send = Client.prototype.send as (this: Sendable, command: Command, ...rest: unknown[]) => Promise<unknown>;
     Client.prototype.send = function (this: Sendable, command: Command, ...rest: unknown[]) {
-      const fn = running.getStore();
+      const handler = running.getStore();
       // Callback-style sends (none in trawl) and calls outside a handler go straight through.
-      if (!fn || rest.some((r) => typeof r === 'function')) return send.call(this, command, ...rest);
+      if (!handler || rest.some((r) => typeof r === 'function')) return send.call(this, command, ...rest);
       const call: SdkSend = {
-        fn,
+        fn: handler.fn,
+        invocation: handler.invocation,
         serviceId: this.config.serviceId ?? 'unknown',
         command: command.constructor.name.replace(/Command$/, ''),
         input: command.input ?? {},

@@ -118,3 +118,42 @@ test('the fetcher refuses private IP literals and non-http schemes unless allowe
     await fetcher.close();
   }
 });
+
+test("inside AWS Lambda loopback is the Runtime API's: refused even with allowPrivateNetwork, by literal, by name and in IPv6 forms", async () => {
+  let asked = 0;
+  // A stand-in for the Runtime API on loopback: it would hand out the next invocation's payload.
+  const runtime = await serve((_req, res) => {
+    asked++;
+    res.end('{"payload":"the next invocation"}');
+  });
+  const port = new URL(runtime.origin).port;
+  const options = { userAgent: 't', allowPrivateNetwork: true, maxBodyBytes: 1024, connectTimeoutMs: 500, totalTimeoutMs: 2000 };
+  const before = process.env.AWS_LAMBDA_RUNTIME_API;
+  process.env.AWS_LAMBDA_RUNTIME_API = `127.0.0.1:${port}`;
+  const inLambda = new HttpFetcher(options);
+  const byName = new HttpFetcher({ ...options, resolver: async () => [{ address: '127.0.0.1', family: 4 }] });
+  try {
+    for (const url of [`${runtime.origin}/2018-06-01/runtime/invocation/next`, `http://localhost:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`, `http://127.1.2.3:${port}/`]) {
+      await assert.rejects(inLambda.fetch({ url, kind: 'page' }), (e: unknown) => e instanceof AddressRefusedError && /Lambda Runtime API/.test(e.message), url);
+    }
+    await assert.rejects(byName.fetch({ url: `http://runtime.test:${port}/`, kind: 'page' }), /resolves to 127\.0\.0\.1.*Runtime API/);
+    assert.equal(asked, 0, 'the Runtime API was never asked');
+    // Private addresses other than loopback stay reachable for an intranet crawl in a VPC.
+    assert.doesNotThrow(() => new AddressGuard({ allowPrivateNetwork: true }).checkHostLiteral('10.1.2.3'));
+  } finally {
+    await inLambda.close();
+    await byName.close();
+    if (before === undefined) delete process.env.AWS_LAMBDA_RUNTIME_API;
+    else process.env.AWS_LAMBDA_RUNTIME_API = before;
+  }
+  // Outside Lambda, allowPrivateNetwork reaches loopback as before.
+  const outside = new HttpFetcher(options);
+  try {
+    const res = await outside.fetch({ url: `${runtime.origin}/`, kind: 'page' });
+    assert.equal(res.status, 200);
+    assert.equal(asked, 1);
+  } finally {
+    await outside.close();
+    await runtime.close();
+  }
+});

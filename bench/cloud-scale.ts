@@ -1,0 +1,227 @@
+// npm run bench:cloud-scale — how far one deployed crawl goes: the per-page trace bench:cloud
+// measures (DynamoDB units by partition-key pattern, what each read returned, Lambda seconds by
+// stage, S3, SQS and Step Functions calls, storage) replayed into AWS's documented limits at 10⁵,
+// 10⁶, 10⁷ and 10⁸ pages. For each size it prints the pages a second one run reaches, the limit it
+// meets first, every operation whose cost grows with the run or the table, the storage and the
+// cost of 1,000 pages. Every per-page input comes from the trace; the only constants are AWS's.
+//
+// `-- --trace FILE` reads a trace already written (`npm run bench:cloud -- --trace FILE`); without
+// it, or with `-- --fresh`, bench:cloud runs first and writes .bench-data/cloud-trace.json.
+// `-- --json` prints one line: {"sizes":[{"pages":…,"pagesPerSecondPerRun":…,"firstLimit":"…",
+// "runWideOps":[…],"tableWideOps":[…],"usdPer1kPages":…}, …]}.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** AWS's documented limits (us-east-1, defaults of a new account where a quota can be raised). */
+export const AWS_LIMITS = {
+  /** DynamoDB: one partition serves 1,000 write units and 3,000 read units a second. */
+  partitionWriteUnits: 1000,
+  partitionReadUnits: 3000,
+  /** DynamoDB on-demand: the table-level throughput quota (raisable). */
+  tableWriteUnits: 40_000,
+  tableReadUnits: 40_000,
+  /** Lambda: concurrent executions a region runs by default (raisable), and a function's longest run. */
+  lambdaConcurrency: 1000,
+  lambdaSeconds: 900,
+  /** SQS FIFO in high-throughput mode: transactions a second per API action. */
+  sqsFifoTransactions: 70_000,
+  /** S3: PUT/COPY/POST/DELETE requests a second per prefix. */
+  s3PutsPerPrefix: 3500,
+  /** Step Functions: Express StartExecution refill a second; a Standard execution's history events. */
+  expressStarts: 6000,
+  standardHistoryEvents: 25_000,
+  /** The construct's cap on fetch-worker concurrency (`maxFetchConcurrency`). */
+  maxFetchConcurrency: 1000,
+} as const;
+
+/** List prices of storage a month (us-east-1). */
+const STORAGE_PRICE = { dynamoGbMonth: 0.25, s3GbMonth: 0.023 };
+/** Pages of one run at most: a crawl of more pages runs again (its next runs pick up the deferred and new URLs). */
+const RUN_PAGES_MAX = 10_000_000;
+const SIZES = [100_000, 1_000_000, 10_000_000, 100_000_000];
+/** Stages that run once a run (or once a poll), not once a page. */
+const RUN_STAGES = new Set(['init-run', 'run-progress', 'finalize-run', 'discover', 'run-ended', 'search-api']);
+
+export interface Trace {
+  pages: number;
+  requests: number;
+  elapsedMs: number;
+  hosts: number;
+  delayMs: number;
+  usdPer1kPages: number;
+  lambda: Record<string, { invocations: number; seconds: number; maxInvocationSeconds: number; memoryMb: number }>;
+  pageExecutions: number;
+  sqsRequests: number;
+  s3: { puts: number; gets: number; putsByPrefix?: Record<string, number> };
+  storage: { dynamoBytes: number; s3Bytes: number };
+  runMachine: { eventsPerPoll: number; historyEvents: number; pollSeconds: number };
+  partitions: Array<{ pattern: string; distinct: number; writeUnits: number; readUnits: number; writes: number; reads: number }>;
+  reads: Array<{ fn: string; command: string; pattern: string; calls: number; items: number; maxItems: number }>;
+}
+
+type Scope = 'run' | 'table' | 'host' | 'spread';
+
+/**
+ * How a partition-key pattern's keys grow: with each run (`RUN#<run>…`: a fixed number a run),
+ * with the hosts, with the pages (a key a page or more: the load spreads as the crawl grows), or
+ * not at all (a fixed set of table-wide keys). Read from the trace: a pattern whose distinct keys
+ * number at least a fifth of the pages spreads.
+ */
+export function scopeOf(pattern: string, distinct: number, pages: number): Scope {
+  if (pattern.includes('<run>')) return distinct >= pages / 5 ? 'spread' : 'run';
+  if (pattern.startsWith('HOST#')) return 'host';
+  if (pattern === '(scan)') return 'table';
+  return distinct >= pages / 5 ? 'spread' : 'table';
+}
+
+export interface Limit {
+  name: string;
+  pagesPerSecond: number;
+}
+
+export interface SizeModel {
+  pages: number;
+  runPages: number;
+  pagesPerSecondPerRun: number;
+  limitedBy: string;
+  firstLimit: string;
+  runWideOps: string[];
+  tableWideOps: string[];
+  /** Why a run of this size cannot end, if it cannot. */
+  cannotEnd: string[];
+  storageGb: { dynamodb: number; s3: number };
+  usdPer1kPages: number;
+  storageUsdPer1kPagesMonth: number;
+}
+
+/** The rate limits one run meets, each in pages a second, from the trace's per-page figures. */
+export function rateLimits(t: Trace): Limit[] {
+  const limits: Limit[] = [];
+  const perPage = (n: number) => n / t.pages;
+  for (const p of t.partitions) {
+    const scope = scopeOf(p.pattern, p.distinct, t.pages);
+    if (scope !== 'run' && scope !== 'table') continue;
+    // The load of a fixed set of keys spreads over at most that many partitions.
+    if (p.writeUnits > 0) limits.push({ name: `DynamoDB writes on ${p.pattern} (${p.distinct} key${p.distinct === 1 ? '' : 's'}, ${perPage(p.writeUnits).toFixed(2)} units a page)`, pagesPerSecond: (AWS_LIMITS.partitionWriteUnits * p.distinct) / perPage(p.writeUnits) });
+    if (p.readUnits > 0) limits.push({ name: `DynamoDB reads on ${p.pattern} (${p.distinct} key${p.distinct === 1 ? '' : 's'}, ${perPage(p.readUnits).toFixed(2)} units a page)`, pagesPerSecond: (AWS_LIMITS.partitionReadUnits * p.distinct) / perPage(p.readUnits) });
+  }
+  const writeUnits = t.partitions.reduce((n, p) => n + p.writeUnits, 0);
+  const readUnits = t.partitions.reduce((n, p) => n + p.readUnits, 0);
+  limits.push({ name: `DynamoDB table write quota (${perPage(writeUnits).toFixed(1)} units a page)`, pagesPerSecond: AWS_LIMITS.tableWriteUnits / perPage(writeUnits) });
+  limits.push({ name: `DynamoDB table read quota (${perPage(readUnits).toFixed(1)} units a page)`, pagesPerSecond: AWS_LIMITS.tableReadUnits / perPage(readUnits) });
+  const pageSeconds = Object.entries(t.lambda)
+    .filter(([stage]) => !RUN_STAGES.has(stage))
+    .reduce((n, [, l]) => n + l.seconds, 0);
+  limits.push({ name: `Lambda concurrency (${perPage(pageSeconds).toFixed(2)} s of Lambda a page)`, pagesPerSecond: AWS_LIMITS.lambdaConcurrency / perPage(pageSeconds) });
+  const fetchSeconds = t.lambda['fetch-worker']?.seconds ?? 0;
+  if (fetchSeconds > 0)
+    limits.push({ name: `maxFetchConcurrency (${perPage(fetchSeconds).toFixed(2)} s of fetch worker a page)`, pagesPerSecond: AWS_LIMITS.maxFetchConcurrency / perPage(fetchSeconds) });
+  limits.push({ name: `SQS FIFO throughput (${perPage(t.sqsRequests).toFixed(2)} requests a page)`, pagesPerSecond: AWS_LIMITS.sqsFifoTransactions / perPage(t.sqsRequests) });
+  limits.push({ name: `Express StartExecution (${perPage(t.pageExecutions).toFixed(2)} a page)`, pagesPerSecond: AWS_LIMITS.expressStarts / perPage(t.pageExecutions) });
+  // A run's WARC files share one prefix (`warc/run-<id>/`).
+  const warcPuts = t.s3.putsByPrefix?.warc ?? t.s3.puts;
+  limits.push({ name: `S3 PUTs on warc/run-<id>/ (${perPage(warcPuts).toFixed(2)} a page)`, pagesPerSecond: AWS_LIMITS.s3PutsPerPrefix / perPage(warcPuts) });
+  return limits.filter((l) => Number.isFinite(l.pagesPerSecond)).sort((a, b) => a.pagesPerSecond - b.pagesPerSecond);
+}
+
+/** Reads whose items grow with the run or the table: one invocation read at least a quarter as many items as the run had pages. */
+export function growingReads(t: Trace): { run: Trace['reads']; table: Trace['reads'] } {
+  const run: Trace['reads'] = [];
+  const table: Trace['reads'] = [];
+  for (const r of t.reads) {
+    if (r.maxItems < t.pages / 4) continue;
+    if (r.pattern.includes('<run>')) run.push(r);
+    else if (!r.pattern.startsWith('HOST#') && !r.pattern.startsWith('URL#')) table.push(r);
+  }
+  return { run, table };
+}
+
+const opName = (r: Trace['reads'][number]) => `${r.fn} ${r.command} ${r.pattern}`;
+
+export function modelSize(t: Trace, pages: number): SizeModel {
+  const runPages = Math.min(pages, RUN_PAGES_MAX);
+  const limits = rateLimits(t);
+  const binding = limits[0]!;
+  const rate = binding.pagesPerSecond;
+  const { run, table } = growingReads(t);
+  const cannotEnd: string[] = [];
+  // An invocation that reads the whole run (or table) takes time in proportion: its longest invocation, scaled.
+  for (const r of run) {
+    const seconds = ((t.lambda[r.fn]?.maxInvocationSeconds ?? 0) * runPages) / t.pages;
+    if (seconds > AWS_LIMITS.lambdaSeconds) cannotEnd.push(`${r.fn} reads the whole run (${r.command} ${r.pattern}): ~${Math.round(seconds)} s, past Lambda's ${AWS_LIMITS.lambdaSeconds} s`);
+  }
+  for (const r of table) {
+    const seconds = ((t.lambda[r.fn]?.maxInvocationSeconds ?? 0) * pages) / t.pages;
+    if (seconds > AWS_LIMITS.lambdaSeconds) cannotEnd.push(`${r.fn} reads the whole table (${r.command} ${r.pattern}): ~${Math.round(seconds)} s, past Lambda's ${AWS_LIMITS.lambdaSeconds} s`);
+  }
+  const runSeconds = runPages / rate;
+  const events = Math.ceil(runSeconds / t.runMachine.pollSeconds) * t.runMachine.eventsPerPoll + 60;
+  if (events > t.runMachine.historyEvents)
+    cannotEnd.push(`the run machine's history: ${events} events for a run of ${(runSeconds / 3600).toFixed(1)} h, past ${t.runMachine.historyEvents}`);
+  const dynamoGb = (t.storage.dynamoBytes / t.pages) * pages / 1e9;
+  const s3Gb = (t.storage.s3Bytes / t.pages) * pages / 1e9;
+  return {
+    pages,
+    runPages,
+    pagesPerSecondPerRun: Math.round(rate),
+    limitedBy: binding.name,
+    firstLimit: cannotEnd[0] ?? binding.name,
+    runWideOps: [...new Set(run.map(opName))],
+    tableWideOps: [...new Set(table.map(opName))],
+    cannotEnd,
+    storageGb: { dynamodb: Number(dynamoGb.toFixed(2)), s3: Number(s3Gb.toFixed(2)) },
+    usdPer1kPages: Number(t.usdPer1kPages.toFixed(5)),
+    storageUsdPer1kPagesMonth: Number((((dynamoGb * STORAGE_PRICE.dynamoGbMonth + s3Gb * STORAGE_PRICE.s3GbMonth) / pages) * 1000).toFixed(6)),
+  };
+}
+
+function loadTrace(): Trace {
+  const at = process.argv.indexOf('--trace');
+  const file = at === -1 ? join('.bench-data', 'cloud-trace.json') : process.argv[at + 1];
+  if (!file) throw new Error('--trace needs the file bench:cloud wrote: --trace .bench-data/cloud-trace.json');
+  if (process.argv.includes('--fresh') || (at === -1 && !existsSync(file))) {
+    console.error(`running bench:cloud to measure the trace (${file})…`);
+    execFileSync(process.execPath, ['--import', 'tsx', join('bench', 'cloud.ts'), '--json', '--trace', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  if (!existsSync(file)) throw new Error(`no trace at ${file}: write one with npm run bench:cloud -- --trace ${file}`);
+  return JSON.parse(readFileSync(file, 'utf8')) as Trace;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const trace = loadTrace();
+  const sizes = SIZES.map((n) => modelSize(trace, n));
+  if (process.argv.includes('--json')) {
+    console.log(
+      JSON.stringify({
+        sizes: sizes.map((s) => ({
+          pages: s.pages,
+          pagesPerSecondPerRun: s.pagesPerSecondPerRun,
+          firstLimit: s.firstLimit,
+          runWideOps: s.runWideOps,
+          tableWideOps: s.tableWideOps,
+          usdPer1kPages: s.usdPer1kPages,
+          runPages: s.runPages,
+          limitedBy: s.limitedBy,
+          cannotEnd: s.cannotEnd,
+          storageGb: s.storageGb,
+          storageUsdPer1kPagesMonth: s.storageUsdPer1kPagesMonth,
+        })),
+      }),
+    );
+  } else {
+    console.log(
+      `Trace: ${trace.pages} pages, ${trace.requests} requests through the cloud path on emulators (bench:cloud), ${trace.partitions.length} partition-key patterns, $${trace.usdPer1kPages.toFixed(4)} per 1,000 pages\n`,
+    );
+    console.log('Rate limits of one run, lowest first:');
+    for (const l of rateLimits(trace).slice(0, 8)) console.log(`  ${String(Math.round(l.pagesPerSecond)).padStart(9)} pages/s  ${l.name}`);
+    console.log('\nBy crawl size (a run is at most 10⁷ pages; a larger crawl is several runs):');
+    for (const s of sizes) {
+      console.log(`\n${s.pages.toExponential(0)} pages (a run of ${s.runPages.toExponential(0)}): ${s.pagesPerSecondPerRun} pages/s a run, limited by ${s.limitedBy}`);
+      console.log(`  first limit: ${s.firstLimit}`);
+      console.log(`  grows with the run: ${s.runWideOps.join('; ') || 'nothing'}`);
+      console.log(`  grows with the table: ${s.tableWideOps.join('; ') || 'nothing'}`);
+      console.log(`  storage: DynamoDB ${s.storageGb.dynamodb} GB, S3 ${s.storageGb.s3} GB ($${s.storageUsdPer1kPagesMonth} per 1,000 pages a month); crawl $${s.usdPer1kPages} per 1,000 pages`);
+    }
+  }
+}
