@@ -3,7 +3,8 @@
 import { lambdaEnvironment } from '../shared/config/lambda-environment.js';
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { createLogger, type Logger } from '../shared/log/logger.js';
+import { createLogger } from '../shared/log/logger.js';
+import { adaptPowertools, functionLogger } from './powertools-logger.js';
 import type { CrawlSettings } from '../shared/config/settings.js';
 import { rendererFor } from '../shared/pipeline/stages/context.js';
 import type { Renderer } from '../shared/render/renderer.js';
@@ -28,17 +29,6 @@ export interface Runtime extends CloudDeps {
   pageWorkflow: SfnWorkflow;
   metrics: Metrics;
   powertools: PowertoolsLogger;
-}
-
-/** Powertools' logger behind the pipeline's Logger port. */
-function adapt(logger: PowertoolsLogger): Logger {
-  return {
-    debug: (m, f) => logger.debug(m, f ?? {}),
-    info: (m, f) => logger.info(m, f ?? {}),
-    warn: (m, f) => logger.warn(m, f ?? {}),
-    error: (m, f) => logger.error(m, f ?? {}),
-    child: (component) => adapt(logger.createChild({ persistentKeys: { component } })),
-  };
 }
 
 const runtimes = new Map<string, Runtime>();
@@ -92,7 +82,7 @@ export function runtime(service: string): Runtime {
   });
   const objects = new S3Objects(clients.s3, bucket);
   const blobs = new S3BlobStore(objects);
-  const powertools = new PowertoolsLogger({ serviceName: 'trawl', persistentKeys: { function: service } });
+  const powertools = functionLogger(service);
   const store = new DynamoCrawlStore(clients.doc, table, { blobs, frontierRetentionDays: config.frontierRetentionDays, fetchRetentionDays: config.fetchRetentionDays });
   const rt: Runtime = {
     clients,
@@ -105,7 +95,7 @@ export function runtime(service: string): Runtime {
     graph: new DynamoGraph(clients.doc, table),
     frontier: new SqsFrontier(clients.sqs, queueUrl, config.deadLetterUrl),
     pageWorkflow: new SfnWorkflow(clients.sfn, config.pageWorkflowArn),
-    logger: adapt(powertools),
+    logger: adaptPowertools(powertools),
     urlLeaseMs: config.urlLeaseMs,
     ...(config.eventBusName
       ? { events: new EventBridgeBus(new EventBridgeClient({ region: env.AWS_REGION, endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE }), config.eventBusName) }

@@ -8,7 +8,7 @@ import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { createApi, type ApiDeps } from '../shared/api/app.js';
 import { mcpHttpHandler } from '../shared/api/mcp.js';
 import { loadUiAssets } from '../shared/api/ui-assets.js';
-import { createLogger } from '../shared/log/logger.js';
+import { adaptPowertools, functionLogger } from './powertools-logger.js';
 import { awsClients } from '../shared/store/aws/clients.js';
 import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
 import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
@@ -90,7 +90,7 @@ export function searchApi(): Handler {
       // The Function URL's own host (`<id>.lambda-url.<region>.on.aws`), plus any custom domain in front of it.
       allowedHosts: [`.lambda-url.${env.AWS_REGION ?? 'us-east-1'}.on.aws`, ...config.apiAllowedHosts],
       ui: loadUiAssets(),
-      logger: createLogger('warn'),
+      logger: adaptPowertools(functionLogger('search-api')),
       crawls,
       // Behind IAM auth the signed request authorises writes (AWS checked lambda:InvokeFunctionUrl before
       // it arrived); a public URL's shared key never writes.
