@@ -8,7 +8,6 @@
 // items they returned, Lambda seconds by stage, S3 and SQS calls, storage) for bench:cloud-scale.
 import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { EVENTS_PER_POLL, EVENTS_PER_POLL_WITH_TEXT_REBUILD, STANDARD_HISTORY_EVENTS } from '../lib/quotas.js';
 import { execFileSync } from 'node:child_process';
@@ -223,13 +222,7 @@ if (TRACE_FILE) {
     for (const item of res.Items ?? []) dynamoBytes += Buffer.byteLength(JSON.stringify(item));
     start = res.LastEvaluatedKey;
   } while (start);
-  let s3Bytes = 0;
-  let token: string | undefined;
-  do {
-    const res = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: names.bucket, ContinuationToken: token }));
-    for (const o of res.Contents ?? []) s3Bytes += o.Size ?? 0;
-    token = res.NextContinuationToken;
-  } while (token);
+  const s3Bytes = meter.s3BytesPut;
   const searchDeployed = Object.values(template.Resources).some((r) => r.Type === 'AWS::S3Vectors::VectorBucket' || /RebuildText/.test(JSON.stringify(r.Properties.DefinitionString ?? '')));
   const trace = {
     pages,

@@ -1,4 +1,4 @@
-import { Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { environmentOf } from '../shared/config/lambda-environment.js';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -111,11 +111,10 @@ export class SearchIndex extends Construct {
     private readonly props: SearchIndexProps,
   ) {
     super(scope, id);
-    this.vectorBucketName = Names.uniqueResourceName(this, { maxLength: 60, separator: '-' }).toLowerCase();
-    this.vectorBucket = new s3vectors.CfnVectorBucket(this, 'Vectors', {
-      vectorBucketName: this.vectorBucketName,
-      encryptionConfiguration: { sseType: 'AES256' },
-    });
+    // CloudFormation names the bucket (a name fixed here would collide with a retained bucket of an
+    // earlier deployment on the next one); the functions read the name off its ARN (`…:bucket/<name>`).
+    this.vectorBucket = new s3vectors.CfnVectorBucket(this, 'Vectors', { encryptionConfiguration: { sseType: 'AES256' } });
+    this.vectorBucketName = Fn.select(1, Fn.split('/', this.vectorBucket.attrVectorBucketArn));
     this.index = new s3vectors.CfnIndex(this, 'Index', {
       vectorBucketArn: this.vectorBucket.attrVectorBucketArn,
       indexName: this.indexName,

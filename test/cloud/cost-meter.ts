@@ -108,6 +108,8 @@ export class CostMeter {
   readonly writeUnitsByKind = new Map<string, KindUnits>();
   /** S3 PUT-class requests by the key's first folder (`raw`, `warc`, `extracted`, …). */
   readonly s3PutsByPrefix = new Map<string, number>();
+  /** Bytes the handlers uploaded (PutObject and UploadPart bodies): what the crawl stores in S3. */
+  s3BytesPut = 0;
 
   usage(fn: string): FunctionUsage {
     let u = this.byFunction.get(fn);
@@ -158,6 +160,7 @@ export class CostMeter {
     this.byFunction.clear();
     this.writeUnitsByKind.clear();
     this.s3PutsByPrefix.clear();
+    this.s3BytesPut = 0;
   }
 }
 
@@ -245,6 +248,9 @@ async function meterCall(call: SdkSend, send: () => Promise<unknown>): Promise<u
         u.s3Put += 1;
         const prefix = String(call.input.Key ?? call.input.Prefix ?? '(list)').split('/')[0]!;
         meter.s3PutsByPrefix.set(prefix, (meter.s3PutsByPrefix.get(prefix) ?? 0) + 1);
+        const body = call.input.Body;
+        if (typeof body === 'string') meter.s3BytesPut += Buffer.byteLength(body);
+        else if (body instanceof Uint8Array) meter.s3BytesPut += body.byteLength;
       } else if (!/^Delete/.test(call.command)) u.s3Get += 1;
       return next();
     }

@@ -410,3 +410,18 @@ test('fetch records expire after fetchRetention, and warc/ and extracted/ follow
     { Id: 'extracted-snapshots', Prefix: 'extracted/', Status: 'Enabled', ExpirationInDays: 90 },
   ]);
 });
+
+test('the vector bucket is named by CloudFormation, so a bucket retained by an earlier deployment never collides; functions read the name off its ARN', () => {
+  const t = synth({ enrichment: {} });
+  const buckets = Object.entries(t.findResources('AWS::S3Vectors::VectorBucket'));
+  assert.equal(buckets.length, 1);
+  const [id, bucket] = buckets[0]!;
+  assert.equal((bucket as { Properties: Record<string, unknown> }).Properties.VectorBucketName, undefined);
+  const names = new Set(
+    Object.values(t.findResources('AWS::Lambda::Function'))
+      .map((f) => (f as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables?.VECTOR_BUCKET_NAME)
+      .filter((v) => v !== undefined)
+      .map((v) => JSON.stringify(v)),
+  );
+  assert.deepEqual([...names], [JSON.stringify({ 'Fn::Select': [1, { 'Fn::Split': ['/', { 'Fn::GetAtt': [id, 'VectorBucketArn'] }] }] })]);
+});
