@@ -50,14 +50,21 @@ export interface RetryBudget {
   maxDelaySeconds?: number;
   /** The retried errors include the task's timeout: each retry may take the whole timeout again. */
   retriesTimeouts?: boolean;
+  /** How long an attempt that fails with these errors may run first (a step that waits inside its Lambda before giving up). */
+  failedAttemptSeconds?: number;
 }
 
-/** The longest a task can take: one attempt to its timeout, every retry's wait, and for timeout retries every attempt's timeout. */
+/**
+ * The longest a task can take: one attempt to its timeout, every retry's wait, every failed
+ * attempt's own time (its timeout for timeout retries, `failedAttemptSeconds` for errors raised
+ * after waiting in the Lambda).
+ */
 export function taskWorstSeconds(timeoutSeconds: number, retriers: readonly RetryBudget[]): number {
   let total = timeoutSeconds;
   for (const r of retriers) {
     for (let k = 0; k < r.maxAttempts; k++) total += Math.min(r.intervalSeconds * r.backoffRate ** k, r.maxDelaySeconds ?? Infinity);
     if (r.retriesTimeouts) total += r.maxAttempts * timeoutSeconds;
+    else if (r.failedAttemptSeconds) total += r.maxAttempts * r.failedAttemptSeconds;
   }
   return total;
 }

@@ -6,6 +6,7 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { nagRef } from './nag.js';
 import { checkExpressBudget, taskWorstSeconds, type RetryBudget } from './quotas.js';
+import { RENDER_HOST_WAIT_MS } from '../shared/pipeline/cloud/render-wait.js';
 
 /** Errors our handlers raise when AWS throttles them, and Lambda's own service errors: retried with back-off. */
 export const THROTTLING_ERRORS = [
@@ -32,8 +33,8 @@ export const RUN_RETRY: RetryBudget = { intervalSeconds: 2, backoffRate: 2, maxA
 export const PAGE_RETRY: RetryBudget = { intervalSeconds: 1, backoffRate: 2, maxAttempts: 2 };
 /** A model's rate limit (ModelThrottled): the handler gives up gracefully on the last attempt (THROTTLE_RETRIES). */
 export const MODEL_RETRY: RetryBudget = { intervalSeconds: 2, backoffRate: 2, maxAttempts: 3 };
-/** Render's host claim held by another worker (HostBusy). */
-export const HOST_BUSY_RETRY: RetryBudget = { intervalSeconds: 3, backoffRate: 2, maxAttempts: 3 };
+/** Render's host claim held by another worker (HostBusy, raised after waiting for it in the Lambda). */
+export const HOST_BUSY_RETRY: RetryBudget = { intervalSeconds: 3, backoffRate: 2, maxAttempts: 3, failedAttemptSeconds: RENDER_HOST_WAIT_MS / 1000 };
 
 function addRetry(state: sfn.TaskStateBase, errors: string[], r: RetryBudget): sfn.TaskStateBase {
   return state.addRetry({

@@ -8,7 +8,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Crawler } from '../../lib/crawler.js';
 import { checkRunHistory, EXPRESS_LIMIT_SECONDS, runHistoryEvents, STANDARD_HISTORY_EVENTS, taskWorstSeconds } from '../../lib/quotas.js';
-import { PAGE_RETRY } from '../../lib/workflows.js';
+import { HOST_BUSY_RETRY, PAGE_RETRY } from '../../lib/workflows.js';
+import { RENDER_HOST_WAIT_MS } from '../../shared/pipeline/cloud/render-wait.js';
 import { CrawlConfigError } from '../../shared/errors.js';
 import { messageGroupId } from '../../shared/store/aws/sqs-frontier.js';
 
@@ -58,6 +59,16 @@ test("the page workflow's longest path fits Express's limit with every retry; a 
   );
   assert.equal(taskWorstSeconds(40, [PAGE_RETRY]), 43);
   assert.ok(EXPRESS_LIMIT_SECONDS === 300);
+});
+
+test("Render's budget counts each HostBusy attempt's wait inside the Lambda, and the default path still fits", () => {
+  // A render that waits for its host: three attempts that each wait RENDER_HOST_WAIT_MS and fail, 3 + 6 + 12 s
+  // between them, then one that renders to its 50 s timeout, plus the throttle retries' 1 + 2 s.
+  const render = taskWorstSeconds(50, [PAGE_RETRY, HOST_BUSY_RETRY]);
+  assert.equal(render, 50 + 3 + 21 + 3 * (RENDER_HOST_WAIT_MS / 1000));
+  // The whole path as the construct checks it: a default stack with rendering and enrichment synthesizes.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  new Crawler(new Stack(app, 'Default'), 'Crawler', { crawls: [crawl()] });
 });
 
 test('the frontier queue hides a message six times the worker timeout; a host past 128 characters gets a hashed group', () => {
