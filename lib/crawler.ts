@@ -197,12 +197,12 @@ export class Crawler extends Construct {
         maxConcurrency: props.maxFetchConcurrency ?? 20,
       }),
     );
-    this.schedules = new CrawlSchedules(this, 'Schedules', { crawls, runMachine: this.workflows.runMachine });
+    this.schedules = new CrawlSchedules(this, 'Schedules', { crawls, runMachine: this.workflows.runMachine, removalPolicy });
     this.observability = new CrawlObservability(this, 'Observability', {
       functions: fns,
       queue: this.frontier.queue,
       deadLetters: this.frontier.deadLetters,
-      otherDeadLetters: { 'run-endings': this.runEndings.deadLetters, ...(this.webhooks ? { webhooks: this.webhooks.deadLetters } : {}) },
+      otherDeadLetters: { 'run-endings': this.runEndings.deadLetters, schedules: this.schedules.deadLetters, ...(this.webhooks ? { webhooks: this.webhooks.deadLetters } : {}) },
       machines: { run: this.workflows.runMachine, page: this.workflows.pageWorkflow },
       capped: modelCap !== undefined ? ['summarize-page', 'index-page'] : [],
       pageWorkflow: this.workflows.pageWorkflow,

@@ -1,4 +1,4 @@
-// Issue 30: the alarms a team pages on reach an SNS topic given as a prop, and watch what the
+// The alarms a team pages on reach an SNS topic given as a prop, and watch what the
 // emulators cannot show: Express executions that timed out, DynamoDB throttling, the frontier's
 // oldest message.
 import { test } from 'node:test';
@@ -23,7 +23,20 @@ test('every alarm sends to the alarm topic, and timeouts, throttling and a stuck
   assert.ok(names.includes('ExecutionsTimedOut'));
   assert.ok(names.includes('ApproximateAgeOfOldestMessage'));
   assert.ok(alarms.some((a) => JSON.stringify(a.Properties.Metrics ?? []).includes('WriteThrottleEvents')));
-  // Both machines' timeouts (the run's: RunEnded marked its run failed), and every dead-letter queue, the run-endings rule's included.
+  // Both machines' timeouts (the run's: RunEnded marked its run failed), and every dead-letter queue: the frontier's, the run-endings rule's and the schedules'.
   assert.equal(names.filter((n) => n === 'ExecutionsTimedOut').length, 2);
-  assert.equal(names.filter((n) => n === 'ApproximateNumberOfMessagesVisible').length, 2);
+  assert.equal(names.filter((n) => n === 'ApproximateNumberOfMessagesVisible').length, 3);
+});
+
+test("a crawl's schedule retries a start it could not make for an hour, then keeps it in a dead-letter queue", () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Schedules');
+  const crawler = new Crawler(stack, 'Crawler', { crawls: [{ name: 'docs', schedule: 'rate(7 days)', seeds: ['https://example.com/'] }] });
+  const template = Template.fromStack(stack);
+  const rule = Object.values(template.findResources('AWS::Events::Rule')).find((r) =>
+    String((r as { Properties: { Description?: string } }).Properties.Description).startsWith('trawl crawl "docs"'),
+  ) as { Properties: { Targets: Array<{ RetryPolicy?: unknown; DeadLetterConfig?: { Arn: unknown } }> } };
+  const [target] = rule.Properties.Targets;
+  assert.deepEqual(target!.RetryPolicy, { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 20 });
+  assert.deepEqual(target!.DeadLetterConfig?.Arn, stack.resolve(crawler.schedules.deadLetters.queueArn));
 });
