@@ -95,6 +95,7 @@ export function searchApi(): Handler {
       // Behind IAM auth the signed request authorises writes (AWS checked lambda:InvokeFunctionUrl before
       // it arrived); a public URL's shared key never writes.
       writeAuth: config.apiKeySha256 ? 'token' : 'iam',
+      writers: config.apiWriters,
       // The MCP tools on the same URL and auth: search, pages and links; crawl and crawl_status with api.startCrawls.
       mcp: mcpHttpHandler({
         read: (use) => use(deps),

@@ -228,6 +228,8 @@ export class Crawler extends Construct {
           ENV.apiCrawlLimits,
           JSON.stringify({ ...DEFAULT_API_CRAWL_LIMITS, ...(typeof start === 'object' ? (start.limits ?? {}) : {}) }),
         );
+        const writers = typeof start === 'object' ? (start.writers ?? []) : [];
+        if (writers.length) fns['search-api'].addEnvironment(ENV.apiWriters, writers.join(','));
         const machine = this.workflows.runMachine;
         machine.grantStartExecution(fns['search-api']);
         // DescribeExecution on the run machine's executions (GET /crawls/{id}), nothing else.

@@ -209,7 +209,18 @@ export interface IamApiProps {
    * per-crawl ones (`maxPages`, `maxDepth`, `scope`, `render`, …; see the OpenAPI document).
    * @default false (the API only reads)
    */
-  readonly startCrawls?: boolean | { readonly settings?: Record<string, unknown>; readonly limits?: ApiCrawlLimitProps };
+  readonly startCrawls?:
+    | boolean
+    | {
+        readonly settings?: Record<string, unknown>;
+        readonly limits?: ApiCrawlLimitProps;
+        /**
+         * The IAM roles or users (ARNs) that may start and stop crawls; every other principal allowed
+         * to invoke the URL only reads (a write answers 403). A role's sessions count as the role.
+         * @default every principal allowed to invoke the URL may write
+         */
+        readonly writers?: readonly string[];
+      };
 }
 
 /**
@@ -352,6 +363,11 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
         `${where}: api.startCrawls needs api.auth "iam": starting crawls is authorised by IAM (lambda:InvokeFunctionUrl), never by a shared key`,
       );
     if (typeof start === 'object' && start.settings) settingsFrom(start.settings, `${where}: api.startCrawls.settings`);
+    for (const arn of typeof start === 'object' ? (start.writers ?? []) : [])
+      if (!Token.isUnresolved(arn) && !/^arn:aws[\w-]*:(iam::\d{12}:(role|user)\/.+|sts::\d{12}:assumed-role\/.+)$/.test(arn))
+        throw new CrawlConfigError(
+          `${where}: api.startCrawls.writers names "${arn}", which is not an IAM role or user ARN (arn:aws:iam::<account>:role/<name>)`,
+        );
     if (typeof start === 'object')
       for (const [name, [min, max]] of Object.entries(API_CRAWL_LIMIT_RANGES))
         inRange(where, `api.startCrawls.limits.${name}`, start.limits?.[name as keyof ApiCrawlLimitProps], min, max);

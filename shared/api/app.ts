@@ -5,7 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { authGuard, hostGuard, securityHeaders } from './guards.js';
-import { writeDecision, writeGuard, type WriteAccess, type WritePolicy } from './write-access.js';
+import { writeDecision, writeGuard, writeRequestOf, type WriteAccess, type WritePolicy } from './write-access.js';
 import { ApiMetrics } from './metrics.js';
 import { json, newRouter, type ApiDeps } from './router.js';
 import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
@@ -96,7 +96,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
 
   if (options.mcp) {
     const mcp = options.mcp;
-    app.all('/mcp', (c) => mcp(c.req.raw, decide(c.req.header('authorization'))));
+    app.all('/mcp', (c) => mcp(c.req.raw, decide(writeRequestOf(c))));
   }
   if (options.crawls) app.route('/', crawlsRoutes(options.crawls.jobs, options.crawls));
   app.route('/', searchRoutes(deps, metrics));

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 
 /** Whether a request may write, and if not, the answer it gets. */
 export type WriteAccess = { allowed: true } | { allowed: false; status: 401 | 403; error: string };
@@ -13,10 +13,43 @@ export interface WritePolicy {
    * @default 'token'
    */
   writeAuth?: 'token' | 'iam';
+  /**
+   * With `iam`: the IAM principals that may write (role or user ARNs). A role's sessions
+   * (`arn:aws:sts::<account>:assumed-role/<role>/<session>`) count as the role. Absent: every
+   * principal allowed to invoke the URL may write.
+   */
+  writers?: readonly string[];
 }
 
-/** Decides, from a request's `Authorization` header, whether it may write. */
-export type WriteDecision = (authorization: string | undefined) => WriteAccess;
+/** What a write decision reads of a request: its `Authorization` header and, behind IAM auth, the caller's ARN. */
+export interface WriteRequest {
+  authorization?: string;
+  /** The signed caller (a Function URL's `requestContext.authorizer.iam.userArn`). */
+  caller?: string;
+}
+
+/** Decides whether a request may write. */
+export type WriteDecision = (request: WriteRequest) => WriteAccess;
+
+/** The caller's ARN behind a Lambda Function URL's IAM auth, read off the Lambda event Hono's adapter keeps. */
+export function writeRequestOf(c: Context): WriteRequest {
+  const event = (c.env as { event?: { requestContext?: { authorizer?: { iam?: { userArn?: unknown } } } } } | undefined)?.event;
+  const caller = event?.requestContext?.authorizer?.iam?.userArn;
+  return { authorization: c.req.header('authorization'), ...(typeof caller === 'string' ? { caller } : {}) };
+}
+
+/**
+ * Whether a caller is one of the writers: the same ARN, or a session of a writer role
+ * (`arn:aws:iam::A:role/[path/]R` covers `arn:aws:sts::A:assumed-role/R/<session>`).
+ */
+export function callerIsWriter(caller: string | undefined, writers: readonly string[]): boolean {
+  if (!caller) return false;
+  return writers.some((w) => {
+    if (w === caller) return true;
+    const role = /^arn:(aws[\w-]*):iam::(\d{12}):role\/(?:.*\/)?([^/]+)$/.exec(w);
+    return role !== null && caller.startsWith(`arn:${role[1]}:sts::${role[2]}:assumed-role/${role[3]}/`);
+  });
+}
 
 const sha = (s: string) => createHash('sha256').update(s).digest();
 
@@ -26,9 +59,20 @@ const sha = (s: string) => createHash('sha256').update(s).digest();
  * loopback included: a page in the user's browser can reach a loopback server.
  */
 export function writeDecision(policy: WritePolicy): WriteDecision {
-  if (policy.writeAuth === 'iam') return () => ({ allowed: true });
+  if (policy.writeAuth === 'iam') {
+    const writers = policy.writers;
+    if (!writers?.length) return () => ({ allowed: true });
+    return ({ caller }) =>
+      callerIsWriter(caller, writers)
+        ? { allowed: true }
+        : {
+            allowed: false,
+            status: 403,
+            error: `${caller ?? 'this caller'} may read but not write: writes are for the deployment's writers (api.startCrawls.writers)`,
+          };
+  }
   const expected = policy.writeToken === undefined ? undefined : sha(policy.writeToken);
-  return (authorization) => {
+  return ({ authorization }) => {
     if (!expected)
       return { allowed: false, status: 403, error: 'writes over HTTP are off: start trawl serve with --write-token <secret> (or TRAWL_API_WRITE_TOKEN)' };
     const given = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
@@ -48,7 +92,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function writeGuard(decide: WriteDecision, perOperation: readonly string[]): MiddlewareHandler {
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method) || perOperation.includes(c.req.path)) return next();
-    const access = decide(c.req.header('authorization'));
+    const access = decide(writeRequestOf(c));
     if (!access.allowed) return c.json({ error: access.error }, access.status);
     return next();
   };

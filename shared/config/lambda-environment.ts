@@ -25,6 +25,7 @@ export const ENV = {
   runMachineArn: 'RUN_MACHINE_ARN',
   apiCrawlSettings: 'API_CRAWL_SETTINGS',
   apiCrawlLimits: 'API_CRAWL_LIMITS',
+  apiWriters: 'API_WRITERS',
   textRebuildLogEntries: 'TEXT_REBUILD_LOG_ENTRIES',
 } as const;
 
@@ -54,6 +55,11 @@ const schema = z.object({
   runMachineArn: z.string().optional(),
   /** Set on Progress where search is deployed: past this many logged text changes, a running run rebuilds its full-text generation. */
   textRebuildLogEntries: positive.optional(),
+  /** The IAM principals (ARNs, comma-separated) that may write over the API; absent: every caller the URL admits. */
+  apiWriters: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').filter(Boolean)),
   /** Caps on crawls started over the API (a JSON object: maxPages, maxMinutes, concurrentRuns); absent: the defaults. */
   apiCrawlLimits: z
     .string()

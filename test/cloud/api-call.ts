@@ -3,7 +3,7 @@
 import { asFunction } from './iam.js';
 
 /** A Lambda Function URL request (payload format 2.0). */
-function urlEvent(method: string, pathAndQuery: string, headers: Record<string, string>, body?: unknown) {
+function urlEvent(method: string, pathAndQuery: string, headers: Record<string, string>, body?: unknown, caller?: string) {
   const [rawPath = '/', rawQueryString = ''] = pathAndQuery.split('?');
   return {
     version: '2.0',
@@ -23,6 +23,8 @@ function urlEvent(method: string, pathAndQuery: string, headers: Record<string, 
       stage: '$default',
       time: '24/Nov/2026:00:00:00 +0000',
       timeEpoch: Date.now(),
+      // IAM auth: AWS verified the signature and names the caller.
+      ...(caller ? { authorizer: { iam: { accessKey: 'AKIA', accountId: '123456789012', callerId: 'AROA:session', userArn: caller, userId: 'AROA:session' } } } : {}),
     },
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     isBase64Encoded: false,
@@ -38,9 +40,12 @@ export interface ApiAnswer {
 }
 
 /** One request to the search API Lambda (`functions/search-api`), as the environment names its resources; a string body goes as it is. */
-export async function callSearchApi(path: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<ApiAnswer> {
+export async function callSearchApi(
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown; caller?: string } = {},
+): Promise<ApiAnswer> {
   const { handler } = await import('../../functions/search-api/index.js');
-  const event = urlEvent(options.method ?? 'GET', path, options.headers ?? {}, options.body);
+  const event = urlEvent(options.method ?? 'GET', path, options.headers ?? {}, options.body, options.caller);
   const res = (await asFunction('search-api', () => handler(event as never, {} as never))) as {
     statusCode: number;
     body: string;

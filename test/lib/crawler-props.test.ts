@@ -51,6 +51,7 @@ test('a prop out of range fails synthesis naming the prop and the allowed range'
       /warcRetention \(60 days\) must be more than warcInfrequentAccessAfter \(60 days\): WARC files move/,
     ],
     [{ extractedRetention: Duration.hours(36) }, /extractedRetention is 1.5 days/],
+    [{ api: { startCrawls: { writers: ['crawl-starter'] } } }, /api.startCrawls.writers names "crawl-starter", which is not an IAM role or user ARN/],
     [{ tableProps: {}, existingTableObj: {} as dynamodb.ITable }, /give existingTableObj or tableProps, not both/],
     [
       { discovery: { environment: { TRAWL_BRAVE_API_KEY: 'k' } } },
@@ -424,4 +425,18 @@ test('the vector bucket is named by CloudFormation, so a bucket retained by an e
       .map((v) => JSON.stringify(v)),
   );
   assert.deepEqual([...names], [JSON.stringify({ 'Fn::Select': [1, { 'Fn::Split': ['/', { 'Fn::GetAtt': [id, 'VectorBucketArn'] }] }] })]);
+});
+
+test("api.startCrawls.writers reach the search API as the principals that may write", () => {
+  const writers = ['arn:aws:iam::123456789012:role/crawl-starter', 'arn:aws:iam::123456789012:user/ops'];
+  const t = synth({ api: { startCrawls: { writers } } });
+  const values = Object.values(t.findResources('AWS::Lambda::Function'))
+    .map((f) => (f as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables?.API_WRITERS)
+    .filter((v) => v !== undefined);
+  assert.deepEqual(values, [writers.join(',')]);
+  const open = synth({ api: { startCrawls: true } });
+  assert.equal(
+    Object.values(open.findResources('AWS::Lambda::Function')).some((f) => (f as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables?.API_WRITERS !== undefined),
+    false,
+  );
 });

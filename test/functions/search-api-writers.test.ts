@@ -1,0 +1,55 @@
+// Behind IAM auth, the deployment's writers start and stop crawls and every other caller only
+// reads: the search API Lambda reads the signed caller off the Function URL's request context.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { cloudEnvironment, RUN_MACHINE_ARN } from '../cloud/harness.js';
+import { callSearchApi } from '../cloud/api-call.js';
+import { callerIsWriter } from '../../shared/api/write-access.js';
+
+const WRITER_ROLE = 'arn:aws:iam::123456789012:role/ops/crawl-starter';
+const READER = 'arn:aws:sts::123456789012:assumed-role/search-reader/alice';
+
+let emu: Emulators;
+before(async () => {
+  emu = await startEmulators();
+  const names = await emu.provision('search-writers');
+  // The machine's endpoint is closed: a writer's start fails after the write check, a reader's never gets that far.
+  cloudEnvironment(emu, names, 'http://127.0.0.1:9');
+  Object.assign(process.env, { RUN_MACHINE_ARN, API_CRAWL_SETTINGS: '{}', API_WRITERS: WRITER_ROLE });
+});
+after(async () => {
+  for (const name of ['RUN_MACHINE_ARN', 'API_CRAWL_SETTINGS', 'API_WRITERS']) delete process.env[name];
+  await emu.stop();
+});
+
+test("a role's sessions count as the role; other principals and other accounts do not", () => {
+  assert.equal(callerIsWriter('arn:aws:sts::123456789012:assumed-role/crawl-starter/ci-job', [WRITER_ROLE]), true);
+  assert.equal(callerIsWriter(WRITER_ROLE, [WRITER_ROLE]), true);
+  assert.equal(callerIsWriter('arn:aws:sts::999999999999:assumed-role/crawl-starter/x', [WRITER_ROLE]), false);
+  assert.equal(callerIsWriter('arn:aws:sts::123456789012:assumed-role/crawl-starter-2/x', [WRITER_ROLE]), false);
+  assert.equal(callerIsWriter(READER, [WRITER_ROLE]), false);
+  assert.equal(callerIsWriter(undefined, [WRITER_ROLE]), false);
+  assert.equal(callerIsWriter('arn:aws:iam::123456789012:user/bob', ['arn:aws:iam::123456789012:user/bob']), true);
+});
+
+test('a caller who is no writer reads but cannot start, stop or crawl over MCP; a writer passes the write check', async () => {
+  const body = { seeds: ['https://example.com/'] };
+  const refused = await callSearchApi('/crawls', { method: 'POST', body, caller: READER });
+  assert.equal(refused.status, 403);
+  assert.match(String(refused.json().error), /assumed-role\/search-reader\/alice may read but not write.*api\.startCrawls\.writers/);
+  assert.equal((await callSearchApi('/crawls/00000000-0000-4000-8000-000000000000', { method: 'DELETE', caller: READER })).status, 403);
+  const mcp = await callSearchApi('/mcp', {
+    method: 'POST',
+    headers: { accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'crawl', arguments: body } },
+    caller: READER,
+  });
+  assert.match(mcp.body, /may read but not write/);
+  // Reads stay open to the reader.
+  assert.equal((await callSearchApi('/healthz', { caller: READER })).status, 200);
+  // The writer's request goes past the write check (to the run machine, whose endpoint is closed here).
+  const started = await callSearchApi('/crawls', { method: 'POST', body, caller: 'arn:aws:sts::123456789012:assumed-role/crawl-starter/ci-job' });
+  assert.notEqual(started.status, 403, started.body);
+  assert.notEqual(started.status, 401, started.body);
+});
