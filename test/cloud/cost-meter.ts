@@ -76,6 +76,8 @@ export interface PartitionUse {
   readUnits: number;
   writes: number;
   reads: number;
+  /** The units by the function that spent them (a bench prices some functions at another rate than the harness ran them). */
+  byFunction: Map<string, { writeUnits: number; readUnits: number }>;
 }
 
 /** One kind of read (function, command, key pattern): how many items its calls returned. */
@@ -124,11 +126,15 @@ export class CostMeter {
   }
 
   /** Adds units to a partition key's pattern. */
-  usePartition(pk: string, units: { write?: number; read?: number }): void {
+  usePartition(pk: string, units: { write?: number; read?: number }, fn = currentFunction() ?? '(none)'): void {
     const pattern = partitionPattern(pk);
     let p = this.partitions.get(pattern);
-    if (!p) this.partitions.set(pattern, (p = { pattern, keys: new Set(), writeUnits: 0, readUnits: 0, writes: 0, reads: 0 }));
+    if (!p) this.partitions.set(pattern, (p = { pattern, keys: new Set(), writeUnits: 0, readUnits: 0, writes: 0, reads: 0, byFunction: new Map() }));
     p.keys.add(pk);
+    const mine = p.byFunction.get(fn) ?? { writeUnits: 0, readUnits: 0 };
+    mine.writeUnits += units.write ?? 0;
+    mine.readUnits += units.read ?? 0;
+    p.byFunction.set(fn, mine);
     if (units.write !== undefined) {
       p.writeUnits += units.write;
       p.writes += 1;
@@ -233,7 +239,7 @@ async function meterCall(call: SdkSend, send: () => Promise<unknown>): Promise<u
         if (write && (err as { name?: string }).name === 'ConditionalCheckFailedException') {
           u.dynamoWriteUnits += 1;
           const pk = (call.input.Key as { PK?: unknown } | undefined)?.PK ?? (call.input.Item as { PK?: unknown } | undefined)?.PK;
-          if (typeof pk === 'string') meter.usePartition(pk, { write: 1 });
+          if (typeof pk === 'string') meter.usePartition(pk, { write: 1 }, call.fn);
           const k = meter.writeUnitsByKind.get('(condition failed)') ?? { table: 0, index: 0, writes: 0 };
           k.table += 1;
           k.writes += 1;
@@ -282,7 +288,7 @@ function meterRead(meter: CostMeter, call: SdkSend, out: unknown): void {
   else if (call.command.startsWith('Query')) pks = [input.IndexName ? `(index ${input.IndexName}) ${String(input.ExpressionAttributeValues?.[':pk'])}` : String(input.ExpressionAttributeValues?.[':pk'])];
   else if (call.command.startsWith('BatchGet')) pks = Object.values(input.RequestItems ?? {}).flatMap((r) => (r.Keys ?? []).map((k) => String(k.PK)));
   else if (call.command.startsWith('Scan')) pks = ['(scan)'];
-  for (const pk of pks) meter.usePartition(pk, { read: units / Math.max(1, pks.length) });
+  for (const pk of pks) meter.usePartition(pk, { read: units / Math.max(1, pks.length) }, call.fn);
   const items = result?.Items?.length ?? (result?.Responses ? Object.values(result.Responses).reduce((n, r) => n + r.length, 0) : result?.Item ? 1 : 0);
   const pattern = pks.length === 1 ? partitionPattern(pks[0]!) : `${new Set(pks.map(partitionPattern)).size} patterns`;
   meter.useRead(call.fn, call.invocation, call.command.replace(/Command$/, ''), pattern, items);

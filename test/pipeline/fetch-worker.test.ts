@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../shared/log/logger.js';
-import { withRun, type CloudDeps } from '../../shared/pipeline/cloud/cloud-context.js';
+import { RUN_CACHE_MS, withRun, type CloudDeps } from '../../shared/pipeline/cloud/cloud-context.js';
 import { fetchWorker, frontierMessageStage } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
@@ -90,4 +90,24 @@ test('a message of a run past its deadline is dropped without a request, whateve
   const verdict = await withRun(deps, run.id, (ctx) => fetchWorker(ctx, row));
   assert.deepEqual(verdict, { action: 'delete', outcome: 'run-past-deadline' });
   assert.deepEqual(requests, [], 'nothing was asked of the site');
+});
+
+test("a container reads a run's RUN item once in RUN_CACHE_MS, sees a stop after it, and reads a run with targets every time", async () => {
+  const { deps, message } = await setup();
+  const row = await message('/cached');
+  let reads = 0;
+  const getRun = deps.store.getRun.bind(deps.store);
+  const counted: CloudDeps = { ...deps, store: Object.assign(Object.create(deps.store) as typeof deps.store, { getRun: (id: number) => (reads++, getRun(id)) }) };
+  for (let i = 0; i < 5; i++) await withRun(counted, row.runId, async () => undefined);
+  assert.equal(reads, 1, 'five invocations, one read of the RUN item');
+  await deps.store.setRunStatus(row.runId, 'interrupted', Date.now());
+  assert.equal((await withRun(counted, row.runId, (ctx) => fetchWorker(ctx, row))).outcome !== 'run-interrupted', true, 'within RUN_CACHE_MS the cached status holds');
+  await new Promise((r) => setTimeout(r, RUN_CACHE_MS + 50));
+  assert.deepEqual(await withRun(counted, row.runId, (ctx) => fetchWorker(ctx, row)), { action: 'delete', outcome: 'run-interrupted' });
+  assert.equal(reads, 2);
+  // Discover widens a targets run's scope while its links are crawled: its RUN item is read each time.
+  const targets = await deps.store.createRun([], { allowPrivateNetwork: true, targets: ['search:bread'] }, Date.now());
+  reads = 0;
+  for (let i = 0; i < 3; i++) await withRun(counted, targets.id, async () => undefined);
+  assert.equal(reads, 3);
 });

@@ -76,8 +76,31 @@ export function runScoring(run: RunRecord, settings = runSettings(run)): CrawlSc
   return crawlScoring(settings, custom ? parseProfile(custom, `run ${run.id} profile`) : undefined);
 }
 
-export async function cloudContext(deps: CloudDeps, runId: number): Promise<CloudContext> {
+/**
+ * How long a container reuses a run's RUN item: every fetch worker and Extract invocation reads it,
+ * and one item a run takes only 3,000 read units a second (a hand-back costs another read). A
+ * run stopped or past its deadline is seen within this long. A run with search or social targets
+ * is read every time: Discover widens its scope while its links are being crawled.
+ */
+export const RUN_CACHE_MS = 5_000;
+const runCache = new WeakMap<object, Map<number, { run: RunRecord; at: number }>>();
+
+async function currentRun(deps: CloudDeps, runId: number): Promise<RunRecord | undefined> {
+  const now = Date.now();
+  const cache = runCache.get(deps.store) ?? new Map<number, { run: RunRecord; at: number }>();
+  runCache.set(deps.store, cache);
+  const hit = cache.get(runId);
+  if (hit && now - hit.at < RUN_CACHE_MS) return hit.run;
   const run = await deps.store.getRun(runId);
+  if (run && !run.config.targets) {
+    if (cache.size > 1000) cache.clear();
+    cache.set(runId, { run, at: now });
+  } else cache.delete(runId);
+  return run;
+}
+
+export async function cloudContext(deps: CloudDeps, runId: number): Promise<CloudContext> {
+  const run = await currentRun(deps, runId);
   if (!run) throw new RunNotFoundError(runId);
   const workerId = randomBytes(6).toString('hex');
   const dir = mkdtempSync(join(tmpdir(), 'trawl-warc-'));
