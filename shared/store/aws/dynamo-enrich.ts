@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { bm25, decodeTerms, docTerms, encodeTerms, passesFilters, queryIndexTerms, type PostedDoc } from '../../search/text-postings.js';
 import type {
   BlobStore,
@@ -15,9 +15,9 @@ import type {
 import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, type EnrichLatency } from '../ports/search-index.js';
 import { recordOf, type Item } from './dynamo-items.js';
 import { DynamoGraph } from './dynamo-graph.js';
-import { DynamoTable } from './dynamo-table.js';
+import { DynamoTable, sumCounters } from './dynamo-table.js';
 import type { S3TextIndex, TextSnapshot } from './s3-text-index.js';
-import { keys, pad } from './table.js';
+import { keys, pad, shardOf } from './table.js';
 
 /** Indexed text kept per page for saying which query terms matched a hit. */
 const SHOWN_TEXT_CHARS = 20_000;
@@ -31,11 +31,17 @@ const HEX = '0123456789abcdef';
 export const enrichKeys = {
   enrichment: (urlId: string) => ({ PK: `ENRICH#${HEX.includes(urlId[0] ?? '') ? urlId[0] : '_'}`, SK: urlId }),
   terms: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'TERMS' }),
-  textLog: (at: number, urlId: string) => ({ PK: 'TEXTLOG', SK: `${pad(at, 15)}#${urlId}` }),
+  /** The log of text changes, spread over TEXT_LOG_SHARDS partitions by the url id (one partition took a write a page). */
+  textLog: (at: number, urlId: string) => ({ PK: textLogPartitions[shardOf(urlId, TEXT_LOG_SHARDS)]!, SK: `${pad(at, 15)}#${urlId}` }),
   failure: (urlId: string) => ({ PK: 'ENRICH_FAILURES', SK: urlId }),
-  latency: () => ({ PK: 'ENRICH_STATS', SK: 'LATENCY' }),
+  /** One of the latency histogram's shards (a random one takes each page's update); the histogram is their sum. */
+  latency: (shard = 0) => ({ PK: 'ENRICH_STATS', SK: shard === 0 ? 'LATENCY' : `LATENCY#${shard}` }),
 } as const;
 const SHARDS = [...HEX, '_'];
+/** Partitions of the text-change log: `TEXTLOG` (the one partition it had, still read) and `TEXTLOG#1`…`TEXTLOG#7`. */
+export const TEXT_LOG_SHARDS = 8;
+const textLogPartitions = Array.from({ length: TEXT_LOG_SHARDS }, (_, k) => (k === 0 ? 'TEXTLOG' : `TEXTLOG#${k}`));
+const LATENCY_SHARDS = 8;
 
 function postedPositions(postings: number[]): Set<number> {
   const out = new Set<number>();
@@ -176,7 +182,7 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: enrichKeys.latency(),
+          Key: enrichKeys.latency(Math.floor(Math.random() * LATENCY_SHARDS)),
           UpdateExpression: 'SET #type = :type ADD #bucket :one, latencyMs :ms',
           ExpressionAttributeNames: { '#type': 'type', '#bucket': `lat${enrichLatencyBucket(tookMs)}` },
           ExpressionAttributeValues: { ':type': 'ENRICH_STATS', ':one': 1, ':ms': Math.round(tookMs) },
@@ -186,7 +192,7 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
   }
 
   async enrichLatency(): Promise<EnrichLatency> {
-    const item = (await this.doc.send(new GetCommand({ TableName: this.table, Key: enrichKeys.latency() }))).Item ?? {};
+    const item = sumCounters(await this.batchGet(Array.from({ length: LATENCY_SHARDS }, (_, k) => enrichKeys.latency(k)))) ?? {};
     const counts = ENRICH_LATENCY_BOUNDS_MS.map((_, i) => Number(item[`lat${i}`] ?? 0));
     counts.push(Number(item[`lat${ENRICH_LATENCY_BOUNDS_MS.length}`] ?? 0));
     return { counts, sumMs: Number(item.latencyMs ?? 0) };
@@ -252,12 +258,20 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
 
   /** Url ids logged as changed since `since` (ms), oldest first, each once. */
   async changedSince(since: number): Promise<string[]> {
-    const items = await this.queryAll({
-      KeyConditionExpression: 'PK = :pk AND SK >= :from',
-      ExpressionAttributeValues: { ':pk': 'TEXTLOG', ':from': pad(since, 15) },
-      ProjectionExpression: 'urlId',
-      ConsistentRead: true,
-    });
+    const items = (
+      await Promise.all(
+        textLogPartitions.map((pk) =>
+          this.queryAll({
+            KeyConditionExpression: 'PK = :pk AND SK >= :from',
+            ExpressionAttributeValues: { ':pk': pk, ':from': pad(since, 15) },
+            ProjectionExpression: 'SK, urlId',
+            ConsistentRead: true,
+          }),
+        ),
+      )
+    )
+      .flat()
+      .sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : String(a.SK) > String(b.SK) ? 1 : 0));
     return [...new Set(items.map((i) => String(i.urlId)))];
   }
 
@@ -333,16 +347,23 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
    */
   async textLogBacklog(limit: number): Promise<number> {
     const manifest = await this.textIndex.manifest();
-    const res = await this.doc.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: 'PK = :pk AND SK >= :from',
-        ExpressionAttributeValues: { ':pk': 'TEXTLOG', ':from': pad(manifest ? manifest.builtAt - this.logSkewMs : 0, 15) },
-        Select: 'COUNT',
-        Limit: limit,
-      }),
+    const counts = await Promise.all(
+      textLogPartitions.map(
+        async (pk) =>
+          (
+            await this.doc.send(
+              new QueryCommand({
+                TableName: this.table,
+                KeyConditionExpression: 'PK = :pk AND SK >= :from',
+                ExpressionAttributeValues: { ':pk': pk, ':from': pad(manifest ? manifest.builtAt - this.logSkewMs : 0, 15) },
+                Select: 'COUNT',
+                Limit: limit,
+              }),
+            )
+          ).Count ?? 0,
+      ),
     );
-    return res.Count ?? 0;
+    return Math.min(limit, counts.reduce((a, b) => a + b, 0));
   }
 
   /**
@@ -353,11 +374,17 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
   async rebuildTextIndex(): Promise<{ docs: number; generation: string; seconds: number }> {
     const started = Date.now();
     const manifest = await this.textIndex.build(this.postedDocs(), started);
-    const folded = await this.queryAll({
-      KeyConditionExpression: 'PK = :pk AND SK < :before',
-      ExpressionAttributeValues: { ':pk': 'TEXTLOG', ':before': pad(started - this.logSkewMs, 15) },
-      ProjectionExpression: 'PK, SK',
-    });
+    const folded = (
+      await Promise.all(
+        textLogPartitions.map((pk) =>
+          this.queryAll({
+            KeyConditionExpression: 'PK = :pk AND SK < :before',
+            ExpressionAttributeValues: { ':pk': pk, ':before': pad(started - this.logSkewMs, 15) },
+            ProjectionExpression: 'PK, SK',
+          }),
+        ),
+      )
+    ).flat();
     await this.batchWrite([], folded);
     return { docs: manifest.docs, generation: manifest.generation, seconds: (Date.now() - started) / 1000 };
   }

@@ -6,6 +6,8 @@ import { S3BlobStore, S3Objects } from '../../../shared/store/aws/s3-store.js';
 import { BAND_CANDIDATES } from '../../../shared/store/aws/dynamo-content.js';
 import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { RUN_SHARDS } from '../../../shared/store/aws/table.js';
+import { DynamoEnrichStore, TEXT_LOG_SHARDS } from '../../../shared/store/aws/dynamo-enrich.js';
+import { S3TextIndex } from '../../../shared/store/aws/s3-text-index.js';
 import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
 import { extract, fetchRecord, row } from '../../store-records.js';
 import { startEmulators, type Emulators } from '../../cloud/emulators.js';
@@ -198,4 +200,24 @@ test("a run's URLs, counters and page budget are spread over its shards; a run m
   assert.deepEqual((await store.summary(old)).urlsByState, { queued: 1, skipped: 1 });
   assert.equal(await store.claimPageSlot(old, 1), true);
   assert.equal(await store.claimPageSlot(old, 1), false);
+});
+
+test('the text-change log is spread over its partitions and read back whole, oldest first; a rebuild folds every partition', async () => {
+  const { table, objects } = await fresh();
+  const enrich = new DynamoEnrichStore(emu.clients.doc, table, new S3BlobStore(objects), new S3TextIndex(objects), 0);
+  const ids = Array.from({ length: 40 }, (_, i) => `${(i * 7919).toString(16).padStart(8, '0')}page${i}`);
+  for (const id of ids) await enrich.deleteEnrichment(id);
+  const logged = ((await emu.clients.doc.send(new ScanCommand({ TableName: table }))).Items ?? []).filter((i) => i.type === 'TEXTLOG');
+  assert.equal(logged.length, 40);
+  assert.ok(new Set(logged.map((i) => i.PK)).size >= TEXT_LOG_SHARDS - 2, `partitions: ${[...new Set(logged.map((i) => i.PK))].join(', ')}`);
+  const changed = await enrich.changedSince(0);
+  assert.deepEqual([...changed].sort(), [...ids].sort());
+  // Oldest first across partitions: the sort keys start with the time of the change.
+  const order = logged.sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : 1)).map((i) => String(i.urlId));
+  assert.deepEqual(changed, [...new Set(order)]);
+  assert.equal(await enrich.textLogBacklog(1000), 40);
+  await new Promise((r) => setTimeout(r, 5));
+  await enrich.rebuildTextIndex();
+  assert.equal(await enrich.textLogBacklog(1000), 0);
+  assert.equal(((await emu.clients.doc.send(new ScanCommand({ TableName: table }))).Items ?? []).filter((i) => i.type === 'TEXTLOG').length, 0);
 });
