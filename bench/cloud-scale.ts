@@ -125,14 +125,19 @@ export function rateLimits(t: Trace): Limit[] {
   return limits.filter((l) => Number.isFinite(l.pagesPerSecond)).sort((a, b) => a.pagesPerSecond - b.pagesPerSecond);
 }
 
-/** Reads whose items grow with the run or the table: one invocation read at least a quarter as many items as the run had pages. */
+/**
+ * Reads whose items grow with the run or the table: one invocation read at least a quarter as
+ * many items as the run had pages. A run's partitions, or a page's own keys read for page after
+ * page (`URL#<id>`: the run's pages, or the table's when the run is the table's only one), grow
+ * with the run; fixed table-wide keys and scans grow with the table.
+ */
 export function growingReads(t: Trace): { run: Trace['reads']; table: Trace['reads'] } {
   const run: Trace['reads'] = [];
   const table: Trace['reads'] = [];
   for (const r of t.reads) {
     if (r.maxItems < t.pages / 4) continue;
-    if (r.pattern.includes('<run>')) run.push(r);
-    else if (!r.pattern.startsWith('HOST#') && !r.pattern.startsWith('URL#')) table.push(r);
+    if (r.pattern.includes('<run>') || r.pattern.startsWith('URL#')) run.push(r);
+    else if (!r.pattern.startsWith('HOST#')) table.push(r);
   }
   return { run, table };
 }

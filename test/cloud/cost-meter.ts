@@ -290,7 +290,8 @@ function meterRead(meter: CostMeter, call: SdkSend, out: unknown): void {
   else if (call.command.startsWith('Scan')) pks = ['(scan)'];
   for (const pk of pks) meter.usePartition(pk, { read: units / Math.max(1, pks.length) }, call.fn);
   const items = result?.Items?.length ?? (result?.Responses ? Object.values(result.Responses).reduce((n, r) => n + r.length, 0) : result?.Item ? 1 : 0);
-  const pattern = pks.length === 1 ? partitionPattern(pks[0]!) : `${new Set(pks.map(partitionPattern)).size} patterns`;
+  const patterns = new Set(pks.map(partitionPattern));
+  const pattern = patterns.size === 1 ? [...patterns][0]! : `${patterns.size} patterns`;
   meter.useRead(call.fn, call.invocation, call.command.replace(/Command$/, ''), pattern, items);
 }
 

@@ -35,7 +35,7 @@ export const enrichKeys = {
   textLog: (at: number, urlId: string) => ({ PK: textLogPartitions[shardOf(urlId, TEXT_LOG_SHARDS)]!, SK: `${pad(at, 15)}#${urlId}` }),
   failure: (urlId: string) => ({ PK: 'ENRICH_FAILURES', SK: urlId }),
   /** One of the latency histogram's shards (a random one takes each page's update); the histogram is their sum. */
-  latency: (shard = 0) => ({ PK: 'ENRICH_STATS', SK: shard === 0 ? 'LATENCY' : `LATENCY#${shard}` }),
+  latency: (shard = 0) => ({ PK: shard === 0 ? 'ENRICH_STATS' : `ENRICH_STATS#${shard}`, SK: 'LATENCY' }),
 } as const;
 const SHARDS = [...HEX, '_'];
 /** Partitions of the text-change log: `TEXTLOG` (the one partition it had, still read) and `TEXTLOG#1`…`TEXTLOG#7`. */
