@@ -1,4 +1,4 @@
-import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { DEFAULT_API_CRAWL_LIMITS } from '../shared/config/api-crawl-limits.js';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -111,6 +111,8 @@ export class Crawler extends Construct {
     });
     const enrichment = props.enrichment === false ? undefined : (props.enrichment ?? {});
     const modelCap = enrichment?.maxConcurrency ?? (enrichment?.provider === 'bedrock' ? 4 : undefined);
+    // Said at synth: a capped model step bounds the whole crawl's rate, which nothing else shows.
+    if (modelCap !== undefined) Annotations.of(this).addInfo(modelRateNote(modelCap));
     this.stages = new CrawlStages(this, 'Stages', {
       reserved: { 'summarize-page': modelCap, 'index-page': modelCap },
       table: this.storage.table,
@@ -262,3 +264,17 @@ export class Crawler extends Construct {
       new CfnOutput(this, 'DiscoverySecretArn', { value: this.discovery.secret.secretArn, description: 'the search and social API keys, a JSON object' });
   }
 }
+
+/** Seconds a page spends in model calls with Bedrock, per step (Summarize: summary and tags; Index: the embedding), as the review measured them. */
+const MODEL_SECONDS_A_PAGE = { low: 2, high: 4 };
+
+/**
+ * What a cap on the model steps' concurrency means for the crawl: each capped step runs at most
+ * `cap` pages at once, so it takes at most cap ÷ (seconds a page spends in it) pages a second.
+ */
+export function modelRateNote(cap: number): string {
+  const fast = cap / MODEL_SECONDS_A_PAGE.low;
+  const slow = cap / MODEL_SECONDS_A_PAGE.high;
+  return `enrichment.maxConcurrency ${cap}: Summarize and Index run at most ${cap} pages at once, so the crawl enriches about ${slow.toFixed(1)}–${fast.toFixed(1)} pages a second (${MODEL_SECONDS_A_PAGE.low}–${MODEL_SECONDS_A_PAGE.high} s of model calls a page); pages past that wait in their workflows, and one throttled past its retries stays stored (done) without its summary or vector. Raise maxConcurrency with your Bedrock quota.`;
+}
+

@@ -4,7 +4,7 @@ import { STAGE_ACCESS, STAGES } from '../../lib/stages.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -439,4 +439,16 @@ test("api.startCrawls.writers reach the search API as the principals that may wr
     Object.values(open.findResources('AWS::Lambda::Function')).some((f) => (f as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables?.API_WRITERS !== undefined),
     false,
   );
+});
+
+test("a capped model step's page rate is said at synth, with what to raise", () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Capped');
+  new Crawler(stack, 'Crawler', { crawls, enrichment: { provider: 'bedrock', maxConcurrency: 8 } });
+  const infos = Annotations.fromStack(stack).findInfo('*', Match.stringLikeRegexp('enrichment.maxConcurrency 8'));
+  assert.equal(infos.length, 1);
+  assert.match(String(infos[0]!.entry.data), /about 2\.0–4\.0 pages a second .* Raise maxConcurrency/);
+  const local = new Stack(app, 'Local');
+  new Crawler(local, 'Crawler', { crawls });
+  assert.equal(Annotations.fromStack(local).findInfo('*', Match.stringLikeRegexp('maxConcurrency')).length, 0);
 });
