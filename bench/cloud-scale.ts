@@ -103,22 +103,48 @@ export function rateLimits(t: Trace): Limit[] {
     const scope = scopeOf(p.pattern, p.distinct, t.pages);
     if (scope !== 'run' && scope !== 'table') continue;
     // The load of a fixed set of keys spreads over at most that many partitions.
-    if (p.writeUnits > 0) limits.push({ name: `DynamoDB writes on ${p.pattern} (${p.distinct} key${p.distinct === 1 ? '' : 's'}, ${perPage(p.writeUnits).toFixed(2)} units a page)`, pagesPerSecond: (AWS_LIMITS.partitionWriteUnits * p.distinct) / perPage(p.writeUnits) });
-    if (p.readUnits > 0) limits.push({ name: `DynamoDB reads on ${p.pattern} (${p.distinct} key${p.distinct === 1 ? '' : 's'}, ${perPage(p.readUnits).toFixed(2)} units a page)`, pagesPerSecond: (AWS_LIMITS.partitionReadUnits * p.distinct) / perPage(p.readUnits) });
+    if (p.writeUnits > 0)
+      limits.push({
+        name: `DynamoDB writes on ${p.pattern} (${p.distinct} key${p.distinct === 1 ? '' : 's'}, ${perPage(p.writeUnits).toFixed(2)} units a page)`,
+        pagesPerSecond: (AWS_LIMITS.partitionWriteUnits * p.distinct) / perPage(p.writeUnits),
+      });
+    if (p.readUnits > 0)
+      limits.push({
+        name: `DynamoDB reads on ${p.pattern} (${p.distinct} key${p.distinct === 1 ? '' : 's'}, ${perPage(p.readUnits).toFixed(2)} units a page)`,
+        pagesPerSecond: (AWS_LIMITS.partitionReadUnits * p.distinct) / perPage(p.readUnits),
+      });
   }
   const writeUnits = t.partitions.reduce((n, p) => n + p.writeUnits, 0);
   const readUnits = t.partitions.reduce((n, p) => n + p.readUnits, 0);
-  limits.push({ name: `DynamoDB table write quota (${perPage(writeUnits).toFixed(1)} units a page)`, pagesPerSecond: AWS_LIMITS.tableWriteUnits / perPage(writeUnits) });
-  limits.push({ name: `DynamoDB table read quota (${perPage(readUnits).toFixed(1)} units a page)`, pagesPerSecond: AWS_LIMITS.tableReadUnits / perPage(readUnits) });
+  limits.push({
+    name: `DynamoDB table write quota (${perPage(writeUnits).toFixed(1)} units a page)`,
+    pagesPerSecond: AWS_LIMITS.tableWriteUnits / perPage(writeUnits),
+  });
+  limits.push({
+    name: `DynamoDB table read quota (${perPage(readUnits).toFixed(1)} units a page)`,
+    pagesPerSecond: AWS_LIMITS.tableReadUnits / perPage(readUnits),
+  });
   const pageSeconds = Object.entries(t.lambda)
     .filter(([stage]) => !RUN_STAGES.has(stage))
     .reduce((n, [, l]) => n + l.seconds, 0);
-  limits.push({ name: `Lambda concurrency (${perPage(pageSeconds).toFixed(2)} s of Lambda a page)`, pagesPerSecond: AWS_LIMITS.lambdaConcurrency / perPage(pageSeconds) });
+  limits.push({
+    name: `Lambda concurrency (${perPage(pageSeconds).toFixed(2)} s of Lambda a page)`,
+    pagesPerSecond: AWS_LIMITS.lambdaConcurrency / perPage(pageSeconds),
+  });
   const fetchSeconds = t.lambda['fetch-worker']?.seconds ?? 0;
   if (fetchSeconds > 0)
-    limits.push({ name: `maxFetchConcurrency (${perPage(fetchSeconds).toFixed(2)} s of fetch worker a page)`, pagesPerSecond: AWS_LIMITS.maxFetchConcurrency / perPage(fetchSeconds) });
-  limits.push({ name: `SQS FIFO throughput (${perPage(t.sqsRequests).toFixed(2)} requests a page)`, pagesPerSecond: AWS_LIMITS.sqsFifoTransactions / perPage(t.sqsRequests) });
-  limits.push({ name: `Express StartExecution (${perPage(t.pageExecutions).toFixed(2)} a page)`, pagesPerSecond: AWS_LIMITS.expressStarts / perPage(t.pageExecutions) });
+    limits.push({
+      name: `maxFetchConcurrency (${perPage(fetchSeconds).toFixed(2)} s of fetch worker a page)`,
+      pagesPerSecond: AWS_LIMITS.maxFetchConcurrency / perPage(fetchSeconds),
+    });
+  limits.push({
+    name: `SQS FIFO throughput (${perPage(t.sqsRequests).toFixed(2)} requests a page)`,
+    pagesPerSecond: AWS_LIMITS.sqsFifoTransactions / perPage(t.sqsRequests),
+  });
+  limits.push({
+    name: `Express StartExecution (${perPage(t.pageExecutions).toFixed(2)} a page)`,
+    pagesPerSecond: AWS_LIMITS.expressStarts / perPage(t.pageExecutions),
+  });
   // A run's WARC files share one prefix (`warc/run-<id>/`).
   const warcPuts = t.s3.putsByPrefix?.warc ?? t.s3.puts;
   limits.push({ name: `S3 PUTs on warc/run-<id>/ (${perPage(warcPuts).toFixed(2)} a page)`, pagesPerSecond: AWS_LIMITS.s3PutsPerPrefix / perPage(warcPuts) });
@@ -154,18 +180,20 @@ export function modelSize(t: Trace, pages: number): SizeModel {
   // An invocation that reads the whole run (or table) takes time in proportion: its longest invocation, scaled.
   for (const r of run) {
     const seconds = ((t.lambda[r.fn]?.maxInvocationSeconds ?? 0) * runPages) / t.pages;
-    if (seconds > AWS_LIMITS.lambdaSeconds) cannotEnd.push(`${r.fn} reads the whole run (${r.command} ${r.pattern}): ~${Math.round(seconds)} s, past Lambda's ${AWS_LIMITS.lambdaSeconds} s`);
+    if (seconds > AWS_LIMITS.lambdaSeconds)
+      cannotEnd.push(`${r.fn} reads the whole run (${r.command} ${r.pattern}): ~${Math.round(seconds)} s, past Lambda's ${AWS_LIMITS.lambdaSeconds} s`);
   }
   for (const r of table) {
     const seconds = ((t.lambda[r.fn]?.maxInvocationSeconds ?? 0) * pages) / t.pages;
-    if (seconds > AWS_LIMITS.lambdaSeconds) cannotEnd.push(`${r.fn} reads the whole table (${r.command} ${r.pattern}): ~${Math.round(seconds)} s, past Lambda's ${AWS_LIMITS.lambdaSeconds} s`);
+    if (seconds > AWS_LIMITS.lambdaSeconds)
+      cannotEnd.push(`${r.fn} reads the whole table (${r.command} ${r.pattern}): ~${Math.round(seconds)} s, past Lambda's ${AWS_LIMITS.lambdaSeconds} s`);
   }
   const runSeconds = runPages / rate;
   const events = Math.ceil(runSeconds / t.runMachine.pollSeconds) * t.runMachine.eventsPerPoll + 60;
   if (events > t.runMachine.historyEvents)
     cannotEnd.push(`the run machine's history: ${events} events for a run of ${(runSeconds / 3600).toFixed(1)} h, past ${t.runMachine.historyEvents}`);
-  const dynamoGb = (t.storage.dynamoBytes / t.pages) * pages / 1e9;
-  const s3Gb = (t.storage.s3Bytes / t.pages) * pages / 1e9;
+  const dynamoGb = ((t.storage.dynamoBytes / t.pages) * pages) / 1e9;
+  const s3Gb = ((t.storage.s3Bytes / t.pages) * pages) / 1e9;
   return {
     pages,
     runPages,
@@ -222,11 +250,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     for (const l of rateLimits(trace).slice(0, 8)) console.log(`  ${String(Math.round(l.pagesPerSecond)).padStart(9)} pages/s  ${l.name}`);
     console.log('\nBy crawl size (a run is at most 10⁷ pages; a larger crawl is several runs):');
     for (const s of sizes) {
-      console.log(`\n${s.pages.toExponential(0)} pages (a run of ${s.runPages.toExponential(0)}): ${s.pagesPerSecondPerRun} pages/s a run, limited by ${s.limitedBy}`);
+      console.log(
+        `\n${s.pages.toExponential(0)} pages (a run of ${s.runPages.toExponential(0)}): ${s.pagesPerSecondPerRun} pages/s a run, limited by ${s.limitedBy}`,
+      );
       console.log(`  first limit: ${s.firstLimit}`);
       console.log(`  grows with the run: ${s.runWideOps.join('; ') || 'nothing'}`);
       console.log(`  grows with the table: ${s.tableWideOps.join('; ') || 'nothing'}`);
-      console.log(`  storage: DynamoDB ${s.storageGb.dynamodb} GB, S3 ${s.storageGb.s3} GB ($${s.storageUsdPer1kPagesMonth} per 1,000 pages a month); crawl $${s.usdPer1kPages} per 1,000 pages`);
+      console.log(
+        `  storage: DynamoDB ${s.storageGb.dynamodb} GB, S3 ${s.storageGb.s3} GB ($${s.storageUsdPer1kPagesMonth} per 1,000 pages a month); crawl $${s.usdPer1kPages} per 1,000 pages`,
+      );
     }
   }
 }

@@ -223,7 +223,9 @@ if (TRACE_FILE) {
     start = res.LastEvaluatedKey;
   } while (start);
   const s3Bytes = meter.s3BytesPut;
-  const searchDeployed = Object.values(template.Resources).some((r) => r.Type === 'AWS::S3Vectors::VectorBucket' || /RebuildText/.test(JSON.stringify(r.Properties.DefinitionString ?? '')));
+  const searchDeployed = Object.values(template.Resources).some(
+    (r) => r.Type === 'AWS::S3Vectors::VectorBucket' || /RebuildText/.test(JSON.stringify(r.Properties.DefinitionString ?? '')),
+  );
   const trace = {
     pages,
     requests,
@@ -240,11 +242,19 @@ if (TRACE_FILE) {
     sqsRequests,
     s3: { puts: used.s3Put, gets: used.s3Get, putsByPrefix: Object.fromEntries(meter.s3PutsByPrefix) },
     storage: { dynamoBytes, s3Bytes },
-    runMachine: { eventsPerPoll: searchDeployed ? EVENTS_PER_POLL_WITH_TEXT_REBUILD : EVENTS_PER_POLL, historyEvents: STANDARD_HISTORY_EVENTS, pollSeconds: POLL_SECONDS },
+    runMachine: {
+      eventsPerPoll: searchDeployed ? EVENTS_PER_POLL_WITH_TEXT_REBUILD : EVENTS_PER_POLL,
+      historyEvents: STANDARD_HISTORY_EVENTS,
+      pollSeconds: POLL_SECONDS,
+    },
     // Progress's units at the deployed rate (once a minute), as its cost above.
     partitions: [...meter.partitions.values()].map(({ keys, byFunction, ...p }) => {
       const scaled = (field: 'writeUnits' | 'readUnits') =>
-        [...byFunction].reduce((n, [fn, u]) => n + u[field] * (STAGES.includes(fn as StageName) ? scaleOf(fn as StageName, crawl.timings.byFunction.get(fn as StageName)?.length ?? 0) : 1), 0);
+        [...byFunction].reduce(
+          (n, [fn, u]) =>
+            n + u[field] * (STAGES.includes(fn as StageName) ? scaleOf(fn as StageName, crawl.timings.byFunction.get(fn as StageName)?.length ?? 0) : 1),
+          0,
+        );
       return { ...p, writeUnits: scaled('writeUnits'), readUnits: scaled('readUnits'), distinct: keys.size };
     }),
     reads: [...meter.reads.values()],

@@ -83,7 +83,11 @@ export function runtime(service: string): Runtime {
   const objects = new S3Objects(clients.s3, bucket);
   const blobs = new S3BlobStore(objects);
   const powertools = functionLogger(service);
-  const store = new DynamoCrawlStore(clients.doc, table, { blobs, frontierRetentionDays: config.frontierRetentionDays, fetchRetentionDays: config.fetchRetentionDays });
+  const store = new DynamoCrawlStore(clients.doc, table, {
+    blobs,
+    frontierRetentionDays: config.frontierRetentionDays,
+    fetchRetentionDays: config.fetchRetentionDays,
+  });
   const rt: Runtime = {
     clients,
     objects,

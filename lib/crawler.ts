@@ -204,7 +204,11 @@ export class Crawler extends Construct {
       functions: fns,
       queue: this.frontier.queue,
       deadLetters: this.frontier.deadLetters,
-      otherDeadLetters: { 'run-endings': this.runEndings.deadLetters, schedules: this.schedules.deadLetters, ...(this.webhooks ? { webhooks: this.webhooks.deadLetters } : {}) },
+      otherDeadLetters: {
+        'run-endings': this.runEndings.deadLetters,
+        schedules: this.schedules.deadLetters,
+        ...(this.webhooks ? { webhooks: this.webhooks.deadLetters } : {}),
+      },
       machines: { run: this.workflows.runMachine, page: this.workflows.pageWorkflow },
       capped: modelCap !== undefined ? ['summarize-page', 'index-page'] : [],
       pageWorkflow: this.workflows.pageWorkflow,
@@ -277,4 +281,3 @@ export function modelRateNote(cap: number): string {
   const slow = cap / MODEL_SECONDS_A_PAGE.high;
   return `enrichment.maxConcurrency ${cap}: Summarize and Index run at most ${cap} pages at once, so the crawl enriches about ${slow.toFixed(1)}–${fast.toFixed(1)} pages a second (${MODEL_SECONDS_A_PAGE.low}–${MODEL_SECONDS_A_PAGE.high} s of model calls a page); pages past that wait in their workflows, and one throttled past its retries stays stored (done) without its summary or vector. Raise maxConcurrency with your Bedrock quota.`;
 }
-

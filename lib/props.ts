@@ -271,7 +271,14 @@ const RESERVED_STEPS = new Set(['Extract', 'RecordFailure', 'PageFailed', 'PageD
 export function timeProps(
   props: Pick<
     CrawlerProps,
-    'pollInterval' | 'rawInfrequentAccessAfter' | 'rawRetention' | 'frontierRetention' | 'fetchRetention' | 'warcInfrequentAccessAfter' | 'warcRetention' | 'extractedRetention'
+    | 'pollInterval'
+    | 'rawInfrequentAccessAfter'
+    | 'rawRetention'
+    | 'frontierRetention'
+    | 'fetchRetention'
+    | 'warcInfrequentAccessAfter'
+    | 'warcRetention'
+    | 'extractedRetention'
   >,
 ): {
   pollSeconds?: number;
@@ -329,7 +336,12 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   inRange(where, 'pollInterval', pollSeconds, 5, 3600, ' s');
   for (const crawl of props.crawls ?? []) {
     const limit = Number((crawl.limits as { maxMinutes?: unknown } | undefined)?.maxMinutes);
-    checkRunHistory(`${where}: crawl "${crawl.name}"`, crawl.maxMinutes ?? (limit > 0 ? limit : DEFAULT_RUN_MINUTES), pollSeconds ?? 60, props.enrichment !== false);
+    checkRunHistory(
+      `${where}: crawl "${crawl.name}"`,
+      crawl.maxMinutes ?? (limit > 0 ? limit : DEFAULT_RUN_MINUTES),
+      pollSeconds ?? 60,
+      props.enrichment !== false,
+    );
   }
   inRange(where, 'rawInfrequentAccessAfter', rawIaDays, 30, 36_500, ' days');
   inRange(where, 'rawRetention', rawRetentionDays, 1, 36_500, ' days');

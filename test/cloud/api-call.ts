@@ -24,7 +24,9 @@ function urlEvent(method: string, pathAndQuery: string, headers: Record<string, 
       time: '24/Nov/2026:00:00:00 +0000',
       timeEpoch: Date.now(),
       // IAM auth: AWS verified the signature and names the caller.
-      ...(caller ? { authorizer: { iam: { accessKey: 'AKIA', accountId: '123456789012', callerId: 'AROA:session', userArn: caller, userId: 'AROA:session' } } } : {}),
+      ...(caller
+        ? { authorizer: { iam: { accessKey: 'AKIA', accountId: '123456789012', callerId: 'AROA:session', userArn: caller, userId: 'AROA:session' } } }
+        : {}),
     },
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     isBase64Encoded: false,

@@ -285,7 +285,10 @@ function meterRead(meter: CostMeter, call: SdkSend, out: unknown): void {
   const result = out as { Items?: unknown[]; Item?: unknown; Responses?: Record<string, unknown[]> } | undefined;
   let pks: string[] = [];
   if (call.command.startsWith('Get')) pks = [String(input.Key?.PK)];
-  else if (call.command.startsWith('Query')) pks = [input.IndexName ? `(index ${input.IndexName}) ${String(input.ExpressionAttributeValues?.[':pk'])}` : String(input.ExpressionAttributeValues?.[':pk'])];
+  else if (call.command.startsWith('Query'))
+    pks = [
+      input.IndexName ? `(index ${input.IndexName}) ${String(input.ExpressionAttributeValues?.[':pk'])}` : String(input.ExpressionAttributeValues?.[':pk']),
+    ];
   else if (call.command.startsWith('BatchGet')) pks = Object.values(input.RequestItems ?? {}).flatMap((r) => (r.Keys ?? []).map((k) => String(k.PK)));
   else if (call.command.startsWith('Scan')) pks = ['(scan)'];
   for (const pk of pks) meter.usePartition(pk, { read: units / Math.max(1, pks.length) }, call.fn);

@@ -150,7 +150,11 @@ function resolver(template: Template, env: NodeJS.ProcessEnv): (v: unknown) => s
     for (const [name, token] of Object.entries(vars)) {
       const value = env[name];
       if (!value || typeof token !== 'object' || token === null) continue;
-      const t = token as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Select'?: [number, { 'Fn::Split'?: [string, { 'Fn::GetAtt'?: [string, string] }] }] };
+      const t = token as {
+        Ref?: string;
+        'Fn::GetAtt'?: [string, string];
+        'Fn::Select'?: [number, { 'Fn::Split'?: [string, { 'Fn::GetAtt'?: [string, string] }] }];
+      };
       if (t.Ref) ref.set(t.Ref, value);
       if (t['Fn::GetAtt']) attr.set(t['Fn::GetAtt'].join('.'), value);
       // A name read off an ARN (`Fn::Select [1, Fn::Split ['/', {GetAtt X.VectorBucketArn}]]`): the bucket's name.

@@ -51,9 +51,15 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
       assert.equal(await s.latestRunOf('gamma'), undefined);
       // A run that ends leaves the running runs; one marked running again comes back.
       await s.setRunStatus(b1.id, 'failed', 5);
-      assert.deepEqual((await s.runningRuns()).map((r) => r.id), [a2.id]);
+      assert.deepEqual(
+        (await s.runningRuns()).map((r) => r.id),
+        [a2.id],
+      );
       await s.setRunStatus(b1.id, 'running', 6);
-      assert.deepEqual((await s.runningRuns()).map((r) => r.id), [b1.id, a2.id]);
+      assert.deepEqual(
+        (await s.runningRuns()).map((r) => r.id),
+        [b1.id, a2.id],
+      );
     }));
 
   test(`${name}: widens a run's scope with each origin once, and only that run's`, () =>

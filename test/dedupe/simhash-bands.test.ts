@@ -47,8 +47,18 @@ test('wide bands are 20 to 22 bits and hold far fewer pages than the 16-bit band
   // Blocks of 11,11,11,11,10,10 bits from the top: 0x0123456789abcdef.
   const bits = BigInt('0x0123456789abcdef').toString(2).padStart(64, '0');
   const block = (i: number) => bits.slice([0, 11, 22, 33, 44, 54][i], [11, 22, 33, 44, 54, 64][i]);
-  assert.equal(bands[0], parseInt(block(0) + block(1), 2).toString(16).padStart(6, '0'));
-  assert.equal(bands[5], parseInt(block(4) + block(5), 2).toString(16).padStart(5, '0'));
+  assert.equal(
+    bands[0],
+    parseInt(block(0) + block(1), 2)
+      .toString(16)
+      .padStart(6, '0'),
+  );
+  assert.equal(
+    bands[5],
+    parseInt(block(4) + block(5), 2)
+      .toString(16)
+      .padStart(5, '0'),
+  );
   // 20,000 random pages: the candidates a page reads (pairs sharing a band) drop more than tenfold.
   const wide = new Map<string, number>();
   const narrow = new Map<string, number>();

@@ -106,7 +106,8 @@ test("the run's summary, kept as counters while URLs move, equals a count of its
   const byReason: Record<string, number> = {};
   for (const u of urls) {
     byState[String(u.state)] = (byState[String(u.state)] ?? 0) + 1;
-    if (['skipped', 'blocked', 'failed', 'duplicate'].includes(String(u.state))) byReason[String(u.reason ?? 'none')] = (byReason[String(u.reason ?? 'none')] ?? 0) + 1;
+    if (['skipped', 'blocked', 'failed', 'duplicate'].includes(String(u.state)))
+      byReason[String(u.reason ?? 'none')] = (byReason[String(u.reason ?? 'none')] ?? 0) + 1;
   }
   assert.ok(urls.length > 20);
   assert.deepEqual(summary.urlsByState, byState);

@@ -133,8 +133,17 @@ test("inside AWS Lambda loopback is the Runtime API's: refused even with allowPr
   const inLambda = new HttpFetcher(options);
   const byName = new HttpFetcher({ ...options, resolver: async () => [{ address: '127.0.0.1', family: 4 }] });
   try {
-    for (const url of [`${runtime.origin}/2018-06-01/runtime/invocation/next`, `http://localhost:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`, `http://127.1.2.3:${port}/`]) {
-      await assert.rejects(inLambda.fetch({ url, kind: 'page' }), (e: unknown) => e instanceof AddressRefusedError && /Lambda Runtime API/.test(e.message), url);
+    for (const url of [
+      `${runtime.origin}/2018-06-01/runtime/invocation/next`,
+      `http://localhost:${port}/`,
+      `http://[::ffff:127.0.0.1]:${port}/`,
+      `http://127.1.2.3:${port}/`,
+    ]) {
+      await assert.rejects(
+        inLambda.fetch({ url, kind: 'page' }),
+        (e: unknown) => e instanceof AddressRefusedError && /Lambda Runtime API/.test(e.message),
+        url,
+      );
     }
     await assert.rejects(byName.fetch({ url: `http://runtime.test:${port}/`, kind: 'page' }), /resolves to 127\.0\.0\.1.*Runtime API/);
     assert.equal(asked, 0, 'the Runtime API was never asked');

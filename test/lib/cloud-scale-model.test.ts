@@ -27,7 +27,14 @@ function trace(partitions: Trace['partitions'], reads: Trace['reads'] = []): Tra
   };
 }
 
-const part = (pattern: string, distinct: number, writeUnits: number, readUnits = 0) => ({ pattern, distinct, writeUnits, readUnits, writes: writeUnits, reads: readUnits });
+const part = (pattern: string, distinct: number, writeUnits: number, readUnits = 0) => ({
+  pattern,
+  distinct,
+  writeUnits,
+  readUnits,
+  writes: writeUnits,
+  reads: readUnits,
+});
 
 test('partition keys are named by what they stand for, and scoped by how their keys grow', () => {
   assert.equal(partitionPattern('RUN#12#7'), 'RUN#<run>#<shard>');
@@ -65,8 +72,14 @@ test('a read that grows with the run makes the run unable to end once its invoca
     ],
   );
   const { run, table } = growingReads(t);
-  assert.deepEqual(run.map((r) => r.fn), ['finalize-run']);
-  assert.deepEqual(table.map((r) => r.pattern), ['(scan)']);
+  assert.deepEqual(
+    run.map((r) => r.fn),
+    ['finalize-run'],
+  );
+  assert.deepEqual(
+    table.map((r) => r.pattern),
+    ['(scan)'],
+  );
   // 1.2 s for 1,000 pages: 1.2 ms a page, past 900 s at 750,000 pages.
   assert.deepEqual(modelSize(t, 100_000).cannotEnd, []);
   const big = modelSize(t, 1_000_000);

@@ -392,7 +392,9 @@ test('fetch records expire after fetchRetention, and warc/ and extracted/ follow
     );
   const rules = (t: Template) =>
     Object.values(t.findResources('AWS::S3::Bucket'))
-      .flatMap((b) => (b as { Properties: { LifecycleConfiguration?: { Rules: Array<Record<string, unknown>> } } }).Properties.LifecycleConfiguration?.Rules ?? [])
+      .flatMap(
+        (b) => (b as { Properties: { LifecycleConfiguration?: { Rules: Array<Record<string, unknown>> } } }).Properties.LifecycleConfiguration?.Rules ?? [],
+      )
       .filter((r) => r.Id === 'warc-files' || r.Id === 'extracted-snapshots');
 
   const plain = synth({});
@@ -427,7 +429,7 @@ test('the vector bucket is named by CloudFormation, so a bucket retained by an e
   assert.deepEqual([...names], [JSON.stringify({ 'Fn::Select': [1, { 'Fn::Split': ['/', { 'Fn::GetAtt': [id, 'VectorBucketArn'] }] }] })]);
 });
 
-test("api.startCrawls.writers reach the search API as the principals that may write", () => {
+test('api.startCrawls.writers reach the search API as the principals that may write', () => {
   const writers = ['arn:aws:iam::123456789012:role/crawl-starter', 'arn:aws:iam::123456789012:user/ops'];
   const t = synth({ api: { startCrawls: { writers } } });
   const values = Object.values(t.findResources('AWS::Lambda::Function'))
@@ -436,7 +438,9 @@ test("api.startCrawls.writers reach the search API as the principals that may wr
   assert.deepEqual(values, [writers.join(',')]);
   const open = synth({ api: { startCrawls: true } });
   assert.equal(
-    Object.values(open.findResources('AWS::Lambda::Function')).some((f) => (f as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables?.API_WRITERS !== undefined),
+    Object.values(open.findResources('AWS::Lambda::Function')).some(
+      (f) => (f as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables?.API_WRITERS !== undefined,
+    ),
     false,
   );
 });

@@ -97,11 +97,18 @@ test("a container reads a run's RUN item once in RUN_CACHE_MS, sees a stop after
   const row = await message('/cached');
   let reads = 0;
   const getRun = deps.store.getRun.bind(deps.store);
-  const counted: CloudDeps = { ...deps, store: Object.assign(Object.create(deps.store) as typeof deps.store, { getRun: (id: number) => (reads++, getRun(id)) }) };
+  const counted: CloudDeps = {
+    ...deps,
+    store: Object.assign(Object.create(deps.store) as typeof deps.store, { getRun: (id: number) => (reads++, getRun(id)) }),
+  };
   for (let i = 0; i < 5; i++) await withRun(counted, row.runId, async () => undefined);
   assert.equal(reads, 1, 'five invocations, one read of the RUN item');
   await deps.store.setRunStatus(row.runId, 'interrupted', Date.now());
-  assert.equal((await withRun(counted, row.runId, (ctx) => fetchWorker(ctx, row))).outcome !== 'run-interrupted', true, 'within RUN_CACHE_MS the cached status holds');
+  assert.equal(
+    (await withRun(counted, row.runId, (ctx) => fetchWorker(ctx, row))).outcome !== 'run-interrupted',
+    true,
+    'within RUN_CACHE_MS the cached status holds',
+  );
   await new Promise((r) => setTimeout(r, RUN_CACHE_MS + 50));
   assert.deepEqual(await withRun(counted, row.runId, (ctx) => fetchWorker(ctx, row)), { action: 'delete', outcome: 'run-interrupted' });
   assert.equal(reads, 2);

@@ -17,7 +17,8 @@ import { recordOf, type Item } from './dynamo-items.js';
 import { DynamoGraph } from './dynamo-graph.js';
 import { DynamoTable, sumCounters } from './dynamo-table.js';
 import type { S3TextIndex, TextSnapshot } from './s3-text-index.js';
-import { keys, pad, shardOf } from './table.js';
+import { keys } from './table.js';
+import { DynamoTextLog, textLogKey } from './dynamo-text-log.js';
 
 /** Indexed text kept per page for saying which query terms matched a hit. */
 const SHOWN_TEXT_CHARS = 20_000;
@@ -31,16 +32,13 @@ const HEX = '0123456789abcdef';
 export const enrichKeys = {
   enrichment: (urlId: string) => ({ PK: `ENRICH#${HEX.includes(urlId[0] ?? '') ? urlId[0] : '_'}`, SK: urlId }),
   terms: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'TERMS' }),
-  /** The log of text changes, spread over TEXT_LOG_SHARDS partitions by the url id (one partition took a write a page). */
-  textLog: (at: number, urlId: string) => ({ PK: textLogPartitions[shardOf(urlId, TEXT_LOG_SHARDS)]!, SK: `${pad(at, 15)}#${urlId}` }),
+  /** The log of text changes (`dynamo-text-log.ts`). */
+  textLog: textLogKey,
   failure: (urlId: string) => ({ PK: 'ENRICH_FAILURES', SK: urlId }),
   /** One of the latency histogram's shards (a random one takes each page's update); the histogram is their sum. */
   latency: (shard = 0) => ({ PK: shard === 0 ? 'ENRICH_STATS' : `ENRICH_STATS#${shard}`, SK: 'LATENCY' }),
 } as const;
 const SHARDS = [...HEX, '_'];
-/** Partitions of the text-change log: `TEXTLOG` (the one partition it had, still read) and `TEXTLOG#1`…`TEXTLOG#7`. */
-export const TEXT_LOG_SHARDS = 8;
-const textLogPartitions = Array.from({ length: TEXT_LOG_SHARDS }, (_, k) => (k === 0 ? 'TEXTLOG' : `TEXTLOG#${k}`));
 const LATENCY_SHARDS = 8;
 
 function postedPositions(postings: number[]): Set<number> {
@@ -98,7 +96,10 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
   ) {
     super(doc, table);
     this.graph = new DynamoGraph(doc, table);
+    this.textLog = new DynamoTextLog(doc, table);
   }
+
+  private readonly textLog: DynamoTextLog;
 
   async enrichCandidates(afterUrlId: string, limit: number): Promise<EnrichCandidate[]> {
     if (afterUrlId === '' || !this.candidateIds) {
@@ -207,9 +208,9 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
   }
 
-  /** The delta of the full-text index: which pages changed since the last build (wall-clock time, not the pipeline's clock). */
+  /** The delta of the full-text index: which pages changed since the last build. */
   private async logChange(urlId: string): Promise<void> {
-    await this.put({ ...enrichKeys.textLog(Date.now(), urlId), type: 'TEXTLOG', urlId });
+    await this.textLog.log(urlId);
   }
 
   async enrichments(afterUrlId: string, limit: number): Promise<EnrichmentRecord[]> {
@@ -257,22 +258,8 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
   }
 
   /** Url ids logged as changed since `since` (ms), oldest first, each once. */
-  async changedSince(since: number): Promise<string[]> {
-    const items = (
-      await Promise.all(
-        textLogPartitions.map((pk) =>
-          this.queryAll({
-            KeyConditionExpression: 'PK = :pk AND SK >= :from',
-            ExpressionAttributeValues: { ':pk': pk, ':from': pad(since, 15) },
-            ProjectionExpression: 'SK, urlId',
-            ConsistentRead: true,
-          }),
-        ),
-      )
-    )
-      .flat()
-      .sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : String(a.SK) > String(b.SK) ? 1 : 0));
-    return [...new Set(items.map((i) => String(i.urlId)))];
+  changedSince(since: number): Promise<string[]> {
+    return this.textLog.changedSince(since);
   }
 
   async textSearch(terms: string[], filters: SearchFilters, limit: number): Promise<TextHit[]> {
@@ -347,23 +334,7 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
    */
   async textLogBacklog(limit: number): Promise<number> {
     const manifest = await this.textIndex.manifest();
-    const counts = await Promise.all(
-      textLogPartitions.map(
-        async (pk) =>
-          (
-            await this.doc.send(
-              new QueryCommand({
-                TableName: this.table,
-                KeyConditionExpression: 'PK = :pk AND SK >= :from',
-                ExpressionAttributeValues: { ':pk': pk, ':from': pad(manifest ? manifest.builtAt - this.logSkewMs : 0, 15) },
-                Select: 'COUNT',
-                Limit: limit,
-              }),
-            )
-          ).Count ?? 0,
-      ),
-    );
-    return Math.min(limit, counts.reduce((a, b) => a + b, 0));
+    return this.textLog.countSince(manifest ? manifest.builtAt - this.logSkewMs : 0, limit);
   }
 
   /**
@@ -374,18 +345,7 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
   async rebuildTextIndex(): Promise<{ docs: number; generation: string; seconds: number }> {
     const started = Date.now();
     const manifest = await this.textIndex.build(this.postedDocs(), started);
-    const folded = (
-      await Promise.all(
-        textLogPartitions.map((pk) =>
-          this.queryAll({
-            KeyConditionExpression: 'PK = :pk AND SK < :before',
-            ExpressionAttributeValues: { ':pk': pk, ':before': pad(started - this.logSkewMs, 15) },
-            ProjectionExpression: 'PK, SK',
-          }),
-        ),
-      )
-    ).flat();
-    await this.batchWrite([], folded);
+    await this.textLog.dropBefore(started - this.logSkewMs);
     return { docs: manifest.docs, generation: manifest.generation, seconds: (Date.now() - started) / 1000 };
   }
 

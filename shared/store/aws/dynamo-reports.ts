@@ -13,11 +13,7 @@ export abstract class DynamoReports extends DynamoHosts {
    * grow with the run.
    */
   async summary(runId: number): Promise<RunSummary> {
-    const [run, c, parked] = await Promise.all([
-      this.get(keys.run(runId)),
-      this.runCounters(runId),
-      this.partition(`RUN#${runId}`, 'PARKED#'),
-    ]);
+    const [run, c, parked] = await Promise.all([this.get(keys.run(runId)), this.runCounters(runId), this.partition(`RUN#${runId}`, 'PARKED#')]);
     if (!run || !c) throw new Error(`run ${runId} is not in table ${this.table}: check the run id and the table name`);
     const counted = (prefix: string) =>
       Object.fromEntries(

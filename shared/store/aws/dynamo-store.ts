@@ -90,14 +90,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     const shards = new Map<number, number>();
     for (const runId of new Set(rows.map((r) => r.runId))) shards.set(runId, await this.shardsOf(runId));
     const keyOf = (r: FrontierRow) => keys.frontier(r.runId, r.urlId, shards.get(r.runId)!);
-    const known = new Map(
-      (
-        await this.batchGet(
-          unseen.map(keyOf),
-          ['PK', 'SK', 'state', 'reason'],
-        )
-      ).map((i) => [`${String(i.PK)}\n${String(i.SK)}`, i]),
-    );
+    const known = new Map((await this.batchGet(unseen.map(keyOf), ['PK', 'SK', 'state', 'reason'])).map((i) => [`${String(i.PK)}\n${String(i.SK)}`, i]));
     const candidates = unseen.filter((row) => {
       const k = keyOf(row);
       const current = known.get(`${k.PK}\n${k.SK}`);
@@ -186,7 +179,10 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       const settled = !SETTLED_STATES.has(String(before?.state)) && SETTLED_STATES.has(fields.state);
       const unsettled = SETTLED_STATES.has(String(before?.state)) && !SETTLED_STATES.has(fields.state);
       const reason = fields.reason ?? (removeReason ? undefined : before?.reason);
-      await this.addCounters(runId, { ...stateMoves(before, { state: fields.state, reason }), ...(settled ? { settled: 1 } : unsettled ? { settled: -1 } : {}) });
+      await this.addCounters(runId, {
+        ...stateMoves(before, { state: fields.state, reason }),
+        ...(settled ? { settled: 1 } : unsettled ? { settled: -1 } : {}),
+      });
       if (fields.reason === 'host-parked' && typeof before?.host === 'string') await this.rememberParked(runId, before.host);
       return settled;
     } catch (err) {

@@ -102,7 +102,8 @@ export class SqliteCrawlStore implements CrawlStore {
   }
 
   async latestRunOf(crawl: string): Promise<RunRecord | undefined> {
-    const row = this.sql("SELECT * FROM runs WHERE json_extract(config, '$.crawl') = ? ORDER BY id DESC LIMIT 1").get(crawl) as Record<string, unknown> | undefined;
+    const row = this.sql("SELECT * FROM runs WHERE json_extract(config, '$.crawl') = ? ORDER BY id DESC LIMIT 1").get(crawl) as
+      Record<string, unknown> | undefined;
     return row ? rowToRun(row) : undefined;
   }
 

@@ -6,7 +6,8 @@ import { S3BlobStore, S3Objects } from '../../../shared/store/aws/s3-store.js';
 import { BAND_CANDIDATES } from '../../../shared/store/aws/dynamo-content.js';
 import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { RUN_SHARDS } from '../../../shared/store/aws/table.js';
-import { DynamoEnrichStore, TEXT_LOG_SHARDS } from '../../../shared/store/aws/dynamo-enrich.js';
+import { DynamoEnrichStore } from '../../../shared/store/aws/dynamo-enrich.js';
+import { TEXT_LOG_SHARDS } from '../../../shared/store/aws/dynamo-text-log.js';
 import { S3TextIndex } from '../../../shared/store/aws/s3-text-index.js';
 import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
 import { extract, fetchRecord, row } from '../../store-records.js';
@@ -70,8 +71,16 @@ test('near-duplicate bands stay bounded: copies leave one item a band, and a cro
     await store.saveExtraction([], extract(`copy${i}`, text, `s${i + 1}`, { nearDuplicateOf: 'orig' }), []);
   }
   const bandItems = async () =>
-    (await emu.clients.doc.send(new ScanCommand({ TableName: table, FilterExpression: '#t = :b', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':b': 'BAND' } })))
-      .Items ?? [];
+    (
+      await emu.clients.doc.send(
+        new ScanCommand({
+          TableName: table,
+          FilterExpression: '#t = :b',
+          ExpressionAttributeNames: { '#t': 'type' },
+          ExpressionAttributeValues: { ':b': 'BAND' },
+        }),
+      )
+    ).Items ?? [];
   assert.deepEqual(
     (await bandItems()).map((i) => i.urlId),
     Array(6).fill('orig'),
@@ -186,9 +195,14 @@ test("a run's URLs, counters and page budget are spread over its shards; a run m
 
   // A run whose RUN item names no shards (made before them) lives in `RUN#<id>` as it did.
   const old = 900;
-  await emu.clients.doc.send(new PutCommand({ TableName: table, Item: { PK: `RUN#${old}`, SK: 'RUN', type: 'RUN', id: old, status: 'running', startedAt: 1, seeds: [], config: {} } }));
   await emu.clients.doc.send(
-    new PutCommand({ TableName: table, Item: { PK: `RUN#${old}`, SK: 'COUNTERS', type: 'COUNTERS', runId: old, enqueued: 0, settled: 0, pages: 0, fetches: {} } }),
+    new PutCommand({ TableName: table, Item: { PK: `RUN#${old}`, SK: 'RUN', type: 'RUN', id: old, status: 'running', startedAt: 1, seeds: [], config: {} } }),
+  );
+  await emu.clients.doc.send(
+    new PutCommand({
+      TableName: table,
+      Item: { PK: `RUN#${old}`, SK: 'COUNTERS', type: 'COUNTERS', runId: old, enqueued: 0, settled: 0, pages: 0, fetches: {} },
+    }),
   );
   await store.addUrls([row(old, 'o1'), row(old, 'o2')]);
   await store.setUrlStates(old, ['o2'], 'skipped', 'max-depth');
