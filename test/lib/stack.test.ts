@@ -72,8 +72,8 @@ test('the frontier: FIFO without content-based dedupe, per-group throughput, a F
     DeduplicationScope: 'messageGroup',
     RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 50 },
   });
-  // The frontier, its DLQ, and the run-endings rule's dead letters.
-  t.resourceCountIs('AWS::SQS::Queue', 3);
+  // The frontier, its DLQ, the run-endings rule's dead letters and the schedules'.
+  t.resourceCountIs('AWS::SQS::Queue', 4);
 });
 
 test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x64 only); the fetch worker takes one message at a time with partial batch failures', () => {
