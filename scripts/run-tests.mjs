@@ -1,7 +1,7 @@
 // Runs every test file under test/ with Node's test runner (Node 20 has no glob support in --test).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 function findTests(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -36,12 +36,31 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TRAWL_TEST_CONCURRENCY ?? '2';
+// A test that hangs fails after 5 minutes with its name (the slowest takes ~75 s on two busy cores),
+// and the whole run is stopped past its budget, so a hang never holds CI until its own timeout.
+const budgetMinutes = Number(process.env.TRAWL_TEST_BUDGET_MINUTES ?? 25);
 // fast-harness.mjs: the test runner's async hook costs every promise ~1 µs (see the file).
-const result = spawnSync(
+const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--import', './test/fast-harness.mjs', '--test', `--test-concurrency=${concurrency}`, ...files],
-  {
-    stdio: 'inherit',
-  },
+  ['--import', 'tsx', '--import', './test/fast-harness.mjs', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files],
+  { stdio: 'inherit', detached: true },
 );
-process.exit(result.status ?? 1);
+const stopAll = (signal) => {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+};
+const budget = setTimeout(() => {
+  console.error(
+    `\nthe test run passed its ${budgetMinutes}-minute budget (TRAWL_TEST_BUDGET_MINUTES): stopped; the test running last above is the one that hung`,
+  );
+  stopAll('SIGKILL');
+  process.exit(1);
+}, budgetMinutes * 60_000);
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (stopAll(signal), process.exit(130)));
+child.on('exit', (code, signal) => {
+  clearTimeout(budget);
+  process.exit(code ?? (signal ? 1 : 0));
+});
