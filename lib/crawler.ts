@@ -17,6 +17,7 @@ import { DEFAULT_TEXT_REBUILD_LOG_ENTRIES, SearchIndex } from './search-index.js
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage } from './storage.js';
 import { DEFAULT_FETCH_RETENTION_DAYS } from '../shared/store/aws/table.js';
+import { FRONTIER_QUEUE } from '../shared/store/aws/sqs-frontier.js';
 import { VISIBILITY_PER_TIMEOUT } from './quotas.js';
 import { ENV, environmentOf } from '../shared/config/lambda-environment.js';
 import { CrawlWorkflows, type PageStep } from './workflows.js';
@@ -105,7 +106,7 @@ export class Crawler extends Construct {
       bucketProps: props.bucketProps,
     });
     this.frontier = new FrontierQueue(this, 'Frontier', {
-      maxReceiveCount: 50,
+      maxReceiveCount: FRONTIER_QUEUE.maxReceiveCount,
       // SQS's rule for a Lambda event source: visibility at least six times the function's timeout.
       visibilityTimeout: Duration.seconds(sizing['fetch-worker'].timeout.toSeconds() * VISIBILITY_PER_TIMEOUT),
     });

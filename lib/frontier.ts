@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { FRONTIER_QUEUE } from '../shared/store/aws/sqs-frontier.js';
 import { deadLetterQueue } from './dead-letters.js';
 
 export interface FrontierProps {
@@ -25,7 +26,7 @@ export class FrontierQueue extends Construct {
       deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
       fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
       visibilityTimeout: props.visibilityTimeout,
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: Duration.seconds(FRONTIER_QUEUE.retentionSeconds),
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: props.maxReceiveCount },

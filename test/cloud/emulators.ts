@@ -9,6 +9,7 @@ import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
 import { awsClients, type AwsClients, type AwsEndpoints } from '../../shared/store/aws/clients.js';
+import { FRONTIER_QUEUE } from '../../shared/store/aws/sqs-frontier.js';
 import { TABLE_DEFINITION } from '../../shared/store/aws/table.js';
 import { CreateIndexCommand, S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { tempDir } from '../helpers.js';
@@ -93,8 +94,10 @@ export async function startEmulators(): Promise<Emulators> {
           Attributes: {
             FifoQueue: 'true',
             ContentBasedDeduplication: 'false',
-            VisibilityTimeout: '30',
-            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1000 }),
+            // The template's own visibility, retention and redrive (the stack test holds the template to them).
+            VisibilityTimeout: String(FRONTIER_QUEUE.visibilityTimeoutSeconds),
+            MessageRetentionPeriod: String(FRONTIER_QUEUE.retentionSeconds),
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: FRONTIER_QUEUE.maxReceiveCount }),
           },
         }),
       );

@@ -11,6 +11,7 @@ import { Crawler } from '../../lib/crawler.js';
 import { STAGES } from '../../lib/stages.js';
 import { CrawlConfigError, loadCrawls, validateCrawls } from '../../lib/crawls-config.js';
 import { INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
+import { FRONTIER_QUEUE } from '../../shared/store/aws/sqs-frontier.js';
 import { tempDir } from '../helpers.js';
 import { stateMachines, synthApp, type Synthesized } from './synth.js';
 import { CL100K_RANKS, PDFJS_MODULE } from '../../shared/extract/runtime-files.js';
@@ -70,7 +71,10 @@ test('the frontier: FIFO without content-based dedupe, per-group throughput, a F
     ContentBasedDeduplication: false,
     FifoThroughputLimit: 'perMessageGroupId',
     DeduplicationScope: 'messageGroup',
-    RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 50 },
+    RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: FRONTIER_QUEUE.maxReceiveCount },
+    // What the emulators provision: the template's own visibility and retention.
+    VisibilityTimeout: FRONTIER_QUEUE.visibilityTimeoutSeconds,
+    MessageRetentionPeriod: FRONTIER_QUEUE.retentionSeconds,
   });
   // The frontier, its DLQ, the run-endings rule's dead letters and the schedules'.
   t.resourceCountIs('AWS::SQS::Queue', 4);

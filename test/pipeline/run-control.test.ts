@@ -1,14 +1,14 @@
 // Run control on the emulators: when a run is over, and what a stalled run does.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createLogger } from '../../shared/log/logger.js';
 import type { CloudDeps } from '../../shared/pipeline/cloud/cloud-context.js';
 import { initRun, progressStage, STALL_CHECKS, type ProgressState, type RunState } from '../../shared/pipeline/cloud/run-control.js';
 import { RUN_END_GRACE_MS } from '../../shared/pipeline/cloud/run-deadline.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
-import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
+import { FRONTIER_QUEUE, SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
 import type { FrontierRow } from '../../shared/store/ports/index.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { frontierRow } from '../helpers.js';
@@ -20,7 +20,7 @@ before(async () => {
 });
 after(() => emu.stop());
 
-async function setup(now: () => number): Promise<{ deps: CloudDeps; queueUrl: string; state: RunState }> {
+async function setup(now: () => number): Promise<{ deps: CloudDeps; queueUrl: string; dlqUrl: string; state: RunState }> {
   const names = await emu.provision(`run-control-${++n}`);
   const objects = new S3Objects(emu.clients.s3, names.bucket);
   const blobs = new S3BlobStore(objects);
@@ -29,7 +29,7 @@ async function setup(now: () => number): Promise<{ deps: CloudDeps; queueUrl: st
   const run = await store.createRun(['http://a.test/'], {}, now());
   const row = (id: string): FrontierRow => frontierRow({ runId: run.id, urlId: id, url: `http://a.test/${id}` });
   await store.addUrls([row('a'), row('b')]);
-  return { deps, queueUrl: names.queueUrl, state: { runId: run.id, crawl: 'c', deadline: now() + 60_000, maxPages: 10 } };
+  return { deps, queueUrl: names.queueUrl, dlqUrl: names.dlqUrl, state: { runId: run.id, crawl: 'c', deadline: now() + 60_000, maxPages: 10 } };
 }
 
 test('a run is drained when every URL it enqueued has settled', async () => {
@@ -55,6 +55,38 @@ test('a stalled run sends its queued URLs to the frontier again', async () => {
   assert.equal(p.stalledChecks, 0);
   const res = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
   assert.deepEqual((res.Messages ?? []).map((m) => (JSON.parse(m.Body!) as FrontierRow).urlId).sort(), ['a', 'b']);
+});
+
+test("a message handed back past the queue's receive limit lands in its DLQ whole; its URL stays queued and a stall sends it again", async () => {
+  const { deps, queueUrl, dlqUrl, state } = await setup(Date.now);
+  // The emulated queue is the template's: its visibility and redrive come from the construct's settings.
+  const attrs = (await emu.clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }))).Attributes!;
+  assert.equal(Number(attrs.VisibilityTimeout), FRONTIER_QUEUE.visibilityTimeoutSeconds);
+  assert.equal((JSON.parse(attrs.RedrivePolicy!) as { maxReceiveCount: number }).maxReceiveCount, FRONTIER_QUEUE.maxReceiveCount);
+  const a = frontierRow({ runId: state.runId, urlId: 'a', url: 'http://a.test/a' });
+  await deps.frontier.send([a]);
+  // A host that is never ready: the worker hands the message back each time it gets it.
+  let received = 0;
+  for (;;) {
+    const res = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1 }));
+    const m = res.Messages?.[0];
+    if (!m) break;
+    received++;
+    assert.ok(received <= FRONTIER_QUEUE.maxReceiveCount, 'past the receive limit the message must leave the queue');
+    await deps.frontier.handBack(m.ReceiptHandle!, 0);
+  }
+  assert.ok(received > 1, `received ${received} times`);
+  const dead = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, WaitTimeSeconds: 1 }));
+  assert.deepEqual(
+    (dead.Messages ?? []).map((m) => JSON.parse(m.Body!) as FrontierRow),
+    [a],
+  );
+  // Nothing was lost: the table still has the URL queued, and a stalled run sends it to the frontier again.
+  let p: ProgressState = await progressStage(deps, state);
+  for (let i = 0; i < STALL_CHECKS; i++) p = await progressStage(deps, p);
+  assert.equal(p.resent, 2);
+  const again = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+  assert.deepEqual((again.Messages ?? []).map((m) => (JSON.parse(m.Body!) as FrontierRow).urlId).sort(), ['a', 'b']);
 });
 
 test('a run whose execution died: later schedules skip it until its deadline and grace pass, then mark it failed and start', async () => {
