@@ -8,6 +8,9 @@ import { nagRef } from './nag.js';
 import { checkExpressBudget, taskWorstSeconds, type RetryBudget } from './quotas.js';
 import { RENDER_HOST_WAIT_MS } from '../shared/pipeline/cloud/render-wait.js';
 
+/** Lambda refused to run the function: its concurrency (reserved or the account's) is used up. */
+const LAMBDA_THROTTLE = 'Lambda.TooManyRequestsException';
+
 /** Errors our handlers raise when AWS throttles them, and Lambda's own service errors: retried with back-off. */
 export const THROTTLING_ERRORS = [
   'Lambda.TooManyRequestsException',
@@ -33,6 +36,12 @@ export const RUN_RETRY: RetryBudget = { intervalSeconds: 2, backoffRate: 2, maxA
 export const PAGE_RETRY: RetryBudget = { intervalSeconds: 1, backoffRate: 2, maxAttempts: 2 };
 /** A model's rate limit (ModelThrottled): the handler gives up gracefully on the last attempt (THROTTLE_RETRIES). */
 export const MODEL_RETRY: RetryBudget = { intervalSeconds: 2, backoffRate: 2, maxAttempts: 3 };
+/**
+ * Lambda's throttle of a step whose concurrency is capped (the model steps: Summarize and Index):
+ * more attempts than PAGE_RETRY, with full jitter, so a burst waits its turn instead of failing the
+ * page's enrichment. A throttled attempt never ran, so only the waits count against the budget.
+ */
+export const CAPPED_THROTTLE_RETRY: RetryBudget = { intervalSeconds: 1, backoffRate: 2, maxAttempts: 4, maxDelaySeconds: 4 };
 /** Render's host claim held by another worker (HostBusy, raised after waiting for it in the Lambda). */
 export const HOST_BUSY_RETRY: RetryBudget = { intervalSeconds: 3, backoffRate: 2, maxAttempts: 3, failedAttemptSeconds: RENDER_HOST_WAIT_MS / 1000 };
 
@@ -83,10 +92,20 @@ export interface WorkflowsProps {
   removalPolicy: RemovalPolicy;
 }
 
-function invoke(scope: Construct, name: string, fn: lambda.IFunction, options: Partial<tasks.LambdaInvokeProps> = {}, retry = RUN_RETRY): sfn.TaskStateBase {
+function invoke(
+  scope: Construct,
+  name: string,
+  fn: lambda.IFunction,
+  options: Partial<tasks.LambdaInvokeProps> = {},
+  retry = RUN_RETRY,
+  capped = false,
+): sfn.TaskStateBase {
   // Lambda's service errors are in our own list, with our own budget (CDK's default retry adds up to 126 s).
   const task = new tasks.LambdaInvoke(scope, name, { lambdaFunction: fn, payloadResponseOnly: true, retryOnServiceExceptions: false, ...options });
-  return addRetry(task, retry.retriesTimeouts ? [...THROTTLING_ERRORS, 'States.Timeout'] : THROTTLING_ERRORS, retry);
+  // Step Functions takes the first retrier that names the error: a capped step's throttles get their own.
+  if (capped) addRetry(task, [LAMBDA_THROTTLE], CAPPED_THROTTLE_RETRY);
+  const errors = THROTTLING_ERRORS.filter((e) => !capped || e !== LAMBDA_THROTTLE);
+  return addRetry(task, retry.retriesTimeouts ? [...errors, 'States.Timeout'] : errors, retry);
 }
 
 /** The run state machine (Standard) and the page workflow (Express), JSONPath throughout. */
@@ -104,7 +123,10 @@ export class CrawlWorkflows extends Construct {
   /** The longest path (Extract, Render, Extract again, every later step) with every retry fits Express's limit. */
   private checkPageBudget(props: WorkflowsProps): void {
     const worst = (s: { timeout: Duration; modelRetries?: number }) =>
-      taskWorstSeconds(s.timeout.toSeconds(), [PAGE_RETRY, ...(s.modelRetries !== undefined ? [{ ...MODEL_RETRY, maxAttempts: s.modelRetries }] : [])]);
+      taskWorstSeconds(s.timeout.toSeconds(), [
+        PAGE_RETRY,
+        ...(s.modelRetries !== undefined ? [{ ...MODEL_RETRY, maxAttempts: s.modelRetries }, CAPPED_THROTTLE_RETRY] : []),
+      ]);
     const [extract, ...rest] = props.pageSteps;
     const path = [
       ...(extract ? [{ name: extract.name, worstSeconds: worst(extract) }] : []),
@@ -141,6 +163,7 @@ export class CrawlWorkflows extends Construct {
           ...(step.modelRetries !== undefined ? { payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'retry.$': '$$.State.RetryCount' }) } : {}),
         },
         PAGE_RETRY,
+        step.modelRetries !== undefined,
       );
       if (step.modelRetries !== undefined) addRetry(state, ['ModelThrottled'], { ...MODEL_RETRY, maxAttempts: step.modelRetries });
       return state.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' });

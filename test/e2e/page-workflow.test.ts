@@ -134,3 +134,34 @@ test('a step after Extract that fails for good leaves the page done, its fetch r
   assert.equal((await store.getUrl(runId, 'id-kept'))?.state, 'done');
   assert.equal((await store.runProgress(runId))!.settled, settled);
 });
+
+test('a Summarize that Lambda throttles is retried to success with back-off, and the page ends done with its summary', async () => {
+  const html = Buffer.from(
+    '<html><head><title>Busy</title></head><body><article><h1>Busy</h1><p>Words of a page whose summary waited for a free model slot.</p></article></body></html>',
+  );
+  const task = await taskFor('busy', html);
+  // Three throttles in a row, as a Summarize capped at four concurrent meets in a burst: more than a
+  // page step's own two retries, within the capped steps' throttle retrier.
+  let throttles = 3;
+  const attempts: number[] = [];
+  const throttledSummarize = async (event: unknown) => {
+    attempts.push(Date.now());
+    if (throttles-- > 0) throw Object.assign(new Error('Rate Exceeded.'), { name: 'Lambda.TooManyRequestsException' });
+    return summarizePage(event as never);
+  };
+  const out = (await machine.run(task as never, {
+    overrides: {
+      taskResourceLocalHandlers: {
+        Extract: extractPage as never,
+        Summarize: throttledSummarize as never,
+        Index: indexPage as never,
+        RecordFailure: recordFailure as never,
+      },
+    },
+    context: { State: { RetryCount: 0 } },
+  }).result) as { results: { Summarize: { status: string }; Index: { status: string } } };
+  assert.equal(attempts.length, 4, 'three throttled attempts, then the one that ran');
+  assert.deepEqual([out.results.Summarize.status, out.results.Index.status], ['summarized', 'indexed']);
+  assert.equal((await store.getUrl(runId, 'id-busy'))?.state, 'done');
+  assert.equal((await store.fetchHistory('id-busy')).length, 1, 'no failure was recorded');
+});
