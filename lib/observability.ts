@@ -69,6 +69,27 @@ export class CrawlObservability extends Construct {
       if (!props.capped?.includes(name))
         alarm(`${name}-throttles`, fn.metricThrottles({ period }), `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`);
     }
+    // What the handlers count through Powertools (namespace `trawl`, dimensions service and function).
+    const counted = (fn: string, metricName: string) =>
+      new cloudwatch.Metric({ namespace: 'trawl', metricName, dimensionsMap: { service: 'trawl', function: fn }, period, statistic: 'Sum' });
+    for (const fn of ['summarize-page', 'index-page'].filter((f) => f in props.functions))
+      alarm(
+        `${fn}-enrich-failures`,
+        counted(fn, 'EnrichFailures'),
+        `The ${fn} stage could not enrich pages (the model or the index refused): they stay stored, unenriched; see its log.`,
+      );
+    if ('record-failure' in props.functions)
+      alarm(
+        'page-steps-failed',
+        counted('record-failure', 'PageStepsFailed'),
+        "A step after Extract failed past its retries (a capped model stage's throttles among them): the page stays stored without that step's result; see RecordFailure's log.",
+      );
+    if ('finalize-run' in props.functions && 'index-page' in props.functions)
+      alarm(
+        'index-inconsistent',
+        counted('finalize-run', 'IndexInconsistent'),
+        "A run's integrity check found the search index out of step with the table: the report names the pages; reconcile them.",
+      );
     for (const [name, machine] of Object.entries(props.machines)) alarm(`${name}-failed`, machine.metricFailed({ period }), `A ${name} execution failed.`);
     if (props.machines.run)
       alarm(

@@ -34,14 +34,16 @@ export const RUN_RETRY: RetryBudget = { intervalSeconds: 2, backoffRate: 2, maxA
  * retried: the URL's claim lapses and the run's stall recovery sends it again.
  */
 export const PAGE_RETRY: RetryBudget = { intervalSeconds: 1, backoffRate: 2, maxAttempts: 2 };
-/** A model's rate limit (ModelThrottled): the handler gives up gracefully on the last attempt (THROTTLE_RETRIES). */
-export const MODEL_RETRY: RetryBudget = { intervalSeconds: 2, backoffRate: 2, maxAttempts: 3 };
 /**
- * Lambda's throttle of a step whose concurrency is capped (the model steps: Summarize and Index):
- * more attempts than PAGE_RETRY, with full jitter, so a burst waits its turn instead of failing the
- * page's enrichment. A throttled attempt never ran, so only the waits count against the budget.
+ * Waiting for capacity in a step that calls a rate-limited model (Summarize, Index): the model's
+ * own limit (ModelThrottled) and Lambda's throttle of the step's capped concurrency share one
+ * retrier, with full jitter, so a burst waits its turn instead of failing the page's enrichment.
+ * A throttled attempt never ran, so only the waits count against the budget. `maxAttempts` is the
+ * step's `modelRetries` plus one: the handler gives up gracefully on its last model retry
+ * (THROTTLE_RETRIES), and one more attempt is left for a throttle that came first.
  */
-export const CAPPED_THROTTLE_RETRY: RetryBudget = { intervalSeconds: 1, backoffRate: 2, maxAttempts: 4, maxDelaySeconds: 4 };
+export const CAPACITY_RETRY: RetryBudget = { intervalSeconds: 1, backoffRate: 2, maxAttempts: 4, maxDelaySeconds: 4 };
+const capacityRetry = (modelRetries: number): RetryBudget => ({ ...CAPACITY_RETRY, maxAttempts: modelRetries + 1 });
 /** Render's host claim held by another worker (HostBusy, raised after waiting for it in the Lambda). */
 export const HOST_BUSY_RETRY: RetryBudget = { intervalSeconds: 3, backoffRate: 2, maxAttempts: 3, failedAttemptSeconds: RENDER_HOST_WAIT_MS / 1000 };
 
@@ -51,6 +53,7 @@ function addRetry(state: sfn.TaskStateBase, errors: string[], r: RetryBudget): s
     interval: Duration.seconds(r.intervalSeconds),
     backoffRate: r.backoffRate,
     maxAttempts: r.maxAttempts,
+    ...(r.maxDelaySeconds !== undefined ? { maxDelay: Duration.seconds(r.maxDelaySeconds) } : {}),
     jitterStrategy: sfn.JitterType.FULL,
   });
 }
@@ -63,7 +66,8 @@ export interface PageStep {
   timeout: Duration;
   /**
    * The step calls a rate-limited model: its event is `{ task, retry }` (`retry`: `$$.State.RetryCount`,
-   * so the last attempt can give up gracefully) and `ModelThrottled` is retried this many times with back-off.
+   * so the last attempt can give up gracefully); `ModelThrottled` and Lambda's throttle share one
+   * retrier of this many retries plus one, with back-off (CAPACITY_RETRY).
    */
   modelRetries?: number;
 }
@@ -98,13 +102,13 @@ function invoke(
   fn: lambda.IFunction,
   options: Partial<tasks.LambdaInvokeProps> = {},
   retry = RUN_RETRY,
-  capped = false,
+  capacity?: RetryBudget,
 ): sfn.TaskStateBase {
   // Lambda's service errors are in our own list, with our own budget (CDK's default retry adds up to 126 s).
   const task = new tasks.LambdaInvoke(scope, name, { lambdaFunction: fn, payloadResponseOnly: true, retryOnServiceExceptions: false, ...options });
-  // Step Functions takes the first retrier that names the error: a capped step's throttles get their own.
-  if (capped) addRetry(task, [LAMBDA_THROTTLE], CAPPED_THROTTLE_RETRY);
-  const errors = THROTTLING_ERRORS.filter((e) => !capped || e !== LAMBDA_THROTTLE);
+  // Step Functions takes the first retrier that names the error: a model step's throttles get their own.
+  if (capacity) addRetry(task, [LAMBDA_THROTTLE, 'ModelThrottled'], capacity);
+  const errors = THROTTLING_ERRORS.filter((e) => !capacity || e !== LAMBDA_THROTTLE);
   return addRetry(task, retry.retriesTimeouts ? [...errors, 'States.Timeout'] : errors, retry);
 }
 
@@ -123,10 +127,7 @@ export class CrawlWorkflows extends Construct {
   /** The longest path (Extract, Render, Extract again, every later step) with every retry fits Express's limit. */
   private checkPageBudget(props: WorkflowsProps): void {
     const worst = (s: { timeout: Duration; modelRetries?: number }) =>
-      taskWorstSeconds(s.timeout.toSeconds(), [
-        PAGE_RETRY,
-        ...(s.modelRetries !== undefined ? [{ ...MODEL_RETRY, maxAttempts: s.modelRetries }, CAPPED_THROTTLE_RETRY] : []),
-      ]);
+      taskWorstSeconds(s.timeout.toSeconds(), [PAGE_RETRY, ...(s.modelRetries !== undefined ? [capacityRetry(s.modelRetries)] : [])]);
     const [extract, ...rest] = props.pageSteps;
     const path = [
       ...(extract ? [{ name: extract.name, worstSeconds: worst(extract) }] : []),
@@ -163,9 +164,8 @@ export class CrawlWorkflows extends Construct {
           ...(step.modelRetries !== undefined ? { payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'retry.$': '$$.State.RetryCount' }) } : {}),
         },
         PAGE_RETRY,
-        step.modelRetries !== undefined,
+        step.modelRetries !== undefined ? capacityRetry(step.modelRetries) : undefined,
       );
-      if (step.modelRetries !== undefined) addRetry(state, ['ModelThrottled'], { ...MODEL_RETRY, maxAttempts: step.modelRetries });
       return state.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' });
     });
     const done = new sfn.Succeed(this, 'PageDone');

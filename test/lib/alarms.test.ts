@@ -26,6 +26,17 @@ test('every alarm sends to the alarm topic, and timeouts, throttling and a stuck
   // Both machines' timeouts (the run's: RunEnded marked its run failed), and every dead-letter queue: the frontier's, the run-endings rule's and the schedules'.
   assert.equal(names.filter((n) => n === 'ExecutionsTimedOut').length, 2);
   assert.equal(names.filter((n) => n === 'ApproximateNumberOfMessagesVisible').length, 3);
+  // What the handlers count: enrichment that failed, page steps that failed past their retries, an index out of step.
+  const counted = alarms.filter((a) => (a.Properties as { Namespace?: string }).Namespace === 'trawl');
+  const byName = (m: string) =>
+    counted.filter((a) => a.Properties.MetricName === m).map((a) => (a.Properties as { Dimensions: Array<{ Name: string; Value: string }> }).Dimensions);
+  assert.deepEqual(
+    byName('EnrichFailures').map((d) => d.find((x) => x.Name === 'function')?.Value),
+    ['summarize-page', 'index-page'],
+  );
+  assert.equal(byName('PageStepsFailed').length, 1);
+  assert.equal(byName('IndexInconsistent').length, 1);
+  for (const dims of [...byName('EnrichFailures'), ...byName('PageStepsFailed')]) assert.ok(dims.some((d) => d.Name === 'service' && d.Value === 'trawl'));
 });
 
 test("a crawl's schedule retries a start it could not make for an hour, then keeps it in a dead-letter queue", () => {
