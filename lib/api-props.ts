@@ -32,7 +32,8 @@ export interface IamApiProps {
 
 /**
  * Caps on crawls started over the API, checked by the API before a run starts: a request asking
- * for more is refused (400), a start past `concurrentRuns` running API crawls too (429).
+ * for more is refused (400), a start past `concurrentRuns` running API crawls, or past
+ * `runsPerCaller` of the same caller's, too (429).
  */
 export interface ApiCrawlLimitProps {
   /**
@@ -50,6 +51,12 @@ export interface ApiCrawlLimitProps {
    * @default 4
    */
   readonly concurrentRuns?: number;
+  /**
+   * Crawls one caller may have running at once (1 to 100): the signed IAM principal, a role's
+   * sessions counting as the role; behind a write token, every holder of the token is one caller.
+   * @default 2
+   */
+  readonly runsPerCaller?: number;
 }
 
 /** A public URL whose requests carry a key in `apiKeyHeader`. */

@@ -74,7 +74,7 @@ export function createMcpServer(source: McpSource, access: WriteAccess = { allow
         // Refused here, before a job exists: a seed trawl cannot fetch, or on a private address the server was not started to reach.
         await checkJobSeeds(seeds, source.allowPrivateNetwork);
         const settings = Object.fromEntries(Object.entries({ maxPages, maxDepth }).filter(([, v]) => v !== undefined));
-        const job = await jobs.start(seeds, { ...settings, enrich: enrich ?? true });
+        const job = await jobs.start(seeds, { ...settings, enrich: enrich ?? true }, access.allowed && access.caller ? { caller: access.caller } : {});
         return text({ id: job.id, status: job.status, next: 'call crawl_status with this id until status is finished' });
       }),
     );

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 
 /** Whether a request may write, and if not, the answer it gets. */
-export type WriteAccess = { allowed: true } | { allowed: false; status: 401 | 403; error: string };
+export type WriteAccess = { allowed: true; caller?: string } | { allowed: false; status: 401 | 403; error: string };
 
 export interface WritePolicy {
   /** The token every write needs (`--write-token`, TRAWL_API_WRITE_TOKEN); absent: writes are off. */
@@ -61,10 +61,10 @@ const sha = (s: string) => createHash('sha256').update(s).digest();
 export function writeDecision(policy: WritePolicy): WriteDecision {
   if (policy.writeAuth === 'iam') {
     const writers = policy.writers;
-    if (!writers?.length) return () => ({ allowed: true });
+    if (!writers?.length) return ({ caller }) => ({ allowed: true, ...(caller ? { caller } : {}) });
     return ({ caller }) =>
       callerIsWriter(caller, writers)
-        ? { allowed: true }
+        ? { allowed: true, caller }
         : {
             allowed: false,
             status: 403,

@@ -60,7 +60,7 @@ const schema = z.object({
     .string()
     .default('')
     .transform((s) => s.split(',').filter(Boolean)),
-  /** Caps on crawls started over the API (a JSON object: maxPages, maxMinutes, concurrentRuns); absent: the defaults. */
+  /** Caps on crawls started over the API (a JSON object: maxPages, maxMinutes, concurrentRuns, runsPerCaller); absent: the defaults. */
   apiCrawlLimits: z
     .string()
     .optional()
@@ -73,7 +73,7 @@ const schema = z.object({
       } catch {
         // reported below
       }
-      ctx.addIssue({ code: 'custom', message: 'a JSON object of whole numbers: maxPages, maxMinutes, concurrentRuns' });
+      ctx.addIssue({ code: 'custom', message: 'a JSON object of whole numbers: maxPages, maxMinutes, concurrentRuns, runsPerCaller' });
       return z.NEVER;
     }),
   /** The settings every crawl started over the API gets under its own (a JSON object). */

@@ -6,14 +6,20 @@ import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { cloudEnvironment, RUN_MACHINE_ARN } from '../cloud/harness.js';
 import { callSearchApi } from '../cloud/api-call.js';
 import { callerIsWriter } from '../../shared/api/write-access.js';
+import { apiCrawlName } from '../../shared/pipeline/cloud/api-crawls.js';
+import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
+import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 
 const WRITER_ROLE = 'arn:aws:iam::123456789012:role/ops/crawl-starter';
 const READER = 'arn:aws:sts::123456789012:assumed-role/search-reader/alice';
+/** How a session of the writer role is counted: as the role (IAM's role ARN has no path in a session's ARN). */
+const WRITER_ROLE_AS_CALLER = 'arn:aws:iam::123456789012:role/crawl-starter';
 
 let emu: Emulators;
+let names: Awaited<ReturnType<Emulators['provision']>>;
 before(async () => {
   emu = await startEmulators();
-  const names = await emu.provision('search-writers');
+  names = await emu.provision('search-writers');
   // The machine's endpoint is closed: a writer's start fails after the write check, a reader's never gets that far.
   cloudEnvironment(emu, names, 'http://127.0.0.1:9');
   Object.assign(process.env, { RUN_MACHINE_ARN, API_CRAWL_SETTINGS: '{}', API_WRITERS: WRITER_ROLE });
@@ -52,4 +58,14 @@ test('a caller who is no writer reads but cannot start, stop or crawl over MCP; 
   const started = await callSearchApi('/crawls', { method: 'POST', body, caller: 'arn:aws:sts::123456789012:assumed-role/crawl-starter/ci-job' });
   assert.notEqual(started.status, 403, started.body);
   assert.notEqual(started.status, 401, started.body);
+});
+
+test("a writer's running API crawls are capped per caller: a role's sessions count as the role", async () => {
+  const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket)) });
+  // Two API crawls the role's other sessions started, as InitRun records them (the default cap is two a caller).
+  for (const id of ['one', 'two']) await store.createRun(['https://example.com/'], { crawl: apiCrawlName(id), startedBy: WRITER_ROLE_AS_CALLER }, Date.now());
+  const body = { seeds: ['https://example.com/'], maxPages: 10 };
+  const refused = await callSearchApi('/crawls', { method: 'POST', body, caller: 'arn:aws:sts::123456789012:assumed-role/crawl-starter/nightly' });
+  assert.equal(refused.status, 429, refused.body);
+  assert.match(String(refused.json().error), /role\/crawl-starter has 2 crawls running \(at most 2 a caller: api\.startCrawls\.limits\.runsPerCaller\)/);
 });

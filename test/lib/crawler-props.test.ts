@@ -296,10 +296,10 @@ test('api.startCrawls: the API may start, read and stop runs of the run machine,
   assert.throws(() => synth({ api: { startCrawls: { settings: { maxPage: 10 } } } }), /unknown setting "maxPage"/);
   // Server-side caps: the defaults unless given, each checked at synth.
   t.hasResourceProperties('AWS::Lambda::Function', {
-    Environment: { Variables: Match.objectLike({ API_CRAWL_LIMITS: JSON.stringify({ maxPages: 100_000, maxMinutes: 1440, concurrentRuns: 4 }) }) },
+    Environment: { Variables: Match.objectLike({ API_CRAWL_LIMITS: JSON.stringify({ maxPages: 100_000, maxMinutes: 1440, concurrentRuns: 4, runsPerCaller: 2 }) }) },
   });
   synth({ api: { startCrawls: { limits: { maxPages: 500, concurrentRuns: 1 } } } }).hasResourceProperties('AWS::Lambda::Function', {
-    Environment: { Variables: Match.objectLike({ API_CRAWL_LIMITS: JSON.stringify({ maxPages: 500, maxMinutes: 1440, concurrentRuns: 1 }) }) },
+    Environment: { Variables: Match.objectLike({ API_CRAWL_LIMITS: JSON.stringify({ maxPages: 500, maxMinutes: 1440, concurrentRuns: 1, runsPerCaller: 2 }) }) },
   });
   assert.throws(
     () => synth({ api: { startCrawls: { limits: { maxMinutes: 20_000 } } } }),

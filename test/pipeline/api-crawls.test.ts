@@ -9,6 +9,10 @@ import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import type { WorkflowExecution, WorkflowRunner } from '../../shared/store/ports/index.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { initRun, type RunInput } from '../../shared/pipeline/cloud/run-control.js';
+import type { CloudDeps } from '../../shared/pipeline/cloud/cloud-context.js';
+import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
+import { createLogger } from '../../shared/log/logger.js';
 
 let emu: Emulators;
 before(async () => {
@@ -19,8 +23,10 @@ after(() => emu.stop());
 /** The run machine as far as ApiCrawls.start sees it: the executions it was asked to start. */
 class StartedExecutions implements WorkflowRunner {
   readonly started: string[] = [];
-  async start(name: string): Promise<void> {
+  readonly inputs: unknown[] = [];
+  async start(name: string, input: unknown): Promise<void> {
     this.started.push(name);
+    this.inputs.push(input);
   }
   async describe(): Promise<WorkflowExecution | undefined> {
     return undefined;
@@ -31,7 +37,12 @@ test('a request over the caps is refused before an execution starts; past the ru
   const names = await emu.provision('api-crawls');
   const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket)) });
   const runs = new StartedExecutions();
-  const crawls = new ApiCrawls({ store, runs, defaults: { allowPrivateNetwork: true }, limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 2 } });
+  const crawls = new ApiCrawls({
+    store,
+    runs,
+    defaults: { allowPrivateNetwork: true },
+    limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 2, runsPerCaller: 2 },
+  });
   await assert.rejects(
     crawls.start(['https://example.com/'], { maxPages: 501 }),
     (e: unknown) => e instanceof UsageError && /maxPages 501 is over this deployment's cap of 500/.test(e.message),
@@ -50,4 +61,42 @@ test('a request over the caps is refused before an execution starts; past the ru
     (e: unknown) => e instanceof JobQueueFullError && /2 crawls started over the API are running \(at most 2/.test(e.message),
   );
   assert.equal(runs.started.length, 1);
+});
+
+test("one caller's running API crawls are capped: a role's sessions count as the role, another caller still starts", async () => {
+  const names = await emu.provision('api-crawls-callers');
+  const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket)) });
+  const runs = new StartedExecutions();
+  const crawls = new ApiCrawls({
+    store,
+    runs,
+    defaults: { allowPrivateNetwork: true },
+    limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 10, runsPerCaller: 2 },
+  });
+  const objects = new S3Objects(emu.clients.s3, names.bucket);
+  const deps: CloudDeps = {
+    store,
+    blobs: new S3BlobStore(objects),
+    objects,
+    frontier: new SqsFrontier(emu.clients.sqs, names.queueUrl),
+    logger: createLogger('silent'),
+  };
+  const session = (name: string) => `arn:aws:sts::123456789012:assumed-role/indexer/${name}`;
+  const settings = { maxPages: 10, maxMinutes: 30 };
+  for (const who of [session('a'), session('b')]) {
+    const job = await crawls.start(['https://example.com/'], settings, { caller: who });
+    // What the execution's InitRun records: the caller travels in the run's input.
+    const input = runs.inputs.at(-1) as RunInput;
+    assert.equal(input.startedBy, 'arn:aws:iam::123456789012:role/indexer');
+    assert.ok('runId' in (await initRun(deps, input)));
+    assert.ok(job.id);
+  }
+  await assert.rejects(
+    crawls.start(['https://example.com/'], settings, { caller: session('c') }),
+    (e: unknown) => e instanceof JobQueueFullError && /arn:aws:iam::123456789012:role\/indexer has 2 crawls running \(at most 2 a caller/.test(e.message),
+  );
+  // Another principal, and the write token's holders, are callers of their own.
+  await crawls.start(['https://example.com/'], settings, { caller: 'arn:aws:iam::123456789012:user/ops' });
+  await crawls.start(['https://example.com/'], settings);
+  assert.equal(runs.started.length, 4);
 });

@@ -7,6 +7,7 @@ import { errors, json, newRouter } from '../router.js';
 import { ErrorBody } from '../schemas.js';
 import { checkJobSeeds, MAX_JOB_SEEDS } from '../job-seeds.js';
 import { JobQueueFullError, UsageError } from '../../errors.js';
+import { writeRequestOf } from '../write-access.js';
 
 const CrawlBody = z
   .object({
@@ -59,7 +60,8 @@ export function crawlsRoutes(jobs: CrawlLauncher, options: CrawlsRouteOptions): 
       }
       const { seeds: _seeds, ...chosen } = body;
       try {
-        const job = await jobs.start(body.seeds, { ...chosen, enrich: body.enrich ?? true });
+        const { caller } = writeRequestOf(c);
+        const job = await jobs.start(body.seeds, { ...chosen, enrich: body.enrich ?? true }, caller ? { caller } : {});
         return c.json({ id: job.id, status: job.status }, 202);
       } catch (err) {
         if (err instanceof UsageError) return c.json({ error: err.message }, 400);

@@ -27,20 +27,22 @@ export interface ApiCrawlsDeps {
 export class ApiCrawls implements CrawlLauncher {
   constructor(private readonly deps: ApiCrawlsDeps) {}
 
-  async start(seeds: string[], settings: Record<string, unknown>): Promise<CrawlJob> {
+  async start(seeds: string[], settings: Record<string, unknown>, origin: { caller?: string } = {}): Promise<CrawlJob> {
     // Enrichment is the deployment's (its page workflow has Summarize and Index or not).
     const { maxMinutes, query, enrich: _enrich, ...rest } = settings;
     const id = randomUUID();
+    const startedBy = callerKey(origin.caller);
     const input: RunInput = {
       crawl: apiCrawlName(id),
       seeds,
       settings: { ...this.deps.defaults, ...rest },
       ...(typeof maxMinutes === 'number' ? { maxMinutes } : {}),
       ...(typeof query === 'string' ? { query } : {}),
+      startedBy,
     };
     // Refused here with a 400, not by InitRun after the execution started.
     const resolved = settingsFrom({ ...input.settings, ...(input.query ? { query: input.query } : {}) }, 'the crawl');
-    await this.checkLimits(resolved.maxPages, input.maxMinutes ?? (resolved.maxMinutes || DEFAULT_MAX_MINUTES));
+    await this.checkLimits(resolved.maxPages, input.maxMinutes ?? (resolved.maxMinutes || DEFAULT_MAX_MINUTES), startedBy);
     await this.deps.runs.start(id, input);
     return { id, status: 'queued', seeds, progress: { requests: 0, pagesStored: 0, queued: 0, errors: 0 }, createdAt: (this.deps.clock ?? Date.now)() };
   }
@@ -81,7 +83,7 @@ export class ApiCrawls implements CrawlLauncher {
   }
 
   /** Refuses a crawl over the deployment's caps (a UsageError: 400) or past its running API crawls (429). */
-  private async checkLimits(maxPages: number, maxMinutes: number): Promise<void> {
+  private async checkLimits(maxPages: number, maxMinutes: number, caller: string): Promise<void> {
     const limits = this.deps.limits ?? DEFAULT_API_CRAWL_LIMITS;
     if (maxPages > limits.maxPages)
       throw new UsageError(`maxPages ${maxPages} is over this deployment's cap of ${limits.maxPages} pages a crawl (api.startCrawls.limits.maxPages)`);
@@ -89,10 +91,15 @@ export class ApiCrawls implements CrawlLauncher {
       throw new UsageError(
         `maxMinutes ${maxMinutes} is over this deployment's cap of ${limits.maxMinutes} minutes a crawl (api.startCrawls.limits.maxMinutes)`,
       );
-    const running = (await this.deps.store.runningRuns()).filter((r) => String(r.config.crawl).startsWith(apiCrawlName(''))).length;
-    if (running >= limits.concurrentRuns)
+    const api = (await this.deps.store.runningRuns()).filter((r) => String(r.config.crawl).startsWith(apiCrawlName('')));
+    if (api.length >= limits.concurrentRuns)
       throw new JobQueueFullError(
-        `${running} crawls started over the API are running (at most ${limits.concurrentRuns} at once: api.startCrawls.limits.concurrentRuns): try again when one has ended, or stop one (DELETE /crawls/{id})`,
+        `${api.length} crawls started over the API are running (at most ${limits.concurrentRuns} at once: api.startCrawls.limits.concurrentRuns): try again when one has ended, or stop one (DELETE /crawls/{id})`,
+      );
+    const mine = api.filter((r) => (r.config.startedBy ?? TOKEN_CALLER) === caller).length;
+    if (mine >= limits.runsPerCaller)
+      throw new JobQueueFullError(
+        `${caller === TOKEN_CALLER ? 'the write token' : caller} has ${mine} crawls running (at most ${limits.runsPerCaller} a caller: api.startCrawls.limits.runsPerCaller): try again when one has ended, or stop one (DELETE /crawls/{id})`,
       );
   }
 
@@ -100,6 +107,19 @@ export class ApiCrawls implements CrawlLauncher {
     const name = apiCrawlName(id);
     return this.deps.store.latestRunOf(name);
   }
+}
+
+/** Behind a write token (no signed caller) every holder of the token is one caller. */
+const TOKEN_CALLER = 'token';
+
+/**
+ * The caller a cap counts: the signed IAM principal, a role's sessions
+ * (`arn:aws:sts::<account>:assumed-role/<role>/<session>`) as the role, as the writers list reads them.
+ */
+export function callerKey(caller: string | undefined): string {
+  if (!caller) return TOKEN_CALLER;
+  const session = /^arn:([^:]+):sts::(\d{12}):assumed-role\/([^/]+)\/[^/]+$/.exec(caller);
+  return session ? `arn:${session[1]}:iam::${session[2]}:role/${session[3]}` : caller;
 }
 
 /** What InitRun answered when it started nothing: another run of the crawl was still going. */

@@ -66,7 +66,7 @@ export interface CloudContext extends CrawlContext {
 
 /** The settings a run was started with (stored in its record), without the embedded-only data directory. */
 export function runSettings(run: RunRecord) {
-  const { data: _data, crawl: _crawl, scoringProfile: _profile, targets: _targets, endsBy: _endsBy, ...rest } = run.config;
+  const { data: _data, crawl: _crawl, scoringProfile: _profile, targets: _targets, endsBy: _endsBy, startedBy: _startedBy, ...rest } = run.config;
   return settingsFrom(rest, `run ${run.id}`);
 }
 

@@ -27,6 +27,8 @@ export interface RunInput {
   query?: string;
   /** End the run with each seed's selection (stored, and reports/selection-<run>.json). */
   select?: { cap: number };
+  /** Who started it over the API (the caller's IAM principal), kept in the run's config for the per-caller cap. */
+  startedBy?: string;
 }
 
 /** The state the run state machine carries between its states. */
@@ -119,6 +121,7 @@ export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunStat
     endsBy: deadline,
     ...(custom ? { scoringProfile: custom } : {}),
     ...(targets.size ? { targets: [...targets] } : {}),
+    ...(input.startedBy ? { startedBy: input.startedBy } : {}),
   };
   const run = await deps.store.createRun([...urls], config, now);
   // Told, not retried: a retried InitRun would create the run again (createRun is one run per call).

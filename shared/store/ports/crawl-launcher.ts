@@ -26,7 +26,8 @@ export type JobEvent =
  * the request's, already validated against the settings table.
  */
 export interface CrawlLauncher {
-  start(seeds: string[], settings: Record<string, unknown>): CrawlJob | Promise<CrawlJob>;
+  /** `origin.caller`: who asked (the signed IAM principal behind the cloud's API), for per-caller caps. */
+  start(seeds: string[], settings: Record<string, unknown>, origin?: { caller?: string }): CrawlJob | Promise<CrawlJob>;
   get(id: string): CrawlJob | undefined | Promise<CrawlJob | undefined>;
   /** Stops a job cleanly; false when there is no such job or it already ended. */
   stop(id: string): boolean | Promise<boolean>;
