@@ -1,6 +1,9 @@
 // The CDK app: one user of the Crawler construct, with the crawls of crawls.json.
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { loadCrawls } from './crawls-config.js';
 import { Crawler } from './crawler.js';
@@ -19,10 +22,18 @@ export function buildApp(options: { crawlsFile?: string; outdir?: string; contex
   // For LocalStack (localstack/deploy.sh): `-c enrichment=false` leaves out Summarize, Index and the
   // S3 Vectors index (LocalStack has no S3 Vectors), `-c dashboard=false` the CloudWatch dashboard.
   const enrichment = contextFlag(app, 'enrichment');
+  // `-c customerManagedKeys=true`: the bucket and the table under keys of their own (rotated), for accounts that require them.
+  const keyed = contextFlag(app, 'customerManagedKeys') === true;
   const crawler = new Crawler(stack, 'Crawler', {
     crawls: loadCrawls(options.crawlsFile ?? join(ROOT, 'crawls.json')),
     ...(enrichment === false ? { enrichment: false as const } : {}),
     dashboard: contextFlag(app, 'dashboard') ?? true,
+    ...(keyed
+      ? {
+          tableProps: { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: new kms.Key(stack, 'TableKey', { enableKeyRotation: true }) },
+          bucketProps: { encryption: s3.BucketEncryption.KMS, encryptionKey: new kms.Key(stack, 'BucketKey', { enableKeyRotation: true }) },
+        }
+      : {}),
     // `-c startCrawls=true` lets the API start crawls; `-c startCrawlSettings='{"maxRps":5}'` gives them settings.
     ...(contextFlag(app, 'startCrawls') ? { api: { startCrawls: { settings: contextObject(app, 'startCrawlSettings') } } } : {}),
   });

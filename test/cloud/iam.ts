@@ -168,6 +168,8 @@ function resolver(template: Template, env: NodeJS.ProcessEnv): (v: unknown) => s
     if (type === 'AWS::S3::Bucket' && name === 'Arn' && value) return `arn:aws:s3:::${value}`;
     if (type === 'AWS::SQS::Queue' && name === 'Arn' && value) return `arn:aws:sqs:${REGION}:${ACCOUNT}:${value.split('/').pop()}`;
     if (type === 'AWS::Events::EventBus' && name === 'Arn' && value) return `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${value}`;
+    // No function is told a key's name: a key stands for itself, by its logical id, in policies and in what it encrypts.
+    if (type === 'AWS::KMS::Key' && name === 'Arn') return kmsKeyArn(id);
     if (type === 'AWS::S3Vectors::VectorBucket' && name === 'VectorBucketArn') {
       const bucket = attr.get(`${id}.VectorBucketName`) ?? value;
       return bucket ? `arn:aws:s3vectors:${REGION}:${ACCOUNT}:bucket/${bucket}` : undefined;
@@ -205,6 +207,48 @@ function resolver(template: Template, env: NodeJS.ProcessEnv): (v: unknown) => s
     return `unresolved:${JSON.stringify(v)}`;
   };
   return resolve;
+}
+
+const kmsKeyArn = (logicalId: string) => `arn:aws:kms:${REGION}:${ACCOUNT}:key/${logicalId}`;
+
+/** The logical id of the customer-managed key a bucket's or table's properties name, if any. */
+function keyOf(props: Record<string, unknown>): string | undefined {
+  const rules = (props.BucketEncryption as { ServerSideEncryptionConfiguration?: Array<{ ServerSideEncryptionByDefault?: { KMSMasterKeyID?: unknown } }> })
+    ?.ServerSideEncryptionConfiguration;
+  const token =
+    rules?.[0]?.ServerSideEncryptionByDefault?.KMSMasterKeyID ?? (props.SSESpecification as { KMSMasterKeyId?: unknown } | undefined)?.KMSMasterKeyId;
+  return (token as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt']?.[0];
+}
+
+/**
+ * The KMS calls AWS makes as the caller when a call touches a resource under a customer-managed key
+ * (S3 and DynamoDB use the caller's permissions on the key): reading an object needs kms:Decrypt,
+ * writing one kms:GenerateDataKey; any item read or write of a table needs kms:Decrypt. The emulators
+ * encrypt nothing, so these are derived from the template.
+ */
+export function impliedKmsCalls(template: Template, call: SdkCall, env: Record<string, string> = {}): SdkCall[] {
+  const [service, action] = call.action.split(':') as [string, string];
+  // The resource the functions are told of (`BUCKET_NAME: {Ref: <id>}`), when the call is on it: its key.
+  const find = (variable: string, named: (v: string) => boolean) => {
+    if (env[variable] === undefined || !named(env[variable]!)) return undefined;
+    for (const r of Object.values(template.Resources)) {
+      const token = (r.Properties?.Environment as { Variables?: Record<string, { Ref?: string }> } | undefined)?.Variables?.[variable];
+      const target = token?.Ref ? template.Resources[token.Ref] : undefined;
+      if (r.Type === 'AWS::Lambda::Function' && target) return keyOf(target.Properties);
+    }
+    return undefined;
+  };
+  if (service === 's3' && action !== 'ListBucket') {
+    const key = find('BUCKET_NAME', (b) => call.resource.startsWith(`arn:aws:s3:::${b}/`));
+    if (!key) return [];
+    const needs = /^(PutObject)$/.test(action) ? 'kms:GenerateDataKey' : /^(GetObject)$/.test(action) ? 'kms:Decrypt' : undefined;
+    return needs ? [{ ...call, action: needs, resource: kmsKeyArn(key) }] : [];
+  }
+  if (service === 'dynamodb') {
+    const key = find('TABLE_NAME', (t) => call.resource.startsWith(`arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${t}`));
+    return key ? [{ ...call, action: 'kms:Decrypt', resource: kmsKeyArn(key) }] : [];
+  }
+  return [];
 }
 
 /** IAM's wildcard match (`*` any run, `?` one character), case-insensitive for actions. */
@@ -278,8 +322,17 @@ export interface IamReport {
   denied: Array<SdkCall & { why: string }>;
 }
 
-/** Evaluates the recorded calls against the template (or the one `TRAWL_IAM_TEMPLATE` names). */
-export function checkCalls(template: Template, calls: readonly SdkCall[] = recorded, env: NodeJS.ProcessEnv = process.env): IamReport {
+/**
+ * Evaluates the recorded calls against the template (or the one `TRAWL_IAM_TEMPLATE` names), with
+ * the KMS calls they imply on resources under a customer-managed key; `only: 'kms'` evaluates just
+ * those (a template with keys, checked beside the one the calls were made under).
+ */
+export function checkCalls(
+  template: Template,
+  calls: readonly SdkCall[] = recorded,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { only?: 'kms' } = {},
+): IamReport {
   const file = process.env.TRAWL_IAM_TEMPLATE;
   const used = file ? (JSON.parse(readFileSync(file, 'utf8')) as Template) : template;
   const byEnv = new Map<string, Map<string, Statement[]>>();
@@ -291,7 +344,11 @@ export function checkCalls(template: Template, calls: readonly SdkCall[] = recor
   };
   const denied: IamReport['denied'] = [];
   const seen = new Set<string>();
-  for (const c of calls) {
+  const all = calls.flatMap((call) => [
+    ...(options.only === 'kms' ? [] : [call]),
+    ...impliedKmsCalls(used, call, { ...env, ...call.env } as Record<string, string>),
+  ]);
+  for (const c of all) {
     const key = `${c.fn} ${c.action} ${c.resource}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -299,7 +356,7 @@ export function checkCalls(template: Template, calls: readonly SdkCall[] = recor
     if (!statements) denied.push({ ...c, why: `no role found for ${c.fn} in the template` });
     else if (!allowed(statements, c.action, c.resource)) denied.push({ ...c, why: `${c.fn}'s role does not allow ${c.action} on ${c.resource}` });
   }
-  const report = { checked: calls.length, denied };
+  const report = { checked: all.length, denied };
   if (process.env.TRAWL_IAM_REPORT) appendFileSync(process.env.TRAWL_IAM_REPORT, `${JSON.stringify({ checked: report.checked, denied })}\n`);
   return report;
 }

@@ -5,14 +5,19 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { allowed, checkCalls, iamOf, policiesByFunction, type SdkCall } from '../cloud/iam.js';
+import { allowed, checkCalls, iamOf, impliedKmsCalls, policiesByFunction, type SdkCall } from '../cloud/iam.js';
 import { synthApp, type Synthesized } from './synth.js';
 
 let synth: Synthesized;
+let keyed: Synthesized;
 before(() => {
   synth = synthApp({ bundle: false });
+  keyed = synthApp({ bundle: false, context: { customerManagedKeys: true } });
 });
-after(() => synth?.cleanup());
+after(() => {
+  synth?.cleanup();
+  keyed?.cleanup();
+});
 
 const env = {
   TABLE_NAME: 'crawl',
@@ -81,6 +86,42 @@ test('a template with one grant removed denies the call that needed it, naming t
     assert.deepEqual(
       report.denied.map((d) => d.why),
       [`index-page's role does not allow dynamodb:DeleteItem on ${table}`],
+    );
+  } finally {
+    delete process.env.TRAWL_IAM_TEMPLATE;
+  }
+});
+
+test('under customer-managed keys each call implies the KMS call AWS makes as the role, and every role that touches the bucket or table may make it', () => {
+  const put: SdkCall = { fn: 'fetch-worker', action: 's3:PutObject', resource: 'arn:aws:s3:::archive/warc/run-1/a.warc.gz' };
+  const get: SdkCall = { fn: 'search-api', action: 's3:GetObject', resource: 'arn:aws:s3:::archive/extracted/a.json' };
+  const item: SdkCall = { fn: 'run-progress', action: 'dynamodb:GetItem', resource: table };
+  assert.deepEqual(impliedKmsCalls(synth.template, put, env), [], 'no key, no KMS call');
+  const [write] = impliedKmsCalls(keyed.template, put, env);
+  const [read] = impliedKmsCalls(keyed.template, get, env);
+  const [tableRead] = impliedKmsCalls(keyed.template, item, env);
+  assert.equal(write?.action, 'kms:GenerateDataKey');
+  assert.equal(read?.action, 'kms:Decrypt');
+  assert.equal(tableRead?.action, 'kms:Decrypt');
+  assert.match(write!.resource, /^arn:aws:kms:us-east-1:123456789012:key\/BucketKey/);
+  assert.match(tableRead!.resource, /^arn:aws:kms:us-east-1:123456789012:key\/TableKey/);
+  const report = checkCalls(keyed.template, [...calls, put, get, item], env, { only: 'kms' });
+  assert.deepEqual(report.denied, []);
+  assert.ok(report.checked >= 3);
+  // The fetch worker's grant on the bucket's key taken away: its writes would be denied, and the check says so.
+  const template = JSON.parse(JSON.stringify(keyed.template)) as Synthesized['template'];
+  for (const [id, r] of Object.entries(template.Resources)) {
+    if (r.Type !== 'AWS::IAM::Policy' || !/fetchworker/i.test(id)) continue;
+    const doc = r.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[] }> };
+    for (const st of doc.Statement) if (Array.isArray(st.Action)) st.Action = st.Action.filter((a) => !a.startsWith('kms:GenerateDataKey'));
+  }
+  const file = join(keyed.outdir, 'without-data-key.json');
+  writeFileSync(file, JSON.stringify(template));
+  process.env.TRAWL_IAM_TEMPLATE = file;
+  try {
+    assert.deepEqual(
+      checkCalls(keyed.template, [put], env, { only: 'kms' }).denied.map((d) => d.why),
+      [`fetch-worker's role does not allow kms:GenerateDataKey on ${write!.resource}`],
     );
   } finally {
     delete process.env.TRAWL_IAM_TEMPLATE;
