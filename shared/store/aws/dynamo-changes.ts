@@ -33,8 +33,8 @@ export const changeKey = (runId: number, urlId: string, linkKind?: ChangeKind) =
   PK: `RUN#${runId}`,
   SK: `CHANGE#${urlId}${linkKind ? `#${linkKind}` : ''}`,
 });
-const linkKey = (runId: number, toId: string, fromId: string) => ({ PK: `RUN#${runId}`, SK: `LINKCHG#${toId}#${fromId}` });
-const lastKey = (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'LASTCHANGE' });
+export const linkKey = (runId: number, toId: string, fromId: string) => ({ PK: `RUN#${runId}`, SK: `LINKCHG#${toId}#${fromId}` });
+export const lastKey = (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'LASTCHANGE' });
 /** Runs looked back through for the latest one with changes. */
 const LOOK_BACK = 50;
 
