@@ -15,7 +15,7 @@ export interface ObservabilityProps {
   /** Other dead-letter queues a team pages on (the run-endings rule's, the webhooks'), by name. */
   otherDeadLetters?: Record<string, sqs.IQueue>;
   machines: Record<string, sfn.IStateMachine>;
-  /** Stages throttled on purpose (a reserved-concurrency cap on model calls, retried by Step Functions): no throttle alarm. */
+  /** Stages throttled on purpose (a reserved-concurrency cap on model calls, retried by Step Functions): their throttle alarm waits for CAPPED_THROTTLES_ALARM. */
   capped?: string[];
   /** The page workflow (Express): a timed-out execution skips its Catch, so it has an alarm of its own. */
   pageWorkflow?: sfn.IStateMachine;
@@ -25,6 +25,9 @@ export interface ObservabilityProps {
   /** @default true */
   dashboard?: boolean;
 }
+
+/** Throttles of a capped stage in five minutes (one a second) that say the cap, not the sites, sets the crawl's pace. */
+export const CAPPED_THROTTLES_ALARM = 300;
 
 /** A frontier message older than this means hosts are not being served (a stuck group, workers down). */
 const OLDEST_MESSAGE_ALARM_SECONDS = 6 * 60 * 60;
@@ -68,6 +71,14 @@ export class CrawlObservability extends Construct {
       alarm(`${name}-errors`, fn.metricErrors({ period }), `The ${name} stage failed.`);
       if (!props.capped?.includes(name))
         alarm(`${name}-throttles`, fn.metricThrottles({ period }), `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`);
+      // A capped stage is throttled on purpose and its throttles are retried; sustained, they mean the cap sets the crawl's pace.
+      else
+        alarm(
+          `${name}-throttles`,
+          fn.metricThrottles({ period }),
+          `The ${name} stage, capped by enrichment.maxConcurrency, was throttled ${CAPPED_THROTTLES_ALARM} times in five minutes: the cap is what paces the crawl; raise it (and the model's quota) or lower the crawl's rate.`,
+          CAPPED_THROTTLES_ALARM,
+        );
     }
     // What the handlers count through Powertools (namespace `trawl`, dimensions service and function).
     const counted = (fn: string, metricName: string) =>

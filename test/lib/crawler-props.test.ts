@@ -15,6 +15,7 @@ import { THROTTLE_RETRIES } from '../../shared/pipeline/cloud/enrich-workflow.js
 import { Crawler, type CrawlerProps } from '../../lib/crawler.js';
 import { CrawlConfigError } from '../../shared/errors.js';
 import { stateMachines } from './synth.js';
+import { CAPPED_THROTTLES_ALARM } from '../../lib/observability.js';
 
 const crawls = [{ name: 'docs', schedule: 'rate(1 day)', seeds: ['https://docs.example/'] }];
 
@@ -233,8 +234,15 @@ test('Summarize and Index: an S3 Vectors index, model retries in the workflow, a
     ReservedConcurrentExecutions: 4,
     Environment: { Variables: Match.objectLike({ TRAWL_PROVIDER: 'bedrock', TRAWL_EMBED_MODEL: 'amazon.titan-embed-text-v2:0' }) },
   });
-  const alarms = Object.values(bedrock.findResources('AWS::CloudWatch::Alarm')).map((a) => (a.Properties as { MetricName: string }).MetricName);
-  assert.equal(alarms.filter((m) => m === 'Throttles').length, STAGES.length - 2, 'a capped model stage is throttled by design: no throttle alarm');
+  const throttles = Object.values(bedrock.findResources('AWS::CloudWatch::Alarm'))
+    .map((a) => a.Properties as { MetricName: string; Threshold: number })
+    .filter((a) => a.MetricName === 'Throttles');
+  assert.equal(throttles.length, STAGES.length, 'every stage has a throttle alarm');
+  assert.equal(
+    throttles.filter((a) => a.Threshold === CAPPED_THROTTLES_ALARM).length,
+    2,
+    'a capped model stage is throttled by design: its alarm waits for sustained throttling',
+  );
 
   const off = synth({ enrichment: false });
   off.resourceCountIs('AWS::S3Vectors::Index', 0);
@@ -296,10 +304,14 @@ test('api.startCrawls: the API may start, read and stop runs of the run machine,
   assert.throws(() => synth({ api: { startCrawls: { settings: { maxPage: 10 } } } }), /unknown setting "maxPage"/);
   // Server-side caps: the defaults unless given, each checked at synth.
   t.hasResourceProperties('AWS::Lambda::Function', {
-    Environment: { Variables: Match.objectLike({ API_CRAWL_LIMITS: JSON.stringify({ maxPages: 100_000, maxMinutes: 1440, concurrentRuns: 4, runsPerCaller: 2 }) }) },
+    Environment: {
+      Variables: Match.objectLike({ API_CRAWL_LIMITS: JSON.stringify({ maxPages: 100_000, maxMinutes: 1440, concurrentRuns: 4, runsPerCaller: 2 }) }),
+    },
   });
   synth({ api: { startCrawls: { limits: { maxPages: 500, concurrentRuns: 1 } } } }).hasResourceProperties('AWS::Lambda::Function', {
-    Environment: { Variables: Match.objectLike({ API_CRAWL_LIMITS: JSON.stringify({ maxPages: 500, maxMinutes: 1440, concurrentRuns: 1, runsPerCaller: 2 }) }) },
+    Environment: {
+      Variables: Match.objectLike({ API_CRAWL_LIMITS: JSON.stringify({ maxPages: 500, maxMinutes: 1440, concurrentRuns: 1, runsPerCaller: 2 }) }),
+    },
   });
   assert.throws(
     () => synth({ api: { startCrawls: { limits: { maxMinutes: 20_000 } } } }),
