@@ -22,15 +22,36 @@ export interface CrawlIo {
   env?: Env;
 }
 
+/** What a connection error means, in words a user acts on. */
+export function reachHint(error: string): string {
+  if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME|does not resolve/i.test(error)) return `its name does not resolve: check the spelling, or this machine's DNS (${error})`;
+  if (/ECONNREFUSED/.test(error)) return `the connection was refused: nothing listens there (${error})`;
+  if (/ECONNRESET|EPIPE/.test(error)) return `the connection was cut (${error})`;
+  if (/ETIMEDOUT|timed? ?out/i.test(error)) return `it did not answer in time (${error})`;
+  if (/CERT|certificate|SSL|TLS/i.test(error)) return `its TLS certificate was refused (${error})`;
+  return error;
+}
+
+/** A crawl's summary, and the hosts it could not reach (host: the error), which made it store nothing when it stored nothing. */
+export type CrawlOutcome = RunSummary & { unreachable: Record<string, string> };
+
+/** The CLI's exit code for a crawl: 1 when it stored no page and a host could not be reached, else 0. */
+export const crawlExitCode = (outcome: CrawlOutcome): number => (outcome.pagesStored === 0 && Object.keys(outcome.unreachable).length > 0 ? 1 : 0);
+
 /** `trawl crawl`: the library's `crawl` with progress on the terminal (or JSON lines) and a summary. */
-export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, io: CrawlIo): Promise<RunSummary> {
+export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, io: CrawlIo): Promise<CrawlOutcome> {
   const abort = new AbortController();
+  const unreachable: Record<string, string> = {};
   io.onSignal?.(() => abort.abort());
   let last: Extract<CrawlEvent, { type: 'progress' }> | undefined;
   let done: Extract<CrawlEvent, { type: 'done' }> | undefined;
   const onEvent = (e: CrawlEvent) => {
     if (e.type === 'progress') last = e;
     if (e.type === 'done') done = e;
+    // Said at once, not after the back-off gives up: a mistyped or unreachable host otherwise shows nothing for minutes.
+    const firstFailure = e.type === 'robots' && e.policy === 'unreachable' && e.error !== undefined && !(e.host in unreachable);
+    if (firstFailure) unreachable[e.host] = e.error!;
+    if (firstFailure && !io.json) io.out(`cannot reach ${e.host}: ${reachHint(e.error!)}; trawl backs off and tries again (Ctrl-C stops it)`);
     if (io.json) {
       if (e.type !== 'done' && e.type !== 'progress') io.out(jsonLine(e));
       return;
@@ -70,5 +91,8 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
     throw err;
   }
   report(summary);
-  return summary;
+  const hosts = Object.keys(unreachable);
+  if (summary.pagesStored === 0 && hosts.length > 0 && !io.json)
+    io.out(`no page stored: ${hosts.map((h) => `${h} could not be reached (${reachHint(unreachable[h]!)})`).join('; ')}`);
+  return { ...summary, unreachable };
 }

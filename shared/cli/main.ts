@@ -8,7 +8,7 @@ import { UsageError, errorMessage } from '../errors.js';
 import { helpText, parseCommandLine, resolveSettings } from './args.js';
 import { COMMANDS, commandHelp, didYouMean, NEEDS_DATA, version } from './usage.js';
 import { requireDataDir } from '../store/local/open-local.js';
-import { crawlCommand } from './crawl-command.js';
+import { crawlCommand, crawlExitCode } from './crawl-command.js';
 import { statusCommand } from './status-command.js';
 import { extractCommand } from './extract-command.js';
 import { graphCommand } from './graph-command.js';
@@ -60,7 +60,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const out = (line: string) => process.stdout.write(`${json ? printableJson(line) : printable(line)}\n`);
     if (command === 'crawl') {
       const tty = process.stderr.isTTY && !json;
-      await crawlCommand(positionals, settings, {
+      const outcome = await crawlCommand(positionals, settings, {
         out,
         json,
         env,
@@ -69,7 +69,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, stop);
         },
       });
-      return 0;
+      return crawlExitCode(outcome);
     }
     if (command === 'status') {
       await statusCommand(settings.data, json, out);

@@ -71,3 +71,21 @@ test('names that do not resolve, and metadata endpoints, are said as such', asyn
   await assert.rejects(preflight('http://169.254.169.254/latest', { allowPrivateNetwork: true }), /metadata or credential endpoint/);
   await preflight('http://127.0.0.1:1/', { allowPrivateNetwork: true });
 });
+
+test('a host that refuses the connection is said at once, and a crawl that stored nothing because of it exits 1', async () => {
+  // A port that was just free: nothing listens on it.
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const data = tempDir();
+  try {
+    const out = await runCli(['crawl', `http://127.0.0.1:${port}/`, '--allow-private-network', '--max-idle-wait-ms', '0', '--data', data.dir]);
+    assert.equal(out.code, 1, out.stdout + out.stderr);
+    const lines = out.stdout.trim().split('\n');
+    assert.match(lines[0]!, new RegExp(`^cannot reach 127\\.0\\.0\\.1:${port}: the connection was refused: nothing listens there \\(.*ECONNREFUSED`));
+    assert.match(lines.at(-1)!, new RegExp(`^no page stored: 127\\.0\\.0\\.1:${port} could not be reached`));
+  } finally {
+    data.cleanup();
+  }
+});

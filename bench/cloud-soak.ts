@@ -1,0 +1,139 @@
+// npm run bench:cloud-soak: a run of 10⁴ and one of 10⁵ URLs, written through the DynamoDB store on
+// the emulators (inserted, then nine in ten committed done or failed), go through what reads a
+// running or ended run: the summary, Progress's check, `/metrics`, `GET /crawls/{id}` and
+// FinalizeRun. Prints each step's time, DynamoDB requests and peak heap above its start at each
+// size, and the ratio between sizes: a step that reads the whole run grows with it, one that reads
+// counters stays flat. Sizes as arguments: `-- 10000 100000`. `--json` prints one line.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { awsClients, type AwsEndpoints } from '../shared/store/aws/clients.js';
+import { DynamoCrawlStore } from '../shared/store/aws/dynamo-store.js';
+import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
+import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
+import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
+import { S3TextIndex } from '../shared/store/aws/s3-text-index.js';
+import { SqsFrontier } from '../shared/store/aws/sqs-frontier.js';
+import { createLogger } from '../shared/log/logger.js';
+import { ApiMetrics } from '../shared/api/metrics.js';
+import { ApiCrawls, apiCrawlName } from '../shared/pipeline/cloud/api-crawls.js';
+import { finalizeRun, progressStage, type RunState } from '../shared/pipeline/cloud/run-control.js';
+import type { CloudDeps } from '../shared/pipeline/cloud/cloud-context.js';
+import type { FetchCommit, FrontierRow, WorkflowExecution, WorkflowRunner } from '../shared/store/ports/index.js';
+
+const json = process.argv.includes('--json');
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
+
+const child = spawn(process.execPath, ['--import', 'tsx', 'bench/emulator-child.ts', 'soak'], { stdio: ['pipe', 'pipe', 'inherit'] });
+const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
+const { endpoints, names } = JSON.parse(first) as { endpoints: AwsEndpoints; names: { table: string; bucket: string; queueUrl: string } };
+const clients = awsClients(endpoints);
+let requests = 0;
+for (const client of [clients.dynamo]) client.middlewareStack.add((next) => async (args) => (requests++, next(args)), { step: 'initialize' });
+const objects = new S3Objects(clients.s3, names.bucket);
+const blobs = new S3BlobStore(objects);
+const store = new DynamoCrawlStore(clients.doc, names.table, { blobs });
+const enrich = new DynamoEnrichStore(clients.doc, names.table, blobs, new S3TextIndex(objects), 0);
+const deps: CloudDeps & { graph: DynamoGraph } = {
+  store,
+  blobs,
+  objects,
+  frontier: new SqsFrontier(clients.sqs, names.queueUrl),
+  logger: createLogger('silent'),
+  graph: new DynamoGraph(clients.doc, names.table),
+};
+
+/** A run machine whose executions are running: what `GET /crawls/{id}` asks the run machine. */
+class Running implements WorkflowRunner {
+  async start(): Promise<void> {}
+  async describe(): Promise<WorkflowExecution> {
+    return { status: 'RUNNING', startedAt: Date.now() } as WorkflowExecution;
+  }
+}
+
+interface Step {
+  ms: number;
+  requests: number;
+  peakHeapMb: number;
+}
+
+/** Runs one step, sampling the heap every 2 ms: its time, its DynamoDB requests and its peak heap above the start. */
+async function measure(fn: () => Promise<unknown>): Promise<Step> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const base = process.memoryUsage().heapUsed;
+  let peak = base;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 2);
+  const before = requests;
+  const started = performance.now();
+  await fn();
+  const ms = performance.now() - started;
+  clearInterval(timer);
+  peak = Math.max(peak, process.memoryUsage().heapUsed);
+  return { ms: Math.round(ms), requests: requests - before, peakHeapMb: Math.round(((peak - base) / 2 ** 20) * 10) / 10 };
+}
+
+const id = (run: number, i: number) => `${run.toString(16)}${i.toString(16).padStart(24, '0')}`;
+
+const STEPS = ['summary', 'progress', 'metrics', 'getCrawl', 'finalize'] as const;
+type Soak = Record<(typeof STEPS)[number], Step> & { writeSeconds: number };
+
+async function soak(n: number): Promise<Soak> {
+  const job = `soak-${n}`;
+  const run = await store.createRun(['https://site0.example/'], { crawl: apiCrawlName(job), maxPages: n * 2 }, Date.now());
+  const written = performance.now();
+  const row = (i: number): FrontierRow => ({
+    runId: run.id,
+    urlId: id(run.id, i),
+    url: `https://site${i % 200}.example/p/${i}`,
+    host: `site${i % 200}.example`,
+    depth: 1,
+    priority: 0,
+    kind: 'page',
+    state: 'queued',
+    inlinks: 0,
+    fresh: true,
+    redirects: 0,
+    attempts: 0,
+    notBefore: 0,
+  });
+  for (let lo = 0; lo < n; lo += 1_000) await store.addUrls(Array.from({ length: Math.min(1_000, n - lo) }, (_, k) => row(lo + k)));
+  // Nine in ten settle (done, one in ten of those failed); the rest stay queued, as at a deadline.
+  const commits: FetchCommit[] = [];
+  for (let i = 0; i < n; i++) if (i % 10 !== 0) commits.push({ runId: run.id, urlId: id(run.id, i), state: i % 10 === 1 ? 'failed' : 'done', attempts: 1 });
+  for (let lo = 0; lo < commits.length; lo += 200) await Promise.all(commits.slice(lo, lo + 200).map((c) => store.commitFetch(c)));
+  const writeSeconds = Math.round((performance.now() - written) / 100) / 10;
+  const state: RunState = { runId: run.id, crawl: apiCrawlName(job), deadline: Date.now() + 3_600_000, maxPages: n * 2 };
+  const metrics = new ApiMetrics();
+  const crawls = new ApiCrawls({ store, runs: new Running(), defaults: {} });
+  return {
+    writeSeconds,
+    summary: await measure(() => store.summary(run.id)),
+    progress: await measure(() => progressStage(deps, state)),
+    metrics: await measure(() => metrics.render(store, enrich)),
+    getCrawl: await measure(() => crawls.get(job)),
+    finalize: await measure(() => finalizeRun(deps, { ...state, enqueued: n, settled: 0, pages: 0, lastSettled: 0, stalledChecks: 0, resent: 0, done: true, reason: 'deadline' })),
+  };
+}
+
+try {
+  const results: Array<{ urls: number } & Soak> = [];
+  for (const n of sizes.length ? sizes : [10_000, 100_000]) results.push({ urls: n, ...(await soak(n)) });
+  const steps = STEPS;
+  const [small, large] = [results[0]!, results.at(-1)!];
+  const growth = Object.fromEntries(
+    steps.map((s) => [s, { time: +(large[s].ms / Math.max(1, small[s].ms)).toFixed(2), requests: +(large[s].requests / Math.max(1, small[s].requests)).toFixed(2) }]),
+  );
+  if (json) console.log(JSON.stringify({ results, growth }));
+  else {
+    for (const r of results) {
+      console.log(`${r.urls.toLocaleString('en')} URLs (written through the store in ${r.writeSeconds} s):`);
+      for (const s of steps) console.log(`  ${s.padEnd(9)} ${String(r[s].ms).padStart(7)} ms  ${String(r[s].requests).padStart(7)} DynamoDB requests  peak heap +${r[s].peakHeapMb} MB`);
+    }
+    console.log(`from ${small.urls.toLocaleString('en')} to ${large.urls.toLocaleString('en')} URLs, each step's time and requests grew by:`);
+    for (const s of steps) console.log(`  ${s.padEnd(9)} time ×${growth[s]!.time}  requests ×${growth[s]!.requests}`);
+  }
+} finally {
+  child.stdin!.end();
+}
