@@ -10,6 +10,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { rekeyCdxjLine } from './surt.js';
 import { CDXIndexer } from 'warcio';
 import yazl from 'yazl';
 
@@ -84,7 +85,8 @@ async function indexWarc(source: WarcSource, lines: string[]): Promise<Resource>
     }
   }
   const indexer = new CDXIndexer({ format: 'cdxj' });
-  for await (const cdx of indexer.iterIndex([{ filename: name, reader: hashed() }])) lines.push(indexer.serializeCDXJ(cdx).trimEnd());
+  // warcio keys a line by its own SURT (a path's trailing slash kept); pywb and py-wacz look it up by the Internet Archive's.
+  for await (const cdx of indexer.iterIndex([{ filename: name, reader: hashed() }])) lines.push(rekeyCdxjLine(indexer.serializeCDXJ(cdx).trimEnd()));
   // A data package's resource names are lower case (the path keeps the file's own name).
   return { name: name.toLowerCase(), path: `archive/${name}`, hash: `sha256:${hash.digest('hex')}`, bytes };
 }

@@ -98,6 +98,8 @@ test('ReplayWeb.page’s engine (wabac.js) loads the WACZ in headless Chromium a
     assert.match(a, /Tides and currents/);
     assert.match(a, /Currents run fastest at mid-tide/);
     assert.match((await page.evaluate(`window.replayText('/w/trawl/${gone}mp_/${origin}/b')`)) as string, /Visitor moorings are on the north wall/);
+    // A URL ending in a slash (its CDXJ key drops it, as pywb's canonicalisation does) replays too.
+    assert.match((await page.evaluate(`window.replayText('/w/trawl/mp_/${origin}/')`)) as string, /Everything about the harbour/);
     assert.ok(
       asked.some((u) => u === '/crawl.wacz'),
       'the WACZ came from the loopback host',
