@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { FRONTIER_QUEUE } from '../shared/store/aws/sqs-frontier.js';
+import { FRONTIER_QUEUE } from '../shared/store/aws/frontier-queue.js';
 import { deadLetterQueue } from './dead-letters.js';
 
 export interface FrontierProps {

@@ -19,7 +19,7 @@ const PATH_SESSION = /^\/\((?:[a-z]\([0-9a-z]{24}\))+\)\/|^\/\([0-9a-z]{24}\)\//
 
 /** Decodes percent-escapes until none is left to decode, then escapes what must stay escaped. */
 function minimalEscapes(text: string): string {
-  let bytes = Buffer.from(text, 'utf8');
+  let bytes: Buffer = Buffer.from(text, 'utf8');
   for (;;) {
     const decoded = decodeOnce(bytes);
     if (decoded.equals(bytes)) break;

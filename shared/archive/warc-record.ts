@@ -7,6 +7,7 @@
 // heap sampling) and the largest share of its collections; a record here allocates its header text
 // and two digests, and hands the payload on without a copy.
 import { createHash, randomUUID } from 'node:crypto';
+import base32Encode from 'base32-encode';
 
 const WARC_VERSION = 'WARC/1.1';
 
@@ -35,10 +36,11 @@ export function newRecordId(): string {
   return `<urn:uuid:${randomUUID()}>`;
 }
 
-function sha256(...parts: Uint8Array[]): string {
+/** A WARC digest as the field's tools write and check it: the algorithm, then the hash in base32 (RFC 4648). */
+export function warcDigest(...parts: Uint8Array[]): string {
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part);
-  return `sha256:${hash.digest('hex')}`;
+  return `sha256:${base32Encode(hash.digest(), 'RFC4648')}`;
 }
 
 /** A header on one line: a line break in a name or value would end the header block early. */
@@ -57,8 +59,8 @@ export function recordPieces(spec: RecordSpec): Uint8Array[] {
   lines.push(`WARC-Date: ${spec.date}`, `WARC-Type: ${spec.type}`, `WARC-Record-ID: ${spec.id}`);
   if (spec.contentType) lines.push(`Content-Type: ${spec.contentType}`);
   if (spec.type !== 'warcinfo') {
-    const payloadDigest = sha256(spec.payload);
-    lines.push(`WARC-Payload-Digest: ${payloadDigest}`, `WARC-Block-Digest: ${head ? sha256(head, spec.payload) : payloadDigest}`);
+    const payloadDigest = warcDigest(spec.payload);
+    lines.push(`WARC-Payload-Digest: ${payloadDigest}`, `WARC-Block-Digest: ${head ? warcDigest(head, spec.payload) : payloadDigest}`);
   }
   lines.push(`Content-Length: ${(head?.length ?? 0) + spec.payload.length}`);
   const warcHead = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`);

@@ -2,17 +2,7 @@ import { createHash } from 'node:crypto';
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { FrontierQueue, FrontierRow } from '../ports/index.js';
 
-/**
- * The frontier queue as the Crawler construct makes it, and as the emulators provision it, so tests
- * meet the template's redrive and visibility (the stack test checks the template against these).
- */
-export const FRONTIER_QUEUE = {
-  /** Receives before a message goes to the DLQ; a busy host's hand-backs count as receives. */
-  maxReceiveCount: 50,
-  /** Six times the fetch worker's default 2-minute timeout: SQS's rule for a Lambda event source. */
-  visibilityTimeoutSeconds: 720,
-  retentionSeconds: 14 * 86_400,
-} as const;
+export { FRONTIER_QUEUE } from './frontier-queue.js';
 
 /** SQS refuses a visibility timeout above 12 hours. */
 const MAX_VISIBILITY_S = 43_200;
