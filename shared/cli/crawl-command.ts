@@ -20,6 +20,8 @@ export interface CrawlIo {
   json?: boolean;
   /** Where the search and social backends' endpoints and keys are read (settings are already resolved). @default {} */
   env?: Env;
+  /** The command that goes on with this crawl (`trawl crawl --resume …`), said when it ends interrupted. */
+  resumeCommand?: string;
 }
 
 /** What a connection error means, in words a user acts on. */
@@ -91,6 +93,7 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
     throw err;
   }
   report(summary);
+  if (summary.status === 'interrupted' && io.resumeCommand && !io.json) io.out(`interrupted: go on where it stopped with  ${io.resumeCommand}`);
   const hosts = Object.keys(unreachable);
   if (summary.pagesStored === 0 && hosts.length > 0 && !io.json)
     io.out(`no page stored: ${hosts.map((h) => `${h} could not be reached (${reachHint(unreachable[h]!)})`).join('; ')}`);

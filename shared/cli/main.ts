@@ -21,6 +21,13 @@ import { fetchCommand, socialCommand, type FetchFlags } from './fetch-command.js
 import { selectCommand, type SelectFlags } from './select-command.js';
 import { enrichCommand, indexCommand, searchCommand, type SearchFlags } from './search-commands.js';
 
+/** The command line that resumes a crawl: the same flags, `--resume` instead of the seeds. */
+export function resumeCommandOf(argv: readonly string[], seeds: readonly string[]): string {
+  const rest = argv.filter((a, i) => !(i === argv.indexOf('crawl') || a === '--resume' || seeds.includes(a)));
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return ['trawl', 'crawl', '--resume', ...rest].map(quote).join(' ');
+}
+
 function parseLimit(raw: unknown): number {
   if (raw === undefined) return 20;
   const n = Number(raw);
@@ -64,6 +71,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         out,
         json,
         env,
+        resumeCommand: resumeCommandOf(argv, positionals),
         status: tty ? (line) => process.stderr.write(`\r\x1b[2K${printable(line)}`) : undefined,
         onSignal: (stop) => {
           for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, stop);

@@ -68,6 +68,11 @@ test('a second crawl on the same data directory fails at once naming the first; 
       await first.done;
     }
     assert.equal(existsSync(join(dir, LOCK_FILE)), false, 'a clean stop gives the lock back');
+    // The interrupted run says how to go on: the same command, --resume instead of the seeds.
+    const ended = await first.done;
+    assert.match(ended.stdout, /run 1 interrupted/);
+    const resume = ['trawl', 'crawl', '--resume', ...slowCrawl([], dir).slice(1)].join(' ');
+    assert.ok(ended.stdout.trimEnd().endsWith(`interrupted: go on where it stopped with  ${resume}`), ended.stdout.slice(-400));
   });
 });
 
