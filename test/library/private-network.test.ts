@@ -80,8 +80,11 @@ test('a host that refuses the connection is said at once, and a crawl that store
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   const data = tempDir();
   try {
-    const out = await runCli(['crawl', `http://127.0.0.1:${port}/`, '--allow-private-network', '--max-idle-wait-ms', '0', '--data', data.dir]);
+    const out = await runCli(['crawl', `http://127.0.0.1:${port}/`, '--allow-private-network', '--data', data.dir]);
     assert.equal(out.code, 1, out.stdout + out.stderr);
+    // A host that never answered and refuses the connection is parked at once, not backed off for a minute and more.
+    assert.match(out.stdout, new RegExp(`parked 127\\.0\\.0\\.1:${port}: never answered: .*ECONNREFUSED`));
+    assert.match(out.stdout, /skips by reason:[\s\S]*host-parked/);
     const lines = out.stdout.trim().split('\n');
     assert.match(lines[0]!, new RegExp(`^cannot reach 127\\.0\\.0\\.1:${port}: the connection was refused: nothing listens there \\(.*ECONNREFUSED`));
     assert.match(lines.at(-1)!, new RegExp(`^no page stored: 127\\.0\\.0\\.1:${port} could not be reached`));

@@ -20,7 +20,12 @@ export interface RobotsLoad {
   lastStatus?: number;
   retryAfter?: string;
   error?: string;
+  /** The host has never answered robots.txt (no answer stored from any run): its first contact. */
+  firstContact?: boolean;
 }
+
+/** Failures that say nothing answers at that name or address, as opposed to a slow or busy host. */
+const NOTHING_THERE = /ENOTFOUND|EAI_NONAME|ECONNREFUSED|CERT_|certificate/i;
 
 export interface RobotsFetch {
   policy: RobotsPolicy;
@@ -73,6 +78,9 @@ export function hostAfterRobots(state: HostState, load: RobotsLoad, failures: nu
     const wait = parseRetryAfter(load.retryAfter, now) ?? backoffMs(failures - 1, config);
     const backedOff: HostState = { ...next, backoffUntil: now + wait, nextAllowedAt: now + Math.max(wait, config.delayMs) };
     if (failures >= config.maxConsecutiveFailures) backedOff.parkedReason = `robots.txt unreachable ${failures} times (${load.policy.reason})`;
+    // A host that never answered and whose name does not resolve, or that refuses the connection, is
+    // not retried for the rest of the run: backing off would only delay the end, and the cause.
+    else if (load.firstContact && failures === 1 && NOTHING_THERE.test(load.policy.reason)) backedOff.parkedReason = `never answered: ${load.policy.reason}`;
     return backedOff;
   }
   return load.requested ? afterRequest(next, { kind: 'response', status: 200, at: now }, config) : next;
@@ -107,7 +115,7 @@ export async function loadRobots(
     robotsExpiresAt: transient ? undefined : now + ctx.settings.robotsTtlMs,
   };
   await ctx.store.putHost(transient ? { ...record, robotsStatus: undefined } : record);
-  return { policy, requested: true, lastStatus: res?.status, retryAfter: res?.headers['retry-after'], error };
+  return { policy, requested: true, lastStatus: res?.status, retryAfter: res?.headers['retry-after'], error, firstContact: cached?.robotsStatus === undefined };
 }
 
 async function recordRobotsFetch(ctx: CrawlContext, runId: number, url: string, res: FetchResponse | undefined, error: string | undefined, at: number) {
