@@ -33,16 +33,18 @@ class StartedExecutions implements WorkflowRunner {
   }
 }
 
-test('a request over the caps is refused before an execution starts; past the running API crawls it is a queue-full error', async () => {
-  const names = await emu.provision('api-crawls');
-  const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket)) });
+/** A fresh table and bucket, and ApiCrawls over them with these caps (500 pages and 60 minutes a crawl). */
+async function setup(name: string, caps: { concurrentRuns: number; runsPerCaller: number }) {
+  const names = await emu.provision(name);
+  const objects = new S3Objects(emu.clients.s3, names.bucket);
+  const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: new S3BlobStore(objects) });
   const runs = new StartedExecutions();
-  const crawls = new ApiCrawls({
-    store,
-    runs,
-    defaults: { allowPrivateNetwork: true },
-    limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 2, runsPerCaller: 2 },
-  });
+  const crawls = new ApiCrawls({ store, runs, defaults: { allowPrivateNetwork: true }, limits: { maxPages: 500, maxMinutes: 60, ...caps } });
+  return { names, objects, store, runs, crawls };
+}
+
+test('a request over the caps is refused before an execution starts; past the running API crawls it is a queue-full error', async () => {
+  const { store, runs, crawls } = await setup('api-crawls', { concurrentRuns: 2, runsPerCaller: 2 });
   await assert.rejects(
     crawls.start(['https://example.com/'], { maxPages: 501 }),
     (e: unknown) => e instanceof UsageError && /maxPages 501 is over this deployment's cap of 500/.test(e.message),
@@ -64,16 +66,7 @@ test('a request over the caps is refused before an execution starts; past the ru
 });
 
 test("one caller's running API crawls are capped: a role's sessions count as the role, another caller still starts", async () => {
-  const names = await emu.provision('api-crawls-callers');
-  const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket)) });
-  const runs = new StartedExecutions();
-  const crawls = new ApiCrawls({
-    store,
-    runs,
-    defaults: { allowPrivateNetwork: true },
-    limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 10, runsPerCaller: 2 },
-  });
-  const objects = new S3Objects(emu.clients.s3, names.bucket);
+  const { names, objects, store, runs, crawls } = await setup('api-crawls-callers', { concurrentRuns: 10, runsPerCaller: 2 });
   const deps: CloudDeps = {
     store,
     blobs: new S3BlobStore(objects),
