@@ -113,7 +113,9 @@ async function soak(n: number): Promise<Soak> {
     progress: await measure(() => progressStage(deps, state)),
     metrics: await measure(() => metrics.render(store, enrich)),
     getCrawl: await measure(() => crawls.get(job)),
-    finalize: await measure(() => finalizeRun(deps, { ...state, enqueued: n, settled: 0, pages: 0, lastSettled: 0, stalledChecks: 0, resent: 0, done: true, reason: 'deadline' })),
+    finalize: await measure(() =>
+      finalizeRun(deps, { ...state, enqueued: n, settled: 0, pages: 0, lastSettled: 0, stalledChecks: 0, resent: 0, done: true, reason: 'deadline' }),
+    ),
   };
 }
 
@@ -123,13 +125,19 @@ try {
   const steps = STEPS;
   const [small, large] = [results[0]!, results.at(-1)!];
   const growth = Object.fromEntries(
-    steps.map((s) => [s, { time: +(large[s].ms / Math.max(1, small[s].ms)).toFixed(2), requests: +(large[s].requests / Math.max(1, small[s].requests)).toFixed(2) }]),
+    steps.map((s) => [
+      s,
+      { time: +(large[s].ms / Math.max(1, small[s].ms)).toFixed(2), requests: +(large[s].requests / Math.max(1, small[s].requests)).toFixed(2) },
+    ]),
   );
   if (json) console.log(JSON.stringify({ results, growth }));
   else {
     for (const r of results) {
       console.log(`${r.urls.toLocaleString('en')} URLs (written through the store in ${r.writeSeconds} s):`);
-      for (const s of steps) console.log(`  ${s.padEnd(9)} ${String(r[s].ms).padStart(7)} ms  ${String(r[s].requests).padStart(7)} DynamoDB requests  peak heap +${r[s].peakHeapMb} MB`);
+      for (const s of steps)
+        console.log(
+          `  ${s.padEnd(9)} ${String(r[s].ms).padStart(7)} ms  ${String(r[s].requests).padStart(7)} DynamoDB requests  peak heap +${r[s].peakHeapMb} MB`,
+        );
     }
     console.log(`from ${small.urls.toLocaleString('en')} to ${large.urls.toLocaleString('en')} URLs, each step's time and requests grew by:`);
     for (const s of steps) console.log(`  ${s.padEnd(9)} time ×${growth[s]!.time}  requests ×${growth[s]!.requests}`);
