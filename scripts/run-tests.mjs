@@ -38,7 +38,7 @@ if (files.length === 0) {
 const concurrency = process.env.TRAWL_TEST_CONCURRENCY ?? '2';
 // A test that hangs fails after 5 minutes with its name (the slowest takes ~75 s on two busy cores),
 // and the whole run is stopped past its budget, so a hang never holds CI until its own timeout.
-const budgetMinutes = Number(process.env.TRAWL_TEST_BUDGET_MINUTES ?? 25);
+const budgetMinutes = Number(process.env.TRAWL_TEST_BUDGET_MINUTES ?? 35);
 // fast-harness.mjs: the test runner's async hook costs every promise ~1 µs (see the file).
 const child = spawn(
   process.execPath,
