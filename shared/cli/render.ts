@@ -24,8 +24,10 @@ export function formatDuration(ms: number): string {
 export function progressLine(s: ProgressStats, queued: number, activeHosts: number, waitingHosts = 0, maxPages?: number): string {
   const seconds = s.elapsedMs / 1000;
   const rps = seconds > 0 ? s.requests / seconds : 0;
-  const left = maxPages !== undefined ? Math.max(0, maxPages - s.pages) : undefined;
-  const eta = left !== undefined && s.pagesPerSecond > 0 ? `  ETA ~${formatDuration((left / s.pagesPerSecond) * 1000)}` : '';
+  // The work queued now, at the current request rate (a page budget caps it): an ETA toward
+  // `maxPages` alone promised hours for a small site that runs out of URLs in a minute.
+  const left = Math.min(queued, maxPages !== undefined ? Math.max(0, maxPages - s.pages) : Infinity);
+  const eta = left > 0 && rps > 0 ? `  ETA ~${formatDuration((left / rps) * 1000)}` : '';
   return (
     `pages ${s.pages} (${s.pagesPerSecond.toFixed(1)}/s)  requests ${s.requests} (${rps.toFixed(1)}/s)  queued ${queued}  ` +
     `hosts ${activeHosts} fetching, ${waitingHosts} waiting, ${s.hostsParked} parked  errors ${s.errors}  blocked ${s.blocked}` +
