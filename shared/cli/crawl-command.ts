@@ -53,7 +53,7 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
     // Said at once, not after the back-off gives up: a mistyped or unreachable host otherwise shows nothing for minutes.
     const firstFailure = e.type === 'robots' && e.policy === 'unreachable' && e.error !== undefined && !(e.host in unreachable);
     if (firstFailure) unreachable[e.host] = e.error!;
-    if (firstFailure && !io.json) io.out(`cannot reach ${e.host}: ${reachHint(e.error!)}; trawl backs off and tries again (Ctrl-C stops it)`);
+    if (firstFailure && !io.json) io.out(`cannot reach ${e.host}: ${reachHint(e.error!)}`);
     if (io.json) {
       if (e.type !== 'done' && e.type !== 'progress') io.out(jsonLine(e));
       return;
