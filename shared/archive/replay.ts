@@ -30,13 +30,16 @@ export class ArchiveReplay implements Fetcher {
     const fetcher = this.options.view === 'rendered' ? 'browser' : 'http';
     const history = (await this.store.fetchHistory(urlId(canonical))).filter(
       // A preview read only the page's head: never served as the page.
-      (r) => (this.options.runId === undefined || r.runId === this.options.runId) && (r.fetcher ?? 'http') === fetcher && r.kind !== 'preview',
+      (r) => (r.fetcher ?? 'http') === fetcher && r.kind !== 'preview',
     );
-    if (history.length === 0) throw new NeverFetchedError(canonical);
-    // A 304 says "as before": its body is the newest full response's.
-    const answered = history.filter((r) => r.warc && r.status !== undefined && r.status !== 304);
-    const record = answered.at(-1);
-    if (!record) throw new FetchedAndFailedError(canonical, history.at(-1)!);
+    const own = this.options.runId === undefined ? history : history.filter((r) => r.runId === this.options.runId);
+    if (own.length === 0) throw new NeverFetchedError(canonical);
+    const full = (r: FetchRecord) => r.warc !== undefined && r.status !== undefined && r.status !== 304;
+    let record = own.filter(full).at(-1);
+    // A 304 (a revisit in the archive) says "as before": its body is the newest full response's before it.
+    const confirmed = own.filter((r) => r.status === 304).at(-1);
+    if (!record && confirmed) record = history.filter((r) => full(r) && r.fetchedAt <= confirmed.fetchedAt).at(-1);
+    if (!record) throw new FetchedAndFailedError(canonical, own.at(-1)!);
     return record;
   }
 

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { WARCParser, type WARCRecord } from 'warcio';
 import type { WarcLocation } from '../store/ports/index.js';
 
+/** The WARC 1.1 revisit profile of a conditional request the server answered 304 Not Modified. */
+export const SERVER_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
+
 export interface ArchivedResponse {
   url: string;
   date: string;
@@ -28,8 +31,14 @@ export async function readResponse(dir: string, location: WarcLocation): Promise
 export async function responseOfRecord(bytes: Uint8Array, location: WarcLocation): Promise<ArchivedResponse> {
   const record = await new WARCParser([bytes]).parse();
   if (record?.warcType === 'conversion') return conversionResponse(record, Buffer.from(await record.readFully(false)));
+  if (record?.warcType === 'revisit' && record.warcHeader('WARC-Profile') === SERVER_NOT_MODIFIED) return notModifiedResponse(record);
   if (!record || record.warcType !== 'response') throw new Error(`no response record at ${location.file}:${location.offset}`);
   return toResponse(record, Buffer.from(await record.readFully(false)));
+}
+
+/** A revisit of a 304: the answer as it came (no body; the capture it refers to has the page). */
+function notModifiedResponse(record: WARCRecord): ArchivedResponse {
+  return { url: record.warcTargetURI ?? '', date: record.warcDate ?? '', status: 304, headers: {}, body: Buffer.alloc(0), truncated: false };
 }
 
 /** A rendered view (conversion record) as a response: 200, its own content type, the DOM as the body. */

@@ -13,7 +13,7 @@ const WARC_VERSION = 'WARC/1.1';
 
 const CRLF2 = Buffer.from('\r\n\r\n');
 
-export type WarcType = 'warcinfo' | 'request' | 'response' | 'metadata' | 'conversion' | 'resource';
+export type WarcType = 'warcinfo' | 'request' | 'response' | 'revisit' | 'metadata' | 'conversion' | 'resource';
 
 export interface RecordSpec {
   type: WarcType;
@@ -30,6 +30,8 @@ export interface RecordSpec {
   /** An HTTP record's start line and header fields, in order; its payload is the message body. */
   http?: { startLine: string; fields: Record<string, string> };
   payload: Uint8Array;
+  /** WARC-Payload-Digest when the payload is not in the record (a revisit names the original's). */
+  payloadDigest?: string;
 }
 
 export function newRecordId(): string {
@@ -43,13 +45,18 @@ export function warcDigest(...parts: Uint8Array[]): string {
   return `sha256:${base32Encode(hash.digest(), 'RFC4648')}`;
 }
 
+/** The WARC digest of a body whose SHA-256 is known as hex (a content hash). */
+export function warcDigestOfHex(sha256Hex: string): string {
+  return `sha256:${base32Encode(Buffer.from(sha256Hex, 'hex'), 'RFC4648')}`;
+}
+
 /** A header on one line: a line break in a name or value would end the header block early. */
 const oneLine = (value: string) => value.replace(/[\r\n]+/g, ' ');
 const field = ([name, value]: [string, string]) => `${oneLine(name)}: ${oneLine(value)}`;
 
 /**
  * The record's bytes, in pieces to write or compress in order (the payload is one of them,
- * uncopied). Digests are SHA-256 in hex: the payload's, and the block's (HTTP head and payload);
+ * uncopied). Digests are SHA-256 in base32: the payload's, and the block's (HTTP head and payload);
  * a record that is not HTTP has its payload as its block. A warcinfo record has no digests.
  */
 export function recordPieces(spec: RecordSpec): Uint8Array[] {
@@ -58,7 +65,11 @@ export function recordPieces(spec: RecordSpec): Uint8Array[] {
   if (spec.url !== undefined) lines.push(`WARC-Target-URI: ${oneLine(spec.url)}`);
   lines.push(`WARC-Date: ${spec.date}`, `WARC-Type: ${spec.type}`, `WARC-Record-ID: ${spec.id}`);
   if (spec.contentType) lines.push(`Content-Type: ${spec.contentType}`);
-  if (spec.type !== 'warcinfo') {
+  if (spec.type === 'revisit') {
+    // A revisit's block holds no payload: its payload digest is the original's, when known.
+    if (spec.payloadDigest) lines.push(`WARC-Payload-Digest: ${spec.payloadDigest}`);
+    lines.push(`WARC-Block-Digest: ${head ? warcDigest(head, spec.payload) : warcDigest(spec.payload)}`);
+  } else if (spec.type !== 'warcinfo') {
     const payloadDigest = warcDigest(spec.payload);
     lines.push(`WARC-Payload-Digest: ${payloadDigest}`, `WARC-Block-Digest: ${head ? warcDigest(head, spec.payload) : payloadDigest}`);
   }

@@ -4,9 +4,9 @@ import { basename, join } from 'node:path';
 import { createGzip, gzipSync } from 'node:zlib';
 import { NO_CLOCK, type StageClock } from '../log/stage-clock.js';
 import type { WarcLocation } from '../store/ports/index.js';
-import { readResponse, type ArchivedResponse } from './warc-reader.js';
+import { readResponse, SERVER_NOT_MODIFIED, type ArchivedResponse } from './warc-reader.js';
 import { WIRE_HEADERS } from '../fetch/content-type.js';
-import { newRecordId, recordPieces, warcFields, type RecordSpec } from './warc-record.js';
+import { newRecordId, recordPieces, warcDigestOfHex, warcFields, type RecordSpec } from './warc-record.js';
 
 /** One request/response exchange (or failed attempt) to archive. */
 export interface Exchange {
@@ -24,6 +24,12 @@ export interface Exchange {
   notes?: Record<string, string>;
   response?: { status: number; headers: Record<string, string>; body: Buffer | null; truncated: boolean; skipped?: string };
   error?: string;
+  /**
+   * The capture a 304 confirmed: the answer is then archived as a WARC 1.1 `revisit` record
+   * (profile server-not-modified) that refers to it, which replay tools resolve to that capture's
+   * status, headers and body. `contentHash` is the hex SHA-256 of its body (its payload digest).
+   */
+  revisitOf?: { url: string; date: Date; contentHash?: string };
   /**
    * Told where the response record (or the metadata record, without a response) will be, before
    * a byte of the exchange is written: a crawl journals a final answer there, so a kill at any
@@ -67,6 +73,13 @@ const RECORD_LEVEL = 4;
 /** Records above this size are compressed on libuv's thread pool, smaller ones on the calling thread. */
 const ASYNC_GZIP_BYTES = 256 * 1024;
 const EMPTY = new Uint8Array();
+
+/** The 304's status and header fields as metadata lines (`http-status`, `http-header-<name>`). */
+function notModifiedFields(headers: Record<string, string>): Record<string, string | number> {
+  const fields: Record<string, string | number> = { 'http-status': 304 };
+  for (const [k, v] of Object.entries(headers)) if (!WIRE_HEADERS.has(k)) fields[`http-header-${k}`] = v;
+  return fields;
+}
 /**
  * zlib's level for those large records: 3 instead of the default 6. A large page's body waits in
  * the crawl's heavy lane until its record is written, and the lane's byte bound stops every host
@@ -221,7 +234,26 @@ export class WarcWriter {
         payload: ex.requestBody ?? EMPTY,
       },
     ];
-    if (ex.response && responseId) {
+    const revisit = ex.response?.status === 304 && ex.revisitOf;
+    if (ex.response && responseId && revisit) {
+      // Its block stays empty: pywb and wabac take the status and headers of a revisit that has
+      // any from the revisit itself, and would replay a 304 with no body. The 304's own header
+      // fields go into the metadata record.
+      specs.push({
+        type: 'revisit',
+        id: responseId,
+        date,
+        url: ex.url,
+        headers: {
+          'WARC-Profile': SERVER_NOT_MODIFIED,
+          'WARC-Refers-To-Target-URI': revisit.url,
+          'WARC-Refers-To-Date': revisit.date.toISOString(),
+        },
+        contentType: 'application/http; msgtype=response',
+        payload: EMPTY,
+        payloadDigest: revisit.contentHash && warcDigestOfHex(revisit.contentHash),
+      });
+    } else if (ex.response && responseId) {
       const { status, headers, body, truncated } = ex.response;
       const httpFields: Record<string, string> = {};
       for (const [k, v] of Object.entries(headers)) if (!WIRE_HEADERS.has(k)) httpFields[k] = v;
@@ -246,6 +278,7 @@ export class WarcWriter {
       ...(ex.response?.truncated ? { truncated: 'length' } : {}),
       ...(ex.response?.skipped ? { skipped: ex.response.skipped } : {}),
       ...(ex.error ? { error: ex.error } : {}),
+      ...(revisit ? notModifiedFields(ex.response!.headers) : {}),
       ...ex.notes,
     };
     specs.push({

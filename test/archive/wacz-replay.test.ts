@@ -1,13 +1,15 @@
-// Issue 35: the WACZ trawl writes is opened by ReplayWeb.page's own engine. wabac.js (its service
-// worker, as published) runs in headless Chromium, loads the WACZ from a loopback host by range
-// requests, and replays a crawled page after the crawled site is gone.
+// The WACZ trawl writes is opened by ReplayWeb.page's own engine. wabac.js (its service worker, as
+// published) runs in headless Chromium, loads the WACZ from a loopback host by range requests, and
+// replays a crawled page after the crawled site is gone: a page the second run found unchanged
+// (a 304, archived as a revisit record) replays with its body at both captures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { crawl, openStore } from '../../shared/index.js';
+import { readWarc } from '../../shared/archive/warc-reader.js';
 import { serve, tempDir } from '../helpers.js';
 import { changingSite } from '../changes/site.js';
 import { launchUiBrowser } from '../api/ui-browser.js';
@@ -44,6 +46,7 @@ test('ReplayWeb.page’s engine (wabac.js) loads the WACZ in headless Chromium a
   const wacz = join(data.dir, 'crawl.wacz');
   const origin = site.origin;
   let gone = '';
+  let unchangedFirst = '';
   try {
     await crawl([`${origin}/`], options);
     site.change();
@@ -60,6 +63,13 @@ test('ReplayWeb.page’s engine (wabac.js) loads the WACZ in headless Chromium a
       // /b answered 200 in run 1 and 404 in run 2: its first capture, by its 14-digit time.
       const first = (await store.history(`${origin}/b`)).find((e) => e.status === 200)!;
       gone = new Date(first.fetchedAt).toISOString().replace(/\D/g, '').slice(0, 14);
+      const [e1, e2] = await store.history(`${origin}/e`);
+      assert.deepEqual([e1?.status, e2?.status], [200, 304], '/e is unchanged in run 2');
+      unchangedFirst = new Date(e1!.fetchedAt).toISOString().replace(/\D/g, '').slice(0, 14);
+      // trawl's own replay of run 2 follows the revisit to the body it confirmed.
+      const replayed = await store.replay(`${origin}/e`, { runId: e2!.runId });
+      assert.equal(replayed.status, 200);
+      assert.match(String(replayed.body), /The harbour master answers on channel 12/);
     } finally {
       await store.close();
     }
@@ -67,6 +77,17 @@ test('ReplayWeb.page’s engine (wabac.js) loads the WACZ in headless Chromium a
     // The crawled site goes away: what follows can only come from the WACZ.
     await site.close();
   }
+
+  // Run 2's 304s are revisit records naming the capture they confirm.
+  const revisits = [];
+  for (const file of readdirSync(join(data.dir, 'warc')))
+    for await (const r of readWarc(join(data.dir, 'warc', file))) if (r.type === 'revisit') revisits.push(r);
+  const e = revisits.find((r) => r.url === `${origin}/e`);
+  assert.ok(e, 'the unchanged /e is a revisit record');
+  assert.equal(e.headers.get('warc-profile'), 'http://netpreserve.org/warc/1.1/revisit/server-not-modified');
+  assert.equal(e.headers.get('warc-refers-to-target-uri'), `${origin}/e`);
+  assert.equal(new Date(e.headers.get('warc-refers-to-date')!).toISOString().replace(/\D/g, '').slice(0, 14), unchangedFirst);
+  assert.match(e.headers.get('warc-payload-digest') ?? '', /^sha256:[A-Z2-7]+=*$/);
 
   const asked: string[] = [];
   const host = await serve((req, res) => {
@@ -100,6 +121,12 @@ test('ReplayWeb.page’s engine (wabac.js) loads the WACZ in headless Chromium a
     assert.match((await page.evaluate(`window.replayText('/w/trawl/${gone}mp_/${origin}/b')`)) as string, /Visitor moorings are on the north wall/);
     // A URL ending in a slash (its CDXJ key drops it, as pywb's canonicalisation does) replays too.
     assert.match((await page.evaluate(`window.replayText('/w/trawl/mp_/${origin}/')`)) as string, /Everything about the harbour/);
+    // The unchanged page at its latest capture (the revisit) and at its first: the body, not an empty 304.
+    assert.match((await page.evaluate(`window.replayText('/w/trawl/mp_/${origin}/e')`)) as string, /The harbour master answers on channel 12/);
+    assert.match(
+      (await page.evaluate(`window.replayText('/w/trawl/${unchangedFirst}mp_/${origin}/e')`)) as string,
+      /The harbour master answers on channel 12/,
+    );
     assert.ok(
       asked.some((u) => u === '/crawl.wacz'),
       'the WACZ came from the loopback host',

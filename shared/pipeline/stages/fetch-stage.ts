@@ -148,6 +148,11 @@ export async function archiveStage(
     requestHeaders: ctx.fetcher.requestHeaders(request),
     response: res && { status: res.status, headers: res.headers, body: res.body, truncated: res.truncated, skipped: res.skipped },
     error: outcome.kind === 'error' ? outcome.message : undefined,
+    // A 304 confirms the stored page: archived as a revisit of the capture it was last confirmed by.
+    revisitOf:
+      outcome.kind === 'response' && outcome.previous
+        ? { url: request.url, date: new Date(outcome.previous.fetchedAt), contentHash: outcome.previous.contentHash }
+        : undefined,
     located,
   });
 }
