@@ -26,7 +26,7 @@ export interface ContentChange {
 }
 
 /** Statuses that say a page is gone. */
-const GONE = new Set([404, 410]);
+export const GONE_STATUSES: ReadonlySet<number> = new Set([404, 410]);
 
 /**
  * The content kind of a committed fetch, or undefined when it says nothing about the page (a
@@ -37,7 +37,7 @@ export function contentChange(previous: PreviousState | undefined, commit: Fetch
   if (status === undefined) return undefined;
   if (previous && previous.runId >= commit.runId) return undefined;
   const known = previous?.lastKind !== 'removed' ? previous : undefined;
-  if (GONE.has(status)) return known ? { kind: 'removed', removedBy: status } : undefined;
+  if (GONE_STATUSES.has(status)) return known ? { kind: 'removed', removedBy: status } : undefined;
   if (commit.fetch?.notModified) return known ? { kind: 'unchanged' } : undefined;
   const page = commit.page;
   if (!page?.contentHash || status < 200 || status >= 300) return undefined;

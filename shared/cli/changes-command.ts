@@ -60,7 +60,7 @@ export function changeLine(c: ChangeRecord): string {
     what.push(`${Math.round(m.blocksChanged * 100)} % of text blocks (+${m.blocksAdded} −${m.blocksRemoved}), SimHash distance ${m.simhashDistance}`);
     if (m.fieldsChanged.length) what.push(`fields: ${m.fieldsChanged.join(', ')}`);
   }
-  if (c.removedBy) what.push(c.removedBy === 'unlinked' ? 'no page links it any more and it was not reached' : `answered ${c.removedBy}`);
+  if (c.removedBy) what.push(c.removedBy === 'unlinked' ? 'no page links it any more, and asking for it got no page' : `answered ${c.removedBy}`);
   if (c.linkedFrom) what.push(`now linked from ${c.linkedFrom.join(', ')}`);
   if (c.unlinkedFrom) what.push(`no longer linked from ${c.unlinkedFrom.join(', ')}`);
   if (c.rank)

@@ -123,10 +123,7 @@ test('ReplayWeb.page’s engine (wabac.js) loads the WACZ in headless Chromium a
     assert.match((await page.evaluate(`window.replayText('/w/trawl/mp_/${origin}/')`)) as string, /Everything about the harbour/);
     // The unchanged page at its latest capture (the revisit) and at its first: the body, not an empty 304.
     assert.match((await page.evaluate(`window.replayText('/w/trawl/mp_/${origin}/e')`)) as string, /The harbour master answers on channel 12/);
-    assert.match(
-      (await page.evaluate(`window.replayText('/w/trawl/${unchangedFirst}mp_/${origin}/e')`)) as string,
-      /The harbour master answers on channel 12/,
-    );
+    assert.match((await page.evaluate(`window.replayText('/w/trawl/${unchangedFirst}mp_/${origin}/e')`)) as string, /The harbour master answers on channel 12/);
     assert.ok(
       asked.some((u) => u === '/crawl.wacz'),
       'the WACZ came from the loopback host',

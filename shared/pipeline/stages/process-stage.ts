@@ -7,6 +7,8 @@ import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
 import { contentOf, contentResult, type ContentResult, type RenderPass } from './process-content.js';
 import { renderRecord } from './render-stage.js';
+import { GONE_STATUSES } from '../../changes/page-change.js';
+import type { LinkCandidate } from './admission.js';
 
 /** What one fetch means for the crawl: the URL's new state, what to store, and what to crawl next. */
 export interface ProcessResult extends Omit<ContentResult, 'duplicateOf'> {
@@ -138,12 +140,36 @@ export function needsContent(outcome: FetchOutcome): outcome is Extract<FetchOut
   return res.status >= 200 && res.status < 300 && !res.skipped;
 }
 
+/**
+ * The links the page's stored snapshot had and this answer drops (a new body without them, or a
+ * 404/410): asked for in this run like any link (scope, robots, budget), so a page no page links
+ * any more is found still served (`orphaned`) or gone (`removed`) instead of guessed at.
+ */
+async function lostLinks(
+  ctx: CrawlContext,
+  row: FrontierRow,
+  outcome: Extract<FetchOutcome, { kind: 'response' }>,
+  result: ProcessResult,
+): Promise<LinkCandidate[]> {
+  const previous = outcome.previous;
+  if (!previous || row.kind !== 'page' || result.notModified || result.retry || result.renderWanted) return [];
+  if (previous.nofollow && !ctx.settings.followNofollow) return [];
+  const gone = GONE_STATUSES.has(outcome.res.status);
+  if (!gone && (!result.page?.contentHash || result.page.contentHash === previous.contentHash)) return [];
+  const kept = new Set((result.edges ?? []).map((e) => e.toId));
+  return (await ctx.store.outlinks(row.urlId))
+    .filter((e) => !kept.has(e.toId) && e.toId !== row.urlId && (!e.nofollow || ctx.settings.followNofollow))
+    .map((e) => ({ href: e.toUrl, depth: row.depth + 1, kind: 'page' as const, nofollow: e.nofollow }));
+}
+
 /** Turns a fetch outcome into the URL's fate, the records to store and the URLs to consider next. */
 export async function processStage(ctx: CrawlContext, row: FrontierRow, outcome: FetchOutcome, pass: RenderPass = {}): Promise<ProcessResult> {
   const fetch = fetchRecord(row, outcome);
   if (outcome.kind === 'error') return { ...onError(ctx, row, outcome), fetch };
   const result = await byStatus(ctx, row, outcome, pass);
   if (pass.capture) result.rendered = renderRecord(row, pass.capture);
+  const lost = await lostLinks(ctx, row, outcome, result);
+  if (lost.length) result.candidates = [...result.candidates, ...lost];
   // The interaction stays in the archive; its record says why the page could not be processed.
   const failed = result.failure
     ? { ...fetch, error: `processing failed (${result.failure.stage}): ${result.failure.message.replace(/^[^:]+: /, '')}`.slice(0, 2000) }
