@@ -16,6 +16,7 @@ import { pagesRoutes } from './routes/pages.js';
 import { runsRoutes } from './routes/runs.js';
 import { searchRoutes } from './routes/search.js';
 import { HealthBody } from './schemas.js';
+import { completeDocument, registerPlainRoutes, type DocumentedGuards } from './openapi-doc.js';
 import type { UiAssets } from './ui-assets.js';
 
 export type { ApiDeps } from './router.js';
@@ -96,7 +97,14 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
 
   if (options.mcp) {
     const mcp = options.mcp;
-    app.all('/mcp', (c) => mcp(c.req.raw, decide(writeRequestOf(c))));
+    app.all('/mcp', (c) => {
+      // Stateless: no stream the server starts (GET) and no session to end (DELETE), as MCP allows.
+      if (c.req.method !== 'POST')
+        return c.json({ jsonrpc: '2.0', error: { code: -32000, message: `${c.req.method} is not served: send MCP messages with POST` }, id: null }, 405, {
+          allow: 'POST',
+        });
+      return mcp(c.req.raw, decide(writeRequestOf(c)));
+    });
   }
   if (options.crawls) app.route('/', crawlsRoutes(options.crawls.jobs, options.crawls));
   app.route('/', searchRoutes(deps, metrics));
@@ -107,10 +115,26 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
 
   app.get('/metrics', async (c) => c.body(await metrics.render(deps.store, deps.enrich), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }));
 
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: { title: 'trawl', version: '1', description: 'Search a crawl, read its pages and link graph, watch its runs.' },
-  });
+  const guards: DocumentedGuards = {
+    token: options.token !== undefined,
+    writeAuth: options.writeAuth ?? 'token',
+    apiKeyHeader: options.apiKey?.header,
+    crawls: options.crawls !== undefined,
+    mcp: options.mcp !== undefined,
+  };
+  registerPlainRoutes(app, guards);
+  app.get('/openapi.json', (c) =>
+    c.json(
+      completeDocument(
+        app.getOpenAPI31Document({
+          openapi: '3.1.0',
+          info: { title: 'trawl', version: '1', description: 'Search a crawl, read its pages and link graph, watch its runs.' },
+        }),
+        guards,
+      ),
+      200,
+    ),
+  );
 
   const ui = options.ui;
   const asset = (c: Context, path: string) => {
