@@ -179,6 +179,21 @@ test('exports pages, edges and interactions as JSON lines', async () => {
   assert.equal(count('page'), (db.prepare('SELECT count(*) AS n FROM pages').get() as { n: number }).n);
   assert.equal(count('interaction'), (db.prepare('SELECT count(*) AS n FROM fetches').get() as { n: number }).n);
   assert.ok(count('edge') > 100);
+  // The library's and the API's names: camelCase keys, JSON columns as JSON, flags as booleans.
+  for (const type of ['page', 'edge', 'interaction']) {
+    const row = rows.find((r) => r.type === type) as Record<string, unknown>;
+    assert.deepEqual(
+      Object.keys(row).filter((k) => k.includes('_')),
+      [],
+      `${type} keys are camelCase`,
+    );
+    assert.equal(typeof (type === 'edge' ? row.fromId : row.urlId), 'string');
+  }
+  const page = rows.find((r) => r.type === 'page') as Record<string, unknown>;
+  assert.equal(typeof page.truncated, 'boolean');
+  assert.equal(typeof page.fetchedAt, 'number');
+  const interaction = rows.find((r) => r.type === 'interaction' && (r as { headers?: unknown }).headers) as unknown as { headers: unknown };
+  assert.equal(typeof interaction.headers, 'object');
   assert.equal((await trawl(['export', '--format', 'csv'])).code, 2);
 });
 

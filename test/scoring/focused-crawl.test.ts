@@ -144,7 +144,7 @@ test('fields: the profile extracts phones, addresses and certifications; --field
       try {
         assert.deepEqual((await local.store.getExtract(home.page.urlId))?.fields, f);
         let exported: Record<string, unknown> | undefined;
-        for await (const r of local.store.exportRecords()) if (r.type === 'page' && r.url_id === home.page.urlId) exported = r;
+        for await (const r of local.store.exportRecords()) if (r.type === 'page' && r.urlId === home.page.urlId) exported = r;
         assert.deepEqual(exported?.fields, f);
       } finally {
         await local.close();

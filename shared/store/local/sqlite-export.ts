@@ -2,23 +2,34 @@ import type { Db } from './sqlite-types.js';
 import type { WaczPage } from '../../archive/wacz.js';
 import { CURRENT_EDGES } from './sqlite-rows.js';
 
-/** One line of `trawl export`: a page with its extraction (and its CSS-selector fields), an edge of a current snapshot, or an interaction. */
+/** One line of `trawl export`: a page with its extraction (and its CSS-selector fields), an edge of a current snapshot, or an interaction; keys in camelCase. */
 export type ExportRecord = { type: 'page' | 'edge' | 'interaction' } & Record<string, unknown>;
+
+/** Columns that hold JSON text: exported as the JSON they hold. */
+const JSON_COLUMNS = new Set(['fields', 'headers', 'render']);
+/** Columns SQLite keeps as 0/1: exported as booleans. */
+const BOOLEAN_COLUMNS = new Set(['truncated', 'indexable', 'nofollow', 'not_modified', 'internal']);
+
+/** A row as the library and the API name things: camelCase keys, JSON columns parsed, flags as booleans. */
+function exported(type: ExportRecord['type'], row: Record<string, unknown>): ExportRecord {
+  const out: ExportRecord = { type };
+  for (const [column, value] of Object.entries(row)) {
+    const key = column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (JSON_COLUMNS.has(column)) out[key] = typeof value === 'string' ? (JSON.parse(value) as unknown) : null;
+    else if (BOOLEAN_COLUMNS.has(column) && typeof value === 'number') out[key] = value === 1;
+    else out[key] = value;
+  }
+  return out;
+}
 
 /** Streams the data directory's pages, current edges and interactions (in that order) without loading them at once. */
 export async function* exportRecords(db: Db): AsyncGenerator<ExportRecord> {
   const pages =
     db.prepare(`SELECT p.*, x.markdown, x.description, x.author, x.published, x.language, x.word_count, x.simhash, x.near_duplicate_of, x.text_duplicate_of, x.fields
     FROM pages p LEFT JOIN extracts x ON x.url_id = p.url_id`);
-  for (const row of pages.iterate()) {
-    const r = row as Record<string, unknown>;
-    yield { type: 'page', ...r, fields: r.fields ? (JSON.parse(r.fields as string) as unknown) : null };
-  }
-  for (const row of db.prepare(`SELECT e.* FROM ${CURRENT_EDGES}`).iterate()) yield { type: 'edge', ...(row as Record<string, unknown>) };
-  for (const row of db.prepare('SELECT * FROM fetches ORDER BY id').iterate()) {
-    const r = row as Record<string, unknown>;
-    yield { type: 'interaction', ...r, headers: r.headers ? (JSON.parse(r.headers as string) as unknown) : null };
-  }
+  for (const row of pages.iterate()) yield exported('page', row as Record<string, unknown>);
+  for (const row of db.prepare(`SELECT e.* FROM ${CURRENT_EDGES}`).iterate()) yield exported('edge', row as Record<string, unknown>);
+  for (const row of db.prepare('SELECT * FROM fetches ORDER BY id').iterate()) yield exported('interaction', row as Record<string, unknown>);
 }
 
 /** A WARC file of the snapshot, and where its last stored record starts (a whole record: the file reads well at least to its end). */
