@@ -21,6 +21,8 @@ export async function handler(event: ProgressState | RebuildTextEvent): Promise<
       requests: number;
       /** The run's archive as a WACZ package in the bucket (absent when it has no WARC file, or it failed: the log says why). */
       wacz?: string;
+      /** The run's captures as a Parquet index in the bucket (beside the WACZ). */
+      captures?: string;
       /** What changed since the run before, by kind (absent in a table's first run). */
       changes?: Partial<Record<string, number>>;
       search?: { report: string; consistent: boolean; textDocs?: number };
@@ -33,7 +35,7 @@ export async function handler(event: ProgressState | RebuildTextEvent): Promise<
       rt.logger.info('full-text generation rebuilt during the run', { runId: event.runId, ...textIndex });
       return { runId: event.runId, textIndex };
     }
-    const { runId, status, report, summary, wacz } = await finalizeRun(rt, event);
+    const { runId, status, report, summary, wacz, captures } = await finalizeRun(rt, event);
     rt.metrics.addMetric('RunPagesStored', MetricUnit.Count, summary.pagesStored);
     let search: { report: string; consistent: boolean; textDocs?: number } | undefined;
     if (process.env.VECTOR_BUCKET_NAME) {
@@ -47,6 +49,7 @@ export async function handler(event: ProgressState | RebuildTextEvent): Promise<
       status,
       report,
       ...(wacz ? { wacz } : {}),
+      ...(captures ? { captures } : {}),
       pagesStored: summary.pagesStored,
       requests: summary.requests,
       ...(summary.changes ? { changes: summary.changes } : {}),

@@ -54,6 +54,8 @@ export interface WaczInput {
   mainPageUrl?: string;
   /** The time the WACZ says it was made; default: now. */
   created?: Date;
+  /** Told the package's CDXJ lines, sorted, once they are made (a capture index is built from them). */
+  indexed?: (lines: readonly string[]) => void | Promise<void>;
 }
 
 export interface WaczResult {
@@ -91,6 +93,19 @@ async function indexWarc(source: WarcSource, lines: string[]): Promise<Resource>
   return { name: name.toLowerCase(), path: `archive/${name}`, hash: `sha256:${hash.digest('hex')}`, bytes };
 }
 
+/** CDXJ is sorted by its key and time, byte for byte (the keys are ASCII: SURTs are percent-encoded). */
+function sortCdxj(lines: string[]): void {
+  lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The sorted CDXJ lines of WARC files, as a WACZ's index holds them. */
+export async function cdxjIndex(warcFiles: Array<string | WarcSource>): Promise<string[]> {
+  const lines: string[] = [];
+  for (const f of warcFiles) await indexWarc(typeof f === 'string' ? warcFileSource(f) : f, lines);
+  sortCdxj(lines);
+  return lines;
+}
+
 function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -106,8 +121,8 @@ export async function writeWacz(input: WaczInput, out: Writable): Promise<WaczRe
   const lines: string[] = [];
   const archives: Resource[] = [];
   for (const source of sources) archives.push(await indexWarc(source, lines));
-  // CDXJ is sorted by its key and time, byte for byte (the keys are ASCII: SURTs are percent-encoded).
-  lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  sortCdxj(lines);
+  await input.indexed?.(lines);
   const index = Buffer.from(lines.length ? `${lines.join('\n')}\n` : '');
 
   const pageLines = [JSON.stringify({ format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: true })];

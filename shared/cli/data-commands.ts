@@ -15,22 +15,27 @@ export interface ExportTarget {
 
 /**
  * `trawl export --format jsonl`: pages (with extraction), edges and interactions, one JSON object a
- * line; `--format wacz [--run N]`: the archive as a WACZ. Returns the records or pages written.
+ * line; `--format wacz [--run N]`: the archive as a WACZ; `--format parquet [--run N]`: its captures
+ * as a Parquet index. Returns the records, pages or captures written.
  */
 export async function exportCommand(dataDir: string, flags: { format?: string; run?: string }, to: ExportTarget): Promise<number> {
   const format = flags.format ?? 'jsonl';
-  if (format !== 'jsonl' && format !== 'wacz') throw new UsageError(`unknown export format ${JSON.stringify(format)}: use jsonl or wacz`);
-  if (format === 'wacz') {
-    if (to.stream.isTTY) throw new UsageError('a WACZ is binary: redirect it to a file (trawl export --format wacz > crawl.wacz)');
+  if (format !== 'jsonl' && format !== 'wacz' && format !== 'parquet')
+    throw new UsageError(`unknown export format ${JSON.stringify(format)}: use jsonl, wacz or parquet`);
+  if (format === 'wacz' || format === 'parquet') {
+    if (to.stream.isTTY)
+      throw new UsageError(
+        `a ${format === 'wacz' ? 'WACZ' : 'Parquet file'} is binary: redirect it to a file (trawl export --format ${format} > crawl.${format})`,
+      );
     const runId = flags.run === undefined ? undefined : runNumber(flags.run);
     const store = openStore(dataDir);
     try {
-      return (await store.wacz(to.stream, { runId })).pages;
+      return format === 'wacz' ? (await store.wacz(to.stream, { runId })).pages : (await store.captureIndex(to.stream, { runId })).captures;
     } finally {
       await store.close();
     }
   }
-  if (flags.run !== undefined) throw new UsageError('--run goes with --format wacz; the jsonl export holds every run');
+  if (flags.run !== undefined) throw new UsageError('--run goes with --format wacz or parquet; the jsonl export holds every run');
   const out = to.out;
   const store = openStore(dataDir);
   let n = 0;

@@ -23,7 +23,8 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
     settings: 'data',
   },
   export: {
-    usage: 'trawl export --format jsonl | --format wacz [--run N]   pages, edges and interactions as JSON lines; the archive as a WACZ',
+    usage:
+      'trawl export --format jsonl | wacz | parquet [--run N]   pages, edges and interactions as JSON lines; the archive as a WACZ; its captures as a Parquet index',
     flags: ['format', 'run'],
     example: 'trawl export --format wacz > crawl.wacz',
     settings: 'data',

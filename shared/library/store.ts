@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { ArchiveReplay, targetHistory, type HistoryEntry, type ReplayOptions } from '../archive/replay.js';
-import { warcFileSource, writeWacz, type WaczResult } from '../archive/wacz.js';
+import { cdxjIndex, warcFileSource, writeWacz, type WaczResult, type WarcSource } from '../archive/wacz.js';
+import { capturesOfCdxj, capturesParquet } from '../archive/capture-index.js';
+import { CONTENT_KINDS } from '../store/ports/index.js';
 import { wholeRecordsLength } from '../archive/warc-snapshot.js';
 import { UsageError } from '../errors.js';
 import { version } from '../cli/usage.js';
@@ -68,6 +70,13 @@ export interface TrawlStore {
    * (or of `runId`), their CDXJ index, the pages with titles and text, the datapackage and its digest.
    */
   wacz(out: Writable, options?: { runId?: number }): Promise<WaczResult>;
+  /**
+   * The captures of the archive (every run, or `runId`) as a Parquet file written to `out`: one row
+   * a capture with Common Crawl's index columns (`url_surtkey`, `url`, `url_host_name`, `fetch_time`,
+   * `fetch_status`, `content_mime_type`, `content_digest`, `warc_filename`, `warc_record_offset`,
+   * `warc_record_length`) and `warc_record_type`, `page_id`, `run_id`, `change_kind`.
+   */
+  captureIndex(out: Writable, options?: { runId?: number }): Promise<{ captures: number }>;
   /** Hybrid search (BM25 + vectors) over the enriched pages, with why each hit matched. */
   search(query: string, options?: SearchOptions): Promise<SearchResult>;
   /** The summary, tags and model stamps of a page, once enriched. */
@@ -92,6 +101,19 @@ const idOf = (input: string): string => (/^[0-9a-f]{32}$/.test(input) ? input : 
 export function openStore(dataDir = './trawl-data'): TrawlStore {
   const local: LocalStores = openLocalForReading(dataDir);
   const { store, graph } = local;
+  /** The runs, once `runId` (when given) is one of them. */
+  const checkedRuns = async (runId: number | undefined): Promise<RunRecord[]> => {
+    const runs = await store.runs();
+    if (runId !== undefined && !runs.some((r) => r.id === runId))
+      throw new UsageError(`no run ${runId} in ${dataDir}: its runs are ${runs.map((r) => r.id).join(', ') || 'none'}`);
+    return runs;
+  };
+  /** Each WARC file as it stood when the snapshot was taken: up to its last whole record. */
+  const snapshotSources = (files: Array<{ file: string; lastRecord: number }>): WarcSource[] =>
+    files.map(({ file, lastRecord }) => {
+      const path = join(local.warcDir, file);
+      return warcFileSource(path, wholeRecordsLength(path, lastRecord));
+    });
   return {
     runs: () => store.runs(),
     async summary(runId) {
@@ -118,18 +140,12 @@ export function openStore(dataDir = './trawl-data'): TrawlStore {
       replayApi({ store, blobs: local.blobs }, topics.join(' '), socialSearchKey(platform, topics.map((t) => t.trim()).filter(Boolean))),
     export: () => store.exportRecords(),
     async wacz(out, options = {}) {
-      const runs = await store.runs();
-      if (options.runId !== undefined && !runs.some((r) => r.id === options.runId))
-        throw new UsageError(`no run ${options.runId} in ${dataDir}: its runs are ${runs.map((r) => r.id).join(', ') || 'none'}`);
+      const runs = await checkedRuns(options.runId);
       const { warcFiles, pages } = store.waczSources(options.runId);
       const seeds = runs.find((r) => r.id === (options.runId ?? runs.at(-1)?.id))?.seeds ?? [];
       return writeWacz(
         {
-          // Each file as it stood when the snapshot was taken: up to its last whole record.
-          warcFiles: warcFiles.map(({ file, lastRecord }) => {
-            const path = join(local.warcDir, file);
-            return warcFileSource(path, wholeRecordsLength(path, lastRecord));
-          }),
+          warcFiles: snapshotSources(warcFiles),
           pages,
           title: `trawl crawl of ${seeds.join(' ') || dataDir}${options.runId !== undefined ? ` (run ${options.runId})` : ''}`,
           software: `trawl ${version()}`,
@@ -137,6 +153,19 @@ export function openStore(dataDir = './trawl-data'): TrawlStore {
         },
         out,
       );
+    },
+    async captureIndex(out, options = {}) {
+      await checkedRuns(options.runId);
+      const lines = await cdxjIndex(snapshotSources(store.waczSources(options.runId).warcFiles));
+      const kinds = new Map<string, string>();
+      const changes = await local.changes.changes(
+        options.runId === undefined ? { since: 0, kinds: [...CONTENT_KINDS] } : { runId: options.runId, kinds: [...CONTENT_KINDS] },
+      );
+      for (const c of changes) kinds.set(`${c.runId} ${c.urlId}`, c.kind);
+      const captures = capturesOfCdxj(lines, (runId, pageId) => kinds.get(`${runId} ${pageId}`));
+      const bytes = capturesParquet(captures, `trawl ${version()}`);
+      await new Promise<void>((resolve, reject) => out.end(bytes, (err?: Error | null) => (err ? reject(err) : resolve())));
+      return { captures: captures.length };
     },
     search: (query, options) => searchStores(local, query, options),
     async enrichment(url) {

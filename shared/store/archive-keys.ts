@@ -9,6 +9,8 @@ export const archiveKeys = {
   warcRun: (runId: number) => `warc/run-${runId}/`,
   /** A run's archive as one WACZ package (the cloud's FinalizeRun writes it). */
   wacz: (runId: number) => `wacz/run-${runId}.wacz`,
+  /** A run's captures as a Parquet index (Hive-style `run=` partition, for Athena). */
+  captures: (runId: number) => `captures/run=${runId}/captures.parquet`,
   extracted: (urlId: string, snapshot: string) => `extracted/${urlId}/${snapshot}.json`,
   report: (name: string) => `reports/${name}.json`,
   markdownReport: (name: string) => `reports/${name}.md`,

@@ -1,4 +1,4 @@
-// Issue 35: `trawl export --format wacz` writes a WACZ 1.1.1 that passes every rule of the
+// `trawl export --format wacz` writes a WACZ 1.1.1 that passes every rule of the
 // specification (wacz-validate.ts), for every run or one, from a crawl done twice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,7 +84,7 @@ test('a WACZ of two runs passes every WACZ 1.1.1 rule; one of run 1 holds only i
 
     const bad = spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', 'export', '--format', 'warc', '--data', data.dir], { encoding: 'utf8' });
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /unknown export format "warc": use jsonl or wacz/);
+    assert.match(bad.stderr, /unknown export format "warc": use jsonl, wacz or parquet/);
   } finally {
     await site.close();
     data.cleanup();

@@ -7,6 +7,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readZip, waczProblems } from '../archive/wacz-validate.js';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { edgesOf } from '../../shared/store/aws/dynamo-items.js';
 import { archiveKeys } from '../../shared/store/archive-keys.js';
 import type { Db } from '../../shared/store/local/sqlite-types.js';
@@ -151,6 +152,26 @@ test('FinalizeRun packages the run as a WACZ in the bucket that validates: its W
     const html = items.filter((i) => i.type === 'PAGE' && Number(i.status) === 200 && String(i.mime).startsWith('text/html'));
     assert.equal(pages.length, html.length);
     assert.ok(pages.some((p) => typeof p.text === 'string' && (p.text as string).length > 50 && p.title));
+
+    // Beside it, the run's captures as Parquet: DuckDB reads one row per CDXJ line, by status as the index says.
+    assert.equal(crawl.output.captures, archiveKeys.captures(1));
+    const parquet = join(dir.dir, 'captures.parquet');
+    const obj = await emu.clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: archiveKeys.captures(1) }));
+    writeFileSync(parquet, await obj.Body!.transformToByteArray());
+    const duck = await DuckDBInstance.create(':memory:');
+    const conn = await duck.connect();
+    try {
+      const rows = (await conn.runAndReadAll(`SELECT fetch_status AS s, count(*) AS n FROM read_parquet('${parquet}') GROUP BY 1`)).getRowObjectsJS();
+      const counted = Object.fromEntries(rows.map((r) => [String(r.s ?? '-'), Number(r.n)]));
+      const indexed: Record<string, number> = {};
+      for (const l of cdx) indexed[String(l.status ?? '-')] = (indexed[String(l.status ?? '-')] ?? 0) + 1;
+      assert.deepEqual(counted, indexed);
+      const [run] = (await conn.runAndReadAll(`SELECT min(run_id) AS lo, max(run_id) AS hi FROM read_parquet('${parquet}')`)).getRowObjectsJS();
+      assert.deepEqual([Number(run!.lo), Number(run!.hi)], [1, 1]);
+    } finally {
+      conn.closeSync();
+      duck.closeSync();
+    }
   } finally {
     dir.cleanup();
   }

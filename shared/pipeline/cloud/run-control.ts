@@ -249,7 +249,7 @@ export interface RunFailure {
 export async function finalizeRun(
   deps: CloudDeps & { graph: GraphStore },
   state: ProgressState & { error?: RunFailure },
-): Promise<{ runId: number; status: string; report: string; summary: RunSummary; wacz?: string; selection?: string }> {
+): Promise<{ runId: number; status: string; report: string; summary: RunSummary; wacz?: string; captures?: string; selection?: string }> {
   const now = (deps.clock ?? Date.now)();
   const stopped = !state.error && state.reason === 'stopped';
   const status = state.error ? 'failed' : stopped ? 'interrupted' : 'finished';
@@ -274,7 +274,7 @@ export async function finalizeRun(
   // The run's archive as one package replay tools open; a failure to write it is logged, never the run's end.
   const wacz =
     deps.archivedPages && run
-      ? await writeRunWacz({ objects: deps.objects, pages: deps.archivedPages }, run, state.crawl).catch((err: unknown) => {
+      ? await writeRunWacz({ objects: deps.objects, pages: deps.archivedPages, changes: deps.changes }, run, state.crawl).catch((err: unknown) => {
           deps.logger.error('the run’s WACZ was not written', { runId: state.runId, error: errorMessage(err) });
           return undefined;
         })
@@ -286,7 +286,7 @@ export async function finalizeRun(
       ? await toldChanges(deps.changes, state, monitorOf(settings))
       : [];
   await deps.events?.put([...told, runEndEvent(state, status, report, summary, wacz?.key)]);
-  const out = { runId: state.runId, status, report, summary, ...(wacz ? { wacz: wacz.key } : {}) };
+  const out = { runId: state.runId, status, report, summary, ...(wacz ? { wacz: wacz.key, captures: wacz.captures } : {}) };
   if (!run || !settings?.select) return out;
   const selection = await selectStage({ ...deps, clock: deps.clock }, state.runId, run.seeds, runScoring(run, settings), settings.selectCap);
   return { ...out, selection: selection.report };
