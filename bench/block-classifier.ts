@@ -5,7 +5,7 @@ import { isDateline } from '../shared/extract/dateline.js';
 import { classSign, type PageModel } from '../shared/extract/page-model.js';
 
 /*
- * bench:extract's block-classifier experiment (issue 32): a few shallow boosted trees that judge
+ * bench:extract's block-classifier experiment: a few shallow boosted trees that judge
  * each block left inside the chosen content once the rules are done (captions, "read also" boxes,
  * author and date lines, appeals written as ordinary paragraphs), from features with names, and
  * remove those they are confident about. Fitted per fold on the extraction corpus's labels (a block

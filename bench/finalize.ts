@@ -1,7 +1,6 @@
 // npm run bench:finalize: FinalizeRun's ranks over generated runs of 10k, 50k and 100k stored pages
-// on dynalite (URL, PAGE and six EDGE items a page), printing the peak heap while ranking. Before
-// issue 30 the ranks scanned the whole table into memory (~1.2 KB of heap per edge record); now
-// they read only the run's items into a compact graph. Pass sizes as arguments: `-- 10000 50000`.
+// on dynalite (URL, PAGE and six EDGE items a page), printing the peak heap while ranking. The ranks
+// read only the run's items into a compact graph (8 bytes a link), never the whole table. Pass sizes as arguments: `-- 10000 50000`.
 import { spawn } from 'node:child_process';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';

@@ -112,7 +112,7 @@ export const STAGE_ACCESS: Record<StageName, { table: string[]; objects: Array<'
   'run-ended': { table: ['UpdateItem'], objects: ['read'] },
   'render-page': { table: ['PutItem', 'UpdateItem'], objects: ['read', 'write'] },
   'summarize-page': { table: ['PutItem', 'UpdateItem'], objects: ['read'] },
-  // Index clears the page's dead letter (DeleteItem): without it a real deploy indexed no vector (review finding 1).
+  // Index clears the page's dead letter (DeleteItem): without it no vector would be indexed.
   'index-page': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem', 'DeleteItem'], objects: ['read', 'write'] },
   'search-api': { table: ['Scan'], objects: ['read'] },
 };
@@ -200,7 +200,7 @@ export class CrawlStages extends Construct {
         resources: [this.props.bucket.arnForObjects('*')],
       }),
     );
-    // Without ListBucket S3 answers a missing key with 403, not 404, and "not there yet" became an error (review finding 2).
+    // Without ListBucket S3 answers a missing key with 403, not 404, and "not there yet" would be an error.
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.props.bucket.bucketArn] }));
     // A customer-managed key on the table or the bucket: the same reads and writes need it (the
     // statements above are exact actions, not the grant* helpers, so the keys are granted here).

@@ -1,4 +1,4 @@
-// The public API report (issue 36): every name `trawl` and `trawl/cdk` export, with its kind and
+// The public API report: every name `trawl` and `trawl/cdk` export, with its kind and
 // type as the compiler sees it, written to docs/api-report.md. `test/api-report.test.ts` compares
 // the report with the source in CI, so a change to the surface is seen in review.
 //   npm run api:report            rewrite docs/api-report.md

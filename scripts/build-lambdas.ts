@@ -3,7 +3,7 @@
 // a manifest of the files each stage loads. An installed package's construct assembles each
 // stage's asset from these at synth (lib/stages.ts), adding what ships as files (pdf.js, the
 // Chromium of @sparticuz/chromium, the web UI), so a user's synth needs neither esbuild nor Docker
-// and the tarball holds the shared code once (issue 31: 85 MB packed before, with a bundle per
+// and the tarball holds the shared code once (85 MB packed before, with a bundle per
 // stage and Chromium inside the Render one).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';

@@ -1,4 +1,4 @@
-// Issue 36: the public surface is reviewed like code. docs/api-report.md lists every exported name
+// The public surface is reviewed like code. docs/api-report.md lists every exported name
 // of `trawl` and `trawl/cdk` with its type; this fails when the source no longer matches it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

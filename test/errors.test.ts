@@ -1,4 +1,4 @@
-// Issue 36: one error registry. Every class trawl raises lives in shared/errors.ts, extends
+// One error registry. Every class trawl raises lives in shared/errors.ts, extends
 // TrawlError and says what happens next; none stops a run because it forgot to say so.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 34: crawls started over HTTP. A POST to trawl serve starts a crawl of a loopback site;
+// Crawls started over HTTP. A POST to trawl serve starts a crawl of a loopback site;
 // its Server-Sent Events run to crawl.finished; a loopback receiver gets the signed webhooks,
 // which verify with the standardwebhooks library; a receiver that answers 500 twice gets the
 // event on the third try. Write routes need the write token.

@@ -1,4 +1,4 @@
-// Issue 28: the API answers only the hosts it serves (DNS rebinding), the UI loads without the
+// The API answers only the hosts it serves (DNS rebinding), the UI loads without the
 // token while every data route needs it, and every answer carries the security headers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 34: trawl's MCP server driven by an independent client, the MCP Inspector's CLI
+// trawl's MCP server driven by an independent client, the MCP Inspector's CLI
 // (@modelcontextprotocol/inspector-cli, as `npx @modelcontextprotocol/inspector --cli` runs it):
 // over stdio against `trawl mcp`, and over Streamable HTTP against `/mcp` on `trawl serve`.
 import { test } from 'node:test';

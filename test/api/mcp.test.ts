@@ -1,4 +1,4 @@
-// Issue 34: `trawl mcp` over stdio, driven by the official SDK's client as an agent would: the
+// `trawl mcp` over stdio, driven by the official SDK's client as an agent would: the
 // tools are listed, a crawl of a loopback site is started (the server allows private addresses)
 // and followed to its end, then a search, a page and its links are read.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 34: the web UI's "New crawl" form in headless Chromium (the machine's own locale), on a
+// The web UI's "New crawl" form in headless Chromium (the machine's own locale), on a
 // server with a read token and a write token: the form asks for the write token once, starts the
 // crawl, shows its progress live from the Server-Sent Events, and links the finished run.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 35: the web UI's "What changed" view in headless Chromium (the machine's own locale): a
+// The web UI's "What changed" view in headless Chromium (the machine's own locale): a
 // run's changes by kind, a filter, and the word diff of a changed page one click away.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

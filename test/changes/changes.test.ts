@@ -1,4 +1,4 @@
-// Issue 35: what changed since the last crawl. A loopback site is crawled through `trawl serve`,
+// What changed since the last crawl. A loopback site is crawled through `trawl serve`,
 // changed (a page edited, one removed, one unlinked, a link added from the home page, the rest as
 // they were), and crawled again with a monitor that asks only for /a: the CLI, the API and the
 // library list exactly the expected kinds and diffs, and the webhook receiver gets only /a's change.

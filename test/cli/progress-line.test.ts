@@ -1,4 +1,4 @@
-// Issue 31: a progress line people can read: rates, the queue, hosts fetching and waiting (not
+// A progress line people can read: rates, the queue, hosts fetching and waiting (not
 // "0 active" throughout), elapsed time and an ETA of the work queued.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 31: help and errors like a mature CLI. Each command has its own help with an example;
+// Help and errors like a mature CLI. Each command has its own help with an example;
 // --version; "did you mean" for unknown flags and commands; negative numbers and profile JSON
 // errors reported plainly; read commands never create a data directory; a closed pipe is the end
 // of the output, not a stack trace.

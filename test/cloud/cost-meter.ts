@@ -1,4 +1,4 @@
-// The cost meter of bench:cloud (issue 30): what AWS would bill for the handlers' own calls, by
+// The cost meter of bench:cloud: what AWS would bill for the handlers' own calls, by
 // AWS's billing rules rather than by request bytes.
 //
 // - DynamoDB: every handler command asks for `ReturnConsumedCapacity: INDEXES`. dynalite already

@@ -1,4 +1,4 @@
-// The IAM contract (issue 30): every AWS SDK call a handler makes during the cloud suites is
+// The IAM contract: every AWS SDK call a handler makes during the cloud suites is
 // recorded (which function, which action, on which resource) and evaluated against the policy the
 // synthesized template gives that function's role. The emulators check no IAM; this does, so a
 // call a real deploy would deny fails the suite here, naming the function, action and resource.

@@ -1,4 +1,4 @@
-// Issue 37: a page budget goes to the seed's own links before deep junk. An index lists 60
+// A page budget goes to the seed's own links before deep junk. An index lists 60
 // articles; every article links to the same 30 addresses that answer 404 (the navigation of the
 // site it came from) and to 5 of its own. Under a budget of 70 pages, at least 95 % of the
 // articles are stored: popularity at depth 2 no longer outranks depth 1.

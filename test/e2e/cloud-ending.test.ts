@@ -1,4 +1,4 @@
-// Issue 30: a cloud run always ends. A page workflow that never runs (an Express execution that
+// A cloud run always ends. A page workflow that never runs (an Express execution that
 // timed out skips its Catch) leaves its URL in flight: the stall recovery sends it again once its
 // claim lapsed, and the run drains with the URL settled. A handler that throws ends the run
 // `failed` through the run machine's Catch, with its queued URLs settled, never `running`. A run
@@ -194,7 +194,7 @@ test(
   },
 );
 
-test('a second cloud run records what changed per page and tells the monitored changes on the bus (issue 35)', { timeout: 300_000 }, async () => {
+test('a second cloud run records what changed per page and tells the monitored changes on the bus', { timeout: 300_000 }, async () => {
   const site = await changingSite();
   try {
     const names = await emu.provision('changes');

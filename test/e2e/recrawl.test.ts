@@ -96,7 +96,7 @@ test('the synthetic web also runs with one port per host (macOS)', async () => {
 
 test('the address guard refuses the synthetic web without --allow-private-network', async () => {
   await withWeb({ articles: 2, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dataDir) => {
-    // Refused before crawling, with the flag that lifts it (issue 31), not a crawl that stores nothing.
+    // Refused before crawling, with the flag that lifts it, not a crawl that stores nothing.
     await assert.rejects(crawlWeb(web, { data: dataDir, 'delay-ms': '0', 'max-host-failures': '2' }, [`${web.origins.blog1}/`]), /--allow-private-network/);
     assert.equal(web.log.length, 0, 'no request reached a loopback address');
   });

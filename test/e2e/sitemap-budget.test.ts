@@ -1,4 +1,4 @@
-// Issue 28: sitemaps count against the crawl. An endless chain of sitemap indexes and an index of
+// Sitemaps count against the crawl. An endless chain of sitemap indexes and an index of
 // 10,000 child sitemaps both end within the run's sitemap budget, and a gzipped sitemap that
 // inflates past its cap still yields the URLs read before the cut.
 import { test } from 'node:test';

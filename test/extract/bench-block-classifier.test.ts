@@ -1,4 +1,4 @@
-// Issue 32: bench:extract's block-classifier experiment fits its trees deterministically (the same
+// bench:extract's block-classifier experiment fits its trees deterministically (the same
 // corpus gives the same cross-validated figure every run) and learns what its samples hold, and
 // its features are computed on the blocks the extraction hands out once the rules are done.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 32: `--main-content full` keeps all of a page's readable content (docs and product pages,
+// `--main-content full` keeps all of a page's readable content (docs and product pages,
 // where the content is more than one article) and still sheds its furniture; the extraction's
 // method says which way each page went.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 36: the Lambda environment is one contract, named and parsed in functions/environment.ts,
+// The Lambda environment is one contract, named and parsed in functions/environment.ts,
 // which the construct sets through and the handlers read through.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -264,7 +264,7 @@ test('the search API: a read-only Lambda behind a Function URL with IAM auth, or
   const open = synth({ api: { auth: 'apiKey', apiKeySha256: sha } });
   open.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
   open.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ API_KEY_SHA256: sha, API_KEY_HEADER: 'x-api-key' }) } });
-  // A public URL is invoked by anyone: its concurrency is capped (review finding 12).
+  // A public URL is invoked by anyone: its concurrency is capped.
   open.hasResourceProperties('AWS::Lambda::Function', {
     Environment: { Variables: Match.objectLike({ API_KEY_SHA256: sha }) },
     ReservedConcurrentExecutions: 10,

@@ -1,4 +1,4 @@
-// DynamoDB items stop at 400 KB (issue 30). The items whose size grows with a page or a run are
+// DynamoDB items stop at 400 KB. The items whose size grows with a page or a run are
 // written at their worst case to dynalite, which enforces the limit as DynamoDB does: a page's
 // links (MAX_LINKS of them, long URLs, full contexts), a page's inlink sources, the TOP item.
 import { after, before, test } from 'node:test';

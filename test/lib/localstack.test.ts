@@ -1,4 +1,4 @@
-// The LocalStack route (issue 30): what localstack/deploy.sh deploys must be a stack LocalStack can
+// The LocalStack route: what localstack/deploy.sh deploys must be a stack LocalStack can
 // create. No Docker here, so the deploy itself is not run (docs/cloud.md says so); this checks the
 // template it would send and the files that drive it.
 import { test } from 'node:test';

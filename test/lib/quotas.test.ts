@@ -1,4 +1,4 @@
-// Issue 30: quotas and limits as synth-time checks. A crawl whose longest run would pass the
+// Quotas and limits as synth-time checks. A crawl whose longest run would pass the
 // Standard history quota, or a page workflow whose retries could outlast Express's five minutes,
 // fails synthesis naming it; long hosts get a hashed message group; SQS's visibility rule holds.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 36: cleanup that survives failure. A crawl whose context cannot be built (a data directory
+// Cleanup that survives failure. A crawl whose context cannot be built (a data directory
 // whose warc/ is a file) releases the directory, so the same process (or another) can crawl into
 // it afterwards; every closer runs even when one throws, and the failures come back together.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 31: a first try on a local or intranet site. Without --allow-private-network the CLI and
+// A first try on a local or intranet site. Without --allow-private-network the CLI and
 // the library refuse it at once, before anything is crawled or stored, in one line that names the
 // flag and the library option, and exit non-zero; with it the site is crawled. A name that does
 // not resolve says so, not "robots.txt does not allow".

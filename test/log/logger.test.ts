@@ -1,4 +1,4 @@
-// Issue 31: logs a person can read on a terminal, JSON lines for machines. The format follows
+// Logs a person can read on a terminal, JSON lines for machines. The format follows
 // stderr (text on a terminal, JSON otherwise) unless TRAWL_LOG_FORMAT or --log-format says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

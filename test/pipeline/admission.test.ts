@@ -1,4 +1,4 @@
-// Issue 36's unit seams: the Admitter driven directly, one candidate at a time — every reason a
+// Unit seams: the Admitter driven directly, one candidate at a time — every reason a
 // discovered URL is kept out, in the order it is checked, and the scope growing mid-run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

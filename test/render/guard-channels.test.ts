@@ -1,4 +1,4 @@
-// Issue 28: a rendered page reaches nothing the address guard refuses, by any channel a browser
+// A rendered page reaches nothing the address guard refuses, by any channel a browser
 // has. Each page is rendered as if it came from a public host, with the guard on, and tries one
 // channel towards a loopback canary (HTTP and UDP); the canary must receive nothing and the
 // page's record must count the refusal.

@@ -1,4 +1,4 @@
-// Issue 37: a host's pages share one browser context, so a site's second rendered page takes its
+// A host's pages share one browser context, so a site's second rendered page takes its
 // scripts from the context's cache instead of asking the site again; another host never shares
 // it (not its cache, not its cookies), and a context that met a failure is not used again.
 import { after, before, test } from 'node:test';

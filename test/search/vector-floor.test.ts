@@ -1,4 +1,4 @@
-// Issues 31 and 33: vectors that mean something. A page whose text is "a" gets no vector (it
+// Vectors that mean something. A page whose text is "a" gets no vector (it
 // stays findable by its words), so it is never a vector hit; a query of nonsense words returns
 // no vector hits; a real query still finds its page by vector.
 import { test } from 'node:test';

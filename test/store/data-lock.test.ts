@@ -1,4 +1,4 @@
-// Issue 31: a stale trawl.lock whose pid was reused by another process is taken over; a lock held
+// A stale trawl.lock whose pid was reused by another process is taken over; a lock held
 // by a live trawl is refused with a message that says how to clear it if no trawl is running.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

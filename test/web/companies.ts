@@ -1,4 +1,4 @@
-// Composed company sites for link scoring, profiles and the homepage selection pass (issue 14),
+// Composed company sites for link scoring, profiles and the homepage selection pass,
 // written with their expected selections BEFORE the scorer exists. Each site is a homepage whose
 // links lead to pages with a head (<title>, meta description) and a little body text, as small
 // service businesses build them: a services hub or top-level service slugs, a service-area tree of
