@@ -26,6 +26,10 @@ export class ArchiveReplay implements Fetcher {
 
   /** The record that replay would serve for a URL: the newest with a response, or the one of the given run. */
   async recordFor(url: string): Promise<FetchRecord> {
+    return (await this.lookup(url)).record;
+  }
+
+  private async lookup(url: string): Promise<{ record: FetchRecord; history: FetchRecord[] }> {
     const canonical = canonicalize(url) ?? url;
     const fetcher = this.options.view === 'rendered' ? 'browser' : 'http';
     const history = (await this.store.fetchHistory(urlId(canonical))).filter(
@@ -40,12 +44,20 @@ export class ArchiveReplay implements Fetcher {
     const confirmed = own.filter((r) => r.status === 304).at(-1);
     if (!record && confirmed) record = history.filter((r) => full(r) && r.fetchedAt <= confirmed.fetchedAt).at(-1);
     if (!record) throw new FetchedAndFailedError(canonical, own.at(-1)!);
-    return record;
+    return { record, history };
   }
 
   async fetch(request: FetchRequest): Promise<FetchResponse> {
-    const record = await this.recordFor(request.url);
-    return responseFromArchive(request, await readResponse(join(this.dataDir, 'warc'), record.warc!));
+    const { record, history } = await this.lookup(request.url);
+    const dir = join(this.dataDir, 'warc');
+    const archived = await readResponse(dir, record.warc!);
+    if (archived.refersTo) {
+      // An unchanged body archived as a revisit: the bytes are the first capture's with that body (always a whole response).
+      const original = history.find((r) => r.warc && r.contentHash === record.contentHash && r !== record);
+      if (!original) throw new Error(`${request.url}: the archive's revisit at ${record.warc!.file} refers to a capture this data directory no longer records`);
+      archived.body = (await readResponse(dir, original.warc!)).body;
+    }
+    return responseFromArchive(request, archived);
   }
 
   requestHeaders(): Record<string, string> {

@@ -5,6 +5,8 @@ import type { WarcLocation } from '../store/ports/index.js';
 
 /** The WARC 1.1 revisit profile of a conditional request the server answered 304 Not Modified. */
 export const SERVER_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
+/** The WARC 1.1 revisit profile of a response whose payload is the same bytes as an earlier capture's. */
+export const IDENTICAL_PAYLOAD = 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest';
 
 export interface ArchivedResponse {
   url: string;
@@ -13,6 +15,11 @@ export interface ArchivedResponse {
   headers: Record<string, string>;
   body: Buffer;
   truncated: boolean;
+  /**
+   * A revisit of an unchanged body: its status and headers, and no body here; the capture it names
+   * (same URL, that date, that payload digest) has it.
+   */
+  refersTo?: { url: string; date: string; payloadDigest?: string };
 }
 
 /** Reads the one gzipped record at a location (no scanning) and returns its HTTP response. */
@@ -32,6 +39,17 @@ export async function responseOfRecord(bytes: Uint8Array, location: WarcLocation
   const record = await new WARCParser([bytes]).parse();
   if (record?.warcType === 'conversion') return conversionResponse(record, Buffer.from(await record.readFully(false)));
   if (record?.warcType === 'revisit' && record.warcHeader('WARC-Profile') === SERVER_NOT_MODIFIED) return notModifiedResponse(record);
+  if (record?.warcType === 'revisit' && record.warcHeader('WARC-Profile') === IDENTICAL_PAYLOAD) {
+    await record.readFully(false);
+    return {
+      ...toResponse(record, Buffer.alloc(0)),
+      refersTo: {
+        url: record.warcRefersToTargetURI ?? record.warcTargetURI ?? '',
+        date: record.warcRefersToDate ?? '',
+        ...(record.warcPayloadDigest ? { payloadDigest: record.warcPayloadDigest } : {}),
+      },
+    };
+  }
   if (!record || record.warcType !== 'response') throw new Error(`no response record at ${location.file}:${location.offset}`);
   return toResponse(record, Buffer.from(await record.readFully(false)));
 }

@@ -4,7 +4,8 @@ import { basename, join } from 'node:path';
 import { createGzip, gzipSync } from 'node:zlib';
 import { NO_CLOCK, type StageClock } from '../log/stage-clock.js';
 import type { WarcLocation } from '../store/ports/index.js';
-import { readResponse, SERVER_NOT_MODIFIED, type ArchivedResponse } from './warc-reader.js';
+import { IDENTICAL_PAYLOAD, readResponse, SERVER_NOT_MODIFIED, type ArchivedResponse } from './warc-reader.js';
+import { contentHashOf } from '../store/content-hash.js';
 import { WIRE_HEADERS } from '../fetch/content-type.js';
 import { newRecordId, recordPieces, warcDigestOfHex, warcFields, type RecordSpec } from './warc-record.js';
 
@@ -25,9 +26,10 @@ export interface Exchange {
   response?: { status: number; headers: Record<string, string>; body: Buffer | null; truncated: boolean; skipped?: string };
   error?: string;
   /**
-   * The capture a 304 confirmed: the answer is then archived as a WARC 1.1 `revisit` record
-   * (profile server-not-modified) that refers to it, which replay tools resolve to that capture's
-   * status, headers and body. `contentHash` is the hex SHA-256 of its body (its payload digest).
+   * The stored capture of this URL: a 304 that confirmed it is archived as a WARC 1.1 `revisit`
+   * record (profile server-not-modified), and a 2xx whose body is the same bytes as a revisit
+   * with profile identical-payload-digest (unless the writer keeps whole responses), each naming
+   * it; replay tools resolve them to its body. `contentHash` is the hex SHA-256 of its body.
    */
   revisitOf?: { url: string; date: Date; contentHash?: string };
   /**
@@ -62,6 +64,11 @@ export interface WarcWriterOptions {
   fileTag?: string;
   /** Gets the time of compressing and writing records (`--stage-times`). */
   clock?: StageClock;
+  /**
+   * Archive a 2xx whose body did not change as a revisit (identical-payload-digest). Off where
+   * the stages after the fetch read the body back from its record (the cloud). @default true
+   */
+  identicalPayloadRevisits?: boolean;
 }
 
 /**
@@ -73,6 +80,32 @@ const RECORD_LEVEL = 4;
 /** Records above this size are compressed on libuv's thread pool, smaller ones on the calling thread. */
 const ASYNC_GZIP_BYTES = 256 * 1024;
 const EMPTY = new Uint8Array();
+
+type ArchivedAnswerOf = NonNullable<Exchange['response']>;
+
+/** The HTTP head of a response record (or of an unchanged 2xx's revisit): as received, minus the wire's framing. */
+function responseHead({ status, headers, body }: ArchivedAnswerOf): { startLine: string; fields: Record<string, string> } {
+  const fields: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (!WIRE_HEADERS.has(k)) fields[k] = v;
+  if (headers['content-encoding']) fields['x-trawl-original-content-encoding'] = headers['content-encoding'];
+  fields['content-length'] = String(body?.length ?? 0);
+  return { startLine: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trim(), fields };
+}
+
+/** Which revisit an answer is, if any: a 304, or a whole 2xx body with the stored capture's bytes. */
+function revisitProfile(response: ArchivedAnswerOf, contentHash: string | undefined, identical: boolean): string | undefined {
+  if (response.status === 304) return SERVER_NOT_MODIFIED;
+  const same =
+    identical &&
+    contentHash !== undefined &&
+    response.status >= 200 &&
+    response.status < 300 &&
+    !response.truncated &&
+    response.body !== null &&
+    response.body.length > 0 &&
+    contentHashOf(response.body) === contentHash;
+  return same ? IDENTICAL_PAYLOAD : undefined;
+}
 
 /** The 304's status and header fields as metadata lines (`http-status`, `http-header-<name>`). */
 function notModifiedFields(headers: Record<string, string>): Record<string, string | number> {
@@ -234,31 +267,28 @@ export class WarcWriter {
         payload: ex.requestBody ?? EMPTY,
       },
     ];
-    const revisit = ex.response?.status === 304 && ex.revisitOf;
+    const revisit = ex.response && ex.revisitOf && revisitProfile(ex.response, ex.revisitOf.contentHash, this.options.identicalPayloadRevisits ?? true);
     if (ex.response && responseId && revisit) {
-      // Its block stays empty: pywb and wabac take the status and headers of a revisit that has
-      // any from the revisit itself, and would replay a 304 with no body. The 304's own header
-      // fields go into the metadata record.
+      // A 304's block stays empty: pywb and wabac take the status and headers of a revisit that
+      // has any from the revisit itself, and would replay a 304 with no body (its own header
+      // fields go into the metadata record). An unchanged 2xx keeps its status and headers.
       specs.push({
         type: 'revisit',
         id: responseId,
         date,
         url: ex.url,
         headers: {
-          'WARC-Profile': SERVER_NOT_MODIFIED,
-          'WARC-Refers-To-Target-URI': revisit.url,
-          'WARC-Refers-To-Date': revisit.date.toISOString(),
+          'WARC-Profile': revisit,
+          'WARC-Refers-To-Target-URI': ex.revisitOf!.url,
+          'WARC-Refers-To-Date': ex.revisitOf!.date.toISOString(),
         },
         contentType: 'application/http; msgtype=response',
+        ...(revisit === IDENTICAL_PAYLOAD ? { http: responseHead(ex.response) } : {}),
         payload: EMPTY,
-        payloadDigest: revisit.contentHash && warcDigestOfHex(revisit.contentHash),
+        payloadDigest: ex.revisitOf!.contentHash && warcDigestOfHex(ex.revisitOf!.contentHash),
       });
     } else if (ex.response && responseId) {
-      const { status, headers, body, truncated } = ex.response;
-      const httpFields: Record<string, string> = {};
-      for (const [k, v] of Object.entries(headers)) if (!WIRE_HEADERS.has(k)) httpFields[k] = v;
-      if (headers['content-encoding']) httpFields['x-trawl-original-content-encoding'] = headers['content-encoding'];
-      httpFields['content-length'] = String(body?.length ?? 0);
+      const { body, truncated } = ex.response;
       specs.push({
         type: 'response',
         id: responseId,
@@ -266,7 +296,7 @@ export class WarcWriter {
         url: ex.url,
         headers: truncated ? { 'WARC-Truncated': 'length' } : {},
         contentType: 'application/http; msgtype=response',
-        http: { startLine: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trim(), fields: httpFields },
+        http: responseHead(ex.response),
         payload: body ?? EMPTY,
       });
     }
@@ -278,7 +308,7 @@ export class WarcWriter {
       ...(ex.response?.truncated ? { truncated: 'length' } : {}),
       ...(ex.response?.skipped ? { skipped: ex.response.skipped } : {}),
       ...(ex.error ? { error: ex.error } : {}),
-      ...(revisit ? notModifiedFields(ex.response!.headers) : {}),
+      ...(revisit === SERVER_NOT_MODIFIED ? notModifiedFields(ex.response!.headers) : {}),
       ...ex.notes,
     };
     specs.push({

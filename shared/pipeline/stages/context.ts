@@ -174,7 +174,15 @@ export function buildContext(parts: ContextParts): CrawlContext {
   const fetcher = parts.fetcher ?? fetcherFor(settings, { resolver: parts.resolver });
   const previewFetcher = settings.preview && scoring.focused && !parts.fetcher ? previewFetcherFor(settings, { resolver: parts.resolver }) : undefined;
   const stages = parts.stages ?? new StageClock(settings.stageTimes);
-  const archive = parts.warcDir ? new WarcWriter(parts.warcDir, { maxFileBytes: settings.warcMaxBytes, fileTag: parts.warcFileTag, clock: stages }) : undefined;
+  const archive = parts.warcDir
+    ? new WarcWriter(parts.warcDir, {
+        maxFileBytes: settings.warcMaxBytes,
+        fileTag: parts.warcFileTag,
+        clock: stages,
+        // Where a body's only copy is its record (the cloud), an unchanged one is archived whole.
+        identicalPayloadRevisits: parts.bodies !== 'archive',
+      })
+    : undefined;
   const extractor = parts.extractor ?? new InlineExtractor(canonical);
   const logger = parts.logger ?? createLogger('warn');
   const rendering: Rendering = mayRender(settings) ? (parts.rendering ?? 'local') : 'none';

@@ -112,14 +112,21 @@ export function archiveAnswer(
  * fetcher returned it then (a 304 with the stored page it confirmed): no request is made.
  */
 export async function archivedStage(
-  ctx: Pick<CrawlContext, 'archive'> & { store: Pick<PageStore, 'getPage'> },
+  ctx: Pick<CrawlContext, 'archive' | 'blobs'> & { store: Pick<PageStore, 'getPage'> },
   row: FrontierRow,
   answer: ArchivedAnswer,
 ): Promise<Fetched> {
   if (!ctx.archive) throw new Error('no archive to read the answer from');
   const request: FetchRequest = { url: row.url, kind: row.kind };
-  const res = { ...responseFromArchive(request, await ctx.archive.read(answer.warc)), durationMs: answer.durationMs, wireBytes: answer.wireBytes };
-  const previous = res.status === 304 ? await ctx.store.getPage(row.urlId) : undefined;
+  const archived = await ctx.archive.read(answer.warc);
+  const previous = archived.status === 304 || archived.refersTo ? await ctx.store.getPage(row.urlId) : undefined;
+  if (archived.refersTo) {
+    // An unchanged body, archived as a revisit: the bytes are the stored page's, kept in the blob store.
+    const body = previous?.contentHash ? await ctx.blobs.get(previous.contentHash) : undefined;
+    if (!body) throw new Error(`the answer at ${answer.warc.file}:${answer.warc.offset} refers to a body the blob store does not hold`);
+    archived.body = body;
+  }
+  const res = { ...responseFromArchive(request, archived), durationMs: answer.durationMs, wireBytes: answer.wireBytes };
   return { kind: 'response', request, res, previous, at: answer.at };
 }
 
