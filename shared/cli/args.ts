@@ -23,6 +23,7 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   reextract: { type: 'boolean' },
   repair: { type: 'boolean' },
   json: { type: 'boolean' },
+  'new-run': { type: 'boolean' },
   run: { type: 'string' },
   limit: { type: 'string' },
   stale: { type: 'boolean' },

@@ -1,7 +1,11 @@
 import type { CrawlSettings } from '../config/settings.js';
 import { crawl } from '../library/crawl.js';
 import type { CrawlEvent } from '../pipeline/stages/progress.js';
-import type { RunSummary } from '../store/ports/index.js';
+import type { RunRecord, RunSummary } from '../store/ports/index.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { openLocalForReading } from '../store/local/open-local.js';
+import { UsageError } from '../errors.js';
 import { jsonLine, progressLine, stageText, summaryText, targetLine } from './render.js';
 import type { Env } from '../config/resolve.js';
 import { enrichSummaryText } from './search-commands.js';
@@ -22,6 +26,8 @@ export interface CrawlIo {
   env?: Env;
   /** The command that goes on with this crawl (`trawl crawl --resume …`), said when it ends interrupted. */
   resumeCommand?: string;
+  /** `--new-run`: start a new crawl even when the last run was interrupted (it is abandoned). Without it, such a crawl is refused. */
+  newRun?: boolean;
 }
 
 /** What a connection error means, in words a user acts on. */
@@ -41,6 +47,25 @@ export type CrawlOutcome = RunSummary & { unreachable: Record<string, string> };
 export const crawlExitCode = (outcome: CrawlOutcome): number => (outcome.pagesStored === 0 && Object.keys(outcome.unreachable).length > 0 ? 1 : 0);
 
 /** `trawl crawl`: the library's `crawl` with progress on the terminal (or JSON lines) and a summary. */
+/**
+ * The same command again after Ctrl-C would abandon the interrupted run: refused, naming both ways
+ * on (`--resume`, or `--new-run` to start over), before anything is touched.
+ */
+async function refuseOverInterrupted(dataDir: string, resumeCommand: string | undefined): Promise<void> {
+  if (!existsSync(join(dataDir, 'trawl.db'))) return;
+  const local = openLocalForReading(dataDir);
+  let latest: RunRecord | undefined;
+  try {
+    latest = await local.store.latestRun();
+  } finally {
+    await local.close();
+  }
+  if (latest?.status !== 'interrupted') return;
+  throw new UsageError(
+    `run ${latest.id} in ${dataDir} was interrupted: go on where it stopped with  ${resumeCommand ?? 'trawl crawl --resume'}  or pass --new-run to start a new crawl (run ${latest.id} is then abandoned)`,
+  );
+}
+
 export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, io: CrawlIo): Promise<CrawlOutcome> {
   const abort = new AbortController();
   const unreachable: Record<string, string> = {};
@@ -83,6 +108,7 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
     if (done && done.stats.rendered + done.stats.renderFailures > 0)
       io.out(`rendered in Chromium: ${done.stats.rendered} pages (${done.stats.renderFailures} renders failed; those pages were extracted as served)`);
   };
+  if (!settings.resume && !io.newRun) await refuseOverInterrupted(settings.data, io.resumeCommand);
   let summary: RunSummary;
   try {
     // Settings come resolved; `env` is read only for the backends of search and social seeds (and enrichment providers).

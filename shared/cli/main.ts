@@ -23,7 +23,7 @@ import { enrichCommand, indexCommand, searchCommand, type SearchFlags } from './
 
 /** The command line that resumes a crawl: the same flags, `--resume` instead of the seeds. */
 export function resumeCommandOf(argv: readonly string[], seeds: readonly string[]): string {
-  const rest = argv.filter((a, i) => !(i === argv.indexOf('crawl') || a === '--resume' || seeds.includes(a)));
+  const rest = argv.filter((a, i) => !(i === argv.indexOf('crawl') || a === '--resume' || a === '--new-run' || seeds.includes(a)));
   const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
   return ['trawl', 'crawl', '--resume', ...rest].map(quote).join(' ');
 }
@@ -72,6 +72,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         json,
         env,
         resumeCommand: resumeCommandOf(argv, positionals),
+        newRun: Boolean(flags['new-run']),
         status: tty ? (line) => process.stderr.write(`\r\x1b[2K${printable(line)}`) : undefined,
         onSignal: (stop) => {
           for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, stop);

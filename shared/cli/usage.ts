@@ -5,7 +5,7 @@ import { SETTINGS } from '../config/settings.js';
 export const COMMANDS: Record<string, { usage: string; flags: string[]; example: string; settings?: 'all' | 'data' }> = {
   crawl: {
     usage: 'trawl crawl <seed…> [flags]   crawl from the seed URLs (or search queries and accounts) into the data directory',
-    flags: ['json'],
+    flags: ['json', 'new-run'],
     example: 'trawl crawl https://example.com/ --max-pages 200',
     settings: 'all',
   },

@@ -73,6 +73,17 @@ test('a second crawl on the same data directory fails at once naming the first; 
     assert.match(ended.stdout, /run 1 interrupted/);
     const resume = ['trawl', 'crawl', '--resume', ...slowCrawl([], dir).slice(1)].join(' ');
     assert.ok(ended.stdout.trimEnd().endsWith(`interrupted: go on where it stopped with  ${resume}`), ended.stdout.slice(-400));
+    // The same command again does not abandon the run: refused, naming both ways on.
+    const again = await runCli(slowCrawl([`${web.origins.blog1}/`], dir));
+    assert.equal(again.code, 2, again.stderr);
+    assert.equal(
+      again.stderr.trim(),
+      `trawl: run 1 in ${dir} was interrupted: go on where it stopped with  ${resume}  or pass --new-run to start a new crawl (run 1 is then abandoned)`,
+    );
+    assert.match((await runCli(['status', '--data', dir])).stdout, /run 1 interrupted/);
+    const fresh = await runCli(slowCrawl([`${web.origins.blog1}/`], dir, ['--new-run', '--max-pages', '2', '--delay-ms', '0']));
+    assert.equal(fresh.code, 0, fresh.stderr);
+    assert.match(fresh.stdout, /run 2 finished/);
   });
 });
 
