@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
 import { SETTINGS, settingSpec, type CrawlSettings, type SettingName } from '../config/settings.js';
 import { resolveSettings as resolveFromSources } from '../config/resolve.js';
-import { didYouMean, joinNegativeValues } from './usage.js';
+import { COMMANDS, didYouMean, joinNegativeValues } from './usage.js';
 
 /** Settings from defaults, then `TRAWL_*` environment variables, then flags. */
 export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): CrawlSettings {
@@ -93,23 +93,8 @@ export function helpText(): string {
     'trawl — a polite web crawler',
     '',
     'Usage:',
-    '  trawl crawl <seed…> [flags]   crawl from the seed URLs into the data directory',
-    '  trawl status [--data DIR]     summarise a data directory',
-    '  trawl extract <url> | --file page.html --url URL   the whole extraction of one page',
-    '  trawl graph top|inlinks <url>|outlinks <url>|unfetched [--limit N]   link graph queries',
-    '  trawl export --format jsonl | wacz [--run N]   pages, edges and interactions as JSON lines; the archive as a WACZ (ReplayWeb.page, pywb)',
-    '  trawl replay --reextract      re-run extraction over the archive, no network',
-    '  trawl history <url>           every fetch of a URL, with content drift',
-    '  trawl changes [--run N] [--since DATE] [--kind K…] [--path /P…] [--diff]   what changed since the run before: new, changed, removed, orphaned, newly linked',
-    '  trawl doctor [--repair]       check the data directory; salvage a damaged database',
-    '  trawl enrich [--stale] [--provider local|bedrock|openai]   summaries, tags, embeddings and the search index',
-    '  trawl search "<query>" [--tag T…] [--domain D] [--lang L] [--since DATE] [--until DATE] [--limit N] [--mode hybrid|text|vector]',
-    '  trawl index --check | --reconcile   compare the store with the vector index (reports in DATA/reports/); repair',
-    '  trawl serve [--host 127.0.0.1] [--port 7373] [--token T] [--allowed-host NAME]   the HTTP API and the web UI over the data directory',
-    '  trawl fetch <target> [--limit N] [--replay]   a URL, a search query (search:… or any words) or an account (r/…, bsky, Mastodon @user), archived',
-    '  trawl social <platform> <topic…> [--limit N] [--replay]   hashtag or topic search on reddit, mastodon, bluesky, x, instagram, tiktok',
-    '  trawl select <homepage> [--profile default|fire-protection|FILE] [--query Q] [--cap 4] [--no-preview]   the pages that explain what a site does',
-    '',
+    // Every command, from the same table as each command's own help.
+    ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
     '',
     'Output: --json prints JSON lines (TRAWL_JSON); --limit N for graph queries.',
     'Logs: on stderr, text on a terminal and JSON lines otherwise; --log-format json|text chooses (TRAWL_LOG_FORMAT).',

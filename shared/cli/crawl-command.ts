@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openLocalForReading } from '../store/local/open-local.js';
 import { UsageError } from '../errors.js';
-import { jsonLine, progressLine, stageText, summaryText, targetLine } from './render.js';
+import { counted, jsonLine, progressLine, stageText, summaryText, targetLine } from './render.js';
 import type { Env } from '../config/resolve.js';
 import { enrichSummaryText } from './search-commands.js';
 import { storedSelectionText } from './select-command.js';
@@ -88,7 +88,7 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
     if (e.type === 'render' && !e.ok) io.out(`render failed for ${e.url} (extracted as served): ${e.error ?? 'unknown'}`);
     if (e.type === 'deferred')
       io.out(
-        `deferred ${e.urls} URLs of ${e.host} until ${new Date(e.until).toISOString()} (backed off): trawl crawl --resume or the next crawl picks them up`,
+        `deferred ${counted(e.urls, 'URL')} of ${e.host} until ${new Date(e.until).toISOString()} (backed off): trawl crawl --resume or the next crawl picks them up`,
       );
     if (e.type === 'progress') io.status?.(progressLine(e.stats, e.queued, e.activeHosts, e.waitingHosts, settings.maxPages));
     if (e.type === 'enriched') io.out(enrichSummaryText(e.result));
@@ -106,7 +106,9 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
     io.out(summaryText(summary, settings.data, elapsedMs));
     if (done?.stages) io.out(stageText(done.stages, summary.requests));
     if (done && done.stats.rendered + done.stats.renderFailures > 0)
-      io.out(`rendered in Chromium: ${done.stats.rendered} pages (${done.stats.renderFailures} renders failed; those pages were extracted as served)`);
+      io.out(
+        `rendered in Chromium: ${counted(done.stats.rendered, 'page')} (${counted(done.stats.renderFailures, 'render')} failed; ${done.stats.renderFailures === 1 ? 'that page was' : 'those pages were'} extracted as served)`,
+      );
   };
   if (!settings.resume && !io.newRun) await refuseOverInterrupted(settings.data, io.resumeCommand);
   let summary: RunSummary;

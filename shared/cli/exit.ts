@@ -1,7 +1,7 @@
 /**
  * The CLI's exit code, from the command's promise. Node leaves when nothing is left to wait on,
  * settled or not: a promise that nothing will ever settle (a bug) made `trawl crawl --stage-times`
- * exit 0 with no summary (fad347a). Now such an end says so on stderr and exits 1.
+ * exit 0 with no summary. Now such an end says so on stderr and exits 1.
  */
 export function exitWhenDone(run: Promise<number>, proc: NodeJS.Process = process): void {
   const unfinished = () => {

@@ -9,26 +9,39 @@ function target(url: string | undefined, sub: string): string {
   return canonical;
 }
 
-/** `trawl graph top|inlinks <url>|outlinks <url>|unfetched`: link graph queries. */
-export async function graphCommand(graph: TrawlStore, args: string[], limit: number, json: boolean, out: (line: string) => void): Promise<void> {
+/**
+ * `trawl graph top|inlinks <url>|outlinks <url>|unfetched`: link graph queries. Returns what to say
+ * on stderr when nothing was found (the CLI then exits 1, as grep does), or undefined.
+ */
+export async function graphCommand(graph: TrawlStore, args: string[], limit: number, json: boolean, out: (line: string) => void): Promise<string | undefined> {
   const [sub, url] = args;
   if (sub === 'top') {
-    for (const p of await graph.top(limit))
+    const top = await graph.top(limit);
+    if (top.length === 0) return 'no ranked page yet: ranks are computed when a crawl ends';
+    for (const p of top)
       out(
         json
           ? jsonLine({ type: 'page', ...p })
           : `${p.pagerank.toFixed(5)}  ${String(p.inlinks).padStart(4)} inlinks  ${String(p.hosts).padStart(3)} hosts  ${p.title ?? '(no title)'}  ${p.url}`,
       );
   } else if (sub === 'inlinks' || sub === 'outlinks') {
-    const links = sub === 'inlinks' ? await graph.inlinks(target(url, sub)) : await graph.outlinks(target(url, sub));
+    const canonical = target(url, sub);
+    const links = sub === 'inlinks' ? await graph.inlinks(canonical) : await graph.outlinks(canonical);
+    if (links.length === 0)
+      return (await graph.page(canonical))
+        ? `no ${sub} of ${canonical} are stored`
+        : `${canonical} is not a stored page: trawl graph top lists crawled pages, trawl graph unfetched the URLs seen but not fetched`;
     for (const l of links.slice(0, limit)) {
       const other = sub === 'inlinks' ? l.fromUrl : l.toUrl;
       out(json ? jsonLine({ type: 'link', ...l }) : `${l.section.padEnd(7)} ${other}  "${l.anchor}"${l.rel ? ` [${l.rel}]` : ''}\n        …${l.context}…`);
     }
   } else if (sub === 'unfetched') {
-    for (const u of await graph.unfetched(limit))
+    const unfetched = await graph.unfetched(limit);
+    if (unfetched.length === 0) return 'every URL the crawls saw was fetched (or refused)';
+    for (const u of unfetched)
       out(json ? jsonLine({ type: 'unfetched', ...u }) : `${String(u.hosts).padStart(3)} hosts  ${String(u.inlinks).padStart(4)} inlinks  ${u.url}`);
   } else {
     throw new UsageError(`unknown graph query ${JSON.stringify(sub ?? '')}: use top, inlinks <url>, outlinks <url> or unfetched`);
   }
+  return undefined;
 }

@@ -12,6 +12,7 @@ import { crawlCommand, crawlExitCode } from './crawl-command.js';
 import { statusCommand } from './status-command.js';
 import { extractCommand } from './extract-command.js';
 import { graphCommand } from './graph-command.js';
+import { liveStatus, type StatusStream } from './live-status.js';
 import { doctorCommand } from './doctor-command.js';
 import { exportCommand, historyCommand, replayCommand, webhooksCommand } from './data-commands.js';
 import { openStore } from '../library/store.js';
@@ -67,18 +68,26 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const out = (line: string) => process.stdout.write(`${json ? printableJson(line) : printable(line)}\n`);
     if (command === 'crawl') {
       const tty = process.stderr.isTTY && !json;
-      const outcome = await crawlCommand(positionals, settings, {
-        out,
-        json,
-        env,
-        resumeCommand: resumeCommandOf(argv, positionals),
-        newRun: Boolean(flags['new-run']),
-        status: tty ? (line) => process.stderr.write(`\r\x1b[2K${printable(line)}`) : undefined,
-        onSignal: (stop) => {
-          for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, stop);
-        },
-      });
-      return crawlExitCode(outcome);
+      // Log lines and printed lines clear the progress line first, and it is drawn again after them.
+      const live = tty
+        ? liveStatus(process.stderr as unknown as StatusStream, process.stdout.isTTY ? [process.stdout as unknown as StatusStream] : [])
+        : undefined;
+      try {
+        const outcome = await crawlCommand(positionals, settings, {
+          out,
+          json,
+          env,
+          resumeCommand: resumeCommandOf(argv, positionals),
+          newRun: Boolean(flags['new-run']),
+          status: live && ((line) => live.set(printable(line))),
+          onSignal: (stop) => {
+            for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, stop);
+          },
+        });
+        return crawlExitCode(outcome);
+      } finally {
+        live?.restore();
+      }
     }
     if (command === 'status') {
       await statusCommand(settings.data, json, out);
@@ -91,11 +100,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (command === 'graph') {
       const store = openStore(settings.data);
       try {
-        await graphCommand(store, positionals, parseLimit(flags.limit), json, out);
+        const nothing = await graphCommand(store, positionals, parseLimit(flags.limit), json, out);
+        if (nothing === undefined) return 0;
+        process.stderr.write(`trawl: ${nothing}\n`);
+        return 1;
       } finally {
         await store.close();
       }
-      return 0;
     }
     if (command === 'export') {
       await exportCommand(settings.data, flags as { format?: string; run?: string }, { out, stream: process.stdout });
@@ -133,8 +144,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return result.failed > 0 && result.enriched === 0 ? 1 : 0;
     }
     if (command === 'search') {
-      await searchCommand(settings, positionals, flags as SearchFlags, io);
-      return 0;
+      // No hit is exit 1, as grep's no match: a script tells "nothing found" from "found".
+      const result = await searchCommand(settings, positionals, flags as SearchFlags, {
+        ...io,
+        err: (line) => process.stderr.write(`trawl: ${printable(line)}\n`),
+      });
+      return result.hits.length > 0 ? 0 : 1;
     }
     if (command === 'index') {
       const { report, after } = await indexCommand(settings, flags as { check?: boolean; reconcile?: boolean }, io);

@@ -100,3 +100,8 @@ export function stageText(stages: Record<string, number>, requests: number): str
     .filter(Boolean)
     .join('\n');
 }
+
+/** `1 page`, `2 pages`: a count with its noun, singular for one. */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}

@@ -9,7 +9,7 @@ import type { SearchMode, SearchResult } from '../search/hybrid.js';
 import { checkIndex, integrityMarkdown, reconcileIndex, type IntegrityReport, type ReconcileResult } from '../search/integrity.js';
 import { openLocalForReading, openLocalForWriting } from '../store/local/open-local.js';
 import type { SearchFilters } from '../store/ports/index.js';
-import { jsonLine } from './render.js';
+import { counted, jsonLine } from './render.js';
 
 export interface SearchIo {
   out: (line: string) => void;
@@ -19,6 +19,8 @@ export interface SearchIo {
   env?: NodeJS.ProcessEnv;
   /** Called with a stop function on Ctrl-C. */
   onSignal?: (stop: () => void) => void;
+  /** Where "nothing found" and its hint go (stderr); default: `out`. */
+  err?: (line: string) => void;
 }
 
 function bar(done: number, total: number, width = 24): string {
@@ -34,10 +36,12 @@ export function enrichProgressLine(p: EnrichProgress): string {
 
 export function enrichSummaryText(r: EnrichRunResult): string {
   const lines = [
-    `enriched ${r.enriched} pages, ${r.unchanged} unchanged, ${r.failed} failed, of ${r.candidates} searchable pages (${r.seconds.toFixed(1)} s${r.seconds > 0 ? `, ${(r.enriched / r.seconds).toFixed(1)} pages/s` : ''})`,
+    // A rate only for work done: an enrichment of nothing in a millisecond is no speed.
+    `enriched ${counted(r.enriched, 'page')}, ${r.unchanged} unchanged, ${r.failed} failed, of ${counted(r.candidates, 'searchable page')} (${r.seconds.toFixed(1)} s${r.seconds > 0 && r.enriched > 0 ? `, ${(r.enriched / r.seconds).toFixed(1)} pages/s` : ''})`,
   ];
-  if (r.retired) lines.push(`${r.retired} pages are no longer searchable (duplicates, noindex) and left the index`);
-  if (r.stale && r.mode === 'new') lines.push(`${r.stale} pages were enriched with other models or prompts: trawl enrich --stale redoes them`);
+  if (r.retired) lines.push(`${counted(r.retired, 'page')} ${r.retired === 1 ? 'is' : 'are'} no longer searchable (duplicates, noindex) and left the index`);
+  if (r.stale && r.mode === 'new')
+    lines.push(`${counted(r.stale, 'page')} ${r.stale === 1 ? 'was' : 'were'} enriched with other models or prompts: trawl enrich --stale redoes them`);
   for (const f of r.failures.slice(0, 10)) lines.push(`  failed ${f.url} (${f.stage}): ${f.error}`);
   if (r.failures.length > 10) lines.push(`  … ${r.failures.length - 10} more in the dead-letter list (trawl enrich retries them)`);
   return lines.join('\n');
@@ -146,7 +150,7 @@ export async function searchCommand(settings: CrawlSettings, positionals: string
     }
     if (result.hits.length === 0) {
       const indexed = (await local.enrich.enrichments('', 1)).length > 0;
-      io.out(
+      (io.err ?? io.out)(
         indexed ? `no page matches "${q}"` : `no page of ${settings.data} is indexed yet: run trawl enrich --data ${settings.data} (or crawl with --enrich)`,
       );
       return result;

@@ -1,6 +1,6 @@
 // The manual and the code speak to their readers, who cannot resolve a tracker's numbers or a
 // commit's hash: no "issue N" in the docs, the README or any comment of the source, tests, benches
-// and scripts, and no commit hashes in the manual (history, by version, is the changelog's).
+// and scripts, and no commit hashes in the manual or a comment (history, by version, is the changelog's).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -30,7 +30,9 @@ test('no tracker references ("issue 30") in the manual or in code comments, no c
     readFileSync(path, 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        if (REFERENCE.test(line) || (path.endsWith('.md') && COMMIT.test(line))) found.push(`${path}:${i + 1}: ${line.trim().slice(0, 120)}`);
+        // In code, a comment line (hex ids in code and fixtures are data).
+        const comment = path.endsWith('.md') || /^\s*(\/\/|\*|\/\*)/.test(line);
+        if (REFERENCE.test(line) || (comment && COMMIT.test(line))) found.push(`${path}:${i + 1}: ${line.trim().slice(0, 120)}`);
       });
   assert.ok(paths.length > 200, 'the tree was read');
   assert.deepEqual(found, []);

@@ -166,6 +166,15 @@ test('answers graph queries: top pages by PageRank, inlinks with context, unfetc
     .map((l) => JSON.parse(l) as { url: string; hosts: number });
   assert.ok(unfetched.some((x) => x.url === u('/only-nofollow') && x.hosts === 1));
   assert.equal((await trawl(['graph', 'sideways'])).code, 2);
+  // Nothing found is exit 1 with the reason on stderr, as grep's no match, for scripts.
+  const unknown = await trawl(['graph', 'inlinks', u('/never-seen')]);
+  assert.equal(unknown.code, 1);
+  assert.equal(unknown.stdout, '');
+  assert.match(unknown.stderr, /is not a stored page: trawl graph top lists crawled pages/);
+  const unsearched = await trawl(['search', 'anything at all']);
+  assert.equal(unsearched.code, 1);
+  assert.equal(unsearched.stdout, '');
+  assert.match(unsearched.stderr, /is indexed yet: run trawl enrich/);
 });
 
 test('exports pages, edges and interactions as JSON lines', async () => {

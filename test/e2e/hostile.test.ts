@@ -124,7 +124,7 @@ test('defers the URLs of a host backed off past the idle bound, with the time th
   assert.equal(later?.state, 'deferred');
   const asked = web.log.filter((e) => e.host === 'later' && e.target === '/').at(-1)!;
   assert.ok(later!.notBefore >= asked.end + 590_000, `not before ${later!.notBefore}, asked at ${asked.end}`);
-  assert.match(result.stdout, /deferred 1 URLs of .* \(backed off\)/);
+  assert.match(result.stdout, /deferred 1 URL of .* \(backed off\)/);
   assert.deepEqual(JSON.parse(JSON.stringify(db.prepare('SELECT status FROM runs').all())), [{ status: 'finished' }]);
   assert.equal((db.prepare("SELECT count(*) AS n FROM frontier WHERE state IN ('queued', 'in_flight')").get() as { n: number }).n, 0);
 });

@@ -71,7 +71,8 @@ export async function renderStage(
     out = await ctx.renderer.render({ url: row.url, document: doc, screenshot: ctx.settings.screenshot, robotsAllows });
   } catch (err) {
     const failure = err instanceof RenderError ? err.failure : 'navigation';
-    ctx.logger.warn('render failed; the page is extracted as served', { url: row.url, failure, error: errorMessage(err) });
+    // Told once: the crawl's `render` event says it (the CLI prints it); the log keeps it at info.
+    ctx.logger.info('render failed; the page is extracted as served', { url: row.url, failure, error: errorMessage(err) });
     // A browser that never started made no request; a crash or hang did, and rendered nothing.
     const attempts = failure === 'browser-missing' || failure === 'launch' || failure === 'closed' ? 0 : 1;
     return failedCapture(wanted.reason, at, `${failure}: ${errorMessage(err)}`, attempts, ctx.clock() - at);
