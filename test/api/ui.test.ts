@@ -70,6 +70,28 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
       assert.ok((await paintedPixels(page, '#graph canvas')) > 500, 'the graph is drawn on its canvas');
       await page.screenshot({ path: join(SHOTS, 'page.png'), fullPage: true });
 
+      // A neighbourhood of 200 pages on 5 hosts stays readable: 24 labels drawn (the rest on
+      // hover), the pages boxed by host.
+      const big = {
+        nodes: Array.from({ length: 200 }, (_, i) => ({
+          id: i.toString(16).padStart(32, '0'),
+          url: `https://host${i % 5}.example/page/${i}`,
+          title: `Page ${i}`,
+          fetched: true,
+        })),
+        edges: Array.from({ length: 400 }, (_, i) => ({
+          from: (i % 200).toString(16).padStart(32, '0'),
+          to: ((i * 7 + 1) % 200).toString(16).padStart(32, '0'),
+          anchor: `link ${i}`,
+        })),
+        truncated: false,
+      };
+      await page.route('**/graph/neighbourhood/**', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(big) }));
+      await page.selectOption('select[aria-label="graph depth"]', '2');
+      await page.waitForFunction(() => document.getElementById('graph')?.dataset.nodes === '200');
+      assert.deepEqual(await page.$eval('#graph', (g) => [(g as HTMLElement).dataset.labels, (g as HTMLElement).dataset.hosts]), ['24', '5']);
+      await page.unroute('**/graph/neighbourhood/**');
+
       await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle' });
       await shown(page, 'table.runs a', errors);
       await page.click('table.runs a');
