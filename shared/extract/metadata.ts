@@ -146,6 +146,34 @@ function heuristicLayer(doc: Doc): Layer {
   };
 }
 
+/** What stands before a name in a byline, and words that are never a person's name on their own. */
+const BYLINE_PREFIX =
+  /^(?:(?:view|see|read)\s+(?:all\s+)?(?:posts|articles|stories)\s+by|(?:posted|written|published|words|photos?|text|story)\s+by|by|author|authors|von|par|por)\s*[:\-–—]?\s+/i;
+const NOT_NAMES = new Set(['admin', 'administrator', 'webmaster', 'root', 'user', 'anonymous', 'unknown', 'guest', 'null', 'undefined']);
+
+/**
+ * An author field that is a name (or a short list of names) or nothing: a byline's lead-in ("View
+ * all posts by", "By") is dropped; a URL, a handle (`@jane`), a sentence, a date or a placeholder
+ * is no name. `undefined` lets the next metadata source answer.
+ */
+export function authorName(raw: string | undefined): string | undefined {
+  let v = raw?.replace(/\s+/g, ' ').trim();
+  // "Jane Doe | Staff Writer": the name, not the role.
+  v = v?.split(/\s+[|–—]\s+/)[0];
+  for (let i = 0; v && i < 2; i++) v = v.replace(BYLINE_PREFIX, '').trim();
+  if (!v || v.length > 120) return undefined;
+  if (/^(https?:|www\.)|\/\/|[@<>{}|]|\d{3,}/i.test(v)) return undefined;
+  const names = v.split(/\s*(?:,|;|&|\band\b|\bund\b|\bet\b|\by\b)\s*/i).filter(Boolean);
+  if (names.length === 0 || names.length > 6) return undefined;
+  for (const name of names) {
+    const words = name.split(' ');
+    if (words.length > 5 || NOT_NAMES.has(name.toLowerCase())) return undefined;
+    // A name's words start with a letter (a sentence's punctuation is no name).
+    if (!words.every((w) => /^[\p{L}][\p{L}\p{M}.'’-]*$/u.test(w))) return undefined;
+  }
+  return v;
+}
+
 /**
  * A date as ISO 8601 (`2024-05-01T10:00:00.000Z`, or `2024-05-01` when only the day is given);
  * undefined when it does not parse.
@@ -189,7 +217,7 @@ export function metadataFields(doc: Doc, pageUrl: string, notes: MetadataProblem
   const sources: PageMetadata['sources'] = {};
   for (const field of ['title', 'description', 'author', 'published', 'modified', 'language', 'canonicalUrl', 'siteName', 'contentType'] as MetaField[]) {
     for (const [source, layer] of layers) {
-      const value = layer[field];
+      const value = field === 'author' ? authorName(layer[field]) : layer[field];
       if (value) {
         out[field] = value;
         sources[field] = source;

@@ -1,3 +1,4 @@
+import { authorName } from '../../shared/extract/metadata.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readability } from '@mozilla/readability';
@@ -53,8 +54,36 @@ test('reads metadata with JSON-LD over OpenGraph over Twitter over meta', () => 
   assert.equal(m.published, '2026-03-01');
   assert.equal(m.canonicalUrl, 'https://blog.example/canonical-from-json-ld');
   assert.equal(m.siteName, 'OG Site');
-  assert.equal(m.author, '@twitterauthor');
+  // Twitter's creator is a handle, not a name: the next source's name wins.
+  assert.equal(m.author, 'Meta Author');
+  assert.equal(m.sources.author, 'meta');
   assert.equal(m.contentType, 'BlogPosting');
+});
+
+test('an author is a name or nothing: a byline lead-in dropped; URLs, handles, sentences and placeholders refused', () => {
+  const cases: Array<[string, string | undefined]> = [
+    ['View all posts by Jane Doe', 'Jane Doe'],
+    ['By John Smith', 'John Smith'],
+    ['Posted by Li Wei', 'Li Wei'],
+    ['by Anna Karenina and Leo Tolstoy', 'Anna Karenina and Leo Tolstoy'],
+    ['Jane Doe, John Smith', 'Jane Doe, John Smith'],
+    ['María José García', 'María José García'],
+    ['Dr. Jane O’Neil', 'Dr. Jane O’Neil'],
+    ['Jane Doe | Staff Writer', 'Jane Doe'],
+    ['https://example.com/author/jane', undefined],
+    ['@jdoe', undefined],
+    ['admin', undefined],
+    ['2024-05-01', undefined],
+    ['This article was written by our team of experts in the field', undefined],
+  ];
+  for (const [raw, name] of cases) assert.equal(authorName(raw), name, raw);
+  // On a page: a byline that is a link to all the author's posts gives the name.
+  const page = extractPage(
+    '<html><head><title>T</title></head><body><article><h1>T</h1><a rel="author" href="/author/jane">View all posts by Jane Doe</a><p>Some text of the article, long enough to be its body.</p></article></body></html>',
+    'https://a.test/post',
+    opts,
+  );
+  assert.equal(page.metadata.author, 'Jane Doe');
 });
 
 test('reads news and product metadata, word count and reading time', () => {
