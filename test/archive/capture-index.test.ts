@@ -9,21 +9,16 @@ import { openSync, readSync, closeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { WARCParser } from 'warcio';
-import { crawl } from '../../shared/index.js';
 import { tempDir } from '../helpers.js';
-import { changingSite } from '../changes/site.js';
+import { changingSite, crawlTwice } from '../changes/site.js';
 
 const trawl = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args], { maxBuffer: 64 * 1024 * 1024 });
 
 test('DuckDB reads the Parquet capture index: counts by status equal trawl status, change kinds equal trawl changes', { timeout: 180_000 }, async () => {
   const site = await changingSite();
   const data = tempDir();
-  const options = { data: data.dir, allowPrivateNetwork: true, delayMs: 0, maxRps: 0, render: 'never' as const, env: {} };
   try {
-    await crawl([`${site.origin}/`], options);
-    site.change();
-    await new Promise((resolve) => setTimeout(resolve, 1001 - (Date.now() % 1000)));
-    await crawl([`${site.origin}/`], options);
+    await crawlTwice(site, data.dir);
   } finally {
     await site.close();
   }

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { closeSync, createWriteStream, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { crawl, openStore } from '../../shared/index.js';
+import { openStore } from '../../shared/index.js';
 import { tempDir } from '../helpers.js';
-import { changingSite } from '../changes/site.js';
+import { changingSite, crawlTwice } from '../changes/site.js';
 import { readZip, waczProblems } from './wacz-validate.js';
 
 const trawlTo = (file: string, args: string[]) => {
@@ -22,11 +22,8 @@ const trawlTo = (file: string, args: string[]) => {
 test('a WACZ of two runs passes every WACZ 1.1.1 rule; one of run 1 holds only its WARC files', { timeout: 120_000 }, async () => {
   const site = await changingSite();
   const data = tempDir();
-  const options = { data: data.dir, allowPrivateNetwork: true, delayMs: 0, maxRps: 0, render: 'never' as const, env: {} };
   try {
-    await crawl([`${site.origin}/`], options);
-    site.change();
-    await crawl([`${site.origin}/`], options);
+    await crawlTwice(site, data.dir);
 
     const all = join(data.dir, 'all.wacz');
     const r = trawlTo(all, ['export', '--format', 'wacz', '--data', data.dir]);

@@ -2,6 +2,7 @@
 // in the sitemap), one newly linked from the home page, the rest as they were (answered 304).
 import { createHash } from 'node:crypto';
 import { serve } from '../helpers.js';
+import { crawl } from '../../shared/index.js';
 
 export interface ChangingSite {
   origin: string;
@@ -66,4 +67,16 @@ export async function changingSite(): Promise<ChangingSite> {
     },
     close: () => site.close(),
   };
+}
+
+/**
+ * Crawls the site into `dataDir`, changes it, and crawls it again in a later second (a WACZ's
+ * index times captures to the second: two captures of a URL in one second are one moment).
+ */
+export async function crawlTwice(site: ChangingSite, dataDir: string, seeds: string[] = [`${site.origin}/`]): Promise<void> {
+  const options = { data: dataDir, allowPrivateNetwork: true, delayMs: 0, maxRps: 0, render: 'never' as const, env: {} };
+  await crawl(seeds, options);
+  site.change();
+  await new Promise((resolve) => setTimeout(resolve, 1001 - (Date.now() % 1000)));
+  await crawl(seeds, options);
 }
