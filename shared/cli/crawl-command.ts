@@ -53,12 +53,18 @@ export const crawlExitCode = (outcome: CrawlOutcome): number => (outcome.pagesSt
  */
 async function refuseOverInterrupted(dataDir: string, resumeCommand: string | undefined): Promise<void> {
   if (!existsSync(join(dataDir, 'trawl.db'))) return;
-  const local = openLocalForReading(dataDir);
   let latest: RunRecord | undefined;
   try {
-    latest = await local.store.latestRun();
-  } finally {
-    await local.close();
+    const local = openLocalForReading(dataDir);
+    try {
+      latest = await local.store.latestRun();
+    } finally {
+      await local.close();
+    }
+  } catch {
+    // A database the crawl cannot read as it is (half made, an older schema to migrate, damaged):
+    // the crawl's own opening says what is wrong, or mends it.
+    return;
   }
   if (latest?.status !== 'interrupted') return;
   throw new UsageError(
