@@ -16,7 +16,7 @@ import { pagesRoutes } from './routes/pages.js';
 import { runsRoutes } from './routes/runs.js';
 import { searchRoutes } from './routes/search.js';
 import { HealthBody } from './schemas.js';
-import { completeDocument, registerPlainRoutes, type DocumentedGuards } from './openapi-doc.js';
+import { completeDocument, PER_OPERATION_WRITES, registerPlainRoutes, type DocumentedGuards } from './openapi-doc.js';
 import type { UiAssets } from './ui-assets.js';
 
 export type { ApiDeps } from './router.js';
@@ -74,7 +74,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
   app.use('*', authGuard(options));
   // One write decision for every route and every MCP tool.
   const decide = writeDecision(options);
-  app.use('*', writeGuard(decide, ['/mcp']));
+  app.use('*', writeGuard(decide, PER_OPERATION_WRITES));
   // A request body is a job or an MCP message: a few KiB. Larger ones are refused before they are read whole.
   app.use(
     '*',

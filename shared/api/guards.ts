@@ -38,7 +38,8 @@ function sameSecret(given: string | undefined, expectedSha256: Buffer): boolean 
 }
 
 /** Paths anyone may load: the health check and the web UI's own files (which then ask for the token). */
-const OPEN_PATHS = /^\/(healthz|ui\/[^/]+)?$/;
+/** Paths a GET reaches without the token (the health check, the UI's page and files). */
+export const OPEN_PATHS = /^\/(healthz|ui\/[^/]+)?$/;
 
 export interface AuthOptions {
   /** Every data route must carry `Authorization: Bearer <token>`. */

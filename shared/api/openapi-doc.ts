@@ -3,6 +3,8 @@
 // from the guards in front of it, and the security schemes the server was started with.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ErrorBody } from './schemas.js';
+import { OPEN_PATHS } from './guards.js';
+import { SAFE_METHODS } from './write-access.js';
 
 /** How the server was started: which guards answer before a route does. */
 export interface DocumentedGuards {
@@ -96,8 +98,8 @@ export function registerPlainRoutes(app: OpenAPIHono, guards: DocumentedGuards):
   }
 }
 
-const OPEN = new Set(['/healthz', '/', '/ui/{file}']);
-const WRITES = new Set(['post /crawls', 'delete /crawls/{id}']);
+/** Paths whose operations decide writes themselves (MCP's tools): the write guard lets them through. */
+export const PER_OPERATION_WRITES: readonly string[] = ['/mcp'];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
 interface Operation {
@@ -140,9 +142,9 @@ export function completeDocument<T extends object>(generated: T, guards: Documen
     for (const method of METHODS) {
       const op = item[method] as Operation | undefined;
       if (!op) continue;
-      const key = `${method} ${path}`;
-      const open = OPEN.has(path) && method === 'get';
-      const write = WRITES.has(key);
+      // The same rules the guards apply: a path template's parameters stand for one segment each.
+      const open = method === 'get' && OPEN_PATHS.test(path.replace(/\{[^}]+\}/g, 'x'));
+      const write = !SAFE_METHODS.has(method.toUpperCase()) && !PER_OPERATION_WRITES.includes(path);
       const add = (status: number, description: string) => {
         if (!op.responses[String(status)]) op.responses[String(status)] = errorRef(description);
       };

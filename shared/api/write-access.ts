@@ -83,7 +83,8 @@ export function writeDecision(policy: WritePolicy): WriteDecision {
 }
 
 /** Methods that read: everything else writes. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Methods that never write: the write guard lets them through. */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Refuses every writing method without write access, on every route but those in `perOperation`,

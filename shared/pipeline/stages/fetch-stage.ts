@@ -155,7 +155,7 @@ export async function archiveStage(
     requestHeaders: ctx.fetcher.requestHeaders(request),
     response: res && { status: res.status, headers: res.headers, body: res.body, truncated: res.truncated, skipped: res.skipped },
     error: outcome.kind === 'error' ? outcome.message : undefined,
-    // A 304 confirms the stored page: archived as a revisit of the capture it was last confirmed by.
+    // A 304, or a 2xx with the stored page's bytes, is archived as a revisit of the capture it confirms.
     revisitOf:
       outcome.kind === 'response' && outcome.previous
         ? { url: request.url, date: new Date(outcome.previous.fetchedAt), contentHash: outcome.previous.contentHash }
