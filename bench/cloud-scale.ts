@@ -55,7 +55,7 @@ export interface Trace {
   sqsRequests: number;
   s3: { puts: number; gets: number; putsByPrefix?: Record<string, number> };
   storage: { dynamoBytes: number; s3Bytes: number };
-  runMachine: { eventsPerPoll: number; historyEvents: number; pollSeconds: number };
+  runMachine: { eventsPerPoll: number; historyEvents: number; pollSeconds: number; finalizeEvents?: number };
   partitions: Array<{ pattern: string; distinct: number; writeUnits: number; readUnits: number; writes: number; reads: number }>;
   reads: Array<{ fn: string; command: string; pattern: string; calls: number; items: number; maxItems: number }>;
 }
@@ -189,7 +189,8 @@ export function modelSize(t: Trace, pages: number): SizeModel {
       cannotEnd.push(`${r.fn} reads the whole table (${r.command} ${r.pattern}): ~${Math.round(seconds)} s, past Lambda's ${AWS_LIMITS.lambdaSeconds} s`);
   }
   const runSeconds = runPages / rate;
-  const events = Math.ceil(runSeconds / t.runMachine.pollSeconds) * t.runMachine.eventsPerPoll + 60;
+  // The run's end: its finalize states and ranking rounds at their cap (a trace from before them: 60).
+  const events = Math.ceil(runSeconds / t.runMachine.pollSeconds) * t.runMachine.eventsPerPoll + 60 + (t.runMachine.finalizeEvents ?? 0);
   if (events > t.runMachine.historyEvents)
     cannotEnd.push(`the run machine's history: ${events} events for a run of ${(runSeconds / 3600).toFixed(1)} h, past ${t.runMachine.historyEvents}`);
   const dynamoGb = ((t.storage.dynamoBytes / t.pages) * pages) / 1e9;

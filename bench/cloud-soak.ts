@@ -1,9 +1,11 @@
 // npm run bench:cloud-soak: a run of 10⁴ and one of 10⁵ URLs, written through the DynamoDB store on
 // the emulators (inserted, then nine in ten committed done or failed), go through what reads a
-// running or ended run: the summary, Progress's check, `/metrics`, `GET /crawls/{id}` and
-// FinalizeRun. Prints each step's time, DynamoDB requests and peak heap above its start at each
-// size, and the ratio between sizes: a step that reads the whole run grows with it, one that reads
-// counters stays flat. Sizes as arguments: `-- 10000 100000`. `--json` prints one line.
+// running or ended run: the summary, Progress's check, `/metrics`, `GET /crawls/{id}` and the
+// run's end as the run machine takes it (FinalizeStart, each shard's collect steps, the ranking
+// steps a shard each, then FinalizeRun). Prints each step's time, DynamoDB requests and peak heap
+// above its start at each size (for a step run once a shard or a chunk: its largest invocation),
+// and the ratio between sizes: a step that reads the whole run grows with it, one that reads
+// counters or a bounded chunk stays flat. Sizes as arguments: `-- 10000 100000`. `--json` prints one line.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { awsClients, type AwsEndpoints } from '../shared/store/aws/clients.js';
@@ -17,6 +19,7 @@ import { createLogger } from '../shared/log/logger.js';
 import { ApiMetrics } from '../shared/api/metrics.js';
 import { ApiCrawls, apiCrawlName } from '../shared/pipeline/cloud/api-crawls.js';
 import { finalizeRun, progressStage, type RunState } from '../shared/pipeline/cloud/run-control.js';
+import { finalizeStart, finalizeStep, type FinalizeDeps, type FinalizeEvent, type FinalizePlan } from '../shared/pipeline/cloud/run-finalize.js';
 import type { CloudDeps } from '../shared/pipeline/cloud/cloud-context.js';
 import type { FetchCommit, FrontierRow, WorkflowExecution, WorkflowRunner } from '../shared/store/ports/index.js';
 
@@ -36,13 +39,16 @@ const objects = new S3Objects(clients.s3, names.bucket);
 const blobs = new S3BlobStore(objects);
 const store = new DynamoCrawlStore(clients.doc, names.table, { blobs });
 const enrich = new DynamoEnrichStore(clients.doc, names.table, blobs, new S3TextIndex(objects), 0);
-const deps: CloudDeps & { graph: DynamoGraph } = {
+const graph = new DynamoGraph(clients.doc, names.table);
+const deps: CloudDeps & FinalizeDeps & { graph: DynamoGraph } = {
   store,
   blobs,
   objects,
   frontier: new SqsFrontier(clients.sqs, names.queueUrl),
   logger: createLogger('silent'),
-  graph: new DynamoGraph(clients.doc, names.table),
+  graph,
+  ranks: graph,
+  urls: store,
 };
 
 /** A run machine whose executions are running: what `GET /crawls/{id}` asks the run machine. */
@@ -76,7 +82,7 @@ async function measure(fn: () => Promise<unknown>): Promise<Step> {
 
 const id = (run: number, i: number) => `${run.toString(16)}${i.toString(16).padStart(24, '0')}`;
 
-const STEPS = ['summary', 'progress', 'metrics', 'getCrawl', 'finalize'] as const;
+const STEPS = ['summary', 'progress', 'metrics', 'getCrawl', 'finalizeStart', 'collect', 'rankSteps', 'finalizeEnd'] as const;
 type Soak = Record<(typeof STEPS)[number], Step> & { writeSeconds: number };
 
 async function soak(n: number): Promise<Soak> {
@@ -113,9 +119,64 @@ async function soak(n: number): Promise<Soak> {
     progress: await measure(() => progressStage(deps, state)),
     metrics: await measure(() => metrics.render(store, enrich)),
     getCrawl: await measure(() => crawls.get(job)),
-    finalize: await measure(() =>
-      finalizeRun(deps, { ...state, enqueued: n, settled: 0, pages: 0, lastSettled: 0, stalledChecks: 0, resent: 0, done: true, reason: 'deadline' }),
-    ),
+    ...(await end(n, state)),
+  };
+}
+
+/** The largest of several invocations of one step. */
+function largest(steps: Step[]): Step {
+  return {
+    ms: Math.max(0, ...steps.map((s) => s.ms)),
+    requests: Math.max(0, ...steps.map((s) => s.requests)),
+    peakHeapMb: Math.max(0, ...steps.map((s) => s.peakHeapMb)),
+  };
+}
+
+/** The run's end, step by step as the run machine's states call them. */
+async function end(n: number, state: RunState): Promise<Pick<Soak, 'finalizeStart' | 'collect' | 'rankSteps' | 'finalizeEnd'>> {
+  const ending = { ...state, enqueued: n, settled: 0, pages: 0, lastSettled: 0, stalledChecks: 0, resent: 0, done: true, reason: 'deadline' as const };
+  let plan: FinalizePlan | undefined;
+  const finalizeStartStep = await measure(async () => (plan = await finalizeStart(deps, ending, 0)));
+  const collects: Step[] = [];
+  const counts: number[] = [];
+  for (const shard of plan!.shards) {
+    let event: FinalizeEvent & { action: 'collect' } = { action: 'collect', runId: state.runId, shard, settle: plan!.settle };
+    for (;;) {
+      let next: typeof event | undefined;
+      collects.push(await measure(async () => (next = (await finalizeStep(deps, event)) as typeof event)));
+      event = next!;
+      if (!event.cursor) break;
+    }
+    counts.push(event.base ?? 0);
+  }
+  const ranking: Step[] = [];
+  for (const action of ['gather', 'link', 'degrees'] as const)
+    for (const shard of plan!.shards) ranking.push(await measure(() => finalizeStep(deps, { action, runId: state.runId, shard, counts })));
+  let finalize: FinalizePlan & { collected: { counts: number[] } } = { ...plan!, collected: { counts } };
+  for (;;) {
+    ranking.push(
+      await measure(
+        async () =>
+          (finalize = { ...((await finalizeStep(deps, { action: 'rank-check', runId: state.runId, finalize })) as FinalizePlan), collected: { counts } }),
+      ),
+    );
+    if (finalize.done) break;
+    const deltas: number[] = [];
+    for (const shard of plan!.shards)
+      ranking.push(
+        await measure(async () =>
+          deltas.push((await finalizeStep(deps, { action: 'rank', runId: state.runId, shard, round: finalize.round, counts })) as number),
+        ),
+      );
+    finalize = { ...finalize, deltas };
+  }
+  for (const shard of plan!.shards)
+    ranking.push(await measure(() => finalizeStep(deps, { action: 'write', runId: state.runId, shard, round: finalize.round, counts })));
+  return {
+    finalizeStart: finalizeStartStep,
+    collect: largest(collects),
+    rankSteps: largest(ranking),
+    finalizeEnd: await measure(() => finalizeRun(deps, { ...ending, finalize })),
   };
 }
 

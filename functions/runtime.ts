@@ -22,6 +22,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 export { MetricUnit };
 
 export interface Runtime extends CloudDeps {
+  store: DynamoCrawlStore;
   clients: AwsClients;
   graph: DynamoGraph;
   frontier: SqsFrontier;

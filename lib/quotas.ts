@@ -1,4 +1,5 @@
 import { CrawlConfigError } from '../shared/errors.js';
+import { RANK_ROUNDS_MAX } from '../shared/graph/sharded-rank.js';
 
 /**
  * AWS quotas and limits the stack must fit, checked when it is synthesized so that a prop or a
@@ -11,8 +12,14 @@ export const STANDARD_HISTORY_EVENTS = 25_000;
 export const EVENTS_PER_POLL = 9;
 /** A poll that also rebuilds the full-text generation: RebuildText's entered, scheduled, started, succeeded, exited. */
 export const EVENTS_PER_POLL_WITH_TEXT_REBUILD = EVENTS_PER_POLL + 5;
-/** InitRun, Discover, FinalizeRun and the execution's own events, with room to spare. */
-const EVENTS_OUTSIDE_POLLS = 60;
+/**
+ * A run's end: FinalizeStart, FinalizeRun and a Catch's FailRun (5 events each), five Distributed
+ * Maps over the shards (entered, map run started and succeeded, exited, with room: 6 each), and
+ * each ranking round (its Map, RankCheck's 5, the Ranked choice's 2) up to the rounds' cap.
+ */
+export const FINALIZE_EVENTS = 15 + 5 * 6 + RANK_ROUNDS_MAX * (6 + 5 + 2);
+/** InitRun, Discover, the run's end and the execution's own events, with room to spare. */
+const EVENTS_OUTSIDE_POLLS = 60 + FINALIZE_EVENTS;
 export const EXPRESS_LIMIT_SECONDS = 300;
 export const SQS_GROUP_ID_MAX = 128;
 /** SQS's rule for an event source: the queue's visibility timeout is at least six times the function's timeout. */

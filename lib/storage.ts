@@ -81,6 +81,8 @@ export class CrawlStorage extends Construct {
         ...(props.extractedRetentionDays !== undefined
           ? [{ id: 'extracted-snapshots', prefix: 'extracted/', expiration: Duration.days(props.extractedRetentionDays) }]
           : []),
+        // A run's end hands its ranking between steps under finalize/: kept a few days, to look into a failed end.
+        { id: 'finalize-scratch', prefix: 'finalize/', expiration: Duration.days(3), noncurrentVersionExpiration: Duration.days(1) },
         { id: 'old-versions', noncurrentVersionExpiration: Duration.days(props.noncurrentVersionDays), abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
       ...props.bucketProps,

@@ -1,4 +1,4 @@
-import { Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import { CfnResource, Duration, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
@@ -112,6 +112,9 @@ function invoke(
   return addRetry(task, retry.retriesTimeouts ? [...errors, 'States.Timeout'] : errors, retry);
 }
 
+/** The run's end's Distributed Maps over the run's shards, in order (their labels name their map runs). */
+export const SHARD_MAPS = ['CollectShards', 'GatherShards', 'LinkShards', 'DegreeShards', 'RankShards', 'WriteShards'] as const;
+
 /** The run state machine (Standard) and the page workflow (Express), JSONPath throughout. */
 export class CrawlWorkflows extends Construct {
   readonly runMachine: sfn.StateMachine;
@@ -205,11 +208,12 @@ export class CrawlWorkflows extends Construct {
     });
     const failRun = invoke(this, 'FailRun', props.finalizeRun, { resultPath: '$.failure' });
     failRun.addCatch(runFailed, { errors: ['States.ALL'], resultPath: '$.failure' }).next(runFailed);
-    const caught = <T extends sfn.TaskStateBase>(state: T): T => state.addCatch(failRun, { errors: ['States.ALL'], resultPath: '$.error' }) as T;
+    const finalize = this.finalizeDefinition(props, failRun, runFailed);
+    // A run-loop state that fails goes to the run's end with the error: the run ends failed.
+    const caught = <T extends sfn.TaskStateBase>(state: T): T => state.addCatch(finalize, { errors: ['States.ALL'], resultPath: '$.error' }) as T;
     const init = invoke(this, 'InitRun', props.initRun).addCatch(runFailed, { errors: ['States.ALL'], resultPath: '$.error' });
     const wait = new sfn.Wait(this, 'WaitForProgress', { time: sfn.WaitTime.duration(Duration.seconds(props.pollSeconds)) });
     const progress = caught(invoke(this, 'Progress', props.progress));
-    const finalize = caught(invoke(this, 'FinalizeRun', props.finalizeRun)).next(new sfn.Succeed(this, 'RunDone'));
     const choice = new sfn.Choice(this, 'RunOver').when(sfn.Condition.booleanEquals('$.done', true), finalize);
     if (props.rebuildText) {
       // A failed rebuild does not fail the run: queries read a longer log until FinalizeRun builds one.
@@ -236,6 +240,76 @@ export class CrawlWorkflows extends Construct {
       .otherwise(wait);
     started.otherwise(hasTargets);
     return init;
+  }
+
+  /**
+   * A run's end, spread over the run's shards so that no Lambda reads the whole run: FinalizeStart
+   * stops the run; a run of more pages than FinalizeRun ranks alone takes one Distributed Map a
+   * ranking phase, a child per shard (collect loops over the shard a chunk at a time), and the
+   * rounds repeat until RankCheck finds them converged; then FinalizeRun writes the top pages,
+   * report, WACZ and events. A step that fails ends the run
+   * failed through FailRun (`$.finalizeError`).
+   */
+  private finalizeDefinition(props: WorkflowsProps, failRun: sfn.IChainable, runFailed: sfn.Fail): sfn.TaskStateBase {
+    const ended = <T extends sfn.TaskStateBase | sfn.DistributedMap>(state: T): T =>
+      state.addCatch(failRun, { errors: ['States.ALL'], resultPath: '$.finalizeError' }) as T;
+    const start = ended(
+      invoke(this, 'FinalizeStart', props.finalizeRun, {
+        payload: sfn.TaskInput.fromObject({ action: 'finalize-start', 'state.$': '$' }),
+        resultPath: '$.finalize',
+      }),
+    );
+    const shardMap = (
+      id: string,
+      step: string,
+      action: string,
+      selector: Record<string, unknown> = {},
+      loop = false,
+      resultPath: string = sfn.JsonPath.DISCARD,
+      resultSelector?: Record<string, unknown>,
+    ) => {
+      const map = new sfn.DistributedMap(this, id, {
+        itemsPath: '$.finalize.shards',
+        itemSelector: { action, 'runId.$': '$.runId', 'shard.$': '$$.Map.Item.Value', ...selector },
+        mapExecutionType: sfn.StateMachineType.STANDARD,
+        resultPath,
+        ...(resultSelector ? { resultSelector } : {}),
+        label: id,
+      });
+      const task = invoke(this, step, props.finalizeRun);
+      if (loop) {
+        // A shard is read a chunk at a time: the step answers with the cursor of the next chunk.
+        task.next(new sfn.Choice(this, `${step}More`).when(sfn.Condition.isPresent('$.cursor'), task).otherwise(new sfn.Succeed(this, `${step}Done`)));
+      }
+      map.itemProcessor(task);
+      return ended(map);
+    };
+    // Each shard's pages, in shard order, go to every later step (`counts`).
+    const collect = shardMap('CollectShards', 'CollectShard', 'collect', { 'settle.$': '$.finalize.settle' }, true, '$.finalize.collected', {
+      'counts.$': '$[*].base',
+    });
+    const counts = { 'counts.$': '$.finalize.collected.counts' };
+    const gather = shardMap('GatherShards', 'GatherShard', 'gather', counts);
+    const link = shardMap('LinkShards', 'LinkShard', 'link', counts);
+    const degrees = shardMap('DegreeShards', 'DegreeShard', 'degrees', counts);
+    // RankCheck runs before the first round (it writes the shares of rank the round reads) and after each.
+    const rank = shardMap('RankShards', 'RankShard', 'rank', { 'round.$': '$.finalize.round', ...counts }, false, '$.finalize.deltas');
+    const check = ended(
+      invoke(this, 'RankCheck', props.finalizeRun, {
+        payload: sfn.TaskInput.fromObject({ action: 'rank-check', 'runId.$': '$.runId', 'finalize.$': '$.finalize' }),
+        resultPath: '$.finalize',
+      }),
+    );
+    const write = shardMap('WriteShards', 'WriteShard', 'write', { 'round.$': '$.finalize.round', ...counts });
+    // A run that failed (a run-loop state's error, carried to its end) ends its execution failed too.
+    const end = ended(invoke(this, 'FinalizeRun', props.finalizeRun)).next(
+      new sfn.Choice(this, 'RunEnded').when(sfn.Condition.stringEquals('$.status', 'failed'), runFailed).otherwise(new sfn.Succeed(this, 'RunDone')),
+    );
+    start.next(new sfn.Choice(this, 'SpreadOverShards').when(sfn.Condition.booleanEquals('$.finalize.spread', true), collect).otherwise(end));
+    collect.next(gather).next(link).next(degrees).next(check);
+    check.next(new sfn.Choice(this, 'Ranked').when(sfn.Condition.booleanEquals('$.finalize.done', true), write.next(end)).otherwise(rank));
+    rank.next(check);
+    return start;
   }
 
   private machine(id: string, type: sfn.StateMachineType, definition: sfn.IChainable, timeout: Duration, props: WorkflowsProps): sfn.StateMachine {
@@ -277,6 +351,22 @@ export class CrawlWorkflows extends Construct {
       ...props.pageSteps.map((s) => s.fn),
       ...(props.render ? [props.render.fn] : []),
     ];
+    if (type === sfn.StateMachineType.STANDARD) {
+      // The Distributed Maps' child executions and map runs: CDK scopes them to this machine's executions.
+      const name = JSON.stringify({
+        'Fn::Select': [6, { 'Fn::Split': [':', { Ref: Stack.of(this).getLogicalId(machine.node.defaultChild as CfnResource) }] }],
+      });
+      const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}`;
+      const policy = machine.node.tryFindChild('DistributedMapPolicy');
+      if (policy)
+        Validations.of(policy).acknowledge(
+          ...['', ...SHARD_MAPS.map((m) => `/${m}`)].map((suffix) => ({
+            id: `AwsSolutions-IAM5[Resource::${executions}${suffix}:*]`,
+            reason:
+              "The run's end runs a child execution per shard in its Distributed Maps: the grant covers this machine's own executions and map runs, no other machine's.",
+          })),
+        );
+    }
     Validations.of(machine.role).acknowledge(
       { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray tracing and CloudWatch Logs delivery for Step Functions take no resource-level permissions.' },
       ...fns.map((fn) => ({

@@ -1,7 +1,11 @@
-// FinalizeRun (run state machine): ranks, the report in S3, the run's final status; where Summarize
-// and Index are deployed, a new full-text generation and the index integrity report.
+// FinalizeRun (run state machine): the run's end. FinalizeStart stops the run; the ranking steps
+// (collect, gather, link, degrees, rank rounds and their check, write) run for one shard each in
+// the machine's Distributed Maps; FinalizeRun then writes the top pages, the report in S3, the
+// WACZ and the run's final status; where Summarize and Index are deployed, a new full-text
+// generation and the index integrity report.
 import { finalizeSearch, rebuildRunText } from '../../shared/pipeline/cloud/enrich-workflow.js';
-import { finalizeRun, type ProgressState } from '../../shared/pipeline/cloud/run-control.js';
+import { finalizeRun, type ProgressState, type RunFailure } from '../../shared/pipeline/cloud/run-control.js';
+import { FINALIZE_SPREAD_PAGES, finalizeStart, finalizeStep, type FinalizeEvent, type FinalizePlan } from '../../shared/pipeline/cloud/run-finalize.js';
 import { enrichRuntime } from '../enrich-runtime.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 
@@ -11,7 +15,16 @@ export interface RebuildTextEvent {
   runId: number;
 }
 
-export async function handler(event: ProgressState | RebuildTextEvent): Promise<
+/** Runs of more stored pages than this are ranked shard by shard (default FINALIZE_SPREAD_PAGES). */
+function spreadPages(): number {
+  const set = Number(process.env.TRAWL_FINALIZE_SPREAD_PAGES);
+  return process.env.TRAWL_FINALIZE_SPREAD_PAGES && Number.isFinite(set) ? set : FINALIZE_SPREAD_PAGES;
+}
+
+type EndState = ProgressState & { error?: RunFailure; finalize?: FinalizePlan; finalizeError?: RunFailure };
+
+export async function handler(event: EndState | RebuildTextEvent | FinalizeEvent): Promise<
+  | unknown
   | { runId: number; textIndex?: { docs: number; generation: string; seconds: number } }
   | {
       runId: number;
@@ -30,12 +43,17 @@ export async function handler(event: ProgressState | RebuildTextEvent): Promise<
 > {
   const rt = runtime('finalize-run');
   return instrumented(rt, async () => {
+    if ('action' in event && event.action !== 'rebuild-text') {
+      const deps = { ...rt, ranks: rt.graph, urls: rt.store };
+      if (event.action === 'finalize-start') return finalizeStart(deps, event.state, spreadPages());
+      return finalizeStep(deps, event);
+    }
     if ('action' in event) {
       const textIndex = await rebuildRunText(enrichRuntime(rt).enrich);
       rt.logger.info('full-text generation rebuilt during the run', { runId: event.runId, ...textIndex });
       return { runId: event.runId, textIndex };
     }
-    const { runId, status, report, summary, wacz, captures } = await finalizeRun(rt, event);
+    const { runId, status, report, summary, wacz, captures } = await finalizeRun({ ...rt, ranks: rt.graph, urls: rt.store }, event);
     rt.metrics.addMetric('RunPagesStored', MetricUnit.Count, summary.pagesStored);
     let search: { report: string; consistent: boolean; textDocs?: number } | undefined;
     if (process.env.VECTOR_BUCKET_NAME) {

@@ -11,6 +11,8 @@ export const archiveKeys = {
   wacz: (runId: number) => `wacz/run-${runId}.wacz`,
   /** A run's captures as a Parquet index (Hive-style `run=` partition, for Athena). */
   captures: (runId: number) => `captures/run=${runId}/captures.parquet`,
+  /** What a run's end hands between its steps (the ranking's phases); the bucket's lifecycle expires it. */
+  finalizeScratch: (runId: number) => `finalize/run-${runId}/`,
   extracted: (urlId: string, snapshot: string) => `extracted/${urlId}/${snapshot}.json`,
   report: (name: string) => `reports/${name}.json`,
   markdownReport: (name: string) => `reports/${name}.md`,

@@ -43,6 +43,7 @@ export type UrlReason =
   | 'max-pages-per-host'
   | 'in-flight'
   | 'running'
+  | 'run-failed'
   // What came back, and what processing made of it.
   | `http-${number}`
   | 'network-error'

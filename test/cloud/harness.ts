@@ -334,9 +334,18 @@ export async function cloudCrawl(
             if (progressChecks === options.failProgressAt) return Promise.reject(new Error('Progress failed on purpose'));
             return timings.time('run-progress', () => runProgress(i));
           }),
+          FinalizeStart: task(async (i: Parameters<typeof finalizeRun>[0]) => {
+            if ('state' in i && i.state.error) {
+              // The workers drain first, as the event source mapping would once the run stops (a fetch
+              // that lands after the run failed can still add a queued URL on AWS: docs/known-gaps.md).
+              stop.done = true;
+              await Promise.allSettled(pollers);
+            }
+            // Pages still in their workflow finish before the run is finalized (as the drained counters promise).
+            await Promise.all(pending);
+            return timings.time('finalize-run', () => finalizeRun(i));
+          }),
           FailRun: task(async (i: Parameters<typeof finalizeRun>[0]) => {
-            // The workers drain first, as the event source mapping would once the run stops (a fetch
-            // that lands after FailRun can still add a queued URL on AWS: docs/known-gaps.md).
             stop.done = true;
             await Promise.allSettled(pollers);
             await Promise.all(pending);
@@ -346,11 +355,12 @@ export async function cloudCrawl(
             rebuilds++;
             return timings.time('finalize-run', () => finalizeRun(i));
           }),
-          FinalizeRun: task(async (i: Parameters<typeof finalizeRun>[0]) => {
-            // Pages still in their workflow finish before the run is finalized (as the drained counters promise).
-            await Promise.all(pending);
-            return timings.time('finalize-run', () => finalizeRun(i));
-          }),
+          ...Object.fromEntries(
+            ['CollectShard', 'GatherShard', 'LinkShard', 'DegreeShard', 'RankShard', 'RankCheck', 'WriteShard', 'FinalizeRun'].map((name) => [
+              name,
+              task((i: Parameters<typeof finalizeRun>[0]) => timings.time('finalize-run', () => finalizeRun(i))),
+            ]),
+          ),
         },
         waitTimeOverrides: { WaitForProgress: options.pollMs },
       },

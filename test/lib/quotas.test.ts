@@ -7,7 +7,8 @@ import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Crawler } from '../../lib/crawler.js';
-import { checkRunHistory, EXPRESS_LIMIT_SECONDS, runHistoryEvents, STANDARD_HISTORY_EVENTS, taskWorstSeconds } from '../../lib/quotas.js';
+import { RANK_ROUNDS_MAX } from '../../shared/graph/sharded-rank.js';
+import { checkRunHistory, EXPRESS_LIMIT_SECONDS, FINALIZE_EVENTS, runHistoryEvents, STANDARD_HISTORY_EVENTS, taskWorstSeconds } from '../../lib/quotas.js';
 import { HOST_BUSY_RETRY, PAGE_RETRY } from '../../lib/workflows.js';
 import { RENDER_HOST_WAIT_MS } from '../../shared/pipeline/cloud/render-wait.js';
 import { CrawlConfigError } from '../../shared/errors.js';
@@ -19,14 +20,14 @@ test('a week-long run at a one-minute poll would pass the history quota: synthes
   assert.ok(runHistoryEvents(24 * 60, 60) < STANDARD_HISTORY_EVENTS, 'the default day-long run fits');
   assert.throws(
     () => checkRunHistory('crawl "docs"', 7 * 24 * 60, 60),
-    (e: unknown) => e instanceof CrawlConfigError && /90780 history events.*maxMinutes ≤ 2771 or pollInterval ≥ 219 s/.test(e.message),
+    (e: unknown) => e instanceof CrawlConfigError && /92125 history events.*maxMinutes ≤ 2621 or pollInterval ≥ 231 s/.test(e.message),
   );
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   assert.throws(() => new Crawler(new Stack(app, 'Week'), 'Crawler', { crawls: [crawl(7 * 24 * 60)] }), /crawl "docs": a run of maxMinutes 10080/);
   // With a slower poll the same run fits: six minutes, as every poll may rebuild the text generation (14 events).
   assert.throws(
     () => new Crawler(new Stack(app, 'Five'), 'Crawler', { crawls: [crawl(7 * 24 * 60)], pollInterval: Duration.minutes(5) }),
-    /28284 history events/,
+    /29629 history events/,
   );
   new Crawler(new Stack(app, 'Slow'), 'Crawler', { crawls: [crawl(7 * 24 * 60)], pollInterval: Duration.minutes(6) });
   // Without enrichment the loop has no RebuildText: nine events a poll, and five minutes suffice.
@@ -34,13 +35,15 @@ test('a week-long run at a one-minute poll would pass the history quota: synthes
 });
 
 test('a poll that rebuilds the text generation writes 14 events, and crawls started over the API are held to the same quota', () => {
-  assert.equal(runHistoryEvents(30 * 60, 60, true), 30 * 60 * 14 + 60);
-  assert.ok(runHistoryEvents(29 * 60, 60, true) < STANDARD_HISTORY_EVENTS);
+  // The run's end adds its own: its finalize states and up to RANK_ROUNDS_MAX ranking rounds.
+  assert.equal(FINALIZE_EVENTS, 15 + 5 * 6 + RANK_ROUNDS_MAX * 13);
+  assert.equal(runHistoryEvents(30 * 60, 60, true), 30 * 60 * 14 + 60 + FINALIZE_EVENTS);
+  assert.ok(runHistoryEvents(28 * 60, 60, true) < STANDARD_HISTORY_EVENTS);
   assert.ok(runHistoryEvents(30 * 60, 60, true) > STANDARD_HISTORY_EVENTS, 'thirty hours of polls that each rebuild pass the quota');
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   assert.throws(
     () => new Crawler(new Stack(app, 'Api'), 'Crawler', { crawls: [crawl()], api: { startCrawls: { limits: { maxMinutes: 3 * 24 * 60 } } } }),
-    (e: unknown) => e instanceof CrawlConfigError && /api\.startCrawls\.limits\.maxMinutes: a run of maxMinutes 4320 .* maxMinutes ≤ 1781/.test(e.message),
+    (e: unknown) => e instanceof CrawlConfigError && /api\.startCrawls\.limits\.maxMinutes: a run of maxMinutes 4320 .* maxMinutes ≤ 1685/.test(e.message),
   );
   new Crawler(new Stack(app, 'ApiDay'), 'Crawler', { crawls: [crawl()], api: { startCrawls: { limits: { maxMinutes: 24 * 60 } } } });
 });

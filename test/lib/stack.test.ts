@@ -125,9 +125,19 @@ test('the bundles are ESM built by esbuild, the extract stage carries pdf.js for
   assert.deepEqual(shipping('node_modules/playwright-core/lib/server/chromium/chromium.js'), shipping('node_modules/@sparticuz/chromium/bin/chromium.br'));
 });
 
-test('the run state machine is Standard: InitRun, Discover when the run has search or social targets, then a Wait/Progress/Choice loop, then FinalizeRun (JSONPath)', () => {
+test('the run state machine is Standard: InitRun, Discover when the run has search or social targets, then a Wait/Progress/Choice loop, then the run’s end over its shards (JSONPath)', () => {
   const { STANDARD, EXPRESS } = stateMachines(synth.template);
-  const states = STANDARD.definition.States as Record<string, { Type: string; Next?: string; Default?: string; Choices?: Array<{ Next: string }> }>;
+  const states = STANDARD.definition.States as Record<
+    string,
+    {
+      Type: string;
+      Next?: string;
+      Default?: string;
+      Choices?: Array<{ Next: string }>;
+      ItemProcessor?: { ProcessorConfig?: { Mode?: string }; StartAt: string };
+      ItemsPath?: string;
+    }
+  >;
   assert.equal(STANDARD.definition.StartAt, 'InitRun');
   assert.equal(STANDARD.definition.QueryLanguage, 'JSONPath');
   assert.equal(states.InitRun!.Next, 'Started');
@@ -136,8 +146,35 @@ test('the run state machine is Standard: InitRun, Discover when the run has sear
   assert.equal(states.Discover!.Next, 'WaitForProgress');
   assert.equal(states.WaitForProgress!.Next, 'Progress');
   assert.equal(states.Progress!.Next, 'RunOver');
-  assert.equal(states.RunOver!.Choices![0]!.Next, 'FinalizeRun');
+  assert.equal(states.RunOver!.Choices![0]!.Next, 'FinalizeStart');
   assert.equal(states.RunOver!.Default, 'WaitForProgress');
+  // The end: a small run is ranked by FinalizeRun alone; a larger one by a Distributed Map a phase, a child a shard.
+  assert.equal(states.FinalizeStart!.Next, 'SpreadOverShards');
+  assert.deepEqual(
+    states.SpreadOverShards!.Choices!.map((c) => c.Next),
+    ['CollectShards'],
+  );
+  assert.equal(states.SpreadOverShards!.Default, 'FinalizeRun');
+  for (const [map, next] of [
+    ['CollectShards', 'GatherShards'],
+    ['GatherShards', 'LinkShards'],
+    ['LinkShards', 'DegreeShards'],
+    ['DegreeShards', 'RankCheck'],
+    ['RankShards', 'RankCheck'],
+    ['WriteShards', 'FinalizeRun'],
+  ]) {
+    assert.equal(states[map]!.Type, 'Map', map);
+    assert.equal(states[map]!.ItemProcessor!.ProcessorConfig!.Mode, 'DISTRIBUTED', map);
+    assert.equal(states[map]!.ItemsPath, '$.finalize.shards', map);
+    assert.equal(states[map]!.Next, next, map);
+  }
+  // The rounds go on until RankCheck says they converged.
+  assert.equal(states.RankCheck!.Next, 'Ranked');
+  assert.equal(states.Ranked!.Choices![0]!.Next, 'WriteShards');
+  assert.equal(states.Ranked!.Default, 'RankShards');
+  // A run that failed ends its execution failed.
+  assert.equal(states.FinalizeRun!.Next, 'RunEnded');
+  assert.equal(states.RunEnded!.Choices![0]!.Next, 'RunFailed');
   const page = EXPRESS.definition.States as Record<string, { Retry?: Array<{ ErrorEquals: string[] }>; Catch?: Array<{ Next: string }> }>;
   assert.equal(EXPRESS.definition.StartAt, 'Extract');
   // A page step that timed out is not retried (Express's five minutes); the run's steps are.
@@ -145,8 +182,11 @@ test('the run state machine is Standard: InitRun, Discover when the run has sear
   assert.ok(!page.Extract!.Retry!.some((r) => r.ErrorEquals.includes('States.Timeout')));
   const run = STANDARD.definition.States as Record<string, { Retry?: Array<{ ErrorEquals: string[] }>; Catch?: Array<{ Next: string }> }>;
   assert.ok(run.Progress!.Retry!.some((r) => r.ErrorEquals.includes('States.Timeout')));
-  // Any failing step of the run ends it `failed` (FailRun), never `running` for ever.
-  for (const name of ['Progress', 'Discover', 'FinalizeRun']) assert.equal(run[name]!.Catch![0]!.Next, 'FailRun', name);
+  // Any failing step of the run ends it `failed`: a run-loop step's error goes to the run's end
+  // with it; a failing step of the end goes to FailRun. Never `running` for ever.
+  for (const name of ['Progress', 'Discover']) assert.equal(run[name]!.Catch![0]!.Next, 'FinalizeStart', name);
+  for (const name of ['FinalizeStart', 'CollectShards', 'RankShards', 'RankCheck', 'WriteShards', 'FinalizeRun'])
+    assert.equal(run[name]!.Catch![0]!.Next, 'FailRun', name);
   assert.equal(run.InitRun!.Catch![0]!.Next, 'RunFailed');
   assert.equal(page.Extract!.Catch![0]!.Next, 'RecordFailure');
   t.hasResourceProperties('AWS::StepFunctions::StateMachine', {

@@ -10,6 +10,7 @@ import { enqueueCandidates } from './cloud-commit.js';
 import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
 import { selectStage } from '../stages/select-stage.js';
 import { writeRunWacz } from './run-wacz.js';
+import { endStatus, finishRanks, settleReason, type FinalizePlan, type RankStore, type ShardUrls } from './run-finalize.js';
 import { routeTarget } from '../../targets/route.js';
 
 /** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */
@@ -242,35 +243,45 @@ export interface RunFailure {
 
 /**
  * FinalizeRun: inlink counts and PageRank, the run summary as a report in S3, the run's final
- * status; the selection when the crawl asks for one. Also the run machine's Catch (`FailRun`): a
- * state that failed ends the run `failed`, with its queued URLs settled and the error in the report,
- * never `running` for ever.
+ * status; the selection when the crawl asks for one. In the run machine it comes after
+ * FinalizeStart and the shards' ranking steps (`state.finalize`: run-finalize.ts), and writes the
+ * top pages from the shards' tops; called alone it does all of it here. Also the run machine's
+ * Catch of its finalize steps (`FailRun`, `state.finalizeError`): the run ends `failed` with its
+ * queued URLs settled and the error in the report, never `running` for ever (its ranks are left as
+ * they were).
  */
 export async function finalizeRun(
-  deps: CloudDeps & { graph: GraphStore },
-  state: ProgressState & { error?: RunFailure },
+  deps: CloudDeps & { graph: GraphStore; ranks?: RankStore; urls?: ShardUrls },
+  state: ProgressState & { error?: RunFailure; finalize?: FinalizePlan; finalizeError?: RunFailure },
 ): Promise<{ runId: number; status: string; report: string; summary: RunSummary; wacz?: string; captures?: string; selection?: string }> {
   const now = (deps.clock ?? Date.now)();
-  const stopped = !state.error && state.reason === 'stopped';
-  const status = state.error ? 'failed' : stopped ? 'interrupted' : 'finished';
-  // Stop the workers first: messages still queued are dropped once the run is not running.
-  await deps.store.setRunStatus(state.runId, status, now);
-  // A finished run leaves nothing queued: what is left was cut by the page budget or the time budget.
-  // A stopped one keeps its queue, as an interrupted embedded run does.
-  if (!stopped) await deps.store.settleQueued(state.runId, state.error ? 'run-failed' : state.reason === 'budget' ? 'max-pages' : 'host-too-slow');
-  const ranked = await deps.graph.computeRanks(state.runId);
+  const failedEnd = state.finalizeError !== undefined;
+  const error = state.error ?? state.finalizeError;
+  const failure = { ...state, ...(error ? { error } : {}) };
+  const status = endStatus(failure);
+  let ranked = 0;
+  if (state.finalize?.spread && !failedEnd && deps.ranks && deps.urls) ranked = await finishRanks({ ...deps, ranks: deps.ranks, urls: deps.urls }, state.runId);
+  else {
+    // Stop the workers first: messages still queued are dropped once the run is not running.
+    await deps.store.setRunStatus(state.runId, status, now);
+    // A finished run leaves nothing queued: what is left was cut by the page budget or the time budget.
+    // A stopped one keeps its queue, as an interrupted embedded run does.
+    const settle = settleReason(failure);
+    if (settle) await deps.store.settleQueued(state.runId, settle);
+    if (!failedEnd) ranked = await deps.graph.computeRanks(state.runId);
+  }
   const counts = deps.changes ? await deps.changes.finishChanges(state.runId, now) : {};
   const summary = { ...(await deps.store.summary(state.runId)), ...(Object.keys(counts).length ? { changes: counts } : {}) };
   const run = await deps.store.getRun(state.runId);
   const settings = run && runSettings(run);
   const report = await deps.objects.putReport(`run-${state.runId}`, {
     crawl: state.crawl,
-    reason: state.error ? 'failed' : state.reason,
-    ...(state.error ? { error: state.error } : {}),
+    reason: error ? 'failed' : state.reason,
+    ...(error ? { error } : {}),
     rankedPages: ranked,
     summary,
   });
-  if (state.error) deps.logger.error('run failed', { runId: state.runId, error: state.error.Error, cause: state.error.Cause });
+  if (error) deps.logger.error('run failed', { runId: state.runId, error: error.Error, cause: error.Cause });
   // The run's archive as one package replay tools open; a failure to write it is logged, never the run's end.
   const wacz =
     deps.archivedPages && run
@@ -285,7 +296,7 @@ export async function finalizeRun(
     deps.events && deps.changes && settings && status === 'finished' && Object.keys(counts).length
       ? await toldChanges(deps.changes, state, monitorOf(settings))
       : [];
-  await deps.events?.put([...told, runEndEvent(state, status, report, summary, wacz?.key)]);
+  await deps.events?.put([...told, runEndEvent(failure, status, report, summary, wacz?.key)]);
   const out = { runId: state.runId, status, report, summary, ...(wacz ? { wacz: wacz.key, captures: wacz.captures } : {}) };
   if (!run || !settings?.select) return out;
   const selection = await selectStage({ ...deps, clock: deps.clock }, state.runId, run.seeds, runScoring(run, settings), settings.selectCap);

@@ -2,6 +2,7 @@ import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedP
 import { urlId } from '../../url/canonical.js';
 import { edgesOf, recordOf } from './dynamo-items.js';
 import { DynamoRanks } from './dynamo-ranks.js';
+import type { RankChunk, RankedShardPage } from '../../graph/sharded-rank.js';
 import { DynamoTable } from './dynamo-table.js';
 import { INLINKS_INDEX, keys } from './table.js';
 
@@ -82,6 +83,23 @@ export class DynamoGraph extends DynamoTable implements GraphStore {
   /** Ranks over the run's own pages, in bounded memory (see DynamoRanks); the top pages go to one item. */
   async computeRanks(runId: number): Promise<number> {
     return new DynamoRanks(this.doc, this.table).compute(runId);
+  }
+
+  /** FinalizeRun's ranking steps, shard by shard (see DynamoRanks and run-finalize). */
+  sharding(runId: number): Promise<{ shards: number; shardOf: (id: string) => number }> {
+    return new DynamoRanks(this.doc, this.table).sharding(runId);
+  }
+
+  chunkOf(ids: string[]): Promise<RankChunk> {
+    return new DynamoRanks(this.doc, this.table).chunkOf(ids);
+  }
+
+  writeShard(runId: number, ranked: RankedShardPage[]): Promise<RankedPage[]> {
+    return new DynamoRanks(this.doc, this.table).writeShard(runId, ranked);
+  }
+
+  writeTop(runId: number, pages: RankedPage[]): Promise<void> {
+    return new DynamoRanks(this.doc, this.table).writeTop(runId, pages);
   }
 
   /** The top pages of the last finalized run: one GetItem (the web UI's home page asks on every visit). */

@@ -1,11 +1,21 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { CompactGraph } from '../../graph/compact-graph.js';
+export { MAX_INLINK_SOURCES } from '../../graph/sharded-rank.js';
+import {
+  MAX_INLINK_SOURCES,
+  memoryScratch,
+  rankAllShards,
+  ShardedRank,
+  type RankChunk,
+  type RankedShardPage,
+  type RankPage,
+} from '../../graph/sharded-rank.js';
+import { urlId } from '../../url/canonical.js';
 import { rankShift } from '../../changes/page-change.js';
 import type { ChangeRecord, RankedPage } from '../ports/index.js';
 import { changeKey } from './dynamo-changes.js';
 import { edgesOf, type Item } from './dynamo-items.js';
 import { DynamoTable, inBatches } from './dynamo-table.js';
-import { keys, runPartition } from './table.js';
+import { keys, runPartition, shardOf } from './table.js';
 
 /** Pages kept in the TOP item, the most `/graph/top` (and the web UI's home page) asks for. */
 export const TOP_PAGES = 200;
@@ -13,14 +23,20 @@ export const TOP_PAGES = 200;
 export const TOP_KEY = { PK: 'GRAPH', SK: 'TOP' };
 /** Requests in flight at once while reading edges and writing ranks. */
 const WIDTH = 16;
-/** Sources an INLINKS item names at most (`/graph/inlinks` and a search hit's anchors read their links). */
-export const MAX_INLINK_SOURCES = 1000;
 
-interface PageMeta {
-  url: string;
-  host: number;
-  title?: string;
-  hash: string;
+/** The TOP_PAGES best pages: by rank, then inlinks, then URL. */
+export function topOf(pages: ReadonlyArray<RankedPage | (RankPage & { pagerank: number; inlinks: number; hosts: number })>): RankedPage[] {
+  return [...pages]
+    .sort((a, b) => b.pagerank - a.pagerank || b.inlinks - a.inlinks || a.url.localeCompare(b.url))
+    .slice(0, TOP_PAGES)
+    .map((p) => ({
+      urlId: 'urlId' in p ? p.urlId : p.id,
+      url: p.url,
+      title: p.title,
+      inlinks: p.inlinks,
+      hosts: p.hosts,
+      pagerank: p.pagerank,
+    }));
 }
 
 /** The TOP item stays well inside DynamoDB's 400 KB whatever the URLs' and titles' lengths. */
@@ -40,64 +56,90 @@ export function topItem(runId: number, pages: RankedPage[]): Record<string, unkn
 
 /**
  * Inlinks, linking hosts and PageRank over the pages a run stored, read from the run's own items
- * only (its URL partition, then each page's PAGE item and current-snapshot edges), held as a
- * compact graph: memory grows with 8 bytes a link and ~150 bytes a page, never with the table.
+ * only (its URL partitions, then each page's PAGE item, alias and current-snapshot links), ranked
+ * shard by shard (ShardedRank): FinalizeRun's steps run the phases one shard at a time in their
+ * own Lambdas with the scratch in S3; `compute` runs them all here over a scratch in memory.
  * Ranks go onto the PAGE items (`pagerank`, `inlinks`, `inlinkHosts`), the top pages into one
  * TOP item, and each linked page gets an INLINKS item naming its sources. A page whose ranks moved
  * beyond the threshold since the run that ranked it last gets a `rank-shift` change.
  */
 export class DynamoRanks extends DynamoTable {
+  /** The run's shards and the shard of a URL id in it. */
+  async sharding(runId: number): Promise<{ shards: number; shardOf: (id: string) => number }> {
+    const shards = await this.shardsOf(runId);
+    return { shards, shardOf: (id) => shardOf(id, shards) };
+  }
+
   async compute(runId: number): Promise<number> {
-    const graph = new CompactGraph();
-    const meta: PageMeta[] = [];
-    const hosts = new Map<string, number>();
-    const aliases = new Map<string, string>();
-    const byUrl = new Map<string, string>();
-    for await (const ids of this.doneUrls(runId)) {
-      for (const item of await this.batchGet(ids.flatMap((id) => [keys.page(id), keys.alias(id)]))) {
-        if (item.SK === 'ALIAS') aliases.set(String(item.urlId), String(item.targetUrl));
-        else if (item.SK === 'PAGE' && item.contentHash) {
-          const n = graph.node(String(item.urlId));
-          const host = String(item.host);
-          if (!hosts.has(host)) hosts.set(host, hosts.size);
-          meta[n] = {
+    const { shards, shardOf: of } = await this.sharding(runId);
+    const rank = new ShardedRank(memoryScratch(), shards, of);
+    const round = await rankAllShards(rank, (shard) => this.chunks(runId, shards, shard));
+    const top: RankedPage[] = [];
+    let size = 0;
+    for (let shard = 0; shard < shards; shard++) {
+      const pages = await rank.results(shard, round, MAX_INLINK_SOURCES);
+      size += pages.length;
+      top.push(...(await this.writeShard(runId, pages)));
+    }
+    await this.writeTop(runId, top);
+    return size;
+  }
+
+  /** A shard's done pages, a page of its URL items at a time. */
+  private async *chunks(runId: number, shards: number, shard: number): AsyncGenerator<RankChunk> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const res = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+          FilterExpression: '#st = :done',
+          ProjectionExpression: 'urlId',
+          ExpressionAttributeNames: { '#st': 'state' },
+          ExpressionAttributeValues: { ':pk': runPartition(runId, shards, shard), ':sk': 'URL#', ':done': 'done' },
+          ExclusiveStartKey: start,
+        }),
+      );
+      yield this.chunkOf((res.Items ?? []).map((i) => String(i.urlId)));
+      start = res.LastEvaluatedKey;
+    } while (start);
+  }
+
+  /** The pages among `ids` (settled as done), their aliases and their current snapshots' link targets. */
+  async chunkOf(ids: string[]): Promise<RankChunk> {
+    const pages: Array<RankPage & { hash: string }> = [];
+    const aliases: Array<[string, string]> = [];
+    for (let i = 0; i < ids.length; i += 50) {
+      for (const item of await this.batchGet(ids.slice(i, i + 50).flatMap((id) => [keys.page(id), keys.alias(id)]))) {
+        if (item.SK === 'ALIAS') aliases.push([String(item.urlId), urlId(String(item.targetUrl))]);
+        else if (item.SK === 'PAGE' && item.contentHash)
+          pages.push({
+            id: String(item.urlId),
             url: String(item.url),
-            host: hosts.get(host)!,
-            title: item.title === undefined ? undefined : String(item.title),
+            host: String(item.host),
+            ...(item.title === undefined ? {} : { title: String(item.title) }),
             hash: String(item.contentHash),
-          };
-          byUrl.set(String(item.url), String(item.urlId));
-        }
+          });
       }
     }
-    const resolve = (toId: string): string | undefined => {
-      if (graph.has(toId)) return toId;
-      const target = aliases.get(toId);
-      const id = target === undefined ? undefined : byUrl.get(target);
-      return id !== undefined && graph.has(id) ? id : undefined;
-    };
-    const sources = Array.from({ length: graph.size }, (_, i) => i);
-    await inBatches(sources, WIDTH, async (from) => {
-      for (const toId of await this.edgeTargets(graph.ids[from]!, meta[from]!.hash)) {
-        const to = resolve(toId);
-        if (to !== undefined) graph.link(from, graph.node(to));
-      }
-    });
-    graph.dedupe();
-    const ranks = graph.pageRank();
-    const { inlinks, hosts: linkingHosts } = graph.inlinks(
-      meta.map((m) => m.host),
-      hosts.size,
-    );
+    const links = await inBatches(pages, WIDTH, async (p) => edgesOf(await this.get(keys.links(p.id, p.hash))).map((e) => e.toId));
+    return { pages: pages.map(({ hash: _hash, ...p }) => p), links, aliases };
+  }
+
+  /**
+   * A shard's ranked pages onto their PAGE items, a `rank-shift` change for each that moved, an
+   * INLINKS item for each with inlinks; returns the shard's top pages.
+   */
+  async writeShard(runId: number, ranked: RankedShardPage[]): Promise<RankedPage[]> {
     const shifts: Item[] = [];
-    await inBatches(sources, WIDTH, async (n) => {
-      const after = { inlinks: inlinks[n]!, pagerank: ranks[n] ?? 0 };
+    await inBatches(ranked, WIDTH, async (p) => {
+      const after = { inlinks: p.inlinks, pagerank: p.pagerank };
       const res = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: keys.page(graph.ids[n]!),
+          Key: keys.page(p.id),
           UpdateExpression: 'SET pagerank = :r, inlinks = :n, inlinkHosts = :h, rankedInRun = :run',
-          ExpressionAttributeValues: { ':r': after.pagerank, ':n': after.inlinks, ':h': linkingHosts[n]!, ':run': runId },
+          ExpressionAttributeValues: { ':r': after.pagerank, ':n': after.inlinks, ':h': p.hosts, ':run': runId },
           // The ranks this replaces: a shift beyond the threshold is a change between runs.
           ReturnValues: 'UPDATED_OLD',
         }),
@@ -105,89 +147,29 @@ export class DynamoRanks extends DynamoTable {
       const old = res.Attributes;
       const before = { inlinks: Number(old?.inlinks ?? 0), pagerank: Number(old?.pagerank ?? 0) };
       if (old?.rankedInRun === undefined || Number(old.rankedInRun) >= runId || !rankShift(before, after)) return;
-      const urlId = graph.ids[n]!;
       const rank = { inlinksBefore: before.inlinks, inlinksAfter: after.inlinks, pagerankBefore: before.pagerank, pagerankAfter: after.pagerank };
       const change: ChangeRecord = {
         runId,
-        urlId,
-        url: meta[n]!.url,
+        urlId: p.id,
+        url: p.url,
         kind: 'rank-shift',
         at: Date.now(),
         previousRunId: Number(old.rankedInRun),
-        ...(meta[n]!.title ? { title: meta[n]!.title } : {}),
+        ...(p.title ? { title: p.title } : {}),
         rank,
       };
-      shifts.push({ ...changeKey(runId, urlId, 'rank-shift'), type: 'CHANGE', ...change });
+      shifts.push({ ...changeKey(runId, p.id, 'rank-shift'), type: 'CHANGE', ...change });
     });
     await this.batchWrite(shifts);
-    await this.writeInlinks(graph, runId);
-    const top: RankedPage[] = sources
-      .sort((a, b) => ranks[b]! - ranks[a]! || inlinks[b]! - inlinks[a]! || meta[a]!.url.localeCompare(meta[b]!.url))
-      .slice(0, TOP_PAGES)
-      .map((n) => ({
-        urlId: graph.ids[n]!,
-        url: meta[n]!.url,
-        title: meta[n]!.title,
-        inlinks: inlinks[n]!,
-        hosts: linkingHosts[n]!,
-        pagerank: ranks[n]!,
-      }));
-    await this.batchWrite([topItem(runId, top)]);
-    return graph.size;
+    await this.batchWrite(
+      ranked.filter((p) => p.inlinks > 0).map((p) => ({ ...keys.inlinks(p.id), type: 'INLINKS', urlId: p.id, runId, count: p.inlinks, sources: p.sources })),
+    );
+    return topOf(ranked);
   }
 
-  /** The ids of the run's settled-as-done URLs, one page of one shard's partition at a time. */
-  private async *doneUrls(runId: number): AsyncGenerator<string[]> {
-    const shards = await this.shardsOf(runId);
-    for (let k = 0; k < shards; k++) {
-      let start: Record<string, unknown> | undefined;
-      do {
-        const res = await this.doc.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-            FilterExpression: '#st = :done',
-            ProjectionExpression: 'urlId',
-            ExpressionAttributeNames: { '#st': 'state' },
-            ExpressionAttributeValues: { ':pk': runPartition(runId, shards, k), ':sk': 'URL#', ':done': 'done' },
-            ExclusiveStartKey: start,
-          }),
-        );
-        yield (res.Items ?? []).map((i) => String(i.urlId));
-        start = res.LastEvaluatedKey;
-      } while (start);
-    }
-  }
-
-  /** The targets of a page's links in its current snapshot. */
-  private async edgeTargets(urlId: string, snapshot: string): Promise<string[]> {
-    return edgesOf(await this.get(keys.links(urlId, snapshot))).map((e) => e.toId);
-  }
-
-  /** An INLINKS item for every page with inlinks: its sources, by target, in one pass over a compact index (4 bytes a link). */
-  private async writeInlinks(graph: CompactGraph, runId: number): Promise<void> {
-    const offsets = new Int32Array(graph.size + 1);
-    graph.forEach((_, t) => offsets[t + 1]!++);
-    for (let n = 0; n < graph.size; n++) offsets[n + 1]! += offsets[n]!;
-    const fill = offsets.slice(0, graph.size);
-    const from = new Int32Array(graph.edgeCount);
-    graph.forEach((f, t) => (from[fill[t]!++] = f));
-    const targets = Array.from({ length: graph.size }, (_, n) => n).filter((n) => offsets[n + 1]! > offsets[n]!);
-    for (let i = 0; i < targets.length; i += 25) {
-      await this.batchWrite(
-        targets.slice(i, i + 25).map((n) => {
-          const list = from.subarray(offsets[n]!, Math.min(offsets[n + 1]!, offsets[n]! + MAX_INLINK_SOURCES));
-          return {
-            ...keys.inlinks(graph.ids[n]!),
-            type: 'INLINKS',
-            urlId: graph.ids[n]!,
-            runId,
-            count: offsets[n + 1]! - offsets[n]!,
-            sources: [...list].map((f) => graph.ids[f]!),
-          };
-        }),
-      );
-    }
+  /** The TOP item from the shards' top pages. */
+  async writeTop(runId: number, pages: RankedPage[]): Promise<void> {
+    await this.batchWrite([topItem(runId, topOf(pages))]);
   }
 
   /** The top pages the last finalized run ranked; empty before any run was finalized. */

@@ -1,0 +1,420 @@
+/**
+ * PageRank, inlinks and linking hosts of a run spread over shards, each phase a job one bounded
+ * worker does for one shard, every intermediate in a scratch store (S3 in the cloud): no worker
+ * holds the run's links. A page belongs to the shard of its URL id; its links are routed to their
+ * targets' shards, so each shard ends up with the links into its own pages. The phases, each over
+ * every shard before the next starts:
+ *
+ * 1. `collect` (a chunk of a shard's pages at a time): the pages, their aliases (a redirected URL
+ *    and the page it reached) and their links, routed to the targets' shards;
+ * 2. `gather`: the links into the shard resolved to its pages; links to one of its aliases
+ *    forwarded to the shard of the page the alias reached;
+ * 3. `link`: the links into the shard, forwarded ones resolved too, repeated ones removed: the
+ *    shard's in-links (by target) and linking hosts, and each source shard's share of out-degrees;
+ * 4. `degrees`: a shard's pages' out-degrees, summed from every target shard's share;
+ * 5. `merge` then `round`, repeated: `merge` (one worker) turns the last round's ranks into each
+ *    page's share (rank over out-degree) in one object; `round` (a worker a shard) gives the
+ *    shard's pages their next ranks from the shares of the pages linking in (8 bytes a page of the
+ *    run) and its in-links; the rounds stop when the summed L1 change is below the tolerance
+ *    (`converged`);
+ * 6. `results`: the shard's pages with their ranks, inlinks, linking hosts and first sources.
+ *
+ * The same ranks as CompactGraph.pageRank on the same pages and links (damping 0.85, dangling
+ * rank spread evenly, L1 change below 1e-6 or 100 rounds), up to the order of floating-point sums.
+ * A worker's memory: its shard's pages and in-links (16 bytes a link), plus 8 bytes a page of the
+ * run in a round, 20 in `merge` and 16 in `results` (the sources' ids).
+ */
+
+/** Where the phases keep what they hand to the next: a key-value store of immutable objects. */
+export interface RankScratch {
+  put(key: string, body: Buffer): Promise<void>;
+  get(key: string): Promise<Buffer | undefined>;
+  /** The keys under a prefix, in key order. */
+  list(prefix: string): Promise<string[]>;
+}
+
+export interface RankPage {
+  id: string;
+  url: string;
+  host: string;
+  title?: string;
+}
+
+/** A chunk of a shard's pages as read from the store: the pages, their links' targets (by position), and aliases. */
+export interface RankChunk {
+  pages: RankPage[];
+  /** The URL ids each page links to, in its current snapshot. */
+  links: string[][];
+  /** A redirected URL's id and the id of the page it reached. */
+  aliases: Array<[string, string]>;
+}
+
+export interface RankedShardPage extends RankPage {
+  pagerank: number;
+  inlinks: number;
+  /** Distinct hosts linking in. */
+  hosts: number;
+  /** The first linking pages' ids (at most `maxSources`). */
+  sources: string[];
+}
+
+export const DAMPING = 0.85;
+/** Sources an INLINKS item names at most (`/graph/inlinks` and a search hit's anchors read their links). */
+export const MAX_INLINK_SOURCES = 1000;
+export const RANK_ROUNDS_MAX = 100;
+export const RANK_TOLERANCE = 1e-6;
+
+/** One link record: source shard, source's number in its shard, source host's hash, target id (16 bytes). */
+const LINK_BYTES = 28;
+
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+const idBytes = (id: string) => Buffer.from(id, 'hex');
+
+function int32s(buf: Buffer, offset: number, count: number): Int32Array {
+  // A copy: the buffer's own offset need not be aligned for a view.
+  return new Int32Array(new Uint8Array(buf.buffer, buf.byteOffset + offset, count * 4).slice().buffer);
+}
+
+function float64s(buf: Buffer): Float64Array {
+  return new Float64Array(new Uint8Array(buf.buffer, buf.byteOffset, buf.length).slice().buffer);
+}
+
+const pad = (n: number) => String(n).padStart(5, '0');
+
+export class ShardedRank {
+  constructor(
+    private readonly scratch: RankScratch,
+    /** The shards of the run's pages. */
+    readonly shards: number,
+    /** The shard of a URL id: the store's own (a page's shard is its frontier item's). */
+    private readonly shardOf: (id: string) => number,
+    /** Each shard's pages, once collected, when the caller has them (else read from the scratch, an object a shard). */
+    private known?: number[],
+  ) {}
+
+  private async must(key: string): Promise<Buffer> {
+    const body = await this.scratch.get(key);
+    if (!body) throw new Error(`ranking: ${key} is missing from the scratch store; run the phases in order (collect, gather, link, degrees, rounds)`);
+    return body;
+  }
+
+  /**
+   * Phase 1, one chunk of a shard: `base` is the number of the chunk's first page in its shard
+   * (the pages the shard's chunks before it held). Call `collected` once the shard's last chunk is in.
+   */
+  async collect(shard: number, chunk: number, base: number, input: RankChunk): Promise<void> {
+    const routed = Array.from({ length: this.shards }, () => [] as Buffer[]);
+    for (const [i, page] of input.pages.entries()) {
+      const host = fnv1a(page.host);
+      for (const to of input.links[i] ?? []) {
+        const rec = Buffer.alloc(LINK_BYTES);
+        rec.writeUInt32LE(shard, 0);
+        rec.writeUInt32LE(base + i, 4);
+        rec.writeUInt32LE(host, 8);
+        idBytes(to).copy(rec, 12);
+        routed[this.shardOf(to)]!.push(rec);
+      }
+    }
+    const name = `${pad(shard)}-${pad(chunk)}`;
+    await Promise.all([
+      this.scratch.put(`pages/${pad(shard)}/${pad(chunk)}`, Buffer.from(input.pages.map((p) => JSON.stringify(p)).join('\n'))),
+      this.scratch.put(`aliases/${pad(shard)}/${pad(chunk)}`, Buffer.from(JSON.stringify(input.aliases))),
+      ...routed.map((recs, t) => (recs.length ? this.scratch.put(`links/${pad(t)}/${name}`, Buffer.concat(recs)) : undefined)),
+    ]);
+  }
+
+  /** Phase 1's end for a shard: how many pages it holds. */
+  async collected(shard: number, pages: number): Promise<void> {
+    await this.scratch.put(`count/${pad(shard)}`, Buffer.from(JSON.stringify({ pages })));
+  }
+
+  private async pagesOf(shard: number): Promise<RankPage[]> {
+    const out: RankPage[] = [];
+    for (const key of await this.scratch.list(`pages/${pad(shard)}/`)) {
+      const text = (await this.must(key)).toString('utf8');
+      if (text) for (const line of text.split('\n')) out.push(JSON.parse(line) as RankPage);
+    }
+    return out;
+  }
+
+  private async counts(): Promise<number[]> {
+    if (this.known?.length === this.shards) return this.known;
+    return (this.known = await Promise.all(
+      Array.from({ length: this.shards }, async (_, s) => (JSON.parse((await this.must(`count/${pad(s)}`)).toString()) as { pages: number }).pages),
+    ));
+  }
+
+  /** Phase 2: the links into a shard resolved to its pages' numbers; links to its aliases forwarded. */
+  async gather(shard: number): Promise<void> {
+    await this.must(`count/${pad(shard)}`);
+    const pages = await this.pagesOf(shard);
+    const local = new Map(pages.map((p, i) => [p.id, i]));
+    const aliases = new Map<string, string>();
+    for (const key of await this.scratch.list(`aliases/${pad(shard)}/`))
+      for (const [a, t] of JSON.parse((await this.must(key)).toString()) as Array<[string, string]>) aliases.set(a, t);
+    const direct: Buffer[] = [];
+    const forward = Array.from({ length: this.shards }, () => [] as Buffer[]);
+    for (const key of await this.scratch.list(`links/${pad(shard)}/`)) {
+      const buf = await this.must(key);
+      for (let o = 0; o + LINK_BYTES <= buf.length; o += LINK_BYTES) {
+        const to = buf.toString('hex', o + 12, o + LINK_BYTES);
+        const n = local.get(to);
+        if (n !== undefined) {
+          const rec = Buffer.alloc(16);
+          buf.copy(rec, 0, o, o + 12);
+          rec.writeUInt32LE(n, 12);
+          direct.push(rec);
+          continue;
+        }
+        const reached = aliases.get(to);
+        if (reached === undefined) continue;
+        const rec = Buffer.from(buf.subarray(o, o + LINK_BYTES));
+        idBytes(reached).copy(rec, 12);
+        forward[this.shardOf(reached)]!.push(rec);
+      }
+    }
+    await Promise.all([
+      this.scratch.put(`ids/${pad(shard)}`, Buffer.concat(pages.map((p) => idBytes(p.id)))),
+      this.scratch.put(`direct/${pad(shard)}`, Buffer.concat(direct)),
+      ...forward.map((recs, t) => (recs.length ? this.scratch.put(`forward/${pad(t)}/${pad(shard)}`, Buffer.concat(recs)) : undefined)),
+    ]);
+  }
+
+  /** Phase 3: the shard's in-links by target (repeated links once, self-links dropped), linking hosts, out-degree shares. */
+  async link(shard: number): Promise<void> {
+    const counts = await this.counts();
+    const offsets = counts.map((_, s) => counts.slice(0, s).reduce((a, b) => a + b, 0));
+    const total = offsets[this.shards - 1]! + counts[this.shards - 1]!;
+    const size = counts[shard]!;
+    const ids = await this.must(`ids/${pad(shard)}`);
+    const local = new Map<string, number>();
+    for (let i = 0; i < size; i++) local.set(ids.toString('hex', i * 16, i * 16 + 16), i);
+    // (target, source) as one number each (exact while the shard's pages times the run's stay below 2^53), the source's host beside it.
+    const keys: number[] = [];
+    const hostOf = new Map<number, number>();
+    const add = (srcShard: number, srcLocal: number, host: number, target: number) => {
+      const src = offsets[srcShard]! + srcLocal;
+      if (srcShard === shard && srcLocal === target) return;
+      keys.push(target * total + src);
+      hostOf.set(src, host);
+    };
+    const direct = await this.must(`direct/${pad(shard)}`);
+    for (let o = 0; o + 16 <= direct.length; o += 16)
+      add(direct.readUInt32LE(o), direct.readUInt32LE(o + 4), direct.readUInt32LE(o + 8), direct.readUInt32LE(o + 12));
+    for (const key of await this.scratch.list(`forward/${pad(shard)}/`)) {
+      const buf = await this.must(key);
+      for (let o = 0; o + LINK_BYTES <= buf.length; o += LINK_BYTES) {
+        const n = local.get(buf.toString('hex', o + 12, o + LINK_BYTES));
+        if (n !== undefined) add(buf.readUInt32LE(o), buf.readUInt32LE(o + 4), buf.readUInt32LE(o + 8), n);
+      }
+    }
+    const sorted = Float64Array.from(keys).sort();
+    const start = new Int32Array(size + 1);
+    const sources: number[] = [];
+    const shares = Array.from({ length: this.shards }, () => new Map<number, number>());
+    const shardOfGlobal = (g: number) => {
+      let s = 0;
+      while (s + 1 < this.shards && offsets[s + 1]! <= g) s++;
+      return s;
+    };
+    for (let i = 0; i < sorted.length; i++) {
+      if (i > 0 && sorted[i] === sorted[i - 1]) continue;
+      const target = Math.floor(sorted[i]! / total);
+      const src = sorted[i]! - target * total;
+      start[target + 1]!++;
+      sources.push(src);
+      const s = shardOfGlobal(src);
+      const share = shares[s]!;
+      const l = src - offsets[s]!;
+      share.set(l, (share.get(l) ?? 0) + 1);
+    }
+    for (let n = 0; n < size; n++) start[n + 1]! += start[n]!;
+    const linkingHosts = new Int32Array(size);
+    for (let n = 0; n < size; n++) {
+      const hosts = Uint32Array.from(sources.slice(start[n]!, start[n + 1]!), (src) => hostOf.get(src)!).sort();
+      for (let i = 0; i < hosts.length; i++) if (i === 0 || hosts[i] !== hosts[i - 1]) linkingHosts[n]!++;
+    }
+    const head = Buffer.alloc(8);
+    head.writeUInt32LE(size, 0);
+    head.writeUInt32LE(sources.length, 4);
+    await Promise.all([
+      this.scratch.put(
+        `in/${pad(shard)}`,
+        Buffer.concat([head, Buffer.from(start.buffer), Buffer.from(Int32Array.from(sources).buffer), Buffer.from(linkingHosts.buffer)]),
+      ),
+      ...shares.map((share, s) => {
+        const buf = Buffer.alloc(share.size * 8);
+        let o = 0;
+        for (const [l, c] of share) {
+          buf.writeUInt32LE(l, o);
+          buf.writeUInt32LE(c, o + 4);
+          o += 8;
+        }
+        return this.scratch.put(`shares/${pad(s)}/${pad(shard)}`, buf);
+      }),
+    ]);
+  }
+
+  private async inLinks(shard: number): Promise<{ start: Int32Array; sources: Int32Array; hosts: Int32Array }> {
+    const buf = await this.must(`in/${pad(shard)}`);
+    const size = buf.readUInt32LE(0);
+    const edges = buf.readUInt32LE(4);
+    return {
+      start: int32s(buf, 8, size + 1),
+      sources: int32s(buf, 8 + (size + 1) * 4, edges),
+      hosts: int32s(buf, 8 + (size + 1 + edges) * 4, size),
+    };
+  }
+
+  /** Phase 4: a shard's pages' out-degrees (links that reached a ranked page, each once). */
+  async degrees(shard: number): Promise<void> {
+    const size = (await this.counts())[shard]!;
+    const degree = new Int32Array(size);
+    for (const key of await this.scratch.list(`shares/${pad(shard)}/`)) {
+      const buf = await this.must(key);
+      for (let o = 0; o + 8 <= buf.length; o += 8) degree[buf.readUInt32LE(o)]! += buf.readUInt32LE(o + 4);
+    }
+    await this.scratch.put(`degree/${pad(shard)}`, Buffer.from(degree.buffer));
+  }
+
+  private async everyShard<T>(read: (shard: number) => Promise<T>): Promise<T[]> {
+    return Promise.all(Array.from({ length: this.shards }, (_, s) => read(s)));
+  }
+
+  /**
+   * Between rounds (and before the first, `round` 0): every page's share of its rank for each page
+   * it links to (its rank over its out-degree; 0 for a page without links) and the rank of pages
+   * without links, summed, in one object the next round's workers read. Reads 12 bytes a page of
+   * the run (20 with the ranks), once a round, in one worker.
+   */
+  async merge(round: number): Promise<void> {
+    const counts = await this.counts();
+    const total = counts.reduce((a, b) => a + b, 0);
+    const degrees = await this.everyShard((s) => this.must(`degree/${pad(s)}`));
+    const ranks = round > 0 ? await this.everyShard((s) => this.must(`rank/${pad(round)}/${pad(s)}`)) : undefined;
+    const out = new Float64Array(total + 1);
+    let dangling = 0;
+    let at = 1;
+    for (let s = 0; s < this.shards; s++) {
+      const degree = int32s(degrees[s]!, 0, counts[s]!);
+      const rank = ranks ? float64s(ranks[s]!) : new Float64Array(counts[s]!).fill(1 / total);
+      for (let i = 0; i < counts[s]!; i++) {
+        if (degree[i] === 0) dangling += rank[i]!;
+        else out[at + i] = rank[i]! / degree[i]!;
+      }
+      at += counts[s]!;
+    }
+    out[0] = dangling;
+    await this.scratch.put(`shares-of-rank/${pad(round)}`, Buffer.from(out.buffer));
+  }
+
+  /**
+   * Phase 5, round `round` (from 1) for one shard, after `merge(round - 1)`: its pages' ranks from
+   * the ranks of the round before (1/N each before the first). Returns the L1 change of its pages'
+   * ranks; the rounds go on while the sum over the shards is at least RANK_TOLERANCE and fewer than
+   * RANK_ROUNDS_MAX ran.
+   */
+  async round(round: number, shard: number): Promise<number> {
+    const counts = await this.counts();
+    const total = counts.reduce((a, b) => a + b, 0);
+    const share = float64s(await this.must(`shares-of-rank/${pad(round - 1)}`));
+    const dangling = share[0]!;
+    const size = counts[shard]!;
+    const before = round > 1 ? float64s(await this.must(`rank/${pad(round - 1)}/${pad(shard)}`)) : new Float64Array(size).fill(1 / total);
+    const { start, sources } = await this.inLinks(shard);
+    const next = new Float64Array(size);
+    let delta = 0;
+    for (let n = 0; n < size; n++) {
+      let sum = 0;
+      for (let e = start[n]!; e < start[n + 1]!; e++) sum += share[1 + sources[e]!]!;
+      next[n] = (1 - DAMPING) / total + DAMPING * (sum + dangling / total);
+      delta += Math.abs(next[n]! - before[n]!);
+    }
+    await this.scratch.put(`rank/${pad(round)}/${pad(shard)}`, Buffer.from(next.buffer));
+    return delta;
+  }
+
+  /** The pages of the run (after `collected` for every shard). */
+  async pages(): Promise<number> {
+    return (await this.counts()).reduce((a, b) => a + b, 0);
+  }
+
+  /** Whether the rounds are over after `round`, given each shard's change in it. */
+  static converged(round: number, deltas: number[]): boolean {
+    return deltas.reduce((a, b) => a + b, 0) < RANK_TOLERANCE || round >= RANK_ROUNDS_MAX;
+  }
+
+  /** Phase 6: the shard's pages with their final ranks (of `round`, the last), inlinks, hosts and first sources. */
+  async results(shard: number, round: number, maxSources: number): Promise<RankedShardPage[]> {
+    const pages = await this.pagesOf(shard);
+    const ranks = round > 0 ? float64s(await this.must(`rank/${pad(round)}/${pad(shard)}`)) : new Float64Array(pages.length);
+    const { start, sources, hosts } = await this.inLinks(shard);
+    const counts = await this.counts();
+    const offsets = counts.map((_, s) => counts.slice(0, s).reduce((a, b) => a + b, 0));
+    // Only the shards some source is in are read for the sources' ids.
+    const named = new Map<number, Buffer>();
+    const nameOf = async (g: number): Promise<string> => {
+      let s = 0;
+      while (s + 1 < this.shards && offsets[s + 1]! <= g) s++;
+      if (!named.has(s)) named.set(s, await this.must(`ids/${pad(s)}`));
+      const l = g - offsets[s]!;
+      return named.get(s)!.toString('hex', l * 16, l * 16 + 16);
+    };
+    const out: RankedShardPage[] = [];
+    for (const [n, page] of pages.entries()) {
+      const first: string[] = [];
+      for (let e = start[n]!; e < Math.min(start[n + 1]!, start[n]! + maxSources); e++) first.push(await nameOf(sources[e]!));
+      out.push({ ...page, pagerank: ranks[n] ?? 0, inlinks: start[n + 1]! - start[n]!, hosts: hosts[n]!, sources: first });
+    }
+    return out;
+  }
+}
+
+/** A scratch store in memory (ranking a run in one process, and tests). */
+export function memoryScratch(): RankScratch & { bytes(): number } {
+  const objects = new Map<string, Buffer>();
+  return {
+    async put(key, body) {
+      objects.set(key, body);
+    },
+    async get(key) {
+      return objects.get(key);
+    },
+    async list(prefix) {
+      return [...objects.keys()].filter((k) => k.startsWith(prefix)).sort();
+    },
+    bytes: () => [...objects.values()].reduce((n, b) => n + b.length, 0),
+  };
+}
+
+/** Every phase over every shard in this process, in order; returns the last round (0 for no pages). */
+export async function rankAllShards(rank: ShardedRank, chunks: (shard: number) => AsyncIterable<RankChunk>): Promise<number> {
+  const shards = Array.from({ length: rank.shards }, (_, s) => s);
+  let total = 0;
+  for (const s of shards) {
+    let base = 0;
+    let c = 0;
+    for await (const chunk of chunks(s)) {
+      await rank.collect(s, c++, base, chunk);
+      base += chunk.pages.length;
+    }
+    await rank.collected(s, base);
+    total += base;
+  }
+  for (const s of shards) await rank.gather(s);
+  for (const s of shards) await rank.link(s);
+  for (const s of shards) await rank.degrees(s);
+  if (total === 0) return 0;
+  await rank.merge(0);
+  for (let round = 1; ; round++) {
+    const deltas: number[] = [];
+    for (const s of shards) deltas.push(await rank.round(round, s));
+    if (ShardedRank.converged(round, deltas)) return round;
+    await rank.merge(round);
+  }
+}

@@ -1,0 +1,173 @@
+// A run's end spread over its shards: the run machine's finalize states (FinalizeStart, then one
+// Distributed Map per ranking phase over the run's shards, the ranking rounds until they converge,
+// then FinalizeRun) each call one of these in a Lambda of their own, every child bounded by its
+// shard (and a chunk of it), the phases' hand-over in S3 (`finalize/run-<id>/`). See
+// shared/graph/sharded-rank.ts for the phases.
+import { Readable } from 'node:stream';
+import { MAX_INLINK_SOURCES, ShardedRank, type RankChunk, type RankedShardPage, type RankScratch } from '../../graph/sharded-rank.js';
+import { archiveKeys } from '../../store/archive-keys.js';
+import type { ObjectStore, RankedPage, UrlReason, UrlState } from '../../store/ports/index.js';
+import type { CloudDeps } from './cloud-context.js';
+
+/** What the end of a run needs of the run loop's state (run-control's ProgressState, with a Catch's error). */
+interface EndingState {
+  runId: number;
+  reason: string;
+  error?: { Error?: string; Cause?: string };
+}
+
+/** URL items one collect step reads at most: its time and memory stay the same whatever the run's size. */
+export const FINALIZE_CHUNK_URLS = 250;
+
+/** What a run's ranking reads from and writes to its store (DynamoDB: DynamoRanks). */
+export interface RankStore {
+  /** The run's shards and the shard of a URL id in it. */
+  sharding(runId: number): Promise<{ shards: number; shardOf: (id: string) => number }>;
+  /** The pages among these settled-as-done URL ids, their aliases and their links' targets. */
+  chunkOf(ids: string[]): Promise<RankChunk>;
+  /** A shard's ranks onto its pages (with their inlinks and rank-shift changes); returns its top pages. */
+  writeShard(runId: number, ranked: RankedShardPage[]): Promise<RankedPage[]>;
+  /** The run's top pages, from its shards' tops. */
+  writeTop(runId: number, pages: RankedPage[]): Promise<void>;
+}
+
+/** One shard's URLs a page at a time (DynamoDB: the shard's partition). */
+export interface ShardUrls {
+  shardUrls(runId: number, shard: number, limit: number, cursor?: string): Promise<{ urls: Array<{ urlId: string; state: UrlState }>; cursor?: string }>;
+}
+
+export type FinalizeDeps = CloudDeps & { ranks: RankStore; urls: ShardUrls };
+
+/** What FinalizeStart hands the finalize states (at `$.finalize`). */
+export interface FinalizePlan {
+  /** The run's shards, one Map item each. */
+  shards: number[];
+  /** How queued URLs are settled (`skipped` with this reason); empty: left queued (a stopped run resumes them). */
+  settle: UrlReason | '';
+  /** The run's status once it ends. */
+  status: 'finished' | 'interrupted' | 'failed';
+  /**
+   * The run is ranked shard by shard in the machine's Distributed Maps; otherwise (a run of at most
+   * `FINALIZE_SPREAD_PAGES` pages) FinalizeRun ranks it alone, in bounded memory, without the maps'
+   * start-up time.
+   */
+  spread: boolean;
+  /** The ranking round run last (0: none yet), or the final one once `done`. */
+  round: number;
+  /** Each shard's L1 change of its pages' ranks in the round run last (the rank Map's answers). */
+  deltas: number[];
+  done: boolean;
+}
+
+/** Runs of at most this many stored pages are ranked by FinalizeRun alone (`TRAWL_FINALIZE_SPREAD_PAGES` on its function). */
+export const FINALIZE_SPREAD_PAGES = 20_000;
+
+export type FinalizeEvent =
+  | { action: 'finalize-start'; state: EndingState }
+  | { action: 'collect'; runId: number; shard: number; settle: UrlReason | ''; cursor?: string; chunk?: number; base?: number }
+  | { action: 'gather' | 'link' | 'degrees'; runId: number; shard: number; counts?: number[] }
+  | { action: 'rank'; runId: number; shard: number; round: number; counts?: number[] }
+  | { action: 'rank-check'; runId: number; finalize: FinalizePlan & { collected?: { counts: number[] } } }
+  | { action: 'write'; runId: number; shard: number; round: number; counts?: number[] };
+
+/** The run's status from how its loop ended. */
+export function endStatus(state: EndingState): FinalizePlan['status'] {
+  return state.error ? 'failed' : state.reason === 'stopped' ? 'interrupted' : 'finished';
+}
+
+/** How a run's queued URLs are settled at its end: a finished run leaves nothing queued, a stopped one keeps its queue. */
+export function settleReason(state: EndingState): UrlReason | '' {
+  if (!state.error && state.reason === 'stopped') return '';
+  return state.error ? 'run-failed' : state.reason === 'budget' ? 'max-pages' : 'host-too-slow';
+}
+
+/** The ranking's hand-over in the bucket, under the run's finalize prefix (expired by the bucket's lifecycle). */
+export function objectScratch(objects: ObjectStore, runId: number): RankScratch {
+  const prefix = `${archiveKeys.finalizeScratch(runId)}rank/`;
+  return {
+    put: (key, body) => objects.putStream(prefix + key, Readable.from([body]), 'application/octet-stream'),
+    get: (key) => objects.get(prefix + key),
+    list: async (p) => (await objects.list(prefix + p)).map((o) => o.key.slice(prefix.length)),
+  };
+}
+
+async function ranking(deps: FinalizeDeps, runId: number, counts?: number[]): Promise<ShardedRank> {
+  const { shards, shardOf } = await deps.ranks.sharding(runId);
+  return new ShardedRank(objectScratch(deps.objects, runId), shards, shardOf, counts);
+}
+
+const topKey = (shard: number) => `${String(shard).padStart(5, '0')}`;
+
+/** FinalizeStart: the run stops (its workers drop what is still queued), and the plan of its end. */
+export async function finalizeStart(deps: FinalizeDeps, state: EndingState, spreadPages = FINALIZE_SPREAD_PAGES): Promise<FinalizePlan> {
+  const status = endStatus(state);
+  await deps.store.setRunStatus(state.runId, status, (deps.clock ?? Date.now)());
+  const { shards } = await deps.ranks.sharding(state.runId);
+  const { pagesStored } = await deps.store.summary(state.runId);
+  return {
+    shards: Array.from({ length: shards }, (_, k) => k),
+    settle: settleReason(state),
+    status,
+    spread: pagesStored > spreadPages,
+    round: 0,
+    deltas: [],
+    done: false,
+  };
+}
+
+/** One finalize step of one shard (or the rounds' check); the answer is the next step's input where it loops. */
+export async function finalizeStep(deps: FinalizeDeps, event: Exclude<FinalizeEvent, { action: 'finalize-start' }>): Promise<unknown> {
+  // Each shard's pages, as the collect Map answered them (else read from the scratch).
+  const counts = 'counts' in event ? event.counts : event.action === 'rank-check' ? event.finalize.collected?.counts : undefined;
+  const rank = await ranking(deps, event.runId, counts);
+  switch (event.action) {
+    case 'collect': {
+      const page = await deps.urls.shardUrls(event.runId, event.shard, FINALIZE_CHUNK_URLS, event.cursor);
+      const queued = page.urls.filter((u) => u.state === 'queued').map((u) => u.urlId);
+      if (event.settle && queued.length) await deps.store.setUrlStates(event.runId, queued, 'skipped', event.settle);
+      const chunk = await deps.ranks.chunkOf(page.urls.filter((u) => u.state === 'done').map((u) => u.urlId));
+      const index = event.chunk ?? 0;
+      const base = event.base ?? 0;
+      await rank.collect(event.shard, index, base, chunk);
+      const { cursor: _cursor, ...rest } = event;
+      const next = { ...rest, chunk: index + 1, base: base + chunk.pages.length };
+      if (page.cursor) return { ...next, cursor: page.cursor };
+      await rank.collected(event.shard, next.base);
+      return next;
+    }
+    case 'gather':
+      await rank.gather(event.shard);
+      return { shard: event.shard };
+    case 'link':
+      await rank.link(event.shard);
+      return { shard: event.shard };
+    case 'degrees':
+      await rank.degrees(event.shard);
+      return { shard: event.shard };
+    case 'rank':
+      return rank.round(event.round, event.shard);
+    case 'rank-check': {
+      // After the round run last (none yet: 0): over, or the shares of rank the next one reads.
+      const last = event.finalize.round;
+      if (last === 0 ? (await rank.pages()) === 0 : ShardedRank.converged(last, event.finalize.deltas)) return { ...event.finalize, deltas: [], done: true };
+      await rank.merge(last);
+      return { ...event.finalize, deltas: [], round: last + 1 };
+    }
+    case 'write': {
+      const top = await deps.ranks.writeShard(event.runId, await rank.results(event.shard, event.round, MAX_INLINK_SOURCES));
+      await objectScratch(deps.objects, event.runId).put(`top/${topKey(event.shard)}`, Buffer.from(JSON.stringify(top)));
+      return { shard: event.shard, top: top.length };
+    }
+  }
+}
+
+/** FinalizeRun after the shards' steps: the run's top pages from its shards' tops; returns the pages ranked. */
+export async function finishRanks(deps: FinalizeDeps, runId: number): Promise<number> {
+  const scratch = objectScratch(deps.objects, runId);
+  const top: RankedPage[] = [];
+  for (const key of await scratch.list('top/')) top.push(...(JSON.parse((await scratch.get(key))!.toString()) as RankedPage[]));
+  await deps.ranks.writeTop(runId, top);
+  let pages = 0;
+  for (const key of await scratch.list('count/')) pages += (JSON.parse((await scratch.get(key))!.toString()) as { pages: number }).pages;
+  return pages;
+}
