@@ -6,6 +6,7 @@
 import { finalizeSearch, rebuildRunText } from '../../shared/pipeline/cloud/enrich-workflow.js';
 import { finalizeRun, type ProgressState, type RunFailure } from '../../shared/pipeline/cloud/run-control.js';
 import { FINALIZE_SPREAD_PAGES, finalizeStart, finalizeStep, type FinalizeEvent, type FinalizePlan } from '../../shared/pipeline/cloud/run-finalize.js';
+import { WACZ_PART_FILES } from '../../shared/pipeline/cloud/run-wacz.js';
 import { enrichRuntime } from '../enrich-runtime.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 
@@ -15,10 +16,19 @@ export interface RebuildTextEvent {
   runId: number;
 }
 
-/** Runs of more stored pages than this are ranked shard by shard (default FINALIZE_SPREAD_PAGES). */
-function spreadPages(): number {
-  const set = Number(process.env.TRAWL_FINALIZE_SPREAD_PAGES);
-  return process.env.TRAWL_FINALIZE_SPREAD_PAGES && Number.isFinite(set) ? set : FINALIZE_SPREAD_PAGES;
+/** A whole number from the function's environment, if set. */
+function setting(name: string): number | undefined {
+  const set = Number(process.env[name]);
+  return process.env[name] && Number.isInteger(set) && set >= 0 ? set : undefined;
+}
+
+/**
+ * Runs of more stored pages than TRAWL_FINALIZE_SPREAD_PAGES (default FINALIZE_SPREAD_PAGES) are
+ * ranked shard by shard and packaged in parts of at most TRAWL_WACZ_PART_FILES WARC files
+ * (default WACZ_PART_FILES).
+ */
+function finalizeOptions(): { spreadPages: number; waczPartFiles: number } {
+  return { spreadPages: setting('TRAWL_FINALIZE_SPREAD_PAGES') ?? FINALIZE_SPREAD_PAGES, waczPartFiles: setting('TRAWL_WACZ_PART_FILES') || WACZ_PART_FILES };
 }
 
 type EndState = ProgressState & { error?: RunFailure; finalize?: FinalizePlan; finalizeError?: RunFailure };
@@ -45,7 +55,7 @@ export async function handler(event: EndState | RebuildTextEvent | FinalizeEvent
   return instrumented(rt, async () => {
     if ('action' in event && event.action !== 'rebuild-text') {
       const deps = { ...rt, ranks: rt.graph, urls: rt.store };
-      if (event.action === 'finalize-start') return finalizeStart(deps, event.state, spreadPages());
+      if (event.action === 'finalize-start') return finalizeStart(deps, event.state, finalizeOptions());
       return finalizeStep(deps, event);
     }
     if ('action' in event) {

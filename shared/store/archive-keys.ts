@@ -9,6 +9,8 @@ export const archiveKeys = {
   warcRun: (runId: number) => `warc/run-${runId}/`,
   /** A run's archive as one WACZ package (the cloud's FinalizeRun writes it). */
   wacz: (runId: number) => `wacz/run-${runId}.wacz`,
+  /** A run's archive in parts (a run ranked shard by shard): the collection replay tools open as one archive. */
+  waczCollection: (runId: number) => `wacz/run-${runId}.json`,
   /** A run's captures as a Parquet index (Hive-style `run=` partition, for Athena). */
   captures: (runId: number) => `captures/run=${runId}/captures.parquet`,
   /** What a run's end hands between its steps (the ranking's phases); the bucket's lifecycle expires it. */

@@ -5,40 +5,15 @@
 // revisit records) replay with their bodies at both captures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReadStream, createWriteStream, readdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { createWriteStream, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { crawl, openStore } from '../../shared/index.js';
 import { readWarc } from '../../shared/archive/warc-reader.js';
 import { serve, tempDir } from '../helpers.js';
+import { replayHost } from './replay-host.js';
 import { changingSite } from '../changes/site.js';
 import { launchUiBrowser } from '../api/ui-browser.js';
-
-// The package exports its library, not its service worker: sw.js sits beside the library's entry.
-const require = createRequire(import.meta.url);
-const SW = readFileSync(join(dirname(require.resolve('@webrecorder/wabac')), 'sw.js'));
-
-const LOADER = `<!doctype html><html><body><script>
-window.loadWacz = async (url) => {
-  await navigator.serviceWorker.register('/sw.js', { scope: '/' });
-  const reg = await navigator.serviceWorker.ready;
-  return new Promise((resolve, reject) => {
-    navigator.serviceWorker.addEventListener('message', (e) => {
-      if (e.data.msg_type === 'collAdded') resolve(e.data.name);
-      if (e.data.msg_type === 'collProgress' && e.data.error) reject(new Error(e.data.error));
-    });
-    reg.active.postMessage({ msg_type: 'addColl', name: 'trawl', skipExisting: false, file: { sourceUrl: url } });
-  });
-};
-// A replayed page runs framed, as in ReplayWeb.page (unframed, it sends the window to the replay UI).
-window.replayText = (src) => new Promise((resolve) => {
-  const frame = document.createElement('iframe');
-  frame.onload = () => resolve(frame.contentDocument.body.innerText);
-  frame.src = src;
-  document.body.append(frame);
-});
-</script></body></html>`;
 
 test('ReplayWeb.page’s engine (wabac.js) loads the WACZ in headless Chromium and replays a page with the site gone', { timeout: 180_000 }, async () => {
   const site = await changingSite();
@@ -110,26 +85,8 @@ test('ReplayWeb.page’s engine (wabac.js) loads the WACZ in headless Chromium a
   assert.equal(same.http?.status, 200, 'with the 200’s own head');
   assert.equal(same.payload.length, 0, 'and no payload');
 
-  const asked: string[] = [];
-  const host = await serve((req, res) => {
-    asked.push(req.url ?? '');
-    if (req.url === '/' || req.url === '/index.html') return res.writeHead(200, { 'content-type': 'text/html' }).end(LOADER);
-    if (req.url?.startsWith('/sw.js')) return res.writeHead(200, { 'content-type': 'application/javascript', 'service-worker-allowed': '/' }).end(SW);
-    if (req.url !== '/crawl.wacz') return res.writeHead(404).end();
-    const size = statSync(wacz).size;
-    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
-    if (!range)
-      return createReadStream(wacz).pipe(res.writeHead(200, { 'content-type': 'application/wacz', 'content-length': size, 'accept-ranges': 'bytes' }));
-    const start = Number(range[1]);
-    const end = range[2] ? Math.min(Number(range[2]), size - 1) : size - 1;
-    res.writeHead(206, {
-      'content-type': 'application/wacz',
-      'content-length': end - start + 1,
-      'content-range': `bytes ${start}-${end}/${size}`,
-      'accept-ranges': 'bytes',
-    });
-    createReadStream(wacz, { start, end }).pipe(res);
-  });
+  const host = await replayHost({ '/crawl.wacz': wacz });
+  const { asked } = host;
   const { browser, close } = await launchUiBrowser();
   try {
     const page = await browser.newPage();

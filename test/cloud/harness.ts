@@ -356,7 +356,7 @@ export async function cloudCrawl(
             return timings.time('finalize-run', () => finalizeRun(i));
           }),
           ...Object.fromEntries(
-            ['CollectShard', 'GatherShard', 'LinkShard', 'DegreeShard', 'RankShard', 'RankCheck', 'WriteShard', 'FinalizeRun'].map((name) => [
+            ['CollectShard', 'GatherShard', 'LinkShard', 'DegreeShard', 'RankShard', 'RankCheck', 'WriteShard', 'PackagePart', 'FinalizeRun'].map((name) => [
               name,
               task((i: Parameters<typeof finalizeRun>[0]) => timings.time('finalize-run', () => finalizeRun(i))),
             ]),

@@ -4,9 +4,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import * as cheerio from 'cheerio';
+import { readWarc } from '../../shared/archive/warc-reader.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readZip, waczProblems } from '../archive/wacz-validate.js';
+import { replayHost } from '../archive/replay-host.js';
+import { launchUiBrowser } from '../api/ui-browser.js';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { edgesOf } from '../../shared/store/aws/dynamo-items.js';
 import { archiveKeys } from '../../shared/store/archive-keys.js';
@@ -53,6 +58,7 @@ function split(keys: string[]): { exact: string[]; family: number } {
 before(async () => {
   // This run's end goes through the shards' ranking steps (a run this small is ranked by FinalizeRun alone otherwise).
   process.env.TRAWL_FINALIZE_SPREAD_PAGES = '0';
+  process.env.TRAWL_WACZ_PART_FILES = '2';
   emu = await startEmulators();
   // The API may start crawls, with the test web's politeness settings for every crawl it starts.
   synth = synthApp({ bundle: false, context: { startCrawls: true, startCrawlSettings: SETTINGS } });
@@ -75,6 +81,7 @@ before(async () => {
 
 after(async () => {
   delete process.env.TRAWL_FINALIZE_SPREAD_PAGES;
+  delete process.env.TRAWL_WACZ_PART_FILES;
   await crawl?.close();
   db?.close();
   await cloudWeb?.close();
@@ -141,44 +148,120 @@ test('the run was started by POST /crawls on the search API, which then answers 
   assertIamAllows(synth);
 });
 
-test('FinalizeRun packages the run as a WACZ in the bucket that validates: its WARC files, a sorted index and its pages with their text', async () => {
-  assert.equal(crawl.output.wacz, 'wacz/run-1.wacz');
-  const res = await emu.clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'wacz/run-1.wacz' }));
-  const dir = tempDir();
-  try {
-    const file = join(dir.dir, 'run-1.wacz');
-    writeFileSync(file, await res.Body!.transformToByteArray());
-    const { problems, cdx, pages } = waczProblems(await readZip(file));
-    assert.deepEqual(problems, []);
+test(
+  'the run’s archive is a collection of WACZ parts that each validate and that wabac.js replays as one, with a Parquet index a part',
+  { timeout: 180_000 },
+  async () => {
+    const collectionKey = archiveKeys.waczCollection(1);
+    assert.equal(crawl.output.wacz, collectionKey);
+    const get = async (Key: string) =>
+      Buffer.from(await (await emu.clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key }))).Body!.transformToByteArray());
+    const collection = JSON.parse((await get(collectionKey)).toString()) as {
+      profile: string;
+      resources: Array<{ name: string; path: string; hash: string; bytes: number }>;
+    };
+    assert.equal(collection.profile, 'multi-wacz-package');
+    // Parts of at most two WARC files here (TRAWL_WACZ_PART_FILES), so the run has several.
     const warcs = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warc/run-1/' }));
-    assert.equal(new Set(cdx.map((l) => l.filename)).size, warcs.KeyCount);
-    const html = items.filter((i) => i.type === 'PAGE' && Number(i.status) === 200 && String(i.mime).startsWith('text/html'));
-    assert.equal(pages.length, html.length);
-    assert.ok(pages.some((p) => typeof p.text === 'string' && (p.text as string).length > 50 && p.title));
-
-    // Beside it, the run's captures as Parquet: DuckDB reads one row per CDXJ line, by status as the index says.
-    assert.equal(crawl.output.captures, archiveKeys.captures(1));
-    const parquet = join(dir.dir, 'captures.parquet');
-    const obj = await emu.clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: archiveKeys.captures(1) }));
-    writeFileSync(parquet, await obj.Body!.transformToByteArray());
-    const duck = await DuckDBInstance.create(':memory:');
-    const conn = await duck.connect();
+    assert.equal(collection.resources.length, Math.ceil(warcs.KeyCount! / 2));
+    assert.ok(collection.resources.length >= 2, `${collection.resources.length} parts`);
+    const dir = tempDir();
+    const host = { files: { [`/${collectionKey}`]: join(dir.dir, 'run-1.json') } as Record<string, string> };
+    writeFileSync(join(dir.dir, 'run-1.json'), JSON.stringify(collection));
     try {
-      const rows = (await conn.runAndReadAll(`SELECT fetch_status AS s, count(*) AS n FROM read_parquet('${parquet}') GROUP BY 1`)).getRowObjectsJS();
-      const counted = Object.fromEntries(rows.map((r) => [String(r.s ?? '-'), Number(r.n)]));
-      const indexed: Record<string, number> = {};
-      for (const l of cdx) indexed[String(l.status ?? '-')] = (indexed[String(l.status ?? '-')] ?? 0) + 1;
-      assert.deepEqual(counted, indexed);
-      const [run] = (await conn.runAndReadAll(`SELECT min(run_id) AS lo, max(run_id) AS hi FROM read_parquet('${parquet}')`)).getRowObjectsJS();
-      assert.deepEqual([Number(run!.lo), Number(run!.hi)], [1, 1]);
+      const cdx: Array<ReturnType<typeof waczProblems>['cdx'][number]> = [];
+      const pages: Array<ReturnType<typeof waczProblems>['pages'][number]> = [];
+      const partOf = new Map<string, string>();
+      for (const part of collection.resources) {
+        const body = await get(`wacz/${part.path}`);
+        assert.equal(body.length, part.bytes, part.name);
+        assert.equal(`sha256:${createHash('sha256').update(body).digest('hex')}`, part.hash, part.name);
+        const file = join(dir.dir, part.name);
+        writeFileSync(file, body);
+        host.files[`/wacz/${part.path}`] = file;
+        const found = waczProblems(await readZip(file));
+        assert.deepEqual(found.problems, [], part.name);
+        cdx.push(...found.cdx);
+        pages.push(...found.pages);
+        for (const p of found.pages) partOf.set(String(p.url), part.name);
+      }
+      // Every WARC file in exactly one part; every stored HTML page listed by the part holding it, with its text.
+      assert.equal(new Set(cdx.map((l) => l.filename)).size, warcs.KeyCount);
+      const html = items.filter((i) => i.type === 'PAGE' && Number(i.status) === 200 && String(i.mime).startsWith('text/html'));
+      // Each once, though an attempt that failed (a 429, a 503) may sit in another part than its 200.
+      // Each part lists the stored pages (HTML and PDF) whose answer it holds.
+      const stored = items.filter((i) => i.type === 'PAGE' && Number(i.status) === 200 && /^(text\/html|application\/pdf)/.test(String(i.mime)));
+      assert.ok(stored.length > html.length, 'the web has a PDF');
+      assert.deepEqual(pages.map((p) => p.url).sort(), stored.map((p) => String(p.url)).sort());
+      assert.ok(pages.some((p) => typeof p.text === 'string' && (p.text as string).length > 50 && p.title));
+
+      // ReplayWeb.page's engine opens the collection and replays pages of two different parts: the
+      // first page with a heading (as its archived answer has it) in each of two parts.
+      const archived = async (url: string): Promise<string> => {
+        const line = cdx.find((l) => l.url === url && String(l.status) === '200')!;
+        const file = join(dir.dir, String(line.filename));
+        writeFileSync(file, await get(`warc/run-1/${String(line.filename)}`));
+        for await (const r of readWarc(file)) if (r.type === 'response' && r.url === url) return r.payload.toString('utf8');
+        return '';
+      };
+      const headed: Array<{ url: string; heading: string }> = [];
+      for (const part of collection.resources) {
+        for (const [url, holder] of partOf) {
+          if (holder !== part.name || url.endsWith('.pdf')) continue;
+          const heading = cheerio
+            .load(await archived(url))('h1')
+            .first()
+            .text()
+            .replace(/\s+/g, ' ')
+            .trim();
+          if (!heading) continue;
+          headed.push({ url, heading });
+          break;
+        }
+        if (headed.length === 2) break;
+      }
+      assert.equal(headed.length, 2, 'pages with a heading in two parts');
+      const replay = await replayHost(host.files);
+      const { browser, close } = await launchUiBrowser();
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${replay.origin}/index.html`);
+        assert.equal(await page.evaluate(`window.loadWacz('${replay.origin}/${collectionKey}')`), 'trawl');
+        for (const { url, heading } of headed) {
+          const text = ((await page.evaluate(`window.replayText('/w/trawl/mp_/${url}')`)) as string).replace(/\s+/g, ' ');
+          assert.ok(text.includes(heading), `${url} replays from ${partOf.get(url)}: ${text.slice(0, 200)}`);
+          assert.ok(replay.asked.some((u) => u === `/wacz/run-1/${partOf.get(url)}`));
+        }
+      } finally {
+        await close();
+        await replay.close();
+      }
+
+      // Beside them, the captures as Parquet, a file a part: DuckDB reads one row per CDXJ line, by status as the indexes say.
+      assert.equal(crawl.output.captures, 'captures/run=1/');
+      const listed = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'captures/run=1/' }));
+      assert.equal(listed.KeyCount, collection.resources.length);
+      for (const o of listed.Contents ?? []) writeFileSync(join(dir.dir, o.Key!.split('/').pop()!), await get(o.Key!));
+      const duck = await DuckDBInstance.create(':memory:');
+      const conn = await duck.connect();
+      try {
+        const glob = join(dir.dir, 'part-*.parquet');
+        const rows = (await conn.runAndReadAll(`SELECT fetch_status AS s, count(*) AS n FROM read_parquet('${glob}') GROUP BY 1`)).getRowObjectsJS();
+        const counted = Object.fromEntries(rows.map((r) => [String(r.s ?? '-'), Number(r.n)]));
+        const indexed: Record<string, number> = {};
+        for (const l of cdx) indexed[String(l.status ?? '-')] = (indexed[String(l.status ?? '-')] ?? 0) + 1;
+        assert.deepEqual(counted, indexed);
+        const [run] = (await conn.runAndReadAll(`SELECT min(run_id) AS lo, max(run_id) AS hi FROM read_parquet('${glob}')`)).getRowObjectsJS();
+        assert.deepEqual([Number(run!.lo), Number(run!.hi)], [1, 1]);
+      } finally {
+        conn.closeSync();
+        duck.closeSync();
+      }
     } finally {
-      conn.closeSync();
-      duck.closeSync();
+      dir.cleanup();
     }
-  } finally {
-    dir.cleanup();
-  }
-});
+  },
+);
 
 test('stores the same pages as the embedded crawl of the same web', () => {
   const cloudPages = items

@@ -9,7 +9,7 @@ import { errorMessage } from '../../errors.js';
 import { enqueueCandidates } from './cloud-commit.js';
 import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
 import { selectStage } from '../stages/select-stage.js';
-import { writeRunWacz } from './run-wacz.js';
+import { writeRunWacz, writeWaczCollection } from './run-wacz.js';
 import { endStatus, finishRanks, settleReason, type FinalizePlan, type RankStore, type ShardUrls } from './run-finalize.js';
 import { routeTarget } from '../../targets/route.js';
 
@@ -283,8 +283,14 @@ export async function finalizeRun(
   });
   if (error) deps.logger.error('run failed', { runId: state.runId, error: error.Error, cause: error.Cause });
   // The run's archive as one package replay tools open; a failure to write it is logged, never the run's end.
-  const wacz =
-    deps.archivedPages && run
+  // A spread run's archive is in parts the PackageParts map wrote: the collection lists them.
+  const spreadWacz = state.finalize?.spread && !failedEnd && run;
+  const wacz = spreadWacz
+    ? await writeWaczCollection(deps.objects, run, state.crawl, state.finalize!.parts.length).catch((err: unknown) => {
+        deps.logger.error('the run’s WACZ collection was not written', { runId: state.runId, error: errorMessage(err) });
+        return undefined;
+      })
+    : deps.archivedPages && run
       ? await writeRunWacz({ objects: deps.objects, pages: deps.archivedPages, changes: deps.changes }, run, state.crawl).catch((err: unknown) => {
           deps.logger.error('the run’s WACZ was not written', { runId: state.runId, error: errorMessage(err) });
           return undefined;

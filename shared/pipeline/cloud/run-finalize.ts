@@ -8,6 +8,7 @@ import { MAX_INLINK_SOURCES, ShardedRank, type RankChunk, type RankedShardPage, 
 import { archiveKeys } from '../../store/archive-keys.js';
 import type { ObjectStore, RankedPage, UrlReason, UrlState } from '../../store/ports/index.js';
 import type { CloudDeps } from './cloud-context.js';
+import { planWaczParts, writeWaczPart, type PartChanges } from './run-wacz.js';
 
 /** What the end of a run needs of the run loop's state (run-control's ProgressState, with a Catch's error). */
 interface EndingState {
@@ -52,6 +53,8 @@ export interface FinalizePlan {
    * start-up time.
    */
   spread: boolean;
+  /** The run's archive in parts, one Map item each (a spread run; none without WARC files or WACZ). */
+  parts: number[];
   /** The ranking round run last (0: none yet), or the final one once `done`. */
   round: number;
   /** Each shard's L1 change of its pages' ranks in the round run last (the rank Map's answers). */
@@ -68,7 +71,8 @@ export type FinalizeEvent =
   | { action: 'gather' | 'link' | 'degrees'; runId: number; shard: number; counts?: number[] }
   | { action: 'rank'; runId: number; shard: number; round: number; counts?: number[] }
   | { action: 'rank-check'; runId: number; finalize: FinalizePlan & { collected?: { counts: number[] } } }
-  | { action: 'write'; runId: number; shard: number; round: number; counts?: number[] };
+  | { action: 'write'; runId: number; shard: number; round: number; counts?: number[] }
+  | { action: 'package'; runId: number; part: number; crawl: string };
 
 /** The run's status from how its loop ended. */
 export function endStatus(state: EndingState): FinalizePlan['status'] {
@@ -99,16 +103,25 @@ async function ranking(deps: FinalizeDeps, runId: number, counts?: number[]): Pr
 const topKey = (shard: number) => `${String(shard).padStart(5, '0')}`;
 
 /** FinalizeStart: the run stops (its workers drop what is still queued), and the plan of its end. */
-export async function finalizeStart(deps: FinalizeDeps, state: EndingState, spreadPages = FINALIZE_SPREAD_PAGES): Promise<FinalizePlan> {
+export async function finalizeStart(
+  deps: FinalizeDeps,
+  state: EndingState,
+  options: { spreadPages?: number; waczPartFiles?: number } = {},
+): Promise<FinalizePlan> {
+  const spreadPages = options.spreadPages ?? FINALIZE_SPREAD_PAGES;
   const status = endStatus(state);
   await deps.store.setRunStatus(state.runId, status, (deps.clock ?? Date.now)());
   const { shards } = await deps.ranks.sharding(state.runId);
   const { pagesStored } = await deps.store.summary(state.runId);
+  const spread = pagesStored > spreadPages;
+  // The workers have stopped: the run's WARC files are all written, and grouped into parts here.
+  const parts = spread && deps.archivedPages ? await planWaczParts(deps.objects, state.runId, options.waczPartFiles) : 0;
   return {
     shards: Array.from({ length: shards }, (_, k) => k),
     settle: settleReason(state),
     status,
-    spread: pagesStored > spreadPages,
+    spread,
+    parts: Array.from({ length: parts }, (_, k) => k),
     round: 0,
     deltas: [],
     done: false,
@@ -117,6 +130,7 @@ export async function finalizeStart(deps: FinalizeDeps, state: EndingState, spre
 
 /** One finalize step of one shard (or the rounds' check); the answer is the next step's input where it loops. */
 export async function finalizeStep(deps: FinalizeDeps, event: Exclude<FinalizeEvent, { action: 'finalize-start' }>): Promise<unknown> {
+  if (event.action === 'package') return packagePart(deps, event);
   // Each shard's pages, as the collect Map answered them (else read from the scratch).
   const counts = 'counts' in event ? event.counts : event.action === 'rank-check' ? event.finalize.collected?.counts : undefined;
   const rank = await ranking(deps, event.runId, counts);
@@ -159,6 +173,22 @@ export async function finalizeStep(deps: FinalizeDeps, event: Exclude<FinalizeEv
       return { shard: event.shard, top: top.length };
     }
   }
+}
+
+/** One part of the run's archive (the PackageParts map's child). */
+async function packagePart(deps: FinalizeDeps, event: { runId: number; part: number; crawl: string }): Promise<unknown> {
+  const pages = deps.archivedPages;
+  if (!pages?.archivedPagesOf) throw new Error('packaging a part of a run needs the store’s archived pages by URL id');
+  const run = await deps.store.getRun(event.runId);
+  if (!run) throw new Error(`run ${event.runId} is not in the table`);
+  const changes = deps.changes && 'contentKinds' in deps.changes ? (deps.changes as unknown as PartChanges) : undefined;
+  const part = await writeWaczPart(
+    { objects: deps.objects, pages: { archivedPagesOf: pages.archivedPagesOf.bind(pages) }, changes },
+    run,
+    event.crawl,
+    event.part,
+  );
+  return { part: event.part, bytes: part.bytes, records: part.records };
 }
 
 /** FinalizeRun after the shards' steps: the run's top pages from its shards' tops; returns the pages ranked. */

@@ -10,7 +10,15 @@ const ARCHIVED_MIME = /^(text\/html|application\/xhtml\+xml|application\/pdf)\b/
 export class DynamoArchivedPages extends DynamoTable implements ArchivedPages {
   async *archivedPages(runId: number): AsyncIterable<ArchivedPage> {
     const done = await this.runItems(runId, 'URL#', { expr: '#st = :done', names: { '#st': 'state' }, values: { ':done': 'done' } });
-    const ids = done.map((i) => String(i.urlId)).sort();
+    yield* this.archivedPagesOf(
+      runId,
+      done.map((i) => String(i.urlId)),
+    );
+  }
+
+  /** Those of these URL ids that are pages the run stored (a WACZ part lists the pages of its own WARC files). */
+  async *archivedPagesOf(runId: number, urlIds: string[]): AsyncIterable<ArchivedPage> {
+    const ids = [...new Set(urlIds)].sort();
     for (let i = 0; i < ids.length; i += BATCH) {
       const batch = ids.slice(i, i + BATCH);
       const items = await this.batchGet(batch.flatMap((id) => [keys.page(id), keys.extract(id)]));

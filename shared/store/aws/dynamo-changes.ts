@@ -180,6 +180,19 @@ export class DynamoChanges extends DynamoTable implements ChangeStore {
     return query.limit ? out.slice(0, query.limit) : out;
   }
 
+  /** The content change kinds the run recorded for these URL ids (a BatchGet of their CHANGE items, not the run's partition). */
+  async contentKinds(runId: number, urlIds: string[]): Promise<Map<string, ChangeKind>> {
+    const ids = [...new Set(urlIds)];
+    const out = new Map<string, ChangeKind>();
+    for (let i = 0; i < ids.length; i += 100)
+      for (const item of await this.batchGet(
+        ids.slice(i, i + 100).map((id) => changeKey(runId, id)),
+        ['urlId', 'kind'],
+      ))
+        out.set(String(item.urlId), item.kind as ChangeKind);
+    return out;
+  }
+
   async changeTexts(runId: number, urlId: string): Promise<ChangeTexts | undefined> {
     const item = await this.get(changeKey(runId, urlId));
     if (!item?.beforeBlob || !item.afterBlob) return undefined;

@@ -12,4 +12,6 @@ export interface ArchivedPage {
 /** The pages a run stored (2xx HTML and PDF), read from the run's own records, never the whole store. */
 export interface ArchivedPages {
   archivedPages(runId: number): AsyncIterable<ArchivedPage>;
+  /** Those of these URL ids that are pages the run stored (a package of part of a run's WARC files lists its own). */
+  archivedPagesOf?(runId: number, urlIds: string[]): AsyncIterable<ArchivedPage>;
 }
