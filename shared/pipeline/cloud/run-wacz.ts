@@ -19,7 +19,6 @@ import { capturesOfCdxj, capturesParquet } from '../../archive/capture-index.js'
 import { CONTENT_KINDS, type ChangeStore } from '../../store/ports/index.js';
 import { archiveKeys } from '../../store/archive-keys.js';
 import type { ArchivedPage, ArchivedPages, ObjectStore, RunRecord } from '../../store/ports/index.js';
-import { urlId } from '../../url/canonical.js';
 
 /** A WACZ part holds WARC objects of at most this many bytes in all (a part is read twice by one Lambda). */
 export const WACZ_PART_BYTES = 1024 ** 3;
