@@ -67,7 +67,17 @@ export const FINALIZE_SPREAD_PAGES = 20_000;
 
 export type FinalizeEvent =
   | { action: 'finalize-start'; state: EndingState }
-  | { action: 'collect'; runId: number; shard: number; settle: UrlReason | ''; cursor?: string; chunk?: number; base?: number }
+  | {
+      action: 'collect';
+      runId: number;
+      shard: number;
+      settle: UrlReason | '';
+      cursor?: string;
+      chunk?: number;
+      base?: number;
+      /** URL items a step reads (default FINALIZE_CHUNK_URLS). */
+      limit?: number;
+    }
   | { action: 'gather' | 'link' | 'degrees'; runId: number; shard: number; counts?: number[] }
   | { action: 'rank'; runId: number; shard: number; round: number; counts?: number[] }
   | { action: 'rank-check'; runId: number; finalize: FinalizePlan & { collected?: { counts: number[] } } }
@@ -136,7 +146,7 @@ export async function finalizeStep(deps: FinalizeDeps, event: Exclude<FinalizeEv
   const rank = await ranking(deps, event.runId, counts);
   switch (event.action) {
     case 'collect': {
-      const page = await deps.urls.shardUrls(event.runId, event.shard, FINALIZE_CHUNK_URLS, event.cursor);
+      const page = await deps.urls.shardUrls(event.runId, event.shard, event.limit ?? FINALIZE_CHUNK_URLS, event.cursor);
       const queued = page.urls.filter((u) => u.state === 'queued').map((u) => u.urlId);
       if (event.settle && queued.length) await deps.store.setUrlStates(event.runId, queued, 'skipped', event.settle);
       const chunk = await deps.ranks.chunkOf(page.urls.filter((u) => u.state === 'done').map((u) => u.urlId));
