@@ -116,9 +116,6 @@ table(bundleRows);
 // ---- a crawl through the cloud path
 const LINKS = Number(process.env.BENCH_LINKS ?? 60);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 1000);
-// The run's end as a run of any size takes it: ranked shard by shard (a run this small is otherwise
-// ranked by FinalizeRun alone), so the trace holds each finalize step's own reads.
-process.env.TRAWL_FINALIZE_SPREAD_PAGES ??= '0';
 const emu = await startEmulators();
 const web = await startWeb({ articles: Number(process.env.BENCH_ARTICLES ?? 100), blogHosts: 3, crawlDelaySeconds: 0.3, linksPerPage: LINKS });
 const names = await emu.provision('bench');

@@ -113,7 +113,7 @@ function invoke(
 }
 
 /** The run's end's Distributed Maps over the run's shards, in order (their labels name their map runs). */
-export const SHARD_MAPS = ['CollectShards', 'GatherShards', 'LinkShards', 'DegreeShards', 'RankShards', 'WriteShards', 'PackageParts'] as const;
+export const SHARD_MAPS = ['CollectShards', 'GatherShards', 'LinkShards', 'DegreeShards', 'RankShards', 'WriteShards', 'ChangeShards', 'PackageParts'] as const;
 
 /** The run state machine (Standard) and the page workflow (Express), JSONPath throughout. */
 export class CrawlWorkflows extends Construct {
@@ -267,11 +267,11 @@ export class CrawlWorkflows extends Construct {
       loop = false,
       resultPath: string = sfn.JsonPath.DISCARD,
       resultSelector?: Record<string, unknown>,
-      items: 'shards' | 'parts' = 'shards',
+      items: 'shards' | 'parts' | 'changeShards' = 'shards',
     ) => {
       const map = new sfn.DistributedMap(this, id, {
         itemsPath: `$.finalize.${items}`,
-        itemSelector: { action, 'runId.$': '$.runId', [items === 'shards' ? 'shard.$' : 'part.$']: '$$.Map.Item.Value', ...selector },
+        itemSelector: { action, 'runId.$': '$.runId', [items === 'parts' ? 'part.$' : 'shard.$']: '$$.Map.Item.Value', ...selector },
         mapExecutionType: sfn.StateMachineType.STANDARD,
         resultPath,
         ...(resultSelector ? { resultSelector } : {}),
@@ -302,6 +302,17 @@ export class CrawlWorkflows extends Construct {
       }),
     );
     const write = shardMap('WriteShards', 'WriteShard', 'write', { 'round.$': '$.finalize.round', ...counts });
+    // The run's changes, a partition of them a child: link kinds decided (after the ranks), monitored changes told.
+    const changes = shardMap(
+      'ChangeShards',
+      'ChangeShard',
+      'changes',
+      { 'crawl.$': '$.crawl', 'status.$': '$.finalize.status' },
+      false,
+      '$.finalize.changeCounts',
+      undefined,
+      'changeShards',
+    );
     // The run's archive in parts (its WARC files grouped by FinalizeStart), a child a part.
     const wacz = shardMap('PackageParts', 'PackagePart', 'package', { 'crawl.$': '$.crawl' }, false, sfn.JsonPath.DISCARD, undefined, 'parts');
     // A run that failed (a run-loop state's error, carried to its end) ends its execution failed too.
@@ -310,7 +321,9 @@ export class CrawlWorkflows extends Construct {
     );
     start.next(new sfn.Choice(this, 'SpreadOverShards').when(sfn.Condition.booleanEquals('$.finalize.spread', true), collect).otherwise(end));
     collect.next(gather).next(link).next(degrees).next(check);
-    check.next(new sfn.Choice(this, 'Ranked').when(sfn.Condition.booleanEquals('$.finalize.done', true), write.next(wacz).next(end)).otherwise(rank));
+    check.next(
+      new sfn.Choice(this, 'Ranked').when(sfn.Condition.booleanEquals('$.finalize.done', true), write.next(changes).next(wacz).next(end)).otherwise(rank),
+    );
     rank.next(check);
     return start;
   }

@@ -22,7 +22,7 @@
  * The same ranks as CompactGraph.pageRank on the same pages and links (damping 0.85, dangling
  * rank spread evenly, L1 change below 1e-6 or 100 rounds), up to the order of floating-point sums.
  * A worker's memory: its shard's pages and in-links (16 bytes a link), plus 8 bytes a page of the
- * run in a round, 20 in `merge` and 16 in `results` (the sources' ids).
+ * run in a round, 20 in `merge` and 32 in `results` (the sources' ids).
  */
 
 /** Where the phases keep what they hand to the next: a key-value store of immutable objects. */
@@ -64,8 +64,10 @@ export const MAX_INLINK_SOURCES = 1000;
 export const RANK_ROUNDS_MAX = 100;
 export const RANK_TOLERANCE = 1e-6;
 
-/** One link record: source shard, source's number in its shard, source host's hash, target id (16 bytes). */
-const LINK_BYTES = 28;
+/** A URL id in a record: its characters (a store's ids are 32 hex digits; any id up to 32 ASCII characters), zero-padded. */
+const ID_BYTES = 32;
+/** One link record: source shard, source's number in its shard, source host's hash, target id. */
+const LINK_BYTES = 12 + ID_BYTES;
 
 function fnv1a(s: string): number {
   let h = 0x811c9dc5;
@@ -73,7 +75,19 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
-const idBytes = (id: string) => Buffer.from(id, 'hex');
+function idBytes(id: string): Buffer {
+  if (id.length > ID_BYTES || !/^[\x21-\x7e]*$/.test(id))
+    throw new Error(`ranking: URL id ${JSON.stringify(id.slice(0, 80))} is not up to ${ID_BYTES} ASCII characters`);
+  const out = Buffer.alloc(ID_BYTES);
+  out.write(id, 'latin1');
+  return out;
+}
+
+function idAt(buf: Buffer, offset: number): string {
+  let end = offset + ID_BYTES;
+  while (end > offset && buf[end - 1] === 0) end--;
+  return buf.toString('latin1', offset, end);
+}
 
 function int32s(buf: Buffer, offset: number, count: number): Int32Array {
   // A copy: the buffer's own offset need not be aligned for a view.
@@ -162,7 +176,7 @@ export class ShardedRank {
     for (const key of await this.scratch.list(`links/${pad(shard)}/`)) {
       const buf = await this.must(key);
       for (let o = 0; o + LINK_BYTES <= buf.length; o += LINK_BYTES) {
-        const to = buf.toString('hex', o + 12, o + LINK_BYTES);
+        const to = idAt(buf, o + 12);
         const n = local.get(to);
         if (n !== undefined) {
           const rec = Buffer.alloc(16);
@@ -193,7 +207,7 @@ export class ShardedRank {
     const size = counts[shard]!;
     const ids = await this.must(`ids/${pad(shard)}`);
     const local = new Map<string, number>();
-    for (let i = 0; i < size; i++) local.set(ids.toString('hex', i * 16, i * 16 + 16), i);
+    for (let i = 0; i < size; i++) local.set(idAt(ids, i * ID_BYTES), i);
     // (target, source) as one number each (exact while the shard's pages times the run's stay below 2^53), the source's host beside it.
     const keys: number[] = [];
     const hostOf = new Map<number, number>();
@@ -209,7 +223,7 @@ export class ShardedRank {
     for (const key of await this.scratch.list(`forward/${pad(shard)}/`)) {
       const buf = await this.must(key);
       for (let o = 0; o + LINK_BYTES <= buf.length; o += LINK_BYTES) {
-        const n = local.get(buf.toString('hex', o + 12, o + LINK_BYTES));
+        const n = local.get(idAt(buf, o + 12));
         if (n !== undefined) add(buf.readUInt32LE(o), buf.readUInt32LE(o + 4), buf.readUInt32LE(o + 8), n);
       }
     }
@@ -363,7 +377,7 @@ export class ShardedRank {
       while (s + 1 < this.shards && offsets[s + 1]! <= g) s++;
       if (!named.has(s)) named.set(s, await this.must(`ids/${pad(s)}`));
       const l = g - offsets[s]!;
-      return named.get(s)!.toString('hex', l * 16, l * 16 + 16);
+      return idAt(named.get(s)!, l * ID_BYTES);
     };
     const out: RankedShardPage[] = [];
     for (const [n, page] of pages.entries()) {

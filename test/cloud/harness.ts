@@ -356,10 +356,18 @@ export async function cloudCrawl(
             return timings.time('finalize-run', () => finalizeRun(i));
           }),
           ...Object.fromEntries(
-            ['CollectShard', 'GatherShard', 'LinkShard', 'DegreeShard', 'RankShard', 'RankCheck', 'WriteShard', 'PackagePart', 'FinalizeRun'].map((name) => [
-              name,
-              task((i: Parameters<typeof finalizeRun>[0]) => timings.time('finalize-run', () => finalizeRun(i))),
-            ]),
+            [
+              'CollectShard',
+              'GatherShard',
+              'LinkShard',
+              'DegreeShard',
+              'RankShard',
+              'RankCheck',
+              'WriteShard',
+              'ChangeShard',
+              'PackagePart',
+              'FinalizeRun',
+            ].map((name) => [name, task((i: Parameters<typeof finalizeRun>[0]) => timings.time('finalize-run', () => finalizeRun(i)))]),
           ),
         },
         waitTimeOverrides: { WaitForProgress: options.pollMs },

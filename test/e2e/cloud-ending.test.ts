@@ -21,11 +21,14 @@ let emu: Emulators;
 let synth: Synthesized;
 
 before(async () => {
+  // These runs end as a large run's do: shard by shard, the changes a partition at a time.
+  process.env.TRAWL_FINALIZE_SPREAD_PAGES = '0';
   emu = await startEmulators();
   synth = synthApp({ bundle: false, context: { startCrawls: true, startCrawlSettings: SETTINGS } });
 });
 
 after(async () => {
+  delete process.env.TRAWL_FINALIZE_SPREAD_PAGES;
   synth?.cleanup();
   await emu?.stop();
 });

@@ -137,6 +137,25 @@ describe('ranking spread over shards', () => {
     assert.equal(one[2]!.sources.length, 1);
   });
 
+  it('ranks pages whatever their ids (up to 32 ASCII characters), and names an id it cannot hold', async () => {
+    const r = new ShardedRank(memoryScratch(), 2, (id) => id.length % 2);
+    const page = (id: string): RankPage => ({ id, url: `http://a.test/${id}`, host: 'a.test' });
+    const done = await rankAllShards(r, async function* (s) {
+      yield s === 0 ? { pages: [page('ab'), page('zz')], links: [['z'], ['ab']], aliases: [] } : { pages: [page('z')], links: [['ab']], aliases: [] };
+    });
+    const ranked = [...(await r.results(0, done, 10)), ...(await r.results(1, done, 10))];
+    assert.deepEqual(ranked.map((p) => [p.id, p.inlinks, p.sources.sort()]).sort(), [
+      ['ab', 2, ['z', 'zz']],
+      ['z', 1, ['ab']],
+      ['zz', 0, []],
+    ]);
+    const long = new ShardedRank(memoryScratch(), 1, () => 0);
+    await assert.rejects(
+      long.collect(0, 0, 0, { pages: [page('a')], links: [['x'.repeat(40)]], aliases: [] }),
+      /URL id "x{40}" is not up to 32 ASCII characters/,
+    );
+  });
+
   it('names the phase that was skipped when a scratch object is missing', async () => {
     const rank = new ShardedRank(memoryScratch(), 2, () => 0);
     await assert.rejects(rank.gather(0), /count\/00000 is missing from the scratch store/);

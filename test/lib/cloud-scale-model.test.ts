@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AWS_LIMITS, growingReads, modelSize, rateLimits, scopeOf, type Trace } from '../../bench/cloud-scale.js';
+import { FINALIZE_SPREAD_PAGES } from '../../shared/pipeline/cloud/run-finalize.js';
 import { partitionPattern } from '../cloud/cost-meter.js';
 
 function trace(partitions: Trace['partitions'], reads: Trace['reads'] = []): Trace {
@@ -66,7 +67,7 @@ test('a read that grows with the run makes the run unable to end once its invoca
   const t = trace(
     [part('RUN#<run>#<shard>', 32, 4000), part('TEXTLOG', 1, 1000)],
     [
-      { fn: 'finalize-run', command: 'Query', pattern: 'RUN#<run>#<shard>', calls: 32, items: 4000, maxItems: 4000 },
+      { fn: 'run-progress', command: 'Query', pattern: 'RUN#<run>#<shard>', calls: 32, items: 4000, maxItems: 4000 },
       { fn: 'extract-page', command: 'Query', pattern: 'BAND#<band>#<value>', calls: 6000, items: 800, maxItems: 6 },
       { fn: 'finalize-run', command: 'Scan', pattern: '(scan)', calls: 3, items: 1000, maxItems: 1000 },
     ],
@@ -74,7 +75,7 @@ test('a read that grows with the run makes the run unable to end once its invoca
   const { run, table } = growingReads(t);
   assert.deepEqual(
     run.map((r) => r.fn),
-    ['finalize-run'],
+    ['run-progress'],
   );
   assert.deepEqual(
     table.map((r) => r.pattern),
@@ -82,11 +83,26 @@ test('a read that grows with the run makes the run unable to end once its invoca
   );
   // 1.2 s for 1,000 pages: 1.2 ms a page, past 900 s at 750,000 pages.
   assert.deepEqual(modelSize(t, 100_000).cannotEnd, []);
+  (t.lambda as Record<string, unknown>)['run-progress'] = t.lambda['finalize-run'];
   const big = modelSize(t, 1_000_000);
-  assert.match(big.firstLimit, /^finalize-run reads the whole run \(Query RUN#<run>#<shard>\): ~1200 s/);
-  assert.deepEqual(big.runWideOps, ['finalize-run Query RUN#<run>#<shard>']);
+  assert.match(big.firstLimit, /^run-progress reads the whole run \(Query RUN#<run>#<shard>\): ~1200 s/);
+  assert.deepEqual(big.runWideOps, ['run-progress Query RUN#<run>#<shard>']);
   assert.deepEqual(big.tableWideOps, ['finalize-run Scan (scan)']);
   // The table-wide key takes a write a page: 1,000 pages/s across every run.
   assert.match(big.limitedBy, /TEXTLOG/);
   assert.equal(big.storageGb.dynamodb, 30);
+});
+
+test('FinalizeRun reading the run it ranks alone counts for runs it ranks alone only: a larger run ends shard by shard', () => {
+  const t = trace(
+    [part('RUN#<run>#<shard>', 32, 4000)],
+    [{ fn: 'finalize-run', command: 'Query', pattern: 'RUN#<run>#<shard>', calls: 32, items: 4000, maxItems: 4000 }],
+  );
+  assert.deepEqual(
+    growingReads(t).run.map((r) => r.fn),
+    ['finalize-run'],
+  );
+  assert.deepEqual(modelSize(t, FINALIZE_SPREAD_PAGES).runWideOps, ['finalize-run Query RUN#<run>#<shard>']);
+  assert.deepEqual(modelSize(t, 1_000_000).runWideOps, []);
+  assert.deepEqual(modelSize(t, 1_000_000).cannotEnd, []);
 });

@@ -161,13 +161,14 @@ test('the run state machine is Standard: InitRun, Discover when the run has sear
     ['LinkShards', 'DegreeShards'],
     ['DegreeShards', 'RankCheck'],
     ['RankShards', 'RankCheck'],
-    ['WriteShards', 'PackageParts'],
+    ['WriteShards', 'ChangeShards'],
+    ['ChangeShards', 'PackageParts'],
     ['PackageParts', 'FinalizeRun'],
   ] as Array<[string, string]>) {
     assert.equal(states[map]!.Type, 'Map', map);
     assert.equal(states[map]!.ItemProcessor!.ProcessorConfig!.Mode, 'DISTRIBUTED', map);
     // The archive's parts (its WARC files grouped by FinalizeStart), the ranking's shards.
-    assert.equal(states[map]!.ItemsPath, map === 'PackageParts' ? '$.finalize.parts' : '$.finalize.shards', map);
+    assert.equal(states[map]!.ItemsPath, { PackageParts: '$.finalize.parts', ChangeShards: '$.finalize.changeShards' }[map] ?? '$.finalize.shards', map);
     assert.equal(states[map]!.Next, next, map);
   }
   // The rounds go on until RankCheck says they converged.

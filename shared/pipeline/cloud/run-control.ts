@@ -3,14 +3,14 @@ import { settingsFrom } from '../../config/resolve.js';
 import { crawlScoring } from '../../scoring/crawl-scoring.js';
 import { parseProfile } from '../../scoring/profile.js';
 import { readyAt } from '../../politeness/host-state.js';
-import { CHANGE_KINDS, type BusEvent, type ChangeStore, type FrontierRow, type GraphStore, type RunSummary } from '../../store/ports/index.js';
+import { CHANGE_KINDS, type BusEvent, type ChangeKind, type ChangeStore, type FrontierRow, type GraphStore, type RunSummary } from '../../store/ports/index.js';
 import { monitorOf, told, type Monitor } from '../../changes/monitor.js';
 import { errorMessage } from '../../errors.js';
 import { enqueueCandidates } from './cloud-commit.js';
 import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
 import { selectStage } from '../stages/select-stage.js';
 import { writeRunWacz, writeWaczCollection } from './run-wacz.js';
-import { endStatus, finishRanks, settleReason, type FinalizePlan, type RankStore, type ShardUrls } from './run-finalize.js';
+import { endStatus, finishRanks, settleReason, summedChanges, type FinalizePlan, type RankStore, type ShardUrls } from './run-finalize.js';
 import { routeTarget } from '../../targets/route.js';
 
 /** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */
@@ -252,7 +252,11 @@ export interface RunFailure {
  */
 export async function finalizeRun(
   deps: CloudDeps & { graph: GraphStore; ranks?: RankStore; urls?: ShardUrls },
-  state: ProgressState & { error?: RunFailure; finalize?: FinalizePlan; finalizeError?: RunFailure },
+  state: ProgressState & {
+    error?: RunFailure;
+    finalize?: FinalizePlan & { changeCounts?: Array<Partial<Record<ChangeKind, number>>> };
+    finalizeError?: RunFailure;
+  },
 ): Promise<{ runId: number; status: string; report: string; summary: RunSummary; wacz?: string; captures?: string; selection?: string }> {
   const now = (deps.clock ?? Date.now)();
   const failedEnd = state.finalizeError !== undefined;
@@ -270,7 +274,9 @@ export async function finalizeRun(
     if (settle) await deps.store.settleQueued(state.runId, settle);
     if (!failedEnd) ranked = await deps.graph.computeRanks(state.runId);
   }
-  const counts = deps.changes ? await deps.changes.finishChanges(state.runId, now) : {};
+  // A spread run's changes were decided and told a partition at a time (the ChangeShards map).
+  const spreadChanges = state.finalize?.spread && !failedEnd && state.finalize.changeCounts;
+  const counts = spreadChanges ? summedChanges(spreadChanges) : deps.changes ? await deps.changes.finishChanges(state.runId, now) : {};
   const summary = { ...(await deps.store.summary(state.runId)), ...(Object.keys(counts).length ? { changes: counts } : {}) };
   const run = await deps.store.getRun(state.runId);
   const settings = run && runSettings(run);
@@ -299,7 +305,7 @@ export async function finalizeRun(
   // FinalizeRun is safe to repeat: a bus that refused the event fails it, and Step Functions retries it.
   // The changes the crawl's monitor tells come first, one event each, then the run's end.
   const told =
-    deps.events && deps.changes && settings && status === 'finished' && Object.keys(counts).length
+    !spreadChanges && deps.events && deps.changes && settings && status === 'finished' && Object.keys(counts).length
       ? await toldChanges(deps.changes, state, monitorOf(settings))
       : [];
   await deps.events?.put([...told, runEndEvent(failure, status, report, summary, wacz?.key)]);

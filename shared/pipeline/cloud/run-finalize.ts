@@ -6,7 +6,9 @@
 import { Readable } from 'node:stream';
 import { MAX_INLINK_SOURCES, ShardedRank, type RankChunk, type RankedShardPage, type RankScratch } from '../../graph/sharded-rank.js';
 import { archiveKeys } from '../../store/archive-keys.js';
-import type { ObjectStore, RankedPage, UrlReason, UrlState } from '../../store/ports/index.js';
+import { CHANGE_KINDS, type ChangeKind, type ChangeRecord, type ObjectStore, type RankedPage, type UrlReason, type UrlState } from '../../store/ports/index.js';
+import { monitorOf, told } from '../../changes/monitor.js';
+import { runSettings } from './cloud-context.js';
 import type { CloudDeps } from './cloud-context.js';
 import { planWaczParts, writeWaczPart, type PartChanges } from './run-wacz.js';
 
@@ -55,6 +57,8 @@ export interface FinalizePlan {
   spread: boolean;
   /** The run's archive in parts, one Map item each (a spread run; none without WARC files or WACZ). */
   parts: number[];
+  /** The partitions of the run's changes, one Map item each (a spread run whose store records changes). */
+  changeShards: number[];
   /** The ranking round run last (0: none yet), or the final one once `done`. */
   round: number;
   /** Each shard's L1 change of its pages' ranks in the round run last (the rank Map's answers). */
@@ -82,7 +86,20 @@ export type FinalizeEvent =
   | { action: 'rank'; runId: number; shard: number; round: number; counts?: number[] }
   | { action: 'rank-check'; runId: number; finalize: FinalizePlan & { collected?: { counts: number[] } } }
   | { action: 'write'; runId: number; shard: number; round: number; counts?: number[] }
-  | { action: 'package'; runId: number; part: number; crawl: string };
+  | { action: 'package'; runId: number; part: number; crawl: string }
+  | { action: 'changes'; runId: number; shard: number; crawl: string; status: FinalizePlan['status'] };
+
+/** What the run's end reads of the store's changes a partition at a time (DynamoDB: DynamoChanges). */
+export interface ChangeShards {
+  /** The partitions of a run's changes, numbered from 0. */
+  readonly changeShards: number;
+  /** Decides the partition's link kinds; returns its changes counted by kind. */
+  finishShard(runId: number, shard: number, now?: number): Promise<Partial<Record<ChangeKind, number>>>;
+  ofShard(runId: number, shard: number): Promise<ChangeRecord[]>;
+}
+
+const changeShardsOf = (changes: unknown): ChangeShards | undefined =>
+  changes && typeof (changes as ChangeShards).finishShard === 'function' ? (changes as ChangeShards) : undefined;
 
 /** The run's status from how its loop ended. */
 export function endStatus(state: EndingState): FinalizePlan['status'] {
@@ -132,6 +149,7 @@ export async function finalizeStart(
     status,
     spread,
     parts: Array.from({ length: parts }, (_, k) => k),
+    changeShards: spread ? Array.from({ length: changeShardsOf(deps.changes)?.changeShards ?? 0 }, (_, k) => k) : [],
     round: 0,
     deltas: [],
     done: false,
@@ -141,6 +159,7 @@ export async function finalizeStart(
 /** One finalize step of one shard (or the rounds' check); the answer is the next step's input where it loops. */
 export async function finalizeStep(deps: FinalizeDeps, event: Exclude<FinalizeEvent, { action: 'finalize-start' }>): Promise<unknown> {
   if (event.action === 'package') return packagePart(deps, event);
+  if (event.action === 'changes') return changeShard(deps, event);
   // Each shard's pages, as the collect Map answered them (else read from the scratch).
   const counts = 'counts' in event ? event.counts : event.action === 'rank-check' ? event.finalize.collected?.counts : undefined;
   const rank = await ranking(deps, event.runId, counts);
@@ -183,6 +202,34 @@ export async function finalizeStep(deps: FinalizeDeps, event: Exclude<FinalizeEv
       return { shard: event.shard, top: top.length };
     }
   }
+}
+
+/**
+ * One partition of the run's changes (the ChangeShards map's child, after the ranks): its link
+ * kinds decided, and the changes the crawl's monitor tells put on the bus, one event each, before
+ * FinalizeRun puts the run's end. Returns the partition's changes by kind.
+ */
+async function changeShard(
+  deps: FinalizeDeps,
+  event: { runId: number; shard: number; crawl: string; status: FinalizePlan['status'] },
+): Promise<Partial<Record<ChangeKind, number>>> {
+  const changes = changeShardsOf(deps.changes);
+  if (!changes) return {};
+  const counts = await changes.finishShard(event.runId, event.shard, (deps.clock ?? Date.now)());
+  const run = deps.events && event.status === 'finished' && Object.keys(counts).length ? await deps.store.getRun(event.runId) : undefined;
+  if (run && deps.events) {
+    const monitor = monitorOf(runSettings(run));
+    const tell = (await changes.ofShard(event.runId, event.shard)).filter((c) => told(monitor, c));
+    if (tell.length) await deps.events.put(tell.map((c) => ({ type: 'trawl.page.changed', detail: { crawl: event.crawl, ...c } })));
+  }
+  return counts;
+}
+
+/** The run's changes by kind, summed over the ChangeShards map's answers. */
+export function summedChanges(shards: ReadonlyArray<Partial<Record<ChangeKind, number>>>): Partial<Record<ChangeKind, number>> {
+  const sum: Partial<Record<ChangeKind, number>> = {};
+  for (const counts of shards) for (const [kind, n] of Object.entries(counts)) sum[kind as ChangeKind] = (sum[kind as ChangeKind] ?? 0) + (n ?? 0);
+  return Object.fromEntries(CHANGE_KINDS.filter((k) => sum[k]).map((k) => [k, sum[k]]));
 }
 
 /** One part of the run's archive (the PackageParts map's child). */

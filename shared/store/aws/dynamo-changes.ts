@@ -1,10 +1,10 @@
 /**
  * Changes between runs on the DynamoDB store: captured as each fetch commits (before its writes
- * replace the page), one item per URL and run in the run's partition (`CHANGE#<urlId>`), and the
- * URL's last content kind beside its page (`LASTCHANGE`), and the links a known page gained and
- * lost (`LINKCHG#<toId>#<fromId>`), from which the run's end decides the link kinds
- * (`newly-linked`, `orphaned`, removed by unlinking). No step reads more than the run's own
- * partition and the pages it names. Rank shifts are recorded as FinalizeRun's ranks replace the
+ * replace the page), one item per URL and run in one of the run's change partitions
+ * (`CHANGE#<urlId>`), the URL's last content kind beside its page (`LASTCHANGE`), and the links a
+ * known page gained and lost (`LINKCHG#<toId>#<fromId>`, in the target's partition), from which
+ * the run's end decides the link kinds (`newly-linked`, `orphaned`, removed by unlinking), a
+ * partition at a time. No step reads more than the run's own partitions and the pages they name. Rank shifts are recorded as FinalizeRun's ranks replace the
  * old ones (`DynamoRanks`).
  */
 import { changeRecordOf, contentChange, type PreviousState } from '../../changes/page-change.js';
@@ -22,18 +22,34 @@ import {
 import type { ExtractRecord, FetchCommit, PageRecord } from '../records.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoTable } from './dynamo-table.js';
-import { keys } from './table.js';
+import { DynamoTable, inBatches } from './dynamo-table.js';
+import { keys, shardOf } from './table.js';
 import { edgesOf, type Item } from './dynamo-items.js';
 
 const titleOf = (page: Item | undefined) => (typeof page?.title === 'string' && page.title ? { title: page.title } : {});
 
+/**
+ * A run's changes are spread over CHANGE_SHARDS partitions by URL id (`CHANGES#<runId>#<k>`): a
+ * recrawl writes about one item a page there, more than one partition's 1,000 write units a second
+ * at the rates a run reaches. A URL's content change, its link kinds and the links it gained and
+ * lost (by target) share its partition, so the run's end decides each partition's link kinds on
+ * its own. Runs made before kept them in `RUN#<runId>`, read as one more partition
+ * (LEGACY_CHANGE_SHARD).
+ */
+export const CHANGE_SHARDS = 32;
+/** The partition number that names a run's one partition of changes from before they were spread. */
+export const LEGACY_CHANGE_SHARD = CHANGE_SHARDS;
+const changePartition = (runId: number, shard: number) => (shard === LEGACY_CHANGE_SHARD ? `RUN#${runId}` : `CHANGES#${runId}#${shard}`);
+const changePartitionOf = (runId: number, urlId: string) => changePartition(runId, shardOf(urlId, CHANGE_SHARDS));
+
 /** A URL's content kind in a run; a link kind or a rank shift goes beside it (`CHANGE#<urlId>#<kind>`): /d may be unchanged and newly linked. */
 export const changeKey = (runId: number, urlId: string, linkKind?: ChangeKind) => ({
-  PK: `RUN#${runId}`,
+  PK: changePartitionOf(runId, urlId),
   SK: `CHANGE#${urlId}${linkKind ? `#${linkKind}` : ''}`,
 });
-export const linkKey = (runId: number, toId: string, fromId: string) => ({ PK: `RUN#${runId}`, SK: `LINKCHG#${toId}#${fromId}` });
+export const linkKey = (runId: number, toId: string, fromId: string) => ({ PK: changePartitionOf(runId, toId), SK: `LINKCHG#${toId}#${fromId}` });
+/** The key a run's change had before changes were spread over partitions. */
+const legacyChangeKey = (runId: number, urlId: string, linkKind?: ChangeKind) => ({ ...changeKey(runId, urlId, linkKind), PK: `RUN#${runId}` });
 export const lastKey = (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'LASTCHANGE' });
 /** Runs looked back through for the latest one with changes. */
 const LOOK_BACK = 50;
@@ -45,6 +61,9 @@ export interface BeforeCommit {
 }
 
 export class DynamoChanges extends DynamoTable implements ChangeStore {
+  /** The partitions the run's end reads a step each: the spread ones and the one from before. */
+  readonly changeShards = LEGACY_CHANGE_SHARD + 1;
+
   constructor(
     doc: DynamoDBDocumentClient,
     table: string,
@@ -114,10 +133,20 @@ export class DynamoChanges extends DynamoTable implements ChangeStore {
    * it was still fetched this run, else `removed` (unlinked). Safe to repeat. Returns the counts by kind.
    */
   async finishChanges(runId: number, now = Date.now()): Promise<Partial<Record<ChangeKind, number>>> {
-    const content = new Map((await this.ofRun(runId)).filter((c) => CONTENT_KINDS.includes(c.kind) && c.removedBy !== 'unlinked').map((c) => [c.urlId, c]));
+    const counts: Partial<Record<ChangeKind, number>> = {};
+    for (let shard = 0; shard <= LEGACY_CHANGE_SHARD; shard++)
+      for (const [kind, n] of Object.entries(await this.finishShard(runId, shard, now))) counts[kind as ChangeKind] = (counts[kind as ChangeKind] ?? 0) + n;
+    return Object.fromEntries(CHANGE_KINDS.filter((k) => counts[k]).map((k) => [k, counts[k]]));
+  }
+
+  /** `finishChanges` for one partition of the run's changes (the run's end does each in a step of its own). */
+  async finishShard(runId: number, shard: number, now = Date.now()): Promise<Partial<Record<ChangeKind, number>>> {
+    const content = new Map(
+      (await this.ofShard(runId, shard)).filter((c) => CONTENT_KINDS.includes(c.kind) && c.removedBy !== 'unlinked').map((c) => [c.urlId, c]),
+    );
     const gained = new Map<string, { url: string; from: string[] }>();
     const lost = new Map<string, { url: string; from: string[] }>();
-    for (const l of await this.partition(`RUN#${runId}`, 'LINKCHG#')) {
+    for (const l of await this.partition(changePartition(runId, shard), 'LINKCHG#')) {
       const into = l.added ? gained : lost;
       const entry = into.get(String(l.toId)) ?? { url: String(l.toUrl), from: [] };
       entry.from.push(String(l.fromUrl));
@@ -153,10 +182,12 @@ export class DynamoChanges extends DynamoTable implements ChangeStore {
           : { ...base, kind: 'removed', removedBy: 'unlinked', ...(previousRunId ? { previousRunId } : {}) },
       );
     }
-    await this.batchWrite(records.map((r) => ({ ...changeKey(runId, r.urlId, r.removedBy === 'unlinked' ? 'removed' : r.kind), type: 'CHANGE', ...r })));
-    // Counted from the partition: the rank shifts FinalizeRun's ranks recorded are there too.
+    const key = (r: ChangeRecord) =>
+      (shard === LEGACY_CHANGE_SHARD ? legacyChangeKey : changeKey)(runId, r.urlId, r.removedBy === 'unlinked' ? 'removed' : r.kind);
+    await this.batchWrite(records.map((r) => ({ ...key(r), type: 'CHANGE', ...r })));
+    // Counted from the partition: the rank shifts the run's ranks recorded are there too.
     const counts: Partial<Record<ChangeKind, number>> = {};
-    for (const c of await this.ofRun(runId)) counts[c.kind] = (counts[c.kind] ?? 0) + 1;
+    for (const c of await this.ofShard(runId, shard)) counts[c.kind] = (counts[c.kind] ?? 0) + 1;
     return Object.fromEntries(CHANGE_KINDS.filter((k) => counts[k]).map((k) => [k, counts[k]]));
   }
 
@@ -184,7 +215,7 @@ export class DynamoChanges extends DynamoTable implements ChangeStore {
   async contentKinds(runId: number, urlIds: string[]): Promise<Map<string, ChangeKind>> {
     const ids = [...new Set(urlIds)];
     const out = new Map<string, ChangeKind>();
-    for (let i = 0; i < ids.length; i += 100)
+    for (let i = 0; i < ids.length; i += 50)
       for (const item of await this.batchGet(
         ids.slice(i, i + 100).map((id) => changeKey(runId, id)),
         ['urlId', 'kind'],
@@ -194,14 +225,25 @@ export class DynamoChanges extends DynamoTable implements ChangeStore {
   }
 
   async changeTexts(runId: number, urlId: string): Promise<ChangeTexts | undefined> {
-    const item = await this.get(changeKey(runId, urlId));
+    const item = (await this.get(changeKey(runId, urlId))) ?? (await this.get(legacyChangeKey(runId, urlId)));
     if (!item?.beforeBlob || !item.afterBlob) return undefined;
     const [before, after] = await Promise.all([this.blobs.get(String(item.beforeBlob)), this.blobs.get(String(item.afterBlob))]);
     return before && after ? { before: before.toString('utf8'), after: after.toString('utf8') } : undefined;
   }
 
+  /** The run's changes, from each of its partitions (read in parallel). */
   private async ofRun(runId: number): Promise<ChangeRecord[]> {
-    return (await this.partition(`RUN#${runId}`, 'CHANGE#')).map((i) => {
+    const parts = await inBatches(
+      Array.from({ length: LEGACY_CHANGE_SHARD + 1 }, (_, k) => k),
+      16,
+      (k) => this.ofShard(runId, k),
+    );
+    return parts.flat();
+  }
+
+  /** The changes of one partition of the run's, as the monitor and the API see them. */
+  async ofShard(runId: number, shard: number): Promise<ChangeRecord[]> {
+    return (await this.partition(changePartition(runId, shard), 'CHANGE#')).map((i) => {
       const { PK: _pk, SK: _sk, type: _t, beforeBlob: _b, afterBlob: _a, ...record } = i;
       return record as unknown as ChangeRecord;
     });
