@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { CompactGraph } from '../../shared/graph/compact-graph.js';
-import { memoryScratch, rankAllShards, ShardedRank, type RankChunk, type RankPage } from '../../shared/graph/sharded-rank.js';
+import { ShardedRank, type RankChunk, type RankPage } from '../../shared/graph/sharded-rank.js';
+import { memoryScratch, rankAllShards } from '../../shared/graph/rank-in-process.js';
 
 const idOf = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
 const shardOf = (shards: number) => (id: string) => parseInt(id.slice(0, 8), 16) % shards;

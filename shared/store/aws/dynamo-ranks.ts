@@ -1,14 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 export { MAX_INLINK_SOURCES } from '../../graph/sharded-rank.js';
-import {
-  MAX_INLINK_SOURCES,
-  memoryScratch,
-  rankAllShards,
-  ShardedRank,
-  type RankChunk,
-  type RankedShardPage,
-  type RankPage,
-} from '../../graph/sharded-rank.js';
+import { memoryScratch, rankAllShards } from '../../graph/rank-in-process.js';
+import { MAX_INLINK_SOURCES, ShardedRank, type RankChunk, type RankedShardPage, type RankPage } from '../../graph/sharded-rank.js';
 import { urlId } from '../../url/canonical.js';
 import { rankShift } from '../../changes/page-change.js';
 import type { ChangeRecord, RankedPage } from '../ports/index.js';
