@@ -22,6 +22,7 @@ import { urlId } from '../../shared/url/canonical.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { tableItems } from '../cloud/harness.js';
 import { frontierRow } from '../helpers.js';
+import { edge, page } from '../store-records.js';
 
 let emu: Emulators;
 before(async () => {
@@ -48,33 +49,8 @@ async function seeded(name: string): Promise<{ deps: FinalizeDeps; table: string
       urlId: urlId(url(i)),
       state: 'done',
       attempts: 1,
-      page: {
-        urlId: urlId(url(i)),
-        url: url(i),
-        host: `h${i % 4}.test`,
-        runId: run.id,
-        status: 200,
-        mime: 'text/html',
-        bytes: 1,
-        truncated: false,
-        fetchedAt: 1,
-        indexable: true,
-        nofollow: false,
-        contentHash: `c${i}`,
-        title: `Page ${i}`,
-      },
-      edges: targets.map((t) => ({
-        fromId: urlId(url(i)),
-        snapshot: `c${i}`,
-        toId: urlId(url(t)),
-        toUrl: url(t),
-        anchor: `to ${t}`,
-        context: '',
-        section: 'body' as const,
-        rel: '',
-        internal: true,
-        nofollow: false,
-      })),
+      page: page(run.id, urlId(url(i)), `c${i}`, 1, { url: url(i), host: `h${i % 4}.test`, title: `Page ${i}` }),
+      edges: targets.map((t) => edge(urlId(url(i)), `c${i}`, urlId(url(t)), { toUrl: url(t) })),
     });
   }
   for (let i = 70; i < 80; i++)
