@@ -136,7 +136,8 @@ function largest(steps: Step[]): Step {
 async function end(n: number, state: RunState): Promise<Pick<Soak, 'finalizeStart' | 'collect' | 'rankSteps' | 'finalizeEnd'>> {
   const ending = { ...state, enqueued: n, settled: 0, pages: 0, lastSettled: 0, stalledChecks: 0, resent: 0, done: true, reason: 'deadline' as const };
   let plan: FinalizePlan | undefined;
-  const finalizeStartStep = await measure(async () => (plan = await finalizeStart(deps, ending, { spreadPages: 0 })));
+  // Ended as a large run is (the soak's URLs have no stored pages, so any threshold would rank it alone).
+  const finalizeStartStep = await measure(async () => (plan = await finalizeStart(deps, ending, { spreadPages: -1 })));
   const collects: Step[] = [];
   const counts: number[] = [];
   for (const shard of plan!.shards) {
