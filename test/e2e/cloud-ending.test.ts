@@ -21,14 +21,11 @@ let emu: Emulators;
 let synth: Synthesized;
 
 before(async () => {
-  // These runs end as a large run's do: shard by shard, the changes a partition at a time.
-  process.env.TRAWL_FINALIZE_SPREAD_PAGES = '0';
   emu = await startEmulators();
   synth = synthApp({ bundle: false, context: { startCrawls: true, startCrawlSettings: SETTINGS } });
 });
 
 after(async () => {
-  delete process.env.TRAWL_FINALIZE_SPREAD_PAGES;
   synth?.cleanup();
   await emu?.stop();
 });
@@ -199,6 +196,8 @@ test(
 
 test('a second cloud run records what changed per page and tells the monitored changes on the bus', { timeout: 300_000 }, async () => {
   const site = await changingSite();
+  // Both runs end as a large run's do: shard by shard, the changes a partition at a time.
+  process.env.TRAWL_FINALIZE_SPREAD_PAGES = '0';
   try {
     const names = await emu.provision('changes');
     const crawl = (settings: Record<string, unknown>) =>
@@ -252,6 +251,7 @@ test('a second cloud run records what changed per page and tells the monitored c
     // What the API read (changes, their texts in S3), checked against the search API's role.
     assert.ok(assertIamAllows(synth) > 0);
   } finally {
+    delete process.env.TRAWL_FINALIZE_SPREAD_PAGES;
     await site.close();
   }
 });
