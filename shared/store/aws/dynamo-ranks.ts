@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 export { MAX_INLINK_SOURCES } from '../../graph/sharded-rank.js';
 import { memoryScratch, rankAllShards } from '../../graph/rank-in-process.js';
 import { MAX_INLINK_SOURCES, ShardedRank, type RankChunk, type RankedShardPage, type RankPage } from '../../graph/sharded-rank.js';
@@ -8,7 +8,7 @@ import type { ChangeRecord, RankedPage } from '../ports/index.js';
 import { changeKey } from './dynamo-changes.js';
 import { edgesOf, type Item } from './dynamo-items.js';
 import { DynamoTable, inBatches } from './dynamo-table.js';
-import { keys, runPartition, shardOf } from './table.js';
+import { keys, shardOf } from './table.js';
 
 /** Pages kept in the TOP item, the most `/graph/top` (and the web UI's home page) asks for. */
 export const TOP_PAGES = 200;
@@ -66,7 +66,7 @@ export class DynamoRanks extends DynamoTable {
   async compute(runId: number): Promise<number> {
     const { shards, shardOf: of } = await this.sharding(runId);
     const rank = new ShardedRank(memoryScratch(), shards, of);
-    const round = await rankAllShards(rank, (shard) => this.chunks(runId, shards, shard));
+    const round = await rankAllShards(rank, (shard) => this.chunks(runId, shard));
     const top: RankedPage[] = [];
     let size = 0;
     for (let shard = 0; shard < shards; shard++) {
@@ -79,23 +79,13 @@ export class DynamoRanks extends DynamoTable {
   }
 
   /** A shard's done pages, a page of its URL items at a time. */
-  private async *chunks(runId: number, shards: number, shard: number): AsyncGenerator<RankChunk> {
-    let start: Record<string, unknown> | undefined;
+  private async *chunks(runId: number, shard: number): AsyncGenerator<RankChunk> {
+    let cursor: string | undefined;
     do {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-          FilterExpression: '#st = :done',
-          ProjectionExpression: 'urlId',
-          ExpressionAttributeNames: { '#st': 'state' },
-          ExpressionAttributeValues: { ':pk': runPartition(runId, shards, shard), ':sk': 'URL#', ':done': 'done' },
-          ExclusiveStartKey: start,
-        }),
-      );
-      yield this.chunkOf((res.Items ?? []).map((i) => String(i.urlId)));
-      start = res.LastEvaluatedKey;
-    } while (start);
+      const page = await this.shardUrls(runId, shard, 1000, cursor);
+      yield this.chunkOf(page.urls.filter((u) => u.state === 'done').map((u) => u.urlId));
+      cursor = page.cursor;
+    } while (cursor);
   }
 
   /** The pages among `ids` (settled as done), their aliases and their current snapshots' link targets. */

@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   FINAL_STATES,
   ROBOTS_REFUSAL,
@@ -19,7 +19,7 @@ import { DynamoRuns } from './dynamo-runs.js';
 import { stateMoves } from './dynamo-ledger.js';
 import { DynamoChanges } from './dynamo-changes.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { DEFAULT_FETCH_RETENTION_DAYS, INLINKS_INDEX, TTL_ATTRIBUTE, keys, runPartition } from './table.js';
+import { DEFAULT_FETCH_RETENTION_DAYS, INLINKS_INDEX, TTL_ATTRIBUTE, keys } from './table.js';
 import { urlId as urlIdOf } from '../../url/canonical.js';
 
 export interface DynamoStoreOptions {
@@ -239,30 +239,6 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       const { leaseUntil: _lease, ...row } = recordOf<FrontierRow & { leaseUntil?: number }>(i)!;
       return row;
     });
-  }
-
-  /** One page of a shard's URL items (at most `limit`) from `cursor`, with their states, and the cursor after them. */
-  async shardUrls(runId: number, shard: number, limit: number, cursor?: string): Promise<{ urls: Array<{ urlId: string; state: UrlState }>; cursor?: string }> {
-    const pk = runPartition(runId, await this.shardsOf(runId), shard);
-    const urls: Array<{ urlId: string; state: UrlState }> = [];
-    let start: Record<string, unknown> | undefined = cursor === undefined ? undefined : { PK: pk, SK: cursor };
-    do {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-          ProjectionExpression: 'urlId, #st',
-          ExpressionAttributeNames: { '#st': 'state' },
-          ExpressionAttributeValues: { ':pk': pk, ':sk': 'URL#' },
-          ExclusiveStartKey: start,
-          Limit: limit - urls.length,
-          ConsistentRead: true,
-        }),
-      );
-      for (const i of res.Items ?? []) urls.push({ urlId: String(i.urlId), state: i.state as UrlState });
-      start = res.LastEvaluatedKey;
-    } while (start && urls.length < limit);
-    return { urls, ...(start ? { cursor: String(start.SK) } : {}) };
   }
 
   async settleQueued(runId: number, reason: string): Promise<number> {

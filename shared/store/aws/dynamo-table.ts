@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './dynamo-items.js';
 import { keys, runPartition } from './table.js';
+import type { UrlState } from '../records.js';
 
 /** Each run's shard count by `table\nrunId`: fixed when the run is made, so read once a process. */
 const shardCounts = new Map<string, number>();
@@ -77,6 +78,30 @@ export class DynamoTable {
       (k) => this.partition(runPartition(runId, shards, k), skPrefix, filter),
     );
     return parts.flat();
+  }
+
+  /** One page of a shard's URL items (at most `limit`) from `cursor`, with their states, and the cursor after them. */
+  async shardUrls(runId: number, shard: number, limit: number, cursor?: string): Promise<{ urls: Array<{ urlId: string; state: UrlState }>; cursor?: string }> {
+    const pk = runPartition(runId, await this.shardsOf(runId), shard);
+    const urls: Array<{ urlId: string; state: UrlState }> = [];
+    let start: Record<string, unknown> | undefined = cursor === undefined ? undefined : { PK: pk, SK: cursor };
+    do {
+      const res = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+          ProjectionExpression: 'urlId, #st',
+          ExpressionAttributeNames: { '#st': 'state' },
+          ExpressionAttributeValues: { ':pk': pk, ':sk': 'URL#' },
+          ExclusiveStartKey: start,
+          Limit: limit - urls.length,
+          ConsistentRead: true,
+        }),
+      );
+      for (const i of res.Items ?? []) urls.push({ urlId: String(i.urlId), state: i.state as UrlState });
+      start = res.LastEvaluatedKey;
+    } while (start && urls.length < limit);
+    return { urls, ...(start ? { cursor: String(start.SK) } : {}) };
   }
 
   /** The run's counters, summed over its shards (consistent reads); undefined when the run has none. */
