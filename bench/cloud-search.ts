@@ -1,17 +1,18 @@
-// npm run bench:cloud-search — the cloud's full text (TERMS items in DynamoDB, generations in S3,
-// a change log scored beside them) on the emulators (dynalite, s3rver): write rate and write units
-// per page, query latency with everything in the delta, the build of a generation (time, bytes),
-// query latency on the generation (cold, then warm), and with a 200-page delta on top.
+// npm run bench:cloud-search — the cloud's full text (TERMS items in DynamoDB, segments in S3, a
+// change log scored beside them) on the emulators (dynalite, s3rver): write rate and write units
+// per page, query latency with everything in the delta, the folds of 1,000 changed pages each as
+// the run loop makes them (time of the slowest, merges, segments left, bytes), query latency on
+// the segments (cold, then warm), and with a 200-page delta on top. Then the merge policy alone at
+// 10⁵–10⁸ pages: how many segments a query reads.
 // BENCH_CLOUD_SEARCH_SIZES=1000,5000 picks the sizes; the emulators are slower than the services,
 // so the figures are an upper bound on time and exact on units and bytes.
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { LocalTextGenerator } from '../shared/enrich/local-provider.js';
 import { plainText } from '../shared/enrich/text.js';
 import { queryTerms } from '../shared/search/hybrid.js';
+import { FAN_IN, plannedMerge, type SegmentInfo } from '../shared/search/text-segments.js';
 import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
 import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
-import { S3TextIndex } from '../shared/store/aws/s3-text-index.js';
 import type { EnrichmentRecord } from '../shared/store/ports/index.js';
 import { startEmulators } from '../test/cloud/emulators.js';
 import { QUERIES } from '../test/fixtures/search/corpus.js';
@@ -50,6 +51,44 @@ async function write(store: DynamoEnrichStore, from: number, to: number, random:
   }
 }
 
+/** Changed pages a fold takes (the run loop's default bound). */
+const FOLD_PAGES = 1000;
+
+/** Folds the pages in FOLD_PAGES at a time, each fold after its pages were rewritten (as enrichment goes on during a run). */
+async function foldInSteps(
+  store: DynamoEnrichStore,
+  n: number,
+  random: () => number,
+): Promise<{ folds: number; merges: number; segments: number; slowest: number }> {
+  let folds = 0;
+  let merges = 0;
+  let segments = 0;
+  let slowest = 0;
+  for (let from = 0; from < n; from += FOLD_PAGES) {
+    if (from > 0) await write(store, from, Math.min(n, from + FOLD_PAGES), random);
+    const t = performance.now();
+    const fold = await store.indexTextChanges();
+    slowest = Math.max(slowest, (performance.now() - t) / 1000);
+    folds += 1;
+    merges += fold.merges;
+    segments = fold.segments;
+  }
+  return { folds, merges, segments, slowest };
+}
+
+/** The segments the merge policy leaves after `pages` pages folded in `foldPages` at a time. */
+function segmentsAfter(pages: number, foldPages: number): { segments: number; largest: number } {
+  let list: SegmentInfo[] = [];
+  for (let folded = 0; folded < pages; folded += foldPages) {
+    list.push({ id: '', level: 0, docs: Math.min(foldPages, pages - folded), tombstones: 0, shards: 1 });
+    for (let from = plannedMerge(list); from !== undefined; from = plannedMerge(list)) {
+      const merged = list.slice(from);
+      list = [...list.slice(0, from), { id: '', level: merged[0]!.level + 1, docs: merged.reduce((n, s) => n + s.docs, 0), tombstones: 0, shards: 1 }];
+    }
+  }
+  return { segments: list.length, largest: Math.max(...list.map((s) => s.docs)) };
+}
+
 async function latency(store: DynamoEnrichStore, runs: number): Promise<string> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -69,7 +108,7 @@ try {
     const names = await emu.provision(`bench-text-${n}`);
     const objects = new S3Objects(emu.clients.s3, names.bucket);
     // One process, one clock: no skew margin, so the delta after a build is what was written after it.
-    const store = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), new S3TextIndex(objects), 0);
+    const store = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), objects, 0);
     const random = rng(n);
     emu.meter.reset();
     let t = performance.now();
@@ -77,11 +116,10 @@ try {
     const writeSeconds = (performance.now() - t) / 1000;
     const unitsPerPage = emu.meter.writeUnits / n;
     const allDelta = await latency(store, 20);
-    t = performance.now();
-    const built = await store.rebuildTextIndex();
-    const buildSeconds = (performance.now() - t) / 1000;
-    const listed = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: names.bucket, Prefix: `search/text/${built.generation}/` }));
-    const bytes = (listed.Contents ?? []).reduce((s, o) => s + (o.Size ?? 0), 0);
+    // Fold as the run loop does: every FOLD_PAGES changes (the pages are rewritten fold by fold).
+    const folded = await foldInSteps(store, n, random);
+    const listed = await objects.list('search/text/');
+    const bytes = listed.reduce((s, o) => s + o.size, 0);
     store.textIndex.refresh();
     t = performance.now();
     await store.textSearch(['compost'], {}, 50);
@@ -90,15 +128,23 @@ try {
     await write(store, n, n + DELTA, random);
     const withDelta = await latency(store, 50);
     rows.push(
-      `| ${n.toLocaleString('en')} | ${(n / writeSeconds).toFixed(0)} | ${unitsPerPage.toFixed(1)} | ${allDelta} | ${buildSeconds.toFixed(1)} s | ${(bytes / 1024 ** 2).toFixed(1)} MiB | ${cold.toFixed(0)} ms | ${warm} | ${withDelta} |`,
+      `| ${n.toLocaleString('en')} | ${(n / writeSeconds).toFixed(0)} | ${unitsPerPage.toFixed(1)} | ${allDelta} | ${folded.folds} (${folded.merges} merges) | ${folded.slowest.toFixed(1)} s | ${folded.segments} | ${(bytes / 1024 ** 2).toFixed(1)} MiB | ${cold.toFixed(0)} ms | ${warm} | ${withDelta} |`,
     );
-    console.log(`${n} pages: written at ${(n / writeSeconds).toFixed(0)}/s, generation built in ${buildSeconds.toFixed(1)} s (${built.docs} docs)`);
+    console.log(
+      `${n} pages: written at ${(n / writeSeconds).toFixed(0)}/s, ${folded.folds} folds, the slowest ${folded.slowest.toFixed(1)} s, ${folded.segments} segments`,
+    );
   }
 } finally {
   await emu.stop();
 }
 console.log(
-  '\n| pages | writes pages/s | write units / page | text query, all in delta (p50 / p99) | build | generation size | first query | text query on the generation | with a 200-page delta |',
+  '\n| pages | writes pages/s | write units / page | text query, all in delta (p50 / p99) | folds | slowest fold | segments | index size | first query | text query on the segments | with a 200-page delta |',
 );
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) console.log(r);
+console.log(`\nThe merge policy alone (folds of ${FOLD_PAGES.toLocaleString('en')} pages, ${FAN_IN} segments of a level merge):`);
+console.log('\n| pages | segments a query reads | largest segment |\n|---:|---:|---:|');
+for (const pages of [1e5, 1e6, 1e7, 1e8]) {
+  const s = segmentsAfter(pages, FOLD_PAGES);
+  console.log(`| ${pages.toExponential(0)} | ${s.segments} | ${s.largest.toLocaleString('en')} pages |`);
+}

@@ -13,7 +13,6 @@ import { DynamoCrawlStore } from '../shared/store/aws/dynamo-store.js';
 import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
 import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
 import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
-import { S3TextIndex } from '../shared/store/aws/s3-text-index.js';
 import { SqsFrontier } from '../shared/store/aws/sqs-frontier.js';
 import { createLogger } from '../shared/log/logger.js';
 import { ApiMetrics } from '../shared/api/metrics.js';
@@ -38,7 +37,7 @@ for (const client of [clients.dynamo]) client.middlewareStack.add((next) => asyn
 const objects = new S3Objects(clients.s3, names.bucket);
 const blobs = new S3BlobStore(objects);
 const store = new DynamoCrawlStore(clients.doc, names.table, { blobs });
-const enrich = new DynamoEnrichStore(clients.doc, names.table, blobs, new S3TextIndex(objects), 0);
+const enrich = new DynamoEnrichStore(clients.doc, names.table, blobs, objects, 0);
 const graph = new DynamoGraph(clients.doc, names.table);
 const deps: CloudDeps & FinalizeDeps & { graph: DynamoGraph } = {
   store,

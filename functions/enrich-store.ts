@@ -4,11 +4,10 @@
 import { lambdaEnvironment } from '../shared/config/lambda-environment.js';
 import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
 import type { S3Objects } from '../shared/store/aws/s3-store.js';
-import { S3TextIndex } from '../shared/store/aws/s3-text-index.js';
 import type { Runtime } from './runtime.js';
 
 /** The enrichment store of this container's table and bucket, with its full-text index. */
 export function enrichStore(rt: Runtime): DynamoEnrichStore {
   const objects = rt.objects as S3Objects;
-  return new DynamoEnrichStore(rt.clients.doc, lambdaEnvironment().table, rt.blobs, new S3TextIndex(objects));
+  return new DynamoEnrichStore(rt.clients.doc, lambdaEnvironment().table, rt.blobs, objects);
 }

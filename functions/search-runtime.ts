@@ -14,7 +14,6 @@ import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
 import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
 import { DynamoCrawlStore } from '../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
-import { S3TextIndex } from '../shared/store/aws/s3-text-index.js';
 import { S3VectorsIndex } from '../shared/store/aws/s3-vectors.js';
 import type { VectorIndex } from '../shared/store/ports/index.js';
 import { resolveSettings } from '../shared/config/resolve.js';
@@ -75,7 +74,7 @@ export function searchApi(): Handler {
       store,
       changes: store.changes,
       graph: new DynamoGraph(clients.doc, table),
-      enrich: new DynamoEnrichStore(clients.doc, table, blobs, new S3TextIndex(objects)),
+      enrich: new DynamoEnrichStore(clients.doc, table, blobs, objects),
       vectors,
       // The deployment's provider settings (TRAWL_PROVIDER, TRAWL_EMBED_MODEL, TRAWL_EMBED_DIMENSION): queries are embedded as the pages were.
       embedder: new QueryEmbeddingCache(

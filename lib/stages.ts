@@ -12,6 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { INLINKS_INDEX } from '../shared/store/aws/table.js';
+import { archiveKeys } from '../shared/store/archive-keys.js';
 import { nagRef } from './nag.js';
 
 /** The repository root (a source checkout): functions are referenced by entry path only. */
@@ -101,11 +102,12 @@ const ENRICH_STAGES: ReadonlySet<StageName> = new Set(['summarize-page', 'index-
  * cloud suites record every SDK call a handler makes and check it against these grants: `npm run
  * check:iam`). Every stage reads items (Get, Query, BatchGet); writes and scans are per stage.
  */
-export const STAGE_ACCESS: Record<StageName, { table: string[]; objects: Array<'read' | 'write'> }> = {
+export const STAGE_ACCESS: Record<StageName, { table: string[]; objects: Array<'read' | 'write' | 'retire-text-segments'> }> = {
   'init-run': { table: ['PutItem', 'UpdateItem'], objects: ['read'] },
   'discover-targets': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
   'run-progress': { table: ['UpdateItem'], objects: ['read'] },
-  'finalize-run': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem', 'Scan'], objects: ['read', 'write'] },
+  // FinalizeRun deletes the full-text segments a merge replaced (DeleteObject under search/text/ only).
+  'finalize-run': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem', 'Scan'], objects: ['read', 'write', 'retire-text-segments'] },
   'fetch-worker': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
   'extract-page': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
   'record-failure': { table: ['PutItem', 'UpdateItem'], objects: ['read', 'write'] },
@@ -200,6 +202,10 @@ export class CrawlStages extends Construct {
         resources: [this.props.bucket.arnForObjects('*')],
       }),
     );
+    if (access.objects.includes('retire-text-segments'))
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.props.bucket.arnForObjects(`${archiveKeys.textIndex()}*`)] }),
+      );
     // Without ListBucket S3 answers a missing key with 403, not 404, and "not there yet" would be an error.
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.props.bucket.bucketArn] }));
     // A customer-managed key on the table or the bucket: the same reads and writes need it (the
@@ -217,6 +223,10 @@ export class CrawlStages extends Construct {
         id: `AwsSolutions-IAM5[Resource::${nagRef(this, this.props.bucket.bucketArn)}/*]`,
         reason:
           'Objects are content-addressed and keyed by run and URL: their names are not known at deploy time. Only Get (and Put, for writers) on this bucket.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${nagRef(this, this.props.bucket.bucketArn)}/${archiveKeys.textIndex()}*]`,
+        reason: 'Full-text segments are named when they are written; only the function that merges them deletes, and only under search/text/.',
       },
     );
   }

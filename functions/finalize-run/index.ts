@@ -1,12 +1,13 @@
 // FinalizeRun (run state machine): the run's end. FinalizeStart stops the run; the ranking steps
 // (collect, gather, link, degrees, rank rounds and their check, write) run for one shard each in
 // the machine's Distributed Maps; FinalizeRun then writes the top pages, the report in S3, the
-// WACZ and the run's final status; where Summarize and Index are deployed, a new full-text
-// generation and the index integrity report.
+// WACZ and the run's final status; where Summarize and Index are deployed, the run's last text
+// changes folded into the full-text index and the index integrity report.
 import { finalizeSearch, rebuildRunText } from '../../shared/pipeline/cloud/enrich-workflow.js';
 import { finalizeRun, type ProgressState, type RunFailure } from '../../shared/pipeline/cloud/run-control.js';
 import { FINALIZE_SPREAD_PAGES, finalizeStart, finalizeStep, type FinalizeEvent, type FinalizePlan } from '../../shared/pipeline/cloud/run-finalize.js';
 import { WACZ_PART_FILES } from '../../shared/pipeline/cloud/run-wacz.js';
+import type { TextIndexUpdate } from '../../shared/store/ports/index.js';
 import { enrichRuntime } from '../enrich-runtime.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 
@@ -35,7 +36,7 @@ type EndState = ProgressState & { error?: RunFailure; finalize?: FinalizePlan; f
 
 export async function handler(event: EndState | RebuildTextEvent | FinalizeEvent): Promise<
   | unknown
-  | { runId: number; textIndex?: { docs: number; generation: string; seconds: number } }
+  | { runId: number; textIndex?: TextIndexUpdate }
   | {
       runId: number;
       status: string;
@@ -48,7 +49,7 @@ export async function handler(event: EndState | RebuildTextEvent | FinalizeEvent
       captures?: string;
       /** What changed since the run before, by kind (absent in a table's first run). */
       changes?: Partial<Record<string, number>>;
-      search?: { report: string; consistent: boolean; textDocs?: number };
+      search?: { report: string; consistent: boolean; textSegments?: number };
     }
 > {
   const rt = runtime('finalize-run');
@@ -60,15 +61,15 @@ export async function handler(event: EndState | RebuildTextEvent | FinalizeEvent
     }
     if ('action' in event) {
       const textIndex = await rebuildRunText(enrichRuntime(rt).enrich);
-      rt.logger.info('full-text generation rebuilt during the run', { runId: event.runId, ...textIndex });
+      rt.logger.info('full-text changes folded in during the run', { runId: event.runId, ...textIndex });
       return { runId: event.runId, textIndex };
     }
     const { runId, status, report, summary, wacz, captures } = await finalizeRun({ ...rt, ranks: rt.graph, urls: rt.store }, event);
     rt.metrics.addMetric('RunPagesStored', MetricUnit.Count, summary.pagesStored);
-    let search: { report: string; consistent: boolean; textDocs?: number } | undefined;
+    let search: { report: string; consistent: boolean; textSegments?: number } | undefined;
     if (process.env.VECTOR_BUCKET_NAME) {
       const done = await finalizeSearch(enrichRuntime(rt), rt.objects, runId);
-      search = { report: done.report, consistent: done.consistent, textDocs: done.textIndex?.docs };
+      search = { report: done.report, consistent: done.consistent, textSegments: done.textIndex?.segments };
       rt.metrics.addMetric('IndexInconsistent', MetricUnit.Count, done.consistent ? 0 : 1);
     }
     rt.logger.info('run finished', { runId, status, reason: event.reason, pages: summary.pagesStored, requests: summary.requests, search });

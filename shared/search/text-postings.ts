@@ -111,6 +111,11 @@ export function bm25(doc: Pick<PostedDoc, 'length' | 'terms'>, queryTerms: strin
   return score;
 }
 
+/** Which of the query's terms a page's index terms hold (a term is held when its index key is), in the terms' order. */
+export function termsHeld(terms: string[], held: ReadonlyMap<string, number>): string[] {
+  return terms.filter((t) => words(t).some((w) => held.has(stem(w.toLowerCase()))));
+}
+
 /** The distinct index terms of a query's words. */
 export function queryIndexTerms(terms: string[]): string[] {
   const out = new Set<string>();

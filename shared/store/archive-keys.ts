@@ -18,8 +18,15 @@ export const archiveKeys = {
   extracted: (urlId: string, snapshot: string) => `extracted/${urlId}/${snapshot}.json`,
   report: (name: string) => `reports/${name}.json`,
   markdownReport: (name: string) => `reports/${name}.md`,
-  /** The cloud's full-text index: the manifest of the current generation, then its documents and term shards. */
+  /**
+   * The cloud's full-text index: a segment's pages, tombstones and term shards (its manifest is a
+   * DynamoDB item). `search/text/current.json` names the one generation an index had before it was
+   * kept in segments: still read, as the oldest segment, until a merge folds it in.
+   */
   textIndexManifest: () => 'search/text/current.json',
-  textIndexDocs: (generation: string) => `search/text/${generation}/docs.json`,
-  textIndexShard: (generation: string, shard: number) => `search/text/${generation}/terms-${String(shard).padStart(3, '0')}.json`,
+  /** The prefix of every object of the full-text index. */
+  textIndex: () => 'search/text/',
+  textIndexDocs: (segment: string) => `search/text/${segment}/docs.json`,
+  textIndexTombstones: (segment: string) => `search/text/${segment}/tombstones.json`,
+  textIndexShard: (segment: string, shard: number) => `search/text/${segment}/terms-${String(shard).padStart(3, '0')}.json`,
 } as const;

@@ -92,6 +92,9 @@ export function iamOf(serviceId: string, command: string, input: Input): { actio
     case 's3': {
       const bucket = str(input.Bucket);
       const action = S3_ACTIONS[name] ?? name;
+      // A batch delete is authorized key by key.
+      const batch = (input.Delete as { Objects?: Array<{ Key?: string }> } | undefined)?.Objects;
+      if (batch) return { action: `s3:${action}`, resources: batch.map((o) => `arn:aws:s3:::${bucket}/${str(o.Key)}`) };
       return { action: `s3:${action}`, resources: [action === 'ListBucket' ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/${str(input.Key)}`] };
     }
     case 'sqs': {

@@ -24,8 +24,18 @@ import { CreateIndexCommand, S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { S3VectorsIndex } from '../../shared/store/aws/s3-vectors.js';
 import { startS3VectorsServer } from '../cloud/s3-vectors-server.js';
 import { DynamoEnrichStore } from '../../shared/store/aws/dynamo-enrich.js';
-import { S3TextIndex } from '../../shared/store/aws/s3-text-index.js';
 import { enrichmentRecord, enrichStoreContract } from './enrich-store.contract.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoTextManifest } from '../../shared/store/aws/dynamo-text-log.js';
+import { RETIRE_AFTER_MS, S3TextIndex } from '../../shared/store/aws/s3-text-index.js';
+import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
+import { SqliteEnrichStore } from '../../shared/store/local/sqlite-search.js';
+import { DOCS, QUERIES } from '../fixtures/search/corpus.js';
+import { queryTerms } from '../../shared/search/hybrid.js';
+import { FAN_IN } from '../../shared/search/text-segments.js';
+import type { EnrichStore } from '../../shared/store/ports/index.js';
 
 let emu: Emulators;
 let n = 0;
@@ -124,42 +134,126 @@ enrichStoreContract('dynamodb+s3', {
   async open() {
     const { names, store } = await dynamo();
     const objects = new S3Objects(emu.clients.s3, names.bucket);
-    const enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), new S3TextIndex(objects));
+    const enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), objects);
     return {
       store,
       enrich,
-      rebuild: () => enrich.rebuildTextIndex(),
+      rebuild: () => enrich.indexTextChanges(),
       rank: (runId: number) => new DynamoGraph(emu.clients.doc, names.table).computeRanks(runId),
     };
   },
   close: (pair) => pair.store.close(),
 });
 
-test('the cloud full-text index: the log past the generation is counted up to a bound, and an older build never replaces a newer generation', async () => {
+test('the cloud full-text index: the log past the last fold is counted up to a bound, and a fold that read an older manifest commits nothing', async () => {
   const { names, store } = await dynamo();
   try {
     const objects = new S3Objects(emu.clients.s3, names.bucket);
-    const text = new S3TextIndex(objects);
-    const enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), text, 0);
+    const enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), objects, 0);
     for (let i = 0; i < 7; i++) await enrich.putEnrichment(enrichmentRecord(`p${i}`, `Page ${i}`, []), `harbour page ${i}`);
-    assert.equal(await enrich.textLogBacklog(100), 7, 'no generation yet: every change counts');
+    assert.equal(await enrich.textLogBacklog(100), 7, 'no fold yet: every change counts');
     assert.equal(await enrich.textLogBacklog(3), 3, 'counted up to the bound asked');
-    await new Promise((r) => setTimeout(r, 5)); // the log's clock is milliseconds: the build starts after the last change
-    const built = await enrich.rebuildTextIndex();
-    assert.equal(built.docs, 7);
+    await new Promise((r) => setTimeout(r, 5)); // the log's clock is milliseconds: the fold starts after the last change
+    const stale = await enrich.textIndex.manifest();
+    const folded = await enrich.indexTextChanges();
+    assert.deepEqual([folded.committed, folded.folded, folded.segments], [true, 7, 1]);
     assert.equal(await enrich.textLogBacklog(100), 0, 'folded in');
     await enrich.putEnrichment(enrichmentRecord('p7', 'Page 7', []), 'harbour page 7');
     assert.equal(await enrich.textLogBacklog(100), 1);
-    // A build that started before the current one and ends after it (another run's FinalizeRun).
-    const manifest = (await text.manifest())!;
-    const older = await text.build((async function* () {})(), manifest.builtAt - 1000);
-    assert.equal((await text.manifest())!.generation, manifest.generation, `the older build (${older.generation}) left the current generation`);
+    // A fold that read the manifest before the one above committed (another run's FinalizeRun).
+    const late = await enrich.textIndex.fold(stale, [], ['p0'], Date.now());
+    assert.equal(late.committed, false);
+    assert.equal((await enrich.textIndex.manifest())!.manifest.segments.length, 1, 'the late fold added no segment');
     assert.deepEqual(
       (await enrich.textSearch(['harbour'], {}, 10)).map((h) => h.urlId).sort(),
       ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'],
-      'every page still found: the generation and the log since',
+      'every page still found: the segment and the log since',
     );
   } finally {
     await store.close();
+  }
+});
+
+test('the cloud full-text index in segments: many small folds merged in tiers score as one fold of everything and rank as the embedded index; merged-away segments are deleted after the grace time', async () => {
+  const segmented = await dynamo();
+  const whole = await dynamo();
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-segments-'));
+  const local = new SqliteCrawlStore(dir);
+  try {
+    const objects = new S3Objects(emu.clients.s3, segmented.names.bucket);
+    const enrich = new DynamoEnrichStore(emu.clients.doc, segmented.names.table, new S3BlobStore(objects), objects, 0);
+    const wholeObjects = new S3Objects(emu.clients.s3, whole.names.bucket);
+    const once = new DynamoEnrichStore(emu.clients.doc, whole.names.table, new S3BlobStore(wholeObjects), wholeObjects, 0);
+    const embedded = new SqliteEnrichStore(local.db);
+    const page = (i: number, text = DOCS[i]!.paragraphs.join('\n\n')) =>
+      [enrichmentRecord(`d${String(i).padStart(2, '0')}`, DOCS[i]!.title, [], { summary: DOCS[i]!.paragraphs[0]!.slice(0, 120) }), text] as const;
+    const tick = () => new Promise((r) => setTimeout(r, 3)); // the log's clock is milliseconds
+    // Two pages a fold; some pages rewritten later (their first text is dead in an older segment), one deleted.
+    let merges = 0;
+    for (let i = 0; i < DOCS.length; i++) {
+      await enrich.putEnrichment(...page(i, i % 5 === 0 ? 'placeholder text about nothing in particular' : undefined));
+      if (i % 2 === 1) {
+        await tick();
+        merges += (await enrich.indexTextChanges()).merges;
+        await tick();
+      }
+    }
+    for (let i = 0; i < DOCS.length; i += 5) {
+      await enrich.putEnrichment(...page(i));
+      await tick();
+      merges += (await enrich.indexTextChanges()).merges;
+      await tick();
+    }
+    await enrich.deleteEnrichment('d01');
+    await tick();
+    const last = await enrich.indexTextChanges();
+    merges += last.merges;
+    assert.ok(merges >= 2, `${merges} merges`);
+    const folds = Math.floor(DOCS.length / 2) + Math.ceil(DOCS.length / 5) + 1;
+    assert.ok(last.segments <= 2 * (FAN_IN - 1) && last.segments < folds / 2, `${last.segments} segments left after ${folds} folds`);
+    for (let i = 0; i < DOCS.length; i++) {
+      if (i === 1) continue;
+      for (const store of [once, embedded] as EnrichStore[]) await store.putEnrichment(...page(i));
+    }
+    await tick();
+    assert.equal((await once.indexTextChanges()).segments, 1);
+    enrich.textIndex.refresh();
+    const snapshot = (await enrich.textIndex.snapshot())!;
+    assert.equal(snapshot.live.docs, DOCS.length - 1, 'each page once, the deleted one gone');
+    let agreeing = 0;
+    for (const { q } of QUERIES) {
+      const terms = queryTerms(q);
+      const got = await enrich.textSearch(terms, {}, 10);
+      const want = await once.textSearch(terms, {}, 10);
+      assert.deepEqual(
+        got.map((h) => [h.urlId, h.score.toFixed(9)]),
+        want.map((h) => [h.urlId, h.score.toFixed(9)]),
+        q,
+      );
+      assert.ok(!got.some((h) => h.urlId === 'd01'), q);
+      const sqlite = await embedded.textSearch(terms, {}, 10);
+      if (got[0]?.urlId === sqlite[0]?.urlId) agreeing += 1;
+    }
+    assert.ok(agreeing >= QUERIES.length - 1, `the best hit agrees with the embedded index on ${agreeing} of ${QUERIES.length} queries`);
+    // Merged-away segments stay for queries that read the manifest before the merge, then go.
+    const cell = new DynamoTextManifest(emu.clients.doc, segmented.names.table);
+    const { manifest } = (await enrich.textIndex.manifest())!;
+    assert.ok(manifest.retired.length > 0);
+    const retiredKeys = async () => (await objects.list('search/text/')).filter((o) => manifest.retired.some((r) => o.key.startsWith(`search/text/${r.id}/`)));
+    assert.ok((await retiredKeys()).length > 0);
+    const later = new S3TextIndex(objects, cell, () => Date.now() + RETIRE_AFTER_MS);
+    const swept = await later.fold(await later.manifest(), [], [], Date.now());
+    assert.equal(swept.committed, true);
+    assert.deepEqual(await retiredKeys(), []);
+    assert.deepEqual((await later.manifest())!.manifest.retired, []);
+    assert.deepEqual(
+      (await enrich.textSearch(['compost'], {}, 3)).map((h) => h.urlId),
+      (await once.textSearch(['compost'], {}, 3)).map((h) => h.urlId),
+    );
+  } finally {
+    local.close();
+    rmSync(dir, { recursive: true, force: true });
+    await segmented.store.close();
+    await whole.store.close();
   }
 });

@@ -7,6 +7,7 @@ import { keys, RUN_SHARDS } from '../../shared/store/aws/table.js';
 import { changeKey, lastKey, linkKey } from '../../shared/store/aws/dynamo-changes.js';
 import { enrichKeys } from '../../shared/store/aws/dynamo-enrich.js';
 import { TOP_KEY } from '../../shared/store/aws/dynamo-ranks.js';
+import { TEXT_MANIFEST_KEY } from '../../shared/store/aws/dynamo-text-log.js';
 import { MAX_INLINE_WAIT_MS } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { FRONTIER_QUEUE } from '../../shared/store/aws/sqs-frontier.js';
 
@@ -84,6 +85,7 @@ function builtKeys(): Record<string, { PK: string; SK: string }> {
     latency: enrichKeys.latency(0),
     latencyShard: enrichKeys.latency(3),
     top: TOP_KEY,
+    textManifest: TEXT_MANIFEST_KEY,
   };
 }
 

@@ -7,9 +7,8 @@ import { createHash } from 'node:crypto';
 import { LocalEmbedder } from '../../shared/enrich/local-provider.js';
 import { DEFAULT_HASHING } from '../../shared/enrich/local-embedding.js';
 import { hybridSearch } from '../../shared/search/hybrid.js';
-import { DynamoEnrichStore, TEXT_LOG_SKEW_MS } from '../../shared/store/aws/dynamo-enrich.js';
+import { DynamoEnrichStore } from '../../shared/store/aws/dynamo-enrich.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
-import { S3TextIndex } from '../../shared/store/aws/s3-text-index.js';
 import { S3VectorsIndex } from '../../shared/store/aws/s3-vectors.js';
 import { archiveKeys } from '../../shared/store/archive-keys.js';
 import type { EnrichmentRecord, VectorEntry } from '../../shared/store/ports/index.js';
@@ -48,7 +47,7 @@ before(async () => {
   );
   items = await tableItems(emu, names.table);
   objects = new S3Objects(emu.clients.s3, names.bucket);
-  enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), new S3TextIndex(objects));
+  enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), objects);
   vectors = new S3VectorsIndex(emu.vectors, names.vectorBucket, names.vectorIndex);
 });
 
@@ -84,18 +83,30 @@ test('Summarize and Index run in the page workflow: every guide has its summary,
   for (const v of listed) assert.equal(v.hash, hashes.get(v.id), 'the store and the index agree on every vector');
 });
 
-test('FinalizeRun folds the text into a generation in S3 and writes a consistent integrity report', async () => {
-  assert.ok(crawl.textRebuilds >= 1, 'the run loop rebuilt the generation while the run went on (RebuildText)');
+test('FinalizeRun folds the text into the segments in S3 and writes a consistent integrity report', async () => {
+  assert.ok(crawl.textRebuilds >= 1, 'the run loop folded changes in while the run went on (RebuildText)');
   assert.ok(synth.template.Resources && JSON.stringify(synth.template).includes('TEXT_REBUILD_LOG_ENTRIES'), 'the construct sets the bound on Progress');
-  const search = crawl.output.search as { consistent: boolean; textDocs: number; report: string };
+  const search = crawl.output.search as { consistent: boolean; textSegments: number; report: string };
   assert.equal(search.consistent, true);
-  assert.equal(search.textDocs, ofType('ENRICH').length);
-  const manifest = JSON.parse((await objects.get(archiveKeys.textIndexManifest()))!.toString()) as { docs: number; builtAt: number };
-  assert.equal(manifest.docs, search.textDocs);
+  const { manifest } = (await enrich.textIndex.manifest())!;
+  assert.equal(search.textSegments, manifest.segments.length);
+  enrich.textIndex.refresh();
+  const snapshot = (await enrich.textIndex.snapshot())!;
+  // Every enriched page is in the segments once, or still in the log (logged in the seconds before the last fold's cutoff).
+  const logged = await enrich.changedSince(manifest.builtAt);
+  const enriched = ofType('ENRICH').map((i) => String(i.SK));
+  assert.ok(snapshot.live.docs > 0);
+  assert.deepEqual(
+    enriched.filter((id) => !snapshot.live.rowOf(id) && !logged.includes(id)),
+    [],
+    'no enriched page is in neither',
+  );
+  assert.equal(snapshot.live.docs + logged.filter((id) => !snapshot.live.rowOf(id)).length, enriched.length);
+  assert.equal(await objects.get(archiveKeys.textIndexManifest()), undefined, 'no generation file: the manifest is a table item');
   assert.ok(await objects.get(search.report));
   assert.match((await objects.get(search.report.replace(/\.json$/, '.md')))!.toString(), /Index integrity — consistent/);
-  // What the build folded in leaves the change log (all but the last minute's, kept for clock skew between functions).
-  assert.deepEqual(await enrich.changedSince(0), await enrich.changedSince(manifest.builtAt - TEXT_LOG_SKEW_MS));
+  // What the fold took leaves the change log: what is left was logged after its cutoff (the last seconds before it).
+  assert.deepEqual(await enrich.changedSince(0), await enrich.changedSince(manifest.builtAt));
 });
 
 test('hybrid search over DynamoDB, the S3 text index and S3 Vectors finds the known answers as the embedded runtime does', async () => {

@@ -1,7 +1,7 @@
 import { EnrichStepError, ModelThrottledError } from '../../errors.js';
 export { ModelThrottledError } from '../../errors.js';
 import { checkIndex, integrityMarkdown } from '../../search/integrity.js';
-import type { EnrichStore, ObjectStore } from '../../store/ports/index.js';
+import type { EnrichStore, ObjectStore, TextIndexUpdate } from '../../store/ports/index.js';
 import { ProviderError } from '../../enrich/provider-error.js';
 import { deadLetter, enrichWork, indexPage, summarizePage, type EnrichDeps, type EnrichWork, type Summarized } from '../stages/enrich-stage.js';
 import type { ExtractResult, PageWorkflowInput } from './page-workflow.js';
@@ -74,16 +74,16 @@ export async function indexStep(deps: EnrichDeps, event: EnrichStepEvent): Promi
 
 /**
  * Progress's question while a run goes on: has the full-text log passed `bound` changes since the
- * last generation? Each query reads them all; the run loop then rebuilds (RebuildText).
+ * last fold? Each query reads them all; the run loop then folds them in (RebuildText).
  */
 export async function textRebuildDue(enrich: { textLogBacklog(limit: number): Promise<number> }, bound: number): Promise<{ due: boolean; backlog: number }> {
   const backlog = await enrich.textLogBacklog(bound);
   return { due: backlog >= bound, backlog };
 }
 
-/** The run loop's RebuildText: a new full-text generation while the run goes on (FinalizeRun builds the last one). */
-export async function rebuildRunText(enrich: EnrichStore): Promise<{ docs: number; generation: string; seconds: number } | undefined> {
-  return enrich.rebuildTextIndex?.();
+/** The run loop's RebuildText: what changed folded into the full-text index while the run goes on (FinalizeRun folds the rest). */
+export async function rebuildRunText(enrich: EnrichStore): Promise<TextIndexUpdate | undefined> {
+  return enrich.indexTextChanges?.();
 }
 
 /**
@@ -94,8 +94,8 @@ export async function finalizeSearch(
   deps: EnrichDeps,
   objects: ObjectStore,
   runId: number,
-): Promise<{ textIndex?: { docs: number; generation: string; seconds: number }; report: string; consistent: boolean }> {
-  const textIndex = await deps.enrich.rebuildTextIndex?.();
+): Promise<{ textIndex?: TextIndexUpdate; report: string; consistent: boolean }> {
+  const textIndex = await deps.enrich.indexTextChanges?.();
   const check = await checkIndex(deps.enrich, deps.vectors, deps.providers.embedder.stamp, new Date(deps.clock()));
   const report = await objects.putReport(`run-${runId}-index-check`, check);
   await objects.putMarkdownReport(`run-${runId}-index-check`, integrityMarkdown(check));

@@ -1,5 +1,5 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { bm25, decodeTerms, docTerms, encodeTerms, passesFilters, queryIndexTerms, type PostedDoc } from '../../search/text-postings.js';
+import { bm25, decodeTerms, docTerms, encodeTerms, passesFilters, queryIndexTerms, termsHeld, type PostedDoc } from '../../search/text-postings.js';
 import type {
   BlobStore,
   EnrichCandidate,
@@ -16,14 +16,19 @@ import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, type EnrichLatenc
 import { recordOf, type Item } from './dynamo-items.js';
 import { DynamoGraph } from './dynamo-graph.js';
 import { DynamoTable, sumCounters } from './dynamo-table.js';
-import type { S3TextIndex, TextSnapshot } from './s3-text-index.js';
+import { S3TextIndex, type TextFold, type TextSnapshot } from './s3-text-index.js';
+import type { S3Objects } from './s3-store.js';
 import { keys } from './table.js';
-import { DynamoTextLog, textLogKey } from './dynamo-text-log.js';
+import { DynamoTextLog, DynamoTextManifest, textLogKey } from './dynamo-text-log.js';
 
-/** Indexed text kept per page for saying which query terms matched a hit. */
-const SHOWN_TEXT_CHARS = 20_000;
-/** Enrichments logged this long before a build started are counted in the delta too (clock skew between Lambdas). */
-export const TEXT_LOG_SKEW_MS = 60_000;
+/**
+ * A fold takes the changes logged up to this long before it started, and queries read the rest
+ * from the log: a change another Lambda logs may land a moment after its time stamp. One that
+ * lands later still is not lost: a fold takes every change left in the log before its cutoff.
+ */
+export const TEXT_LOG_SKEW_MS = 5_000;
+/** Changes one fold takes at most (the oldest): a larger backlog is folded over several. */
+export const FOLD_MAX_CHANGES = 20_000;
 /** Anchor texts shown per hit (from links in the body or a sidebar). */
 const INLINK_ANCHORS = 3;
 
@@ -41,13 +46,7 @@ export const enrichKeys = {
 const SHARDS = [...HEX, '_'];
 const LATENCY_SHARDS = 8;
 
-function postedPositions(postings: number[]): Set<number> {
-  const out = new Set<number>();
-  for (let j = 0; j < postings.length; j += 2) out.add(postings[j]!);
-  return out;
-}
-
-function termsItemOf(d: PostedDoc & { text: string }): Item {
+function termsItemOf(d: PostedDoc): Item {
   return {
     ...enrichKeys.terms(d.urlId),
     type: 'TERMS',
@@ -58,11 +57,10 @@ function termsItemOf(d: PostedDoc & { text: string }): Item {
     tags: d.tags,
     length: d.length,
     terms: encodeTerms(d.terms),
-    text: d.text,
   };
 }
 
-function postedOf(item: Item): PostedDoc & { text: string } {
+function postedOf(item: Item): PostedDoc {
   return {
     urlId: String(item.urlId),
     host: String(item.host),
@@ -71,15 +69,14 @@ function postedOf(item: Item): PostedDoc & { text: string } {
     tags: (item.tags as string[]) ?? [],
     length: Number(item.length),
     terms: decodeTerms(String(item.terms ?? '')),
-    text: String(item.text ?? ''),
   };
 }
 
 /**
  * Summarize and Index in DynamoDB: ENRICH items (the truth), TERMS items (a page's weighted term
- * frequencies), a TEXTLOG of what changed since the last full-text build, and the dead letters.
- * Full-text search scores the S3 index generation and that delta together, so a page is findable
- * by its words as soon as it is enriched; FinalizeRun folds the delta into a new generation.
+ * frequencies), a TEXTLOG of what changed since the last fold into the full-text index, and the dead letters.
+ * Full-text search scores the index's segments in S3 and that delta together, so a page is
+ * findable by its words as soon as it is enriched; a fold writes the delta as a new segment.
  */
 export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
   private readonly graph: DynamoGraph;
@@ -90,16 +87,19 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     doc: DynamoDBDocumentClient,
     table: string,
     private readonly blobs: BlobStore,
-    readonly textIndex: S3TextIndex,
-    /** How far back of a build the change log is still scored (clock skew between functions). */
+    objects: S3Objects,
+    /** How long before a fold started the changes it takes were logged (see TEXT_LOG_SKEW_MS). */
     private readonly logSkewMs = TEXT_LOG_SKEW_MS,
   ) {
     super(doc, table);
     this.graph = new DynamoGraph(doc, table);
     this.textLog = new DynamoTextLog(doc, table);
+    this.textIndex = new S3TextIndex(objects, new DynamoTextManifest(doc, table));
   }
 
   private readonly textLog: DynamoTextLog;
+  /** The full-text index's segments in S3. */
+  readonly textIndex: S3TextIndex;
 
   async enrichCandidates(afterUrlId: string, limit: number): Promise<EnrichCandidate[]> {
     if (afterUrlId === '' || !this.candidateIds) {
@@ -162,7 +162,6 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
 
   async putEnrichment(record: EnrichmentRecord, body: string): Promise<void> {
     const { terms, length } = docTerms({ title: record.title, tags: record.tags, summary: record.summary, body });
-    const shown = `${record.title} ${record.tags.map((t) => t.slice(1).replace(/-/g, ' ')).join(' ')} ${record.summary} ${body}`.slice(0, SHOWN_TEXT_CHARS);
     const posted = {
       urlId: record.urlId,
       host: record.host,
@@ -171,7 +170,6 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
       tags: record.tags,
       length,
       terms,
-      text: shown,
     };
     // Terms before the record: a record is never searchable by words it does not hold.
     await this.put(termsItemOf(posted));
@@ -266,33 +264,28 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     const query = queryIndexTerms(terms);
     if (query.length === 0) return [];
     const snapshot = await this.textIndex.snapshot();
-    const changed = await this.changedSince(snapshot ? snapshot.manifest.builtAt - this.logSkewMs : 0);
+    const changed = await this.changedSince(snapshot?.manifest.builtAt ?? 0);
     const fresh = (await this.batchGet(changed.map(enrichKeys.terms))).map(postedOf);
     const replaced = new Set(changed);
-    const indexed = snapshot ? await this.indexedMatches(snapshot, query, replaced) : new Map<string, PostedDoc>();
-    // Corpus statistics over the generation with the delta applied.
-    let docs = snapshot?.manifest.docs ?? 0;
-    let totalLength = snapshot?.manifest.totalLength ?? 0;
-    const dfShift = new Map<string, number>();
-    const holders = new Map<string, Set<number>>();
-    if (snapshot && changed.length > 0) for (const t of query) holders.set(t, postedPositions(await snapshot.postings(t)));
+    // Corpus statistics over the segments' live pages with the delta applied.
+    let docs = snapshot?.live.docs ?? 0;
+    let totalLength = snapshot?.live.totalLength ?? 0;
     for (const id of changed) {
-      const i = snapshot?.positions.get(id);
-      if (i === undefined) continue;
+      const row = snapshot?.live.rowOf(id);
+      if (!row) continue;
       docs -= 1;
-      totalLength -= snapshot!.doc(i).length;
-      for (const t of query) if (holders.get(t)?.has(i)) dfShift.set(t, (dfShift.get(t) ?? 0) - 1);
+      totalLength -= row[5];
     }
+    const df = new Map<string, number>();
+    const matched = snapshot ? await this.indexedMatches(snapshot, query, replaced, df) : new Map<string, PostedDoc>();
     for (const d of fresh) {
       docs += 1;
       totalLength += d.length;
-      for (const t of query) if (d.terms.has(t)) dfShift.set(t, (dfShift.get(t) ?? 0) + 1);
+      for (const t of query) if (d.terms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
     }
-    const baseDf = new Map<string, number>();
-    if (snapshot) for (const t of query) baseDf.set(t, (await snapshot.postings(t)).length / 2);
-    const stats = { docs, totalLength, df: (t: string) => Math.max(0, (baseDf.get(t) ?? 0) + (dfShift.get(t) ?? 0)) };
+    const stats = { docs, totalLength, df: (t: string) => df.get(t) ?? 0 };
     const hits: TextHit[] = [];
-    for (const d of [...indexed.values(), ...fresh]) {
+    for (const d of [...matched.values(), ...fresh]) {
       if (!passesFilters(d, filters)) continue;
       const score = bm25(d, query, stats);
       if (score > 0) hits.push({ urlId: d.urlId, score });
@@ -300,53 +293,64 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     return hits.sort((a, b) => b.score - a.score || (a.urlId < b.urlId ? -1 : 1)).slice(0, limit);
   }
 
-  /** Documents of the generation holding a query term, with their frequencies for the query's terms; pages changed since are left to the delta. */
-  private async indexedMatches(snapshot: TextSnapshot, query: string[], replaced: Set<string>): Promise<Map<string, PostedDoc>> {
+  /**
+   * Pages of the segments holding a query term, with their frequencies for the query's terms: a
+   * posting counts only where it is its page's live entry, and pages changed since the last fold
+   * are left to the delta. Counts each term's live holders into `df`.
+   */
+  private async indexedMatches(snapshot: TextSnapshot, query: string[], replaced: Set<string>, df: Map<string, number>): Promise<Map<string, PostedDoc>> {
     const out = new Map<string, PostedDoc>();
-    for (const t of query) {
-      const postings = await snapshot.postings(t);
-      for (let j = 0; j < postings.length; j += 2) {
-        const base = snapshot.doc(postings[j]!);
-        if (replaced.has(base.urlId)) continue;
-        let d = out.get(base.urlId);
-        if (!d) out.set(base.urlId, (d = { ...base, terms: new Map() }));
-        d.terms.set(t, postings[j + 1]!);
+    const reads = snapshot.segments.flatMap((_, s) => query.map((t) => ({ s, t })));
+    const postings = await Promise.all(reads.map(({ s, t }) => snapshot.postings(s, t)));
+    reads.forEach(({ s, t }, r) => {
+      const list = postings[r]!;
+      for (let j = 0; j < list.length; j += 2) {
+        const i = list[j]!;
+        if (!snapshot.live.isLive(s, i)) continue;
+        const [urlId, host, language, published, tags, length] = snapshot.row(s, i);
+        if (replaced.has(urlId)) continue;
+        df.set(t, (df.get(t) ?? 0) + 1);
+        let d = out.get(urlId);
+        if (!d) out.set(urlId, (d = { urlId, host, language: language ?? undefined, published: published ?? undefined, tags, length, terms: new Map() }));
+        d.terms.set(t, list[j + 1]!);
       }
-    }
+    });
     return out;
   }
 
-  /** Every page's full-text entry, in url-id order. */
-  private async *postedDocs(): AsyncGenerator<PostedDoc> {
-    let after = '';
-    while (true) {
-      const page = await this.enrichments(after, 500);
-      for (const item of await this.batchGet(page.map((e) => enrichKeys.terms(e.urlId)))) yield postedOf(item);
-      if (page.length < 500) return;
-      after = page[page.length - 1]!.urlId;
-    }
-  }
-
   /**
-   * How many changes the log holds past the current generation, counted up to `limit` (one Query
-   * of at most `limit` small items). Each full-text query reads them all: a long run's loop
-   * rebuilds the generation when they pass a bound.
+   * How many changes the log holds (none a fold took), counted up to `limit` (one COUNT Query a
+   * partition). Each full-text query reads those since the last fold: a long run's loop folds them
+   * in when they pass a bound.
    */
   async textLogBacklog(limit: number): Promise<number> {
-    const manifest = await this.textIndex.manifest();
-    return this.textLog.countSince(manifest ? manifest.builtAt - this.logSkewMs : 0, limit);
+    return this.textLog.countSince(0, limit);
   }
 
   /**
-   * Builds a new generation of the full-text index from every TERMS item, then drops the log
-   * entries it folded in. FinalizeRun calls it, and a long run's loop when the log passes a bound
-   * (`textLogBacklog`); so may anyone after a bulk change.
+   * Folds the pages changed since the last fold into the full-text index as a new segment (and
+   * runs the merges then due), then deletes the log entries it took. Reads the change log and
+   * those pages' TERMS items only: never every page. FinalizeRun calls it, and a long run's loop
+   * when the log passes a bound (`textLogBacklog`).
    */
-  async rebuildTextIndex(): Promise<{ docs: number; generation: string; seconds: number }> {
+  async indexTextChanges(maxChanges = FOLD_MAX_CHANGES): Promise<TextFold & { seconds: number }> {
     const started = Date.now();
-    const manifest = await this.textIndex.build(this.postedDocs(), started);
-    await this.textLog.dropBefore(started - this.logSkewMs);
-    return { docs: manifest.docs, generation: manifest.generation, seconds: (Date.now() - started) / 1000 };
+    const cutoff = started - this.logSkewMs;
+    const current = await this.textIndex.manifest();
+    const taken = await this.textLog.before(cutoff, maxChanges);
+    // A backlog past one fold's share: queries read the rest from the log, from the last change taken.
+    const builtAt = taken.length === maxChanges ? taken[taken.length - 1]!.at : cutoff;
+    const changed = [...new Set(taken.map((c) => c.urlId))];
+    const docs = (await this.batchGet(changed.map(enrichKeys.terms))).map(postedOf);
+    const present = new Set(docs.map((d) => d.urlId));
+    const fold = await this.textIndex.fold(
+      current,
+      docs,
+      changed.filter((id) => !present.has(id)),
+      builtAt,
+    );
+    if (fold.committed) await this.textLog.remove(taken);
+    return { ...fold, seconds: (Date.now() - started) / 1000 };
   }
 
   async hitDetails(urlIds: string[], terms: string[]): Promise<HitDetails[]> {
@@ -358,7 +362,7 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
       const e = recordOf<EnrichmentRecord>(byKey.get(`${k.PK}|${k.SK}`));
       if (!e) continue;
       const t = enrichKeys.terms(id);
-      out.push(hitOf(e, terms, String(byKey.get(`${t.PK}|${t.SK}`)?.text ?? ''), await this.anchors(id)));
+      out.push(hitOf(e, termsHeld(terms, decodeTerms(String(byKey.get(`${t.PK}|${t.SK}`)?.terms ?? ''))), await this.anchors(id)));
     }
     return out;
   }

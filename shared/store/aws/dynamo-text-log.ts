@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './dynamo-items.js';
 import { DynamoTable } from './dynamo-table.js';
 import { pad, shardOf } from './table.js';
@@ -10,9 +10,19 @@ const partitions = Array.from({ length: TEXT_LOG_SHARDS }, (_, k) => (k === 0 ? 
 /** A change's key: its partition by the url id (one partition took a write a page), its time first in the sort key. */
 export const textLogKey = (at: number, urlId: string) => ({ PK: partitions[shardOf(urlId, TEXT_LOG_SHARDS)]!, SK: `${pad(at, 15)}#${urlId}` });
 
+/** A logged change as a fold takes it. */
+export interface LoggedChange {
+  PK: string;
+  SK: string;
+  urlId: string;
+  /** Wall-clock ms of the change. */
+  at: number;
+}
+
 /**
- * The delta of the full-text index: the pages whose enrichment was written or deleted since the
- * last build, in TEXT_LOG_SHARDS partitions read together and merged oldest first.
+ * The delta of the full-text index: the pages whose enrichment was written or deleted and not yet
+ * folded into the index, in TEXT_LOG_SHARDS partitions read together and merged oldest first. A
+ * fold deletes exactly the entries it took, so what is in the log is what no fold holds.
  */
 export class DynamoTextLog extends DynamoTable {
   /** Logs a change at wall-clock time (not the pipeline's clock: builds compare with it). */
@@ -39,9 +49,23 @@ export class DynamoTextLog extends DynamoTable {
     );
   }
 
-  /** Drops the changes logged before `before` (a build folded them in). */
-  async dropBefore(before: number): Promise<void> {
-    await this.batchWrite([], await this.each((pk) => this.queryAll(range(pk, '<', before, 'PK, SK'))));
+  /** The oldest `limit` changes logged before `before` (ms), oldest first. */
+  async before(before: number, limit: number): Promise<LoggedChange[]> {
+    const items = await this.each((pk) =>
+      this.doc.send(new QueryCommand({ TableName: this.table, ...range(pk, '<', before, 'PK, SK, urlId', true), Limit: limit })).then((res) => res.Items ?? []),
+    );
+    return items
+      .map((i) => ({ PK: String(i.PK), SK: String(i.SK), urlId: String(i.urlId), at: Number(String(i.SK).split('#')[0]) }))
+      .sort((a, b) => (a.SK < b.SK ? -1 : a.SK > b.SK ? 1 : 0))
+      .slice(0, limit);
+  }
+
+  /** Deletes the changes a fold took (by key: a change that landed meanwhile stays for the next fold). */
+  async remove(changes: LoggedChange[]): Promise<void> {
+    await this.batchWrite(
+      [],
+      changes.map((c) => ({ PK: c.PK, SK: c.SK })),
+    );
   }
 
   private async each(read: (pk: string) => Promise<Item[]>): Promise<Item[]> {
@@ -56,4 +80,33 @@ function range(pk: string, op: '>=' | '<', at: number, projection?: string, cons
     ...(projection ? { ProjectionExpression: projection } : {}),
     ...(consistent ? { ConsistentRead: true } : {}),
   };
+}
+
+/** The full-text index's manifest: one item, replaced only by a writer that read the version it replaces. */
+export const TEXT_MANIFEST_KEY = { PK: 'TEXTINDEX', SK: 'MANIFEST' };
+
+export class DynamoTextManifest extends DynamoTable {
+  /** The stored manifest and its version (strongly consistent: a writer reads before it swaps). */
+  async read(): Promise<{ version: number; manifest: string } | undefined> {
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: TEXT_MANIFEST_KEY, ConsistentRead: true }));
+    return res.Item ? { version: Number(res.Item.version), manifest: String(res.Item.manifest) } : undefined;
+  }
+
+  /** Stores `manifest` as version `expected + 1` if the stored version is still `expected` (0: none stored); false if another writer came first. */
+  async swap(manifest: string, expected: number): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...TEXT_MANIFEST_KEY, type: 'TEXTINDEX', version: expected + 1, manifest },
+          ConditionExpression: expected === 0 ? 'attribute_not_exists(PK)' : 'version = :v',
+          ...(expected === 0 ? {} : { ExpressionAttributeValues: { ':v': expected } }),
+        }),
+      );
+      return true;
+    } catch (err) {
+      if ((err as Error).name === 'ConditionalCheckFailedException') return false;
+      throw err;
+    }
+  }
 }

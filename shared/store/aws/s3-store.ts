@@ -2,6 +2,7 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -69,6 +70,18 @@ export class S3Objects implements ObjectStore {
 
   async getRange(key: string, offset: number, length: number): Promise<Buffer | undefined> {
     return this.read(key, `bytes=${offset}-${offset + length - 1}`);
+  }
+
+  /** Deletes the keys (1,000 a request); a key already gone is no error. */
+  async deleteMany(keys: string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 1000) {
+      const res = await this.client.send(
+        new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }),
+      );
+      const failed = res.Errors ?? [];
+      if (failed.length > 0)
+        throw new Error(`S3 kept ${failed.length} of the objects asked deleted (${failed[0]!.Key}: ${failed[0]!.Code} ${failed[0]!.Message})`);
+    }
   }
 
   async list(prefix: string): Promise<Array<{ key: string; size: number }>> {

@@ -1,4 +1,5 @@
 import type { Db } from './sqlite-types.js';
+import { termsIn } from '../../enrich/text.js';
 import type { EnrichCandidate, EnrichFailure, EnrichmentRecord, EnrichStore, HitDetails, SearchFilters, TextHit } from '../ports/index.js';
 import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, type EnrichLatency } from '../ports/search-index.js';
 import { CURRENT_EDGES, Statements } from './sqlite-rows.js';
@@ -332,8 +333,7 @@ export class SqliteEnrichStore implements EnrichStore {
       out.push(
         hitOf(
           e,
-          terms,
-          r.indexed as string,
+          termsIn(terms, r.indexed as string),
           links.map((l) => ({ anchor: l.anchor, count: l.n })),
         ),
       );

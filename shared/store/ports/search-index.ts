@@ -1,6 +1,5 @@
 import type { EnrichStage } from '../../errors.js';
 import type { ModelStamp } from '../../enrich/providers.js';
-import { termsIn } from '../../enrich/text.js';
 
 /** A model stamp with the time the output was made. */
 export interface StampedAt extends ModelStamp {
@@ -110,12 +109,26 @@ export interface HitDetails {
 }
 
 /**
- * A hit's details from its record, the query's terms, its indexed text and its inlink anchors
- * (both stores build them so). The terms are matched where the text is, so the text never travels.
+ * A hit's details from its record, which of the query's terms it holds and its inlink anchors
+ * (both stores build them so). The terms are matched where the text is, so the text never travels:
+ * in its indexed text (`termsIn`) or its index terms (`termsHeld`).
  */
-export function hitOf(e: EnrichmentRecord, terms: string[], indexedText: string, inlinks: HitDetails['inlinks']): HitDetails {
+export function hitOf(e: EnrichmentRecord, matched: string[], inlinks: HitDetails['inlinks']): HitDetails {
   const { urlId, url, host, title, summary, tags, language, published } = e;
-  return { urlId, url, host, title, summary, tags, language, published, matched: termsIn(terms, indexedText), inlinks };
+  return { urlId, url, host, title, summary, tags, language, published, matched, inlinks };
+}
+
+/** What a fold of changes into a segmented full-text index did. */
+export interface TextIndexUpdate {
+  /** False when another fold committed first: the changes stay logged for the next. */
+  committed: boolean;
+  /** Pages written in the new segment, and pages deleted since the last fold. */
+  folded: number;
+  deleted: number;
+  /** Segments the index has after the fold and the merges it ran. */
+  segments: number;
+  merges: number;
+  seconds: number;
 }
 
 /** The store side of Summarize and Index: enrichments (truth), the full-text index, the dead-letter list. */
@@ -140,10 +153,10 @@ export interface EnrichStore {
   /** What each hit shows, with which of the query's `terms` its indexed text holds. */
   hitDetails(urlIds: string[], terms: string[]): Promise<HitDetails[]>;
   /**
-   * Folds what changed into a new generation of the full-text index, where it is built in
-   * generations (the cloud: S3); absent where the index is updated in place (SQLite FTS5).
+   * Folds what changed into the full-text index, where it is kept in immutable segments (the
+   * cloud: S3); absent where the index is updated in place (SQLite FTS5).
    */
-  rebuildTextIndex?(): Promise<{ docs: number; generation: string; seconds: number }>;
+  indexTextChanges?(): Promise<TextIndexUpdate>;
   /**
    * Document frequencies over the indexed pages' text for these stems (Porter, lower case), and
    * how many pages are indexed. Optional: a store without it gives the tagger no statistics.

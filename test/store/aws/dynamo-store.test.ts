@@ -8,10 +8,10 @@ import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { RUN_SHARDS } from '../../../shared/store/aws/table.js';
 import { DynamoEnrichStore } from '../../../shared/store/aws/dynamo-enrich.js';
 import { TEXT_LOG_SHARDS } from '../../../shared/store/aws/dynamo-text-log.js';
-import { S3TextIndex } from '../../../shared/store/aws/s3-text-index.js';
 import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
 import { extract, fetchRecord, row } from '../../store-records.js';
 import { startEmulators, type Emulators } from '../../cloud/emulators.js';
+import { enrichmentRecord } from '../../contract/enrich-store.contract.js';
 
 let emu: Emulators;
 let n = 0;
@@ -216,9 +216,9 @@ test("a run's URLs, counters and page budget are spread over its shards; a run m
   assert.equal(await store.claimPageSlot(old, 1), false);
 });
 
-test('the text-change log is spread over its partitions and read back whole, oldest first; a rebuild folds every partition', async () => {
+test('the text-change log is spread over its partitions and read back whole, oldest first; a fold takes every partition', async () => {
   const { table, objects } = await fresh();
-  const enrich = new DynamoEnrichStore(emu.clients.doc, table, new S3BlobStore(objects), new S3TextIndex(objects), 0);
+  const enrich = new DynamoEnrichStore(emu.clients.doc, table, new S3BlobStore(objects), objects, 0);
   const ids = Array.from({ length: 40 }, (_, i) => `${(i * 7919).toString(16).padStart(8, '0')}page${i}`);
   for (const id of ids) await enrich.deleteEnrichment(id);
   const logged = ((await emu.clients.doc.send(new ScanCommand({ TableName: table }))).Items ?? []).filter((i) => i.type === 'TEXTLOG');
@@ -230,8 +230,16 @@ test('the text-change log is spread over its partitions and read back whole, old
   const order = logged.sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : 1)).map((i) => String(i.urlId));
   assert.deepEqual(changed, [...new Set(order)]);
   assert.equal(await enrich.textLogBacklog(1000), 40);
+  for (const id of ids.slice(0, 10)) await enrich.putEnrichment(enrichmentRecord(id, `Harbour ${id}`, []), 'a harbour page');
   await new Promise((r) => setTimeout(r, 5));
-  await enrich.rebuildTextIndex();
+  // A backlog past a fold's share is folded over several folds, oldest first; queries see every change meanwhile.
+  const first = await enrich.indexTextChanges(30);
+  assert.deepEqual([first.folded, first.deleted], [10, 20], 'the 30 oldest changes: deletions, 10 of them of pages enriched since');
+  assert.equal(await enrich.textLogBacklog(1000), 20);
+  assert.equal((await enrich.textSearch(['harbour'], {}, 50)).length, 10, 'the pages enriched after the deletions, from the log');
+  const second = await enrich.indexTextChanges(30);
+  assert.deepEqual([second.folded, second.deleted], [10, 10]);
   assert.equal(await enrich.textLogBacklog(1000), 0);
+  assert.equal((await enrich.textSearch(['harbour'], {}, 50)).length, 10, 'from the segments');
   assert.equal(((await emu.clients.doc.send(new ScanCommand({ TableName: table }))).Items ?? []).filter((i) => i.type === 'TEXTLOG').length, 0);
 });
