@@ -117,6 +117,9 @@ table(bundleRows);
 const LINKS = Number(process.env.BENCH_LINKS ?? 60);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 1000);
 const TEXT_FOLD_CHANGES = Number(process.env.BENCH_TEXT_FOLD_CHANGES ?? 100);
+// Each run's end checks this many records and vectors against each other (the construct's default
+// is 20,000): the trace then shows a check's slice, as a table larger than that has, not the whole table.
+process.env.TRAWL_INTEGRITY_SLICE ??= String(Number(process.env.BENCH_INTEGRITY_SLICE ?? 100));
 const emu = await startEmulators();
 const web = await startWeb({ articles: Number(process.env.BENCH_ARTICLES ?? 100), blogHosts: 3, crawlDelaySeconds: 0.3, linksPerPage: LINKS });
 const names = await emu.provision('bench');

@@ -28,6 +28,7 @@ const NO_VECTORS: VectorIndex = {
   delete: () => Promise.reject(new Error('this deployment has no vector index (enrichment: false)')),
   query: async () => [],
   list: async () => ({ entries: [] }),
+  entriesOf: async () => [],
 };
 
 const handlers = new Map<string, Handler>();

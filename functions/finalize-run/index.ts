@@ -3,7 +3,7 @@
 // the machine's Distributed Maps; FinalizeRun then writes the top pages, the report in S3, the
 // WACZ and the run's final status; where Summarize and Index are deployed, the run's last text
 // changes folded into the full-text index and the index integrity report.
-import { finalizeSearch, rebuildRunText } from '../../shared/pipeline/cloud/enrich-workflow.js';
+import { finalizeSearch, INTEGRITY_SLICE, rebuildRunText } from '../../shared/pipeline/cloud/enrich-workflow.js';
 import { finalizeRun, type ProgressState, type RunFailure } from '../../shared/pipeline/cloud/run-control.js';
 import { FINALIZE_SPREAD_PAGES, finalizeStart, finalizeStep, type FinalizeEvent, type FinalizePlan } from '../../shared/pipeline/cloud/run-finalize.js';
 import { WACZ_PART_FILES } from '../../shared/pipeline/cloud/run-wacz.js';
@@ -68,7 +68,8 @@ export async function handler(event: EndState | RebuildTextEvent | FinalizeEvent
     rt.metrics.addMetric('RunPagesStored', MetricUnit.Count, summary.pagesStored);
     let search: { report: string; consistent: boolean; textSegments?: number } | undefined;
     if (process.env.VECTOR_BUCKET_NAME) {
-      const done = await finalizeSearch(enrichRuntime(rt), rt.objects, runId);
+      // TRAWL_INTEGRITY_SLICE: records and vectors each run's end checks (default INTEGRITY_SLICE).
+      const done = await finalizeSearch(enrichRuntime(rt), rt.objects, runId, setting('TRAWL_INTEGRITY_SLICE') || INTEGRITY_SLICE);
       search = { report: done.report, consistent: done.consistent, textSegments: done.textIndex?.segments };
       rt.metrics.addMetric('IndexInconsistent', MetricUnit.Count, done.consistent ? 0 : 1);
     }

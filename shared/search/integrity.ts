@@ -21,7 +21,26 @@ export interface IntegrityReport {
   dimensionMismatch: Array<{ id: string; store: number; index: number }>;
   /** Embeddings made with another model than the configured one: `trawl enrich --stale` redoes them. */
   otherModel: number;
+  /** What a bounded check covered (absent: every record and every vector). */
+  slice?: IntegritySlice;
   ok: boolean;
+}
+
+/** Where a bounded check starts: after a url id among the records, at a list token among the vectors. */
+export interface IntegrityCursor {
+  records: string;
+  vectors?: string;
+}
+
+/** What one bounded check covered and where the next one starts. */
+export interface IntegritySlice {
+  /** Records after `from` through `through` (url ids), and how many vectors from the cursor's token. */
+  from: string;
+  through: string;
+  vectors: number;
+  /** Every record and every vector was covered by this check alone. */
+  complete: boolean;
+  next: IntegrityCursor;
 }
 
 async function* records(enrich: EnrichStore): AsyncGenerator<EnrichmentRecord> {
@@ -47,11 +66,80 @@ async function* entries(vectors: VectorIndex): AsyncGenerator<VectorEntry> {
 export async function checkIndex(enrich: EnrichStore, vectors: VectorIndex, configured: ModelStamp, now = new Date()): Promise<IntegrityReport> {
   const index = new Map<string, VectorEntry>();
   for await (const v of entries(vectors)) index.set(v.id, v);
-  const report: IntegrityReport = {
+  const report = emptyReport(configured, now);
+  report.index.vectors = index.size;
+  const seen = new Set<string>();
+  for await (const r of records(enrich)) {
+    report.store.records++;
+    if (!embeddedIn(r)) continue;
+    seen.add(r.urlId);
+    judge(report, r, index.get(r.urlId), configured);
+  }
+  for (const id of index.keys()) if (!seen.has(id)) report.orphans.push(id);
+  report.ok = okOf(report);
+  return report;
+}
+
+/**
+ * A bounded check, for an index too large to compare whole at every run's end: the next `limit`
+ * records after the cursor (their vectors fetched by id) and the next `limit` vectors of the
+ * index's listing from the cursor's token (their records fetched by id, for orphans). Successive
+ * checks go round both; a table of at most `limit` pages is checked whole each time.
+ */
+export async function checkIndexSlice(
+  enrich: EnrichStore,
+  vectors: VectorIndex,
+  configured: ModelStamp,
+  cursor: IntegrityCursor,
+  limit: number,
+  now = new Date(),
+): Promise<IntegrityReport> {
+  const records: EnrichmentRecord[] = [];
+  for (let after = cursor.records; records.length < limit;) {
+    const want = Math.min(PAGE, limit - records.length);
+    const page = await enrich.enrichments(after, want);
+    records.push(...page);
+    if (page.length < want) break;
+    after = page[page.length - 1]!.urlId;
+  }
+  const recordsDone = records.length < limit;
+  const embedded = records.filter(embeddedIn);
+  const held = new Map((await vectors.entriesOf(embedded.map((r) => r.urlId))).map((v) => [v.id, v]));
+  const listed: VectorEntry[] = [];
+  let token = cursor.vectors;
+  do {
+    const page = await vectors.list(token, Math.min(PAGE, limit - listed.length));
+    listed.push(...page.entries);
+    token = page.next;
+  } while (token && listed.length < limit);
+  const owners = new Map((await enrich.enrichmentsOf(listed.map((v) => v.id))).map((r) => [r.urlId, r]));
+  const report = emptyReport(configured, now);
+  for (const r of embedded) judge(report, r, held.get(r.urlId), configured);
+  report.store.records = records.length;
+  report.index.vectors = listed.length;
+  report.orphans = listed.filter((v) => !embeddedIn(owners.get(v.id))).map((v) => v.id);
+  report.ok = okOf(report);
+  report.slice = {
+    from: cursor.records,
+    through: records.at(-1)?.urlId ?? cursor.records,
+    vectors: listed.length,
+    complete: cursor.records === '' && recordsDone && cursor.vectors === undefined && !token,
+    next: { records: recordsDone ? '' : records.at(-1)!.urlId, ...(token ? { vectors: token } : {}) },
+  };
+  return report;
+}
+
+/** Whether a record has a vector (dimension 0: judged too thin for one, see MIN_EMBED_WORDS, and none is expected). */
+function embeddedIn(r: EnrichmentRecord | undefined): boolean {
+  return Boolean(r?.embedding && r.embedding.dimension > 0);
+}
+
+function emptyReport(configured: ModelStamp, now: Date): IntegrityReport {
+  return {
     checkedAt: now.toISOString(),
     configuredModel: `${configured.provider}/${configured.model}`,
     store: { records: 0, withEmbedding: 0 },
-    index: { vectors: index.size },
+    index: { vectors: 0 },
     missing: [],
     orphans: [],
     hashMismatch: [],
@@ -60,25 +148,21 @@ export async function checkIndex(enrich: EnrichStore, vectors: VectorIndex, conf
     otherModel: 0,
     ok: true,
   };
-  const seen = new Set<string>();
-  for await (const r of records(enrich)) {
-    report.store.records++;
-    const e = r.embedding;
-    // Dimension 0: judged too thin for a vector (see MIN_EMBED_WORDS), and none is expected.
-    if (!e || e.dimension === 0) continue;
-    report.store.withEmbedding++;
-    seen.add(r.urlId);
-    if (e.model !== configured.model || e.provider !== configured.provider) report.otherModel++;
-    const v = index.get(r.urlId);
-    if (!v) report.missing.push(r.urlId);
-    else if (v.model !== e.model) report.modelMismatch.push({ id: r.urlId, store: e.model, index: v.model });
-    else if (v.dimension !== e.dimension) report.dimensionMismatch.push({ id: r.urlId, store: e.dimension, index: v.dimension });
-    else if (v.hash !== e.hash) report.hashMismatch.push(r.urlId);
-  }
-  for (const id of index.keys()) if (!seen.has(id)) report.orphans.push(id);
-  report.ok =
-    !report.missing.length && !report.orphans.length && !report.hashMismatch.length && !report.modelMismatch.length && !report.dimensionMismatch.length;
-  return report;
+}
+
+/** A record with an embedding against the index's entry of its id. */
+function judge(report: IntegrityReport, r: EnrichmentRecord, v: VectorEntry | undefined, configured: ModelStamp): void {
+  const e = r.embedding!;
+  report.store.withEmbedding++;
+  if (e.model !== configured.model || e.provider !== configured.provider) report.otherModel++;
+  if (!v) report.missing.push(r.urlId);
+  else if (v.model !== e.model) report.modelMismatch.push({ id: r.urlId, store: e.model, index: v.model });
+  else if (v.dimension !== e.dimension) report.dimensionMismatch.push({ id: r.urlId, store: e.dimension, index: v.dimension });
+  else if (v.hash !== e.hash) report.hashMismatch.push(r.urlId);
+}
+
+function okOf(r: IntegrityReport): boolean {
+  return !r.missing.length && !r.orphans.length && !r.hashMismatch.length && !r.modelMismatch.length && !r.dimensionMismatch.length;
 }
 
 export interface ReconcileResult {
@@ -144,6 +228,12 @@ export function integrityMarkdown(r: IntegrityReport): string {
     '',
     `Checked ${r.checkedAt}; queries use ${r.configuredModel}.`,
     '',
+    ...(r.slice && !r.slice.complete
+      ? [
+          `A bounded check: the records after \`${r.slice.from || '(the first)'}\` through \`${r.slice.through}\`, and ${r.slice.vectors} vectors of the index's listing; the next run's end goes on from there.`,
+          '',
+        ]
+      : []),
     '| | count |',
     '|---|---:|',
     `| store records | ${r.store.records} |`,

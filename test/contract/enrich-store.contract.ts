@@ -110,6 +110,7 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
         (await enrich.enrichments('0a', 1)).map((e) => e.urlId),
         ['9c'],
       );
+      assert.deepEqual((await enrich.enrichmentsOf(['f0', 'never-there', '0a'])).map((e) => e.urlId).sort(), ['0a', 'f0']);
       await enrich.deleteEnrichment('9c');
       await enrich.deleteEnrichment('never-there');
       assert.deepEqual(

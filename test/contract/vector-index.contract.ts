@@ -60,6 +60,11 @@ export function vectorIndexContract(name: string, adapter: Adapter<VectorIndex>)
       } while (token && pages < 10);
       assert.deepEqual([...seen.keys()].sort(), ['a', 'b', 'c', 'd']);
       assert.deepEqual(seen.get('c'), { id: 'c', model: 'm1', dimension: 4, hash: 'h-new' });
+      assert.deepEqual(
+        (await index.entriesOf(['d', 'e', 'c', 'missing'])).sort((x, y) => (x.id < y.id ? -1 : 1)),
+        [seen.get('c'), seen.get('d')],
+        'the entries of the ids asked, of those it holds',
+      );
       assert.equal((await index.query(vec(0, 0, 1, 0), 'm1', 1, {}))[0]!.id, 'c');
     }));
 }

@@ -18,6 +18,7 @@ import {
   type FinalizeEvent,
   type FinalizePlan,
 } from '../../shared/pipeline/cloud/run-finalize.js';
+import { finalizeRun } from '../../shared/pipeline/cloud/run-control.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { tableItems } from '../cloud/harness.js';
@@ -152,4 +153,20 @@ test('the run’s end shard by shard, a few URL items a step, ranks and settles 
   assert.deepEqual(b.top, a.top);
   assert.deepEqual(b.states, a.states);
   assert.equal(b.states.filter((s) => s[1] === 'skipped' && s[2] === 'host-too-slow').length, 10);
+});
+
+test('a failed end of a run ended shard by shard ends it failed without a step that reads the whole run', { timeout: 60_000 }, async () => {
+  const failed = await seeded('failed-spread');
+  const plan = await finalizeStart(failed.deps, ending(failed.runId), { spreadPages: 0 });
+  const out = await finalizeRun(
+    { ...failed.deps, graph: failed.deps.ranks as DynamoGraph },
+    { ...ending(failed.runId), finalize: plan, finalizeError: { Error: 'States.TaskFailed', Cause: 'a rank step failed' } },
+  );
+  assert.equal(out.status, 'failed');
+  assert.equal(out.wacz, undefined, 'no WACZ of the whole run');
+  const urls = (await tableItems(emu, failed.table)).filter((i) => String(i.SK).startsWith('URL#'));
+  assert.equal(urls.filter((i) => i.state === 'queued').length, 10, 'its queued URLs were not read to settle them');
+  const report = JSON.parse((await failed.deps.objects.get(out.report))!.toString()) as { reason: string; error: { Cause: string } };
+  assert.deepEqual([report.reason, report.error.Cause], ['failed', 'a rank step failed']);
+  assert.equal((await failed.deps.store.getRun(failed.runId))!.status, 'failed');
 });

@@ -1,6 +1,7 @@
 import { EnrichStepError, ModelThrottledError } from '../../errors.js';
 export { ModelThrottledError } from '../../errors.js';
-import { checkIndex, integrityMarkdown } from '../../search/integrity.js';
+import { checkIndexSlice, integrityMarkdown, type IntegrityCursor } from '../../search/integrity.js';
+import { archiveKeys } from '../../store/archive-keys.js';
 import type { EnrichStore, ObjectStore, TextIndexUpdate } from '../../store/ports/index.js';
 import { ProviderError } from '../../enrich/provider-error.js';
 import { deadLetter, enrichWork, indexPage, summarizePage, type EnrichDeps, type EnrichWork, type Summarized } from '../stages/enrich-stage.js';
@@ -86,17 +87,27 @@ export async function rebuildRunText(enrich: EnrichStore): Promise<TextIndexUpda
   return enrich.indexTextChanges?.();
 }
 
+/** Records and vectors one run's end compares at most: past that, successive runs go round the index. */
+export const INTEGRITY_SLICE = 20_000;
+/** The report that says where the next run's end's check starts (`reports/index-check-cursor.json`). */
+const INTEGRITY_CURSOR = 'index-check-cursor';
+
 /**
- * The end of a run's Summarize/Index side (FinalizeRun): a new full-text generation where the store
- * builds them, then the integrity check of store against vector index, as JSON and Markdown reports.
+ * The end of a run's Summarize/Index side (FinalizeRun): the text changes folded into the full-text
+ * index where the store keeps it in segments, then a bounded integrity check of store against
+ * vector index (from where the last run's end left off), as JSON and Markdown reports.
  */
 export async function finalizeSearch(
   deps: EnrichDeps,
   objects: ObjectStore,
   runId: number,
+  checkLimit = INTEGRITY_SLICE,
 ): Promise<{ textIndex?: TextIndexUpdate; report: string; consistent: boolean }> {
   const textIndex = await deps.enrich.indexTextChanges?.();
-  const check = await checkIndex(deps.enrich, deps.vectors, deps.providers.embedder.stamp, new Date(deps.clock()));
+  const saved = await objects.get(archiveKeys.report(INTEGRITY_CURSOR));
+  const cursor = saved ? (JSON.parse(saved.toString()) as IntegrityCursor) : { records: '' };
+  const check = await checkIndexSlice(deps.enrich, deps.vectors, deps.providers.embedder.stamp, cursor, checkLimit, new Date(deps.clock()));
+  await objects.putReport(INTEGRITY_CURSOR, check.slice!.next);
   const report = await objects.putReport(`run-${runId}-index-check`, check);
   await objects.putMarkdownReport(`run-${runId}-index-check`, integrityMarkdown(check));
   return { textIndex, report, consistent: check.ok };

@@ -10,7 +10,17 @@ import { enqueueCandidates } from './cloud-commit.js';
 import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
 import { selectStage } from '../stages/select-stage.js';
 import { writeRunWacz, writeWaczCollection } from './run-wacz.js';
-import { endStatus, finishRanks, settleReason, summedChanges, type FinalizePlan, type RankStore, type ShardUrls } from './run-finalize.js';
+import {
+  endStatus,
+  FINALIZE_SPREAD_PAGES,
+  finishRanks,
+  settleReason,
+  summedChanges,
+  type FinalizePlan,
+  type RankStore,
+  type ShardUrls,
+} from './run-finalize.js';
+import { archiveKeys } from '../../store/archive-keys.js';
 import { routeTarget } from '../../targets/route.js';
 
 /** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */
@@ -263,6 +273,9 @@ export async function finalizeRun(
   const error = state.error ?? state.finalizeError;
   const failure = { ...state, ...(error ? { error } : {}) };
   const status = endStatus(failure);
+  // A run too large for one Lambda whose end failed: it ends failed without a step that reads the
+  // whole run (its queued URLs stay queued, no changes are decided, no WACZ is packaged).
+  const largeFailed = failedEnd && (state.finalize ? state.finalize.spread : (await deps.store.summary(state.runId)).pagesStored > FINALIZE_SPREAD_PAGES);
   let ranked = 0;
   if (state.finalize?.spread && !failedEnd && deps.ranks && deps.urls) ranked = await finishRanks({ ...deps, ranks: deps.ranks, urls: deps.urls }, state.runId);
   else {
@@ -271,12 +284,12 @@ export async function finalizeRun(
     // A finished run leaves nothing queued: what is left was cut by the page budget or the time budget.
     // A stopped one keeps its queue, as an interrupted embedded run does.
     const settle = settleReason(failure);
-    if (settle) await deps.store.settleQueued(state.runId, settle);
+    if (settle && !largeFailed) await deps.store.settleQueued(state.runId, settle);
     if (!failedEnd) ranked = await deps.graph.computeRanks(state.runId);
   }
   // A spread run's changes were decided and told a partition at a time (the ChangeShards map).
   const spreadChanges = state.finalize?.spread && !failedEnd && state.finalize.changeCounts;
-  const counts = spreadChanges ? summedChanges(spreadChanges) : deps.changes ? await deps.changes.finishChanges(state.runId, now) : {};
+  const counts = spreadChanges ? summedChanges(spreadChanges) : deps.changes && !largeFailed ? await deps.changes.finishChanges(state.runId, now) : {};
   const summary = { ...(await deps.store.summary(state.runId)), ...(Object.keys(counts).length ? { changes: counts } : {}) };
   const run = await deps.store.getRun(state.runId);
   const settings = run && runSettings(run);
@@ -288,6 +301,11 @@ export async function finalizeRun(
     summary,
   });
   if (error) deps.logger.error('run failed', { runId: state.runId, error: error.Error, cause: error.Cause });
+  if (largeFailed)
+    deps.logger.warn('the end of a large run failed: its queued URLs stay queued, and its archive is its WARC files (no WACZ)', {
+      runId: state.runId,
+      warc: archiveKeys.warcRun(state.runId),
+    });
   // The run's archive as one package replay tools open; a failure to write it is logged, never the run's end.
   // A spread run's archive is in parts the PackageParts map wrote: the collection lists them.
   const spreadWacz = state.finalize?.spread && !failedEnd && run;
@@ -296,7 +314,7 @@ export async function finalizeRun(
         deps.logger.error('the run’s WACZ collection was not written', { runId: state.runId, error: errorMessage(err) });
         return undefined;
       })
-    : deps.archivedPages && run
+    : deps.archivedPages && run && !largeFailed
       ? await writeRunWacz({ objects: deps.objects, pages: deps.archivedPages, changes: deps.changes }, run, state.crawl).catch((err: unknown) => {
           deps.logger.error('the run’s WACZ was not written', { runId: state.runId, error: errorMessage(err) });
           return undefined;

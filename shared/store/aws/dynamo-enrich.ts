@@ -234,6 +234,10 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     return out;
   }
 
+  async enrichmentsOf(urlIds: string[]): Promise<EnrichmentRecord[]> {
+    return (await this.batchGet(urlIds.map(enrichKeys.enrichment))).map((i) => recordOf<EnrichmentRecord>(i)!);
+  }
+
   async recordEnrichFailure(f: EnrichFailure): Promise<void> {
     await this.doc.send(
       new UpdateCommand({

@@ -1,9 +1,23 @@
-import { DeleteVectorsCommand, ListVectorsCommand, PutVectorsCommand, QueryVectorsCommand, type S3VectorsClient } from '@aws-sdk/client-s3vectors';
+import {
+  DeleteVectorsCommand,
+  GetVectorsCommand,
+  ListVectorsCommand,
+  PutVectorsCommand,
+  QueryVectorsCommand,
+  type S3VectorsClient,
+} from '@aws-sdk/client-s3vectors';
 import type { SearchFilters, VectorEntry, VectorIndex, VectorRecord } from '../ports/index.js';
 
-/** S3 Vectors' limits: vectors per PutVectors and keys per DeleteVectors; results per query. */
+/** S3 Vectors' limits: vectors per PutVectors and keys per DeleteVectors; keys per GetVectors; results per query. */
 const WRITE_BATCH = 500;
+const GET_BATCH = 100;
 const MAX_TOP_K = 100;
+
+/** An index entry from a vector's key and metadata. */
+function entryOf(key: string, metadata: unknown): VectorEntry {
+  const m = (metadata ?? {}) as { model?: string; dimension?: number; hash?: string };
+  return { id: key, model: m.model ?? '', dimension: m.dimension ?? 0, hash: m.hash ?? '' };
+}
 
 /** The parent domains of a host, itself first (`a.b.example.com` → also `b.example.com`, `example.com`): what a domain filter matches. */
 export function domainsOf(host: string): string[] {
@@ -94,6 +108,17 @@ export class S3VectorsIndex implements VectorIndex {
     return (out.vectors ?? []).map((v) => ({ id: v.key!, distance: v.distance ?? 1 }));
   }
 
+  async entriesOf(ids: string[]): Promise<VectorEntry[]> {
+    const out: VectorEntry[] = [];
+    for (let i = 0; i < ids.length; i += GET_BATCH) {
+      const got = await this.client.send(
+        new GetVectorsCommand({ vectorBucketName: this.bucket, indexName: this.index, keys: ids.slice(i, i + GET_BATCH), returnMetadata: true }),
+      );
+      out.push(...(got.vectors ?? []).map((v) => entryOf(v.key!, v.metadata)));
+    }
+    return out;
+  }
+
   async list(token: string | undefined, limit: number): Promise<{ entries: VectorEntry[]; next?: string }> {
     const out = await this.client.send(
       new ListVectorsCommand({
@@ -104,10 +129,7 @@ export class S3VectorsIndex implements VectorIndex {
         returnMetadata: true,
       }),
     );
-    const entries = (out.vectors ?? []).map((v) => {
-      const m = (v.metadata ?? {}) as { model?: string; dimension?: number; hash?: string };
-      return { id: v.key!, model: m.model ?? '', dimension: m.dimension ?? 0, hash: m.hash ?? '' };
-    });
+    const entries = (out.vectors ?? []).map((v) => entryOf(v.key!, v.metadata));
     return { entries, next: out.nextToken };
   }
 }

@@ -195,6 +195,14 @@ export class SqliteEnrichStore implements EnrichStore {
     return (rows as Array<Record<string, unknown>>).map(rowToEnrichment);
   }
 
+  async enrichmentsOf(urlIds: string[]): Promise<EnrichmentRecord[]> {
+    const one = this.sql.get('SELECT * FROM enrichments WHERE url_id = ?');
+    return urlIds.flatMap((id) => {
+      const row = one.get(id) as Record<string, unknown> | undefined;
+      return row ? [rowToEnrichment(row)] : [];
+    });
+  }
+
   async recordEnrichFailure(f: EnrichFailure): Promise<void> {
     this.sql
       .get(

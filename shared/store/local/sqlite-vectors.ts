@@ -121,4 +121,12 @@ export class SqliteVectorIndex implements VectorIndex {
     }));
     return { entries, next: entries.length === limit ? entries[entries.length - 1]!.id : undefined };
   }
+
+  async entriesOf(ids: string[]): Promise<VectorEntry[]> {
+    const one = this.sql.get('SELECT url_id, model, dimension, hash FROM vectors WHERE url_id = ?');
+    return ids.flatMap((id) => {
+      const r = one.get(id) as { url_id: string; model: string; dimension: number; hash: string } | undefined;
+      return r ? [{ id: r.url_id, model: r.model, dimension: r.dimension, hash: r.hash }] : [];
+    });
+  }
 }

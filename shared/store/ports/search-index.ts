@@ -145,6 +145,8 @@ export interface EnrichStore {
   deleteEnrichment(urlId: string): Promise<void>;
   /** Every record, in url-id order after `afterUrlId`. */
   enrichments(afterUrlId: string, limit: number): Promise<EnrichmentRecord[]>;
+  /** The records of these pages that exist (in no promised order). */
+  enrichmentsOf(urlIds: string[]): Promise<EnrichmentRecord[]>;
   recordEnrichFailure(failure: EnrichFailure): Promise<void>;
   clearEnrichFailure(urlId: string): Promise<void>;
   enrichFailures(): Promise<EnrichFailure[]>;
@@ -196,4 +198,6 @@ export interface VectorIndex {
   query(vector: Float32Array, model: string, k: number, filters: SearchFilters): Promise<Array<{ id: string; distance: number }>>;
   /** One page of every entry (in no promised order); `next` continues, absent on the last page. */
   list(token: string | undefined, limit: number): Promise<{ entries: VectorEntry[]; next?: string }>;
+  /** The entries the index holds of these ids (in no promised order). */
+  entriesOf(ids: string[]): Promise<VectorEntry[]>;
 }
