@@ -83,17 +83,23 @@ export const X86_STAGES: ReadonlySet<StageName> = new Set(['render-page']);
 
 /**
  * Packages shipped as they are beside a stage's bundle (`node_modules/`), never bundled: the
- * Render stage's `@sparticuz/chromium` finds its Brotli-packed browser relative to its own files,
- * and `playwright-core` reads its own files by path as it runs.
+ * Render stage's `@sparticuz/chromium` finds its Brotli-packed browser relative to its own files.
+ * Its browser driver, puppeteer-core, is bundled.
  */
-export const SHIPPED_PACKAGES: Partial<Record<StageName, string[]>> = { 'render-page': ['@sparticuz/chromium', 'playwright-core'] };
+export const SHIPPED_PACKAGES: Partial<Record<StageName, string[]>> = { 'render-page': ['@sparticuz/chromium'] };
+/**
+ * Modules puppeteer-core's code names but a Render stage driving Chromium over the DevTools
+ * protocol never loads: WebDriver BiDi (`chromium-bidi`), ws's optional native add-ons. Left out
+ * of the bundles rather than bundled unused.
+ */
+const NEVER_LOADED = ['chromium-bidi', 'chromium-bidi/*', 'bufferutil', 'utf-8-validate'];
 
 /** The AWS SDK clients every stage uses, which the nodejs24.x runtime ships: left out of the bundles. */
 const RUNTIME_SDK = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-sfn'];
 /** Every package shipped beside some stage. */
 const SHIPPED = [...new Set(Object.values(SHIPPED_PACKAGES).flat())];
 /** What the prebuilt stages leave out: the SDK clients the runtime ships, and what ships as files beside a stage. */
-export const PREBUILT_EXTERNALS = [...RUNTIME_SDK, ...SHIPPED];
+export const PREBUILT_EXTERNALS = [...RUNTIME_SDK, ...SHIPPED, ...NEVER_LOADED];
 /** Stages that use S3 Vectors or Bedrock: their clients are bundled (newer than a runtime's SDK may be). */
 const ENRICH_STAGES: ReadonlySet<StageName> = new Set(['summarize-page', 'index-page', 'finalize-run', 'search-api']);
 /** Stages that only read the table and the bucket (the search API). */
@@ -133,7 +139,7 @@ export const UI_DIR = join(ROOT, 'dist', 'ui');
  * starts, which only Render does), as the prebuilt build leaves them out.
  */
 export function externalModules(name: StageName): string[] {
-  return [...(ENRICH_STAGES.has(name) ? RUNTIME_SDK : ['@aws-sdk/*']), ...SHIPPED];
+  return [...(ENRICH_STAGES.has(name) ? RUNTIME_SDK : ['@aws-sdk/*']), ...SHIPPED, ...NEVER_LOADED];
 }
 
 /** CommonJS dependencies call require(); give the ESM bundle one. */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { errorMessage, RenderError } from '../errors.js';
 import type { Resolver } from '../fetch/address-guard.js';
 import type { Logger } from '../log/logger.js';
@@ -191,55 +191,50 @@ export class ChromiumRenderer implements Renderer {
     // In single-process mode the one context's guard proxy is the browser's, given at launch.
     const holder = { sink };
     const soleProxy = this.single ? sinkProxy(sink, () => holder.sink) : undefined;
-    let home: BrowserContext;
+    let browser: Browser | undefined;
+    let opened: Page[];
     try {
-      const proxy = soleProxy && { server: `http://${await soleProxy.listen()}`, bypass: '<-loopback>' };
-      // A persistent context, for a profile directory named after this process (a killed crawler's
-      // is swept by the next one). Pages render in contexts opened beside it, one per host, or in
-      // it in single-process mode, where it is the only context there can be.
-      home = await chromium.launchPersistentContext(profile, {
+      // Chromium sends loopback straight out unless told otherwise: `<-loopback>` sends it to the proxy too.
+      const proxy = soleProxy ? [`--proxy-server=http://${await soleProxy.listen()}`, '--proxy-bypass-list=<-loopback>'] : [];
+      // A profile directory named after this process (a killed crawler's is swept by the next one).
+      // Pages render in contexts opened beside the default one, one per host, or in single-process
+      // mode in the default one, the only context there can be.
+      browser = await chromium.launch({
         executablePath: binary.path,
-        headless: true,
-        args: launchArgs(this.options.memoryMb, this.single),
+        headless: 'shell',
+        args: [...launchArgs(this.options.memoryMb, this.single), ...proxy],
         ignoreDefaultArgs: DRIVER_DEFAULTS_REFUSED,
-        acceptDownloads: false,
-        viewport: VIEWPORT,
-        userAgent: this.options.userAgent,
-        proxy,
+        userDataDir: profile,
+        defaultViewport: VIEWPORT,
+        pipe: true,
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
         timeout: 60_000,
       });
+      opened = await browser.pages();
+      // No download in any context (the default one included: single-process mode renders there).
+      const session = await browser.target().createCDPSession();
+      await session.send('Browser.setDownloadBehavior', { behavior: 'deny' });
+      await session.detach();
     } catch (err) {
+      await browser?.close().catch(() => undefined);
       rmSync(profile, { recursive: true, force: true });
       await soleProxy?.close();
       throw new RenderError('launch', `Chromium at ${binary.path} did not start: ${errorMessage(err)}`, { cause: err });
-    }
-    const browser = home.browser();
-    if (!browser) {
-      await home.close().catch(() => undefined);
-      rmSync(profile, { recursive: true, force: true });
-      await soleProxy?.close();
-      throw new RenderError('launch', `Chromium at ${binary.path} started without a browser to open contexts in`);
     }
     this.stats.launches++;
     let onGone!: (err: RenderError) => void;
     const gone = new Promise<never>((_, reject) => (onGone = reject));
     gone.catch(() => undefined);
+    const started = browser;
     const contexts: ContextSource = soleProxy
-      ? new SoleContext(home, soleProxy, holder, host)
+      ? new SoleContext(started.defaultBrowserContext(), soleProxy, holder, host, { pages: opened, end: () => started.close() })
       : new HostContexts((proxy) =>
-          browser.newContext({
-            acceptDownloads: false,
-            // Chromium sends loopback straight out unless told otherwise: `<-loopback>` sends it to the proxy too.
-            proxy: { server: `http://${proxy}`, bypass: '<-loopback>' },
-            userAgent: this.options.userAgent,
-            viewport: VIEWPORT,
-          }),
+          started.createBrowserContext({ proxyServer: `http://${proxy}`, proxyBypassList: ['<-loopback>'], downloadBehavior: { policy: 'deny' } }),
         );
-    const slot: Slot = { browser, pid: browserPid(profile), profile, served: 0, active: 0, dead: false, contexts, gone };
-    browser.once('disconnected', () => {
+    const slot: Slot = { browser: started, pid: started.process()?.pid ?? browserPid(profile), profile, served: 0, active: 0, dead: false, contexts, gone };
+    started.once('disconnected', () => {
       if (!slot.dead && !contexts.ended) this.options.logger?.warn('the browser went away; a fresh one starts for the next page', { pid: slot.pid });
       slot.dead = true;
       onGone(new RenderError('crash', 'the browser process exited while rendering'));
@@ -298,25 +293,27 @@ export class ChromiumRenderer implements Renderer {
   private async session(lease: ContextLease, request: RenderRequest, attempt: number, traffic: Traffic): Promise<RenderOutput> {
     const started = performance.now();
     const page = await lease.context.newPage();
+    await page.setUserAgent(this.options.userAgent);
     let crashes = 0;
+    // puppeteer says a page crashed with its 'error' event.
     const crashed = new Promise<never>((_, reject) =>
-      page.once('crash', () => {
+      page.once('error', () => {
         crashes++;
         reject(new RenderError('crash', 'the page crashed'));
       }),
     );
     crashed.catch(() => undefined);
-    // A call the page's crash cut short may fail before the crash event is seen: Playwright says "Target crashed".
+    // A call the page's crash cut short may fail before the crash event is seen: the driver says the target crashed or closed.
     const asCrash = (err: unknown) =>
-      crashes > 0 || /target crashed/i.test(errorMessage(err)) ? new RenderError('crash', 'the page crashed', { cause: err }) : err;
+      crashes > 0 || /target crashed|target closed|page crashed/i.test(errorMessage(err)) ? new RenderError('crash', 'the page crashed', { cause: err }) : err;
     const run = async (): Promise<RenderOutput> => {
-      await guardPage(lease.context, page, request, traffic, this.memo);
+      await guardPage(page, request, traffic, this.memo);
       await page.goto(request.url, { waitUntil: 'domcontentloaded', timeout: this.options.timeoutMs });
       // The settle wait ends well inside the hard cap, so a page that never goes idle still yields its DOM.
       const left = this.options.timeoutMs - (performance.now() - started) - SETTLE_MARGIN_MS;
       let settled = true;
       // Network idle: no request for 500 ms.
-      await page.waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(this.options.settleMs, left)) }).catch(() => (settled = false));
+      await page.waitForNetworkIdle({ idleTime: 500, timeout: Math.max(1, Math.min(this.options.settleMs, left)) }).catch(() => (settled = false));
       const html = await page.content();
       const measured = await page.evaluate(() => {
         const hrefs = new Set(Array.from(document.querySelectorAll('a[href]'), (a) => a.getAttribute('href') ?? ''));
@@ -349,7 +346,7 @@ export class ChromiumRenderer implements Renderer {
   private async screenshot(page: Page): Promise<Buffer> {
     const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0));
     const clip = { x: 0, y: 0, width: VIEWPORT.width, height: Math.max(1, Math.min(height, this.options.screenshotMaxHeight ?? 10_000)) };
-    return await page.screenshot({ type: 'png', clip, fullPage: true });
+    return Buffer.from(await page.screenshot({ type: 'png', clip, captureBeyondViewport: true }));
   }
 
   /** One attempt's request policy, and what it and the context's guard proxy counted. */

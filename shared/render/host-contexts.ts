@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'puppeteer-core';
 import { GuardProxy } from './guard-proxy.js';
 import type { BlockReason } from './renderer.js';
 import type { RequestPolicy } from './request-policy.js';
@@ -156,7 +156,7 @@ export class HostContexts implements ContextSource {
  * exactly one browser context, and opening a second kills the browser. Its guard proxy is the
  * browser's own, given at launch. It serves one host, one page at a time, as `HostContexts` does a
  * host's context; a page of another host, a page that failed or the context's 50th page ends the
- * browser (closing a persistent context closes its browser), and the renderer starts a fresh one,
+ * browser, and the renderer starts a fresh one,
  * so no cookie, storage or cache of one host is there for the next.
  */
 export class SoleContext implements ContextSource {
@@ -172,9 +172,14 @@ export class SoleContext implements ContextSource {
     /** The page the proxy checks with now: set at each lease. */
     private readonly holder: { sink: PageSink },
     private readonly host: string,
+    /** The pages it opened with, and what ends it: the browser's default context closes with its browser only. */
+    opened: { pages: Page[]; end: () => Promise<void> },
   ) {
-    this.own = new Set(context.pages());
+    this.own = new Set(opened.pages);
+    this.end = opened.end;
   }
+
+  private readonly end: () => Promise<void>;
 
   serves(host: string): boolean {
     return host === this.host && !this.busy && this.pages < PAGES_PER_CONTEXT;
@@ -186,17 +191,11 @@ export class SoleContext implements ContextSource {
     this.holder.sink = sink;
     return leaseOf(this.context, this.proxy, this.pages++ > 0, async (keep) => {
       this.busy = false;
-      if (keep && this.pages < PAGES_PER_CONTEXT)
-        await Promise.all(
-          this.context
-            .pages()
-            .filter((p) => !this.own.has(p))
-            .map((p) => p.close()),
-        );
+      if (keep && this.pages < PAGES_PER_CONTEXT) await Promise.all((await this.context.pages()).filter((p) => !this.own.has(p)).map((p) => p.close()));
       else {
         this.pages = PAGES_PER_CONTEXT;
         this.ended = true;
-        await this.context.close();
+        await this.end();
       }
     });
   }

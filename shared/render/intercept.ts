@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'puppeteer-core';
 import type { BlockReason, RenderOutput, RenderRequest } from './renderer.js';
 import type { RequestPolicy } from './request-policy.js';
 import { POPUP_BINDING, REFUSE_WINDOWS } from './window-guard.js';
@@ -20,14 +20,14 @@ export interface PausedRequest {
 
 /**
  * Holds every request of `page` until `handle` answers it, through the DevTools Fetch domain on a
- * session of the page's own. Not Playwright's `page.route`: routing turns the HTTP cache off, and a
- * host's pages share a context so that its scripts and styles come from that cache after the first
- * page (`HostContexts`). A response served from the cache asks the site for nothing, so nothing of
+ * session of the page's own. Not the driver's request interception, which turns the HTTP cache
+ * off: a host's pages share a context so that its scripts and styles come from that cache after
+ * the first page (`HostContexts`). A response served from the cache asks the site for nothing, so nothing of
  * it needs a check. The guard proxy behind the context checks every connection all the same,
  * including those of frames in other processes, which this session does not see.
  */
-export async function interceptRequests(context: BrowserContext, page: Page, handle: (request: PausedRequest) => Promise<void>): Promise<void> {
-  const session = await context.newCDPSession(page);
+export async function interceptRequests(page: Page, handle: (request: PausedRequest) => Promise<void>): Promise<void> {
+  const session = await page.createCDPSession();
   const mainFrame = (await session.send('Page.getFrameTree')).frameTree.frame.id;
   session.on('Fetch.requestPaused', (event) => {
     const requestId = event.requestId;
@@ -73,7 +73,7 @@ export interface Traffic {
  * (answered from `memo` when the crawl's renders have it already), dismisses dialogs at once and
  * keeps the page from opening windows (refused before any request).
  */
-export async function guardPage(context: BrowserContext, page: Page, request: RenderRequest, traffic: Traffic, memo?: SubresourceMemo): Promise<void> {
+export async function guardPage(page: Page, request: RenderRequest, traffic: Traffic, memo?: SubresourceMemo): Promise<void> {
   const pageUrl = new URL(request.url);
   const { policy, block, navigations } = traffic;
   let served = false;
@@ -85,7 +85,7 @@ export async function guardPage(context: BrowserContext, page: Page, request: Re
     void dialog.dismiss().catch(() => undefined);
   });
   await page.exposeFunction(POPUP_BINDING, () => block('popup'));
-  await page.addInitScript(REFUSE_WINDOWS);
+  await page.evaluateOnNewDocument(REFUSE_WINDOWS);
   page.on('popup', (popup) => {
     block('popup');
     void popup?.close().catch(() => undefined);
@@ -96,12 +96,12 @@ export async function guardPage(context: BrowserContext, page: Page, request: Re
       traffic.throttled ??= { status, retryAfter: res.headers()['retry-after'] };
     const url = res.url().split('#')[0]!;
     if (memo?.wants(pageUrl.host, url, res.request().method(), res.request().resourceType(), status, res.headers()))
-      res.body().then(
+      res.buffer().then(
         (body) => memo.remember(pageUrl.host, url, status, res.headers(), body),
         () => undefined, // the page went away before its body was read: nothing kept
       );
   });
-  await interceptRequests(context, page, async (req: PausedRequest): Promise<void> => {
+  await interceptRequests(page, async (req: PausedRequest): Promise<void> => {
     if (req.mainFrameNavigation) {
       if (!served && req.url.split('#')[0] === pageUrl.href.split('#')[0]) {
         served = true;

@@ -119,10 +119,15 @@ test('the bundles are ESM built by esbuild, the extract stage carries pdf.js for
     tokenizing,
   );
   // The Render stage ships @sparticuz/chromium as it is (its packed browser is found beside its own
-  // files), and playwright-core (which reads its own files by path), and no other stage does.
+  // files), and no other stage does; its browser driver, puppeteer-core, is in its bundle.
   const shipping = (f: string) => assets.filter((a) => existsSync(join(synth.outdir, a, f)));
-  assert.equal(shipping('node_modules/@sparticuz/chromium/bin/chromium.br').length, 1);
-  assert.deepEqual(shipping('node_modules/playwright-core/lib/server/chromium/chromium.js'), shipping('node_modules/@sparticuz/chromium/bin/chromium.br'));
+  const render = shipping('node_modules/@sparticuz/chromium/bin/chromium.br');
+  assert.equal(render.length, 1);
+  assert.deepEqual(
+    assets.filter((a) => readdirSync(join(synth.outdir, a)).some((f) => f.endsWith('.mjs') && readFileSync(join(synth.outdir, a, f), 'utf8').includes(PUPPETEER_MARK))),
+    render,
+  );
+  assert.deepEqual(shipping('node_modules/playwright-core'), [], 'no other browser driver');
 });
 
 test('the run state machine is Standard: InitRun, Discover when the run has search or social targets, then a Wait/Progress/Choice loop, then the run’s end over its shards (JSONPath)', () => {
