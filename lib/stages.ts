@@ -1,7 +1,7 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { environmentOf } from '../shared/config/lambda-environment.js';
 import { OWN_FILES, PDFJS_MODULE } from '../shared/extract/runtime-files.js';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -88,11 +88,13 @@ export const X86_STAGES: ReadonlySet<StageName> = new Set(['render-page']);
  */
 export const SHIPPED_PACKAGES: Partial<Record<StageName, string[]>> = { 'render-page': ['@sparticuz/chromium'] };
 /**
- * Modules puppeteer-core's code names but a Render stage driving Chromium over the DevTools
- * protocol never loads: WebDriver BiDi (`chromium-bidi`), ws's optional native add-ons. Left out
- * of the bundles rather than bundled unused.
+ * Modules the Render stage's WebSocket library (ws, under puppeteer-core) asks for with require()
+ * and goes on without: native add-ons it uses when installed. Left out of the bundles.
  */
-const NEVER_LOADED = ['chromium-bidi', 'chromium-bidi/*', 'bufferutil', 'utf-8-validate'];
+const NEVER_LOADED = ['bufferutil', 'utf-8-validate'];
+/** The stage that renders pages, and its browser driver: bundled there, left out of every other stage (whose code names it but never renders). */
+export const RENDER_STAGE: StageName = 'render-page';
+export const BROWSER_DRIVER = 'puppeteer-core';
 
 /** The AWS SDK clients every stage uses, which the nodejs24.x runtime ships: left out of the bundles. */
 const RUNTIME_SDK = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-sfn'];
@@ -139,7 +141,7 @@ export const UI_DIR = join(ROOT, 'dist', 'ui');
  * starts, which only Render does), as the prebuilt build leaves them out.
  */
 export function externalModules(name: StageName): string[] {
-  return [...(ENRICH_STAGES.has(name) ? RUNTIME_SDK : ['@aws-sdk/*']), ...SHIPPED, ...NEVER_LOADED];
+  return [...(ENRICH_STAGES.has(name) ? RUNTIME_SDK : ['@aws-sdk/*']), ...SHIPPED, ...NEVER_LOADED, ...(name === RENDER_STAGE ? [] : [BROWSER_DRIVER])];
 }
 
 /** CommonJS dependencies call require(); give the ESM bundle one. */
@@ -253,7 +255,9 @@ function prebuiltCode(name: StageName): lambda.Code {
       environment: { TRAWL_STAGE: name },
       local: {
         tryBundle(outputDir: string): boolean {
-          for (const file of manifest[name]) copyFileSync(join(PREBUILT, file), join(outputDir, file === `${name}.mjs` ? 'index.mjs' : file));
+          // A stage's files sit side by side (the Render stage's are built in a folder of their own).
+          for (const file of manifest[name])
+            copyFileSync(join(PREBUILT, file), join(outputDir, basename(file) === `${name}.mjs` ? 'index.mjs' : basename(file)));
           shipFiles(name, outputDir, HERE);
           return true;
         },

@@ -9,11 +9,11 @@ import { processAlive } from '../util/process-alive.js';
 export const PROFILE_PREFIX = 'trawl-chrome-';
 
 /**
- * Chromium features turned off. One `--disable-features` flag replaces another, so this one also
- * names those Playwright's own flag turns off for its driving to work (its chromiumSwitches).
+ * Chromium features turned off (the driver adds its own to the list). The first group is what
+ * browser drivers turn off for their driving to work, kept whatever the driver's own list is.
  */
 const DISABLED_FEATURES = [
-  // Playwright's
+  // drivers'
   'AcceptCHFrame',
   'AvoidUnnecessaryBeforeUnloadCheckSync',
   'DestroyProfileOnBrowserClose',
@@ -37,7 +37,7 @@ const DISABLED_FEATURES = [
   'DnsOverHttps',
 ];
 
-/** Playwright's default flags trawl leaves out: a page opens no popup. */
+/** The driver's default flags trawl leaves out: a page opens no popup. */
 export const DRIVER_DEFAULTS_REFUSED = ['--disable-popup-blocking'];
 
 /** Flags for a headless browser that runs as root, offline, leaving nothing behind: no sandbox, GPU, first run or background traffic. */
@@ -90,7 +90,7 @@ export function sweepStaleProfiles(dir = tmpdir()): number {
 
 /**
  * The pid of the browser started by this process with the profile `profile` (Linux: read from
- * /proc; elsewhere undefined, and the driver alone ends the browser). Playwright does not tell it.
+ * /proc; elsewhere undefined, and the driver alone ends the browser): where the driver does not tell it.
  */
 export function browserPid(profile: string): number | undefined {
   if (process.platform !== 'linux') return undefined;

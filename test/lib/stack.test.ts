@@ -9,6 +9,9 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Crawler } from '../../lib/crawler.js';
 import { STAGES } from '../../lib/stages.js';
+
+/** A DevTools call only puppeteer-core's browser code makes: its bundle is in the stage that holds it. */
+const PUPPETEER_MARK = 'Target.setDiscoverTargets';
 import { CrawlConfigError, loadCrawls, validateCrawls } from '../../lib/crawls-config.js';
 import { INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
 import { FRONTIER_QUEUE } from '../../shared/store/aws/sqs-frontier.js';
@@ -124,7 +127,9 @@ test('the bundles are ESM built by esbuild, the extract stage carries pdf.js for
   const render = shipping('node_modules/@sparticuz/chromium/bin/chromium.br');
   assert.equal(render.length, 1);
   assert.deepEqual(
-    assets.filter((a) => readdirSync(join(synth.outdir, a)).some((f) => f.endsWith('.mjs') && readFileSync(join(synth.outdir, a, f), 'utf8').includes(PUPPETEER_MARK))),
+    assets.filter((a) =>
+      readdirSync(join(synth.outdir, a)).some((f) => f.endsWith('.mjs') && readFileSync(join(synth.outdir, a, f), 'utf8').includes(PUPPETEER_MARK)),
+    ),
     render,
   );
   assert.deepEqual(shipping('node_modules/playwright-core'), [], 'no other browser driver');
