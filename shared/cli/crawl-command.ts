@@ -115,6 +115,8 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
       io.out(
         `rendered in Chromium: ${counted(done.stats.rendered, 'page')} (${counted(done.stats.renderFailures, 'render')} failed; ${done.stats.renderFailures === 1 ? 'that page was' : 'those pages were'} extracted as served)`,
       );
+    for (const [what, n] of Object.entries(done?.stats.renderSkipped ?? {}))
+      io.out(`rendering skipped ${counted(n, 'page')} of ${what}: its renders added no text or links (--render always or --render-host renders them)`);
   };
   if (!settings.resume && !io.newRun) await refuseOverInterrupted(settings.data, io.resumeCommand);
   let summary: RunSummary;

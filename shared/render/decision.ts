@@ -112,6 +112,26 @@ export function renderDecision(signals: ShellSignals | undefined, mode: RenderMo
   return { render: false, reason: 'enough-content' };
 }
 
+/**
+ * What stopped rendering a page the decision did not render, from its reason: `template <t>` or
+ * `host` when renders of its template or host had gained nothing; undefined for any other reason.
+ */
+export function renderStoppedBy(reason: string): string | undefined {
+  const template = /^template-gains-nothing (\S+)/.exec(reason);
+  if (template) return `template ${template[1]}`;
+  return reason.startsWith('host-gains-nothing') ? 'host' : undefined;
+}
+
+/**
+ * Whether a render is evidence about rendering the page's template and host: it gained something,
+ * or it ran to the end (the network went quiet) and gained nothing. A render that failed (a
+ * crash, a hang, a browser that did not start) or was cut short before its page was idle says
+ * nothing: under load a page's script may not have run yet.
+ */
+export function renderIsEvidence(capture: { ok: boolean; gained: boolean; settled: boolean }): boolean {
+  return capture.ok && (capture.gained || capture.settled);
+}
+
 /** Whether the rendered page has more than what was served: new text, or new links. */
 export function renderGained(served: Pick<ShellSignals, 'textChars' | 'links'>, rendered: { textChars: number; links: number }): boolean {
   const R = RENDER_RULES;

@@ -15,6 +15,7 @@ test('the progress line says rates, hosts waiting, elapsed time and an ETA under
     hostsParked: 1,
     rendered: 0,
     renderFailures: 0,
+    renderSkipped: {},
     elapsedMs: 60_000,
     pagesPerSecond: 2,
   };

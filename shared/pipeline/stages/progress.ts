@@ -7,6 +7,7 @@ import type { RobotsLoad } from './robots-stage.js';
 import type { RenderCapture } from './render-stage.js';
 import type { TargetDiscovery } from './discover-stage.js';
 import type { StageTimes } from '../../log/stage-clock.js';
+import { renderStoppedBy } from '../../render/decision.js';
 
 export interface ProgressStats {
   runId: number;
@@ -19,6 +20,11 @@ export interface ProgressStats {
   /** Pages rendered in Chromium, and renders that failed. */
   rendered: number;
   renderFailures: number;
+  /**
+   * Pages not rendered because renders of their template (`template /app/:n`) or host
+   * (`host a.test`) had gained nothing this run, by what stopped them.
+   */
+  renderSkipped: Record<string, number>;
   elapsedMs: number;
   pagesPerSecond: number;
 }
@@ -56,6 +62,7 @@ export class CrawlProgress {
   private parkedHosts = 0;
   private renders = 0;
   private renderFailures = 0;
+  private readonly renderSkipped: Record<string, number> = {};
   private lastTick = 0;
 
   constructor(
@@ -84,6 +91,11 @@ export class CrawlProgress {
     if (row.kind === 'page' && !r.retry && r.fetch?.status !== undefined) this.pages++;
     if (r.state === 'failed' || (r.fetch?.error && !r.fetch.error.startsWith('skipped'))) this.errors++;
     this.bytes += r.fetch?.bytes ?? 0;
+    const stopped = r.page?.render?.outcome === 'not-rendered' ? renderStoppedBy(r.page.render.reason) : undefined;
+    if (stopped) {
+      const key = stopped === 'host' ? `host ${row.host}` : `${stopped} of ${row.host}`;
+      this.renderSkipped[key] = (this.renderSkipped[key] ?? 0) + 1;
+    }
     this.emit({
       type: 'fetch',
       url: row.url,
@@ -138,6 +150,7 @@ export class CrawlProgress {
       hostsParked: this.parkedHosts,
       rendered: this.renders,
       renderFailures: this.renderFailures,
+      renderSkipped: { ...this.renderSkipped },
       elapsedMs,
       pagesPerSecond: elapsedMs > 0 ? (this.pages * 1000) / elapsedMs : 0,
     };

@@ -5,7 +5,7 @@ import type { RenderOutput } from '../../render/renderer.js';
 import type { FetchRecord, FrontierRow, RenderInfo, WarcLocation } from '../../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
-import { afterRender } from '../../render/decision.js';
+import { afterRender, renderIsEvidence } from '../../render/decision.js';
 import { afterRequest, type HostState, type PolitenessConfig } from '../../politeness/host-state.js';
 import { parseRetryAfter } from '../../politeness/retry-after.js';
 import { robotsAllows, type RobotsPolicy } from '../../robots/robots-policy.js';
@@ -166,7 +166,8 @@ export function robotsCheck(policy: RobotsPolicy | undefined): ((url: string) =>
 
 /**
  * The host after a render: the render was a visit like any request (the next waits its delay; a
- * 429/503 the page met backs the host off, Retry-After honoured), and its gain is counted.
+ * 429/503 the page met backs the host off, Retry-After honoured), and its gain is counted when the
+ * render is evidence (`renderIsEvidence`).
  */
 export function hostAfterRender(
   state: HostState,
@@ -179,7 +180,8 @@ export function hostAfterRender(
   const status = capture.throttled?.status ?? 200;
   const retryAfterMs = parseRetryAfter(capture.throttled?.retryAfter, now);
   const next = afterRequest(state, { kind: 'response', status, retryAfterMs, at: now }, politeness);
-  return { ...next, render: afterRender(state.render, page.runId, capture.gained, page.url) };
+  // Only a render that ran to the end (or gained) counts for or against rendering the host's pages.
+  return renderIsEvidence(capture) ? { ...next, render: afterRender(state.render, page.runId, capture.gained, page.url) } : next;
 }
 
 /** A stored page's render as a capture again (re-extraction reads the rendered DOM it kept). */
