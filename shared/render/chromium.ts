@@ -48,6 +48,34 @@ const VIEWPORT = { width: 1280, height: 800 };
 const CLOSE_GRACE_MS = 5_000;
 /** Time kept after the settle wait for taking the DOM (and the screenshot) inside the hard cap. */
 const SETTLE_MARGIN_MS = 1_500;
+/** A page is settled when neither its network nor its DOM has moved for this long. */
+export const QUIET_MS = 200;
+/** The page's clock of its last DOM change (installed before its scripts run). */
+const MUTATION_CLOCK = `(() => {
+  window.__trawlLastMutation = performance.now();
+  new MutationObserver(() => { window.__trawlLastMutation = performance.now(); })
+    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+})();`;
+
+/**
+ * Waits until the page's network and DOM have both been quiet for QUIET_MS, or `withinMs` passed
+ * (false then). A fixed network-idle window made every render wait its full length.
+ */
+async function quiet(page: Page, withinMs: number): Promise<boolean> {
+  const end = performance.now() + withinMs;
+  for (;;) {
+    const left = end - performance.now();
+    if (left <= 0) return false;
+    try {
+      await page.waitForNetworkIdle({ idleTime: QUIET_MS, timeout: left });
+    } catch {
+      return false;
+    }
+    const still = await page.evaluate(() => performance.now() - ((window as unknown as { __trawlLastMutation?: number }).__trawlLastMutation ?? 0));
+    if (still >= QUIET_MS) return true;
+    await new Promise((r) => setTimeout(r, Math.min(QUIET_MS - still, Math.max(0, end - performance.now()))));
+  }
+}
 
 function timeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -308,12 +336,11 @@ export class ChromiumRenderer implements Renderer {
       crashes > 0 || /target crashed|target closed|page crashed/i.test(errorMessage(err)) ? new RenderError('crash', 'the page crashed', { cause: err }) : err;
     const run = async (): Promise<RenderOutput> => {
       await guardPage(page, request, traffic, this.memo);
+      await page.evaluateOnNewDocument(MUTATION_CLOCK);
       await page.goto(request.url, { waitUntil: 'domcontentloaded', timeout: this.options.timeoutMs });
       // The settle wait ends well inside the hard cap, so a page that never goes idle still yields its DOM.
       const left = this.options.timeoutMs - (performance.now() - started) - SETTLE_MARGIN_MS;
-      let settled = true;
-      // Network idle: no request for 500 ms.
-      await page.waitForNetworkIdle({ idleTime: 500, timeout: Math.max(1, Math.min(this.options.settleMs, left)) }).catch(() => (settled = false));
+      const settled = await quiet(page, Math.max(1, Math.min(this.options.settleMs, left)));
       const html = await page.content();
       const measured = await page.evaluate(() => {
         const hrefs = new Set(Array.from(document.querySelectorAll('a[href]'), (a) => a.getAttribute('href') ?? ''));

@@ -83,8 +83,9 @@ export class GuardProxy {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  /** Keeps `socket` to be destroyed at `close()` and at its deadline. */
+  /** Keeps `socket` to be destroyed at `close()` and at its deadline (once: a kept-alive socket carries many requests). */
   private track(socket: Socket): void {
+    if (this.sockets.has(socket)) return;
     this.sockets.add(socket);
     const deadline = setTimeout(() => socket.destroy(), UPSTREAM_DEADLINE_MS);
     deadline.unref();
