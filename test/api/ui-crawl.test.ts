@@ -41,7 +41,7 @@ test('the New crawl form starts a crawl with the write token and follows it live
       prompts.push(d.message());
       void d.accept(writeToken);
     });
-    await page.goto(`${server.url}#/crawl`, { waitUntil: 'networkidle' });
+    await page.goto(`${server.url}#/crawl`, { waitUntil: 'networkidle0' });
     await page.type('textarea[name=seeds]', `${site.origin}/`);
     await page.$eval('input[name=maxPages]', (e) => ((e as HTMLInputElement).value = '25'));
     await page.click('form.new-crawl button[type=submit]');

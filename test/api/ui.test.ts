@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { loadUiAssets } from '../../shared/api/ui-assets.js';
 import { withEnrichedCrawl } from '../search/fixture-site.js';
@@ -26,6 +26,13 @@ async function paintedPixels(page: Page, selector: string): Promise<number> {
   );
 }
 
+/** A page of the given viewport (a phone's is a mobile viewport, set before the page loads anything). */
+async function pageOf(browser: Browser, viewport: { width: number; height: number; isMobile?: boolean }): Promise<Page> {
+  const page = await browser.newPage();
+  await page.setViewport(viewport);
+  return page;
+}
+
 /** Waits for `selector`; on a timeout the error says what the page showed and what failed, not only the selector. */
 async function shown(page: Page, selector: string, errors: string[]): Promise<void> {
   try {
@@ -43,11 +50,12 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
     const server = await startServer(settings, { port: '0' }, {});
     const { browser, close } = await launchUiBrowser();
     try {
-      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      const page = await pageOf(browser, { width: 1200, height: 900 });
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(String(err)));
+      // Requests the test itself answers (the large neighbourhood below) are not the page's failures.
       page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
-      await page.goto(server.url, { waitUntil: 'networkidle' });
+      await page.goto(server.url, { waitUntil: 'networkidle0' });
       // With no query the search page lists the most linked pages.
       await shown(page, 'ol.top li a', errors);
 
@@ -86,13 +94,19 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
         })),
         truncated: false,
       };
-      await page.route('**/graph/neighbourhood/**', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(big) }));
-      await page.selectOption('select[aria-label="graph depth"]', '2');
+      await page.setRequestInterception(true);
+      const answerBig = (request: HTTPRequest) =>
+        void (request.url().includes('/graph/neighbourhood/')
+          ? request.respond({ status: 200, contentType: 'application/json', body: JSON.stringify(big) })
+          : request.continue());
+      page.on('request', answerBig);
+      await page.select('select[aria-label="graph depth"]', '2');
       await page.waitForFunction(() => document.getElementById('graph')?.dataset.nodes === '200');
       assert.deepEqual(await page.$eval('#graph', (g) => [(g as HTMLElement).dataset.labels, (g as HTMLElement).dataset.hosts]), ['24', '5']);
-      await page.unroute('**/graph/neighbourhood/**');
+      page.off('request', answerBig);
+      await page.setRequestInterception(false);
 
-      await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle' });
+      await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle0' });
       await shown(page, 'table.runs a', errors);
       await page.click('table.runs a');
       await shown(page, '#chart canvas', errors);
@@ -102,9 +116,9 @@ test('the web UI searches, opens a page with its inlinks and graph, and charts a
       await page.screenshot({ path: join(SHOTS, 'run.png'), fullPage: true });
 
       // A phone-width screen (a page of its own: a mobile viewport is set when the page is made): nothing overflows sideways.
-      const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
+      const phone = await pageOf(browser, { width: 390, height: 844, isMobile: true });
       phone.on('pageerror', (err) => errors.push(String(err)));
-      await phone.goto(`${server.url}#/?q=bread`, { waitUntil: 'networkidle' });
+      await phone.goto(`${server.url}#/?q=bread`, { waitUntil: 'networkidle0' });
       await shown(phone, 'li.hit', errors);
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 1, `the search page is ${overflow}px wider than a phone`);
@@ -134,10 +148,10 @@ test('the web UI shows under POSIX, C.UTF-8 and a non-English locale, and with -
             asked.push(dialog.message());
             void dialog.accept(token);
           });
-          await page.goto(server.url, { waitUntil: 'networkidle' });
+          await page.goto(server.url, { waitUntil: 'networkidle0' });
           await shown(page, 'ol.top li a', errors);
           assert.equal(asked.length, 1, `${lang}: the UI asked for the token once`);
-          await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle' });
+          await page.goto(`${server.url}#/runs`, { waitUntil: 'networkidle0' });
           await shown(page, 'table.runs a', errors);
           await page.click('table.runs a');
           await shown(page, '#chart canvas', errors);

@@ -27,7 +27,7 @@ test('the UI lists a run’s changes by kind and shows a changed page’s word d
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(String(err)));
-    await page.goto(`${server.url}#/changes`, { waitUntil: 'networkidle' });
+    await page.goto(`${server.url}#/changes`, { waitUntil: 'networkidle0' });
     await page.waitForSelector('table.changes tbody tr');
     assert.match(await page.$eval('h1', (e) => e.textContent ?? ''), /What changed — run #2 against run #1/);
     const rows = await page.$$eval('table.changes tbody tr', (trs) =>
@@ -59,7 +59,7 @@ test('the UI lists a run’s changes by kind and shows a changed page’s word d
     mkdirSync(join(process.cwd(), 'test-output', 'ui'), { recursive: true });
     await page.screenshot({ path: join(process.cwd(), 'test-output', 'ui', 'changes.png'), fullPage: true });
 
-    await page.goto(`${server.url}#/changes?run=2&kind=unchanged`, { waitUntil: 'networkidle' });
+    await page.goto(`${server.url}#/changes?run=2&kind=unchanged`, { waitUntil: 'networkidle0' });
     await page.waitForFunction(() => document.body.dataset.ready?.includes('kind=unchanged'));
     const unchanged = await page.$$eval('table.changes tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-kind')));
     assert.deepEqual(unchanged, ['unchanged', 'unchanged', 'unchanged']);
