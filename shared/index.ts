@@ -10,7 +10,7 @@ export { select, type SelectOptions, type HomepageSelection } from './library/se
 export { fetch as fetchTarget, fetch, searchSocial, type FetchOptions } from './library/fetch.js';
 export { routeTarget, type Target, type SocialPlatform } from './targets/route.js';
 export { loadProfile, parseProfile, type Profile } from './scoring/profile.js';
-export { doctor, extract, reextract, type DoctorReport, type ReextractReport } from './library/maintenance.js';
+export { doctor, extract, rebuild, reextract, type DoctorReport, type RebuildReport, type RebuildResult, type ReextractReport } from './library/maintenance.js';
 export { extractPage, extractLinksOnly, type PageExtraction, type LinkExtraction, type ExtractOptions } from './extract/extract-page.js';
 export { DEFAULT_PAGE_BOUNDS, type PageBounds } from './extract/bounds.js';
 export { canonicalize, urlId } from './url/canonical.js';

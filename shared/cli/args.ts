@@ -22,6 +22,7 @@ export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   format: { type: 'string' },
   reextract: { type: 'boolean' },
   repair: { type: 'boolean' },
+  rebuild: { type: 'boolean' },
   json: { type: 'boolean' },
   'new-run': { type: 'boolean' },
   run: { type: 'string' },

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { doctor, type DoctorReport } from '../library/maintenance.js';
+import { doctor, rebuild, type DoctorReport, type RebuildResult } from '../library/maintenance.js';
+import { counted } from './render.js';
 import { DB_FILE } from '../store/local/sqlite-store.js';
 import { jsonLine } from './render.js';
 
@@ -34,12 +35,36 @@ function describe(report: DoctorReport): string[] {
       );
   } else if (report.unreadable) {
     lines.push(
-      'nothing can be salvaged from it: restore it from a backup, or move it away and crawl again (the WARC files in warc/, every raw response, are separate and intact)',
+      `nothing can be salvaged from it: trawl doctor --rebuild --data ${join(report.file, '..')} makes a new one from the WARC files in warc/ (every raw response, separate and intact), or restore it from a backup`,
     );
   } else if (report.problems.length || report.tables.some((t) => t.error)) {
     lines.push(`run trawl doctor --repair --data ${join(report.file, '..')} to salvage what can be read`);
   }
   return lines;
+}
+
+function describeRebuild(r: RebuildResult): string[] {
+  const pages = r.runs.reduce((n, run) => n + run.pages, 0);
+  const answers = r.runs.reduce((n, run) => n + run.answers, 0);
+  const lines = [
+    `rebuilt ${r.file} from ${counted(r.warcFiles, 'WARC file')}: ${counted(r.runs.length, 'run')}, ${counted(answers, 'archived answer')}, ${counted(pages, 'page')}`,
+  ];
+  if (r.damaged) lines.push(`the database that was there is kept as ${r.damaged}`);
+  if (r.enriched) lines.push(`search index: ${counted(r.enriched.enriched, 'page')} enriched`);
+  if (r.renderedViews)
+    lines.push(
+      `${counted(r.renderedViews, 'rendered view')} in the archive: their pages were extracted as served (trawl crawl --render always renders them again)`,
+    );
+  for (const f of r.failed.slice(0, 10)) lines.push(`  not processed: ${f.url}: ${f.error}`);
+  return lines;
+}
+
+/** `trawl doctor --rebuild`: a new database from the WARC files; the one there is kept aside. */
+export async function rebuildCommand(dataDir: string, json: boolean, out: (line: string) => void): Promise<RebuildResult> {
+  const result = await rebuild({ data: dataDir });
+  if (json) out(jsonLine({ type: 'rebuild', ...result }));
+  else for (const line of describeRebuild(result)) out(line);
+  return result;
 }
 
 /** `trawl doctor [--repair]`: checks the data directory's database and salvages a damaged one. */

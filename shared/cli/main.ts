@@ -13,7 +13,7 @@ import { statusCommand } from './status-command.js';
 import { extractCommand } from './extract-command.js';
 import { graphCommand } from './graph-command.js';
 import { liveStatus, type StatusStream } from './live-status.js';
-import { doctorCommand } from './doctor-command.js';
+import { doctorCommand, rebuildCommand } from './doctor-command.js';
 import { exportCommand, historyCommand, replayCommand, webhooksCommand } from './data-commands.js';
 import { openStore } from '../library/store.js';
 import { changesCommand, type ChangesFlags } from './changes-command.js';
@@ -127,6 +127,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (command === 'webhooks') {
       const failed = await webhooksCommand(settings.data, { failed: Boolean(flags.failed), limit: parseLimit(flags.limit) }, json, out);
       return failed > 0 ? 1 : 0;
+    }
+    if (command === 'doctor' && flags.rebuild) {
+      const result = await rebuildCommand(settings.data, json, out);
+      return result.failed.length ? 1 : 0;
     }
     if (command === 'doctor') {
       const report = await doctorCommand(settings.data, flags as { repair?: boolean }, json, out);

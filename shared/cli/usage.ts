@@ -48,8 +48,8 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
     settings: 'data',
   },
   doctor: {
-    usage: 'trawl doctor [--repair]   check the data directory; salvage a damaged database',
-    flags: ['repair', 'json'],
+    usage: 'trawl doctor [--repair | --rebuild]   check the data directory; salvage a damaged database, or make a new one from the WARC files',
+    flags: ['repair', 'rebuild', 'json'],
     example: 'trawl doctor --repair',
     settings: 'data',
   },

@@ -1,5 +1,11 @@
 import { preflight } from '../fetch/preflight.js';
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Env } from '../config/resolve.js';
+import { DataDirError } from '../errors.js';
+import type { EnrichRunResult } from '../pipeline/embedded/enrich-run.js';
+import { rebuildFromArchive, warcFilesByRun, type RebuildReport } from '../pipeline/embedded/rebuild.js';
+import { enrich } from './enrich.js';
 import { ArchiveReplay } from '../archive/replay.js';
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { fetcherFor } from '../fetch/http-fetcher.js';
@@ -18,7 +24,7 @@ import { canonicalize } from '../url/canonical.js';
 import { settingsOf } from './crawl.js';
 import type { CrawlSettingsOptions } from './settings-options.js';
 
-export type { DoctorReport, ReextractReport };
+export type { DoctorReport, ReextractReport, RebuildReport };
 
 /**
  * Runs extraction again over every page of a data directory, reading bodies from the archive (no
@@ -56,6 +62,60 @@ export async function doctor(dataDir = './trawl-data', options: { repair?: boole
   } finally {
     lock.release();
   }
+}
+
+/** What `rebuild` made: the runs and pages from the archive, where the old file went, and the search index. */
+export interface RebuildResult extends RebuildReport {
+  file: string;
+  /** Where the database that was there is kept (absent when there was none). */
+  damaged?: string;
+  /** The Summarize and Index pass over the rebuilt pages (absent with `enrich: false`). */
+  enriched?: EnrichRunResult;
+}
+
+/**
+ * A new database from the data directory's WARC files: every archived answer processed again
+ * (pages, extraction, links, aliases, fetch history, runs), the runs ranked, and with `enrich`
+ * (the default) the search index made again with the configured provider. The database that was
+ * there is moved aside as `trawl.db.damaged-<time>`, never deleted. No network.
+ */
+export async function rebuild(options: CrawlSettingsOptions & { enrich?: boolean; env?: Env } = {}): Promise<RebuildResult> {
+  const { enrich: withEnrich = true, env, ...rest } = options;
+  const settings = settingsOf(rest);
+  const dir = settings.data;
+  const warcDir = join(dir, 'warc');
+  if (!existsSync(warcDir) || warcFilesByRun(warcDir).size === 0)
+    throw new DataDirError(`no WARC files of trawl's in ${warcDir}: there is nothing to rebuild the database from (restore warc/ from a backup)`);
+  const file = join(dir, DB_FILE);
+  let damaged: string | undefined;
+  const lock = DataDirLock.acquire(dir, 'trawl doctor --rebuild');
+  try {
+    if (existsSync(file)) {
+      damaged = `${file}.damaged-${Date.now()}`;
+      renameSync(file, damaged);
+      for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, damaged + suffix);
+    }
+  } finally {
+    lock.release();
+  }
+  const local = openLocalForWriting(dir, 'trawl doctor --rebuild');
+  const ctx = buildContext({
+    settings,
+    store: local.store,
+    blobs: local.blobs,
+    fetcher: new ArchiveReplay(local.store, dir),
+    warcDir,
+    rendering: 'none',
+  });
+  let report: RebuildReport;
+  try {
+    report = await rebuildFromArchive(ctx, warcDir, local.graph);
+  } finally {
+    await ctx.close();
+    await local.close();
+  }
+  const enriched = withEnrich ? await enrich({ ...rest, env }) : undefined;
+  return { ...report, file, ...(damaged ? { damaged } : {}), ...(enriched ? { enriched } : {}) };
 }
 
 /**

@@ -222,7 +222,7 @@ test('a truncated trawl.db: doctor says plainly that nothing can be read, --repa
     const diagnosis = await runCli(['doctor', '--data', dir]);
     assert.equal(diagnosis.code, 1);
     assert.match(diagnosis.stdout, /trawl\.db is truncated: \d+ bytes of the \d+ its header records/);
-    assert.match(diagnosis.stdout, /nothing can be salvaged from it: restore it from a backup/);
+    assert.match(diagnosis.stdout, /nothing can be salvaged from it: trawl doctor --rebuild --data .* makes a new one from the WARC files/);
     assert.doesNotMatch(diagnosis.stderr, /SQLITE_CORRUPT/);
     const repair = await runCli(['doctor', '--repair', '--data', dir]);
     assert.notEqual(repair.code, 0);
