@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createH2Server, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import type { FrontierRow } from '../shared/store/ports/index.js';
+import { frontierRowOf, type FrontierRow } from '../shared/store/ports/index.js';
 
 /** A request's whole body as text. */
 export function readBody(req: IncomingMessage): Promise<string> {
@@ -50,17 +50,5 @@ export async function serve(
 
 /** A queued page row of the frontier: the given fields over depth 0, priority 1, no attempts; the host comes from the URL. */
 export function frontierRow(fields: Pick<FrontierRow, 'runId' | 'urlId' | 'url'> & Partial<FrontierRow>): FrontierRow {
-  return {
-    host: new URL(fields.url).hostname,
-    depth: 0,
-    priority: 1,
-    kind: 'page',
-    state: 'queued',
-    inlinks: 0,
-    fresh: false,
-    redirects: 0,
-    attempts: 0,
-    notBefore: 0,
-    ...fields,
-  };
+  return frontierRowOf({ host: new URL(fields.url).hostname, priority: 1, ...fields });
 }

@@ -1,5 +1,5 @@
 import { preflight } from '../fetch/preflight.js';
-import { existsSync, renameSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from '../config/resolve.js';
 import { DataDirError } from '../errors.js';
@@ -18,7 +18,7 @@ import { robotsAllows } from '../robots/robots-policy.js';
 import { productToken } from '../robots/robots-txt.js';
 import { DataDirLock } from '../store/local/data-lock.js';
 import { openLocalForWriting, requireDataDir } from '../store/local/open-local.js';
-import { diagnose, salvage, type DoctorReport } from '../store/local/sqlite-salvage.js';
+import { diagnose, moveAside, salvage, type DoctorReport } from '../store/local/sqlite-salvage.js';
 import { DB_FILE } from '../store/local/sqlite-store.js';
 import { canonicalize } from '../url/canonical.js';
 import { settingsOf } from './crawl.js';
@@ -90,11 +90,7 @@ export async function rebuild(options: CrawlSettingsOptions & { enrich?: boolean
   let damaged: string | undefined;
   const lock = DataDirLock.acquire(dir, 'trawl doctor --rebuild');
   try {
-    if (existsSync(file)) {
-      damaged = `${file}.damaged-${Date.now()}`;
-      renameSync(file, damaged);
-      for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, damaged + suffix);
-    }
+    if (existsSync(file)) damaged = moveAside(file, Date.now());
   } finally {
     lock.release();
   }

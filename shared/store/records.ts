@@ -82,6 +82,11 @@ export interface FrontierRow {
   rawUrl?: string;
 }
 
+/** A frontier row of a page at depth 0 with no score, queued and never tried: the given fields over those. */
+export function frontierRowOf(fields: Pick<FrontierRow, 'runId' | 'urlId' | 'url' | 'host'> & Partial<FrontierRow>): FrontierRow {
+  return { depth: 0, priority: 0, kind: 'page', state: 'queued', inlinks: 0, fresh: false, redirects: 0, attempts: 0, notBefore: 0, ...fields };
+}
+
 export interface SeenUrl {
   urlId: string;
   url: string;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { WARCParser } from 'warcio';
 import { errorMessage } from '../../errors.js';
 import type { FetchKind } from '../../fetch/content-type.js';
-import type { FrontierRow, WarcLocation } from '../../store/ports/index.js';
+import { frontierRowOf, type WarcLocation } from '../../store/ports/index.js';
 import { canonicalize, urlId } from '../../url/canonical.js';
 import type { CrawlContext } from '../stages/context.js';
 import { archivedStage, storeStage } from '../stages/fetch-stage.js';
@@ -103,21 +103,7 @@ export async function rebuildFromArchive(ctx: CrawlContext, warcDir: string, gra
     const entry = { archived, runId: run.id, answers: 0, pages: 0 };
     for (const capture of processed) {
       const url = canonicalize(capture.url) ?? capture.url;
-      const row: FrontierRow = {
-        runId: run.id,
-        urlId: urlId(url),
-        url,
-        host: new URL(url).host,
-        depth: 0,
-        priority: 0,
-        kind: capture.kind,
-        state: 'queued',
-        inlinks: 0,
-        fresh: false,
-        redirects: 0,
-        attempts: 0,
-        notBefore: 0,
-      };
+      const row = frontierRowOf({ runId: run.id, urlId: urlId(url), url, host: new URL(url).host, kind: capture.kind });
       try {
         const fetched = await archivedStage(ctx, row, { warc: capture.warc, at: capture.at, durationMs: capture.durationMs, wireBytes: 0 });
         if (HISTORY_ONLY.has(capture.kind)) {

@@ -1,5 +1,5 @@
 import { errorMessage } from '../../errors.js';
-import type { FrontierRow } from '../../store/ports/index.js';
+import { frontierRowOf } from '../../store/ports/index.js';
 import type { CrawlContext } from '../stages/context.js';
 import { storedCapture } from '../stages/render-stage.js';
 import { contentOf } from '../stages/process-content.js';
@@ -25,21 +25,7 @@ export async function reextract(ctx: CrawlContext): Promise<ReextractReport> {
     report.pages++;
     try {
       const res = await ctx.fetcher.fetch({ url: page.url, kind: 'page' });
-      const row: FrontierRow = {
-        runId: page.runId,
-        urlId: page.urlId,
-        url: page.url,
-        host: page.host,
-        depth: 0,
-        priority: 0,
-        kind: 'page',
-        state: 'done',
-        inlinks: 0,
-        fresh: false,
-        redirects: 0,
-        attempts: 1,
-        notBefore: 0,
-      };
+      const row = frontierRowOf({ runId: page.runId, urlId: page.urlId, url: page.url, host: page.host, state: 'done', attempts: 1 });
       const before = await ctx.store.getExtract(page.urlId);
       const linksBefore = (await ctx.store.outlinks(page.urlId)).length;
       // A page that was rendered is extracted again from the DOM it kept, not from its served shell.

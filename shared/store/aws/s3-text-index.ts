@@ -158,8 +158,7 @@ export class S3TextIndex {
   /** Writes a segment's objects and returns its entry. */
   private async write(id: string, level: number, data: SegmentData): Promise<SegmentInfo> {
     const info: SegmentInfo = { id, level, docs: data.rows.length, tombstones: data.tombstones.length, shards: data.shards.length };
-    await this.objects.put(archiveKeys.textIndexDocs(id), JSON.stringify(data.rows), 'application/json');
-    if (data.tombstones.length > 0) await this.objects.put(archiveKeys.textIndexTombstones(id), JSON.stringify(data.tombstones), 'application/json');
+    await this.writeTable(id, data);
     for (let n = 0; n < data.shards.length; n += 8) {
       await Promise.all(
         data.shards.slice(n, n + 8).map((shard, j) => this.objects.put(archiveKeys.textIndexShard(id, n + j), JSON.stringify(shard), 'application/json')),
@@ -173,14 +172,19 @@ export class S3TextIndex {
     const plan = mergeRows(await Promise.all(inputs.map((s) => this.segment(s))), olderRemain);
     const id = `${this.now().toString(36)}-${random()}`;
     const info: SegmentInfo = { id, level: inputs[0]!.level + 1, docs: plan.rows.length, tombstones: plan.tombstones.length, shards: plan.shards };
-    await this.objects.put(archiveKeys.textIndexDocs(id), JSON.stringify(plan.rows), 'application/json');
-    if (plan.tombstones.length > 0) await this.objects.put(archiveKeys.textIndexTombstones(id), JSON.stringify(plan.tombstones), 'application/json');
+    await this.writeTable(id, plan);
     for (let j = 0; j < plan.shards; j++) {
       // An input shard is read for each output shard it feeds (several when it has fewer shards): S3 reads, not memory.
       const shards = await Promise.all(inputs.map((s) => Promise.all(inputShardsFor(j, s.shards, plan.shards).map((n) => this.readShard(s.id, n)))));
       await this.objects.put(archiveKeys.textIndexShard(id, j), JSON.stringify(mergeShard(j, plan, shards)), 'application/json');
     }
     return info;
+  }
+
+  /** A segment's page table, and its tombstones when it has any. */
+  private async writeTable(id: string, table: Pick<SegmentData, 'rows' | 'tombstones'>): Promise<void> {
+    await this.objects.put(archiveKeys.textIndexDocs(id), JSON.stringify(table.rows), 'application/json');
+    if (table.tombstones.length > 0) await this.objects.put(archiveKeys.textIndexTombstones(id), JSON.stringify(table.tombstones), 'application/json');
   }
 
   /** A segment's rows and tombstones (cached: segments never change). */

@@ -79,6 +79,14 @@ function archiveProblems(a: ArchiveCheck): string[] {
   return problems;
 }
 
+/** Moves a database file (and its WAL and shared-memory files) aside as `<file>.damaged-<now>`; returns that name. */
+export function moveAside(file: string, now: number): string {
+  const damaged = `${file}.damaged-${now}`;
+  renameSync(file, damaged);
+  for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, damaged + suffix);
+  return damaged;
+}
+
 /** Thrown by `salvage` when nothing can be read: the damaged file is left untouched. */
 export class UnreadableDatabaseError extends Error {
   constructor(
@@ -268,9 +276,7 @@ export function salvage(file: string, now = Date.now()): DoctorReport {
     // A repair that failed half-way leaves no partial file behind.
     if (!done) for (const f of [target, `${target}-journal`, `${target}-wal`, `${target}-shm`]) rmSync(f, { force: true });
   }
-  const damaged = `${file}.damaged-${now}`;
-  renameSync(file, damaged);
-  for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, damaged + suffix);
+  const damaged = moveAside(file, now);
   renameSync(target, file);
   rmSync(`${target}-journal`, { force: true });
   return {
