@@ -1,20 +1,22 @@
 // The render decision on a web shaped like the apps it must not miss, with both cores busy: three
 // app hosts of 50 pages, each revealing one link only after its script runs (two of them hang
 // first, which says nothing about the others), and a host of app shells whose renders add nothing.
-// Every revealed link is crawled but the hung pages'; the shells stop being rendered after a few,
-// and the crawl's stats say how many pages were left unrendered and why.
+// Every revealed link is crawled but the hung pages'; the shells stop being rendered after a few
+// renders that ran to the end (a render the load cut short is no evidence and does not count), and
+// the crawl's stats say how many pages were left unrendered and why.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crawl } from '../../shared/library/crawl.js';
+import { RENDER_RULES } from '../../shared/render/decision.js';
 import type { ProgressStats } from '../../shared/pipeline/stages/progress.js';
 import { tempDir } from '../helpers.js';
 
 const APP_HOSTS = 3;
 const APP_PAGES = 50;
-const SHELLS = 12;
+const SHELLS = 24;
 /** App pages whose script never lets go of the renderer (on the first host). */
 const HANGS = new Set([1, 2]);
 
@@ -83,6 +85,7 @@ test(
     const burners: ChildProcess[] = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
     const { dir, cleanup } = tempDir();
     let stats: ProgressStats | undefined;
+    const shellRenders: { url: string; ok: boolean; gained: boolean; settled: boolean }[] = [];
     try {
       await crawl(
         hosts.map((h) => `${h.origin}/`),
@@ -96,6 +99,7 @@ test(
           env: {},
           onEvent: (e) => {
             if (e.type === 'done') stats = e.stats;
+            if (e.type === 'render' && e.url.startsWith(shells)) shellRenders.push({ url: e.url, ok: e.ok, gained: e.gained, settled: e.settled });
           },
         },
       );
@@ -112,11 +116,20 @@ test(
     );
     assert.equal(revealed, total - HANGS.size, 'every app page that did not hang had its link crawled');
     assert.ok(stats, 'the crawl ended with its stats');
-    // Rendering the shells stops after a few, for their template or their whole host; no app page is skipped.
+    // Rendering the shells stops after a few renders that ran to the end, for their template or their
+    // whole host; every shell not rendered is counted as skipped, and no app page is skipped.
     const shellHostName = shells.slice('http://'.length);
     const skips = Object.entries(stats.renderSkipped);
-    assert.equal(skips.length, 1, JSON.stringify(stats.renderSkipped));
+    const told = `${JSON.stringify(stats.renderSkipped)} after ${JSON.stringify(shellRenders)}`;
+    assert.equal(skips.length, 1, told);
     assert.match(skips[0]![0], new RegExp(`^(host ${shellHostName}|template /shell/:n of ${shellHostName})$`));
-    assert.ok(skips[0]![1] >= SHELLS - 4, `rendering the shells stopped after a few: ${JSON.stringify(stats.renderSkipped)}`);
+    const shellPages = shellRenders.filter((r) => r.url !== `${shells}/`);
+    assert.equal(skips[0]![1] + shellPages.length, SHELLS, `every shell was rendered or counted as skipped: ${told}`);
+    const evidence = shellPages.filter((r) => r.ok && (r.gained || r.settled));
+    assert.ok(evidence.length <= RENDER_RULES.wastedLimit, `rendering the shells stopped after a few renders that ran to the end: ${told}`);
+    assert.ok(
+      evidence.every((r) => !r.gained),
+      told,
+    );
   },
 );

@@ -34,7 +34,19 @@ export type CrawlEvent =
   | { type: 'start'; runId: number; resumed: boolean; requeued?: number; exhausted?: number; carried?: number; fromArchive?: number }
   | { type: 'fetch'; url: string; kind: FetchKind; status?: number; state: UrlState; reason?: UrlReason; ms: number; bytes: number }
   | { type: 'blocked'; url: string; reason: 'robots' }
-  | { type: 'render'; url: string; reason: string; ok: boolean; gained: boolean; ms: number; requests: number; blocked: Record<string, number>; error?: string }
+  | {
+      type: 'render';
+      url: string;
+      reason: string;
+      ok: boolean;
+      gained: boolean;
+      /** The page's network and DOM went quiet before the render's time was up. */
+      settled: boolean;
+      ms: number;
+      requests: number;
+      blocked: Record<string, number>;
+      error?: string;
+    }
   | { type: 'robots'; host: string; policy: string; requested: boolean; status?: number; error?: string }
   | { type: 'host-parked'; host: string; reason: string; dropped: number }
   | { type: 'deferred'; host: string; urls: number; until: number }
@@ -111,8 +123,8 @@ export class CrawlProgress {
   rendered(row: FrontierRow, c: RenderCapture): void {
     if (c.ok) this.renders++;
     else this.renderFailures++;
-    const { reason, ok, gained, durationMs: ms, requests, blocked, error } = c;
-    this.emit({ type: 'render', url: row.url, reason, ok, gained, ms, requests, blocked, error });
+    const { reason, ok, gained, settled, durationMs: ms, requests, blocked, error } = c;
+    this.emit({ type: 'render', url: row.url, reason, ok, gained, settled, ms, requests, blocked, error });
   }
 
   blocked(row: FrontierRow): void {
