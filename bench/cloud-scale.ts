@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FINALIZE_SPREAD_PAGES } from '../shared/pipeline/cloud/run-finalize.js';
+import { WACZ_PART_BYTES, WACZ_PART_FILES } from '../shared/pipeline/cloud/warc-compaction.js';
 
 /** AWS's documented limits (us-east-1, defaults of a new account where a quota can be raised). */
 export const AWS_LIMITS = {
@@ -54,7 +55,7 @@ export interface Trace {
   lambda: Record<string, { invocations: number; seconds: number; maxInvocationSeconds: number; memoryMb: number }>;
   pageExecutions: number;
   sqsRequests: number;
-  s3: { puts: number; gets: number; putsByPrefix?: Record<string, number> };
+  s3: { puts: number; gets: number; putsByPrefix?: Record<string, number>; objectsByPrefix?: Record<string, number> };
   storage: { dynamoBytes: number; s3Bytes: number };
   runMachine: { eventsPerPoll: number; historyEvents: number; pollSeconds: number; finalizeEvents?: number };
   partitions: Array<{ pattern: string; distinct: number; writeUnits: number; readUnits: number; writes: number; reads: number }>;
@@ -92,6 +93,8 @@ export interface SizeModel {
   /** Why a run of this size cannot end, if it cannot. */
   cannotEnd: string[];
   storageGb: { dynamodb: number; s3: number };
+  /** WARC objects kept once the runs ended (compacted a part at a time), and how many were written. */
+  warcObjects: { written: number; kept: number };
   usdPer1kPages: number;
   storageUsdPer1kPagesMonth: number;
 }
@@ -200,6 +203,7 @@ export function modelSize(t: Trace, pages: number): SizeModel {
     cannotEnd.push(`the run machine's history: ${events} events for a run of ${(runSeconds / 3600).toFixed(1)} h, past ${t.runMachine.historyEvents}`);
   const dynamoGb = ((t.storage.dynamoBytes / t.pages) * pages) / 1e9;
   const s3Gb = ((t.storage.s3Bytes / t.pages) * pages) / 1e9;
+  const warcObjects = warcObjectsAt(t, pages, runPages);
   return {
     pages,
     runPages,
@@ -210,9 +214,25 @@ export function modelSize(t: Trace, pages: number): SizeModel {
     tableWideOps: [...new Set(table.map(opName))],
     cannotEnd,
     storageGb: { dynamodb: Number(dynamoGb.toFixed(2)), s3: Number(s3Gb.toFixed(2)) },
+    warcObjects,
     usdPer1kPages: Number(t.usdPer1kPages.toFixed(5)),
     storageUsdPer1kPagesMonth: Number((((dynamoGb * STORAGE_PRICE.dynamoGbMonth + s3Gb * STORAGE_PRICE.s3GbMonth) / pages) * 1000).toFixed(6)),
   };
+}
+
+/**
+ * WARC objects at `pages` pages in runs of `runPages`: the trace's objects written a page (its
+ * PUTs under warc/ less the objects its run's end kept), and after each run's end the compacted
+ * parts (of at most WACZ_PART_FILES objects and WACZ_PART_BYTES) with their CDXJ beside them.
+ */
+export function warcObjectsAt(t: Trace, pages: number, runPages: number): { written: number; kept: number } {
+  const keptInTrace = t.s3.objectsByPrefix?.warc ?? 0;
+  const writtenPerPage = Math.max(0, (t.s3.putsByPrefix?.warc ?? t.s3.puts) - keptInTrace) / t.pages;
+  const bytesPerObject = writtenPerPage > 0 ? t.storage.s3Bytes / t.pages / writtenPerPage : 0;
+  const objectsPerRun = writtenPerPage * runPages;
+  const partsPerRun = Math.max(Math.ceil(objectsPerRun / WACZ_PART_FILES), Math.ceil((objectsPerRun * bytesPerObject) / WACZ_PART_BYTES));
+  const kept = keptInTrace > 0 ? 2 * partsPerRun * Math.ceil(pages / runPages) : Math.round(writtenPerPage * pages);
+  return { written: Math.round(writtenPerPage * pages), kept };
 }
 
 function loadTrace(): Trace {
@@ -244,6 +264,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           limitedBy: s.limitedBy,
           cannotEnd: s.cannotEnd,
           storageGb: s.storageGb,
+          warcObjects: s.warcObjects,
           storageUsdPer1kPagesMonth: s.storageUsdPer1kPagesMonth,
         })),
       }),
@@ -267,6 +288,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       console.log(`  grows with the table: ${s.tableWideOps.join('; ') || 'nothing'}`);
       console.log(
         `  storage: DynamoDB ${s.storageGb.dynamodb} GB, S3 ${s.storageGb.s3} GB ($${s.storageUsdPer1kPagesMonth} per 1,000 pages a month); crawl $${s.usdPer1kPages} per 1,000 pages`,
+      );
+      console.log(
+        `  WARC objects: ${s.warcObjects.written.toLocaleString('en')} written, ${s.warcObjects.kept.toLocaleString('en')} kept after the runs' ends (compacted with their CDXJ)`,
       );
     }
   }

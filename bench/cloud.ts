@@ -9,6 +9,7 @@
 import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { EVENTS_PER_POLL, EVENTS_PER_POLL_WITH_TEXT_REBUILD, STANDARD_HISTORY_EVENTS, FINALIZE_EVENTS } from '../lib/quotas.js';
 import { execFileSync } from 'node:child_process';
 import { DEFAULT_SIZING } from '../lib/crawler.js';
@@ -229,7 +230,19 @@ if (TRACE_FILE) {
     for (const item of res.Items ?? []) dynamoBytes += Buffer.byteLength(JSON.stringify(item));
     start = res.LastEvaluatedKey;
   } while (start);
-  const s3Bytes = meter.s3BytesPut;
+  // The bucket as the run left it (its end compacted the WARC objects and deleted the small ones).
+  let s3Bytes = 0;
+  const objectsByPrefix: Record<string, number> = {};
+  let token: string | undefined;
+  do {
+    const res = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: names.bucket, ContinuationToken: token }));
+    for (const o of res.Contents ?? []) {
+      s3Bytes += o.Size ?? 0;
+      const prefix = o.Key!.split('/')[0]!;
+      objectsByPrefix[prefix] = (objectsByPrefix[prefix] ?? 0) + 1;
+    }
+    token = res.NextContinuationToken;
+  } while (token);
   const searchDeployed = Object.values(template.Resources).some(
     (r) => r.Type === 'AWS::S3Vectors::VectorBucket' || /RebuildText/.test(JSON.stringify(r.Properties.DefinitionString ?? '')),
   );
@@ -247,7 +260,7 @@ if (TRACE_FILE) {
     lambda: lambdaTrace,
     pageExecutions: crawl.pageExecutions,
     sqsRequests,
-    s3: { puts: used.s3Put, gets: used.s3Get, putsByPrefix: Object.fromEntries(meter.s3PutsByPrefix) },
+    s3: { puts: used.s3Put, gets: used.s3Get, putsByPrefix: Object.fromEntries(meter.s3PutsByPrefix), objectsByPrefix },
     storage: { dynamoBytes, s3Bytes },
     runMachine: {
       eventsPerPoll: searchDeployed ? EVENTS_PER_POLL_WITH_TEXT_REBUILD : EVENTS_PER_POLL,

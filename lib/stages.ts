@@ -110,12 +110,16 @@ const ENRICH_STAGES: ReadonlySet<StageName> = new Set(['summarize-page', 'index-
  * cloud suites record every SDK call a handler makes and check it against these grants: `npm run
  * check:iam`). Every stage reads items (Get, Query, BatchGet); writes and scans are per stage.
  */
-export const STAGE_ACCESS: Record<StageName, { table: string[]; objects: Array<'read' | 'write' | 'retire-text-segments'> }> = {
+export const STAGE_ACCESS: Record<StageName, { table: string[]; objects: Array<'read' | 'write' | 'retire-text-segments' | 'retire-compacted-warcs'> }> = {
   'init-run': { table: ['PutItem', 'UpdateItem'], objects: ['read'] },
   'discover-targets': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
   'run-progress': { table: ['UpdateItem'], objects: ['read'] },
-  // FinalizeRun deletes the full-text segments a merge replaced (DeleteObject under search/text/ only).
-  'finalize-run': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem', 'Scan'], objects: ['read', 'write', 'retire-text-segments'] },
+  // FinalizeRun deletes the full-text segments a merge replaced (DeleteObject under search/text/) and
+  // the small WARC objects a run's end compacted (under warc/).
+  'finalize-run': {
+    table: ['PutItem', 'UpdateItem', 'BatchWriteItem', 'Scan'],
+    objects: ['read', 'write', 'retire-text-segments', 'retire-compacted-warcs'],
+  },
   'fetch-worker': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
   'extract-page': { table: ['PutItem', 'UpdateItem', 'BatchWriteItem'], objects: ['read', 'write'] },
   'record-failure': { table: ['PutItem', 'UpdateItem'], objects: ['read', 'write'] },
@@ -214,6 +218,10 @@ export class CrawlStages extends Construct {
       fn.addToRolePolicy(
         new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.props.bucket.arnForObjects(`${archiveKeys.textIndex()}*`)] }),
       );
+    if (access.objects.includes('retire-compacted-warcs'))
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.props.bucket.arnForObjects(`${archiveKeys.warcPrefix()}*`)] }),
+      );
     // Without ListBucket S3 answers a missing key with 403, not 404, and "not there yet" would be an error.
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.props.bucket.bucketArn] }));
     // A customer-managed key on the table or the bucket: the same reads and writes need it (the
@@ -235,6 +243,11 @@ export class CrawlStages extends Construct {
       {
         id: `AwsSolutions-IAM5[Resource::${nagRef(this, this.props.bucket.bucketArn)}/${archiveKeys.textIndex()}*]`,
         reason: 'Full-text segments are named when they are written; only the function that merges them deletes, and only under search/text/.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${nagRef(this, this.props.bucket.bucketArn)}/${archiveKeys.warcPrefix()}*]`,
+        reason:
+          'A run’s end deletes the small WARC objects it compacted, named by the workers as they wrote them; only FinalizeRun deletes, and only under warc/.',
       },
     );
   }

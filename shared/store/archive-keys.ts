@@ -5,6 +5,8 @@
 export const archiveKeys = {
   raw: (hash: string) => `raw/${hash.slice(0, 2)}/${hash}`,
   warc: (runId: number, name: string) => `warc/run-${runId}/${name}`,
+  /** Every run's WARC files: the prefix of their keys. */
+  warcPrefix: () => 'warc/',
   /** A run's WARC files: the prefix of their keys. */
   warcRun: (runId: number) => `warc/run-${runId}/`,
   /** A run's archive as one WACZ package (the cloud's FinalizeRun writes it). */

@@ -44,6 +44,9 @@ export function objectStoreContract(name: string, adapter: Adapter<ObjectStore>)
         { key: 'warc/run-5/b.warc.gz', size: 7 },
       ]);
       assert.deepEqual(await objects.list('warc/run-6/'), []);
+      const scanned = [];
+      for await (const page of objects.scan('warc/run-5/', 'warc/run-5/a.warc.gz')) scanned.push(...page);
+      assert.deepEqual(scanned, [{ key: 'warc/run-5/b.warc.gz', size: 7 }]);
       const read: Buffer[] = [];
       for await (const chunk of objects.stream('warc/run-5/b.warc.gz') as AsyncIterable<Buffer>) read.push(chunk);
       assert.deepEqual(Buffer.concat(read), Buffer.alloc(7, 1));
@@ -66,5 +69,15 @@ export function objectStoreContract(name: string, adapter: Adapter<ObjectStore>)
       );
       await assert.rejects(objects.putStream('wacz/run-8.wacz', failing, 'application/wacz'), /the writer failed/);
       assert.equal(await objects.get('wacz/run-8.wacz'), undefined);
+    }));
+
+  test(`${name}: deletes objects by key, a key already gone being no error`, () =>
+    using(adapter, async (objects) => {
+      await objects.putWarc(9, 'a.warc.gz', Buffer.alloc(3, 1));
+      await objects.putWarc(9, 'b.warc.gz', Buffer.alloc(4, 2));
+      await objects.deleteMany(['warc/run-9/a.warc.gz', 'warc/run-9/gone.warc.gz']);
+      assert.deepEqual(await objects.list('warc/run-9/'), [{ key: 'warc/run-9/b.warc.gz', size: 4 }]);
+      await objects.deleteMany([]);
+      assert.deepEqual(await objects.list('warc/run-9/'), [{ key: 'warc/run-9/b.warc.gz', size: 4 }]);
     }));
 }

@@ -38,7 +38,8 @@ before(async () => {
   );
   items = await tableItems(emu, names.table);
   const listed = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: names.bucket, Prefix: 'warc/' }));
-  for (const obj of listed.Contents ?? []) {
+  // The run's WARC objects (compacted at its end), not the CDXJ indexes beside them.
+  for (const obj of (listed.Contents ?? []).filter((o) => o.Key!.endsWith('.warc.gz'))) {
     const got = await emu.clients.s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: obj.Key! }));
     warcTypes.push(...(await readWarcBytes(Buffer.from(await got.Body!.transformToByteArray()))));
   }

@@ -104,7 +104,7 @@ test('the run takes the Discover step: the search and the subreddit are archived
   // The WARC records of the calls keep the exchange, with the key redacted.
   const listed = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: names.bucket, Prefix: 'warc/' }));
   let warcs = '';
-  for (const o of listed.Contents ?? []) {
+  for (const o of (listed.Contents ?? []).filter((c) => c.Key!.endsWith('.warc.gz'))) {
     const body = await emu.clients.s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: o.Key! }));
     const bytes = Buffer.from(await body.Body!.transformToByteArray());
     warcs += (await import('node:zlib')).gunzipSync(bytes).toString('latin1');

@@ -161,9 +161,20 @@ test(
       resources: Array<{ name: string; path: string; hash: string; bytes: number }>;
     };
     assert.equal(collection.profile, 'multi-wacz-package');
-    // Parts of at most two WARC files here (TRAWL_WACZ_PART_FILES), so the run has several.
-    const warcs = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warc/run-1/' }));
-    assert.equal(collection.resources.length, Math.ceil(warcs.KeyCount! / 2));
+    // Parts of at most two WARC objects here (TRAWL_WACZ_PART_FILES), so the run has several; each
+    // part's objects were compacted into one, with its CDXJ beside it, and the small ones deleted.
+    const listed = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warc/run-1/' }));
+    const keys = (listed.Contents ?? []).map((o) => o.Key!);
+    const warcs = keys.filter((k) => k.endsWith('.warc.gz'));
+    assert.ok(
+      warcs.every((k) => /\/trawl-1-part-[0-9a-f]{16}\.warc\.gz$/.test(k)),
+      keys.join(' '),
+    );
+    assert.deepEqual(
+      keys.filter((k) => k.endsWith('.cdxj')),
+      warcs.map((k) => k.replace(/\.warc\.gz$/, '.cdxj')),
+    );
+    assert.equal(collection.resources.length, warcs.length);
     assert.ok(collection.resources.length >= 2, `${collection.resources.length} parts`);
     const dir = tempDir();
     const host = { files: { [`/${collectionKey}`]: join(dir.dir, 'run-1.json') } as Record<string, string> };
@@ -185,8 +196,8 @@ test(
         pages.push(...found.pages);
         for (const p of found.pages) partOf.set(String(p.url), part.name);
       }
-      // Every WARC file in exactly one part; every stored HTML page listed by the part holding it, with its text.
-      assert.equal(new Set(cdx.map((l) => l.filename)).size, warcs.KeyCount);
+      // Each compacted WARC object in exactly one part; every stored HTML page listed by the part holding it, with its text.
+      assert.deepEqual([...new Set(cdx.map((l) => String(l.filename)))].sort(), warcs.map((k) => k.split('/').at(-1)).sort());
       const html = items.filter((i) => i.type === 'PAGE' && Number(i.status) === 200 && String(i.mime).startsWith('text/html'));
       // Each once, though an attempt that failed (a 429, a 503) may sit in another part than its 200.
       // Each part lists the stored pages (HTML and PDF) whose answer it holds.
@@ -239,9 +250,9 @@ test(
 
       // Beside them, the captures as Parquet, a file a part: DuckDB reads one row per CDXJ line, by status as the indexes say.
       assert.equal(crawl.output.captures, 'captures/run=1/');
-      const listed = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'captures/run=1/' }));
-      assert.equal(listed.KeyCount, collection.resources.length);
-      for (const o of listed.Contents ?? []) writeFileSync(join(dir.dir, o.Key!.split('/').pop()!), await get(o.Key!));
+      const parquets = await emu.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'captures/run=1/' }));
+      assert.equal(parquets.KeyCount, collection.resources.length);
+      for (const o of parquets.Contents ?? []) writeFileSync(join(dir.dir, o.Key!.split('/').pop()!), await get(o.Key!));
       const duck = await DuckDBInstance.create(':memory:');
       const conn = await duck.connect();
       try {

@@ -1,7 +1,8 @@
 // The scale model of bench:cloud-scale: a trace's per-page figures replayed into AWS's limits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AWS_LIMITS, growingReads, modelSize, rateLimits, scopeOf, type Trace } from '../../bench/cloud-scale.js';
+import { AWS_LIMITS, growingReads, modelSize, rateLimits, scopeOf, warcObjectsAt, type Trace } from '../../bench/cloud-scale.js';
+import { WACZ_PART_FILES } from '../../shared/pipeline/cloud/warc-compaction.js';
 import { FINALIZE_SPREAD_PAGES } from '../../shared/pipeline/cloud/run-finalize.js';
 import { partitionPattern } from '../cloud/cost-meter.js';
 
@@ -105,4 +106,15 @@ test('FinalizeRun reading the run it ranks alone counts for runs it ranks alone 
   assert.deepEqual(modelSize(t, FINALIZE_SPREAD_PAGES).runWideOps, ['finalize-run Query RUN#<run>#<shard>']);
   assert.deepEqual(modelSize(t, 1_000_000).runWideOps, []);
   assert.deepEqual(modelSize(t, 1_000_000).cannotEnd, []);
+});
+
+test('WARC objects: about one written a fetch, and after each run’s end one compacted object and its CDXJ a part', () => {
+  // 1,100 PUTs under warc/ of which 2 objects were kept: 1.098 written a page.
+  const t = { ...trace([]), s3: { puts: 2000, gets: 1000, putsByPrefix: { warc: 1100, extracted: 900 }, objectsByPrefix: { warc: 2 } } };
+  const at = warcObjectsAt(t, 100_000_000, 10_000_000);
+  assert.equal(at.written, 109_800_000);
+  // A run of 10⁷ pages wrote 1.098×10⁷ objects: 1,098 parts of 10,000 (their bytes, 90 kB a page in all, fit 1 GiB parts too).
+  assert.equal(at.kept, 2 * Math.ceil(10_980_000 / WACZ_PART_FILES) * 10);
+  // A trace from before compaction keeps every object.
+  assert.equal(warcObjectsAt(trace([]), 1_000_000, 1_000_000).kept, 1_100_000);
 });

@@ -142,7 +142,9 @@ export async function finalizeStart(
   const { pagesStored } = await deps.store.summary(state.runId);
   const spread = pagesStored > spreadPages;
   // The workers have stopped: the run's WARC files are all written, and grouped into parts here.
-  const parts = spread && deps.archivedPages ? await planWaczParts(deps.objects, state.runId, options.waczPartFiles) : 0;
+  const run = spread && deps.archivedPages ? await deps.store.getRun(state.runId) : undefined;
+  const span = run && { from: run.startedAt, to: (deps.clock ?? Date.now)() };
+  const parts = spread && deps.archivedPages ? await planWaczParts(deps.objects, state.runId, options.waczPartFiles, undefined, span) : 0;
   return {
     shards: Array.from({ length: shards }, (_, k) => k),
     settle: settleReason(state),

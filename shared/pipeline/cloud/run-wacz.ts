@@ -10,8 +10,10 @@
 // its own WARC files) and Parquet (`captures/run=<id>/part-<n>.parquet`), and FinalizeRun writes
 // the collection replay tools open as one archive (`wacz/run-<id>.json`, wabac.js's multi-WACZ
 // JSON: each part's name, path, hash and size).
+//
+// Packaging compacts the archive (`warc-compaction.ts`): a WACZ holds the one WARC object a part
+// its small objects were concatenated into, and they are deleted once the part is written.
 import { createHash } from 'node:crypto';
-import { basename } from 'node:path';
 import { PassThrough, Transform } from 'node:stream';
 import { Readable } from 'node:stream';
 import { writeWacz, type WaczResult } from '../../archive/wacz.js';
@@ -19,11 +21,18 @@ import { capturesOfCdxj, capturesParquet } from '../../archive/capture-index.js'
 import { CONTENT_KINDS, type ChangeStore } from '../../store/ports/index.js';
 import { archiveKeys } from '../../store/archive-keys.js';
 import type { ArchivedPage, ArchivedPages, ObjectStore, RunRecord } from '../../store/ports/index.js';
+import { cdxjKeyOf, compactWarcs, plannedSources, planWaczParts, retireSources, type Source } from './warc-compaction.js';
 
-/** A WACZ part holds WARC objects of at most this many bytes in all (a part is read twice by one Lambda). */
-export const WACZ_PART_BYTES = 1024 ** 3;
-/** …and at most this many WARC objects. */
-export const WACZ_PART_FILES = 1000;
+export { planWaczParts } from './warc-compaction.js';
+
+/** The CDXJ lines that index one WARC file of a package's index. */
+function linesOf(lines: readonly string[], name: string): string[] {
+  const needle = `"filename":${JSON.stringify(name)}`;
+  return lines.filter((l) => l.includes(needle));
+}
+
+const putText = (objects: ObjectStore, key: string, lines: readonly string[], type: string) =>
+  objects.putStream(key, Readable.from([Buffer.from(lines.length ? `${lines.join('\n')}\n` : '')]), type);
 
 /** One part of a run's archive, as the collection lists it. */
 export interface WaczPart {
@@ -35,27 +44,8 @@ export interface WaczPart {
   pages: number;
 }
 
-const partsKey = (runId: number) => `${archiveKeys.finalizeScratch(runId)}wacz/parts.json`;
 const partKey = (runId: number, part: number) => `${archiveKeys.finalizeScratch(runId)}wacz/part-${String(part).padStart(5, '0')}.json`;
 const partName = (part: number) => `part-${String(part).padStart(5, '0')}`;
-
-/** Groups the run's WARC objects into parts (kept in the run's finalize scratch); returns how many. */
-export async function planWaczParts(objects: ObjectStore, runId: number, maxFiles = WACZ_PART_FILES, maxBytes = WACZ_PART_BYTES): Promise<number> {
-  const parts: Array<Array<{ key: string; size: number }>> = [];
-  let bytes = 0;
-  for (const w of await objects.list(archiveKeys.warcRun(runId))) {
-    const last = parts.at(-1);
-    if (!last || last.length >= maxFiles || bytes + w.size > maxBytes) {
-      parts.push([w]);
-      bytes = w.size;
-    } else {
-      last.push(w);
-      bytes += w.size;
-    }
-  }
-  await objects.putStream(partsKey(runId), Readable.from([Buffer.from(JSON.stringify(parts))]), 'application/json');
-  return parts.length;
-}
 
 /** Pages by URL id and change kinds by URL id, for one part's own captures. */
 export interface PartPages {
@@ -72,9 +62,15 @@ export async function writeWaczPart(
   crawl: string,
   part: number,
 ): Promise<WaczPart> {
-  const plan = JSON.parse((await deps.objects.get(partsKey(run.id)))?.toString() ?? '[]') as Array<Array<{ key: string; size: number }>>;
-  const warcs = plan[part];
-  if (!warcs) throw new Error(`WACZ part ${part} of run ${run.id} is not in its plan (${plan.length} parts): FinalizeStart plans the parts first`);
+  const warcs = await plannedSources(deps.objects, run.id, part);
+  // A retry after the part was written only finishes retiring its sources.
+  const done = await deps.objects.get(partKey(run.id, part));
+  if (done) {
+    const entry = JSON.parse(done.toString()) as WaczPart & { warc?: string };
+    await retireSources(deps.objects, warcs, new Set(entry.warc ? [entry.warc] : []));
+    return entry;
+  }
+  const compacted = await compactWarcs(deps.objects, run.id, warcs);
   const key = `wacz/run-${run.id}/${partName(part)}.wacz`;
   const hash = createHash('sha256');
   let bytes = 0;
@@ -94,7 +90,7 @@ export async function writeWaczPart(
   const stored = deps.objects.putStream(key, out, 'application/wacz');
   const written = writeWacz(
     {
-      warcFiles: warcs.map((w) => ({ name: basename(w.key), size: w.size, open: () => deps.objects.stream(w.key) })),
+      warcFiles: [{ name: compacted.name, size: compacted.size, open: () => deps.objects.stream(compacted.key) }],
       pages: pages(),
       title: `trawl crawl "${crawl}", run ${run.id}, ${partName(part)}`,
       software: 'trawl (cloud)',
@@ -113,21 +109,24 @@ export async function writeWaczPart(
     throw err;
   });
   const [result] = await Promise.all([written, stored]);
+  await putText(deps.objects, cdxjKeyOf(compacted.key), index, 'application/cdxj');
   const kinds = (await deps.changes?.contentKinds(run.id, ids)) ?? new Map<string, string>();
   const parquet = capturesParquet(
     capturesOfCdxj(index, (runId, pageId) => (runId === run.id ? kinds.get(pageId) : undefined)),
     'trawl (cloud)',
   );
   await deps.objects.putStream(`captures/run=${run.id}/${partName(part)}.parquet`, Readable.from([Buffer.from(parquet)]), 'application/vnd.apache.parquet');
-  const entry: WaczPart = {
+  const entry: WaczPart & { warc: string } = {
     name: `${partName(part)}.wacz`,
     path: `run-${run.id}/${partName(part)}.wacz`,
     hash: `sha256:${hash.digest('hex')}`,
     bytes,
     records: result.records,
     pages: result.pages,
+    warc: compacted.key,
   };
   await deps.objects.putStream(partKey(run.id, part), Readable.from([Buffer.from(JSON.stringify(entry))]), 'application/json');
+  await retireSources(deps.objects, warcs, new Set([compacted.key]));
   return entry;
 }
 
@@ -162,15 +161,19 @@ export async function writeRunWacz(
   run: RunRecord,
   crawl: string,
 ): Promise<(WaczResult & { key: string; captures: string }) | undefined> {
-  const warcs = await deps.objects.list(archiveKeys.warcRun(run.id));
-  if (warcs.length === 0) return undefined;
+  const parts = await planWaczParts(deps.objects, run.id);
+  if (parts === 0) return undefined;
+  const groups: Source[][] = [];
+  for (let part = 0; part < parts; part++) groups.push(await plannedSources(deps.objects, run.id, part));
+  const compacted: Array<Source & { name: string }> = [];
+  for (const group of groups) compacted.push(await compactWarcs(deps.objects, run.id, group));
   const key = archiveKeys.wacz(run.id);
   const out = new PassThrough();
   let index: readonly string[] = [];
   const stored = deps.objects.putStream(key, out, 'application/wacz');
   const written = writeWacz(
     {
-      warcFiles: warcs.map((w) => ({ name: basename(w.key), size: w.size, open: () => deps.objects.stream(w.key) })),
+      warcFiles: compacted.map((w) => ({ name: w.name, size: w.size, open: () => deps.objects.stream(w.key) })),
       pages: deps.pages.archivedPages(run.id),
       title: `trawl crawl "${crawl}", run ${run.id}`,
       software: 'trawl (cloud)',
@@ -186,6 +189,7 @@ export async function writeRunWacz(
     throw err;
   });
   const [result] = await Promise.all([written, stored]);
+  for (const w of compacted) await putText(deps.objects, cdxjKeyOf(w.key), linesOf(index, w.name), 'application/cdxj');
   const kinds = new Map((await deps.changes?.changes({ runId: run.id, kinds: [...CONTENT_KINDS] }))?.map((c) => [c.urlId, c.kind]));
   const captures = archiveKeys.captures(run.id);
   const parquet = capturesParquet(
@@ -193,5 +197,6 @@ export async function writeRunWacz(
     'trawl (cloud)',
   );
   await deps.objects.putStream(captures, Readable.from([Buffer.from(parquet)]), 'application/vnd.apache.parquet');
+  await retireSources(deps.objects, groups.flat(), new Set(compacted.map((w) => w.key)));
   return { key, captures, ...result };
 }

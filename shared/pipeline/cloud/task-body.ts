@@ -1,12 +1,14 @@
 import { responseOfRecord } from '../../archive/warc-reader.js';
 import { archiveKeys } from '../../store/archive-keys.js';
+import { readRunWarcRange } from './warc-compaction.js';
 import { contentHashOf } from '../../store/content-hash.js';
 import type { CloudContext } from './cloud-context.js';
 import type { PageTask } from './fetch-worker.js';
 
 /**
  * A fetched page's body for the steps after the fetch: its response record in the run's WARC
- * file (one ranged GET; the fetch worker uploads the file before it starts the workflow), or the
+ * file (one ranged GET; the fetch worker uploads the file before it starts the workflow; after
+ * the run's end compacted it, the range in its part's object), or the
  * blob store for a task whose fetch was not archived. The bytes are checked against the task's
  * hash, so a wrong location fails here instead of extracting another page.
  */
@@ -16,7 +18,8 @@ export async function taskBody(ctx: Pick<CloudContext, 'objects' | 'blobs'>, tas
   let from: string;
   if (task.warc) {
     from = archiveKeys.warc(task.runId, task.warc.file);
-    const record = await ctx.objects.getRange(from, task.warc.offset, task.warc.length);
+    // Once the run has ended, its WARC objects may be compacted: the record is then read where it went.
+    const record = await readRunWarcRange(ctx.objects, task.runId, task.warc.file, task.warc.offset, task.warc.length);
     body = record && (await responseOfRecord(record, task.warc)).body;
     from = `${from} at ${task.warc.offset}`;
   } else {

@@ -86,13 +86,22 @@ export class S3Objects implements ObjectStore {
 
   async list(prefix: string): Promise<Array<{ key: string; size: number }>> {
     const out: Array<{ key: string; size: number }> = [];
+    for await (const page of this.scan(prefix)) out.push(...page);
+    return out;
+  }
+
+  async *scan(prefix: string, startAfter?: string): AsyncIterable<Array<{ key: string; size: number }>> {
     let token: string | undefined;
     do {
-      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
-      for (const o of res.Contents ?? []) if (o.Key) out.push({ key: o.Key, size: o.Size ?? 0 });
+      const res = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token, StartAfter: token ? undefined : startAfter }),
+      );
+      const page: Array<{ key: string; size: number }> = [];
+      for (const o of res.Contents ?? []) if (o.Key) page.push({ key: o.Key, size: o.Size ?? 0 });
+      // S3 lists in UTF-8 byte order; a page is sorted as JavaScript compares keys, which agree for the archive's ASCII keys.
+      yield page.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       token = res.NextContinuationToken;
     } while (token);
-    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   stream(key: string): Readable {

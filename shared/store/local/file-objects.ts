@@ -9,6 +9,7 @@ import {
   readFileSync,
   readSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -77,6 +78,11 @@ export class FileObjects implements ObjectStore {
       .map((key) => ({ key, size: statSync(join(this.root, key)).size }));
   }
 
+  async *scan(prefix: string, startAfter?: string): AsyncIterable<Array<{ key: string; size: number }>> {
+    const all = (await this.list(prefix)).filter((o) => startAfter === undefined || o.key > startAfter);
+    for (let i = 0; i < all.length; i += 1000) yield all.slice(i, i + 1000);
+  }
+
   stream(key: string): Readable {
     return createReadStream(join(this.root, key));
   }
@@ -87,5 +93,9 @@ export class FileObjects implements ObjectStore {
     const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
     await pipeline(body, createWriteStream(tmp));
     renameSync(tmp, file);
+  }
+
+  async deleteMany(keys: string[]): Promise<void> {
+    for (const key of keys) if (!key.split('/').includes('..')) rmSync(join(this.root, key), { force: true });
   }
 }

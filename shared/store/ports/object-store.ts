@@ -19,8 +19,15 @@ export interface ObjectStore {
   getRange(key: string, offset: number, length: number): Promise<Buffer | undefined>;
   /** The objects whose keys start with `prefix`, with their sizes, in key order. */
   list(prefix: string): Promise<Array<{ key: string; size: number }>>;
+  /**
+   * The same listing a page at a time (a page is at most 1,000 objects), from the first key after
+   * `startAfter` when given: a listing of any length, never held whole.
+   */
+  scan(prefix: string, startAfter?: string): AsyncIterable<Array<{ key: string; size: number }>>;
   /** An object's bytes as a stream (never held whole). */
   stream(key: string): Readable;
   /** Stores a stream of bytes of unknown length under `key`, in parts (never held whole). */
   putStream(key: string, body: Readable, contentType: string): Promise<void>;
+  /** Deletes the objects (a key already gone is no error). */
+  deleteMany(keys: string[]): Promise<void>;
 }
