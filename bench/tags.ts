@@ -9,16 +9,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyphraseTags } from '../shared/enrich/local-tags.js';
 import { stem, stopwordSet, words } from '../shared/enrich/text.js';
+import { modernDeclared, snippetDeclared, type TaggedDoc } from './declared-tags.js';
 
 const CORPORA = join(process.cwd(), '..', 'shared', 'corpora', 'keyphrase-eval');
 const LIMIT = Number(process.env.BENCH_TAGS_DOCS ?? 500);
 
-interface Doc {
-  id: string;
-  title: string;
-  text: string;
-  gold: string[];
-}
+type Doc = TaggedDoc;
 
 function load(zip: string): Doc[] {
   const file = join(CORPORA, zip);
@@ -67,11 +63,13 @@ function score(pred: string[], gold: string[], k: number): { p: number; r: numbe
   return { p, r, f: p + r ? (2 * p * r) / (p + r) : 0 };
 }
 
-/** TF-IDF top-k of single words over the same documents: the baseline. */
+/** TF-IDF top-k of single words over the same documents (stopwords of each page's language out): the baseline. */
 function tfidfBaseline(docs: Doc[]): Map<string, string[]> {
-  const stop = stopwordSet('en');
   const df = new Map<string, number>();
-  const tokens = docs.map((d) => words(`${d.title} ${d.text}`.toLowerCase()).filter((w) => !stop.has(w) && w.length > 2 && !/^\p{N}/u.test(w)));
+  const tokens = docs.map((d) => {
+    const stop = stopwordSet(d.language ?? 'en');
+    return words(`${d.title} ${d.text}`.toLowerCase()).filter((w) => !stop.has(w) && w.length > 2 && !/^\p{N}/u.test(w));
+  });
   for (const t of tokens) for (const w of new Set(t)) df.set(w, (df.get(w) ?? 0) + 1);
   const out = new Map<string, string[]>();
   docs.forEach((d, i) => {
@@ -91,26 +89,31 @@ function tfidfBaseline(docs: Doc[]): Map<string, string[]> {
 /** Document frequencies of stems over the dataset: what the crawl's own statistics give the tagger. */
 function corpusStats(docs: Doc[]): { df: Map<string, number>; docs: number } {
   const df = new Map<string, number>();
-  for (const d of docs) for (const s of new Set(words(`${d.title} ${d.text}`.toLowerCase()).map((w) => stem(w)))) df.set(s, (df.get(s) ?? 0) + 1);
+  for (const d of docs)
+    for (const s of new Set(words(`${d.title} ${d.text}`.toLowerCase()).map((w) => stem(w, d.language)))) df.set(s, (df.get(s) ?? 0) + 1);
   return { df, docs: docs.length };
 }
 
 const pct = (x: number) => x.toFixed(3);
-const rows: string[][] = [['dataset', 'method', 'P@5', 'R@5', 'F1@5', 'P@10', 'R@10', 'F1@10', 'docs']];
-const summary: Record<string, Record<string, number>> = {};
-for (const [zip, role] of [
-  ['Inspec.zip', 'chosen on'],
-  ['SemEval2017.zip', 'held out'],
-] as const) {
-  const docs = load(zip);
+const rows: string[][] = [['dataset', 'method', 'P@5', 'R@5', 'F1@5', 'P@10', 'R@10', 'F1@10', 'tags', 'docs']];
+const results: Array<{ dataset: string; role: string; method: string; p5: number; r5: number; f5: number; p10: number; r10: number; f10: number; tags: number; docs: number }> = [];
+const DATASETS: Array<{ name: string; role: string; docs: () => Doc[] }> = [
+  { name: 'Inspec', role: 'chosen on', docs: () => load('Inspec.zip') },
+  { name: 'SemEval 2017', role: 'held out', docs: () => load('SemEval2017.zip') },
+  { name: 'extraction-eval declared keys', role: 'chosen on', docs: () => snippetDeclared().slice(0, LIMIT) },
+  { name: 'modern-eval declared keys', role: 'held out', docs: () => modernDeclared().slice(0, LIMIT) },
+];
+for (const set of DATASETS) {
+  const docs = set.docs();
+  if (docs.length === 0) continue;
   const stats = corpusStats(docs);
   const baseline = tfidfBaseline(docs);
   const methods: Record<string, (d: Doc) => string[]> = {
-    'trawl offline': (d) => keyphraseTags(d.title, d.text, 'en', stats, 10),
+    'trawl offline': (d) => keyphraseTags(d.title, d.text, d.language ?? 'en', stats),
     'TF-IDF words': (d) => baseline.get(d.id)!,
   };
   for (const [name, tag] of Object.entries(methods)) {
-    const acc = { p5: 0, r5: 0, f5: 0, p10: 0, r10: 0, f10: 0 };
+    const acc = { p5: 0, r5: 0, f5: 0, p10: 0, r10: 0, f10: 0, tags: 0 };
     for (const d of docs) {
       const pred = tag(d);
       const a = score(pred, d.gold, 5);
@@ -121,16 +124,27 @@ for (const [zip, role] of [
       acc.p10 += b.p;
       acc.r10 += b.r;
       acc.f10 += b.f;
+      acc.tags += Math.min(10, pred.length);
     }
     const n = docs.length;
-    rows.push([`${zip.replace('.zip', '')} (${role})`, name, ...[acc.p5, acc.r5, acc.f5, acc.p10, acc.r10, acc.f10].map((v) => pct(v / n)), String(n)]);
-    summary[`${zip}:${name}`] = { f10: acc.f10 / n };
+    const mean = Object.fromEntries(Object.entries(acc).map(([k, v]) => [k, v / n])) as typeof acc;
+    results.push({ dataset: set.name, role: set.role, method: name, ...mean, docs: n });
+    rows.push([`${set.name} (${set.role})`, name, ...[mean.p5, mean.r5, mean.f5, mean.p10, mean.r10, mean.f10].map(pct), mean.tags.toFixed(1), String(n)]);
   }
 }
-const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-for (const [i, r] of rows.entries()) {
-  console.log(r.map((c, j) => (j < 2 ? c.padEnd(widths[j]!) : c.padStart(widths[j]!))).join('  '));
-  if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+if (process.argv.includes('--json')) {
+  console.log(JSON.stringify({ docsPerSet: LIMIT, results }));
+} else {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const [i, r] of rows.entries()) {
+    console.log(r.map((c, j) => (j < 2 ? c.padEnd(widths[j]!) : c.padStart(widths[j]!))).join('  '));
+    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+  console.log('\nF1@10 of the offline tags against TF-IDF words on the same documents:');
+  for (const set of DATASETS) {
+    const f = (m: string) => results.find((r) => r.dataset === set.name && r.method === m)?.f10;
+    const t = f('trawl offline');
+    const b = f('TF-IDF words');
+    if (t !== undefined && b) console.log(`  ${set.name} (${set.role}): ${t >= b ? '+' : ''}${(((t - b) / b) * 100).toFixed(0)} %`);
+  }
 }
-const held = (summary['SemEval2017.zip:trawl offline']?.f10 ?? 0) / (summary['SemEval2017.zip:TF-IDF words']?.f10 ?? 1);
-console.log(`\nheld-out (SemEval 2017) F1@10: trawl offline ${held >= 1 ? '+' : ''}${((held - 1) * 100).toFixed(0)} % against TF-IDF (target ≥ +20 %)`);
