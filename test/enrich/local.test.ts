@@ -112,3 +112,24 @@ test('matched terms are found where their stem starts a word, as a scan of every
   const all = ['ax', 'axe', 'by', '2024', 'car', 'cafe', 'café', 'fish', 'über', 'fast', 'obrien', 'ox', 'oxen', 'ray', 'quoted', 'ab', 'ab12', '12ab', 'none'];
   assert.deepEqual(termsIn(all, text), every(all));
 });
+
+test('with the crawl’s statistics, keyphrase tags run to ten: words interleaved with phrases, names weighed up, no negation', () => {
+  // Twenty-four other pages of the crawl on other topics give the document frequencies.
+  const others = Array.from({ length: 24 }, (_, i) => `Page ${i} is about the weather, rivers, trains and the market in town number ${i}. It is not long.`);
+  const text = [
+    'The harbour council met on Monday. Councillor Marta Kowalska said the harbour dredging would not start before spring.',
+    'Dredging the harbour costs the council more than the ferry terminal did. Kowalska wants the ferry terminal rebuilt first.',
+    'Fishermen say the silt is not the problem: the breakwater is. The breakwater was built in 1952 and the silt came after.',
+    'The council will vote on the dredging contract next month. Kowalska expects the contract to pass, but not unanimously.',
+  ].join(' ');
+  const df = new Map<string, number>();
+  for (const doc of [...others, text]) for (const s of new Set(words(doc).map((w) => stem(w, 'en')))) df.set(s, (df.get(s) ?? 0) + 1);
+  const tags = keyphraseTags('Harbour dredging delayed', text, 'en', { df, docs: others.length + 1 });
+  assert.equal(tags.length, 10, tags.join(' '));
+  assert.ok(!tags.includes('#not'), tags.join(' '));
+  assert.ok(tags.includes('#kowalska') || tags.includes('#marta-kowalska'), tags.join(' '));
+  const phrases = tags.filter((t) => t.includes('-'));
+  assert.ok(phrases.length >= 1 && phrases.length <= 3, `phrases in their slots: ${tags.join(' ')}`);
+  // The first tags alternate: a word, then a phrase.
+  assert.ok(!tags[0]!.includes('-') && tags[1]!.includes('-'), tags.join(' '));
+});
