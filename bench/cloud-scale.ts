@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FINALIZE_SPREAD_PAGES } from '../shared/pipeline/cloud/run-finalize.js';
 import { WACZ_PART_BYTES, WACZ_PART_FILES } from '../shared/pipeline/cloud/warc-compaction.js';
+import { machine, publish, today } from './report.js';
 
 /** AWS's documented limits (us-east-1, defaults of a new account where a quota can be raised). */
 export const AWS_LIMITS = {
@@ -52,6 +53,8 @@ export interface Trace {
   hosts: number;
   delayMs: number;
   usdPer1kPages: number;
+  linksPerPage?: number;
+  parts?: Record<string, number>;
   lambda: Record<string, { invocations: number; seconds: number; maxInvocationSeconds: number; memoryMb: number }>;
   pageExecutions: number;
   sqsRequests: number;
@@ -247,9 +250,73 @@ function loadTrace(): Trace {
   return JSON.parse(readFileSync(file, 'utf8')) as Trace;
 }
 
+/** The model's figures as the manual's blocks: the cost of the trace's crawl (bench:cloud) and the model by size. */
+function publishModel(trace: Trace, sizes: SizeModel[]): void {
+  const common = { machine: machine(), measured: today() };
+  const parts = trace.parts ?? {};
+  publish({
+    bench: 'cloud',
+    command: 'npm run bench:cloud -- --trace .bench-data/cloud-trace.json',
+    ...common,
+    tables: [
+      {
+        columns: ['service', '$ per 1,000 pages'],
+        rows: [...Object.entries(parts).map(([k, v]) => [k, v.toFixed(5)]), ['total', trace.usdPer1kPages.toFixed(5)]],
+      },
+    ],
+    notes: [
+      `${trace.pages} pages, ${trace.requests} requests, ~${trace.linksPerPage ?? 60} links a page, ${trace.delayMs} ms per-host delay; ${(trace.s3.puts / trace.pages).toFixed(2)} S3 PUTs and ${(trace.s3.gets / trace.pages).toFixed(2)} GETs a page. Target: ≤ $0.05 per 1,000 pages.`,
+    ],
+  });
+  publish({
+    bench: 'cloud-scale',
+    command: 'npm run bench:cloud-scale',
+    ...common,
+    tables: [
+      {
+        title: 'Rate limits of one run, lowest first:',
+        columns: ['pages a second', 'limit'],
+        rows: rateLimits(trace)
+          .slice(0, 6)
+          .map((l) => [Math.round(l.pagesPerSecond), l.name]),
+      },
+      {
+        title: 'By crawl size (a run is at most 10⁷ pages):',
+        columns: [
+          'pages',
+          'a run',
+          'pages/s a run',
+          'limited by',
+          'grows with the run',
+          'grows with the table',
+          'DynamoDB GB',
+          'S3 GB',
+          'WARC objects written',
+          'kept',
+          '$ / 1,000 pages',
+        ],
+        rows: sizes.map((s) => [
+          s.pages.toExponential(0),
+          s.runPages.toExponential(0),
+          s.pagesPerSecondPerRun,
+          s.firstLimit,
+          s.runWideOps.join('; ') || 'nothing',
+          s.tableWideOps.join('; ') || 'nothing',
+          s.storageGb.dynamodb,
+          s.storageGb.s3,
+          s.warcObjects.written,
+          s.warcObjects.kept,
+          s.usdPer1kPages,
+        ]),
+      },
+    ],
+  });
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const trace = loadTrace();
   const sizes = SIZES.map((n) => modelSize(trace, n));
+  publishModel(trace, sizes);
   if (process.argv.includes('--json')) {
     console.log(
       JSON.stringify({

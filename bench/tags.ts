@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { keyphraseTags } from '../shared/enrich/local-tags.js';
 import { stem, stopwordSet, words } from '../shared/enrich/text.js';
 import { modernDeclared, snippetDeclared, type TaggedDoc } from './declared-tags.js';
+import { machine, publish, today } from './report.js';
 
 const CORPORA = join(process.cwd(), '..', 'shared', 'corpora', 'keyphrase-eval');
 const LIMIT = Number(process.env.BENCH_TAGS_DOCS ?? 500);
@@ -89,8 +90,7 @@ function tfidfBaseline(docs: Doc[]): Map<string, string[]> {
 /** Document frequencies of stems over the dataset: what the crawl's own statistics give the tagger. */
 function corpusStats(docs: Doc[]): { df: Map<string, number>; docs: number } {
   const df = new Map<string, number>();
-  for (const d of docs)
-    for (const s of new Set(words(`${d.title} ${d.text}`.toLowerCase()).map((w) => stem(w, d.language)))) df.set(s, (df.get(s) ?? 0) + 1);
+  for (const d of docs) for (const s of new Set(words(`${d.title} ${d.text}`.toLowerCase()).map((w) => stem(w, d.language)))) df.set(s, (df.get(s) ?? 0) + 1);
   return { df, docs: docs.length };
 }
 
@@ -116,7 +116,17 @@ const results: Array<{
  */
 function withWords(gold: string[]): string[] {
   const stop = stopwordSet('en');
-  return [...new Set([...gold, ...gold.flatMap((k) => k.toLowerCase().split(/\s+/).filter((w) => w.length > 2 && !stop.has(w)))])];
+  return [
+    ...new Set([
+      ...gold,
+      ...gold.flatMap((k) =>
+        k
+          .toLowerCase()
+          .split(/\s+/)
+          .filter((w) => w.length > 2 && !stop.has(w)),
+      ),
+    ]),
+  ];
 }
 const DATASETS: Array<{ name: string; role: string; docs: () => Doc[] }> = [
   { name: 'Inspec', role: 'chosen on', docs: () => load('Inspec.zip') },
@@ -151,9 +161,30 @@ for (const set of DATASETS) {
     const n = docs.length;
     const mean = Object.fromEntries(Object.entries(acc).map(([k, v]) => [k, v / n])) as typeof acc;
     results.push({ dataset: set.name, role: set.role, method: name, ...mean, docs: n });
-    rows.push([`${set.name} (${set.role})`, name, ...[mean.p5, mean.r5, mean.f5, mean.p10, mean.r10, mean.f10, mean.f10Words].map(pct), mean.tags.toFixed(1), String(n)]);
+    rows.push([
+      `${set.name} (${set.role})`,
+      name,
+      ...[mean.p5, mean.r5, mean.f5, mean.p10, mean.r10, mean.f10, mean.f10Words].map(pct),
+      mean.tags.toFixed(1),
+      String(n),
+    ]);
   }
 }
+const rel = (x: number, y: number) => `${x >= y ? '+' : ''}${(((x - y) / y) * 100).toFixed(0)} %`;
+const comparisons = DATASETS.flatMap((set) => {
+  const row = (m: string) => results.find((r) => r.dataset === set.name && r.method === m);
+  const t = row('trawl offline');
+  const b = row('TF-IDF words');
+  return t && b ? [`${set.name} (${set.role}): ${rel(t.f10, b.f10)} on the keys, ${rel(t.f10Words, b.f10Words)} on the keys and their words`] : [];
+});
+publish({
+  bench: 'tags',
+  command: `npm run bench:tags${LIMIT === 500 ? '' : ` (BENCH_TAGS_DOCS=${LIMIT})`}`,
+  machine: machine(),
+  measured: today(),
+  tables: [{ columns: rows[0]!, rows: rows.slice(1) }],
+  notes: [`F1@10 of the offline tags against TF-IDF words on the same documents: ${comparisons.join('; ')}.`],
+});
 if (process.argv.includes('--json')) {
   console.log(JSON.stringify({ docsPerSet: LIMIT, results }));
 } else {
@@ -167,7 +198,6 @@ if (process.argv.includes('--json')) {
     const row = (m: string) => results.find((r) => r.dataset === set.name && r.method === m);
     const t = row('trawl offline');
     const b = row('TF-IDF words');
-    const rel = (x: number, y: number) => `${x >= y ? '+' : ''}${(((x - y) / y) * 100).toFixed(0)} %`;
     if (t && b) console.log(`  ${set.name} (${set.role}): ${rel(t.f10, b.f10)}; ${rel(t.f10Words, b.f10Words)}`);
   }
 }
