@@ -12,17 +12,17 @@
  * 3. `link`: the links into the shard, forwarded ones resolved too, repeated ones removed: the
  *    shard's in-links (by target) and linking hosts, and each source shard's share of out-degrees;
  * 4. `degrees`: a shard's pages' out-degrees, summed from every target shard's share;
- * 5. `merge` then `round`, repeated: `merge` (one worker) turns the last round's ranks into each
- *    page's share (rank over out-degree) in one object; `round` (a worker a shard) gives the
- *    shard's pages their next ranks from the shares of the pages linking in (8 bytes a page of the
- *    run) and its in-links; the rounds stop when the summed L1 change is below the tolerance
- *    (`converged`);
+ * 5. `merge` then `round`, repeated: `merge` (one worker) sums the rank of the pages without
+ *    links from one number a shard; `round` (a worker a shard) gives the shard's pages their next
+ *    ranks from the shares (rank over out-degree) of the pages linking in, read one source shard at
+ *    a time, and writes its own pages' shares for the next round; the rounds stop when the summed
+ *    L1 change is below the tolerance (`converged`);
  * 6. `results`: the shard's pages with their ranks, inlinks, linking hosts and first sources.
  *
  * The same ranks as CompactGraph.pageRank on the same pages and links (damping 0.85, dangling
  * rank spread evenly, L1 change below 1e-6 or 100 rounds), up to the order of floating-point sums.
- * A worker's memory: its shard's pages and in-links (16 bytes a link), plus 8 bytes a page of the
- * run in a round, 20 in `merge` and 32 in `results` (the sources' ids).
+ * A worker's memory: its shard's pages and in-links (16 bytes a link, 28 in a round), plus 8 bytes
+ * a page of one other shard in a round, and 32 a page of the run in `results` (the sources' ids).
  */
 
 /** Where the phases keep what they hand to the next: a key-value store of immutable objects. */
@@ -293,7 +293,12 @@ export class ShardedRank {
       const buf = await this.must(key);
       for (let o = 0; o + 8 <= buf.length; o += 8) degree[buf.readUInt32LE(o)]! += buf.readUInt32LE(o + 4);
     }
-    await this.scratch.put(`degree/${pad(shard)}`, Buffer.from(degree.buffer));
+    const zero = Buffer.alloc(4);
+    zero.writeUInt32LE(
+      degree.reduce((n, d) => n + (d === 0 ? 1 : 0), 0),
+      0,
+    );
+    await Promise.all([this.scratch.put(`degree/${pad(shard)}`, Buffer.from(degree.buffer)), this.scratch.put(`zero/${pad(shard)}`, zero)]);
   }
 
   private async everyShard<T>(read: (shard: number) => Promise<T>): Promise<T[]> {
@@ -301,55 +306,89 @@ export class ShardedRank {
   }
 
   /**
-   * Between rounds (and before the first, `round` 0): every page's share of its rank for each page
-   * it links to (its rank over its out-degree; 0 for a page without links) and the rank of pages
-   * without links, summed, in one object the next round's workers read. Reads 12 bytes a page of
-   * the run (20 with the ranks), once a round, in one worker.
+   * Between rounds (and before the first, `round` 0): the rank of the pages without links, summed
+   * over the shards (each round wrote its shard's part; before the first, each shard's count of
+   * such pages at 1/N each), in one number the next round's workers read. Reads one object a shard.
    */
   async merge(round: number): Promise<void> {
-    const counts = await this.counts();
-    const total = counts.reduce((a, b) => a + b, 0);
-    const degrees = await this.everyShard((s) => this.must(`degree/${pad(s)}`));
-    const ranks = round > 0 ? await this.everyShard((s) => this.must(`rank/${pad(round)}/${pad(s)}`)) : undefined;
-    const out = new Float64Array(total + 1);
-    let dangling = 0;
-    let at = 1;
-    for (let s = 0; s < this.shards; s++) {
-      const degree = int32s(degrees[s]!, 0, counts[s]!);
-      const rank = ranks ? float64s(ranks[s]!) : new Float64Array(counts[s]!).fill(1 / total);
-      for (let i = 0; i < counts[s]!; i++) {
-        if (degree[i] === 0) dangling += rank[i]!;
-        else out[at + i] = rank[i]! / degree[i]!;
-      }
-      at += counts[s]!;
-    }
-    out[0] = dangling;
-    await this.scratch.put(`shares-of-rank/${pad(round)}`, Buffer.from(out.buffer));
+    const total = (await this.counts()).reduce((a, b) => a + b, 0);
+    const parts = await this.everyShard((s) => this.must(round === 0 ? `zero/${pad(s)}` : `dangling/${pad(round)}/${pad(s)}`));
+    const dangling =
+      round === 0 ? parts.reduce((sum, b) => sum + b.readUInt32LE(0), 0) / Math.max(1, total) : parts.reduce((sum, b) => sum + b.readDoubleLE(0), 0);
+    const out = Buffer.alloc(8);
+    out.writeDoubleLE(dangling, 0);
+    await this.scratch.put(`dangling/${pad(round)}`, out);
+  }
+
+  /**
+   * Each page of source shard `s` gives, in round `round` (from 1), its rank of the round before
+   * over its out-degree: written by that shard's round, or before the first round 1/N over it.
+   */
+  private async sharesOf(round: number, s: number, total: number): Promise<Float64Array> {
+    if (round > 1) return float64s(await this.must(`share/${pad(round - 1)}/${pad(s)}`));
+    const degree = int32s(await this.must(`degree/${pad(s)}`), 0, (await this.counts())[s]!);
+    return Float64Array.from(degree, (d) => (d === 0 ? 0 : 1 / total / d));
   }
 
   /**
    * Phase 5, round `round` (from 1) for one shard, after `merge(round - 1)`: its pages' ranks from
-   * the ranks of the round before (1/N each before the first). Returns the L1 change of its pages'
-   * ranks; the rounds go on while the sum over the shards is at least RANK_TOLERANCE and fewer than
-   * RANK_ROUNDS_MAX ran.
+   * the ranks of the round before (1/N each before the first), read one source shard at a time, and
+   * its pages' shares and rank without links for the next round. Returns the L1 change of its
+   * pages' ranks; the rounds go on while the sum over the shards is at least RANK_TOLERANCE and
+   * fewer than RANK_ROUNDS_MAX ran.
    */
   async round(round: number, shard: number): Promise<number> {
     const counts = await this.counts();
+    const offsets = counts.map((_, s) => counts.slice(0, s).reduce((a, b) => a + b, 0));
     const total = counts.reduce((a, b) => a + b, 0);
-    const share = float64s(await this.must(`shares-of-rank/${pad(round - 1)}`));
-    const dangling = share[0]!;
+    const dangling = (await this.must(`dangling/${pad(round - 1)}`)).readDoubleLE(0);
     const size = counts[shard]!;
     const before = round > 1 ? float64s(await this.must(`rank/${pad(round - 1)}/${pad(shard)}`)) : new Float64Array(size).fill(1 / total);
     const { start, sources } = await this.inLinks(shard);
-    const next = new Float64Array(size);
-    let delta = 0;
-    for (let n = 0; n < size; n++) {
-      let sum = 0;
-      for (let e = start[n]!; e < start[n + 1]!; e++) sum += share[1 + sources[e]!]!;
-      next[n] = (1 - DAMPING) / total + DAMPING * (sum + dangling / total);
-      delta += Math.abs(next[n]! - before[n]!);
+    // The in-links grouped by their source's shard (a counting sort), each with its target.
+    const edges = sources.length;
+    const firstOf = new Int32Array(this.shards + 1);
+    const shardOfEdge = new Int32Array(edges);
+    for (let e = 0; e < edges; e++) {
+      let s = 0;
+      while (s + 1 < this.shards && offsets[s + 1]! <= sources[e]!) s++;
+      shardOfEdge[e] = s;
+      firstOf[s + 1]!++;
     }
-    await this.scratch.put(`rank/${pad(round)}/${pad(shard)}`, Buffer.from(next.buffer));
+    for (let s = 0; s < this.shards; s++) firstOf[s + 1]! += firstOf[s]!;
+    const fill = firstOf.slice(0, this.shards);
+    const order = new Int32Array(edges);
+    const targetOf = new Int32Array(edges);
+    for (let n = 0; n < size; n++) for (let e = start[n]!; e < start[n + 1]!; e++) targetOf[e] = n;
+    for (let e = 0; e < edges; e++) order[fill[shardOfEdge[e]!]!++] = e;
+    const sum = new Float64Array(size);
+    for (let s = 0; s < this.shards; s++) {
+      if (firstOf[s] === firstOf[s + 1]) continue;
+      const share = await this.sharesOf(round, s, total);
+      const off = offsets[s]!;
+      for (let i = firstOf[s]!; i < firstOf[s + 1]!; i++) {
+        const e = order[i]!;
+        sum[targetOf[e]!]! += share[sources[e]! - off]!;
+      }
+    }
+    const degree = int32s(await this.must(`degree/${pad(shard)}`), 0, size);
+    const next = new Float64Array(size);
+    const shares = new Float64Array(size);
+    let delta = 0;
+    let unlinked = 0;
+    for (let n = 0; n < size; n++) {
+      next[n] = (1 - DAMPING) / total + DAMPING * (sum[n]! + dangling / total);
+      delta += Math.abs(next[n]! - before[n]!);
+      if (degree[n] === 0) unlinked += next[n]!;
+      else shares[n] = next[n]! / degree[n]!;
+    }
+    const part = Buffer.alloc(8);
+    part.writeDoubleLE(unlinked, 0);
+    await Promise.all([
+      this.scratch.put(`rank/${pad(round)}/${pad(shard)}`, Buffer.from(next.buffer)),
+      this.scratch.put(`share/${pad(round)}/${pad(shard)}`, Buffer.from(shares.buffer)),
+      this.scratch.put(`dangling/${pad(round)}/${pad(shard)}`, part),
+    ]);
     return delta;
   }
 

@@ -109,6 +109,41 @@ describe('ranking spread over shards', () => {
     });
   }
 
+  it('a round reads its own shard and one other shard’s shares at a time; a merge one number a shard', async () => {
+    const shards = 8;
+    const w = web(11, 400);
+    const inner = memoryScratch();
+    let phase = '';
+    const reads: Array<{ phase: string; key: string; bytes: number }> = [];
+    const scratch = {
+      ...inner,
+      async get(key: string) {
+        const body = await inner.get(key);
+        if (body) reads.push({ phase, key, bytes: body.length });
+        return body;
+      },
+    };
+    const rank = new ShardedRank(scratch, shards, shardOf(shards));
+    const wrapped = Object.create(rank) as ShardedRank;
+    wrapped.merge = async (round: number) => ((phase = 'merge'), rank.merge(round));
+    wrapped.round = async (round: number, shard: number) => ((phase = 'round'), rank.round(round, shard));
+    const index = new Map(w.stored.map((p, i) => [p.id, i]));
+    const done = await rankAllShards(wrapped, async function* (s) {
+      const pages = w.stored.filter((p) => shardOf(shards)(p.id) === s);
+      yield { pages, links: pages.map((p) => w.links[index.get(p.id)!]!), aliases: w.aliases.filter(([a]) => shardOf(shards)(a) === s) };
+    });
+    assert.ok(done > 5);
+    const largestShard = Math.max(...Array.from({ length: shards }, (_, s) => w.stored.filter((p) => shardOf(shards)(p.id) === s).length));
+    // No object a round reads holds a number for every page of the run: shares and degrees are by shard.
+    const shareReads = reads.filter((r) => r.phase === 'round' && !r.key.startsWith('in/'));
+    assert.ok(shareReads.length > 0);
+    assert.ok(
+      shareReads.every((r) => r.bytes <= largestShard * 8),
+      JSON.stringify(shareReads.filter((r) => r.bytes > largestShard * 8).slice(0, 3)),
+    );
+    assert.ok(reads.filter((r) => r.phase === 'merge').every((r) => r.bytes <= 32));
+  });
+
   it('caps the sources a page names, and ranks a run without links evenly', async () => {
     const w = web(3, 40);
     const scratch = memoryScratch();
