@@ -11,7 +11,43 @@ function findTests(dir) {
   });
 }
 
-const filter = process.argv.slice(2);
+// Two suites: `fast` (npm test: unit, contract, the embedded pipeline end to end) and `slow` (npm
+// run test:slow: the AWS suites on emulators and CDK synthesis, the browser suites, the packaged
+// install, the long end-to-end crawls); `all` runs both. The slow ones are the files below.
+const SLOW = [
+  'test/package/',
+  'test/lib/',
+  'test/functions/',
+  'test/e2e/cloud',
+  'test/e2e/scale',
+  'test/e2e/doctor-rebuild',
+  'test/e2e/archive-graph',
+  'test/e2e/data-dir',
+  'test/e2e/render',
+  'test/e2e/disk-full',
+  'test/e2e/hostile',
+  'test/e2e/recrawl',
+  'test/e2e/resume',
+  'test/api/ui',
+  'test/api/mcp-inspector',
+  'test/changes/changes-ui',
+  'test/contract/aws',
+  'test/pipeline/api-crawls',
+  'test/pipeline/fetch-worker',
+  'test/pipeline/run-control',
+  'test/pipeline/run-finalize',
+  'test/api-report',
+  'test/archive/capture-index',
+  'test/cli/usage',
+];
+const args = process.argv.slice(2);
+const suite = args.find((a) => a.startsWith('--suite='))?.slice('--suite='.length) ?? 'all';
+if (!['fast', 'slow', 'all'].includes(suite)) {
+  console.error(`--suite=${suite}: use --suite=fast, --suite=slow or --suite=all`);
+  process.exit(2);
+}
+const isSlow = (f) => SLOW.some((p) => f.startsWith(p));
+const filter = args.filter((a) => !a.startsWith('--suite='));
 // The slowest files start first (two run at a time): a long one started last would run alone at
 // the end while the other slot idles. Only the order changes.
 const SLOW_FIRST = [
@@ -30,6 +66,7 @@ const rank = (f) => {
 };
 const files = findTests('test')
   .filter((f) => filter.length === 0 || filter.some((p) => f.includes(p)))
+  .filter((f) => suite === 'all' || (suite === 'slow') === isSlow(f))
   .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 if (files.length === 0) {
   console.error('no test files matched');
