@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FETCH_LATENCY_BOUNDS_MS, ROBOTS_REFUSAL, type CrawlStore } from '../../shared/store/ports/index.js';
+import { FETCH_LATENCY_BOUNDS_MS, ROBOTS_REFUSAL, type ChunkRecord, type CrawlStore } from '../../shared/store/ports/index.js';
 import { simhash } from '../../shared/dedupe/simhash.js';
 import type { Adapter } from './adapter.js';
 import { edge, extract, fetchRecord, page, row } from '../store-records.js';
@@ -303,6 +303,17 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
         ],
       );
       assert.deepEqual(await s.chunks('none'), []);
+      // Chunks of the page's own markdown (overlapping, as the chunker makes them) and one whose
+      // spacing differs from it come back whole, every field as stored.
+      const markdown = '# Ponds\n\nA pond needs shade. Frogs like reeds.\n\nClean the filter weekly in summer.';
+      const mine: ChunkRecord[] = [
+        { urlId: 'q', seq: 0, id: 'd0', position: 0, tokens: 8, text: '# Ponds\n\nA pond needs shade. Frogs like reeds.', nextId: 'd1' },
+        { urlId: 'q', seq: 1, id: 'd1', position: 0.3, tokens: 9, text: 'Frogs like reeds.\n\nClean the filter weekly in summer.', prevId: 'd0', nextId: 'd2' },
+        { urlId: 'q', seq: 2, id: 'd2', position: 0.9, tokens: 4, text: 'Clean the filter  weekly.', prevId: 'd1' },
+      ];
+      await s.saveExtraction([], extract('q', markdown, 'h2'), mine);
+      const plain = (x: unknown) => JSON.parse(JSON.stringify(x)) as unknown;
+      assert.deepEqual(plain(await s.chunks('q')), plain(mine));
     }));
 
   test(`${name}: stores host state without losing robots.txt fields`, () =>

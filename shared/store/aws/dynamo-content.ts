@@ -1,7 +1,7 @@
 import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hammingDistance, simhashWideBands } from '../../dedupe/simhash.js';
 import type { BlobStore, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, PageRecord } from '../ports/index.js';
-import { chunkItem, edgesOf, extractItem, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
+import { chunkItems, chunksOf, edgesOf, extractItem, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
 import { DynamoLedger } from './dynamo-ledger.js';
 import { isConditionFailure } from './dynamo-table.js';
 import { keys } from './table.js';
@@ -43,7 +43,10 @@ export abstract class DynamoContent extends DynamoLedger {
   }
 
   async chunks(urlId: string): Promise<ChunkRecord[]> {
-    return (await this.partition(`URL#${urlId}`, 'CHUNK#')).map((i) => recordOf<ChunkRecord>(i)!);
+    return chunksOf(await this.partition(`URL#${urlId}`, 'CHUNK#'), async () => {
+      const extract = await this.get(keys.extract(urlId));
+      return (await this.unspill(extract?.markdown, extract?.markdownBlob)) ?? '';
+    });
   }
 
   protected async putPage(p: PageRecord): Promise<void> {
@@ -62,7 +65,7 @@ export abstract class DynamoContent extends DynamoLedger {
     await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
     if (!x.textDuplicateOf) await this.putIfAbsent({ ...keys.text(x.textHash), type: 'TEXT', urlId: x.urlId });
     const stale = Array.from({ length: Math.max(0, Number(previous?.chunkCount ?? 0) - chunks.length) }, (_, i) => keys.chunk(x.urlId, chunks.length + i));
-    await this.batchWrite(chunks.map(chunkItem), stale);
+    await this.batchWrite(chunkItems(chunks, x.markdown), stale);
     await this.writeBands(x, previous);
   }
 

@@ -80,8 +80,35 @@ export function edgesOf(item: Item | undefined): EdgeRecord[] {
   return stored.map((e) => ({ fromId, snapshot, ...e }));
 }
 
-export function chunkItem(c: ChunkRecord): Item {
-  return { ...keys.chunk(c.urlId, c.seq), type: 'CHUNK', ...c };
+/**
+ * CHUNK items of a page's chunks. A chunk whose text is a part of the page's markdown keeps only
+ * where it is (`start`, `end` in the EXTRACT item's markdown, which holds the text once); one that
+ * is not (whitespace the chunker joined differently) keeps its text.
+ */
+export function chunkItems(chunks: ChunkRecord[], markdown: string): Item[] {
+  let from = 0;
+  return chunks.map((c) => {
+    const at = c.text ? markdown.indexOf(c.text, from) : -1;
+    const key = { ...keys.chunk(c.urlId, c.seq), type: 'CHUNK' };
+    if (at < 0) return { ...key, ...c };
+    from = at + 1;
+    const { text: _text, ...rest } = c;
+    return { ...key, ...rest, start: at, end: at + c.text.length };
+  });
+}
+
+/** A page's chunks from their items and the markdown their `start` and `end` point into. */
+export function chunksOf(items: Item[], markdown: () => Promise<string>): Promise<ChunkRecord[]> {
+  let text: Promise<string> | undefined;
+  return Promise.all(
+    items.map(async (item) => {
+      const { start, end, ...rest } = recordOf<ChunkRecord & { start?: number; end?: number }>(item)!;
+      if (typeof start !== 'number' || typeof end !== 'number') return rest;
+      const md = await (text ??= markdown());
+      if (md.length < end) throw new Error(`chunk ${rest.seq} of ${rest.urlId} points past its page's markdown: extract the page again (trawl reextract)`);
+      return { ...rest, text: md.slice(start, end) };
+    }),
+  );
 }
 
 export function extractItem(x: ExtractRecord, chunkCount: number): Item {
