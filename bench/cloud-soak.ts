@@ -21,6 +21,7 @@ import { finalizeRun, progressStage, type RunState } from '../shared/pipeline/cl
 import { finalizeStart, finalizeStep, type FinalizeDeps, type FinalizeEvent, type FinalizePlan } from '../shared/pipeline/cloud/run-finalize.js';
 import type { CloudDeps } from '../shared/pipeline/cloud/cloud-context.js';
 import type { FetchCommit, FrontierRow, WorkflowExecution, WorkflowRunner } from '../shared/store/ports/index.js';
+import { machine, publish, today } from './report.js';
 
 const json = process.argv.includes('--json');
 const sizes = process.argv
@@ -83,6 +84,17 @@ const id = (run: number, i: number) => `${run.toString(16)}${i.toString(16).padS
 
 const STEPS = ['summary', 'progress', 'metrics', 'getCrawl', 'finalizeStart', 'collect', 'rankSteps', 'finalizeEnd'] as const;
 type Soak = Record<(typeof STEPS)[number], Step> & { writeSeconds: number };
+/** The steps as the manual names them. */
+const STEP_NAMES: Record<(typeof STEPS)[number], string> = {
+  summary: "the run's summary",
+  progress: "Progress's check",
+  metrics: '`/metrics`',
+  getCrawl: '`GET /crawls/{id}`',
+  finalizeStart: 'FinalizeStart',
+  collect: "a collect step (the largest of the run's)",
+  rankSteps: 'a ranking step (gather, link, degrees, a round, RankCheck, write: the largest)',
+  finalizeEnd: 'FinalizeRun after them',
+};
 
 async function soak(n: number): Promise<Soak> {
   const job = `soak-${n}`;
@@ -191,6 +203,19 @@ try {
       { time: +(large[s].ms / Math.max(1, small[s].ms)).toFixed(2), requests: +(large[s].requests / Math.max(1, small[s].requests)).toFixed(2) },
     ]),
   );
+  const cellOf = (st: Step) => `${Math.round(st.ms)} ms, ${st.requests} requests, +${st.peakHeapMb} MB`;
+  publish({
+    bench: 'cloud-soak',
+    command: `npm run bench:cloud-soak -- ${results.map((r) => r.urls).join(' ')}`,
+    machine: machine(),
+    measured: today(),
+    tables: [
+      {
+        columns: ['step', ...results.map((r) => `${r.urls.toLocaleString('en')} URLs`), 'growth (time, requests)'],
+        rows: steps.map((s) => [STEP_NAMES[s], ...results.map((r) => cellOf(r[s])), `×${growth[s]!.time}, ×${growth[s]!.requests}`]),
+      },
+    ],
+  });
   if (json) console.log(JSON.stringify({ results, growth }));
   else {
     for (const r of results) {

@@ -27,6 +27,7 @@ import {
   type Counts,
   type Page,
 } from './extraction-corpus.js';
+import { machine, publish, today, type BenchTable } from './report.js';
 
 interface Row {
   name: string;
@@ -69,10 +70,18 @@ function score(name: string, pages: Page[], extract: (p: Page) => string): Row {
   return { name, counts, errors, ms: (cpu.user + cpu.system) / 1000 / pages.length, threadMs: (threadCpuMs() - thread0) / pages.length };
 }
 
-const fmt = (tp: number, fp: number, fn: number) =>
-  Object.values(prf(tp, fp, fn))
-    .map((v) => v.toFixed(3))
-    .join(' | ');
+const cells = (tp: number, fp: number, fn: number) => Object.values(prf(tp, fp, fn)).map((v) => v.toFixed(3));
+
+/** A table printed as Markdown and kept for the manual. */
+const tables: BenchTable[] = [];
+const notes: string[] = [];
+function table(t: BenchTable): void {
+  tables.push(t);
+  if (t.title) console.log(t.title);
+  console.log(`| ${t.columns.join(' | ')} |`);
+  console.log(`|${t.columns.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`);
+  for (const r of t.rows) console.log(`| ${r.join(' | ')} |`);
+}
 
 function stages(pages: Array<{ url: string; html: string }>): Record<string, number> {
   const t: Record<string, number> = {};
@@ -106,18 +115,17 @@ if (pages.length) {
     score('trawl `extractPage(...).text`', pages, (p) => extractPage(p.html, p.url, opts).text),
     score('Readability on linkedom, as it is', pages, (p) => new Readability(parseHTML(p.html).document).parse()?.textContent ?? ''),
   ];
-  console.log(
-    "Whole corpus. Snippets: P | R | F1; the same weighted by the snippets' words (token level); errors; CPU ms/page of this thread and of the process (its GC helper threads too)",
-  );
-  console.log('| extractor | precision | recall | F1 | token P | token R | token F1 | errors | ms/page (thread) | ms/page (process) |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) {
-    const c = r.counts;
-    console.log(
-      `| ${r.name} | ${fmt(c.tp, c.fp, c.fn)} | ${fmt(c.tpWords, c.fpWords, c.fnWords)} | ${r.errors} | ${r.threadMs.toFixed(1)} | ${r.ms.toFixed(1)} |`,
-    );
-  }
-  console.log('| trafilatura (Python), its published floor | | | ≈ 0.925 | | | | | | |');
+  table({
+    title: `${pages.length} real pages (trafilatura's evaluation set), the whole corpus. Snippets: P, R, F1; the same weighted by the snippets' words (token level); errors; CPU ms/page of this thread and of the process (its GC helper threads too)`,
+    columns: ['extractor', 'precision', 'recall', 'F1', 'token P', 'token R', 'token F1', 'errors', 'ms/page (thread)', 'ms/page (process)'],
+    rows: [
+      ...rows.map((r) => {
+        const c = r.counts;
+        return [r.name, ...cells(c.tp, c.fp, c.fn), ...cells(c.tpWords, c.fpWords, c.fnWords), r.errors, r.threadMs.toFixed(1), r.ms.toFixed(1)];
+      }),
+      ['trafilatura (Python), its published floor', '', '', '≈ 0.925', '', '', '', '', '', ''],
+    ],
+  });
 
   // Cross-validated by site: what was chosen on the other folds, scored on pages of sites it never saw.
   const runs = collectRuns(pages);
@@ -126,30 +134,41 @@ if (pages.length) {
   const learned = crossValidate(runs, K);
   const readability = rows[1]!.counts;
   const trawl = rows[0]!.counts;
-  console.log(
-    `\n${K}-fold cross-validation by site (${sites} sites; no site in two folds): what was chosen on the other folds, scored on the held-out fold, summed`,
-  );
-  console.log('| extractor | precision | recall | F1 | token P | token R | token F1 | chosen per fold |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---|');
-  const line = (name: string, c: Counts, chosen: string) =>
-    console.log(`| ${name} | ${fmt(c.tp, c.fp, c.fn)} | ${fmt(c.tpWords, c.fpWords, c.fnWords)} | ${chosen} |`);
-  line("trawl, the rules' constants chosen per fold", rules.counts, rules.chosen.map((c) => JSON.stringify(c)).join(' '));
-  line('trawl + a block classifier fitted per fold (not shipped)', learned.learned, `drop thresholds ${learned.thresholds.join(', ')}`);
-  line('trawl as shipped (its constants set on the whole corpus)', learned.rules, '');
-  line('Readability (nothing to choose)', readability, '');
+  const line = (name: string, c: Counts, chosen: string) => [name, ...cells(c.tp, c.fp, c.fn), ...cells(c.tpWords, c.fpWords, c.fnWords), chosen];
+  console.log('');
+  table({
+    title: `${K}-fold cross-validation by site (${sites} sites; no site in two folds): what was chosen on the other folds, scored on the held-out fold, summed`,
+    columns: ['extractor', 'precision', 'recall', 'F1', 'token P', 'token R', 'token F1', 'chosen per fold'],
+    rows: [
+      line("trawl, the rules' constants chosen per fold", rules.counts, rules.chosen.map((c) => JSON.stringify(c)).join(' ')),
+      line('trawl + a block classifier fitted per fold (not shipped)', learned.learned, `drop thresholds ${learned.thresholds.join(', ')}`),
+      line('trawl as shipped (its constants set on the whole corpus)', learned.rules, ''),
+      line('Readability (nothing to choose)', readability, ''),
+    ],
+  });
   const f1 = (c: Counts) => prf(c.tp, c.fp, c.fn).f1;
   const cv = f1(rules.counts);
   // The bar: the margin the whole corpus gave at first (0.930 against 0.882), now held cross-validated.
   const FILED_MARGIN = 0.048;
-  console.log(
-    `\ntargets: cross-validated F1 ≥ 0.93 (the rules' constants chosen per fold: ${cv.toFixed(3)}; as shipped: ${f1(trawl).toFixed(3)}),` +
-      ` cross-validated margin over Readability ≥ ${FILED_MARGIN} (${(cv - f1(readability)).toFixed(3)}; the whole corpus's now: ${(f1(trawl) - f1(readability)).toFixed(3)}), ≤ 15 ms/page, 0 errors`,
+  notes.push(
+    `Targets: cross-validated F1 ≥ 0.93 (the rules' constants chosen per fold: ${cv.toFixed(3)}; as shipped: ${f1(trawl).toFixed(3)}),` +
+      ` cross-validated margin over Readability ≥ ${FILED_MARGIN} (${(cv - f1(readability)).toFixed(3)}; the whole corpus's now: ${(f1(trawl) - f1(readability)).toFixed(3)}), ≤ 15 ms/page, 0 errors.`,
   );
-  console.log('\nCPU ms/page by stage on the corpus:');
-  for (const [k, v] of Object.entries(stages(pages))) console.log(`  ${k.padEnd(14)} ${v.toFixed(2).padStart(6)}`);
+  console.log(`\n${notes.at(-1)}\n`);
+  table({
+    title: 'CPU ms a page by stage, on the corpus:',
+    columns: ['stage', 'ms/page'],
+    rows: Object.entries(stages(pages)).map(([k, v]) => [k, v.toFixed(2)]),
+  });
 } else console.log(`no corpus at ${CORPUS} (set TRAWL_CORPUS): skipping the real-page table\n`);
 
 const synthetic = Array.from({ length: 200 }, (_, i) => ({ url: `http://blog.test/articles/${i + 1}`, html: articleHtml('blog', i + 1, 400) }));
-console.log(`\n${synthetic.length} synthetic bench-web articles, CPU ms/page by stage:`);
-for (const [k, v] of Object.entries(stages(synthetic))) console.log(`  ${k.padEnd(14)} ${v.toFixed(2).padStart(6)}`);
-console.log(`\npeak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+console.log('');
+table({
+  title: `${synthetic.length} synthetic bench-web articles, CPU ms a page by stage:`,
+  columns: ['stage', 'ms/page'],
+  rows: Object.entries(stages(synthetic)).map(([k, v]) => [k, v.toFixed(2)]),
+});
+notes.push(`Peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB.`);
+console.log(`\n${notes.at(-1)}`);
+publish({ bench: 'extract', command: 'npm run bench:extract', machine: machine(), measured: today(), tables, notes });

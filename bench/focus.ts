@@ -10,6 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { machine, publish, today } from './report.js';
 import { crawl } from '../shared/library/crawl.js';
 import type { PriorityFn } from '../shared/frontier/priority.js';
 import { focusedPriority } from '../shared/scoring/focus.js';
@@ -138,16 +139,23 @@ for (const [name, options] of runs) {
 }
 await server.close();
 
-console.log('| strategy | requests (previews included) | pages fetched | on-topic pages | harvest rate | wall |\n|---|---:|---:|---:|---:|---:|');
-for (const r of rows) {
+const columns = ['strategy', 'requests (previews included)', 'pages fetched', 'on-topic pages', 'harvest rate', 'wall'];
+const table = rows.map((r) => {
   const hits = r.pages.filter((i) => pages[i]!.onTopic).length;
-  console.log(
-    `| ${r.name} | ${r.requests} | ${r.pages.length} | ${hits} | ${((100 * hits) / Math.max(1, r.pages.length)).toFixed(1)} % | ${r.seconds.toFixed(1)} s |`,
-  );
-}
+  return [r.name, r.requests, r.pages.length, hits, `${((100 * hits) / Math.max(1, r.pages.length)).toFixed(1)} %`, `${r.seconds.toFixed(1)} s`];
+});
+console.log(`| ${columns.join(' | ')} |\n|---|---:|---:|---:|---:|---:|`);
+for (const r of table) console.log(`| ${r.join(' | ')} |`);
 const embedded = new Set(rows[1]!.pages.filter((i) => pages[i]!.onTopic));
 const cloud = new Set(rows[3]!.pages.filter((i) => pages[i]!.onTopic));
 const kept = [...embedded].filter((i) => cloud.has(i)).length;
-console.log(
-  `\ncloud policy vs embedded best-first: ${cloud.size} vs ${embedded.size} on-topic pages (${((100 * cloud.size) / Math.max(1, embedded.size)).toFixed(0)} %); ${kept} of the embedded crawl's on-topic pages also fetched by the cloud policy (${((100 * kept) / Math.max(1, embedded.size)).toFixed(0)} %)`,
-);
+const comparison = `Cloud policy against embedded best-first: ${cloud.size} against ${embedded.size} on-topic pages (${((100 * cloud.size) / Math.max(1, embedded.size)).toFixed(0)} %); ${kept} of the embedded crawl's on-topic pages also fetched by the cloud policy (${((100 * kept) / Math.max(1, embedded.size)).toFixed(0)} %).`;
+console.log(`\n${comparison}`);
+publish({
+  bench: 'focus',
+  command: 'npm run bench:focus',
+  machine: machine(),
+  measured: today(),
+  tables: [{ title: `${PAGES} pages (${topical.length} on topic), a budget of ${BUDGET} pages:`, columns, rows: table }],
+  notes: [comparison],
+});

@@ -4,12 +4,13 @@
 import { select } from '../shared/library/select.js';
 import { COMPANIES, companyResponse } from '../test/web/companies.js';
 import { serve } from '../test/helpers.js';
+import { machine, publish, today } from './report.js';
 
 const DELAYS = (process.env.BENCH_SELECT_DELAYS ?? '1000,0').split(',').map(Number);
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
 console.log(`bench:select — ${COMPANIES.length} fixture sites, profile fire-protection, Node ${process.version}\n`);
-const rows: string[] = [];
+const rows: string[][] = [];
 for (const delayMs of DELAYS) {
   const times: number[] = [];
   for (const c of COMPANIES) {
@@ -28,7 +29,9 @@ for (const delayMs of DELAYS) {
     }
   }
   times.sort((a, b) => a - b);
-  rows.push(`| ${delayMs} ms | ${times.map((t) => t.toFixed(2)).join(', ')} s | ${pct(times, 50).toFixed(2)} s | ${pct(times, 90).toFixed(2)} s |`);
+  rows.push([`${delayMs} ms`, `${times.map((t) => t.toFixed(2)).join(', ')} s`, `${pct(times, 50).toFixed(2)} s`, `${pct(times, 90).toFixed(2)} s`]);
 }
-console.log('\n| host delay | per site | p50 | p90 |\n|---|---|---:|---:|');
-for (const r of rows) console.log(r);
+const columns = ['host delay', 'per site', 'p50', 'p90'];
+console.log(`\n| ${columns.join(' | ')} |\n|---|---|---:|---:|`);
+for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+publish({ bench: 'select', command: 'npm run bench:select', machine: machine(), measured: today(), tables: [{ columns, rows }] });
