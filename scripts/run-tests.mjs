@@ -39,6 +39,8 @@ const SLOW = [
   'test/api-report',
   'test/archive/capture-index',
   'test/cli/usage',
+  'test/search/search-cli',
+  'test/scoring/focused-crawl',
 ];
 const args = process.argv.slice(2);
 const suite = args.find((a) => a.startsWith('--suite='))?.slice('--suite='.length) ?? 'all';
