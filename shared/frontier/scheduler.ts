@@ -28,7 +28,7 @@ export class HostScheduler {
     while (this.heap.size > 0) {
       const queue = this.heap.peek()!;
       if (queue.scheduledAt === this.heap.peekKey() && !queue.busy && !queue.parked) return false;
-      this.heap.pop();
+      this.drop();
     }
     return true;
   }
@@ -39,7 +39,7 @@ export class HostScheduler {
       const q = this.heap.peek()!;
       const at = this.heap.peekKey();
       if (q.scheduledAt !== at || q.busy || q.parked) {
-        this.heap.pop(); // stale
+        this.drop();
         continue;
       }
       if (at > now) return { waitUntil: at };
@@ -55,6 +55,17 @@ export class HostScheduler {
       return { queue: q };
     }
     return undefined;
+  }
+
+  /**
+   * Drops the heap's top: a stale node, or the host's live one while it is busy or parked (a host
+   * launched for a turn without `next`). Dropping its live node forgets it, so the host's next
+   * `schedule` puts it in line again even at the same time.
+   */
+  private drop(): void {
+    const queue = this.heap.peek()!;
+    if (queue.scheduledAt === this.heap.peekKey()) queue.scheduledAt = undefined;
+    this.heap.pop();
   }
 
   /** Puts a host back after a global rate-limit refusal. */

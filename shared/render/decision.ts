@@ -91,6 +91,22 @@ export function shellReason(s: ShellSignals): string | undefined {
 }
 
 /**
+ * With `--render auto`, the decision not to render a page because renders of its host, or of its
+ * template on the host, have gained nothing this run; undefined when they have not. Asked when a
+ * page is fetched, and again when its render's turn comes: renders that ran meanwhile count.
+ */
+export function renderStopped(mode: RenderMode, runId: number, host?: HostRenderStats, url?: string): RenderDecision | undefined {
+  if (mode !== 'auto') return undefined;
+  const stats = statsOf(host, runId);
+  if (gainsNothing(stats)) return { render: false, reason: `host-gains-nothing (${stats.wasted} renders without new text or links)` };
+  const template = url === undefined ? undefined : templateOf(url);
+  const tally = template === undefined ? undefined : stats.templates?.[template];
+  if (tally && tally.gained === 0 && tally.wasted >= RENDER_RULES.templateWastedLimit)
+    return { render: false, reason: `template-gains-nothing ${template} (${tally.wasted} renders without new text or links)` };
+  return undefined;
+}
+
+/**
  * Whether one fetched HTML page goes through Chromium. `mode` is the host's (its override, else the
  * crawl's); `host` is what rendering brought the host this run; `url`, the page's (its template's
  * renders count too).
@@ -98,12 +114,9 @@ export function shellReason(s: ShellSignals): string | undefined {
 export function renderDecision(signals: ShellSignals | undefined, mode: RenderMode, runId: number, host?: HostRenderStats, url?: string): RenderDecision {
   if (mode === 'never') return { render: false, reason: 'render-never' };
   if (mode === 'always') return { render: true, reason: 'render-always' };
+  const stopped = renderStopped(mode, runId, host, url);
+  if (stopped) return stopped;
   const stats = statsOf(host, runId);
-  if (gainsNothing(stats)) return { render: false, reason: `host-gains-nothing (${stats.wasted} renders without new text or links)` };
-  const template = url === undefined ? undefined : templateOf(url);
-  const tally = template === undefined ? undefined : stats.templates?.[template];
-  if (tally && tally.gained === 0 && tally.wasted >= RENDER_RULES.templateWastedLimit)
-    return { render: false, reason: `template-gains-nothing ${template} (${tally.wasted} renders without new text or links)` };
   const shell = signals && shellReason(signals);
   if (shell) return { render: true, reason: shell };
   // A page with no script cannot change; a page with plenty of text is served rendered already.

@@ -7,6 +7,8 @@ import { errorMessage } from '../../errors.js';
 import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt, type PolitenessConfig } from '../../politeness/host-state.js';
 import { timerDelay } from '../../politeness/timers.js';
+import { renderModeFor } from '../../config/render-settings.js';
+import { renderStopped } from '../../render/decision.js';
 import type { LargeBodies } from '../../fetch/http-fetcher.js';
 import type { FrontierRow, WarcLocation } from '../../store/ports/index.js';
 import type { LinkCandidate } from '../stages/admission.js';
@@ -219,6 +221,9 @@ export class PageFlow {
    * like any request: it waits for the host's delay, and what it meets (429/503) backs the host off.
    */
   private async renderTask(q: HostQueue, row: FrontierRow, outcome: Response, wanted: RenderWanted): Promise<ProcessResult> {
+    // Renders of the host that ran while this one waited may have shown its template gains nothing.
+    if (renderStopped(renderModeFor(this.ctx.settings, row.host), row.runId, q.state.render, row.url))
+      return await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } });
     const wait = readyAt(q.state) - this.ctx.clock();
     if (wait > 0) await new Promise((r) => setTimeout(r, timerDelay(wait)));
     const capture = await renderStage(this.ctx, row, servedDocument(outcome), wanted, robotsCheck(q.robots));
