@@ -18,6 +18,7 @@ import { enrichAll } from '../shared/pipeline/embedded/enrich-run.js';
 import { defaultSettings } from '../shared/config/settings.js';
 import { startServer } from '../shared/cli/serve-command.js';
 import { externalModules, LAMBDA_BANNER, UI_DIR } from '../lib/stages.js';
+import { machine, markdownTable, publish, today } from './report.js';
 
 const PAGES = Number(process.env.BENCH_API_PAGES ?? 10_000);
 const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 15);
@@ -119,6 +120,7 @@ try {
     const res = await handler({ version: '2.0', routeKey: '$default', rawPath: '/openapi.json', rawQueryString: '', headers: { host: 'bench.lambda-url.us-east-1.on.aws' },
       requestContext: { http: { method: 'GET', path: '/openapi.json', sourceIp: '127.0.0.1' }, domainName: 'bench.lambda-url.us-east-1.on.aws', requestId: '1', stage: '$default', timeEpoch: 0 }, isBase64Encoded: false }, {});
     console.log(JSON.stringify({ imported, first: performance.now() - t, status: res.statusCode }));`;
+  const bundleKiB = (bytes / 1024).toFixed(0);
   const { spawnSync } = await import('node:child_process');
   const runs: Array<{ imported: number; first: number }> = [];
   for (let k = 0; k < 5; k++) {
@@ -133,9 +135,22 @@ try {
     runs.push(r);
   }
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(
-    `search-api cold start (median of 5 fresh processes): import ${median(runs.map((r) => r.imported)).toFixed(0)} ms, first answer ${median(runs.map((r) => r.first)).toFixed(0)} ms after it`,
-  );
+  const cold = `search-api cold start (median of 5 fresh processes): import ${median(runs.map((r) => r.imported)).toFixed(0)} ms, first answer ${median(runs.map((r) => r.first)).toFixed(0)} ms after it`;
+  console.log(cold);
+  publish({
+    bench: 'api',
+    command: 'npm run bench:api',
+    machine: machine(),
+    measured: today(),
+    tables: [
+      markdownTable(
+        '| route | requests | requests/s | p50 | p99 | warm-up (first ' + WARMUP + ' s) |',
+        rows,
+        `\`trawl serve\` on ${PAGES.toLocaleString('en')} generated pages, ${CONCURRENCY} requests in flight for ${SECONDS} s a route:`,
+      ),
+    ],
+    notes: [`search-api Lambda bundle: ${bundleKiB} KiB (minified ESM, the runtime's AWS SDK clients left out).`, `${cold[0]!.toUpperCase()}${cold.slice(1)}.`],
+  });
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

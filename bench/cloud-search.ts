@@ -17,6 +17,7 @@ import type { EnrichmentRecord } from '../shared/store/ports/index.js';
 import { startEmulators } from '../test/cloud/emulators.js';
 import { QUERIES } from '../test/fixtures/search/corpus.js';
 import { makePage, rng } from './search-corpus.js';
+import { machine, markdownTable, publish, today } from './report.js';
 
 const SIZES = (process.env.BENCH_CLOUD_SEARCH_SIZES ?? '1000,5000').split(',').map(Number);
 const DELTA = 200;
@@ -137,6 +138,8 @@ try {
 } finally {
   await emu.stop();
 }
+const header =
+  '| pages | writes pages/s | write units / page | text query, all in delta (p50 / p99) | folds | slowest fold | segments | index size | first query | text query on the segments | with a 200-page delta |';
 console.log(
   '\n| pages | writes pages/s | write units / page | text query, all in delta (p50 / p99) | folds | slowest fold | segments | index size | first query | text query on the segments | with a 200-page delta |',
 );
@@ -144,7 +147,23 @@ console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) console.log(r);
 console.log(`\nThe merge policy alone (folds of ${FOLD_PAGES.toLocaleString('en')} pages, ${FAN_IN} segments of a level merge):`);
 console.log('\n| pages | segments a query reads | largest segment |\n|---:|---:|---:|');
+const policy: string[] = [];
 for (const pages of [1e5, 1e6, 1e7, 1e8]) {
   const s = segmentsAfter(pages, FOLD_PAGES);
-  console.log(`| ${pages.toExponential(0)} | ${s.segments} | ${s.largest.toLocaleString('en')} pages |`);
+  policy.push(`| ${pages.toExponential(0)} | ${s.segments} | ${s.largest.toLocaleString('en')} pages |`);
+  console.log(policy.at(-1));
 }
+publish({
+  bench: 'cloud-search',
+  command: 'npm run bench:cloud-search',
+  machine: machine(),
+  measured: today(),
+  tables: [
+    markdownTable(header, rows, 'DynamoDB (dynalite) and S3 (s3rver) on loopback: times are upper bounds, units and bytes exact.'),
+    markdownTable(
+      '| pages | segments a query reads | largest segment |',
+      policy,
+      `The merge policy alone (folds of ${FOLD_PAGES.toLocaleString('en')} pages, ${FAN_IN} segments of a level merge):`,
+    ),
+  ],
+});

@@ -11,6 +11,7 @@ import { startGeneratedWeb } from '../test/web/generated.js';
 import { webMetrics, type WebMetrics } from './web-metrics.js';
 import { stageText } from '../shared/cli/render.js';
 import { runChild, trawlArgs } from './children.js';
+import { machine, publish, today, type BenchTable } from './report.js';
 
 const WEB = {
   articles: Number(process.env.BENCH_ARTICLES ?? 400),
@@ -77,6 +78,7 @@ for (const r of [never, auto]) if (r.child.stages) console.log(`\n${r.name}: ${s
 // One host and two, delays off: each page processed in its host's turn (--processing-queue 0) or off it (default).
 console.log("\nprocessing off the host's path, delays off (a generated web, full extraction):");
 console.log(`${'hosts'.padEnd(8)}${'pages'.padStart(8)}${'in its turn'.padStart(16)}${'off its path'.padStart(16)}${'gain'.padStart(8)}`);
+const processingRows: BenchTable['rows'] = [];
 for (const hosts of [1, 2]) {
   const perQueue: number[] = [];
   for (const queue of ['0', '64']) {
@@ -88,14 +90,37 @@ for (const hosts of [1, 2]) {
       await web.close();
     }
   }
+  processingRows.push([hosts, 1500, Number(perQueue[0]!.toFixed(0)), Number(perQueue[1]!.toFixed(0)), `${(perQueue[1]! / perQueue[0]!).toFixed(1)}×`]);
   console.log(
     `${String(hosts).padEnd(8)}${'1500'.padStart(8)}${`${perQueue[0]!.toFixed(0)} req/s`.padStart(16)}${`${perQueue[1]!.toFixed(0)} req/s`.padStart(16)}${`${(perQueue[1]! / perQueue[0]!).toFixed(1)}×`.padStart(8)}`,
   );
 }
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
-console.log(
-  `\ntargets: --render never ≥ 5× Crawlee's useful pages/s: ${verdict(useful(never) >= 5 * useful(crawlee))} (${(useful(never) / useful(crawlee)).toFixed(1)}×); ` +
-    `peak RSS ≤ ${MEMORY_TARGET_MB} MiB (--render never, ${never.web.requests} requests): ${verdict(never.child.maxRssMb <= MEMORY_TARGET_MB)} (${never.child.maxRssMb.toFixed(0)}); ` +
-    `zero duplicates, traps and robots violations: ${verdict([never, auto].every((r) => r.web.duplicateFetches + r.web.trapFetches + r.web.robotsViolations === 0))}`,
-);
+const targets = [
+  `--render never ≥ 5× Crawlee's useful pages/s: ${verdict(useful(never) >= 5 * useful(crawlee))} (${(useful(never) / useful(crawlee)).toFixed(1)}×)`,
+  `peak RSS ≤ ${MEMORY_TARGET_MB} MiB (--render never, ${never.web.requests} requests): ${verdict(never.child.maxRssMb <= MEMORY_TARGET_MB)} (${never.child.maxRssMb.toFixed(0)})`,
+  `zero duplicates, traps and robots violations: ${verdict([never, auto].every((r) => r.web.duplicateFetches + r.web.trapFetches + r.web.robotsViolations === 0))}`,
+];
+console.log(`\ntargets: ${targets.join('; ')}`);
+publish({
+  bench: 'crawl',
+  command: 'npm run bench:crawl',
+  machine: machine(),
+  measured: today(),
+  tables: [
+    {
+      columns: ['metric', 'trawl `--render never`', 'trawl `--render auto`', 'Crawlee'],
+      rows: rows.map(([label, get]) => [label, get(never), get(auto), get(crawlee)]),
+    },
+    {
+      title: "Processing off the host's path, delays off (a generated web of 1,500 pages, full extraction), requests a second:",
+      columns: ['hosts', 'pages', 'in its turn (`--processing-queue 0`)', 'off its path (default)', 'gain'],
+      rows: processingRows,
+    },
+  ],
+  notes: [
+    `Useful pages a second: trawl \`--render never\` ${(useful(never) / useful(crawlee)).toFixed(1)}× Crawlee, \`--render auto\` ${(useful(auto) / useful(crawlee)).toFixed(1)}×.`,
+    `Targets: ${targets.join('; ')}.`,
+  ],
+});

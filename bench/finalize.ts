@@ -9,6 +9,7 @@ import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
 import { frontierItem, linksItem, pageItem } from '../shared/store/aws/dynamo-items.js';
 import { TABLE_DEFINITION } from '../shared/store/aws/table.js';
 import type { EdgeRecord, FrontierRow, PageRecord } from '../shared/store/ports/index.js';
+import { machine, publish, today, type BenchTable } from './report.js';
 
 const sizes = process.argv
   .slice(2)
@@ -40,6 +41,7 @@ const child = spawn(process.execPath, ['-e', "const s=require('dynalite')({creat
 });
 const port = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
 const emu = { clients: awsClients({ dynamodb: `http://127.0.0.1:${port}`, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }) };
+const results: BenchTable['rows'] = [];
 try {
   for (const n of sizes.length ? sizes : [10_000, 50_000, 100_000]) {
     const table = `rank${n}`;
@@ -97,6 +99,14 @@ try {
     clearInterval(sample);
     peak = Math.max(peak, process.memoryUsage().heapUsed);
     const top = await new DynamoGraph(emu.clients.doc, table).top(3);
+    results.push([
+      n,
+      n * LINKS,
+      Number(((Date.now() - t0) / 1000).toFixed(1)),
+      Number((base / 2 ** 20).toFixed(0)),
+      Number(((peak - base) / 2 ** 20).toFixed(1)),
+      Number(((peak - base) / n).toFixed(0)),
+    ]);
     console.log(
       `${n} pages, ${n * LINKS} links: ranked ${ranked} in ${((Date.now() - t0) / 1000).toFixed(1)} s; heap ${(base / 2 ** 20).toFixed(0)} MiB before, peak +${((peak - base) / 2 ** 20).toFixed(1)} MiB while ranking (${((((peak - base) / n) * 1024) / 1024).toFixed(0)} B a page); top ${top[0]?.url} (items written in ${wrote.toFixed(0)} s)`,
     );
@@ -104,3 +114,16 @@ try {
 } finally {
   child.kill();
 }
+publish({
+  bench: 'finalize',
+  command: `npm run bench:finalize -- ${sizes.join(' ')}`,
+  machine: machine(),
+  measured: today(),
+  tables: [
+    {
+      title: "FinalizeRun's ranks over generated runs on dynalite (six links a page):",
+      columns: ['pages', 'links', 'ranking (s)', 'heap before (MiB)', 'peak heap while ranking (MiB)', 'bytes a page'],
+      rows: results,
+    },
+  ],
+});

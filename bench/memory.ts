@@ -8,6 +8,7 @@
 // crawls the tree-shaped web instead, whose frontier holds most of the web soon after the start.
 import { runChild, trawlArgs } from './children.js';
 import { startGeneratedWeb, type FrontierShape } from '../test/web/generated.js';
+import { machine, publish, today } from './report.js';
 
 const PAGES = Number(process.env.BENCH_MEMORY_PAGES ?? 100_000);
 const SHAPE = (process.env.BENCH_MEMORY_FRONTIER ?? 'steady') as FrontierShape;
@@ -53,3 +54,29 @@ if (first !== undefined && second !== undefined) {
   );
   if (!ok) process.exitCode = 1;
 }
+
+const notes = [
+  `Generated web (${SHAPE} frontier): ${HOSTS} hosts, ${web.pages.toLocaleString('en')} pages, default settings, delays off: ${web.requests().toLocaleString('en')} requests in ${(result.elapsedMs / 1000).toFixed(0)} s (${(web.requests() / (result.elapsedMs / 1000)).toFixed(0)} requests/s).`,
+  `Peak RSS of the whole crawl: ${result.maxRssMb.toFixed(0)} MiB.`,
+];
+if (first !== undefined && second !== undefined)
+  notes.push(
+    `RSS from 5,000 to 20,000 pages: ${second >= first ? '+' : ''}${((second / first - 1) * 100).toFixed(0)} % (the bench fails past +${((GROWTH_LIMIT - 1) * 100).toFixed(0)} %).`,
+  );
+// The steady web is the manual's figure; the growing frontier is its own block.
+publish({
+  bench: SHAPE === 'steady' ? 'memory' : `memory-${SHAPE}`,
+  command: `${['BENCH_MEMORY_PAGES', 'BENCH_MEMORY_FRONTIER']
+    .filter((k) => process.env[k] !== undefined)
+    .map((k) => `${k}=${process.env[k]} `)
+    .join('')}npm run bench:memory`,
+  machine: machine(),
+  measured: today(),
+  tables: [
+    {
+      columns: cols.map(([h]) => h),
+      rows: (result.rssAt ?? []).map((c) => [c.pages, c.queued ?? '', Number(c.rssMb.toFixed(0)), Number(c.peakRssMb.toFixed(0)), Number(c.heapMb.toFixed(0))]),
+    },
+  ],
+  notes,
+});

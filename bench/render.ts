@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { crawl } from '../shared/library/crawl.js';
 import { startWeb } from '../test/web/server.js';
 import { runChild, trawlArgs, type ChildResult } from './children.js';
+import { machine, publish, today } from './report.js';
 
 const PAGES = Number(process.env.BENCH_RENDER_PAGES ?? 200);
 
@@ -122,3 +123,44 @@ const compareRows: Array<[string, (s: Side) => string]> = [
 ];
 console.log(`${''.padEnd(28)}${sides.map((s) => s.name.padStart(18)).join('')}`);
 for (const [label, get] of compareRows) console.log(`${label.padEnd(28)}${sides.map((s) => get(s).padStart(18)).join('')}`);
+
+publish({
+  bench: 'render',
+  command: 'npm run bench:render',
+  machine: machine(),
+  measured: today(),
+  tables: [
+    {
+      title: `${PAGES} single-page-app pages crawled with \`--render auto\`:`,
+      columns: [
+        'app pages rendered',
+        'crawl (s)',
+        'renders/s (browser busy)',
+        'renders/s (crawl wall time)',
+        'p50 (ms)',
+        'p90 (ms)',
+        'max (ms)',
+        'browser peak (MiB)',
+        'crawler peak RSS (MiB)',
+      ],
+      rows: [
+        [
+          times.length,
+          Number(elapsed.toFixed(1)),
+          Number((times.length / renderSeconds).toFixed(2)),
+          Number((times.length / elapsed).toFixed(2)),
+          pct(sorted, 50),
+          pct(sorted, 90),
+          sorted.at(-1) ?? 0,
+          Number((peakBrowser / 1024 ** 2).toFixed(0)),
+          Number((peakCrawler / 1024 ** 2).toFixed(0)),
+        ],
+      ],
+    },
+    {
+      title: `The app host (${COMPARE_PAGES} chained single-page apps, each linking a page only its rendered DOM shows) against Crawlee's AdaptivePlaywrightCrawler:`,
+      columns: ['', ...sides.map((s) => s.name)],
+      rows: compareRows.map(([label, get]) => [label, ...sides.map(get)]),
+    },
+  ],
+});

@@ -92,4 +92,15 @@ export function publish(r: BenchResult): void {
   console.error(`wrote ${join(RESULTS_DIR, `${r.bench}.json`)} and its block in ${BENCH_DOC}`);
 }
 
+/** A table a bench prints as markdown (`| a | b |` lines, the header's first): as a result holds it. */
+export function markdownTable(header: string, rows: string[], title?: string): BenchTable {
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((c) => c.trim());
+  return { ...(title ? { title } : {}), columns: cells(header), rows: rows.map(cells) };
+}
+
 export const today = () => new Date().toISOString().slice(0, 10);

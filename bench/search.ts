@@ -19,6 +19,7 @@ import { hybridSearch, type SearchMode } from '../shared/search/hybrid.js';
 import { defaultSettings } from '../shared/config/settings.js';
 import { SqliteVectorIndex } from '../shared/store/local/sqlite-vectors.js';
 import { ReaderPool } from '../shared/store/local/reader-pool.js';
+import { machine, markdownTable, publish, today } from './report.js';
 
 const SIZES = (process.env.BENCH_SEARCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const QUERY_RUNS = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
@@ -114,8 +115,17 @@ for (const n of SIZES) {
   }
 }
 clearInterval(sampler);
+const header =
+  '| pages | enrich + index pages/s | index build (enrich + FTS5 + vectors) | first query (cold) | hybrid p50 / p99 | hybrid through readers p50 / p99 (readers) | full-text p50 / p99 | vector p50 / p99 | vector recall@10 vs exact | peak RSS |';
 console.log(
   '\n| pages | enrich + index pages/s | index build (enrich + FTS5 + vectors) | first query (cold) | hybrid p50 / p99 | hybrid through readers p50 / p99 (readers) | full-text p50 / p99 | vector p50 / p99 | vector recall@10 vs exact | peak RSS |',
 );
 console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) console.log(r);
+publish({
+  bench: 'search',
+  command: `${process.env.BENCH_SEARCH_SIZES ? `BENCH_SEARCH_SIZES=${process.env.BENCH_SEARCH_SIZES} ` : ''}npm run bench:search`,
+  machine: machine(),
+  measured: today(),
+  tables: [markdownTable(header, rows)],
+});
