@@ -57,7 +57,7 @@ console.log(
 );
 try {
   const t0 = performance.now();
-  seedStore(dir, PAGES);
+  await seedStore(dir, PAGES);
   const local = openLocalForWriting(dir, 'bench');
   const providers = createProviders(settings, {}, { workers: availableParallelism() });
   try {

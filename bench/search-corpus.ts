@@ -33,7 +33,7 @@ export const pageId = (i: number) => createHash('sha256').update(`page ${i}`).di
  * Writes `n` pages into a fresh store as a crawl would leave them: each with its fetch, its
  * extraction and `links` links (anchor, context, section) to other generated pages.
  */
-export function seedStore(dir: string, n: number, links = 5): void {
+export async function seedStore(dir: string, n: number, links = 5): Promise<void> {
   const local = openLocalForWriting(dir, 'bench');
   const db = local.store.db;
   const random = rng(n);
@@ -74,5 +74,5 @@ export function seedStore(dir: string, n: number, links = 5): void {
       }
     }
   })();
-  void local.close();
+  await local.close();
 }

@@ -19,7 +19,13 @@ import { hybridSearch, type SearchMode } from '../shared/search/hybrid.js';
 import { defaultSettings } from '../shared/config/settings.js';
 import { SqliteVectorIndex } from '../shared/store/local/sqlite-vectors.js';
 import { ReaderPool } from '../shared/store/local/reader-pool.js';
-import { machine, markdownTable, publish, today } from './report.js';
+import { machine, markdownTable, publish, today, type BenchTable } from './report.js';
+import { resolveSettings } from '../shared/cli/args.js';
+import { crawlCommand } from '../shared/cli/crawl-command.js';
+import { TEXT_WEIGHT } from '../shared/search/hybrid.js';
+import { evaluateReal, startRealSite } from '../test/search/real-site.js';
+import { startFixtureSite } from '../test/search/fixture-site.js';
+import { evaluate } from '../test/search/evaluate.js';
 
 const SIZES = (process.env.BENCH_SEARCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const QUERY_RUNS = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
@@ -40,7 +46,7 @@ for (const n of SIZES) {
   const reused = KEEP !== undefined && existsSync(join(dir, 'trawl.db'));
   if (!reused) {
     rmSync(dir, { recursive: true, force: true });
-    seedStore(dir, n);
+    await seedStore(dir, n);
   }
   peak = 0;
   const local = openLocalForWriting(dir, 'bench');
@@ -122,10 +128,77 @@ console.log(
 );
 console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) console.log(r);
+// Ranking quality: questions on 24 real articles with their blog's hub pages (test/search/real-site.ts)
+// and the known-answer fixture's 30 queries, each site crawled and enriched with the local provider;
+// MRR and recall@5 by mode, and the hybrid MRR for full-text weights around the default.
+const WEIGHTS = [0.4, 0.5, 0.6, 0.7, 0.8];
+async function crawled(start: () => Promise<{ origin: string; close: () => Promise<void> }>, flags: Record<string, string>) {
+  const site = await start();
+  const dir = join(tmpdir(), `trawl-bench-search-quality-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    const quality = resolveSettings({ data: dir, 'allow-private-network': true, 'delay-ms': '0', 'max-rps': '0', ...flags }, {});
+    await crawlCommand([`${site.origin}/`], quality, { out: () => {} });
+  } finally {
+    await site.close();
+  }
+  const local = openLocalForWriting(dir, 'bench');
+  const providers = createProviders(settings, {});
+  await enrichAll({ enrich: local.enrich, vectors: local.vectors, providers, clock: Date.now }, { mode: 'new', concurrency: 2 });
+  const deps = { enrich: local.enrich, vectors: local.vectors, embedder: providers.embedder };
+  return {
+    deps,
+    close: async () => {
+      await providers.close?.();
+      await local.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+const real = await crawled(startRealSite, { 'max-depth': '2' });
+const known = await crawled(startFixtureSite, {});
+const qualityRows: BenchTable['rows'] = [];
+const weightRows: BenchTable['rows'] = [];
+try {
+  for (const mode of ['text', 'vector', 'hybrid'] as const) {
+    const r = await evaluateReal(real.deps, mode);
+    const k = await evaluate(known.deps, mode, (url) => new URL(url).pathname.slice(1));
+    qualityRows.push([mode, r.mrr.toFixed(3), r.recallAt5.toFixed(3), r.hubAbove.length, r.hubsInTop3, k.mrr.toFixed(3), k.recallAt5.toFixed(3)]);
+  }
+  for (const w of WEIGHTS) {
+    const r = await evaluateReal(real.deps, 'hybrid', w);
+    const k = await evaluate(known.deps, 'hybrid', (url) => new URL(url).pathname.slice(1), w);
+    weightRows.push([w === TEXT_WEIGHT ? `${w} (default)` : String(w), r.mrr.toFixed(3), k.mrr.toFixed(3)]);
+  }
+} finally {
+  await real.close();
+  await known.close();
+}
+console.log('\nranking quality (MRR, recall@5): real articles with hub pages; the known-answer fixture');
+for (const r of qualityRows) console.log(r.join('  '));
+console.log('hybrid MRR by full-text weight (real, known-answer):');
+for (const r of weightRows) console.log(r.join('  '));
+
 publish({
   bench: 'search',
   command: `${process.env.BENCH_SEARCH_SIZES ? `BENCH_SEARCH_SIZES=${process.env.BENCH_SEARCH_SIZES} ` : ''}npm run bench:search`,
   machine: machine(),
   measured: today(),
-  tables: [markdownTable(header, rows)],
+  tables: [
+    markdownTable(header, rows),
+    {
+      title:
+        'Ranking quality: 24 questions on real articles, with the hub pages of their blog (home, archive, tags), and the known-answer fixture (30 queries):',
+      columns: [
+        'mode',
+        'real: MRR',
+        'real: recall@5',
+        'real: questions with a hub above the answer',
+        'real: hub pages in the first three',
+        'known-answer: MRR',
+        'known-answer: recall@5',
+      ],
+      rows: qualityRows,
+    },
+    { title: "Hybrid MRR by the full-text list's weight:", columns: ['full-text weight', 'real articles', 'known-answer fixture'], rows: weightRows },
+  ],
 });

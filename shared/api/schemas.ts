@@ -65,6 +65,10 @@ const MatchReason = z.object({
   vectorRank: z.number().optional(),
   similarity: z.number().optional(),
   fused: z.number(),
+  listing: z
+    .number()
+    .optional()
+    .openapi({ description: 'How much the page reads as a listing (0–1), when that lowered its score: listings rank below content.' }),
 });
 
 export const SearchHit = z

@@ -92,9 +92,11 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
 
   test(`${name}: keeps records in url-id order, replaces and deletes them`, () =>
     using(adapter, async ({ enrich }) => {
+      // Every optional field set.
+      const every = { language: 'en', published: '2025-01-02', embedding: { ...stamp, dimension: 4, hash: 'abc' }, listing: 0.5 };
       await enrich.putEnrichment(enrichmentRecord('f0', 'Six', ['#six']), 'six');
       await enrich.putEnrichment(enrichmentRecord('0a', 'One', ['#one']), 'one');
-      await enrich.putEnrichment(enrichmentRecord('9c', 'Two', ['#two'], { embedding: { ...stamp, dimension: 4, hash: 'abc' } }), 'two');
+      await enrich.putEnrichment(enrichmentRecord('9c', 'Two', ['#two'], every), 'two');
       await enrich.putEnrichment(enrichmentRecord('0a', 'One again', ['#one']), 'one');
       const all = await enrich.enrichments('', 10);
       assert.deepEqual(
@@ -106,6 +108,8 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
         ],
       );
       assert.deepEqual(all[1]!.embedding, { ...stamp, dimension: 4, hash: 'abc' });
+      // Every field of a record comes back as it was put (tookMs is counted, not kept).
+      assert.deepEqual(all[1], enrichmentRecord('9c', 'Two', ['#two'], every));
       assert.deepEqual(
         (await enrich.enrichments('0a', 1)).map((e) => e.urlId),
         ['9c'],
@@ -201,7 +205,7 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
       await stored(store, run.id, 'f7', 'two', { edges: [link('f7', 'compost guide')] });
       await stored(store, run.id, 'f8', 'three', { edges: [link('f8', 'Home', 'nav')] });
       await stored(store, run.id, 'f9', 'four', { edges: [link('f9', 'heaps', 'sidebar')] });
-      await enrich.putEnrichment(enrichmentRecord('a1', 'Compost heaps', ['#compost'], { language: 'en' }), 'Turn the heap weekly.');
+      await enrich.putEnrichment(enrichmentRecord('a1', 'Compost heaps', ['#compost'], { language: 'en', listing: 0.25 }), 'Turn the heap weekly.');
       await rank?.(run.id);
       const [hit, ...rest] = await enrich.hitDetails(['a1', 'zz'], ['heap', 'turning', 'weekly', 'monthly', 'compost']);
       assert.equal(rest.length, 0, 'an id without a record is left out');
@@ -220,6 +224,10 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
           { anchor: 'compost guide', count: 2 },
           { anchor: 'heaps', count: 1 },
         ],
+        listing: 0.25,
+        // The pages linking to it from their body or sidebar, for search's listing rule (its menu links are not).
+        linkedFrom: hit!.linkedFrom,
       });
+      assert.deepEqual([...hit!.linkedFrom!].sort(), ['f6', 'f7', 'f9']);
     }));
 }

@@ -12,13 +12,13 @@ export interface ModeScore {
 }
 
 /** Runs every known-answer query in one mode; recall@5 counts a query when its best answer is in the top 5. */
-export async function evaluate(deps: SearchDeps, mode: SearchMode, slugOf: (url: string) => string): Promise<ModeScore> {
+export async function evaluate(deps: SearchDeps, mode: SearchMode, slugOf: (url: string) => string, textWeight?: number): Promise<ModeScore> {
   let found = 0;
   let rr = 0;
   const byKind = { keyword: [0, 0], paraphrase: [0, 0] };
   const misses: string[] = [];
   for (const q of QUERIES) {
-    const { hits } = await hybridSearch(deps, { q: q.q, mode, limit: 10 });
+    const { hits } = await hybridSearch(deps, { q: q.q, mode, limit: 10, textWeight });
     const rank = hits.findIndex((h) => q.answers.includes(slugOf(h.url))) + 1;
     byKind[q.kind][1]!++;
     if (rank > 0 && rank <= 5) {

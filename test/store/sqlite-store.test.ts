@@ -103,7 +103,7 @@ test('migrates a data directory of the previous schema forward, keeping its data
     );
     db.close();
     const reader = new SqliteCrawlStore(dir, { readonly: true });
-    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '12');
+    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '13');
     assert.deepEqual(
       (await reader.chunks('a')).map((c) => c.text),
       ['first part', 'second part'],
@@ -135,6 +135,28 @@ test('migrates a data directory of the previous schema forward, keeping its data
       'the migrated links keep one row a source snapshot and target',
     );
     await store.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('schema 13 gives the enrichments of an older trawl a listing column, keeping them; search treats them as content', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const first = new SqliteCrawlStore(dir);
+    await first.close();
+    const db = new Database(join(dir, 'trawl.db'));
+    db.exec(`ALTER TABLE enrichments DROP COLUMN listing; UPDATE meta SET value = '12' WHERE key = 'schema_version';
+      INSERT INTO enrichments (url_id, url, host, title, text_hash, summary, tags, summary_stamp, tags_stamp, updated_at)
+        VALUES ('a', 'http://a.test/a', 'a.test', 'A', 't', 'About A.', '[]', '{}', '{}', 1)`);
+    db.close();
+    const reader = new SqliteCrawlStore(dir, { readonly: true });
+    try {
+      assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '13');
+      assert.deepEqual(reader.db.prepare('SELECT url_id, title, listing FROM enrichments').all(), [{ url_id: 'a', title: 'A', listing: null }]);
+    } finally {
+      await reader.close();
+    }
   } finally {
     cleanup();
   }

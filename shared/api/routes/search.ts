@@ -29,7 +29,7 @@ export function searchRoutes(deps: ApiDeps, metrics: ApiMetrics): OpenAPIHono {
     createRoute({
       method: 'get',
       path: '/search',
-      summary: 'Hybrid search (BM25 and vectors, fused by reciprocal rank) with filters and cursor pagination',
+      summary: 'Hybrid search (BM25 and vectors, fused by match strength; listings below what they list) with filters and cursor pagination',
       request: { query: SearchQuery },
       responses: { 200: json(SearchBody, 'Hits with why each matched.'), 400: errors[400] },
     }),

@@ -9,6 +9,7 @@ import type { Providers } from '../../enrich/provider-factory.js';
 import { sameStamp, type EnrichDocument } from '../../enrich/providers.js';
 import { contentStems } from '../../enrich/text.js';
 import type { EnrichCandidate, EnrichFailure, EnrichmentRecord, StampedAt } from '../../store/ports/index.js';
+import { listingShare } from '../../search/listing.js';
 
 /**
  * Which pages a pass takes: `new` — never enriched, or their text changed since; `stale` — enriched
@@ -114,6 +115,7 @@ export async function indexPage(deps: EnrichDeps, c: EnrichCandidate, work: Enri
     published: c.published,
     embedding: thin ? noVector(deps) : (embedded?.meta ?? old?.embedding),
     updatedAt: deps.clock(),
+    listing: listingShare(c.markdown),
     // A Summarize result from an older Step Functions execution has no tookMs: count the embedding alone.
     tookMs: (summarizeMs ?? 0) + Math.round(performance.now() - started),
   };

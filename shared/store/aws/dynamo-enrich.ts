@@ -12,7 +12,7 @@ import type {
   SearchFilters,
   TextHit,
 } from '../ports/index.js';
-import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, type EnrichLatency } from '../ports/search-index.js';
+import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, LINKED_FROM_KEPT, type EnrichLatency } from '../ports/search-index.js';
 import { recordOf, type Item } from './dynamo-items.js';
 import { DynamoGraph } from './dynamo-graph.js';
 import { DynamoTable, sumCounters } from './dynamo-table.js';
@@ -366,23 +366,28 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
       const e = recordOf<EnrichmentRecord>(byKey.get(`${k.PK}|${k.SK}`));
       if (!e) continue;
       const t = enrichKeys.terms(id);
-      out.push(hitOf(e, termsHeld(terms, decodeTerms(String(byKey.get(`${t.PK}|${t.SK}`)?.terms ?? ''))), await this.anchors(id)));
+      const { anchors, linkedFrom } = await this.inlinksOf(id);
+      out.push(hitOf(e, termsHeld(terms, decodeTerms(String(byKey.get(`${t.PK}|${t.SK}`)?.terms ?? ''))), anchors, linkedFrom));
     }
     return out;
   }
 
-  /** The anchor texts of links from other pages' bodies and sidebars, by how many pages use each. */
-  private async anchors(urlId: string): Promise<Array<{ anchor: string; count: number }>> {
+  /** The anchor texts of links from other pages' bodies and sidebars, by how many pages use each; and those pages. */
+  private async inlinksOf(urlId: string): Promise<{ anchors: Array<{ anchor: string; count: number }>; linkedFrom: string[] }> {
     const sources = new Map<string, Set<string>>();
+    const linkedFrom = new Set<string>();
     for (const e of await this.graph.inlinks(urlId)) {
-      if (!e.anchor || (e.section !== 'body' && e.section !== 'sidebar')) continue;
+      if ((e.section !== 'body' && e.section !== 'sidebar') || e.fromId === urlId) continue;
+      if (linkedFrom.size < LINKED_FROM_KEPT) linkedFrom.add(e.fromId);
+      if (!e.anchor) continue;
       let from = sources.get(e.anchor);
       if (!from) sources.set(e.anchor, (from = new Set()));
       from.add(e.fromId);
     }
-    return [...sources]
+    const anchors = [...sources]
       .map(([anchor, from]) => ({ anchor, count: from.size }))
       .sort((a, b) => b.count - a.count || (a.anchor < b.anchor ? -1 : 1))
       .slice(0, INLINK_ANCHORS);
+    return { anchors, linkedFrom: [...linkedFrom] };
   }
 }

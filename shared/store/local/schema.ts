@@ -5,7 +5,7 @@ import { backfillSketches, SKETCHES_SQL } from './sqlite-sketches.js';
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 /**
  * What changed between runs (v9): one row per URL, run and kind (the detail as JSON); the two
@@ -65,7 +65,8 @@ CREATE TABLE IF NOT EXISTS enrichments (
   summary_stamp TEXT NOT NULL,
   tags_stamp TEXT NOT NULL,
   embedding TEXT,
-  updated_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL,
+  listing REAL
 );
 CREATE TABLE IF NOT EXISTS enrichment_tags (
   tag TEXT NOT NULL,
@@ -220,6 +221,12 @@ export const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
   // v12: the frontier and the links in rowid tables (see frontierSql).
   11: `${rebuilt('frontier', frontierSql, FRONTIER_QUEUE_SQL)}
        ${rebuilt('edges', edgesSql, EDGE_INDEXES_SQL)}`,
+  // v13: how much an enriched page reads as a listing (search ranks listings below content). A
+  // directory that reached v5 with this trawl's ENRICH_SQL has the column already.
+  12: (db) => {
+    const columns = (db.pragma('table_info(enrichments)') as Array<{ name: string }>).map((c) => c.name);
+    if (!columns.includes('listing')) db.exec('ALTER TABLE enrichments ADD COLUMN listing REAL');
+  },
 };
 
 export const SCHEMA_SQL = `

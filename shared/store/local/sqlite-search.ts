@@ -1,7 +1,7 @@
 import type { Db } from './sqlite-types.js';
 import { termsIn } from '../../enrich/text.js';
 import type { EnrichCandidate, EnrichFailure, EnrichmentRecord, EnrichStore, HitDetails, SearchFilters, TextHit } from '../ports/index.js';
-import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, type EnrichLatency } from '../ports/search-index.js';
+import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, LINKED_FROM_KEPT, type EnrichLatency } from '../ports/search-index.js';
 import { CURRENT_EDGES, Statements } from './sqlite-rows.js';
 
 /** Column weights of BM25: a term in the title counts most, then tags, summary, body. */
@@ -59,6 +59,7 @@ function rowToEnrichment(r: Record<string, unknown>): EnrichmentRecord {
     tagsStamp: JSON.parse(r.tags_stamp as string),
     embedding: r.embedding ? JSON.parse(r.embedding as string) : undefined,
     updatedAt: r.updated_at as number,
+    ...(typeof r.listing === 'number' ? { listing: r.listing } : {}),
   };
 }
 
@@ -136,11 +137,12 @@ export class SqliteEnrichStore implements EnrichStore {
     this.db.transaction(() => {
       const { doc_id: docId } = this.sql
         .get(
-          `INSERT INTO enrichments (url_id, url, host, title, text_hash, summary, tags, language, published, summary_stamp, tags_stamp, embedding, updated_at)
-           VALUES (@urlId, @url, @host, @title, @textHash, @summary, @tags, @language, @published, @summaryStamp, @tagsStamp, @embedding, @updatedAt)
+          `INSERT INTO enrichments (url_id, url, host, title, text_hash, summary, tags, language, published, summary_stamp, tags_stamp, embedding, updated_at, listing)
+           VALUES (@urlId, @url, @host, @title, @textHash, @summary, @tags, @language, @published, @summaryStamp, @tagsStamp, @embedding, @updatedAt, @listing)
            ON CONFLICT (url_id) DO UPDATE SET url = excluded.url, host = excluded.host, title = excluded.title, text_hash = excluded.text_hash,
              summary = excluded.summary, tags = excluded.tags, language = excluded.language, published = excluded.published,
-             summary_stamp = excluded.summary_stamp, tags_stamp = excluded.tags_stamp, embedding = excluded.embedding, updated_at = excluded.updated_at
+             summary_stamp = excluded.summary_stamp, tags_stamp = excluded.tags_stamp, embedding = excluded.embedding, updated_at = excluded.updated_at,
+             listing = excluded.listing
            RETURNING doc_id`,
         )
         .get({
@@ -151,6 +153,7 @@ export class SqliteEnrichStore implements EnrichStore {
           summaryStamp: JSON.stringify(record.summaryStamp),
           tagsStamp: JSON.stringify(record.tagsStamp),
           embedding: record.embedding ? JSON.stringify(record.embedding) : null,
+          listing: record.listing ?? null,
         }) as { doc_id: number };
       this.sql.get('DELETE FROM enrichment_tags WHERE doc_id = ?').run(docId);
       const tag = this.sql.get('INSERT OR IGNORE INTO enrichment_tags (tag, doc_id) VALUES (?, ?)');
@@ -332,6 +335,10 @@ export class SqliteEnrichStore implements EnrichStore {
        WHERE (e.to_page_id = ? OR e.to_id = ?) AND e.from_id != ? AND e.anchor != '' AND e.section IN ('body', 'sidebar')
        GROUP BY e.anchor ORDER BY n DESC, e.anchor LIMIT ${INLINK_ANCHORS}`,
     );
+    const linking = this.sql.get(
+      `SELECT DISTINCT e.from_id FROM ${CURRENT_EDGES}
+       WHERE (e.to_page_id = ? OR e.to_id = ?) AND e.from_id != ? AND e.section IN ('body', 'sidebar') LIMIT ${LINKED_FROM_KEPT}`,
+    );
     const out: HitDetails[] = [];
     for (const id of urlIds) {
       const r = one.get(id) as Record<string, unknown> | undefined;
@@ -343,6 +350,7 @@ export class SqliteEnrichStore implements EnrichStore {
           e,
           termsIn(terms, r.indexed as string),
           links.map((l) => ({ anchor: l.anchor, count: l.n })),
+          (linking.all(id, id, id) as Array<{ from_id: string }>).map((l) => l.from_id),
         ),
       );
     }

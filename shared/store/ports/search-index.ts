@@ -30,6 +30,12 @@ export interface EnrichmentRecord {
   embedding?: EmbeddingMeta;
   updatedAt: number;
   /**
+   * How much the page reads as a listing (home, archive, tag or category page) rather than content:
+   * the share of its markdown's blocks that begin with a link (`listingShare`), 0 for content.
+   * Search ranks listings below content; a record made before it was measured has none.
+   */
+  listing?: number;
+  /**
    * Milliseconds the work behind this write took (the summary, tag and embedding passes made for
    * it, retries included): counted in the store's latency histogram, not kept with the record.
    */
@@ -106,16 +112,26 @@ export interface HitDetails {
   matched: string[];
   /** The anchor texts other pages link to it with, most used first. */
   inlinks: Array<{ anchor: string; count: number }>;
+  /** The record's `listing`: search ranks by it and does not show it. */
+  listing?: number;
+  /**
+   * Pages that link to it from their body or sidebar (at most `LINKED_FROM_KEPT`): search ranks a
+   * listing below the hits it links to, and does not show them.
+   */
+  linkedFrom?: string[];
 }
+
+/** The most linking pages a hit's details name. */
+export const LINKED_FROM_KEPT = 200;
 
 /**
  * A hit's details from its record, which of the query's terms it holds and its inlink anchors
  * (both stores build them so). The terms are matched where the text is, so the text never travels:
  * in its indexed text (`termsIn`) or its index terms (`termsHeld`).
  */
-export function hitOf(e: EnrichmentRecord, matched: string[], inlinks: HitDetails['inlinks']): HitDetails {
-  const { urlId, url, host, title, summary, tags, language, published } = e;
-  return { urlId, url, host, title, summary, tags, language, published, matched, inlinks };
+export function hitOf(e: EnrichmentRecord, matched: string[], inlinks: HitDetails['inlinks'], linkedFrom: string[] = []): HitDetails {
+  const { urlId, url, host, title, summary, tags, language, published, listing } = e;
+  return { urlId, url, host, title, summary, tags, language, published, matched, inlinks, ...(listing === undefined ? {} : { listing }), linkedFrom };
 }
 
 /** What a fold of changes into a segmented full-text index did. */
