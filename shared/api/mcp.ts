@@ -8,7 +8,7 @@ import { targetId } from '../targets/route.js';
 import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
 import type { ApiDeps } from './router.js';
 import type { WriteAccess } from './write-access.js';
-import { version } from '../cli/usage.js';
+import { version } from '../util/version.js';
 
 /**
  * What the MCP tools read and start, the same ports in both runtimes: a data directory's stores

@@ -6,7 +6,6 @@ import { acceptedClass, parseContentType } from '../fetch/content-type.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../fetch/http-fetcher.js';
 import type { CrawlStore, FetchRecord } from '../store/ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
-import { targetId } from '../targets/route.js';
 import { readResponse, type ArchivedResponse } from './warc-reader.js';
 
 export interface ReplayOptions {
@@ -96,11 +95,6 @@ export interface HistoryEntry {
   error?: string;
   /** The body differs from the previous response's (content drift). */
   changed: boolean;
-}
-
-/** The history of a target over time, marking where its content changed between fetches. */
-export async function targetHistory(store: CrawlStore, url: string): Promise<HistoryEntry[]> {
-  return historyOf(await store.fetchHistory(targetId(url)));
 }
 
 /** Fetch records (oldest first) as history entries: a 304 keeps the body it confirmed; `changed` marks drift. */

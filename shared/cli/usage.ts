@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { SETTINGS } from '../config/settings.js';
 
 /** The commands, each with its usage line, the flags it reads beyond the settings, and an example. */
@@ -153,19 +152,6 @@ export function commandHelp(command: string): string | undefined {
       if (s.flag) lines.push(`  --${s.flag}${s.type === 'boolean' ? '' : ' <value>'}`.padEnd(34) + `${s.help} (${s.env})`);
   }
   return lines.join('\n');
-}
-
-/** The package's version. */
-export function version(): string {
-  for (const path of ['../../package.json', '../../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'trawl' && pkg.version) return pkg.version;
-    } catch {
-      // not at this depth (source tree vs dist/)
-    }
-  }
-  return 'unknown';
 }
 
 /**

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { simhash } from '../dedupe/simhash.js';
-import { extractLinks, type ContextLink } from '../links/link-context.js';
+import { extractLinks, type ContextLink } from './link-context.js';
 import { chunkText, type Chunk, DEFAULT_CHUNKING } from './chunks.js';
 import { attr, parseDocument, selectEvery, selectFirst, textOf, type Doc } from './dom.js';
 import { boundHtml, type BoundCut, type PageBounds } from './bounds.js';

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { ArchiveReplay, targetHistory, type HistoryEntry, type ReplayOptions } from '../archive/replay.js';
+import { ArchiveReplay, type HistoryEntry, type ReplayOptions } from '../archive/replay.js';
+import { targetHistory } from '../targets/history.js';
 import { cdxjIndex, warcFileSource, writeWacz, type WaczResult, type WarcSource } from '../archive/wacz.js';
 import { capturesOfCdxj, capturesParquet } from '../archive/capture-index.js';
 import { CONTENT_KINDS } from '../store/ports/index.js';
 import { wholeRecordsLength } from '../archive/warc-snapshot.js';
 import { UsageError } from '../errors.js';
-import { version } from '../cli/usage.js';
+import { version } from '../util/version.js';
 import { productToken } from '../robots/robots-txt.js';
 import { DEFAULT_USER_AGENT } from '../config/settings.js';
 import type { FetchedContent } from '../targets/content.js';

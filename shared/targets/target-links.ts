@@ -1,7 +1,7 @@
 // What a crawl follows from a search or social target: each search result, and each link in a
 // post, with the words that led to it (the result's title and snippet, the post's text), so the
 // link graph records where a URL came from just as it records a page's links.
-import { contextWindow } from '../links/link-context.js';
+import { contextWindow } from '../extract/link-context.js';
 import type { FetchedContent } from './content.js';
 
 /** One URL a target points at, as an edge of the target's "page". */

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { MAX_LINKS } from '../../shared/links/link-context.js';
+import { MAX_LINKS } from '../../shared/extract/link-context.js';
 import { edgesOf, linksItem } from '../../shared/store/aws/dynamo-items.js';
 import { MAX_INLINK_SOURCES, TOP_PAGES, topItem } from '../../shared/store/aws/dynamo-ranks.js';
 import { keys } from '../../shared/store/aws/table.js';

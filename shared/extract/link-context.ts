@@ -1,6 +1,6 @@
 import { getDomain } from 'tldts';
 import { urlId } from '../url/canonical.js';
-import { attr, HEADING_TAGS, parentElement, selectEvery, selectFirst, textOf, type Doc, type El } from '../extract/dom.js';
+import { attr, HEADING_TAGS, parentElement, selectEvery, selectFirst, textOf, type Doc, type El } from './dom.js';
 
 export type LinkSection = 'nav' | 'header' | 'footer' | 'sidebar' | 'body';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { contextWindow, extractLinks } from '../../shared/links/link-context.js';
+import { contextWindow, extractLinks } from '../../shared/extract/link-context.js';
 import { parseDocument } from '../../shared/extract/dom.js';
 import { canonicalize } from '../../shared/url/canonical.js';
 import { extractFixture } from '../extract/fixtures.js';
