@@ -6,7 +6,7 @@ import { parseHTML } from 'linkedom';
 import { extractPage } from '../shared/extract/extract-page.js';
 import { boundHtml } from '../shared/extract/bounds.js';
 import { parseDocument } from '../shared/extract/dom.js';
-import { extractLinks } from '../shared/links/link-context.js';
+import { extractLinks } from '../shared/extract/link-context.js';
 import { metadataFields } from '../shared/extract/metadata.js';
 import { mainContentText } from '../shared/extract/main-content.js';
 import { toMarkdown } from '../shared/extract/markdown.js';
