@@ -17,8 +17,6 @@ export interface HostTurn {
 export class HostQueue {
   state: HostState;
   robots?: RobotsPolicy;
-  /** robots.txt fetch attempts that found the host unreachable, in a row. */
-  robotsFailures = 0;
   busy = false;
   /** Pages fetched from this host in the run (for --max-pages-per-host). */
   fetched = 0;

@@ -9,6 +9,8 @@ export interface HostState {
   /** 429/503 responses in a row without Retry-After: the exponent of the back-off. */
   backoffStep: number;
   consecutiveFailures: number;
+  /** robots.txt reads that found the host unreachable, in a row (a readable robots.txt resets it). */
+  robotsFailures?: number;
   crawlDelayMs: number;
   parkedReason?: string;
   /** What rendering brought this host in the current run (the render decision reads it). */

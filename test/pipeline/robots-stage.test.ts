@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testContext } from '../context.js';
-import { loadRobots } from '../../shared/pipeline/stages/robots-stage.js';
+import { loadRobots, robotsTurn } from '../../shared/pipeline/stages/robots-stage.js';
 import { newHostState } from '../../shared/politeness/host-state.js';
 import { robotsAllows } from '../../shared/robots/robots-policy.js';
 import { serve, tempDir } from '../helpers.js';
@@ -57,4 +57,51 @@ test('treats more than five robots.txt redirects as unavailable (allow all)', as
     assert.equal(load.policy.kind, 'allow-all');
     await ctx.close();
   });
+});
+
+test('a robots turn counts unreachable reads in the host state, resets them on a readable one, parks the host at the limit, and names the sitemaps', async () => {
+  let down = true;
+  const server = await serve((req, res) => {
+    if (down) return void res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /secret\nSitemap: http://${req.headers.host}/sitemap.xml\n`);
+  });
+  const data = tempDir();
+  const now = { t: 1_000_000 };
+  const ctx = testContext(data.dir, { 'max-host-failures': '3' }, { clock: () => now.t });
+  try {
+    const host = new URL(server.origin).host;
+    let state = newHostState(host);
+    const turn = async () => {
+      const t = await robotsTurn(ctx, 1, { origin: server.origin, host, state });
+      state = t.state;
+      now.t = Math.max(now.t + 1, state.backoffUntil);
+      return t;
+    };
+    const first = await turn();
+    assert.equal(first.load.policy.kind, 'unreachable');
+    assert.equal(state.robotsFailures, 1);
+    assert.deepEqual(first.sitemaps, [], 'an unreachable robots.txt names no sitemap');
+    assert.ok(state.backoffUntil > 0 && !state.parkedReason, 'backed off, not parked');
+    down = false;
+    const readable = await turn();
+    assert.equal(state.robotsFailures, 0, 'a readable robots.txt resets the count');
+    assert.deepEqual(
+      readable.sitemaps.map((c) => [c.href, c.kind, c.depth]),
+      [[`${server.origin}/sitemap.xml`, 'sitemap', 0]],
+    );
+    assert.equal(robotsAllows(readable.load.policy, '/secret'), false);
+    // Unreachable three times in a row: parked (the store's copy expired, so each turn asks again).
+    down = true;
+    now.t += 25 * 3600_000;
+    for (let i = 1; i <= 3; i++) {
+      await turn();
+      assert.equal(state.robotsFailures, i);
+      assert.equal(Boolean(state.parkedReason), i === 3, `turn ${i}: ${state.parkedReason}`);
+    }
+    assert.match(state.parkedReason!, /robots\.txt unreachable 3 times/);
+  } finally {
+    await ctx.close();
+    await server.close();
+    data.cleanup();
+  }
 });

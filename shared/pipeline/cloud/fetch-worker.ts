@@ -1,17 +1,16 @@
 import type { FetchResponse } from '../../fetch/http-fetcher.js';
 import { afterRequest, readyAt, type HostState } from '../../politeness/host-state.js';
-import { robotsAllows, robotsSitemaps } from '../../robots/robots-policy.js';
+import { robotsAllows } from '../../robots/robots-policy.js';
 import { SETTLED_STATES, type FrontierRow, type HostRecord, type PageRecord, type WarcLocation, type WorkflowStarter } from '../../store/ports/index.js';
 import { originOf } from '../../url/canonical.js';
 import { errorMessage, MalformedMessageError, nextStep } from '../../errors.js';
 import { parseFrontierMessage } from '../../store/frontier-message.js';
-import type { LinkCandidate } from '../stages/admission.js';
 import { commitCloud, enqueueCandidates } from './cloud-commit.js';
 import { withRun, type CloudContext, type CloudDeps } from './cloud-context.js';
 import { politenessConfig } from '../stages/context.js';
 import { fetchStage } from '../stages/fetch-stage.js';
 import { needsContent, processStage } from '../stages/process-stage.js';
-import { hostAfterRobots, loadRobots } from '../stages/robots-stage.js';
+import { robotsTurn } from '../stages/robots-stage.js';
 import { pageSlotsAfter, robotsRefusalCommit } from '../stages/run-records.js';
 
 /** A claim on a host outlives any one request (timeouts included) but not a crashed worker for long. */
@@ -87,18 +86,14 @@ async function underClaim(ctx: CloudContext, row: FrontierRow, host: HostRecord,
     await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'host-parked');
     return { action: 'delete', outcome: 'host-parked' };
   }
-  const load = await loadRobots(ctx, row.runId, originOf(row.url), row.host, state, host);
-  // In the cloud the host's failure count doubles as the count of unreadable robots.txt in a row.
-  const failures = load.policy.kind === 'unreachable' ? state.consecutiveFailures + 1 : state.consecutiveFailures;
-  state = hostAfterRobots({ ...state, consecutiveFailures: failures }, load, failures, politenessConfig(ctx.settings), ctx.clock());
+  const turn = await robotsTurn(ctx, row.runId, { origin: originOf(row.url), host: row.host, state, stored: host });
+  const { load } = turn;
+  state = turn.state;
   setState(state);
   if (load.requested) {
-    // robots.txt was a request to the host: the page waits its turn like any other request.
-    if (load.policy.kind !== 'unreachable')
-      await enqueueCandidates(
-        ctx,
-        robotsSitemaps(load.policy).map((href): LinkCandidate => ({ href, depth: 0, kind: 'sitemap', structural: true })),
-      );
+    // robots.txt was a request to the host: the page waits its turn like any other request. Its
+    // sitemaps are enqueued when it is read (every URL of the host takes this turn, from the store).
+    if (turn.sitemaps.length) await enqueueCandidates(ctx, turn.sitemaps);
     if (state.parkedReason) {
       await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'host-parked');
       return { action: 'delete', outcome: 'host-parked' };

@@ -3,7 +3,7 @@ import { DiskFullError, errorMessage, nextStep, noRoomCode } from '../../errors.
 import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt } from '../../politeness/host-state.js';
 import { RateLimiter } from '../../politeness/rate-limiter.js';
-import { robotsAllows, robotsSitemaps } from '../../robots/robots-policy.js';
+import { robotsAllows } from '../../robots/robots-policy.js';
 import type { ArchivedAnswer, ChangeStore, GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason } from '../../store/ports/index.js';
 import { pageSlotsAfter, robotsRefusalCommit } from '../stages/run-records.js';
 import { timerDelay } from '../../politeness/timers.js';
@@ -15,7 +15,7 @@ import { CrawlState } from './crawl-state.js';
 import { refillHost, spilledRows } from './frontier-spill.js';
 import { archiveAnswer } from '../stages/fetch-stage.js';
 import { hostEventOf, retries, type ProcessResult } from '../stages/process-stage.js';
-import { hostAfterRobots, loadRobots } from '../stages/robots-stage.js';
+import { robotsTurn } from '../stages/robots-stage.js';
 import { CrawlProgress, type CrawlHooks } from '../stages/progress.js';
 import { PageFlow, type FlowOwner } from './page-flow.js';
 import type { Env } from '../../config/resolve.js';
@@ -304,15 +304,11 @@ export class CrawlRunner {
   }
 
   private async robotsTask(q: HostQueue): Promise<void> {
-    const load = await loadRobots(this.ctx, this.run.id, q.origin, q.host, q.state);
-    const now = this.ctx.clock();
+    const { load, state, sitemaps } = await robotsTurn(this.ctx, this.run.id, q);
     q.robots = load.policy;
-    q.robotsFailures = load.policy.kind === 'unreachable' ? q.robotsFailures + 1 : 0;
-    q.state = hostAfterRobots(q.state, load, q.robotsFailures, this.politeness, now);
-    if (load.policy.kind !== 'unreachable') {
-      const sitemaps = robotsSitemaps(load.policy).map((href): LinkCandidate => ({ href, depth: 0, kind: 'sitemap', structural: true }));
-      await addCandidates(this.ctx, this.state, this.admitter, sitemaps);
-    }
+    q.state = state;
+    // Once a host a run: the sitemaps of a robots.txt read from the store count too.
+    if (sitemaps.length) await addCandidates(this.ctx, this.state, this.admitter, sitemaps);
     await this.ctx.store.putHostState(q.state);
     this.progress.robots(q.host, load);
     if (q.parked) await this.parkRows(q, q.drain(), 'skipped', 'host-parked');

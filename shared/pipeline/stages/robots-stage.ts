@@ -1,12 +1,13 @@
 import { AddressRefusedError, errorMessage } from '../../errors.js';
 import { decodeBody } from '../../fetch/charset.js';
 import type { Fetcher, FetchResponse } from '../../fetch/http-fetcher.js';
-import { robotsCrawlDelayMs, robotsPolicyFrom, type RobotsPolicy } from '../../robots/robots-policy.js';
+import { robotsCrawlDelayMs, robotsPolicyFrom, robotsSitemaps, type RobotsPolicy } from '../../robots/robots-policy.js';
 import { ROBOTS_MAX_BYTES } from '../../robots/robots-txt.js';
 import type { HostRecord } from '../../store/ports/index.js';
 import { afterRequest, backoffMs, withCrawlDelay, type HostState, type PolitenessConfig } from '../../politeness/host-state.js';
 import { parseRetryAfter } from '../../politeness/retry-after.js';
-import type { CrawlContext } from './context.js';
+import { politenessConfig, type CrawlContext } from './context.js';
+import type { LinkCandidate } from './admission.js';
 import { recordInteraction } from '../../archive/interaction.js';
 
 /** RFC 9309 §2.3.1.2: follow at least five consecutive redirects for robots.txt. */
@@ -120,4 +121,32 @@ export async function loadRobots(
 
 async function recordRobotsFetch(ctx: CrawlContext, runId: number, url: string, res: FetchResponse | undefined, error: string | undefined, at: number) {
   await recordInteraction(ctx, runId, { url, kind: 'robots' }, 'robots', { res, error, at });
+}
+
+/** What one robots.txt turn of a host gives: robots.txt as loaded, the host's state after it, and the sitemaps it names. */
+export interface RobotsTurn {
+  load: RobotsLoad;
+  state: HostState;
+  /** The sitemaps robots.txt names, as candidates of depth 0 (none when it was unreachable). */
+  sitemaps: LinkCandidate[];
+}
+
+/**
+ * A host's robots.txt turn, as both runtimes take it: robots.txt read (from the store while its
+ * TTL lasts, else over the network: `stored` is the host's record when the caller just read it),
+ * the unreachable reads in a row counted in the host's state (`robotsFailures`: one more for an
+ * unreachable robots.txt, back to 0 for a readable one), the host's state moved on (its Crawl-delay,
+ * its back-off, parked after too many failures or a first contact that found nothing there).
+ */
+export async function robotsTurn(
+  ctx: CrawlContext,
+  runId: number,
+  at: { origin: string; host: string; state: HostState; stored?: HostRecord },
+): Promise<RobotsTurn> {
+  const load = await loadRobots(ctx, runId, at.origin, at.host, at.state, at.stored);
+  const failures = load.policy.kind === 'unreachable' ? (at.state.robotsFailures ?? 0) + 1 : 0;
+  const state = hostAfterRobots({ ...at.state, robotsFailures: failures }, load, failures, politenessConfig(ctx.settings), ctx.clock());
+  const sitemaps =
+    load.policy.kind === 'unreachable' ? [] : robotsSitemaps(load.policy).map((href): LinkCandidate => ({ href, depth: 0, kind: 'sitemap', structural: true }));
+  return { load, state, sitemaps };
 }
