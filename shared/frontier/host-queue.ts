@@ -1,4 +1,5 @@
 import { Heap } from './heap.js';
+import { before } from './priority.js';
 import type { FrontierRow } from '../store/ports/index.js';
 import { newHostState, readyAt, type HostState } from '../politeness/host-state.js';
 import type { RobotsPolicy } from '../robots/robots-policy.js';
@@ -31,7 +32,7 @@ export class HostQueue {
   refillBelow = 64;
   /** Turns asked for by pages processed off the host's path, in order. */
   readonly turns: HostTurn[] = [];
-  private readonly heap = new Heap<FrontierRow>((a, aPriority, b, bPriority) => aPriority > bPriority || (aPriority === bPriority && a.depth < b.depth));
+  private readonly heap = new Heap<FrontierRow>(before);
   private readonly live = new Map<string, FrontierRow>();
 
   constructor(

@@ -1,3 +1,15 @@
+/**
+ * A URL's priority, every term of it in one place. Higher comes first within a host. Where each
+ * term is applied:
+ * - `defaultPriority` (or a scoring profile's function): when a link is admitted
+ *   (`pipeline/stages/admission.ts`), in both runtimes.
+ * - `relinkedPriority`: when another page links to a URL still queued (the embedded crawl's
+ *   `CrawlState.bumpInlinks`; the cloud's SQS frontier keeps the order it was sent in).
+ * - `resumedPriority`: when `--resume` puts a run's queued URLs back (`pipeline/embedded/run-start.ts`).
+ * - `before`: the order of a host's queue (`frontier/host-queue.ts`).
+ * - `admissionFloor`: the cloud's frontier (SQS) has no order, so a focused crawl admits only the
+ *   URLs whose priority reaches its profile's threshold (`pipeline/cloud/cloud-commit.ts`).
+ */
 /** What the priority function sees about a URL; later link scoring adds fields here. */
 export interface PriorityInput {
   url: string;
@@ -49,3 +61,35 @@ export const defaultPriority: PriorityFn = ({ url, depth, inlinks, fresh, struct
   if (structural) score += 1;
   return Math.round(score * 1000) / 1000;
 };
+
+/** Priorities are kept to this many decimals: equal scores compare equal (the tie-break decides). */
+const PRECISION = 10_000;
+
+/**
+ * Another link to a queued URL: its priority with the inlink counted, never lower than it was (a
+ * link seen earlier may have scored better: its anchor, its section). What the extra inlink adds is
+ * what the function gives for it.
+ */
+export function relinkedPriority(priorityOf: PriorityFn, input: PriorityInput, current: number): number {
+  const scored = priorityOf(input);
+  const gain = scored - priorityOf({ ...input, inlinks: Math.max(0, input.inlinks - 1) });
+  return Math.round(Math.max(scored, current + gain) * PRECISION) / PRECISION;
+}
+
+/** Added to an archived answer's priority on resume (priorities are fractions around 0–2). */
+export const ARCHIVED_FIRST = 100;
+
+/** On `--resume`: a URL whose answer the run's archive already holds costs its host nothing, so it goes first. */
+export function resumedPriority(priority: number, archived: boolean): number {
+  return archived ? priority + ARCHIVED_FIRST : priority;
+}
+
+/** The order of a host's queue: the higher priority first, then the shallower URL. */
+export function before(a: { depth: number }, aPriority: number, b: { depth: number }, bPriority: number): boolean {
+  return aPriority > bPriority || (aPriority === bPriority && a.depth < b.depth);
+}
+
+/** The lowest priority a frontier without order (the cloud's SQS) admits: a focused crawl's threshold, else none. */
+export function admissionFloor(scoring: { focused: boolean; profile: { threshold: number } }): number | undefined {
+  return scoring.focused ? scoring.profile.threshold : undefined;
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultPriority } from '../../shared/frontier/priority.js';
+import { admissionFloor, ARCHIVED_FIRST, before, defaultPriority, relinkedPriority, resumedPriority, type PriorityFn } from '../../shared/frontier/priority.js';
 import { Heap } from '../../shared/frontier/heap.js';
 import { HostQueue } from '../../shared/frontier/host-queue.js';
 import type { FrontierRow } from '../../shared/store/ports/index.js';
@@ -70,4 +70,38 @@ test("a host queue's heap stays bounded when its URLs are raised again and again
   assert.equal(q.drain().length, 5);
   assert.equal(q.heapNodes, 0);
   assert.equal(q.pop(0), undefined);
+});
+
+test('relinked: another link adds what the function gives an inlink, and never lowers what an earlier link scored', () => {
+  const input = { url: 'https://a.test/page', depth: 2, inlinks: 3, fresh: false };
+  // From 2 to 3 inlinks the default function adds 0.05 × (log2 4 − log2 3).
+  const gain = defaultPriority(input) - defaultPriority({ ...input, inlinks: 2 });
+  assert.ok(gain > 0);
+  assert.equal(relinkedPriority(defaultPriority, input, 0), defaultPriority(input), 'a low current priority: the function’s own score');
+  assert.equal(
+    relinkedPriority(defaultPriority, input, 1.2),
+    Math.round((1.2 + gain) * 10_000) / 10_000,
+    'a better earlier link keeps its lead, plus the gain',
+  );
+  // A profile that scores anchors: the new link's weaker anchor does not undo the earlier one's.
+  const byAnchor: PriorityFn = (i) => (i.anchor === 'great' ? 2 : 0.5) + 0.01 * i.inlinks;
+  assert.equal(relinkedPriority(byAnchor, { ...input, anchor: 'meh' }, 2.02), 2.03);
+});
+
+test('resumed: an answer the archive holds goes before every URL the host still has to ask', () => {
+  assert.equal(resumedPriority(0.5, false), 0.5);
+  assert.ok(resumedPriority(-1, true) > resumedPriority(2, false));
+  assert.equal(resumedPriority(0.5, true), 0.5 + ARCHIVED_FIRST);
+});
+
+test('a host queue: the higher priority first, then the shallower URL; equal ones are not before each other', () => {
+  assert.equal(before({ depth: 5 }, 1, { depth: 0 }, 0.9), true);
+  assert.equal(before({ depth: 1 }, 1, { depth: 2 }, 1), true);
+  assert.equal(before({ depth: 2 }, 1, { depth: 1 }, 1), false);
+  assert.equal(before({ depth: 1 }, 1, { depth: 1 }, 1), false);
+});
+
+test('the cloud’s frontier admits from the focused profile’s threshold, and everything without one', () => {
+  assert.equal(admissionFloor({ focused: true, profile: { threshold: 0.4 } }), 0.4);
+  assert.equal(admissionFloor({ focused: false, profile: { threshold: 0.4 } }), undefined);
 });

@@ -1,4 +1,5 @@
 import { DEFAULT_TRAP_LIMITS, trapShape } from '../../frontier/traps.js';
+import { admissionFloor } from '../../frontier/priority.js';
 import type { FrontierRow } from '../../store/ports/index.js';
 import { urlId } from '../../url/canonical.js';
 import { Admitter, type LinkCandidate } from '../stages/admission.js';
@@ -12,7 +13,7 @@ import { toFetchCommit, type ProcessResult } from '../stages/process-stage.js';
  * profile's threshold (the rest are recorded as skipped `below-threshold`, never sent).
  */
 export async function admitCloud(ctx: CloudContext, candidates: LinkCandidate[]): Promise<FrontierRow[]> {
-  const minPriority = ctx.scoring.focused ? ctx.scoring.profile.threshold : undefined;
+  const minPriority = admissionFloor(ctx.scoring);
   const scope = [...ctx.run.seeds, ...(ctx.run.scope ?? [])];
   const admitter = new Admitter({
     runId: ctx.run.id,

@@ -3,7 +3,7 @@ import { HostScheduler } from '../../frontier/scheduler.js';
 import type { FrontierRow, UrlState } from '../../store/ports/index.js';
 import { SOFT_SKIPS } from '../../store/ports/index.js';
 import { originOf } from '../../url/canonical.js';
-import type { PriorityFn } from '../../frontier/priority.js';
+import { relinkedPriority, type PriorityFn } from '../../frontier/priority.js';
 import type { Admitter, LinkCandidate } from '../stages/admission.js';
 import { urlId } from '../../url/canonical.js';
 import { KnownUrls, type Known } from '../../frontier/known-urls.js';
@@ -145,10 +145,7 @@ export class CrawlState {
     const row = q?.get(id);
     if (!q || !row) return undefined;
     row.inlinks++;
-    const input = { url: row.url, depth: row.depth, inlinks: row.inlinks, fresh: row.fresh, ...c.link };
-    const scored = priorityOf(input);
-    const gain = scored - priorityOf({ ...input, inlinks: row.inlinks - 1 });
-    const priority = Math.round(Math.max(scored, row.priority + gain) * 10_000) / 10_000;
+    const priority = relinkedPriority(priorityOf, { url: row.url, depth: row.depth, inlinks: row.inlinks, fresh: row.fresh, ...c.link }, row.priority);
     q.reprioritize(id, priority);
     return { urlId: id, priority, inlinks: row.inlinks };
   }

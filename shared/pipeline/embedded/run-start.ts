@@ -2,6 +2,7 @@
 // over) or the latest resumed (its crawl state rebuilt from the store as the killed crawl left it).
 import { UsageError } from '../../errors.js';
 import { newHostState } from '../../politeness/host-state.js';
+import { resumedPriority } from '../../frontier/priority.js';
 import type { ArchivedAnswer, CrawlStore, FrontierRow, RunRecord } from '../../store/ports/index.js';
 import { wasFetchedPage } from '../stages/run-records.js';
 import type { Admitter, LinkCandidate } from '../stages/admission.js';
@@ -78,7 +79,7 @@ export async function restoreRun(
   }
   const counts = resumeCounts(seen);
   // Best first: past the frontier's memory bound a host's later URLs wait in the store.
-  const first = (row: FrontierRow) => row.priority + (answers.has(row.urlId) ? ARCHIVED_FIRST : 0);
+  const first = (row: FrontierRow) => resumedPriority(row.priority, answers.has(row.urlId));
   const queued = (await ctx.store.queuedUrls(run.id)).sort((a, b) => first(b) - first(a));
   for (const row of queued) {
     const q = state.hostQueue(row);
@@ -90,13 +91,10 @@ export async function restoreRun(
     const answer = answers.get(row.urlId);
     if (answer) archived.set(row.urlId, answer);
     // An archived answer costs the host nothing: it goes before the host's other URLs.
-    state.enqueue(answer ? { ...row, priority: row.priority + ARCHIVED_FIRST } : row);
+    state.enqueue(answer ? { ...row, priority: resumedPriority(row.priority, true) } : row);
   }
   return { pagesFetched: counts.pagesFetched, requeued, exhausted, archived };
 }
-
-/** Added to an archived answer's priority on resume (priorities are fractions around 0–2). */
-const ARCHIVED_FIRST = 100;
 
 /** What a resumed run must rebuild from the store: the per-host page counts and the run's used budget. */
 interface ResumeCounts {
