@@ -243,7 +243,7 @@ function expiresAfterMove(where: string, prefix: string, retentionDays: number |
   );
 }
 
-function inRange(where: string, prop: string, value: number | undefined, min: number, max: number, unit = ''): void {
+function inRange(where: string, prop: string, value: number | undefined, [min, max]: [number, number], unit = ''): void {
   if (value === undefined || Token.isUnresolved(value)) return;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new CrawlConfigError(`${where}: ${prop} is ${value}${unit}; it must be a whole number from ${min} to ${max}${unit}`);
@@ -260,12 +260,12 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   for (const [stage, mb] of Object.entries(props.memoryMb ?? {})) {
     if (!(STAGES as readonly string[]).includes(stage))
       throw new CrawlConfigError(`${where}: memoryMb names an unknown stage "${stage}"; the stages are ${STAGES.join(', ')}`);
-    inRange(where, `memoryMb["${stage}"]`, mb, 128, 10_240, ' MB');
+    inRange(where, `memoryMb["${stage}"]`, mb, [128, 10_240], ' MB');
   }
-  inRange(where, 'maxFetchConcurrency', props.maxFetchConcurrency, 2, 1000);
+  inRange(where, 'maxFetchConcurrency', props.maxFetchConcurrency, [2, 1000]);
   const times = timeProps(props);
   const { pollSeconds, rawIaDays, rawRetentionDays, frontierRetentionDays } = times;
-  inRange(where, 'pollInterval', pollSeconds, 5, 3600, ' s');
+  inRange(where, 'pollInterval', pollSeconds, [5, 3600], ' s');
   for (const crawl of props.crawls ?? []) {
     const limit = Number((crawl.limits as { maxMinutes?: unknown } | undefined)?.maxMinutes);
     checkRunHistory(
@@ -275,13 +275,13 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
       props.enrichment !== false,
     );
   }
-  inRange(where, 'rawInfrequentAccessAfter', rawIaDays, 30, 36_500, ' days');
-  inRange(where, 'rawRetention', rawRetentionDays, 1, 36_500, ' days');
-  inRange(where, 'frontierRetention', frontierRetentionDays, 1, 3650, ' days');
-  inRange(where, 'fetchRetention', times.fetchRetentionDays, 1, 3650, ' days');
-  inRange(where, 'warcInfrequentAccessAfter', times.warcIaDays, 30, 36_500, ' days');
-  inRange(where, 'warcRetention', times.warcRetentionDays, 1, 36_500, ' days');
-  inRange(where, 'extractedRetention', times.extractedRetentionDays, 1, 36_500, ' days');
+  inRange(where, 'rawInfrequentAccessAfter', rawIaDays, [30, 36_500], ' days');
+  inRange(where, 'rawRetention', rawRetentionDays, [1, 36_500], ' days');
+  inRange(where, 'frontierRetention', frontierRetentionDays, [1, 3650], ' days');
+  inRange(where, 'fetchRetention', times.fetchRetentionDays, [1, 3650], ' days');
+  inRange(where, 'warcInfrequentAccessAfter', times.warcIaDays, [30, 36_500], ' days');
+  inRange(where, 'warcRetention', times.warcRetentionDays, [1, 36_500], ' days');
+  inRange(where, 'extractedRetention', times.extractedRetentionDays, [1, 36_500], ' days');
   expiresAfterMove(where, 'raw', rawRetentionDays, rawIaDays ?? 30, 'raw bodies');
   expiresAfterMove(where, 'warc', times.warcRetentionDays, times.warcIaDays, 'WARC files');
   if (props.existingTableObj && props.tableProps)
@@ -314,7 +314,7 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
         );
     if (typeof start === 'object')
       for (const [name, [min, max]] of Object.entries(API_CRAWL_LIMIT_RANGES))
-        inRange(where, `api.startCrawls.limits.${name}`, start.limits?.[name as keyof ApiCrawlLimitProps], min, max);
+        inRange(where, `api.startCrawls.limits.${name}`, start.limits?.[name as keyof ApiCrawlLimitProps], [min, max]);
     // The longest crawl a caller may start must end inside the run machine's history quota too.
     if (start)
       checkRunHistory(
@@ -323,7 +323,7 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
         pollSeconds ?? 60,
         props.enrichment !== false,
       );
-    inRange(where, 'api.maxConcurrency', api.maxConcurrency, 1, 1000);
+    inRange(where, 'api.maxConcurrency', api.maxConcurrency, [1, 1000]);
     if (api.apiKeyHeader !== undefined && !/^[A-Za-z0-9-]{1,64}$/.test(api.apiKeyHeader))
       throw new CrawlConfigError(`${where}: api.apiKeyHeader "${api.apiKeyHeader}" is not a header name (letters, digits, "-")`);
   }
@@ -334,6 +334,6 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
     if (RESERVED_STEPS.has(step.name) || names.has(step.name))
       throw new CrawlConfigError(`${where}: extraPageSteps name "${step.name}" is taken; names must be unique and not ${[...RESERVED_STEPS].join(', ')}`);
     names.add(step.name);
-    inRange(where, `extraPageSteps["${step.name}"].timeout`, step.timeout?.toSeconds(), 1, 300, ' s');
+    inRange(where, `extraPageSteps["${step.name}"].timeout`, step.timeout?.toSeconds(), [1, 300], ' s');
   }
 }

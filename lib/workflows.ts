@@ -101,8 +101,7 @@ function invoke(
   name: string,
   fn: lambda.IFunction,
   options: Partial<tasks.LambdaInvokeProps> = {},
-  retry = RUN_RETRY,
-  capacity?: RetryBudget,
+  { retry = RUN_RETRY, capacity }: { retry?: RetryBudget; capacity?: RetryBudget } = {},
 ): sfn.TaskStateBase {
   // Lambda's service errors are in our own list, with our own budget (CDK's default retry adds up to 126 s).
   const task = new tasks.LambdaInvoke(scope, name, { lambdaFunction: fn, payloadResponseOnly: true, retryOnServiceExceptions: false, ...options });
@@ -154,7 +153,7 @@ export class CrawlWorkflows extends Construct {
         payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'error.$': '$.error' }),
         resultPath: '$.failure',
       },
-      PAGE_RETRY,
+      { retry: PAGE_RETRY },
     ).next(new sfn.Fail(this, 'PageFailed', { error: 'PageProcessingFailed', cause: 'a page step failed; the failure is recorded in the archive' }));
     const steps = props.pageSteps.map((step) => {
       const state = invoke(
@@ -166,8 +165,7 @@ export class CrawlWorkflows extends Construct {
           taskTimeout: sfn.Timeout.duration(step.timeout),
           ...(step.modelRetries !== undefined ? { payload: sfn.TaskInput.fromObject({ 'task.$': '$', 'retry.$': '$$.State.RetryCount' }) } : {}),
         },
-        PAGE_RETRY,
-        step.modelRetries !== undefined ? capacityRetry(step.modelRetries) : undefined,
+        { retry: PAGE_RETRY, capacity: step.modelRetries !== undefined ? capacityRetry(step.modelRetries) : undefined },
       );
       return state.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' });
     });
@@ -184,12 +182,18 @@ export class CrawlWorkflows extends Construct {
       'ExtractRendered',
       extract.fn,
       { resultPath: `$.results.${extract.name}`, taskTimeout: sfn.Timeout.duration(extract.timeout) },
-      PAGE_RETRY,
+      { retry: PAGE_RETRY },
     )
       .addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.error' })
       .next(rest);
     const render = addRetry(
-      invoke(this, 'Render', props.render.fn, { resultPath: '$.results.Render', taskTimeout: sfn.Timeout.duration(props.render.timeout) }, PAGE_RETRY),
+      invoke(
+        this,
+        'Render',
+        props.render.fn,
+        { resultPath: '$.results.Render', taskTimeout: sfn.Timeout.duration(props.render.timeout) },
+        { retry: PAGE_RETRY },
+      ),
       ['HostBusy'],
       HOST_BUSY_RETRY,
     )
@@ -259,15 +263,24 @@ export class CrawlWorkflows extends Construct {
         resultPath: '$.finalize',
       }),
     );
+    /** A Distributed Map of `step` (FinalizeRun's `action`) over the run's shards, or over its `items`; `loop` while the step answers a cursor. */
     const shardMap = (
       id: string,
       step: string,
       action: string,
-      selector: Record<string, unknown> = {},
-      loop = false,
-      resultPath: string = sfn.JsonPath.DISCARD,
-      resultSelector?: Record<string, unknown>,
-      items: 'shards' | 'parts' | 'changeShards' = 'shards',
+      {
+        selector = {},
+        loop = false,
+        resultPath = sfn.JsonPath.DISCARD,
+        resultSelector,
+        items = 'shards',
+      }: {
+        selector?: Record<string, unknown>;
+        loop?: boolean;
+        resultPath?: string;
+        resultSelector?: Record<string, unknown>;
+        items?: 'shards' | 'parts' | 'changeShards';
+      } = {},
     ) => {
       const map = new sfn.DistributedMap(this, id, {
         itemsPath: `$.finalize.${items}`,
@@ -286,35 +299,33 @@ export class CrawlWorkflows extends Construct {
       return ended(map);
     };
     // Each shard's pages, in shard order, go to every later step (`counts`).
-    const collect = shardMap('CollectShards', 'CollectShard', 'collect', { 'settle.$': '$.finalize.settle' }, true, '$.finalize.collected', {
-      'counts.$': '$[*].base',
+    const collect = shardMap('CollectShards', 'CollectShard', 'collect', {
+      selector: { 'settle.$': '$.finalize.settle' },
+      loop: true,
+      resultPath: '$.finalize.collected',
+      resultSelector: { 'counts.$': '$[*].base' },
     });
     const counts = { 'counts.$': '$.finalize.collected.counts' };
-    const gather = shardMap('GatherShards', 'GatherShard', 'gather', counts);
-    const link = shardMap('LinkShards', 'LinkShard', 'link', counts);
-    const degrees = shardMap('DegreeShards', 'DegreeShard', 'degrees', counts);
+    const gather = shardMap('GatherShards', 'GatherShard', 'gather', { selector: counts });
+    const link = shardMap('LinkShards', 'LinkShard', 'link', { selector: counts });
+    const degrees = shardMap('DegreeShards', 'DegreeShard', 'degrees', { selector: counts });
     // RankCheck runs before the first round (it writes the shares of rank the round reads) and after each.
-    const rank = shardMap('RankShards', 'RankShard', 'rank', { 'round.$': '$.finalize.round', ...counts }, false, '$.finalize.deltas');
+    const rank = shardMap('RankShards', 'RankShard', 'rank', { selector: { 'round.$': '$.finalize.round', ...counts }, resultPath: '$.finalize.deltas' });
     const check = ended(
       invoke(this, 'RankCheck', props.finalizeRun, {
         payload: sfn.TaskInput.fromObject({ action: 'rank-check', 'runId.$': '$.runId', 'finalize.$': '$.finalize' }),
         resultPath: '$.finalize',
       }),
     );
-    const write = shardMap('WriteShards', 'WriteShard', 'write', { 'round.$': '$.finalize.round', ...counts });
+    const write = shardMap('WriteShards', 'WriteShard', 'write', { selector: { 'round.$': '$.finalize.round', ...counts } });
     // The run's changes, a partition of them a child: link kinds decided (after the ranks), monitored changes told.
-    const changes = shardMap(
-      'ChangeShards',
-      'ChangeShard',
-      'changes',
-      { 'crawl.$': '$.crawl', 'status.$': '$.finalize.status' },
-      false,
-      '$.finalize.changeCounts',
-      undefined,
-      'changeShards',
-    );
+    const changes = shardMap('ChangeShards', 'ChangeShard', 'changes', {
+      selector: { 'crawl.$': '$.crawl', 'status.$': '$.finalize.status' },
+      resultPath: '$.finalize.changeCounts',
+      items: 'changeShards',
+    });
     // The run's archive in parts (its WARC files grouped by FinalizeStart), a child a part.
-    const wacz = shardMap('PackageParts', 'PackagePart', 'package', { 'crawl.$': '$.crawl' }, false, sfn.JsonPath.DISCARD, undefined, 'parts');
+    const wacz = shardMap('PackageParts', 'PackagePart', 'package', { selector: { 'crawl.$': '$.crawl' }, items: 'parts' });
     // A run that failed (a run-loop state's error, carried to its end) ends its execution failed too.
     const end = ended(invoke(this, 'FinalizeRun', props.finalizeRun)).next(
       new sfn.Choice(this, 'RunEnded').when(sfn.Condition.stringEquals('$.status', 'failed'), runFailed).otherwise(new sfn.Succeed(this, 'RunDone')),

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
+import ts from 'typescript';
 
 const ROOTS = ['shared', 'functions', 'lib'];
 const IMPORT = /(?:^|\s)(?:import|export)\s[^;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
@@ -127,6 +128,29 @@ test('no folder imports a folder that imports it back (a folder and its sub-fold
     [],
     'break each folder loop by moving what both folders need into one of them, or into a folder below both',
   );
+});
+
+test('no function takes more than five positional parameters (an options object names the rest)', () => {
+  const found: string[] = [];
+  for (const file of ROOTS.flatMap(sources)) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      // Functions we write (a WebAssembly export's type is the module's own).
+      const written =
+        ts.isFunctionDeclaration(node) ||
+        ts.isMethodDeclaration(node) ||
+        ts.isArrowFunction(node) ||
+        ts.isFunctionExpression(node) ||
+        ts.isConstructorDeclaration(node);
+      if (written && node.parameters.length > 5) {
+        const { line } = source.getLineAndCharacterOfPosition(node.getStart());
+        found.push(`${file}:${line + 1} takes ${node.parameters.length}`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  assert.deepEqual(found, []);
 });
 
 test('every module sits in a layer and imports nothing from a layer above it; the runtimes never import each other', () => {

@@ -99,7 +99,12 @@ export async function select(homepage: string, options: SelectOptions = {}): Pro
         return undefined;
       }
     };
-    const selection = await selectWithPreviews(home, candidates, profile, query, previewCount, options.preview === false ? undefined : head);
+    const selection = await selectWithPreviews(home, candidates, {
+      profile,
+      query,
+      previews: previewCount,
+      head: options.preview === false ? undefined : head,
+    });
     return { ...selection, home, profile: profile.name, query, previews, tookMs: Math.round(performance.now() - started) };
   } finally {
     await Promise.all([fetcher.close(), previewFetcher.close()]);

@@ -95,7 +95,7 @@ export async function guardPage(page: Page, request: RenderRequest, traffic: Tra
     if ((status === 429 || status === 503) && new URL(res.url()).host === pageUrl.host)
       traffic.throttled ??= { status, retryAfter: res.headers()['retry-after'] };
     const url = res.url().split('#')[0]!;
-    if (memo?.wants(pageUrl.host, url, res.request().method(), res.request().resourceType(), status, res.headers()))
+    if (memo?.wants(pageUrl.host, url, { method: res.request().method(), resourceType: res.request().resourceType(), status, headers: res.headers() }))
       res.buffer().then(
         (body) => memo.remember(pageUrl.host, url, status, res.headers(), body),
         () => undefined, // the page went away before its body was read: nothing kept

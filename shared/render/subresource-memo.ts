@@ -36,7 +36,11 @@ export class SubresourceMemo {
   ) {}
 
   /** Whether a response to a request of this type could be kept (before its body is asked for). */
-  wants(host: string, url: string, method: string, resourceType: string, status: number, headers: Record<string, string>): boolean {
+  wants(
+    host: string,
+    url: string,
+    { method, resourceType, status, headers }: { method: string; resourceType: string; status: number; headers: Record<string, string> },
+  ): boolean {
     if (method !== 'GET' || status !== 200 || !KEPT_TYPES.has(resourceType) || this.entries.has(`${host} ${url}`)) return false;
     const cacheControl = (headers['cache-control'] ?? '').toLowerCase();
     if (/(^|[\s,])(no-store|no-cache|private)($|[\s,=])/.test(cacheControl) || /no-cache/i.test(headers.pragma ?? '')) return false;

@@ -147,10 +147,7 @@ export type HeadLookup = (url: string) => Promise<{ title?: string; description?
 export async function selectWithPreviews(
   home: string,
   candidates: Candidate[],
-  profile: Profile,
-  query: string,
-  previews: number,
-  head: HeadLookup | undefined,
+  { profile, query, previews, head }: { profile: Profile; query: string; previews: number; head: HeadLookup | undefined },
 ): Promise<Selection> {
   if (head && previews > 0) {
     const best = scoreLinks(home, candidates, profile, query)

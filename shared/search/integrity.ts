@@ -87,8 +87,7 @@ export async function checkIndex(enrich: EnrichStore, vectors: VectorIndex, conf
  * checks go round both; a table of at most `limit` pages is checked whole each time.
  */
 export async function checkIndexSlice(
-  enrich: EnrichStore,
-  vectors: VectorIndex,
+  { enrich, vectors }: { enrich: EnrichStore; vectors: VectorIndex },
   configured: ModelStamp,
   cursor: IntegrityCursor,
   limit: number,

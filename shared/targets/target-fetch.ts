@@ -66,10 +66,7 @@ async function archiveExchanges(deps: TargetDeps, kind: 'search' | 'social', key
 /** A search or social call: the backend's answer as typed content, archived; a failure is archived too, then thrown. */
 async function apiCall<T extends FetchedContent>(
   deps: TargetDeps,
-  kind: 'search' | 'social',
-  target: string,
-  key: string,
-  backend: string,
+  { kind, target, key, backend }: { kind: 'search' | 'social'; target: string; key: string; backend: string },
   call: (log: ApiExchange[]) => Promise<Omit<T, 'target' | 'key' | 'contentHash' | 'fetchedAt' | 'durationMs'>>,
 ): Promise<T> {
   const clock = deps.clock ?? Date.now;
@@ -171,7 +168,7 @@ export async function fetchTarget(deps: TargetDeps, input: string, options: { li
   if (t.kind === 'url') return fetchUrl(deps, input, t.url);
   if (t.kind === 'search') {
     const backend = searchBackend(deps.env, deps.client);
-    return apiCall(deps, 'search', input, t.key, backend.name, async (log) => ({
+    return apiCall(deps, { kind: 'search', target: input, key: t.key, backend: backend.name }, async (log) => ({
       type: 'search-results' as const,
       query: t.query,
       backend: backend.name,
@@ -179,7 +176,7 @@ export async function fetchTarget(deps: TargetDeps, input: string, options: { li
     }));
   }
   const backend = socialBackend(t.platform, deps.env, deps.client);
-  return apiCall(deps, 'social', input, t.key, backend.name, async (log) => ({
+  return apiCall(deps, { kind: 'social', target: input, key: t.key, backend: backend.name }, async (log) => ({
     type: 'social-posts' as const,
     platform: t.platform,
     account: t.key.slice(t.platform.length + 1),
@@ -200,7 +197,7 @@ export async function searchSocial(deps: TargetDeps, platform: SocialPlatform, t
   if (!words.length) throw new UsageError('searchSocial needs at least one topic: a hashtag or words');
   const backend = socialBackend(platform, deps.env, deps.client);
   const key = socialSearchKey(platform, words);
-  return apiCall(deps, 'social', words.join(' '), key, backend.name, async (log) => ({
+  return apiCall(deps, { kind: 'social', target: words.join(' '), key: key, backend: backend.name }, async (log) => ({
     type: 'social-posts' as const,
     platform,
     account: key.slice(platform.length + 1),

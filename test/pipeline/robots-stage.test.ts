@@ -33,17 +33,17 @@ test('follows robots.txt redirects and caches the result for the TTL', async () 
   await withRobotsServer(3, async (origin, hits, dataDir, now) => {
     const ctx = context(dataDir, now);
     const host = new URL(origin).host;
-    const first = await loadRobots(ctx, 1, origin, host, newHostState(host));
+    const first = await loadRobots(ctx, 1, { origin, host, state: newHostState(host) });
     assert.equal(first.requested, true);
     assert.equal(robotsAllows(first.policy, '/secret'), false);
     assert.deepEqual(hits, ['/robots.txt', '/hop1', '/hop2', '/hop3']);
     now.t += 23 * 3600_000;
-    const cached = await loadRobots(ctx, 2, origin, host, newHostState(host));
+    const cached = await loadRobots(ctx, 2, { origin, host, state: newHostState(host) });
     assert.equal(cached.requested, false);
     assert.equal(robotsAllows(cached.policy, '/secret'), false);
     assert.equal(hits.length, 4);
     now.t += 2 * 3600_000;
-    assert.equal((await loadRobots(ctx, 3, origin, host, newHostState(host))).requested, true, 'read again after 24 h');
+    assert.equal((await loadRobots(ctx, 3, { origin, host, state: newHostState(host) })).requested, true, 'read again after 24 h');
     await ctx.close();
   });
 });
@@ -52,7 +52,7 @@ test('treats more than five robots.txt redirects as unavailable (allow all)', as
   await withRobotsServer(10, async (origin, hits, dataDir, now) => {
     const ctx = context(dataDir, now);
     const host = new URL(origin).host;
-    const load = await loadRobots(ctx, 1, origin, host, newHostState(host));
+    const load = await loadRobots(ctx, 1, { origin, host, state: newHostState(host) });
     assert.equal(hits.length, 6, 'the first request and five redirects');
     assert.equal(load.policy.kind, 'allow-all');
     await ctx.close();

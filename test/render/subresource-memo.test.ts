@@ -7,7 +7,7 @@ import { SubresourceMemo } from '../../shared/render/subresource-memo.js';
 const js = { 'content-type': 'application/javascript', 'content-encoding': 'gzip', 'content-length': '99' };
 const HOST = 'a.test';
 const keep = (memo: SubresourceMemo, url: string, headers: Record<string, string>, body = Buffer.from('x()'), type = 'script') => {
-  if (!memo.wants(HOST, url, 'GET', type, 200, headers)) return false;
+  if (!memo.wants(HOST, url, { method: 'GET', resourceType: type, status: 200, headers })) return false;
   memo.remember(HOST, url, 200, headers, body);
   return true;
 };
@@ -20,8 +20,8 @@ test('a script is kept and given back with its headers, less those of the wire; 
   assert.equal(back?.body.toString(), 'x()');
   assert.equal(memo.recall(HOST, 'http://a.test/app.js', 'xhr'), undefined, 'an XHR to the same URL asks the site');
   assert.equal(keep(memo, 'http://a.test/a.png', {}, Buffer.from('png'), 'image'), false);
-  assert.equal(memo.wants(HOST, 'http://a.test/b.js', 'POST', 'script', 200, {}), false);
-  assert.equal(memo.wants(HOST, 'http://a.test/b.js', 'GET', 'script', 206, {}), false);
+  assert.equal(memo.wants(HOST, 'http://a.test/b.js', { method: 'POST', resourceType: 'script', status: 200, headers: {} }), false);
+  assert.equal(memo.wants(HOST, 'http://a.test/b.js', { method: 'GET', resourceType: 'script', status: 206, headers: {} }), false);
 });
 
 test('what HTTP forbids a cache to keep is not kept: no-store, no-cache, private, a Vary past Accept-Encoding', () => {
@@ -64,5 +64,9 @@ test("a response belongs to the host of the page that received it: another host'
   keep(memo, 'http://cdn.test/lib.js', { 'cache-control': 'public, max-age=3600' });
   assert.ok(memo.recall(HOST, 'http://cdn.test/lib.js', 'script'));
   assert.equal(memo.recall('b.test', 'http://cdn.test/lib.js', 'script'), undefined);
-  assert.equal(memo.wants('b.test', 'http://cdn.test/lib.js', 'GET', 'script', 200, {}), true, 'b.test keeps its own');
+  assert.equal(
+    memo.wants('b.test', 'http://cdn.test/lib.js', { method: 'GET', resourceType: 'script', status: 200, headers: {} }),
+    true,
+    'b.test keeps its own',
+  );
 });

@@ -44,7 +44,7 @@ test('a bounded integrity check goes round the records and the vectors a slice a
     assert.deepEqual([whole.missing.length, whole.orphans.length, whole.hashMismatch.length], [3, 3, 3]);
 
     // One slice large enough for everything is the whole check.
-    const all = await checkIndexSlice(enrich, vectors, model, { records: '' }, 1000);
+    const all = await checkIndexSlice({ enrich, vectors }, model, { records: '' }, 1000);
     assert.deepEqual(findings(all), findings(whole));
     assert.equal(all.slice!.complete, true);
     assert.deepEqual(all.slice!.next, { records: '' });
@@ -63,7 +63,7 @@ test('a bounded integrity check goes round the records and the vectors a slice a
     let recordsRound = false;
     let vectorsRound = false;
     while (!(recordsRound && vectorsRound)) {
-      const r = await checkIndexSlice(enrich, vectors, model, cursor, 5);
+      const r = await checkIndexSlice({ enrich, vectors }, model, cursor, 5);
       assert.ok(r.store.records <= 5 && r.index.vectors <= 5);
       assert.equal(r.slice!.complete, false);
       if (!recordsRound) {
@@ -85,7 +85,7 @@ test('a bounded integrity check goes round the records and the vectors a slice a
     for (const k of ['missing', 'orphans', 'hashMismatch', 'modelMismatch'] as const) union[k].sort();
     assert.deepEqual(union, findings(whole));
     assert.match(
-      integrityMarkdown(await checkIndexSlice(enrich, vectors, model, { records: 'p10' }, 5)),
+      integrityMarkdown(await checkIndexSlice({ enrich, vectors }, model, { records: 'p10' }, 5)),
       /A bounded check: the records after `p10` through `p15`/,
     );
   } finally {

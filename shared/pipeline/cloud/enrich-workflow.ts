@@ -106,7 +106,7 @@ export async function finalizeSearch(
   const textIndex = await deps.enrich.indexTextChanges?.();
   const saved = await objects.get(archiveKeys.report(INTEGRITY_CURSOR));
   const cursor = saved ? (JSON.parse(saved.toString()) as IntegrityCursor) : { records: '' };
-  const check = await checkIndexSlice(deps.enrich, deps.vectors, deps.providers.embedder.stamp, cursor, checkLimit, new Date(deps.clock()));
+  const check = await checkIndexSlice(deps, deps.providers.embedder.stamp, cursor, checkLimit, new Date(deps.clock()));
   await objects.putReport(INTEGRITY_CURSOR, check.slice!.next);
   const report = await objects.putReport(`run-${runId}-index-check`, check);
   await objects.putMarkdownReport(`run-${runId}-index-check`, integrityMarkdown(check));

@@ -22,8 +22,7 @@ export async function extractRecords(
   row: FrontierRow,
   snapshot: string,
   x: ExtractionCore,
-  notes: ExtractionNotes = {},
-  pdfPages?: number,
+  { notes = {}, pdfPages }: { notes?: ExtractionNotes; pdfPages?: number } = {},
 ): Promise<{ extract: ExtractRecord; chunks: ChunkRecord[] }> {
   let near: { urlId: string; distance: number } | undefined;
   let textDuplicateOf: string | undefined;

@@ -174,9 +174,11 @@ async function htmlContent(ctx: CrawlContext, row: FrontierRow, answered: Answer
   const records =
     'markdown' in x
       ? await extractRecords(ctx, row, snapshot, x, {
-          cuts: x.cuts,
-          charset: x.decoded?.guessed && { ...x.decoded.guessed, used: x.decoded.charset },
-          problems: x.problems,
+          notes: {
+            cuts: x.cuts,
+            charset: x.decoded?.guessed && { ...x.decoded.guessed, used: x.decoded.charset },
+            problems: x.problems,
+          },
         })
       : {};
   return { page, edges, aliases, candidates, ...records };
@@ -200,7 +202,7 @@ async function pdfContent(ctx: CrawlContext, row: FrontierRow, answered: Answere
   } catch (err) {
     return contentResult({ page, failure: err as PageProcessingError });
   }
-  return contentResult({ page, ...(await extractRecords(ctx, row, contentHash ?? 'empty', pdfExtraction(pdf, parts), {}, pdf.pages)) });
+  return contentResult({ page, ...(await extractRecords(ctx, row, contentHash ?? 'empty', pdfExtraction(pdf, parts), { pdfPages: pdf.pages })) });
 }
 
 /** Any 2xx body: HTML is extracted, XML feeds yield items, PDFs give text; other text is kept as it is. */

@@ -91,10 +91,7 @@ export function hostAfterRobots(state: HostState, load: RobotsLoad, failures: nu
 export async function loadRobots(
   ctx: CrawlContext,
   runId: number,
-  origin: string,
-  host: string,
-  hostState: HostState,
-  stored?: HostRecord,
+  { origin, host, state: hostState, stored }: { origin: string; host: string; state: HostState; stored?: HostRecord },
 ): Promise<RobotsLoad> {
   const now = ctx.clock();
   const cached = stored ?? (await ctx.store.getHost(host));
@@ -102,7 +99,7 @@ export async function loadRobots(
     return { policy: robotsPolicyFrom({ status: cached.robotsStatus, body: cached.robotsBody }, ctx.robotsToken), requested: false };
   }
   const { policy, res, body, error } = await fetchRobotsTxt(ctx.fetcher, origin, ctx.robotsToken, (url, hop, hopError) =>
-    recordRobotsFetch(ctx, runId, url, hop, hopError, now),
+    recordInteraction(ctx, runId, { url, kind: 'robots' }, 'robots', { res: hop, error: hopError, at: now }),
   );
   const transient = policy.kind === 'unreachable' || policy.kind === 'refused';
   const record: HostRecord = {
@@ -117,10 +114,6 @@ export async function loadRobots(
   };
   await ctx.store.putHost(transient ? { ...record, robotsStatus: undefined } : record);
   return { policy, requested: true, lastStatus: res?.status, retryAfter: res?.headers['retry-after'], error, firstContact: cached?.robotsStatus === undefined };
-}
-
-async function recordRobotsFetch(ctx: CrawlContext, runId: number, url: string, res: FetchResponse | undefined, error: string | undefined, at: number) {
-  await recordInteraction(ctx, runId, { url, kind: 'robots' }, 'robots', { res, error, at });
 }
 
 /** What one robots.txt turn of a host gives: robots.txt as loaded, the host's state after it, and the sitemaps it names. */
@@ -143,7 +136,7 @@ export async function robotsTurn(
   runId: number,
   at: { origin: string; host: string; state: HostState; stored?: HostRecord },
 ): Promise<RobotsTurn> {
-  const load = await loadRobots(ctx, runId, at.origin, at.host, at.state, at.stored);
+  const load = await loadRobots(ctx, runId, at);
   const failures = load.policy.kind === 'unreachable' ? (at.state.robotsFailures ?? 0) + 1 : 0;
   const state = hostAfterRobots({ ...at.state, robotsFailures: failures }, load, failures, politenessConfig(ctx.settings), ctx.clock());
   const sitemaps =

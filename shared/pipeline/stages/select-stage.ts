@@ -22,9 +22,7 @@ export async function storedSelection(
   deps: Pick<SelectDeps, 'store'>,
   runId: number,
   seed: string,
-  scoring: CrawlScoring,
-  cap: number,
-  at: number,
+  { scoring, cap, at }: { scoring: CrawlScoring; cap: number; at: number },
 ): Promise<SelectionRecord> {
   const home = canonicalize(seed) ?? seed;
   const host = new URL(home).host;
@@ -32,14 +30,15 @@ export async function storedSelection(
   const candidates: Candidate[] = edges.map((e) => ({ url: e.toUrl, anchor: e.anchor, section: e.section, sameHost: new URL(e.toUrl).host === host }));
   let previews = 0;
   const profile = { ...scoring.profile, cap };
-  const selection = await selectWithPreviews(home, candidates, profile, scoring.query, SELECTION_PREVIEWS, async (url) => {
+  const head = async (url: string) => {
     const id = urlId(url);
     const x = await deps.store.getExtract(id);
     const title = x?.title ?? (await deps.store.getPage(id))?.title;
     if (!title && !x?.description) return undefined;
     previews++;
     return { title, description: x?.description };
-  });
+  };
+  const selection = await selectWithPreviews(home, candidates, { profile, query: scoring.query, previews: SELECTION_PREVIEWS, head });
   return {
     runId,
     home,
@@ -72,7 +71,7 @@ export async function selectStage(
 ): Promise<{ selections: SelectionRecord[]; report: string }> {
   const at = (deps.clock ?? Date.now)();
   const selections: SelectionRecord[] = [];
-  for (const seed of [...new Set(seeds)]) selections.push(await storedSelection(deps, runId, seed, scoring, cap, at));
+  for (const seed of [...new Set(seeds)]) selections.push(await storedSelection(deps, runId, seed, { scoring, cap, at }));
   await deps.graph.saveSelections(selections);
   const report = await deps.objects.putReport(`selection-${runId}`, { runId, profile: scoring.profile.name, query: scoring.query, cap, selections });
   return { selections, report };
