@@ -118,14 +118,21 @@ function isHidden(el: Element): boolean {
   return style !== undefined && /(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
 }
 
+/** A `<noscript>` that holds the page's text: paragraphs of its own, or paragraphs and prose enough further down. */
+function noscriptArticle(el: Element): boolean {
+  if (el.children.some((c) => isTag(c) && c.name === 'p')) return true;
+  return selectFirst(el, 'p') !== null && rawText(el).replace(/\s+/g, ' ').length >= R.noscriptProseChars;
+}
+
 /** Removes what is never text (scripts, styles, forms controls, hidden elements, comments) in place. */
 export function pruneNeverContent(node: AnyNode & { children: AnyNode[] }): void {
   const kept: AnyNode[] = [];
   for (const child of node.children) {
     if (isText(child)) kept.push(child);
     else if (isTag(child)) {
-      // Some publishers put the whole article inside <noscript> (the script-built copy is elsewhere).
-      const article = child.name === 'noscript' && child.children.some((c) => isTag(c) && c.name === 'p');
+      // Some publishers put the whole article inside <noscript> (the script-built copy is elsewhere),
+      // and forums the whole thread (Discourse's view for readers without scripts).
+      const article = child.name === 'noscript' && noscriptArticle(child);
       if ((NEVER_CONTENT.has(child.name) && !article) || isHidden(child)) continue;
       if (article) child.name = 'div';
       pruneNeverContent(child);

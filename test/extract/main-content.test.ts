@@ -76,6 +76,21 @@ test('reads an article published inside <noscript> and body content that strayed
   assert.match(blockText(mainContentNodes(doc).nodes), /^Gute Löhne\n/);
 });
 
+test('reads a thread a forum serves inside <noscript> (its posts deeper than the noscript’s children), and not a noscript warning', () => {
+  // As Discourse serves a topic: an empty app, and the whole thread for readers without scripts.
+  const post = (n: number, text: string) =>
+    `<div id="post_${n}" class="topic-body crawler-post"><div class="crawler-post-meta"><span itemprop="author">user${n}</span><time>January ${n}, 2024</time></div><div class="post" itemprop="text">${text}</div></div>`;
+  const thread = `<html><body><section id="main"></section><noscript data-path="/t/chains/1"><header><a href="/">Community</a></header><div id="main-outlet" class="wrap" role="main"><h1>How to request the longer chain?</h1>
+    ${post(1, `<p>${prose(1, 40)}</p>`)}${post(2, `<p>${prose(2, 30)}</p><p>${prose(3, 20)}</p>`)}${post(3, `<p>${prose(4, 25)}</p>`)}</div></noscript></body></html>`;
+  const text = mainText(thread);
+  for (const n of [1, 2, 3, 4]) assert.match(text, new RegExp(prose(n, 40).slice(0, 30)), `post text ${n}`);
+  // A warning to turn scripts on stays out: short, and the page has its own text.
+  const warned = mainText(
+    `<html><body><article>${paragraphs(4)}</article><noscript><div><p>Please enable JavaScript to use this site.</p></div></noscript></body></html>`,
+  );
+  assert.doesNotMatch(warned, /enable JavaScript/);
+});
+
 test('a short first choice is made again with nothing set aside as furniture, and the longer text wins', () => {
   // The review sits in a section whose class says "ads": set aside as furniture, the page's best
   // container is its header (a headline and a teaser).
