@@ -62,6 +62,8 @@ export const CONTENT_RULES = {
   /** A line of at most this many characters that is a date with at most `datelineWords` other words is dropped. */
   datelineChars: 80,
   datelineWords: 3,
+  /** A block of the content at least this long whose text came before is dropped (the article served twice). */
+  repeatChars: 60,
   /** A `<noscript>` whose paragraphs sit deeper than its children is read as content from this many characters of text. */
   noscriptProseChars: 500,
 } as const;

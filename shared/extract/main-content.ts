@@ -226,6 +226,33 @@ function trimTail(model: PageModel, blocks: Element[]): void {
   }
 }
 
+/**
+ * Blocks whose text the content holds twice: the same article served twice on one page (a copy in
+ * `<noscript>`, a print or mobile copy), a teaser repeating the lead, a pull quote. Of each set of
+ * copies the one in the most text stays (the article's own, not a teaser's); short lines (table
+ * cells, "Yes", list items) may repeat. Returns the blocks that stay.
+ */
+function dropRepeats(model: PageModel, blocks: Element[]): Element[] {
+  const copies = new Map<string, Element[]>();
+  for (const b of blocks) {
+    if (model.statsOf(b).len < R.repeatChars) continue;
+    const key = textOf(b).replace(/\s+/g, ' ').trim();
+    copies.set(key, [...(copies.get(key) ?? []), b]);
+  }
+  const dropped = new Set<Element>();
+  const around = (b: Element) => {
+    const parent = parentElement(b);
+    return parent ? model.statsOf(parent).len : 0;
+  };
+  for (const same of copies.values()) {
+    if (same.length < 2) continue;
+    const keep = same.reduce((best, b) => (around(b) > around(best) ? b : best));
+    for (const b of same) if (b !== keep) dropped.add(b);
+  }
+  for (const b of dropped) removeElement(b);
+  return blocks.filter((b) => !dropped.has(b));
+}
+
 /** Date lines ("Published 4 May 2021, 17:13") anywhere in the content. */
 function dropDatelines(model: PageModel, blocks: Element[]): void {
   for (const b of blocks) if (model.statsOf(b).len <= R.datelineChars && isDateline(textOf(b))) removeElement(b);
@@ -348,18 +375,33 @@ function chooseContent(model: PageModel, options: ContentOptions): MainNodes {
     const blocks = leafBlocks(model, nodes);
     trimTail(model, blocks);
     dropDatelines(model, blocks);
+    dropRepeats(model, leafBlocks(model, nodes));
     options.onBlocks?.({ model, nodes, blocks: leafBlocks(model, nodes) });
-    return { nodes: withHeadline(model, nodes), method: 'container' };
+    return { nodes: outermost(withHeadline(model, nodes)), method: 'container' };
   }
   if (goodLen > 0) {
     for (const b of good) cleanInside(model, b.el);
-    return { nodes: good.map((b) => b.el), method: 'classifier' };
+    return {
+      nodes: dropRepeats(
+        model,
+        good.map((b) => b.el),
+      ),
+      method: 'classifier',
+    };
   }
   if (container) {
     for (const el of container) cleanInside(model, el);
     return { nodes: container, method: 'container' };
   }
   return { nodes: [], method: 'none' };
+}
+
+/**
+ * The nodes without those another of them holds: a lead-marked box around the intro and the body
+ * is taken whole, and what it holds is not written twice.
+ */
+function outermost(nodes: Element[]): Element[] {
+  return nodes.filter((n) => !nodes.some((other) => other !== n && contains(other, n)));
 }
 
 /** Text like innerText: block elements and table cells are separated, so words never run together. */

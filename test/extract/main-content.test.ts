@@ -91,6 +91,24 @@ test('reads a thread a forum serves inside <noscript> (its posts deeper than the
   assert.doesNotMatch(warned, /enable JavaScript/);
 });
 
+test('an article is written once: a lead-marked box around the intro and the body, a copy in <noscript>, a teaser that repeats a paragraph', () => {
+  const count = (text: string, needle: string) => text.split(needle).length - 1;
+  // A box whose class says "intro" around the intro paragraphs and the body: taken whole, written once.
+  const boxed = mainText(
+    `<html><body>${nav}<main><h1>Data trends</h1><div class="body-intro"><p>${prose(1, 40)}</p><p>${prose(2, 30)}</p><div id="content">${paragraphs(5, 3)}</div></div></main></body></html>`,
+  );
+  for (const n of [1, 2, 3, 7]) assert.equal(count(boxed, prose(n, 20)), 1, `paragraph ${n} once: ${boxed}`);
+  // The article rendered, and again in <noscript> for readers without scripts.
+  const twice = mainText(`<html><body><article>${paragraphs(5)}</article><noscript>${paragraphs(5)}</noscript></body></html>`);
+  assert.equal(count(twice, prose(2, 20)), 1, twice);
+  // A teaser that repeats the article's first paragraph: the article's own copy stays, in its place.
+  const teased = mainText(
+    `<html><body><div class="cover"><p class="chapo">${prose(9, 30)}</p></div><div class="description"><p>${prose(9, 30)}</p>${paragraphs(4)}</div></body></html>`,
+  );
+  assert.equal(count(teased, prose(9, 30)), 1, teased);
+  assert.ok(teased.indexOf(prose(9, 30)) < teased.indexOf(prose(0, 20)), 'it leads the article');
+});
+
 test('a short first choice is made again with nothing set aside as furniture, and the longer text wins', () => {
   // The review sits in a section whose class says "ads": set aside as furniture, the page's best
   // container is its header (a headline and a teaser).
