@@ -19,6 +19,7 @@ export type { AnyNode };
 export function parseDocument(html: string): Doc {
   const doc = parseTree(html, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
   hoistBodyContent(doc);
+  sinkTrailingContent(doc);
   return doc;
 }
 
@@ -44,6 +45,35 @@ function hoistBodyContent(doc: Doc): void {
   keepChildren(head, head.children.slice(0, at));
   for (const node of moved) node.parent = body;
   const children = [...moved, ...body.children];
+  body.children = children;
+  children.forEach((node, i) => {
+    node.prev = children[i - 1] ?? null;
+    node.next = children[i + 1] ?? null;
+  });
+}
+
+/**
+ * A browser puts what comes after `</body>` or `</html>` (a page whose template closes them early,
+ * then goes on with the article) at the end of `<body>`; htmlparser2 leaves it beside them, where
+ * nothing that reads the body sees it. Moved there.
+ */
+function sinkTrailingContent(doc: Doc): void {
+  const html = documentElement(doc);
+  const body = html?.children.find((c): c is Element => isTag(c) && c.name === 'body');
+  if (!html || !body) return;
+  const trailing = (nodes: AnyNode[], after: AnyNode) => nodes.slice(nodes.indexOf(after) + 1).filter((c) => isTag(c) || (isText(c) && /\S/.test(c.data)));
+  const moved = [...trailing(html.children, body), ...trailing(doc.children, html)];
+  if (!moved.length) return;
+  keepChildren(
+    html,
+    html.children.filter((c) => !moved.includes(c)),
+  );
+  keepChildren(
+    doc,
+    doc.children.filter((c) => !moved.includes(c)),
+  );
+  for (const node of moved) node.parent = body;
+  const children = [...body.children, ...moved];
   body.children = children;
   children.forEach((node, i) => {
     node.prev = children[i - 1] ?? null;

@@ -76,6 +76,15 @@ test('reads an article published inside <noscript> and body content that strayed
   assert.match(blockText(mainContentNodes(doc).nodes), /^Gute Löhne\n/);
 });
 
+test('reads an article that comes after </body> or </html>, as a browser puts it at the end of the body', () => {
+  for (const close of ['</body>', '</body></html>']) {
+    const html = `<html><head><title>t</title></head><body>${nav}<div class="menu"><a href="/x">Services</a></div>${close}<div class="blog-detail-page"><h1>Six types of outsourcing</h1>${paragraphs(5)}</div>`;
+    const doc = parseDocument(html);
+    assert.ok(selectFirst(doc, 'body .blog-detail-page'), `${close}: moved into the body`);
+    assert.match(mainText(html), new RegExp(prose(3, 45).slice(0, 40)), close);
+  }
+});
+
 test('reads a thread a forum serves inside <noscript> (its posts deeper than the noscript’s children), and not a noscript warning', () => {
   // As Discourse serves a topic: an empty app, and the whole thread for readers without scripts.
   const post = (n: number, text: string) =>
