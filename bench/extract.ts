@@ -28,6 +28,7 @@ import {
   type Page,
 } from './extraction-corpus.js';
 import { machine, publish, today, type BenchTable } from './report.js';
+import { pageScore, wholeTextF1, wholeTextPages, WHOLE_TEXT_CORPUS } from './whole-text.js';
 
 interface Row {
   name: string;
@@ -161,6 +162,44 @@ if (pages.length) {
     rows: Object.entries(stages(pages)).map(([k, v]) => [k, v.toFixed(2)]),
   });
 } else console.log(`no corpus at ${CORPUS} (set TRAWL_CORPUS): skipping the real-page table\n`);
+
+// Whole text: pages of 2025–2026 with their article text, scored by the field's benchmark method.
+const whole = wholeTextPages();
+if (whole.length) {
+  const extractors: Array<[string, (p: { html: string; url: string }) => string]> = [
+    ['trawl `extractPage(...).text`', (p) => extractPage(p.html, p.url, opts).text],
+    ['Readability on linkedom, as it is', (p) => new Readability(parseHTML(p.html).document).parse()?.textContent ?? ''],
+  ];
+  const types = [...new Set(whole.map((p) => p.type))].sort((a, b) => whole.filter((p) => p.type === b).length - whole.filter((p) => p.type === a).length);
+  const rows = extractors.map(([name, extract]) => {
+    const thread0 = threadCpuMs();
+    const scores = whole.map((p) => {
+      let text = '';
+      try {
+        text = extract(p);
+      } catch {
+        // an error scores as no text
+      }
+      return { type: p.type, ...pageScore(p.truth, text) };
+    });
+    const ms = (threadCpuMs() - thread0) / whole.length;
+    const all = wholeTextF1(scores);
+    return [
+      name,
+      all.precision.toFixed(3),
+      all.recall.toFixed(3),
+      all.f1.toFixed(3),
+      ...types.map((t) => wholeTextF1(scores.filter((s) => s.type === t)).f1.toFixed(3)),
+      ms.toFixed(1),
+    ];
+  });
+  console.log('');
+  table({
+    title: `${whole.length} pages of 2025–2026 with their whole article text (${WHOLE_TEXT_CORPUS.split('/').pop()}): the field's benchmark method (4-token shingles, per-page precision and recall, F1 of their means), overall and by page type`,
+    columns: ['extractor', 'precision', 'recall', 'F1', ...types.map((t) => `${t} (${whole.filter((p) => p.type === t).length})`), 'ms/page (thread)'],
+    rows,
+  });
+} else console.log(`no corpus at ${WHOLE_TEXT_CORPUS} (set TRAWL_WHOLE_TEXT_CORPUS): skipping the whole-text table\n`);
 
 const synthetic = Array.from({ length: 200 }, (_, i) => ({ url: `http://blog.test/articles/${i + 1}`, html: articleHtml('blog', i + 1, 400) }));
 console.log('');
