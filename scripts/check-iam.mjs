@@ -17,7 +17,8 @@ const SUITES = [
 ];
 const dir = mkdtempSync(join(tmpdir(), 'trawl-iam-'));
 const report = join(dir, 'report.jsonl');
-const files = process.argv.slice(2).length ? process.argv.slice(2) : SUITES;
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const files = args.length ? args : SUITES;
 const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=dot', ...files], {
   stdio: ['ignore', 'inherit', 'inherit'],
   env: { ...process.env, TRAWL_IAM_REPORT: report },
@@ -34,4 +35,12 @@ if (existsSync(report)) {
 rmSync(dir, { recursive: true, force: true });
 for (const why of denied.values()) console.log(`denied: ${why}`);
 console.log(`${checked} calls checked, ${denied.size} denied`);
+if (process.argv.includes('--write-docs') && files === SUITES) {
+  const result = {
+    bench: 'iam',
+    command: 'npm run check:iam',
+    tables: [{ columns: ['cloud suites run', 'AWS SDK calls checked against the synthesized roles', 'denied'], rows: [[files.length, checked, denied.size]] }],
+  };
+  spawnSync(process.execPath, ['--import', 'tsx', 'bench/publish.ts', JSON.stringify(result), '--write-docs'], { stdio: 'inherit' });
+}
 process.exit(denied.size > 0 || checked === 0 ? 1 : run.status === 0 ? 0 : 1);
