@@ -1,10 +1,9 @@
 import { type AnyNode, type Element, isTag, isText } from 'domhandler';
-import { removeElement } from 'domutils';
 import { contains, keepChildren, parentElement, selectFirst, textOf, type Doc } from './dom.js';
 import { BLOCK_TAGS, CONTENT_RULES as R, NEVER_CONTENT, PARAGRAPH_TAGS, TAG_BASE_SCORE } from './content-rules.js';
-import { isDateline } from './dateline.js';
 import { articleMarked, classSign, PageModel, pruneNeverContent } from './page-model.js';
 import { withHeadline, withLead } from './article-edges.js';
+import { dropDatelines, dropRepeats, HEADING, leafBlocks, outermost, PROSE_TAGS, trimTail } from './content-blocks.js';
 
 export { classTokens } from './page-model.js';
 
@@ -43,14 +42,6 @@ export interface MainNodes {
   nodes: AnyNode[];
   method: ContentMethod;
 }
-
-/** Lines an article's tail keeps however short: list items, cells, code. */
-const TAIL_KEEP = new Set(['li', 'td', 'th', 'pre', 'code', 'dd']);
-const HEADING = /^h[1-6]$/;
-/** Tables and code an article ends with: the subheading before them stays. */
-const STRUCTURED = new Set(['td', 'th', 'pre', 'code']);
-/** Prose is judged by its container, never removed for its own links. */
-const PROSE_TAGS = new Set(['p', 'pre', 'blockquote']);
 
 /** Paragraphs vote for their ancestors; the best container, its parent when that holds several strong candidates, and the siblings that belong with it. */
 function bestContainer(model: PageModel): Element[] | undefined {
@@ -189,75 +180,6 @@ function cleanInside(model: PageModel, root: Element, scope: MainContentScope = 
   apply(root);
 }
 
-/** Leaf blocks (no block-level children) under the given nodes, in document order. */
-function leafBlocks(model: PageModel, nodes: Element[]): Element[] {
-  const out: Element[] = [];
-  const visit = (el: Element) => {
-    const s = model.statsOf(el);
-    if (s.len === 0) return;
-    if (!s.blocks || el.name === 'p' || el.name === 'pre' || HEADING.test(el.name)) {
-      out.push(el);
-      return;
-    }
-    for (const c of el.children) if (isTag(c)) visit(c);
-  };
-  for (const n of nodes) visit(n);
-  return out;
-}
-
-/** After the last long paragraph, an article ends: short lines and link lists there are its furniture ("Share", "Read more:", tags). */
-function trimTail(model: PageModel, blocks: Element[]): void {
-  let last = -1;
-  blocks.forEach((b, i) => {
-    if (model.statsOf(b).len >= R.goodBlockChars && model.linkDensity(b) < R.classifierLinkDensity) last = i;
-  });
-  if (last < 0) return;
-  // From the end, so a subheading stays when a table or code it introduces stays.
-  let keptAfter = false;
-  for (const b of blocks.slice(last + 1).reverse()) {
-    const ld = model.linkDensity(b);
-    const len = model.statsOf(b).len;
-    let drop: boolean;
-    if (ld > R.classifierLinkDensity) drop = !(PROSE_TAGS.has(b.name) && len >= R.tailProseChars && ld <= R.linkDensityHard);
-    else if (HEADING.test(b.name)) drop = !keptAfter;
-    else drop = len < R.tailBlockChars && !TAIL_KEEP.has(b.name) && !/[.!。]["”’)]?$/.test(textOf(b));
-    if (drop) removeElement(b);
-    else if (STRUCTURED.has(b.name)) keptAfter = true;
-  }
-}
-
-/**
- * Blocks whose text the content holds twice: the same article served twice on one page (a copy in
- * `<noscript>`, a print or mobile copy), a teaser repeating the lead, a pull quote. Of each set of
- * copies the one in the most text stays (the article's own, not a teaser's); short lines (table
- * cells, "Yes", list items) may repeat. Returns the blocks that stay.
- */
-function dropRepeats(model: PageModel, blocks: Element[]): Element[] {
-  const copies = new Map<string, Element[]>();
-  for (const b of blocks) {
-    if (model.statsOf(b).len < R.repeatChars) continue;
-    const key = textOf(b).replace(/\s+/g, ' ').trim();
-    copies.set(key, [...(copies.get(key) ?? []), b]);
-  }
-  const dropped = new Set<Element>();
-  const around = (b: Element) => {
-    const parent = parentElement(b);
-    return parent ? model.statsOf(parent).len : 0;
-  };
-  for (const same of copies.values()) {
-    if (same.length < 2) continue;
-    const keep = same.reduce((best, b) => (around(b) > around(best) ? b : best));
-    for (const b of same) if (b !== keep) dropped.add(b);
-  }
-  for (const b of dropped) removeElement(b);
-  return blocks.filter((b) => !dropped.has(b));
-}
-
-/** Date lines ("Published 4 May 2021, 17:13") anywhere in the content. */
-function dropDatelines(model: PageModel, blocks: Element[]): void {
-  for (const b of blocks) if (model.statsOf(b).len <= R.datelineChars && isDateline(textOf(b))) removeElement(b);
-}
-
 type BlockClass = 'good' | 'near' | 'short' | 'bad';
 interface Block {
   el: Element;
@@ -394,14 +316,6 @@ function chooseContent(model: PageModel, options: ContentOptions): MainNodes {
     return { nodes: container, method: 'container' };
   }
   return { nodes: [], method: 'none' };
-}
-
-/**
- * The nodes without those another of them holds: a lead-marked box around the intro and the body
- * is taken whole, and what it holds is not written twice.
- */
-function outermost(nodes: Element[]): Element[] {
-  return nodes.filter((n) => !nodes.some((other) => other !== n && contains(other, n)));
 }
 
 /** Text like innerText: block elements and table cells are separated, so words never run together. */
