@@ -1,4 +1,5 @@
 import type { Embedder } from '../enrich/providers.js';
+import { UsageError } from '../errors.js';
 import { stopwordSet, words } from '../enrich/text.js';
 import type { EnrichStore, HitDetails, SearchFilters, VectorIndex } from '../store/ports/index.js';
 
@@ -155,6 +156,9 @@ export async function hybridSearch(deps: SearchDeps, request: SearchRequest): Pr
   const limit = request.limit ?? 10;
   const terms = queryTerms(request.q);
   const depth = Math.max(DEPTH, limit);
+  const textWeight = request.textWeight ?? TEXT_WEIGHT;
+  if (!(textWeight >= 0 && textWeight <= 1))
+    throw new UsageError(`textWeight is ${request.textWeight}: it must be a number from 0 (vectors alone) to 1 (full text alone)`);
   // The two lists at once: where reader threads answer them (trawl serve), each takes one.
   const floor = request.minSimilarity ?? MIN_SIMILARITY;
   const [text, nearest] = await Promise.all([
@@ -174,7 +178,7 @@ export async function hybridSearch(deps: SearchDeps, request: SearchRequest): Pr
     text,
     nearest.map((n) => ({ id: n.id, similarity: 1 - n.distance })),
     floor,
-    request.textWeight ?? TEXT_WEIGHT,
+    textWeight,
   );
   const byScore = (a: [string, number], b: [string, number]) => b[1] - a[1] || a[0].localeCompare(b[0]);
   // Twice the page's worth of candidates: a listing demoted by half can only leave the page, and

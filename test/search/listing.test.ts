@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listingShare } from '../../shared/search/listing.js';
-import { fuseScores, LISTING_RULES, rankListings } from '../../shared/search/hybrid.js';
+import { fuseScores, hybridSearch, LISTING_RULES, rankListings } from '../../shared/search/hybrid.js';
 
 const tagPage = [
   '# Posts tagged gardening',
@@ -76,4 +76,10 @@ test('a page the full text found far ahead of the rest stays above pages both li
     [...fuseScores(text, [], 0.15)].sort((x, y) => y[1] - x[1]).map(([id]) => id),
     ['answer', 'a', 'b', 'c'],
   );
+});
+
+test('a full-text weight outside 0–1 is refused with what it must be', async () => {
+  const deps = { enrich: {}, vectors: {}, embedder: {} } as unknown as Parameters<typeof hybridSearch>[0];
+  for (const textWeight of [-0.1, 1.5, Number.NaN])
+    await assert.rejects(hybridSearch(deps, { q: 'compost', textWeight }), /textWeight is .*: it must be a number from 0/);
 });
