@@ -115,6 +115,7 @@ function hitText(h: SearchResult['hits'][number]): string[] {
     h.why.textRank ? `text #${h.why.textRank}` : undefined,
     h.why.vectorRank ? `vector #${h.why.vectorRank} (similarity ${h.why.similarity})` : undefined,
     `fused ${h.why.fused.toFixed(4)}`,
+    h.why.listing !== undefined ? `reads as a listing (${h.why.listing}): ranked below what it lists` : undefined,
   ].filter(Boolean);
   const lines = [`${h.rank}. ${h.title || '(no title)'}`, `   ${h.url}`, `   ${h.summary.length > 300 ? `${h.summary.slice(0, 297)}…` : h.summary}`];
   if (h.tags.length) lines.push(`   ${h.tags.join(' ')}`);
