@@ -91,3 +91,37 @@ export function dropDatelines(model: PageModel, blocks: Element[]): void {
 export function outermost(nodes: Element[]): Element[] {
   return nodes.filter((n) => !nodes.some((other) => other !== n && contains(other, n)));
 }
+
+/** The lead-in of a "read also" line, in the languages trawl's corpora hold, before a colon or a link. */
+const READ_ALSO =
+  /^(?:read (?:more|also|next)|also read|see also|related(?: articles?| stories| posts?)?|more on this|lire aussi|à lire aussi|a lire aussi|voir aussi|lesen sie (?:auch|mehr)|mehr zum thema|auch interessant|das könnte sie auch interessieren|leer más|lee también|te puede interesar|leia também|leggi anche|czytaj (?:także|też|również)|přečtěte si také)\b\s*[:：»›>-]?/i;
+
+/**
+ * "Read also: <a link>" lines inside an article: a lead-in to another page, short, its rest a link.
+ * Returns the blocks that stay.
+ */
+export function dropReadAlso(model: PageModel, blocks: Element[]): Element[] {
+  return blocks.filter((b) => {
+    const s = model.statsOf(b);
+    if (s.len > R.readAlsoChars || s.links === 0) return true;
+    const text = textOf(b).replace(/\s+/g, ' ').trim();
+    const lead = READ_ALSO.exec(text);
+    // The lead-in, then (mostly) link text: a line that goes on in prose is the article's.
+    if (!lead || s.links < 0.5 * (text.length - lead[0].length)) return true;
+    removeElement(b);
+    return false;
+  });
+}
+
+/** What an appeal to the reader says: subscribe, support us, the newsletter, the copyright line. */
+const APPEAL =
+  /\b(?:subscribe (?:to|now|for|today)|please subscribe|already a subscriber|become a (?:member|subscriber|patron)|sign up (?:for|to) (?:our|the) newsletter|(?:receive|get|join) our (?:\w+ )?newsletter|copyrighted property|all rights reserved|permission must be obtained|we rely on (?:your|readers)|support (?:our|local|independent) (?:journalism|news|reporting)|hazte miembro|suscr[íi]bete|abonnez-vous|jetzt abonnieren|unterstützen sie (?:uns|unseren|unsere))/i;
+
+/** Short appeals to the reader inside an article (subscribe, support us, copyright). Returns the blocks that stay. */
+export function dropAppeals(model: PageModel, blocks: Element[]): Element[] {
+  return blocks.filter((b) => {
+    if (model.statsOf(b).len > R.appealChars || HEADING.test(b.name) || !APPEAL.test(textOf(b))) return true;
+    removeElement(b);
+    return false;
+  });
+}

@@ -62,6 +62,10 @@ export const CONTENT_RULES = {
   /** A line of at most this many characters that is a date with at most `datelineWords` other words is dropped. */
   datelineChars: 80,
   datelineWords: 3,
+  /** An appeal to the reader (subscribe, support us, copyright) up to this long is dropped from the content. */
+  appealChars: 200,
+  /** A "read also" line (a lead-in, then a link) up to this long is dropped from the content. */
+  readAlsoChars: 150,
   /** A block of the content at least this long whose text came before is dropped (the article served twice). */
   repeatChars: 60,
   /** A `<noscript>` whose paragraphs sit deeper than its children is read as content from this many characters of text. */

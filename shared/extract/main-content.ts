@@ -3,7 +3,7 @@ import { contains, keepChildren, parentElement, selectFirst, textOf, type Doc } 
 import { BLOCK_TAGS, CONTENT_RULES as R, NEVER_CONTENT, PARAGRAPH_TAGS, TAG_BASE_SCORE } from './content-rules.js';
 import { articleMarked, classSign, PageModel, pruneNeverContent } from './page-model.js';
 import { withHeadline, withLead } from './article-edges.js';
-import { dropDatelines, dropRepeats, HEADING, leafBlocks, outermost, PROSE_TAGS, trimTail } from './content-blocks.js';
+import { dropAppeals, dropDatelines, dropReadAlso, dropRepeats, HEADING, leafBlocks, outermost, PROSE_TAGS, trimTail } from './content-blocks.js';
 
 export { classTokens } from './page-model.js';
 
@@ -297,7 +297,7 @@ function chooseContent(model: PageModel, options: ContentOptions): MainNodes {
     const blocks = leafBlocks(model, nodes);
     trimTail(model, blocks);
     dropDatelines(model, blocks);
-    dropRepeats(model, leafBlocks(model, nodes));
+    dropRepeats(model, dropAppeals(model, dropReadAlso(model, leafBlocks(model, nodes))));
     options.onBlocks?.({ model, nodes, blocks: leafBlocks(model, nodes) });
     return { nodes: outermost(withHeadline(model, nodes)), method: 'container' };
   }

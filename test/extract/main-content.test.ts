@@ -118,6 +118,24 @@ test('an article is written once: a lead-marked box around the intro and the bod
   assert.ok(teased.indexOf(prose(9, 30)) < teased.indexOf(prose(0, 20)), 'it leads the article');
 });
 
+test('"read also" lines and appeals to the reader inside an article go; prose that names subscriptions stays', () => {
+  const text = mainText(
+    `<html><body>${nav}<article><h1>Looted art</h1><p>${prose(1, 40)}</p><p>Read more: <a href="/x">Looted colonial art</a></p><p>${prose(2, 40)}</p>` +
+      `<p>Lesen Sie auch: <a href="/y">Kolonialverbrechen anerkennen</a></p><p>${prose(3, 40)}</p>` +
+      `<p>Plans start at $5 with monthly subscriptions and a newsletter tool for up to 100 subscribers, which suits small shops well.</p>` +
+      `<p>${prose(4, 40)}</p><p>To view the full story, please subscribe to The Daily.</p><p>This article is the copyrighted property of The Daily.</p></article></body></html>`,
+  );
+  assert.doesNotMatch(text, /Read more|Looted colonial art|Lesen Sie auch/);
+  assert.doesNotMatch(text, /please subscribe|copyrighted property/);
+  assert.match(text, /monthly subscriptions and a newsletter tool/);
+  for (const n of [1, 2, 3, 4]) assert.match(text, new RegExp(prose(n, 40).slice(0, 30)));
+  // A line that goes on in prose after its lead-in is the article's own.
+  const kept = mainText(
+    `<html><body><article>${paragraphs(3)}<p>See also how <a href="/z">the river</a> changed its course after the flood of 1910, which the town still remembers every spring.</p></article></body></html>`,
+  );
+  assert.match(kept, /See also how the river changed its course/);
+});
+
 test('a short first choice is made again with nothing set aside as furniture, and the longer text wins', () => {
   // The review sits in a section whose class says "ads": set aside as furniture, the page's best
   // container is its header (a headline and a teaser).
