@@ -50,6 +50,11 @@ const CLOSE_GRACE_MS = 5_000;
 const SETTLE_MARGIN_MS = 1_500;
 /** A page is settled when neither its network nor its DOM has moved for this long. */
 export const QUIET_MS = 200;
+/**
+ * A page whose script does not let go of the renderer for this long, its network quiet, is hung:
+ * nothing will change in its DOM, so the render ends as a hang at once rather than at the cap.
+ */
+export const UNRESPONSIVE_MS = 5_000;
 /** The page's clock of its last DOM change (installed before its scripts run). */
 const MUTATION_CLOCK = `(() => {
   window.__trawlLastMutation = performance.now();
@@ -71,7 +76,16 @@ async function quiet(page: Page, withinMs: number): Promise<boolean> {
     } catch {
       return false;
     }
-    const still = await page.evaluate(() => performance.now() - ((window as unknown as { __trawlLastMutation?: number }).__trawlLastMutation ?? 0));
+    const still = await timeout(
+      page.evaluate(() => performance.now() - ((window as unknown as { __trawlLastMutation?: number }).__trawlLastMutation ?? 0)),
+      Math.min(UNRESPONSIVE_MS, Math.max(1, end - performance.now())),
+      () => new RenderError('hang', `the page's script held its renderer for ${UNRESPONSIVE_MS / 1000} s with its network quiet: taken as hung`),
+    ).catch((err: unknown) => {
+      // Past the settle window the DOM is taken as it is; before it, a script that holds the renderer is a hang.
+      if (!(err instanceof RenderError) || end - performance.now() > 0) throw err;
+      return undefined;
+    });
+    if (still === undefined) return false;
     if (still >= QUIET_MS) return true;
     await new Promise((r) => setTimeout(r, Math.min(QUIET_MS - still, Math.max(0, end - performance.now()))));
   }
@@ -189,6 +203,11 @@ export class ChromiumRenderer implements Renderer {
     } catch (err) {
       if (err instanceof RenderError) {
         if (err.failure === 'crash') this.stats.crashes++;
+        // A hang seen early (a script holding the renderer): the browser goes, as at the cap.
+        if (err.failure === 'hang' && !slot.dead) {
+          this.stats.hangs++;
+          slot.dead = true;
+        }
         throw err;
       }
       throw new RenderError('navigation', `render failed: ${errorMessage(err)}`, { cause: err });

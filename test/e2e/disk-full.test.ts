@@ -10,6 +10,7 @@ import { backToSchema11, page, row } from '../store-records.js';
 import { serve, tempDir } from '../helpers.js';
 import { runCli, type CliResult } from './cli-process.js';
 import { openDb } from './crawl-helpers.js';
+import { SCHEMA_VERSION } from '../../shared/store/local/schema.js';
 
 const PAGES = 12;
 
@@ -127,7 +128,7 @@ test('a migration that finds the disk full says so and leaves the directory as i
     const roomy = await runCli(['status', '--data', dir]);
     assert.equal(roomy.code, 0, roomy.stderr);
     assert.match(roomy.stderr, /migrated .* from data schema 11 to 12/);
-    assert.deepEqual(state(), { version: '12', links: 20000, withoutRowid: false });
+    assert.deepEqual(state(), { version: String(SCHEMA_VERSION), links: 20000, withoutRowid: false });
   } finally {
     cleanup();
   }
