@@ -51,10 +51,43 @@ const SETTLE_MARGIN_MS = 1_500;
 /** A page is settled when neither its network nor its DOM has moved for this long. */
 export const QUIET_MS = 200;
 /**
- * A page whose script does not let go of the renderer for this long, its network quiet, is hung:
- * nothing will change in its DOM, so the render ends as a hang at once rather than at the cap.
+ * A page whose script does not let go of its renderer for this long is hung: nothing more will
+ * come of it (not even its DOM), so the render ends as a hang then rather than at the cap.
  */
 export const UNRESPONSIVE_MS = 5_000;
+/** How often the page is asked whether its renderer answers. */
+const PROBE_EVERY_MS = 1_000;
+
+/**
+ * Asks the page every PROBE_EVERY_MS whether its renderer answers; rejects with a hang when one
+ * question waits UNRESPONSIVE_MS. `stop` ends the watch (its promise then never settles).
+ */
+function watchResponsive(page: Page): { hung: Promise<never>; stop: () => void } {
+  let stopped = false;
+  const hung = (async (): Promise<never> => {
+    while (!stopped) {
+      await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
+      if (stopped) break;
+      try {
+        await timeout(
+          page.evaluate(() => 0),
+          UNRESPONSIVE_MS,
+          () => new RenderError('hang', `the page's script held its renderer for ${UNRESPONSIVE_MS / 1000} s: taken as hung`),
+        );
+      } catch (err) {
+        // A navigation or a closed page answers with an error: only silence is a hang.
+        if (err instanceof RenderError && !stopped) throw err;
+      }
+    }
+    return new Promise<never>(() => undefined);
+  })();
+  return {
+    hung,
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
 /** The page's clock of its last DOM change (installed before its scripts run). */
 const MUTATION_CLOCK = `(() => {
   window.__trawlLastMutation = performance.now();
@@ -76,16 +109,7 @@ async function quiet(page: Page, withinMs: number): Promise<boolean> {
     } catch {
       return false;
     }
-    const still = await timeout(
-      page.evaluate(() => performance.now() - ((window as unknown as { __trawlLastMutation?: number }).__trawlLastMutation ?? 0)),
-      Math.min(UNRESPONSIVE_MS, Math.max(1, end - performance.now())),
-      () => new RenderError('hang', `the page's script held its renderer for ${UNRESPONSIVE_MS / 1000} s with its network quiet: taken as hung`),
-    ).catch((err: unknown) => {
-      // Past the settle window the DOM is taken as it is; before it, a script that holds the renderer is a hang.
-      if (!(err instanceof RenderError) || end - performance.now() > 0) throw err;
-      return undefined;
-    });
-    if (still === undefined) return false;
+    const still = await page.evaluate(() => performance.now() - ((window as unknown as { __trawlLastMutation?: number }).__trawlLastMutation ?? 0));
     if (still >= QUIET_MS) return true;
     await new Promise((r) => setTimeout(r, Math.min(QUIET_MS - still, Math.max(0, end - performance.now()))));
   }
@@ -353,6 +377,7 @@ export class ChromiumRenderer implements Renderer {
     // A call the page's crash cut short may fail before the crash event is seen: the driver says the target crashed or closed.
     const asCrash = (err: unknown) =>
       crashes > 0 || /target crashed|target closed|page crashed/i.test(errorMessage(err)) ? new RenderError('crash', 'the page crashed', { cause: err }) : err;
+    const watch = watchResponsive(page);
     const run = async (): Promise<RenderOutput> => {
       await guardPage(page, request, traffic, this.memo);
       await page.evaluateOnNewDocument(MUTATION_CLOCK);
@@ -386,7 +411,8 @@ export class ChromiumRenderer implements Renderer {
         throw asCrash(err);
       }),
       crashed,
-    ]);
+      watch.hung,
+    ]).finally(() => watch.stop());
   }
 
   private async screenshot(page: Page): Promise<Buffer> {
