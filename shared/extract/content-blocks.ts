@@ -106,8 +106,10 @@ export function dropReadAlso(model: PageModel, blocks: Element[]): Element[] {
     if (s.len > R.readAlsoChars || s.links === 0) return true;
     const text = textOf(b).replace(/\s+/g, ' ').trim();
     const lead = READ_ALSO.exec(text);
-    // The lead-in, then (mostly) link text: a line that goes on in prose is the article's.
-    if (!lead || s.links < 0.5 * (text.length - lead[0].length)) return true;
+    // The lead-in, then (mostly) link text: a line that goes on in prose is the article's, and a
+    // bare "Read more" (a teaser's way on, as a listing has them) is no "read also" line.
+    const rest = lead ? text.length - lead[0].length : 0;
+    if (!lead || rest < 3 || s.links < 0.5 * rest) return true;
     removeElement(b);
     return false;
   });
