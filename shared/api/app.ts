@@ -80,7 +80,12 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
     '*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => c.json({ error: `the request body is over ${MAX_BODY_BYTES / 1024} KiB: a crawl job or an MCP message needs far less` }, 413),
+      // Answered before the body is read: the connection cannot carry another request (the rest of
+      // the body is still on it), so the client is told to open a new one.
+      onError: (c) => {
+        c.header('connection', 'close');
+        return c.json({ error: `the request body is over ${MAX_BODY_BYTES / 1024} KiB: a crawl job or an MCP message needs far less` }, 413);
+      },
     }),
   );
   app.onError((err, c) => {
