@@ -69,7 +69,10 @@ export async function handler(event: EndState | RebuildTextEvent | FinalizeEvent
     let search: { report: string; consistent: boolean; textSegments?: number } | undefined;
     if (process.env.VECTOR_BUCKET_NAME) {
       // TRAWL_INTEGRITY_SLICE: records and vectors each run's end checks (default INTEGRITY_SLICE).
-      const done = await finalizeSearch(enrichRuntime(rt), rt.objects, runId, setting('TRAWL_INTEGRITY_SLICE') || INTEGRITY_SLICE);
+      const done = await finalizeSearch(enrichRuntime(rt), rt.objects, runId, {
+        checkLimit: setting('TRAWL_INTEGRITY_SLICE') || INTEGRITY_SLICE,
+        finished: status === 'finished',
+      });
       search = { report: done.report, consistent: done.consistent, textSegments: done.textIndex?.segments };
       rt.metrics.addMetric('IndexInconsistent', MetricUnit.Count, done.consistent ? 0 : 1);
     }

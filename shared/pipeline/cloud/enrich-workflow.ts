@@ -101,9 +101,10 @@ export async function finalizeSearch(
   deps: EnrichDeps,
   objects: ObjectStore,
   runId: number,
-  checkLimit = INTEGRITY_SLICE,
+  { checkLimit = INTEGRITY_SLICE, finished = false }: { checkLimit?: number; finished?: boolean } = {},
 ): Promise<{ textIndex?: TextIndexUpdate; report: string; consistent: boolean }> {
-  const textIndex = await deps.enrich.indexTextChanges?.();
+  // A run that finished is folded whole (its last pages waited for); a stopped or failed one now.
+  const textIndex = await deps.enrich.indexTextChanges?.({ settle: finished });
   const saved = await objects.get(archiveKeys.report(INTEGRITY_CURSOR));
   const cursor = saved ? (JSON.parse(saved.toString()) as IntegrityCursor) : { records: '' };
   const check = await checkIndexSlice(deps, deps.providers.embedder.stamp, cursor, checkLimit, new Date(deps.clock()));

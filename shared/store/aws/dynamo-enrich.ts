@@ -337,7 +337,12 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
    * those pages' TERMS items only: never every page. FinalizeRun calls it, and a long run's loop
    * when the log passes a bound (`textLogBacklog`).
    */
-  async indexTextChanges(maxChanges = FOLD_MAX_CHANGES): Promise<TextFold & { seconds: number }> {
+  async indexTextChanges({ settle = false, maxChanges = FOLD_MAX_CHANGES }: { settle?: boolean; maxChanges?: number } = {}): Promise<
+    TextFold & { seconds: number }
+  > {
+    // A fold takes only changes older than the log's skew (a writer's clock may lag). At a run's
+    // end the last pages were logged seconds ago: wait them out once, so the run is folded whole.
+    if (settle && (await this.textLog.countSince(Date.now() - this.logSkewMs, 1)) > 0) await new Promise((r) => setTimeout(r, this.logSkewMs));
     const started = Date.now();
     const cutoff = started - this.logSkewMs;
     const current = await this.textIndex.manifest();

@@ -174,7 +174,12 @@ export interface EnrichStore {
    * Folds what changed into the full-text index, where it is kept in immutable segments (the
    * cloud: S3); absent where the index is updated in place (SQLite FTS5).
    */
-  indexTextChanges?(): Promise<TextIndexUpdate>;
+  /**
+   * Folds the changes logged since the last fold into the full-text index. With `settle` (a run's
+   * end), changes logged just before the call are waited for until they are safe to fold, so a
+   * finished run's pages are all in the segments.
+   */
+  indexTextChanges?(options?: { settle?: boolean }): Promise<TextIndexUpdate>;
   /**
    * Document frequencies over the indexed pages' text for these stems (Porter, lower case), and
    * how many pages are indexed. Optional: a store without it gives the tagger no statistics.

@@ -233,13 +233,30 @@ test('the text-change log is spread over its partitions and read back whole, old
   for (const id of ids.slice(0, 10)) await enrich.putEnrichment(enrichmentRecord(id, `Harbour ${id}`, []), 'a harbour page');
   await new Promise((r) => setTimeout(r, 5));
   // A backlog past a fold's share is folded over several folds, oldest first; queries see every change meanwhile.
-  const first = await enrich.indexTextChanges(30);
+  const first = await enrich.indexTextChanges({ maxChanges: 30 });
   assert.deepEqual([first.folded, first.deleted], [10, 20], 'the 30 oldest changes: deletions, 10 of them of pages enriched since');
   assert.equal(await enrich.textLogBacklog(1000), 20);
   assert.equal((await enrich.textSearch(['harbour'], {}, 50)).length, 10, 'the pages enriched after the deletions, from the log');
-  const second = await enrich.indexTextChanges(30);
+  const second = await enrich.indexTextChanges({ maxChanges: 30 });
   assert.deepEqual([second.folded, second.deleted], [10, 10]);
   assert.equal(await enrich.textLogBacklog(1000), 0);
   assert.equal((await enrich.textSearch(['harbour'], {}, 50)).length, 10, 'from the segments');
   assert.equal(((await emu.clients.doc.send(new ScanCommand({ TableName: table }))).Items ?? []).filter((i) => i.type === 'TEXTLOG').length, 0);
+});
+
+test('a fold takes only changes older than the log skew; the run-end fold waits the skew out and takes the run whole', async () => {
+  const { table, objects } = await fresh();
+  const skewMs = 400;
+  const enrich = new DynamoEnrichStore(emu.clients.doc, table, new S3BlobStore(objects), objects, skewMs);
+  for (const id of ['a1', 'b2', 'c3']) await enrich.putEnrichment(enrichmentRecord(id, `Harbour ${id}`, []), 'a harbour page');
+  // Just logged: a fold leaves them for later (a writer's clock may lag), queries read them from the log.
+  const early = await enrich.indexTextChanges();
+  assert.equal(early.folded, 0);
+  assert.equal(await enrich.textLogBacklog(10), 3);
+  assert.equal((await enrich.textSearch(['harbour'], {}, 10)).length, 3);
+  // At a run's end: the fold waits the skew out, then takes every change logged before it was asked.
+  const settled = await enrich.indexTextChanges({ settle: true });
+  assert.equal(settled.folded, 3, 'the changes of seconds ago are folded: the fold waited them out');
+  assert.equal(await enrich.textLogBacklog(10), 0);
+  assert.equal((await enrich.textSearch(['harbour'], {}, 10)).length, 3, 'from the segments');
 });
