@@ -52,6 +52,14 @@ export const RENDER_SETTINGS = {
     help: 'pages rendering at once in the one browser (auto: one a core, as free memory allows, at most 8)',
     type: 'string',
   }),
+  rendersPerHost: setting({
+    ...int(1, 16),
+    default: 4,
+    flag: 'renders-per-host',
+    env: 'TRAWL_RENDERS_PER_HOST',
+    help: 'pages of one host rendering at once; their requests to the host still go one at a time, and a page of a kind whose renders have not yet gained anything renders alone',
+    type: 'string',
+  }),
   renderTimeoutMs: setting({
     ...ms(1000, 300_000),
     default: 20_000,

@@ -12,6 +12,8 @@ import type { RobotsPolicy } from '../robots/robots-policy.js';
 export interface HostTurn {
   run(): Promise<void>;
   cancel(): void;
+  /** Taken as soon as the host is free, its delay notwithstanding (a rendering page's request: part of a visit that waited for it). */
+  now?: boolean;
 }
 
 /** One host's share of the frontier: its URLs best-first, its politeness state and its robots policy. */
@@ -77,6 +79,12 @@ export class HostQueue {
   }
 
   /** Cancels every turn asked for (the host is parked, or the crawl stops). */
+  /** The turn to run now: the first, or while the host's delay runs, the first that does not wait for it. */
+  nextTurn(delayed: boolean): HostTurn | undefined {
+    const i = delayed ? this.turns.findIndex((t) => t.now) : 0;
+    return i < 0 ? undefined : this.turns.splice(i, 1)[0];
+  }
+
   cancelTurns(): void {
     for (const turn of this.turns.splice(0)) turn.cancel();
   }

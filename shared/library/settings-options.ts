@@ -208,6 +208,11 @@ export interface CrawlSettingsOptions {
    */
   renderConcurrency?: 'auto' | number;
   /**
+   * Pages of one host rendering at once; their requests to the host still go one at a time, and a page of a kind whose renders have not yet gained anything renders alone: a whole number from 1 to 16. CLI `--renders-per-host`, environment `TRAWL_RENDERS_PER_HOST`.
+   * @default 4
+   */
+  rendersPerHost?: number;
+  /**
    * Hard cap of one render, navigation included; a page past it is a hang (browser restarted, page retried once): a number of milliseconds from 1000 to 300000. CLI `--render-timeout-ms`, environment `TRAWL_RENDER_TIMEOUT_MS`.
    * @default 20000
    */

@@ -111,6 +111,14 @@ function formatSeconds(ms: number): string {
   return ms >= 1e12 ? `${(ms / 1000).toExponential(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 
+/**
+ * The host as a visit to it begins (a render, whose requests go on for a while): its next visit
+ * waits its delay from now, as after a request answered now.
+ */
+export function visitStarted(state: HostState, config: PolitenessConfig, at: number): HostState {
+  return { ...state, nextAllowedAt: Math.max(state.nextAllowedAt, at + hostDelayMs(state, config)) };
+}
+
 /** When the host may next be asked, honouring back-off. */
 export function readyAt(state: HostState): number {
   return Math.max(state.nextAllowedAt, state.backoffUntil);

@@ -90,7 +90,7 @@ export class ChromiumRenderer implements Renderer {
   private readonly memo = new SubresourceMemo();
 
   private readonly single: boolean;
-  private readonly concurrency: number;
+  readonly concurrency: number;
 
   constructor(private readonly options: ChromiumOptions) {
     this.single = options.singleProcess ?? Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
@@ -167,6 +167,9 @@ export class ChromiumRenderer implements Renderer {
       }
       throw new RenderError('navigation', `render failed: ${errorMessage(err)}`, { cause: err });
     } finally {
+      // Requests of the page still holding its host's turn let it go: the page is done with.
+      traffic.ended = true;
+      for (const letGo of [...traffic.holding.values()]) letGo();
       slot.active--;
       if (lease && !slot.dead) await timeout(lease.release(rendered), CLOSE_GRACE_MS, () => new Error('close')).catch(() => (slot.dead = true));
       if ((slot.dead || slot.served >= this.options.recycleAfter) && slot.active === 0) this.retire(slot);
@@ -361,6 +364,6 @@ export class ChromiumRenderer implements Renderer {
     );
     const blocked: Partial<Record<BlockReason, number>> = {};
     const block = (reason: BlockReason) => (blocked[reason] = (blocked[reason] ?? 0) + 1);
-    return { policy, blocked, block, navigations: [] };
+    return { policy, blocked, block, navigations: [], holding: new Map() };
   }
 }

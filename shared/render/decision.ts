@@ -107,6 +107,17 @@ export function renderStopped(mode: RenderMode, runId: number, host?: HostRender
 }
 
 /**
+ * The page's template when renders of it have not yet gained text or links this run (undefined
+ * when they have, or every page is rendered): a page of such a kind waits for the outcome of the
+ * render of its kind under way, while pages of a kind shown to gain render side by side.
+ */
+export function renderExploring(mode: RenderMode, runId: number, host: HostRenderStats | undefined, url: string): string | undefined {
+  if (mode === 'always') return undefined;
+  const template = templateOf(url);
+  return (statsOf(host, runId).templates?.[template]?.gained ?? 0) > 0 ? undefined : template;
+}
+
+/**
  * Whether one fetched HTML page goes through Chromium. `mode` is the host's (its override, else the
  * crawl's); `host` is what rendering brought the host this run; `url`, the page's (its template's
  * renders count too).

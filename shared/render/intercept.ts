@@ -13,6 +13,8 @@ export interface PausedRequest {
   resourceType: string;
   /** A document request of the page's main frame: the page's own navigation, or one away from it. */
   mainFrameNavigation: boolean;
+  /** The request's id in the Network domain (the driver's request id): its end is told under it. */
+  networkId?: string;
   respond(response: { status: number; headers: Record<string, string>; body: Buffer }): Promise<void>;
   abort(): Promise<void>;
   continue(): Promise<void>;
@@ -26,8 +28,22 @@ export interface PausedRequest {
  * it needs a check. The guard proxy behind the context checks every connection all the same,
  * including those of frames in other processes, which this session does not see.
  */
-export async function interceptRequests(page: Page, handle: (request: PausedRequest) => Promise<void>): Promise<void> {
+export async function interceptRequests(
+  page: Page,
+  handle: (request: PausedRequest) => Promise<void>,
+  /** Told the network id of each request whose answer is in (or that failed, or was redirected). */
+  onAnswered?: (networkId: string) => void,
+): Promise<void> {
   const session = await page.createCDPSession();
+  if (onAnswered) {
+    session.on('Network.loadingFinished', (e) => onAnswered(e.requestId));
+    session.on('Network.loadingFailed', (e) => onAnswered(e.requestId));
+    // A redirect's next hop is a request of its own under the same id: the hop before it is answered.
+    session.on('Network.requestWillBeSent', (e) => {
+      if (e.redirectResponse) onAnswered(e.requestId);
+    });
+    await session.send('Network.enable');
+  }
   const mainFrame = (await session.send('Page.getFrameTree')).frameTree.frame.id;
   session.on('Fetch.requestPaused', (event) => {
     const requestId = event.requestId;
@@ -42,6 +58,7 @@ export async function interceptRequests(page: Page, handle: (request: PausedRequ
       method: event.request.method,
       resourceType: event.resourceType.toLowerCase(),
       mainFrameNavigation: event.resourceType === 'Document' && event.frameId === mainFrame,
+      networkId: event.networkId,
       respond: ({ status, headers, body }) =>
         send(
           session.send('Fetch.fulfillRequest', {
@@ -66,6 +83,32 @@ export interface Traffic {
   block: (reason: BlockReason) => void;
   navigations: string[];
   throttled?: RenderOutput['throttled'];
+  /** Requests to the page's host holding the host's turn, by network id, until answered (all let go when the attempt ends). */
+  holding: Map<string, () => void>;
+  /** The attempt is over: a request whose host turn comes now is not sent. */
+  ended?: boolean;
+}
+
+/**
+ * A request to the page's own host holds the host's turn at most this long: one that is not
+ * answered by then (a long poll, an event stream) lets the host's other requests go on beside it.
+ */
+export const HOST_TURN_HOLD_MS = 5_000;
+
+/** Lets `request` out and resolves when its answer is in (or HOST_TURN_HOLD_MS passed). */
+function untilAnswered(request: PausedRequest & { networkId: string }, traffic: Traffic): Promise<void> {
+  const { holding } = traffic;
+  if (traffic.ended) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, HOST_TURN_HOLD_MS);
+    function done() {
+      clearTimeout(timer);
+      holding.delete(request.networkId);
+      resolve();
+    }
+    holding.set(request.networkId, done);
+    void request.continue();
+  });
 }
 
 /**
@@ -101,22 +144,33 @@ export async function guardPage(page: Page, request: RenderRequest, traffic: Tra
         () => undefined, // the page went away before its body was read: nothing kept
       );
   });
-  await interceptRequests(page, async (req: PausedRequest): Promise<void> => {
-    if (req.mainFrameNavigation) {
-      if (!served && req.url.split('#')[0] === pageUrl.href.split('#')[0]) {
-        served = true;
-        return req.respond({ status: request.document.status, headers, body: request.document.body });
+  await interceptRequests(
+    page,
+    async (req: PausedRequest): Promise<void> => {
+      if (req.mainFrameNavigation) {
+        if (!served && req.url.split('#')[0] === pageUrl.href.split('#')[0]) {
+          served = true;
+          return req.respond({ status: request.document.status, headers, body: request.document.body });
+        }
+        block('navigation');
+        navigations.push(req.url);
+        return req.abort();
       }
-      block('navigation');
-      navigations.push(req.url);
-      return req.abort();
-    }
-    const verdict = await policy.check(req.url, req.resourceType);
-    if (verdict.kind === 'block') {
-      block(verdict.reason);
-      return req.abort();
-    }
-    const kept = req.method === 'GET' ? memo?.recall(pageUrl.host, req.url.split('#')[0]!, req.resourceType) : undefined;
-    return kept ? req.respond(kept) : req.continue();
-  });
+      const verdict = await policy.check(req.url, req.resourceType);
+      if (verdict.kind === 'block') {
+        block(verdict.reason);
+        return req.abort();
+      }
+      const kept = req.method === 'GET' ? memo?.recall(pageUrl.host, req.url.split('#')[0]!, req.resourceType) : undefined;
+      if (kept) return req.respond(kept);
+      const { networkId } = req;
+      if (!request.hostTurn || networkId === undefined || new URL(req.url).host !== pageUrl.host) return req.continue();
+      // A request to the page's host is a visit like any: it waits for the host's turn and holds it until answered.
+      if (!(await request.hostTurn(() => untilAnswered({ ...req, networkId }, traffic)))) {
+        block('host-stopped');
+        return req.abort();
+      }
+    },
+    request.hostTurn && ((networkId) => traffic.holding.get(networkId)?.()),
+  );
 }

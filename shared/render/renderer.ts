@@ -6,10 +6,19 @@ export interface RenderRequest {
   screenshot: boolean;
   /** Whether robots.txt lets the page's own host be asked for this URL (subresources of the page's host). */
   robotsAllows?: (url: string) => boolean;
+  /**
+   * The host's turns for the page's requests to its own host: runs `request` (which ends when its
+   * answer is in) when the host takes a request, one at a time with its other requests (fetches,
+   * the requests of its other pages rendering), and answers false when the host takes no more
+   * (parked, crawl stopping): the request is refused then. Without it the page's requests go out
+   * as the page makes them.
+   */
+  hostTurn?: (request: () => Promise<void>) => Promise<boolean>;
 }
 
 /** Why a request the page made was not let through. */
-export type BlockReason = 'resource-type' | 'scheme' | 'private-address' | 'request-cap' | 'robots' | 'navigation' | 'popup' | 'download' | 'dialog';
+export type BlockReason =
+  'resource-type' | 'scheme' | 'private-address' | 'request-cap' | 'robots' | 'navigation' | 'popup' | 'download' | 'dialog' | 'host-stopped';
 
 export interface RenderOutput {
   /** The DOM after scripts ran, serialised. */
@@ -36,6 +45,8 @@ export interface RenderOutput {
 /** Turns a fetched page into its rendered DOM. */
 export interface Renderer {
   render(request: RenderRequest): Promise<RenderOutput>;
+  /** Pages it renders at once; the rest wait their turn. */
+  readonly concurrency: number;
   /** Closes the browser and removes its profile; renders in flight fail. */
   close(): Promise<void>;
 }

@@ -32,7 +32,7 @@ export async function renderWorker(ctx: CloudContext, task: PageTask, wanted: Re
         const { robotsStatus, robotsBody } = claim.record;
         const robots = robotsStatus === undefined ? undefined : robotsPolicyFrom({ status: robotsStatus, body: robotsBody }, ctx.robotsToken);
         const doc = { status: task.response.status, headers: task.response.headers, body, warc: task.warc, fetchedAt: task.at };
-        const capture = await renderStage(ctx, task.row, doc, wanted, robotsCheck(robots));
+        const capture = await renderStage(ctx, task.row, doc, wanted, { robotsAllows: robotsCheck(robots) });
         state = hostAfterRender(state, capture, { runId: task.runId, url: task.row.url }, politenessConfig(ctx.settings), ctx.clock());
         return capture;
       } finally {

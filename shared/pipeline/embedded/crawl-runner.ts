@@ -82,7 +82,8 @@ export class CrawlRunner {
       runId: () => this.run.id,
       admit: (candidates) => this.admitAll(candidates),
       committed: (row, result, rows, inserted) => this.committed(row, result, rows, inserted),
-      turn: (q, task) => this.turn(q, task),
+      turn: (q, task, options) => this.turn(q, task, options),
+      open: (q) => !q.parked && !this.stopping && this.ctx.clock() < this.deadline,
       known: (url) => this.state.known.has(urlId(url)),
       park: (q) => this.parkRows(q, q.drain(), 'skipped', 'host-parked'),
       failed: (err, host) => this.failed(err, host),
@@ -217,17 +218,17 @@ export class CrawlRunner {
     for (const q of this.turnHosts) {
       if (q.turns.length === 0) this.turnHosts.delete(q);
       else if (this.stopping || this.active >= this.ctx.settings.concurrency || q.busy) continue;
-      else if (readyAt(q.state) > now) wake = Math.min(wake ?? Infinity, readyAt(q.state));
+      else if (readyAt(q.state) > now && !q.turns.some((t) => t.now)) wake = Math.min(wake ?? Infinity, readyAt(q.state));
       else this.launch(q);
     }
     return wake;
   }
 
   /** Runs `task` in the host's next turn (before its next URL); undefined when it will have none. */
-  private turn<T>(q: HostQueue, task: () => Promise<T>): Promise<T | undefined> {
+  private turn<T>(q: HostQueue, task: () => Promise<T>, options: { now?: boolean } = {}): Promise<T | undefined> {
     if (q.parked || this.stopping || this.ctx.clock() >= this.deadline) return Promise.resolve(undefined);
     return new Promise<T | undefined>((resolve, reject) => {
-      q.turns.push({ run: () => task().then(resolve, reject), cancel: () => resolve(undefined) });
+      q.turns.push({ run: () => task().then(resolve, reject), cancel: () => resolve(undefined), now: options.now });
       this.turnHosts.add(q);
       this.state.scheduler.schedule(q);
       this.wakeUp?.();
@@ -280,7 +281,7 @@ export class CrawlRunner {
 
   /** One turn of a host: read robots.txt if needed, else fetch its best allowed URL. */
   private async hostTask(q: HostQueue): Promise<void> {
-    const turn = q.turns.shift();
+    const turn = q.nextTurn(readyAt(q.state) > this.ctx.clock());
     if (turn) return turn.run();
     if (q.needsRobots(this.ctx.clock())) return this.robotsTask(q);
     while (true) {

@@ -5,10 +5,11 @@
 // its commit goes to the store with the commits of other pages (one transaction for many).
 import { errorMessage } from '../../errors.js';
 import type { HostQueue } from '../../frontier/host-queue.js';
-import { afterRequest, readyAt, type PolitenessConfig } from '../../politeness/host-state.js';
+import { afterRequest, readyAt, visitStarted, type PolitenessConfig } from '../../politeness/host-state.js';
 import { timerDelay } from '../../politeness/timers.js';
 import { renderModeFor } from '../../config/render-settings.js';
-import { renderStopped } from '../../render/decision.js';
+import { renderExploring, renderStopped } from '../../render/decision.js';
+import { HostRenders } from './host-renders.js';
 import type { LargeBodies } from '../../fetch/http-fetcher.js';
 import type { FrontierRow, WarcLocation } from '../../store/ports/index.js';
 import type { LinkCandidate } from '../stages/admission.js';
@@ -32,8 +33,13 @@ export interface FlowOwner {
   admit(candidates: LinkCandidate[]): { rows: FrontierRow[]; reprioritized: Array<{ urlId: string; priority: number; inlinks: number }> };
   /** After the commit: the URL is settled (unless retried), the new rows go to their hosts. */
   committed(row: FrontierRow, result: ProcessResult, rows: FrontierRow[], inserted: Set<string>): void;
-  /** Runs `task` in the host's next turn; undefined when the host will have none (parked, crawl stopping). */
-  turn<T>(q: HostQueue, task: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Runs `task` in the host's next turn; undefined when the host will have none (parked, crawl
+   * stopping). `now`: as soon as the host is free, its delay notwithstanding.
+   */
+  turn<T>(q: HostQueue, task: () => Promise<T>, options?: { now?: boolean }): Promise<T | undefined>;
+  /** Whether the host takes requests still (not parked, the crawl not stopping). */
+  open(q: HostQueue): boolean;
   /** Whether the run has seen a URL (link previews skip known ones). */
   known(url: string): boolean;
   park(q: HostQueue): Promise<void>;
@@ -74,6 +80,7 @@ export class PageFlow {
   private readonly heavy: WorkQueue;
   readonly commits: GroupCommit;
   private readonly previewGate = new Gate(PREVIEWS_AT_ONCE);
+  private readonly renders: HostRenders;
   /** The crawl's requests take this bound on large bodies (`answerOf`); a page gives its slot up once extracted. */
   readonly largeBodies: LargeBodies = { bytes: HEAVY.bytes, gate: new Gate(LARGE_BODIES_HELD) };
   private settling = 0;
@@ -104,6 +111,7 @@ export class PageFlow {
       () => this.ended(),
     );
     this.commits = new GroupCommit(ctx.store, this.offPath ? GROUP : { maxBatch: 1, maxDelayMs: 0 });
+    this.renders = new HostRenders(ctx.settings.rendersPerHost, ctx.renderer?.concurrency);
   }
 
   /** Pages between their response and their commit. */
@@ -169,9 +177,8 @@ export class PageFlow {
     const { outcome, result: extracted } = await this.extracted(q, row, fetched, archived);
     let result = extracted;
     const wanted = result.renderWanted;
-    // The render and the previews are requests to the host: they wait for its turn.
-    if (wanted && outcome.kind === 'response')
-      result = (await this.owner.turn(q, () => this.renderTask(q, row, outcome, wanted))) ?? (await processStage(this.ctx, row, outcome));
+    // The render's requests and the previews are requests to the host: they wait for its turns.
+    if (wanted && outcome.kind === 'response') result = await this.renderAside(q, row, outcome, wanted);
     const done = result;
     if (this.ctx.previewFetcher && done.candidates.length && !done.retry)
       await this.owner.turn(q, async () => void (q.state = await this.previewLinks(q, done)));
@@ -217,19 +224,42 @@ export class PageFlow {
   }
 
   /**
-   * Renders a fetched page and processes it again from its DOM. The render is a visit to the host
-   * like any request: it waits for the host's delay, and what it meets (429/503) backs the host off.
+   * Renders a fetched page and processes it again from its DOM. The render's start is a visit to
+   * the host like any request (it waits for the host's delay) and each of its requests to the host
+   * takes the host's turn, one at a time with the host's other requests; what it meets (429/503)
+   * backs the host off. `turns`: the page's requests take the host's turns (off the host's path);
+   * without, the render runs in the host's own turn and holds it.
    */
-  private async renderTask(q: HostQueue, row: FrontierRow, outcome: Response, wanted: RenderWanted): Promise<ProcessResult> {
+  private async renderTask(q: HostQueue, row: FrontierRow, outcome: Response, wanted: RenderWanted, turns = false): Promise<ProcessResult> {
     // Renders of the host that ran while this one waited may have shown its template gains nothing.
     if (renderStopped(renderModeFor(this.ctx.settings, row.host), row.runId, q.state.render, row.url))
       return await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } });
-    const wait = readyAt(q.state) - this.ctx.clock();
-    if (wait > 0) await new Promise((r) => setTimeout(r, timerDelay(wait)));
-    const capture = await renderStage(this.ctx, row, servedDocument(outcome), wanted, robotsCheck(q.robots));
+    // Renders beside each other start their visits one delay apart.
+    for (let wait = readyAt(q.state) - this.ctx.clock(); wait > 0; wait = readyAt(q.state) - this.ctx.clock())
+      await new Promise((r) => setTimeout(r, timerDelay(wait)));
+    if (turns) q.state = visitStarted(q.state, this.politeness, this.ctx.clock());
+    const hostTurn = turns
+      ? async (request: () => Promise<void>) => (await this.owner.turn(q, async () => (await request(), true), { now: true })) === true
+      : undefined;
+    const capture = await renderStage(this.ctx, row, servedDocument(outcome), wanted, { robotsAllows: robotsCheck(q.robots), hostTurn });
     q.state = hostAfterRender(q.state, capture, { runId: this.owner.runId(), url: row.url }, this.politeness, this.ctx.clock());
     this.progress.rendered(row, capture);
     return await processStage(this.ctx, row, outcome, { capture });
+  }
+
+  /**
+   * A render off the host's path: it waits for a render slot of the host (`HostRenders`), not for
+   * the host's turn, so the host's fetches and its other pages' renders go on beside it.
+   */
+  private async renderAside(q: HostQueue, row: FrontierRow, outcome: Response, wanted: RenderWanted): Promise<ProcessResult> {
+    const exploring = renderExploring(renderModeFor(this.ctx.settings, row.host), row.runId, q.state.render, row.url);
+    const release = await this.renders.take(q.host, exploring);
+    try {
+      if (!this.owner.open(q)) return await processStage(this.ctx, row, outcome);
+      return await this.renderTask(q, row, outcome, wanted, true);
+    } finally {
+      release();
+    }
   }
 
   /** `--preview`: the heads of the page's best new links on this host, in the host's turn (see preview-stage). */

@@ -1,7 +1,7 @@
 import { errorMessage, RenderError } from '../../errors.js';
 import type { ShellSignals } from '../../extract/shell-signals.js';
 import { renderGained, type RenderDecision } from '../../render/decision.js';
-import type { RenderOutput } from '../../render/renderer.js';
+import type { RenderOutput, RenderRequest } from '../../render/renderer.js';
 import type { FetchRecord, FrontierRow, RenderInfo, WarcLocation } from '../../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
@@ -62,13 +62,14 @@ export async function renderStage(
   row: FrontierRow,
   doc: ServedDocument,
   wanted: RenderWanted,
-  robotsAllows?: (url: string) => boolean,
+  /** What the page's host lets it ask: robots.txt, and its turns (see `RenderRequest`). */
+  host: Pick<RenderRequest, 'robotsAllows' | 'hostTurn'> = {},
 ): Promise<RenderCapture> {
   const at = ctx.clock();
   if (!ctx.renderer) return failedCapture(wanted.reason, at, 'no renderer in this context');
   let out: RenderOutput;
   try {
-    out = await ctx.renderer.render({ url: row.url, document: doc, screenshot: ctx.settings.screenshot, robotsAllows });
+    out = await ctx.renderer.render({ url: row.url, document: doc, screenshot: ctx.settings.screenshot, ...host });
   } catch (err) {
     const failure = err instanceof RenderError ? err.failure : 'navigation';
     // Told once: the crawl's `render` event says it (the CLI prints it); the log keeps it at info.
