@@ -1,5 +1,6 @@
 import type { EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../shared/store/ports/index.js';
 import { simhash } from '../shared/dedupe/simhash.js';
+import { metaFieldsOf } from '../shared/extract/meta-fields.js';
 import { frontierRow } from './helpers.js';
 
 /** Store records for store tests: a URL `http://a.test/<id>` and its fetch, page, edge and extraction. */
@@ -54,7 +55,8 @@ export const edge = (from: string, snapshot: string, to: string, extra: Partial<
   nofollow: false,
   ...extra,
 });
-export const extract = (id: string, text: string, snapshot: string, extra: Partial<ExtractRecord> = {}): ExtractRecord => ({
+/** As the extraction stores it, its metadata holds its text fields (title, language, …) too. */
+export const extract = (id: string, text: string, snapshot: string, { metadata, ...extra }: Partial<ExtractRecord> = {}): ExtractRecord => ({
   urlId: id,
   runId: 1,
   snapshot,
@@ -64,8 +66,8 @@ export const extract = (id: string, text: string, snapshot: string, extra: Parti
   markdown: text,
   textHash: `t-${text}`,
   simhash: simhash(text),
-  metadata: {},
   ...extra,
+  metadata: { ...metaFieldsOf(extra), ...metadata },
 });
 
 /** The frontier and the links as data schema 11 had them: WITHOUT ROWID, keyed by random ids. */

@@ -1,5 +1,6 @@
 import { realCalendarDate } from '../util/calendar-date.js';
 import { z } from '@hono/zod-openapi';
+import { HIT_FIELDS, type HitField } from '../store/ports/page-fields.js';
 
 /** Longest query a search takes (characters). */
 export const MAX_QUERY_CHARS = 500;
@@ -71,6 +72,12 @@ const MatchReason = z.object({
     .openapi({ description: 'How much the page reads as a listing (0–1), when that lowered its score: listings rank below content.' }),
 });
 
+/** The fields a hit shows from its page's extraction (`HIT_FIELDS`), each optional text. */
+function hitFieldSchemas(): Record<HitField, z.ZodOptional<z.ZodString>> {
+  const entries = Object.entries(HIT_FIELDS).map(([field, description]) => [field, z.string().optional().openapi({ description })]);
+  return Object.fromEntries(entries) as Record<HitField, z.ZodOptional<z.ZodString>>;
+}
+
 export const SearchHit = z
   .object({
     rank: z.number(),
@@ -80,8 +87,7 @@ export const SearchHit = z
     title: z.string(),
     summary: z.string(),
     tags: z.array(z.string()),
-    language: z.string().optional(),
-    published: z.string().optional(),
+    ...hitFieldSchemas(),
     inlinks: z.array(z.object({ anchor: z.string(), count: z.number() })),
     why: MatchReason,
   })

@@ -3,7 +3,7 @@
  * both stores make as pages commit (`contentChange`), and the rank shift at a run's end.
  */
 import { hammingDistance } from '../dedupe/simhash.js';
-import type { MetaField } from '../extract/metadata.js';
+import type { MetaField } from '../extract/meta-fields.js';
 import type { ChangeKind, ChangeMeasure, ChangeRecord, ExtractRecord, FetchCommit } from '../store/ports/index.js';
 
 /** What the store held for a URL before this fetch. */

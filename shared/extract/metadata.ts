@@ -1,7 +1,5 @@
+import { META_FIELDS, type MetaField, type MetadataFields } from './meta-fields.js';
 import { attr, documentElement, rawText, selectEvery, selectFirst, textOf, type Doc, type El } from './dom.js';
-
-/** The text fields of page metadata; `contentType` is the Schema.org type (`Article`, `Product`, …) or og:type. */
-export type MetadataFields = Partial<Record<MetaField, string>>;
 
 export interface PageMetadata extends MetadataFields {
   wordCount: number;
@@ -10,7 +8,6 @@ export interface PageMetadata extends MetadataFields {
   sources: Partial<Record<MetaField, MetaSource>>;
 }
 
-export type MetaField = 'title' | 'description' | 'author' | 'published' | 'modified' | 'language' | 'canonicalUrl' | 'siteName' | 'contentType';
 export type MetaSource = 'json-ld' | 'opengraph' | 'twitter' | 'meta' | 'heuristic';
 type Layer = Partial<Record<MetaField, string>>;
 
@@ -215,7 +212,7 @@ export function metadataFields(doc: Doc, pageUrl: string, notes: MetadataProblem
   ];
   const out: Partial<Record<MetaField, string>> = {};
   const sources: PageMetadata['sources'] = {};
-  for (const field of ['title', 'description', 'author', 'published', 'modified', 'language', 'canonicalUrl', 'siteName', 'contentType'] as MetaField[]) {
+  for (const field of META_FIELDS) {
     for (const [source, layer] of layers) {
       const value = field === 'author' ? authorName(layer[field]) : layer[field];
       if (value) {

@@ -2,7 +2,7 @@
 import type { FetchKind } from '../fetch/content-type.js';
 import type { ChangeKind } from './ports/change-store.js';
 import type { HostState } from '../politeness/host-state.js';
-import type { MetadataFields } from '../extract/metadata.js';
+import type { MetadataFields } from '../extract/meta-fields.js';
 
 /**
  * The fate of a URL within one run. `deferred`: its host was backed off past the end of the

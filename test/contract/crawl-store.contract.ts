@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FETCH_LATENCY_BOUNDS_MS, ROBOTS_REFUSAL, type ChunkRecord, type CrawlStore } from '../../shared/store/ports/index.js';
 import { simhash } from '../../shared/dedupe/simhash.js';
+import { META_FIELDS } from '../../shared/extract/meta-fields.js';
 import type { Adapter } from './adapter.js';
 import { edge, extract, fetchRecord, page, row } from '../store-records.js';
 
@@ -152,6 +153,25 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
       assert.equal(await s.findNearDuplicate(simhash('completely different words here'), 'other', 3), undefined);
       assert.equal(await s.findTextDuplicate('t-alpha beta gamma delta epsilon', 'other'), 'p');
       assert.equal(await s.findTextDuplicate('t-alpha beta gamma delta epsilon', 'p'), undefined);
+    }));
+
+  test(`${name}: gives an extraction back as it was stored, every optional field and every metadata text field set`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun([], {}, 1);
+      await s.addUrls([row(run.id, 'x')]);
+      const text = Object.fromEntries(META_FIELDS.map((f) => [f, `${f} of x`]));
+      const x = extract('x', 'words of the page', 'h1', {
+        runId: run.id,
+        ...text,
+        nearDuplicateOf: 'y',
+        nearDuplicateDistance: 2,
+        textDuplicateOf: 'z',
+        pdfPages: 3,
+        metadata: { ...text, wordCount: 4, sources: { title: 'meta' }, cuts: [{ part: 'markdown' }] },
+        fields: { price: 12.5, sizes: ['S', 'M'], name: 'Pond pump' },
+      });
+      await s.commitFetch({ runId: run.id, urlId: 'x', state: 'done', attempts: 1, page: page(run.id, 'x', 'h1', 10), extract: x });
+      assert.deepEqual(await s.getExtract('x'), x);
     }));
 
   test(`${name}: commits a batch of fetches as the same fetches one by one would, each told which of its URLs were new`, () =>

@@ -2,6 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CrawlStore, EdgeRecord, EnrichmentRecord, EnrichStore, ExtractRecord } from '../../shared/store/ports/index.js';
 import { ENRICH_LATENCY_BOUNDS_MS } from '../../shared/store/ports/search-index.js';
+import { HIT_FIELDS, type PageFields } from '../../shared/store/ports/page-fields.js';
+
+/** A value for every field a hit shows from its page (`HIT_FIELDS`): one left out by an adapter fails the tests below. */
+const everyPageField = (salt: string): Required<PageFields> =>
+  Object.fromEntries(
+    Object.keys(HIT_FIELDS).map((f) => [f, f === 'published' ? `2024-01-0${salt.length}` : f === 'language' ? 'en' : `${f} of ${salt}`]),
+  ) as Required<PageFields>;
 import { edge, extract, page, row } from '../store-records.js';
 import { using, type Adapter } from './adapter.js';
 
@@ -50,7 +57,7 @@ async function stored(
     attempts: 1,
     page: { ...page(runId, id, `h-${id}`, 10), indexable: opts.indexable ?? true },
     edges: opts.edges,
-    extract: { ...extract(id, text, `h-${id}`), title: `Title ${id}`, ...opts.x },
+    extract: extract(id, text, `h-${id}`, { title: `Title ${id}`, ...opts.x }),
   });
 }
 
@@ -59,7 +66,7 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
   test(`${name}: lists the pages to enrich in url-id order, leaving out noindex, empty and duplicate pages`, () =>
     using(adapter, async ({ store, enrich }) => {
       const run = await store.createRun([], {}, 1);
-      await stored(store, run.id, 'e5', 'fifth page words', { x: { language: 'en', published: '2024-01-02' } });
+      await stored(store, run.id, 'e5', 'fifth page words', { x: everyPageField('e5') });
       await stored(store, run.id, 'a1', 'first page words');
       await stored(store, run.id, 'b2', 'hidden page', { indexable: false });
       await stored(store, run.id, 'c3', '', { x: { wordCount: 0 } });
@@ -79,8 +86,8 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
           title: 'Title e5',
           markdown: 'fifth page words',
           textHash: 't-fifth page words',
-          language: 'en',
-          published: '2024-01-02',
+          // Every field a hit shows, from the page's extraction.
+          ...everyPageField('e5'),
           enrichment: undefined,
         },
       );
@@ -93,7 +100,7 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
   test(`${name}: keeps records in url-id order, replaces and deletes them`, () =>
     using(adapter, async ({ enrich }) => {
       // Every optional field set.
-      const every = { language: 'en', published: '2025-01-02', embedding: { ...stamp, dimension: 4, hash: 'abc' }, listing: 0.5 };
+      const every = { ...everyPageField('9c'), embedding: { ...stamp, dimension: 4, hash: 'abc' }, listing: 0.5 };
       await enrich.putEnrichment(enrichmentRecord('f0', 'Six', ['#six']), 'six');
       await enrich.putEnrichment(enrichmentRecord('0a', 'One', ['#one']), 'one');
       await enrich.putEnrichment(enrichmentRecord('9c', 'Two', ['#two'], every), 'two');
@@ -205,7 +212,7 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
       await stored(store, run.id, 'f7', 'two', { edges: [link('f7', 'compost guide')] });
       await stored(store, run.id, 'f8', 'three', { edges: [link('f8', 'Home', 'nav')] });
       await stored(store, run.id, 'f9', 'four', { edges: [link('f9', 'heaps', 'sidebar')] });
-      await enrich.putEnrichment(enrichmentRecord('a1', 'Compost heaps', ['#compost'], { language: 'en', listing: 0.25 }), 'Turn the heap weekly.');
+      await enrich.putEnrichment(enrichmentRecord('a1', 'Compost heaps', ['#compost'], { ...everyPageField('a1'), listing: 0.25 }), 'Turn the heap weekly.');
       await rank?.(run.id);
       const [hit, ...rest] = await enrich.hitDetails(['a1', 'zz'], ['heap', 'turning', 'weekly', 'monthly', 'compost']);
       assert.equal(rest.length, 0, 'an id without a record is left out');
@@ -216,8 +223,8 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
         title: 'Compost heaps',
         summary: 'About Compost heaps.',
         tags: ['#compost'],
-        language: 'en',
-        published: undefined,
+        // Every field a hit shows from its page.
+        ...everyPageField('a1'),
         // By stem, over the title, tags, summary and body the index holds, in the query's order.
         matched: ['heap', 'turning', 'weekly', 'compost'],
         inlinks: [

@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from '../../shared/store/local/sqlite-driver.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
+import { SqliteEnrichStore } from '../../shared/store/local/sqlite-search.js';
 import { WRITE_SQL } from '../../shared/store/local/sqlite-writes.js';
 import { DataDirError } from '../../shared/errors.js';
 import { tempDir } from '../helpers.js';
@@ -103,7 +104,7 @@ test('migrates a data directory of the previous schema forward, keeping its data
     );
     db.close();
     const reader = new SqliteCrawlStore(dir, { readonly: true });
-    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '13');
+    assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '14');
     assert.deepEqual(
       (await reader.chunks('a')).map((c) => c.text),
       ['first part', 'second part'],
@@ -140,20 +141,27 @@ test('migrates a data directory of the previous schema forward, keeping its data
   }
 });
 
-test('schema 13 gives the enrichments of an older trawl a listing column, keeping them; search treats them as content', async () => {
+test('schemas 13 and 14 give the enrichments of an older trawl a listing column and their hit fields as JSON, keeping them', async () => {
   const { dir, cleanup } = tempDir();
   try {
     const first = new SqliteCrawlStore(dir);
     await first.close();
     const db = new Database(join(dir, 'trawl.db'));
-    db.exec(`ALTER TABLE enrichments DROP COLUMN listing; UPDATE meta SET value = '12' WHERE key = 'schema_version';
-      INSERT INTO enrichments (url_id, url, host, title, text_hash, summary, tags, summary_stamp, tags_stamp, updated_at)
-        VALUES ('a', 'http://a.test/a', 'a.test', 'A', 't', 'About A.', '[]', '{}', '{}', 1)`);
+    db.exec(`ALTER TABLE enrichments DROP COLUMN listing; ALTER TABLE enrichments DROP COLUMN page_fields; UPDATE meta SET value = '12' WHERE key = 'schema_version';
+      INSERT INTO enrichments (url_id, url, host, title, text_hash, summary, tags, language, published, summary_stamp, tags_stamp, updated_at)
+        VALUES ('a', 'http://a.test/a', 'a.test', 'A', 't', 'About A.', '[]', 'en', '2024-05-06', '{}', '{}', 1),
+               ('b', 'http://a.test/b', 'a.test', 'B', 't', 'About B.', '[]', NULL, NULL, '{}', '{}', 1)`);
     db.close();
     const reader = new SqliteCrawlStore(dir, { readonly: true });
     try {
-      assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '13');
-      assert.deepEqual(reader.db.prepare('SELECT url_id, title, listing FROM enrichments').all(), [{ url_id: 'a', title: 'A', listing: null }]);
+      assert.equal((reader.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, '14');
+      assert.deepEqual(reader.db.prepare('SELECT url_id, title, listing FROM enrichments ORDER BY url_id').all(), [
+        { url_id: 'a', title: 'A', listing: null },
+        { url_id: 'b', title: 'B', listing: null },
+      ]);
+      const [a, b] = await new SqliteEnrichStore(reader.db).enrichments('', 10);
+      assert.deepEqual([a?.language, a?.published, a?.listing], ['en', '2024-05-06', undefined], 'the fields a hit shows, from their old columns');
+      assert.deepEqual([b?.language, b?.published], [undefined, undefined]);
     } finally {
       await reader.close();
     }

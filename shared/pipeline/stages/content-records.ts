@@ -3,6 +3,7 @@ import type { PageExtraction } from '../../extract/extract-page.js';
 import type { TextParts } from '../../extract/run-extract.js';
 import type { PdfText } from '../../extract/pdf.js';
 import { countWords, readingTimeMinutes } from '../../extract/metadata.js';
+import { metaFieldsOf } from '../../extract/meta-fields.js';
 import type { ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow } from '../../store/ports/index.js';
 import type { CrawlContext } from './context.js';
 
@@ -18,7 +19,7 @@ export interface ExtractionNotes {
 
 /** The stored form of an extraction, with near- and exact-duplicate flags looked up in the store and among the pages in flight. */
 export async function extractRecords(
-  ctx: CrawlContext,
+  ctx: Pick<CrawlContext, 'inFlight'> & { store: Pick<CrawlContext['store'], 'findNearDuplicate' | 'findTextDuplicate'> },
   row: FrontierRow,
   snapshot: string,
   x: ExtractionCore,
@@ -39,15 +40,7 @@ export async function extractRecords(
     urlId: row.urlId,
     runId: row.runId,
     snapshot,
-    title: m.title,
-    description: m.description,
-    author: m.author,
-    published: m.published,
-    modified: m.modified,
-    language: m.language,
-    canonicalUrl: m.canonicalUrl,
-    siteName: m.siteName,
-    contentType: m.contentType,
+    ...metaFieldsOf(m),
     wordCount: m.wordCount,
     readingMinutes: m.readingTimeMinutes,
     method: x.method,

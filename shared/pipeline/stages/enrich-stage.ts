@@ -8,7 +8,7 @@ import { withRetry } from '../../enrich/provider-error.js';
 import type { Providers } from '../../enrich/provider-factory.js';
 import { sameStamp, type EnrichDocument } from '../../enrich/providers.js';
 import { contentStems } from '../../enrich/text.js';
-import type { EnrichCandidate, EnrichFailure, EnrichmentRecord, StampedAt } from '../../store/ports/index.js';
+import { pageFieldsOf, type EnrichCandidate, type EnrichFailure, type EnrichmentRecord, type StampedAt } from '../../store/ports/index.js';
 import { listingShare } from '../../search/listing.js';
 
 /**
@@ -111,8 +111,7 @@ export async function indexPage(deps: EnrichDeps, c: EnrichCandidate, work: Enri
     title: c.title,
     textHash: c.textHash,
     ...summarized,
-    language: c.language,
-    published: c.published,
+    ...pageFieldsOf(c),
     embedding: thin ? noVector(deps) : (embedded?.meta ?? old?.embedding),
     updatedAt: deps.clock(),
     listing: listingShare(c.markdown),

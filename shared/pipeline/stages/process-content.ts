@@ -3,7 +3,7 @@ import { parseFeed } from '../../extract/feed.js';
 import { extractPdf } from '../../extract/pdf.js';
 import { gunzipCapped, parseSitemap } from '../../extract/sitemap.js';
 import { PageProcessingError } from '../../errors.js';
-import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../../store/ports/index.js';
+import type { AliasRecord, ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../../store/ports/index.js';
 import type { LinkCandidate } from './admission.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
@@ -13,6 +13,18 @@ import { renderDecision, type HostRenderStats } from '../../render/decision.js';
 import { notRendered, renderInfo, type RenderCapture, type RenderWanted } from './render-stage.js';
 
 const FRESH_WINDOW_MS = 30 * 86_400_000;
+
+/**
+ * What reading a page's content needs of the crawl: its settings, extractor, clocks and logger,
+ * the rendered DOMs, and of the store only who owns a body and which pages a text duplicates.
+ */
+export type ContentDeps = Pick<
+  CrawlContext,
+  'settings' | 'extractor' | 'stages' | 'clock' | 'logger' | 'inFlight' | 'rendering' | 'robotsToken' | 'scoring'
+> & {
+  store: Pick<CrawlStore, 'claimBody' | 'findNearDuplicate' | 'findTextDuplicate'>;
+  blobs: Pick<CrawlContext['blobs'], 'get'>;
+};
 
 /** A content result with no aliases and no links to follow unless `fields` gives them: the one place that says so. */
 export function contentResult(fields: Partial<ContentResult>): ContentResult {
@@ -57,7 +69,7 @@ function isFresh(date: string | undefined, now: number): boolean {
 }
 
 /** Sitemap index → more sitemaps; urlset → pages (fresh when modified in the last 30 days). */
-export async function sitemapCandidates(ctx: CrawlContext, row: FrontierRow, body: Buffer): Promise<LinkCandidate[]> {
+export async function sitemapCandidates(ctx: ContentDeps, row: FrontierRow, body: Buffer): Promise<LinkCandidate[]> {
   const { data, cut } = await gunzipCapped(body, ctx.settings.maxBodyBytes * 10);
   if (cut) ctx.logger.warn('sitemap inflates past its cap: reading the entries before the cut', { url: row.url, capBytes: ctx.settings.maxBodyBytes * 10 });
   const xml = data.toString('utf8');
@@ -106,7 +118,7 @@ function basePage(row: FrontierRow, { res, contentHash, at }: Answered): PageRec
 }
 
 /** An HTML page: full extraction (content, metadata, links with context), duplicates, canonical alias, feeds. */
-async function htmlContent(ctx: CrawlContext, row: FrontierRow, answered: Answered, pass: RenderPass = {}): Promise<ContentResult> {
+async function htmlContent(ctx: ContentDeps, row: FrontierRow, answered: Answered, pass: RenderPass = {}): Promise<ContentResult> {
   const { res, contentHash, at, bodyOwner } = answered;
   const body = res.body ?? Buffer.alloc(0);
   const page = { ...basePage(row, answered), charset: sniffCharset(body, res.charset, true) };
@@ -184,7 +196,7 @@ async function htmlContent(ctx: CrawlContext, row: FrontierRow, answered: Answer
   return { page, edges, aliases, candidates, ...records };
 }
 
-async function pdfContent(ctx: CrawlContext, row: FrontierRow, answered: Answered): Promise<ContentResult> {
+async function pdfContent(ctx: ContentDeps, row: FrontierRow, answered: Answered): Promise<ContentResult> {
   const { res, contentHash } = answered;
   const page = basePage(row, answered);
   if (!res.body || res.truncated) return contentResult({ page });
@@ -206,7 +218,7 @@ async function pdfContent(ctx: CrawlContext, row: FrontierRow, answered: Answere
 }
 
 /** Any 2xx body: HTML is extracted, XML feeds yield items, PDFs give text; other text is kept as it is. */
-export async function contentOf(ctx: CrawlContext, row: FrontierRow, answered: Answered, pass: RenderPass = {}): Promise<ContentResult> {
+export async function contentOf(ctx: ContentDeps, row: FrontierRow, answered: Answered, pass: RenderPass = {}): Promise<ContentResult> {
   const { res } = answered;
   if (row.kind === 'sitemap') return contentResult({ candidates: await stage('sitemap', () => sitemapCandidates(ctx, row, res.body ?? Buffer.alloc(0))) });
   if (row.kind === 'feed' || (res.contentClass === 'xml' && looksLikeFeed(res.body))) {

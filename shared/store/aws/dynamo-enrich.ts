@@ -13,6 +13,7 @@ import type {
   TextHit,
 } from '../ports/index.js';
 import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, LINKED_FROM_KEPT, type EnrichLatency } from '../ports/search-index.js';
+import { pageFieldsOf } from '../ports/page-fields.js';
 import { recordOf, type Item } from './dynamo-items.js';
 import { DynamoGraph } from './dynamo-graph.js';
 import { DynamoTable, sumCounters } from './dynamo-table.js';
@@ -145,8 +146,7 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
         title: extract.title ?? page.title ?? '',
         markdown: await this.markdownOf(extract),
         textHash: extract.textHash,
-        language: extract.language,
-        published: extract.published,
+        ...pageFieldsOf(extract.metadata),
         enrichment: recordOf<EnrichmentRecord>(at(enrichKeys.enrichment(id))),
       });
     }

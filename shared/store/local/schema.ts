@@ -5,7 +5,7 @@ import { backfillSketches, SKETCHES_SQL } from './sqlite-sketches.js';
  * Bumped whenever a table changes shape. An older data directory is migrated forward (`MIGRATIONS`)
  * when it is opened; a newer one is refused.
  */
-export const SCHEMA_VERSION = 13;
+export const SCHEMA_VERSION = 14;
 
 /**
  * What changed between runs (v9): one row per URL, run and kind (the detail as JSON); the two
@@ -66,7 +66,8 @@ CREATE TABLE IF NOT EXISTS enrichments (
   tags_stamp TEXT NOT NULL,
   embedding TEXT,
   updated_at INTEGER NOT NULL,
-  listing REAL
+  listing REAL,
+  page_fields TEXT
 );
 CREATE TABLE IF NOT EXISTS enrichment_tags (
   tag TEXT NOT NULL,
@@ -226,6 +227,13 @@ export const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
   12: (db) => {
     const columns = (db.pragma('table_info(enrichments)') as Array<{ name: string }>).map((c) => c.name);
     if (!columns.includes('listing')) db.exec('ALTER TABLE enrichments ADD COLUMN listing REAL');
+  },
+  // v14: the fields a hit shows from its page's extraction (HIT_FIELDS), as JSON: those of the
+  // records already written come from their language and published columns.
+  13: (db) => {
+    const columns = (db.pragma('table_info(enrichments)') as Array<{ name: string }>).map((c) => c.name);
+    if (!columns.includes('page_fields')) db.exec('ALTER TABLE enrichments ADD COLUMN page_fields TEXT');
+    db.exec("UPDATE enrichments SET page_fields = json_object('language', language, 'published', published) WHERE page_fields IS NULL");
   },
 };
 

@@ -1,4 +1,5 @@
 import type { Db, Statement } from './sqlite-types.js';
+import { metaFieldsOf } from '../../extract/meta-fields.js';
 import type { FetchKind } from '../../fetch/content-type.js';
 import {
   ROBOTS_REFUSAL,
@@ -213,10 +214,13 @@ export function rowToFetch(r: Record<string, unknown>): FetchRecord {
 
 export function rowToExtract(r: Record<string, unknown>): ExtractRecord {
   const s = (k: string) => opt<string>(r[k]);
+  const metadata = JSON.parse(r.metadata as string) as Record<string, unknown>;
   return {
     urlId: r.url_id as string,
     runId: r.run_id as number,
     snapshot: r.snapshot as string,
+    // Metadata fields without a column of their own come from the stored metadata.
+    ...metaFieldsOf(metadata),
     title: s('title'),
     description: s('description'),
     author: s('author'),
@@ -236,7 +240,7 @@ export function rowToExtract(r: Record<string, unknown>): ExtractRecord {
     nearDuplicateDistance: opt<number>(r.near_duplicate_distance),
     textDuplicateOf: s('text_duplicate_of'),
     pdfPages: opt<number>(r.pdf_pages),
-    metadata: JSON.parse(r.metadata as string) as Record<string, unknown>,
+    metadata,
     ...(r.fields ? { fields: JSON.parse(r.fields as string) as ExtractRecord['fields'] } : {}),
   };
 }

@@ -2,6 +2,7 @@ import type { Db } from './sqlite-types.js';
 import { termsIn } from '../../enrich/text.js';
 import type { EnrichCandidate, EnrichFailure, EnrichmentRecord, EnrichStore, HitDetails, SearchFilters, TextHit } from '../ports/index.js';
 import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, LINKED_FROM_KEPT, type EnrichLatency } from '../ports/search-index.js';
+import { pageFieldsOf } from '../ports/page-fields.js';
 import { CURRENT_EDGES, Statements } from './sqlite-rows.js';
 
 /** Column weights of BM25: a term in the title counts most, then tags, summary, body. */
@@ -53,8 +54,7 @@ function rowToEnrichment(r: Record<string, unknown>): EnrichmentRecord {
     textHash: r.text_hash as string,
     summary: r.summary as string,
     tags: JSON.parse(r.tags as string) as string[],
-    language: (r.language as string | null) ?? undefined,
-    published: (r.published as string | null) ?? undefined,
+    ...pageFieldsOf(r.page_fields ? (JSON.parse(r.page_fields as string) as object) : undefined),
     summaryStamp: JSON.parse(r.summary_stamp as string),
     tagsStamp: JSON.parse(r.tags_stamp as string),
     embedding: r.embedding ? JSON.parse(r.embedding as string) : undefined,
@@ -114,7 +114,7 @@ export class SqliteEnrichStore implements EnrichStore {
     const rows = this.sql
       .get(
         `SELECT x.url_id AS c_url_id, p.url AS c_url, p.host AS c_host, coalesce(x.title, p.title, '') AS c_title, x.markdown, x.text_hash AS c_text_hash,
-           x.language AS c_language, x.published AS c_published, e.*
+           x.metadata AS c_metadata, e.*
          FROM extracts x JOIN pages p ON p.url_id = x.url_id LEFT JOIN enrichments e ON e.url_id = x.url_id
          WHERE p.indexable = 1 AND x.text_duplicate_of IS NULL AND x.near_duplicate_of IS NULL AND x.word_count > 0 AND ${where}`,
       )
@@ -126,8 +126,7 @@ export class SqliteEnrichStore implements EnrichStore {
       title: r.c_title as string,
       markdown: r.markdown as string,
       textHash: r.c_text_hash as string,
-      language: (r.c_language as string | null) ?? undefined,
-      published: (r.c_published as string | null) ?? undefined,
+      ...pageFieldsOf(JSON.parse(r.c_metadata as string) as object),
       enrichment: r.url_id ? rowToEnrichment(r) : undefined,
     }));
   }
@@ -137,12 +136,12 @@ export class SqliteEnrichStore implements EnrichStore {
     this.db.transaction(() => {
       const { doc_id: docId } = this.sql
         .get(
-          `INSERT INTO enrichments (url_id, url, host, title, text_hash, summary, tags, language, published, summary_stamp, tags_stamp, embedding, updated_at, listing)
-           VALUES (@urlId, @url, @host, @title, @textHash, @summary, @tags, @language, @published, @summaryStamp, @tagsStamp, @embedding, @updatedAt, @listing)
+          `INSERT INTO enrichments (url_id, url, host, title, text_hash, summary, tags, language, published, summary_stamp, tags_stamp, embedding, updated_at, listing, page_fields)
+           VALUES (@urlId, @url, @host, @title, @textHash, @summary, @tags, @language, @published, @summaryStamp, @tagsStamp, @embedding, @updatedAt, @listing, @pageFields)
            ON CONFLICT (url_id) DO UPDATE SET url = excluded.url, host = excluded.host, title = excluded.title, text_hash = excluded.text_hash,
              summary = excluded.summary, tags = excluded.tags, language = excluded.language, published = excluded.published,
              summary_stamp = excluded.summary_stamp, tags_stamp = excluded.tags_stamp, embedding = excluded.embedding, updated_at = excluded.updated_at,
-             listing = excluded.listing
+             listing = excluded.listing, page_fields = excluded.page_fields
            RETURNING doc_id`,
         )
         .get({
@@ -154,6 +153,8 @@ export class SqliteEnrichStore implements EnrichStore {
           tagsStamp: JSON.stringify(record.tagsStamp),
           embedding: record.embedding ? JSON.stringify(record.embedding) : null,
           listing: record.listing ?? null,
+          // The filters' columns (language, published) beside every field a hit shows.
+          pageFields: JSON.stringify(pageFieldsOf(record)),
         }) as { doc_id: number };
       this.sql.get('DELETE FROM enrichment_tags WHERE doc_id = ?').run(docId);
       const tag = this.sql.get('INSERT OR IGNORE INTO enrichment_tags (tag, doc_id) VALUES (?, ?)');

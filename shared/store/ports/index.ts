@@ -8,6 +8,7 @@ export type { WorkflowStarter, WorkflowRunner, WorkflowExecution } from './workf
 export type { ObjectStore } from './object-store.js';
 export type { RunLedger } from './run-ledger.js';
 export type * from './search-index.js';
+export * from './page-fields.js';
 export * from './change-store.js';
 export * from './event-sink.js';
 export type * from './crawl-launcher.js';

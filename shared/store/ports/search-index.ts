@@ -1,5 +1,6 @@
 import type { EnrichStage } from '../../errors.js';
 import type { ModelStamp } from '../../enrich/providers.js';
+import { pageFieldsOf, type PageFields } from './page-fields.js';
 
 /** A model stamp with the time the output was made. */
 export interface StampedAt extends ModelStamp {
@@ -14,7 +15,7 @@ export interface EmbeddingMeta extends StampedAt {
 }
 
 /** A page's summary, tags and embedding metadata: the source of truth the indexes are built from. */
-export interface EnrichmentRecord {
+export interface EnrichmentRecord extends PageFields {
   urlId: string;
   url: string;
   host: string;
@@ -23,8 +24,6 @@ export interface EnrichmentRecord {
   textHash: string;
   summary: string;
   tags: string[];
-  language?: string;
-  published?: string;
   summaryStamp: StampedAt;
   tagsStamp: StampedAt;
   embedding?: EmbeddingMeta;
@@ -58,15 +57,14 @@ export interface EnrichLatency {
 }
 
 /** A page that may be enriched: its extraction, and its enrichment if it has one. */
-export interface EnrichCandidate {
+/** A page to enrich, with the fields its hits show (`HIT_FIELDS`) from its extraction. */
+export interface EnrichCandidate extends PageFields {
   urlId: string;
   url: string;
   host: string;
   title: string;
   markdown: string;
   textHash: string;
-  language?: string;
-  published?: string;
   enrichment?: EnrichmentRecord;
 }
 
@@ -99,15 +97,13 @@ export interface TextHit {
 }
 
 /** What a search hit shows. */
-export interface HitDetails {
+export interface HitDetails extends PageFields {
   urlId: string;
   url: string;
   host: string;
   title: string;
   summary: string;
   tags: string[];
-  language?: string;
-  published?: string;
   /** The query's terms found in the text the full-text index holds for it (by stem), in the query's order. */
   matched: string[];
   /** The anchor texts other pages link to it with, most used first. */
@@ -130,8 +126,8 @@ export const LINKED_FROM_KEPT = 200;
  * in its indexed text (`termsIn`) or its index terms (`termsHeld`).
  */
 export function hitOf(e: EnrichmentRecord, matched: string[], inlinks: HitDetails['inlinks'], linkedFrom: string[] = []): HitDetails {
-  const { urlId, url, host, title, summary, tags, language, published, listing } = e;
-  return { urlId, url, host, title, summary, tags, language, published, matched, inlinks, ...(listing === undefined ? {} : { listing }), linkedFrom };
+  const { urlId, url, host, title, summary, tags, listing } = e;
+  return { urlId, url, host, title, summary, tags, ...pageFieldsOf(e), matched, inlinks, ...(listing === undefined ? {} : { listing }), linkedFrom };
 }
 
 /** What a fold of changes into a segmented full-text index did. */
