@@ -12,6 +12,7 @@ const TYPES: Record<string, string> = {
   mainContent: "'article' | 'full'",
   extractWorkers: "'auto' | number",
   renderConcurrency: "'auto' | number",
+  extractSchema: 'string | Record<string, unknown>',
   monitorKind: `Array<${CHANGE_KINDS.map((k) => `'${k}'`).join(' | ')}>`,
 };
 

@@ -43,6 +43,9 @@ export const JOB_SETTINGS = [
   'monitorKind',
   'monitorMinChange',
   'monitorField',
+  // Over HTTP the schema is the object itself: a string (which the CLI reads as a file) is refused.
+  'extractSchema',
+  'extractPrompt',
 ] as const satisfies readonly SettingName[];
 export type JobSetting = (typeof JOB_SETTINGS)[number];
 

@@ -72,6 +72,18 @@ const MatchReason = z.object({
     .openapi({ description: 'How much the page reads as a listing (0–1), when that lowered its score: listings rank below content.' }),
 });
 
+/** A page's values for the crawl's extract schema. */
+export const Extracted = z
+  .object({
+    data: z.unknown().optional().openapi({ description: "The values, valid against the crawl's extract schema." }),
+    sources: z
+      .record(z.string(), z.array(z.string()))
+      .optional()
+      .openapi({ description: 'For each value (by JSON Pointer, such as /price), the ids of the page chunks it came from.' }),
+    error: z.string().optional().openapi({ description: 'Why there are no values: the provider failed, or its answer did not match the schema twice.' }),
+  })
+  .openapi('Extracted');
+
 /** The fields a hit shows from its page's extraction (`HIT_FIELDS`), each optional text. */
 function hitFieldSchemas(): Record<HitField, z.ZodOptional<z.ZodString>> {
   const entries = Object.entries(HIT_FIELDS).map(([field, description]) => [field, z.string().optional().openapi({ description })]);
@@ -89,6 +101,7 @@ export const SearchHit = z
     tags: z.array(z.string()),
     ...hitFieldSchemas(),
     inlinks: z.array(z.object({ anchor: z.string(), count: z.number() })),
+    extracted: Extracted.optional(),
     why: MatchReason,
   })
   .openapi('SearchHit');
@@ -149,7 +162,9 @@ export const PageBody = z
         markdownTruncated: z.boolean(),
       })
       .optional(),
-    enrichment: z.object({ summary: z.string(), tags: z.array(z.string()), model: z.string(), updatedAt: z.number() }).optional(),
+    enrichment: z
+      .object({ summary: z.string(), tags: z.array(z.string()), model: z.string(), updatedAt: z.number(), extracted: Extracted.optional() })
+      .optional(),
     inlinks: z.array(Link),
     inlinksTotal: z.number(),
     outlinks: z.array(Link),

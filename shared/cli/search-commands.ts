@@ -39,6 +39,7 @@ export function enrichSummaryText(r: EnrichRunResult): string {
     // A rate only for work done: an enrichment of nothing in a millisecond is no speed.
     `enriched ${counted(r.enriched, 'page')}, ${r.unchanged} unchanged, ${r.failed} failed, of ${counted(r.candidates, 'searchable page')} (${r.seconds.toFixed(1)} s${r.seconds > 0 && r.enriched > 0 ? `, ${(r.enriched / r.seconds).toFixed(1)} pages/s` : ''})`,
   ];
+  if (r.tokens) lines.push(`structured extraction used ${r.tokens.input} input and ${r.tokens.output} output tokens (as the provider counted them)`);
   if (r.retired) lines.push(`${counted(r.retired, 'page')} ${r.retired === 1 ? 'is' : 'are'} no longer searchable (duplicates, noindex) and left the index`);
   if (r.stale && r.mode === 'new')
     lines.push(`${counted(r.stale, 'page')} ${r.stale === 1 ? 'was' : 'were'} enriched with other models or prompts: trawl enrich --stale redoes them`);

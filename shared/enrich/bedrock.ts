@@ -1,6 +1,6 @@
 import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { ProviderError, type ProviderFailure } from './provider-error.js';
-import type { ChatClient, Embedder, ModelStamp } from './providers.js';
+import type { ChatAnswer, ChatClient, ChatRequest, Embedder, ModelStamp } from './providers.js';
 import { normalize } from './local-embedding.js';
 
 /** What trawl needs of a BedrockRuntimeClient: `send`. */
@@ -81,7 +81,11 @@ export class BedrockChat implements ChatClient {
     private readonly options: BedrockOptions = {},
   ) {}
 
-  async complete(request: { system: string; user: string; maxTokens: number }): Promise<string> {
+  async complete(request: ChatRequest): Promise<string> {
+    return (await this.answer(request)).text;
+  }
+
+  async answer(request: ChatRequest): Promise<ChatAnswer> {
     const { client: c, sdk: s } = await (this.ready ??= client(this.options));
     let answer;
     try {
@@ -98,7 +102,7 @@ export class BedrockChat implements ChatClient {
     }
     const text = answer.output?.message?.content?.map((c) => c.text ?? '').join('');
     if (!text) throw new ProviderError('malformed', `Bedrock ${this.model} answered with no text (stop reason ${answer.stopReason ?? 'none'})`);
-    return text;
+    return { text, inputTokens: answer.usage?.inputTokens, outputTokens: answer.usage?.outputTokens };
   }
 }
 

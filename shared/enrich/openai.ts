@@ -1,5 +1,5 @@
 import { failureOfStatus, ProviderError, retryAfterMs } from './provider-error.js';
-import type { ChatClient, Embedder, ModelStamp } from './providers.js';
+import type { ChatAnswer, ChatClient, ChatRequest, Embedder, ModelStamp } from './providers.js';
 import { normalize } from './local-embedding.js';
 
 export interface OpenAiOptions {
@@ -54,7 +54,11 @@ export class OpenAiChat implements ChatClient {
     private readonly options: OpenAiOptions,
   ) {}
 
-  async complete(request: { system: string; user: string; maxTokens: number }): Promise<string> {
+  async complete(request: ChatRequest): Promise<string> {
+    return (await this.answer(request)).text;
+  }
+
+  async answer(request: ChatRequest): Promise<ChatAnswer> {
     const body = {
       model: this.model,
       temperature: 0,
@@ -65,10 +69,14 @@ export class OpenAiChat implements ChatClient {
         { role: 'user', content: request.user },
       ],
     };
-    const answer = (await post(this.options, '/chat/completions', body)) as { choices?: Array<{ message?: { content?: unknown } }> };
+    const answer = (await post(this.options, '/chat/completions', body)) as {
+      choices?: Array<{ message?: { content?: unknown } }>;
+      usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+    };
     const content = answer.choices?.[0]?.message?.content;
     if (typeof content !== 'string') throw new ProviderError('malformed', `the chat answer of ${this.model} has no choices[0].message.content`);
-    return content;
+    const count = (n: unknown) => (typeof n === 'number' ? n : undefined);
+    return { text: content, inputTokens: count(answer.usage?.prompt_tokens), outputTokens: count(answer.usage?.completion_tokens) };
   }
 }
 

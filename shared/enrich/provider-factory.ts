@@ -4,7 +4,9 @@ import { LocalTextGenerator } from './local-provider.js';
 import { OpenAiChat } from './openai.js';
 import { createEmbedder } from './embedder-factory.js';
 import { PromptedGenerator } from './prompts.js';
-import type { Embedder, ProviderSettings, TextGenerator } from './providers.js';
+import type { ChatClient, Embedder, ProviderSettings, TextGenerator } from './providers.js';
+import { extractSpecOf, SchemaExtractor } from './schema-extract.js';
+import { UsageError } from '../errors.js';
 
 export type { ProviderSettings } from './providers.js';
 import { DEFAULT_HASHING } from './local-embedding.js';
@@ -14,6 +16,8 @@ import { LocalWorkerPool } from './local-workers.js';
 export interface Providers {
   text: TextGenerator;
   embedder: Embedder;
+  /** Structured extraction to the crawl's schema (`--extract-schema`), with the chat model. */
+  structured?: SchemaExtractor;
   /** Stops worker threads, where the providers run some. */
   close?(): Promise<void>;
 }
@@ -28,7 +32,12 @@ export function createProviders(
   extra: { bedrock?: BedrockOptions; workers?: number } = {},
 ): Providers {
   const bedrock = extra.bedrock ?? {};
+  const spec = extractSpecOf(settings);
   if (settings.provider === 'local') {
+    if (spec)
+      throw new UsageError(
+        'an extract schema needs an LLM provider: set --provider openai (with --openai-base-url for a local endpoint) or --provider bedrock; offline, --field CSS selectors extract values',
+      );
     const hashing = { ...DEFAULT_HASHING, dimension: settings.embedDimension || DEFAULT_HASHING.dimension };
     if (extra.workers) {
       const pool = new LocalWorkerPool(extra.workers, hashing);
@@ -36,19 +45,19 @@ export function createProviders(
     }
     return { text: new LocalTextGenerator(), embedder: createEmbedder(settings, env) };
   }
-  const defaults = DEFAULT_MODELS[settings.provider];
-  const chat = settings.chatModel || defaults.chat;
-  const embedder = createEmbedder(settings, env, bedrock);
-  if (settings.provider === 'bedrock') {
-    return {
-      text: new PromptedGenerator(
-        new BedrockChat(chat, { region: settings.bedrockRegion || env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT, ...bedrock }),
-      ),
-      embedder,
-    };
-  }
+  const chat = chatClient(settings, env, bedrock);
   return {
-    text: new PromptedGenerator(new OpenAiChat(chat, { baseUrl: settings.openaiBaseUrl, apiKey: env.TRAWL_OPENAI_API_KEY ?? env.OPENAI_API_KEY })),
-    embedder,
+    text: new PromptedGenerator(chat),
+    embedder: createEmbedder(settings, env, bedrock),
+    ...(spec ? { structured: new SchemaExtractor(chat, spec) } : {}),
   };
+}
+
+/** The chat model of an LLM provider. */
+function chatClient(settings: ProviderSettings, env: NodeJS.ProcessEnv, bedrock: BedrockOptions): ChatClient {
+  const provider = settings.provider === 'bedrock' ? 'bedrock' : 'openai';
+  const model = settings.chatModel || DEFAULT_MODELS[provider].chat;
+  if (provider === 'bedrock')
+    return new BedrockChat(model, { region: settings.bedrockRegion || env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT, ...bedrock });
+  return new OpenAiChat(model, { baseUrl: settings.openaiBaseUrl, apiKey: env.TRAWL_OPENAI_API_KEY ?? env.OPENAI_API_KEY });
 }

@@ -41,11 +41,27 @@ export interface Embedder {
   embed(texts: string[], purpose: 'document' | 'query'): Promise<Float32Array[]>;
 }
 
+/** One chat turn's request. */
+export interface ChatRequest {
+  system: string;
+  user: string;
+  maxTokens: number;
+}
+
+/** A chat turn's answer, with the tokens the provider counted (when it says). */
+export interface ChatAnswer {
+  text: string;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
 /** One chat turn with a model at temperature 0: what the LLM providers share. */
 export interface ChatClient {
   readonly provider: ProviderName;
   readonly model: string;
-  complete(request: { system: string; user: string; maxTokens: number }): Promise<string>;
+  complete(request: ChatRequest): Promise<string>;
+  /** The same turn with its token counts. */
+  answer(request: ChatRequest): Promise<ChatAnswer>;
 }
 
 /** The text a page's embedding is made from: its title, summary and tags, then the head of its text. */
@@ -66,4 +82,7 @@ export interface ProviderSettings {
   embedDimension: number;
   openaiBaseUrl: string;
   bedrockRegion: string;
+  /** The crawl's extract schema and prompt (`extractSpecOf`): none by default. */
+  extractSchema?: string | Record<string, unknown>;
+  extractPrompt?: string;
 }

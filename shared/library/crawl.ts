@@ -26,6 +26,7 @@ import { checkTargetBackend } from '../targets/target-fetch.js';
 import type { CrawlSettingsOptions } from './settings-options.js';
 import { StageClock } from '../log/stage-clock.js';
 import { ContentInFlight } from '../dedupe/in-flight.js';
+import { extractSpecOf } from '../enrich/schema-extract.js';
 
 /** Everything `crawl` takes: every crawl setting, the hooks, and the pieces a program may inject. */
 export interface CrawlOptions extends CrawlSettingsOptions, CrawlHooks {
@@ -167,10 +168,12 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
       extractor: extractorFor(settings, canonicalOptionsOf(settings)),
     });
     closers.add(() => ctx.close());
-    const enrichDeps = settings.enrich
-      ? // One worker thread for the local methods: the crawl thread keeps fetching and storing.
-        { enrich: local.enrich, vectors: local.vectors, providers: createProviders(settings, env, { workers: 1 }), clock: Date.now }
-      : undefined;
+    // A schema to extract pages to is part of their enrichment: it turns enrichment on.
+    const enrichDeps =
+      settings.enrich || extractSpecOf(settings)
+        ? // One worker thread for the local methods: the crawl thread keeps fetching and storing.
+          { enrich: local.enrich, vectors: local.vectors, providers: createProviders(settings, env, { workers: 1 }), clock: Date.now }
+        : undefined;
     if (enrichDeps) closers.add(() => enrichDeps.providers.close?.());
     const inline = enrichDeps && new InlineEnricher(enrichDeps, settings.enrichConcurrency);
     const onPage: CrawlHooks['onPage'] = inline

@@ -278,6 +278,16 @@ export interface CrawlSettingsOptions {
    */
   bedrockRegion?: string;
   /**
+   * A JSON Schema each enriched page's values are extracted to by the LLM provider (bedrock or openai), every value with the chunks it came from: a JSON Schema: a file, its JSON text, or (library, API) the object. CLI `--extract-schema`, environment `TRAWL_EXTRACT_SCHEMA`.
+   * @default ""
+   */
+  extractSchema?: string | Record<string, unknown>;
+  /**
+   * What to look for beyond the extract schema (for example: the price of the main product, not of related ones): a sentence or two. CLI `--extract-prompt`, environment `TRAWL_EXTRACT_PROMPT`.
+   * @default ""
+   */
+  extractPrompt?: string;
+  /**
    * Pages enriched at once (keep it under the model rate limit): a whole number from 1 to 64. CLI `--enrich-concurrency`, environment `TRAWL_ENRICH_CONCURRENCY`.
    * @default 4
    */

@@ -100,7 +100,17 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
   test(`${name}: keeps records in url-id order, replaces and deletes them`, () =>
     using(adapter, async ({ enrich }) => {
       // Every optional field set.
-      const every = { ...everyPageField('9c'), embedding: { ...stamp, dimension: 4, hash: 'abc' }, listing: 0.5 };
+      const extracted = {
+        data: { price: 12.5, specs: [{ name: 'Flow', value: '3000 l/h' }] },
+        sources: { '/price': ['c1'], '/specs/0/name': ['c2'], '/specs/0/value': ['c2'] },
+        attempts: 2,
+        provider: 'openai',
+        model: 'm',
+        inputTokens: 900,
+        outputTokens: 80,
+        spec: 'abc',
+      };
+      const every = { ...everyPageField('9c'), embedding: { ...stamp, dimension: 4, hash: 'abc' }, listing: 0.5, extracted };
       await enrich.putEnrichment(enrichmentRecord('f0', 'Six', ['#six']), 'six');
       await enrich.putEnrichment(enrichmentRecord('0a', 'One', ['#one']), 'one');
       await enrich.putEnrichment(enrichmentRecord('9c', 'Two', ['#two'], every), 'two');
@@ -212,7 +222,19 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
       await stored(store, run.id, 'f7', 'two', { edges: [link('f7', 'compost guide')] });
       await stored(store, run.id, 'f8', 'three', { edges: [link('f8', 'Home', 'nav')] });
       await stored(store, run.id, 'f9', 'four', { edges: [link('f9', 'heaps', 'sidebar')] });
-      await enrich.putEnrichment(enrichmentRecord('a1', 'Compost heaps', ['#compost'], { ...everyPageField('a1'), listing: 0.25 }), 'Turn the heap weekly.');
+      const failed = {
+        error: 'the answer did not match the schema after 2 attempts: /price must be number',
+        attempts: 2,
+        provider: 'openai',
+        model: 'm',
+        inputTokens: 0,
+        outputTokens: 0,
+        spec: 's',
+      };
+      await enrich.putEnrichment(
+        enrichmentRecord('a1', 'Compost heaps', ['#compost'], { ...everyPageField('a1'), listing: 0.25, extracted: failed }),
+        'Turn the heap weekly.',
+      );
       await rank?.(run.id);
       const [hit, ...rest] = await enrich.hitDetails(['a1', 'zz'], ['heap', 'turning', 'weekly', 'monthly', 'compost']);
       assert.equal(rest.length, 0, 'an id without a record is left out');
@@ -234,6 +256,8 @@ export function enrichStoreContract(name: string, adapter: Adapter<EnrichPair>):
         listing: 0.25,
         // The pages linking to it from their body or sidebar, for search's listing rule (its menu links are not).
         linkedFrom: hit!.linkedFrom,
+        // Its values for the crawl's extract schema, or why there are none.
+        extracted: { data: undefined, sources: undefined, error: failed.error },
       });
       assert.deepEqual([...hit!.linkedFrom!].sort(), ['f6', 'f7', 'f9']);
     }));

@@ -16,6 +16,11 @@ const CrawlBody = z
     ...(Object.fromEntries(JOB_SETTINGS.map((name) => [name, SETTINGS[name].schema.optional()])) as {
       [K in JobSetting]: z.ZodOptional<(typeof SETTINGS)[K]['schema']>;
     }),
+    // The schema itself: a string would be read as a file on the server.
+    extractSchema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "A JSON Schema each page's values are extracted to by the server's LLM provider (enrichment on)." }),
   })
   .strict();
 const JobParams = z.object({ id: z.string().uuid() });

@@ -92,8 +92,15 @@ export async function enrichAll(deps: EnrichDeps, options: EnrichRunOptions): Pr
     if (!work) continue;
     if (options.stopped?.()) break;
     const job = enrichPage(deps, c, work).then((outcome) => {
-      if (outcome.status === 'enriched') result.enriched++;
-      else {
+      if (outcome.status === 'enriched') {
+        result.enriched++;
+        const x = work.structured ? outcome.record.extracted : undefined;
+        if (x) {
+          result.tokens ??= { input: 0, output: 0 };
+          result.tokens.input += x.inputTokens;
+          result.tokens.output += x.outputTokens;
+        }
+      } else {
         result.failed++;
         result.failures.push(outcome.failure);
       }

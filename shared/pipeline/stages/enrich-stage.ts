@@ -10,6 +10,7 @@ import { sameStamp, type EnrichDocument } from '../../enrich/providers.js';
 import { contentStems } from '../../enrich/text.js';
 import { pageFieldsOf, type EnrichCandidate, type EnrichFailure, type EnrichmentRecord, type StampedAt } from '../../store/ports/index.js';
 import { listingShare } from '../../search/listing.js';
+import type { SchemaExtraction, SchemaExtractor } from '../../enrich/schema-extract.js';
 
 /**
  * Which pages a pass takes: `new` — never enriched, or their text changed since; `stale` — enriched
@@ -22,18 +23,25 @@ export interface EnrichWork {
   summary: boolean;
   tags: boolean;
   embedding: boolean;
+  /** Structured extraction to the crawl's schema (`--extract-schema`). */
+  structured?: boolean;
 }
 
-/** What a pass has to do for a page, or undefined: unchanged pages (same text hash, same stamps) are never re-enriched. */
+/**
+ * What a pass has to do for a page, or undefined: unchanged pages (same text hash, same stamps) are
+ * never re-enriched. A page extracted to another schema (or never) is extracted again on its own.
+ */
 export function enrichWork(c: EnrichCandidate, providers: Providers, mode: EnrichMode): EnrichWork | undefined {
   const e = c.enrichment;
-  if (!e || e.textHash !== c.textHash) return mode === 'new' ? { summary: true, tags: true, embedding: true } : undefined;
-  if (mode === 'new') return undefined;
+  const schema = providers.structured !== undefined;
+  if (!e || e.textHash !== c.textHash) return mode === 'new' ? { summary: true, tags: true, embedding: true, structured: schema } : undefined;
+  const structured = schema && e.extracted?.spec !== providers.structured!.hash;
+  if (mode === 'new') return structured ? { summary: false, tags: false, embedding: false, structured } : undefined;
   const summary = !sameStamp(e.summaryStamp, providers.text.summaryStamp);
   const tags = !sameStamp(e.tagsStamp, providers.text.tagsStamp);
   // The embedding reads the summary and the tags, so it follows them.
   const embedding = summary || tags || !e.embedding || !sameStamp(e.embedding, providers.embedder.stamp);
-  return summary || tags || embedding ? { summary, tags, embedding } : undefined;
+  return summary || tags || embedding || structured ? { summary, tags, embedding, structured } : undefined;
 }
 
 /** Whether a page's enrichment was made with other models or prompts than the configured ones. */
@@ -64,6 +72,8 @@ export interface Summarized {
   tagsStamp: StampedAt;
   /** Milliseconds the summary and tag passes took (0 when both were kept). */
   tookMs: number;
+  /** The structured extraction to the crawl's schema (made anew, or kept). */
+  extracted?: SchemaExtraction;
 }
 
 /** The document with its stems' frequencies in the crawl, where the store keeps them. */
@@ -81,16 +91,40 @@ export async function summarizePage(deps: EnrichDeps, c: EnrichCandidate, work: 
   const stampNow = (s: typeof text.summaryStamp): StampedAt => ({ ...s, at: deps.clock() });
   const redoSummary = work.summary || !old;
   const redoTags = work.tags || !old;
+  const { structured } = deps.providers;
   const started = performance.now();
   const summary = redoSummary ? await step('summary', () => withRetry(() => text.summarize(doc), deps.retry)) : old.summary;
   const tags = redoTags ? await step('tags', async () => withRetry(async () => text.tag(await withCorpus(deps, doc)), deps.retry)) : old.tags;
+  const extracted = work.structured && structured ? await extractStructured(deps, structured, c) : old?.extracted;
   return {
     summary,
     tags,
     summaryStamp: redoSummary ? stampNow(text.summaryStamp) : old.summaryStamp,
     tagsStamp: redoTags ? stampNow(text.tagsStamp) : old.tagsStamp,
     tookMs: Math.round(performance.now() - started),
+    ...(extracted ? { extracted } : {}),
   };
+}
+
+/**
+ * The page's values for the crawl's schema. A provider failure that passes is retried as any;
+ * one that does not, like an answer invalid twice, is kept as the extraction's error: the page's
+ * summary, tags and index go on.
+ */
+async function extractStructured(deps: EnrichDeps, structured: SchemaExtractor, c: EnrichCandidate): Promise<SchemaExtraction> {
+  try {
+    return await withRetry(() => structured.extract({ url: c.url, title: c.title, markdown: c.markdown }), deps.retry);
+  } catch (err) {
+    return {
+      error: errorMessage(err),
+      attempts: 1,
+      provider: structured.provider,
+      model: structured.model,
+      inputTokens: 0,
+      outputTokens: 0,
+      spec: structured.hash,
+    };
+  }
 }
 
 /**
@@ -115,6 +149,7 @@ export async function indexPage(deps: EnrichDeps, c: EnrichCandidate, work: Enri
     embedding: thin ? noVector(deps) : (embedded?.meta ?? old?.embedding),
     updatedAt: deps.clock(),
     listing: listingShare(c.markdown),
+    ...(s.extracted ? { extracted: s.extracted } : {}),
     // A Summarize result from an older Step Functions execution has no tookMs: count the embedding alone.
     tookMs: (summarizeMs ?? 0) + Math.round(performance.now() - started),
   };
@@ -172,4 +207,6 @@ export interface EnrichRunResult {
   retired: number;
   failures: EnrichFailure[];
   seconds: number;
+  /** Tokens the structured extractions of this pass used, as the provider counted them. */
+  tokens?: { input: number; output: number };
 }

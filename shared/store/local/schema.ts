@@ -67,7 +67,8 @@ CREATE TABLE IF NOT EXISTS enrichments (
   embedding TEXT,
   updated_at INTEGER NOT NULL,
   listing REAL,
-  page_fields TEXT
+  page_fields TEXT,
+  extracted TEXT
 );
 CREATE TABLE IF NOT EXISTS enrichment_tags (
   tag TEXT NOT NULL,
@@ -229,10 +230,12 @@ export const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
     if (!columns.includes('listing')) db.exec('ALTER TABLE enrichments ADD COLUMN listing REAL');
   },
   // v14: the fields a hit shows from its page's extraction (HIT_FIELDS), as JSON: those of the
-  // records already written come from their language and published columns.
+  // records already written come from their language and published columns. And the page's
+  // values for the crawl's extract schema, as JSON.
   13: (db) => {
     const columns = (db.pragma('table_info(enrichments)') as Array<{ name: string }>).map((c) => c.name);
     if (!columns.includes('page_fields')) db.exec('ALTER TABLE enrichments ADD COLUMN page_fields TEXT');
+    if (!columns.includes('extracted')) db.exec('ALTER TABLE enrichments ADD COLUMN extracted TEXT');
     db.exec("UPDATE enrichments SET page_fields = json_object('language', language, 'published', published) WHERE page_fields IS NULL");
   },
 };

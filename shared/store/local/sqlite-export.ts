@@ -2,11 +2,11 @@ import type { Db } from './sqlite-types.js';
 import type { WaczPage } from '../../archive/wacz.js';
 import { CURRENT_EDGES } from './sqlite-rows.js';
 
-/** One line of `trawl export`: a page with its extraction (and its CSS-selector fields), an edge of a current snapshot, or an interaction; keys in camelCase. */
+/** One line of `trawl export`: a page with its extraction (its CSS-selector fields, its values for the extract schema), an edge of a current snapshot, or an interaction; keys in camelCase. */
 export type ExportRecord = { type: 'page' | 'edge' | 'interaction' } & Record<string, unknown>;
 
 /** Columns that hold JSON text: exported as the JSON they hold. */
-const JSON_COLUMNS = new Set(['fields', 'headers', 'render']);
+const JSON_COLUMNS = new Set(['fields', 'headers', 'render', 'extracted']);
 /** Columns SQLite keeps as 0/1: exported as booleans. */
 const BOOLEAN_COLUMNS = new Set(['truncated', 'indexable', 'nofollow', 'not_modified', 'internal']);
 
@@ -25,8 +25,9 @@ function exported(type: ExportRecord['type'], row: Record<string, unknown>): Exp
 /** Streams the data directory's pages, current edges and interactions (in that order) without loading them at once. */
 export async function* exportRecords(db: Db): AsyncGenerator<ExportRecord> {
   const pages =
-    db.prepare(`SELECT p.*, x.markdown, x.description, x.author, x.published, x.language, x.word_count, x.simhash, x.near_duplicate_of, x.text_duplicate_of, x.fields
-    FROM pages p LEFT JOIN extracts x ON x.url_id = p.url_id`);
+    db.prepare(`SELECT p.*, x.markdown, x.description, x.author, x.published, x.language, x.word_count, x.simhash, x.near_duplicate_of, x.text_duplicate_of, x.fields,
+      e.extracted
+    FROM pages p LEFT JOIN extracts x ON x.url_id = p.url_id LEFT JOIN enrichments e ON e.url_id = p.url_id`);
   for (const row of pages.iterate()) yield exported('page', row as Record<string, unknown>);
   for (const row of db.prepare(`SELECT e.* FROM ${CURRENT_EDGES}`).iterate()) yield exported('edge', row as Record<string, unknown>);
   for (const row of db.prepare('SELECT * FROM fetches ORDER BY id').iterate()) yield exported('interaction', row as Record<string, unknown>);

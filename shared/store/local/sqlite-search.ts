@@ -55,6 +55,7 @@ function rowToEnrichment(r: Record<string, unknown>): EnrichmentRecord {
     summary: r.summary as string,
     tags: JSON.parse(r.tags as string) as string[],
     ...pageFieldsOf(r.page_fields ? (JSON.parse(r.page_fields as string) as object) : undefined),
+    ...(r.extracted ? { extracted: JSON.parse(r.extracted as string) as EnrichmentRecord['extracted'] } : {}),
     summaryStamp: JSON.parse(r.summary_stamp as string),
     tagsStamp: JSON.parse(r.tags_stamp as string),
     embedding: r.embedding ? JSON.parse(r.embedding as string) : undefined,
@@ -136,12 +137,12 @@ export class SqliteEnrichStore implements EnrichStore {
     this.db.transaction(() => {
       const { doc_id: docId } = this.sql
         .get(
-          `INSERT INTO enrichments (url_id, url, host, title, text_hash, summary, tags, language, published, summary_stamp, tags_stamp, embedding, updated_at, listing, page_fields)
-           VALUES (@urlId, @url, @host, @title, @textHash, @summary, @tags, @language, @published, @summaryStamp, @tagsStamp, @embedding, @updatedAt, @listing, @pageFields)
+          `INSERT INTO enrichments (url_id, url, host, title, text_hash, summary, tags, language, published, summary_stamp, tags_stamp, embedding, updated_at, listing, page_fields, extracted)
+           VALUES (@urlId, @url, @host, @title, @textHash, @summary, @tags, @language, @published, @summaryStamp, @tagsStamp, @embedding, @updatedAt, @listing, @pageFields, @extracted)
            ON CONFLICT (url_id) DO UPDATE SET url = excluded.url, host = excluded.host, title = excluded.title, text_hash = excluded.text_hash,
              summary = excluded.summary, tags = excluded.tags, language = excluded.language, published = excluded.published,
              summary_stamp = excluded.summary_stamp, tags_stamp = excluded.tags_stamp, embedding = excluded.embedding, updated_at = excluded.updated_at,
-             listing = excluded.listing, page_fields = excluded.page_fields
+             listing = excluded.listing, page_fields = excluded.page_fields, extracted = excluded.extracted
            RETURNING doc_id`,
         )
         .get({
@@ -155,6 +156,7 @@ export class SqliteEnrichStore implements EnrichStore {
           listing: record.listing ?? null,
           // The filters' columns (language, published) beside every field a hit shows.
           pageFields: JSON.stringify(pageFieldsOf(record)),
+          extracted: record.extracted ? JSON.stringify(record.extracted) : null,
         }) as { doc_id: number };
       this.sql.get('DELETE FROM enrichment_tags WHERE doc_id = ?').run(docId);
       const tag = this.sql.get('INSERT OR IGNORE INTO enrichment_tags (tag, doc_id) VALUES (?, ?)');

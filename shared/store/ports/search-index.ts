@@ -1,6 +1,7 @@
 import type { EnrichStage } from '../../errors.js';
 import type { ModelStamp } from '../../enrich/providers.js';
 import { pageFieldsOf, type PageFields } from './page-fields.js';
+import type { SchemaExtraction } from '../../enrich/schema-extract.js';
 
 /** A model stamp with the time the output was made. */
 export interface StampedAt extends ModelStamp {
@@ -34,6 +35,8 @@ export interface EnrichmentRecord extends PageFields {
    * Search ranks listings below content; a record made before it was measured has none.
    */
   listing?: number;
+  /** The page's values for the crawl's extract schema (`--extract-schema`), each with the chunks it came from, or the error. */
+  extracted?: SchemaExtraction;
   /**
    * Milliseconds the work behind this write took (the summary, tag and embedding passes made for
    * it, retries included): counted in the store's latency histogram, not kept with the record.
@@ -115,6 +118,8 @@ export interface HitDetails extends PageFields {
    * listing below the hits it links to, and does not show them.
    */
   linkedFrom?: string[];
+  /** The page's values for the crawl's extract schema with the chunks each came from, or why there are none. */
+  extracted?: Pick<SchemaExtraction, 'data' | 'sources' | 'error'>;
 }
 
 /** The most linking pages a hit's details name. */
@@ -126,8 +131,22 @@ export const LINKED_FROM_KEPT = 200;
  * in its indexed text (`termsIn`) or its index terms (`termsHeld`).
  */
 export function hitOf(e: EnrichmentRecord, matched: string[], inlinks: HitDetails['inlinks'], linkedFrom: string[] = []): HitDetails {
-  const { urlId, url, host, title, summary, tags, listing } = e;
-  return { urlId, url, host, title, summary, tags, ...pageFieldsOf(e), matched, inlinks, ...(listing === undefined ? {} : { listing }), linkedFrom };
+  const { urlId, url, host, title, summary, tags, listing, extracted: x } = e;
+  const extracted = x && { data: x.data, sources: x.sources, error: x.error };
+  return {
+    urlId,
+    url,
+    host,
+    title,
+    summary,
+    tags,
+    ...pageFieldsOf(e),
+    matched,
+    inlinks,
+    ...(listing === undefined ? {} : { listing }),
+    linkedFrom,
+    ...(extracted ? { extracted } : {}),
+  };
 }
 
 /** What a fold of changes into a segmented full-text index did. */

@@ -1,0 +1,201 @@
+// Structured extraction: a page's clean text, cut into its chunks, goes to the configured LLM with
+// the user's JSON Schema; the answer is validated against the schema (Ajv) and must say which
+// chunk(s) of the page each value came from. An answer that fails is asked for once more with what
+// was wrong; a second failure is kept as the page's error, with the validation message.
+import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { chunkText, DEFAULT_CHUNKING } from '../extract/chunks.js';
+import { errorMessage, UsageError } from '../errors.js';
+import type { ChatAnswer, ChatClient } from './providers.js';
+
+/** What a crawl asks of each page: a JSON Schema, and what to look for beyond it. */
+export interface ExtractSpec {
+  schema: Record<string, unknown>;
+  prompt?: string;
+}
+
+/**
+ * The crawl's extract spec from its settings: the schema as an object, its JSON text, or a file
+ * holding it; undefined when none is set. Bad input is a UsageError naming it.
+ */
+export function extractSpecOf(settings: { extractSchema?: string | Record<string, unknown>; extractPrompt?: string }): ExtractSpec | undefined {
+  const { extractSchema: given = '', extractPrompt = '' } = settings;
+  const prompt = extractPrompt.trim() || undefined;
+  if (typeof given === 'object') return { schema: given, prompt };
+  const text = given.trim();
+  if (!text) return undefined;
+  let json = text;
+  if (!text.startsWith('{')) {
+    try {
+      json = readFileSync(text, 'utf8');
+    } catch (err) {
+      throw new UsageError(`the extract schema file ${text} cannot be read (${errorMessage(err)}): give a JSON Schema file, or the schema's JSON itself`);
+    }
+  }
+  let schema: unknown;
+  try {
+    schema = JSON.parse(json);
+  } catch (err) {
+    throw new UsageError(`the extract schema${text.startsWith('{') ? '' : ` in ${text}`} is not JSON (${errorMessage(err)}): give a JSON Schema object`);
+  }
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw new UsageError('the extract schema must be a JSON object (a JSON Schema)');
+  return { schema: schema as Record<string, unknown>, prompt };
+}
+
+/** A short hash of a spec: a page extracted to another schema or prompt is extracted again. */
+export function specHash(spec: ExtractSpec): string {
+  return createHash('sha256')
+    .update(JSON.stringify([spec.schema, spec.prompt ?? '']))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** What structured extraction made of a page. */
+export interface SchemaExtraction {
+  /** The values, valid against the schema (absent when the extraction failed). */
+  data?: unknown;
+  /** For each value of `data` (by JSON Pointer, `/price`, `/specs/0/name`), the ids of the page's chunks it came from. */
+  sources?: Record<string, string[]>;
+  /** Why there are no values: the provider failed for good, or its answer was not valid twice (the validation message). */
+  error?: string;
+  /** Questions asked: 1, or 2 when the first answer was not valid. */
+  attempts: number;
+  provider: string;
+  model: string;
+  /** Tokens the provider counted over the attempts (0 when it does not say). */
+  inputTokens: number;
+  outputTokens: number;
+  /** The spec it was made to (`specHash`). */
+  spec: string;
+}
+
+/** Characters of a page's chunks put in the question at most: the rest of a long page is left out. */
+export const MAX_PROMPT_CHARS = 24_000;
+/** The longest answer asked for. */
+const MAX_ANSWER_TOKENS = 2_000;
+
+const SYSTEM = [
+  'You extract structured data from one web page.',
+  'The page is given as numbered chunks, each headed by its id in square brackets.',
+  'Answer with one JSON object and nothing else: {"data": ..., "sources": {...}}.',
+  '"data" must be valid against the JSON Schema you are given. Use only what the page says; where the page does not give a value the schema requires, use null if the schema allows it.',
+  '"sources" maps the JSON Pointer of every value you put in "data" (for example "/price" or "/specs/0/name") to the ids of the chunks the value came from.',
+].join('\n');
+
+/** A schema's validator: Ajv for its draft (2020-12 when it says so, else draft-07), formats checked. */
+function compile(schema: Record<string, unknown>): ValidateFunction {
+  const draft2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
+  const ajv = draft2020 ? new Ajv2020({ allErrors: true, strict: false }) : new Ajv({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  try {
+    return ajv.compile(schema as AnySchema);
+  } catch (err) {
+    throw new UsageError(`the extract schema is not a valid JSON Schema: ${errorMessage(err)}`);
+  }
+}
+
+/** The leaves of a value as JSON Pointers: every string, number and boolean (nulls say "not given"). */
+export function leafPointers(value: unknown, at = ''): string[] {
+  if (value === null || value === undefined) return [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => leafPointers(v, `${at}/${i}`));
+  if (typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => leafPointers(v, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`));
+  return [at];
+}
+
+function schemaErrors(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((e) => `${e.instancePath || '(the data)'} ${e.message ?? 'is not valid'}`);
+}
+
+/** The answer's JSON object, from the whole text or a fenced block. */
+function parseAnswer(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const body = (fenced ? fenced[1]! : text).trim();
+  const start = body.indexOf('{');
+  const end = body.lastIndexOf('}');
+  return JSON.parse(start >= 0 && end > start ? body.slice(start, end + 1) : body) as unknown;
+}
+
+/** Structured extraction of pages to one schema with one chat model. */
+export class SchemaExtractor {
+  private readonly validate: ValidateFunction;
+  private readonly schemaText: string;
+  /** The spec's hash (`specHash`): kept with each extraction. */
+  readonly hash: string;
+
+  get provider(): string {
+    return this.chat.provider;
+  }
+
+  get model(): string {
+    return this.chat.model;
+  }
+
+  constructor(
+    private readonly chat: ChatClient,
+    private readonly spec: ExtractSpec,
+  ) {
+    this.validate = compile(spec.schema);
+    this.schemaText = JSON.stringify(spec.schema);
+    this.hash = specHash(spec);
+  }
+
+  /** Extracts the schema's values from a page's markdown (cut into the chunks its extraction stored: the same ids). */
+  async extract(page: { url: string; title: string; markdown: string }): Promise<SchemaExtraction> {
+    const chunks = chunkText(page.markdown, DEFAULT_CHUNKING);
+    const ids = new Set(chunks.map((c) => c.id));
+    let text = '';
+    for (const c of chunks) {
+      const block = `[${c.id}]\n${c.text}\n\n`;
+      if (text.length + block.length > MAX_PROMPT_CHARS) break;
+      text += block;
+    }
+    const question = [
+      `JSON Schema:\n${this.schemaText}`,
+      ...(this.spec.prompt ? [`What to extract: ${this.spec.prompt}`] : []),
+      `Page: ${page.url}\nTitle: ${page.title}\n\n${text}`,
+    ].join('\n\n');
+    const out: SchemaExtraction = { attempts: 0, provider: this.chat.provider, model: this.chat.model, inputTokens: 0, outputTokens: 0, spec: this.hash };
+    let problems: string[] = [];
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      out.attempts = attempt;
+      const user =
+        attempt === 1
+          ? question
+          : `${question}\n\nYour previous answer was not valid:\n${problems.map((p) => `- ${p}`).join('\n')}\nAnswer again with one JSON object {"data": ..., "sources": {...}}.`;
+      // A provider failure is thrown: the enrichment stage retries the passing ones.
+      const answer: ChatAnswer = await this.chat.answer({ system: SYSTEM, user, maxTokens: MAX_ANSWER_TOKENS });
+      out.inputTokens += answer.inputTokens ?? 0;
+      out.outputTokens += answer.outputTokens ?? 0;
+      problems = this.check(answer.text, ids);
+      if (problems.length === 0) {
+        const { data, sources } = parseAnswer(answer.text) as { data: unknown; sources: Record<string, string[]> };
+        return { ...out, data, sources: Object.fromEntries(leafPointers(data).map((p) => [p, sources[p]!])) };
+      }
+    }
+    return { ...out, error: `the answer did not match the schema after ${out.attempts} attempts: ${problems.join('; ')}` };
+  }
+
+  /** What is wrong with an answer: not JSON, data not valid against the schema, values without chunks. */
+  private check(text: string, ids: Set<string>): string[] {
+    let answer: unknown;
+    try {
+      answer = parseAnswer(text);
+    } catch (err) {
+      return [`the answer is not JSON (${errorMessage(err)})`];
+    }
+    if (!answer || typeof answer !== 'object' || !('data' in answer)) return ['the answer has no "data"'];
+    const { data, sources } = answer as { data: unknown; sources?: unknown };
+    const problems = this.validate(data) ? [] : schemaErrors(this.validate.errors);
+    const named = sources && typeof sources === 'object' ? (sources as Record<string, unknown>) : {};
+    for (const pointer of leafPointers(data)) {
+      const from = named[pointer];
+      if (!Array.isArray(from) || from.length === 0) problems.push(`${pointer} names no chunk in "sources"`);
+      else if (from.some((id) => typeof id !== 'string' || !ids.has(id)))
+        problems.push(`${pointer} names a chunk the page does not have (${JSON.stringify(from)})`);
+    }
+    return problems;
+  }
+}
