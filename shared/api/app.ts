@@ -15,6 +15,7 @@ import { graphRoutes } from './routes/graph.js';
 import { pagesRoutes } from './routes/pages.js';
 import { runsRoutes } from './routes/runs.js';
 import { searchRoutes } from './routes/search.js';
+import { firecrawlRoutes, type FirecrawlOptions } from './firecrawl.js';
 import { HealthBody } from './schemas.js';
 import { completeDocument, PER_OPERATION_WRITES, registerPlainRoutes, type DocumentedGuards } from './openapi-doc.js';
 import type { UiAssets } from './ui-assets.js';
@@ -42,6 +43,11 @@ export interface ApiOptions extends WritePolicy {
    * may write (its writing tools refuse otherwise); absent: no `/mcp`.
    */
   mcp?: (request: Request, access: WriteAccess) => Promise<Response>;
+  /**
+   * The Firecrawl-compatible routes (`/v1|v2/scrape`, `/crawl`, `/map`), over the same crawl jobs;
+   * absent: none. Their POSTs and DELETEs need write access like `/crawls`.
+   */
+  firecrawl?: FirecrawlOptions;
   /** The built web UI, served at `/`; without it `/` says how to build it. */
   ui?: UiAssets;
   logger?: Logger;
@@ -112,6 +118,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
     });
   }
   if (options.crawls) app.route('/', crawlsRoutes(options.crawls.jobs, options.crawls));
+  if (options.firecrawl) app.route('/', firecrawlRoutes(options.firecrawl));
   app.route('/', searchRoutes(deps, metrics));
   app.route('/', pagesRoutes(deps));
   app.route('/', graphRoutes(deps));

@@ -9,6 +9,8 @@ import { JobBook } from '../store/local/job-book.js';
 import { loadUiAssets } from '../api/ui-assets.js';
 import type { CrawlSettings } from '../config/settings.js';
 import { createEmbedder } from '../enrich/embedder-factory.js';
+import { chatFor } from '../enrich/provider-factory.js';
+import { openStore } from '../library/store.js';
 import { UsageError } from '../errors.js';
 import { ChangeDiffs } from '../changes/change-diffs.js';
 import { DiffThread } from '../changes/diff-thread.js';
@@ -113,6 +115,8 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       mcp: mcpHttpHandler(localMcpSource(mcpOptions, jobs)),
       writeToken,
       crawls: { jobs, allowPrivateNetwork: settings.allowPrivateNetwork },
+      // Firecrawl's routes start crawl jobs as /crawls does, with the write token.
+      firecrawl: { jobs, open: () => openStore(settings.data), chat: chatFor(settings, env), allowPrivateNetwork: settings.allowPrivateNetwork },
     },
   );
   const server = serve({ fetch: app.fetch, hostname: host, port });

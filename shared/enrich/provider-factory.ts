@@ -53,6 +53,11 @@ export function createProviders(
   };
 }
 
+/** The chat model of the configured provider; undefined for the local one, which has none. */
+export function chatFor(settings: ProviderSettings, env: NodeJS.ProcessEnv = {}, bedrock: BedrockOptions = {}): ChatClient | undefined {
+  return settings.provider === 'local' ? undefined : chatClient(settings, env, bedrock);
+}
+
 /** The chat model of an LLM provider. */
 function chatClient(settings: ProviderSettings, env: NodeJS.ProcessEnv, bedrock: BedrockOptions): ChatClient {
   const provider = settings.provider === 'bedrock' ? 'bedrock' : 'openai';

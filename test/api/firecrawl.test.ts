@@ -1,0 +1,113 @@
+// The Firecrawl-compatible routes driven by Firecrawl's own JavaScript SDK (@mendable/firecrawl-js,
+// unmodified), v2 and v1 clients, against `trawl serve` on loopback: scrape with markdown, links
+// and json to a schema (the chat model an OpenAI-compatible server on loopback), crawl with a
+// limit and polling, map; what trawl does not do is refused with the SDK's error.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Firecrawl, { FirecrawlAppV1, type Document, type MapData, type CrawlJob } from '@mendable/firecrawl-js';
+import { resolveSettings } from '../../shared/cli/args.js';
+import { startServer } from '../../shared/cli/serve-command.js';
+import { testFlags } from '../e2e/crawl-helpers.js';
+import { serve, tempDir } from '../helpers.js';
+import { modelServer } from '../enrich/model-servers.js';
+
+const WRITE = 'a-write-token-of-some-length';
+const words = (n: number) =>
+  Array.from(
+    { length: 30 },
+    (_, i) => `Line ${i} of page ${n} is about ${['ponds', 'reeds', 'frogs', 'herons', 'lilies'][(n + i) % 5]} number ${n * 31 + i}.`,
+  ).join(' ');
+const page = (n: number, links: number[]) =>
+  `<!doctype html><html lang="en"><head><title>Page ${n}</title><meta name="description" content="About page ${n}"></head><body><nav><a href="/">Home</a></nav>` +
+  `<main><h1>Page ${n}</h1><p>${words(n)}</p><p>Price: ${n}9.90 EUR.</p>${links.map((l) => `<p><a href="/p/${l}">Read page ${l}</a></p>`).join('')}</main>` +
+  `<script>var tracking = 1;</script></body></html>`;
+
+test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, map; unsupported options refused', { timeout: 180_000 }, async () => {
+  const site = await serve((req, res) => {
+    const path = req.url ?? '/';
+    if (path === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n');
+    const m = /^\/p\/(\d+)$/.exec(path);
+    if (path === '/' || (m && Number(m[1]) <= 8)) {
+      const n = m ? Number(m[1]) : 0;
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end(
+        page(
+          n,
+          [n + 1, n + 2].filter((l) => l <= 8),
+        ),
+      );
+    }
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<p>not here</p>');
+  });
+  const model = await modelServer({
+    '/v1/chat/completions': (body) => {
+      const user = body.messages[1].content as string;
+      const chunk = /^\[([0-9a-f]+)\]\n[\s\S]*?Price: ([\d.]+) EUR/m.exec(user)!;
+      const title = /^Title: (.*)$/m.exec(user)![1]!;
+      const content = JSON.stringify({ data: { title, price: Number(chunk[2]) }, sources: { '/title': [chunk[1]], '/price': [chunk[1]] } });
+      return { body: { choices: [{ index: 0, message: { role: 'assistant', content } }], usage: { prompt_tokens: 500, completion_tokens: 20 } } };
+    },
+  });
+  const data = tempDir();
+  const settings = resolveSettings(testFlags(data.dir, { 'delay-ms': '0', provider: 'openai', 'openai-base-url': `${model.origin}/v1` }), {});
+  const server = await startServer(settings, { port: '0', 'write-token': WRITE }, { OPENAI_API_KEY: 'k' });
+  const apiUrl = server.url.replace(/\/$/, '');
+  try {
+    const v2 = new Firecrawl({ apiKey: WRITE, apiUrl });
+    const schema = { type: 'object', properties: { title: { type: 'string' }, price: { type: 'number' } }, required: ['title', 'price'] };
+    const doc: Document = await v2.scrape(`${site.origin}/p/3`, { formats: ['markdown', 'links', 'rawHtml', 'html', { type: 'json', schema }] });
+    assert.match(doc.markdown!, /Line 5 of page 3/);
+    assert.ok(doc.links!.includes(`${site.origin}/p/4`), JSON.stringify(doc.links));
+    assert.match(doc.rawHtml!, /var tracking/, 'rawHtml: the page as served');
+    assert.doesNotMatch(doc.html!, /var tracking/, 'html: without its scripts');
+    assert.deepEqual(doc.json, { title: 'Page 3', price: 39.9 });
+    assert.equal(doc.metadata?.title, 'Page 3');
+    assert.equal(doc.metadata?.statusCode, 200);
+    assert.equal(doc.metadata?.sourceURL, `${site.origin}/p/3`);
+    assert.equal(doc.metadata?.description, 'About page 3');
+    // A page stored within maxAge is answered from the data directory, not fetched again.
+    const fetches = (await v2.crawl(`${site.origin}/`, { limit: 4, pollInterval: 1 })) as CrawlJob;
+    assert.equal(fetches.status, 'completed');
+    assert.ok(fetches.data.length >= 1 && fetches.data.length <= 4, `${fetches.data.length} documents`);
+    for (const d of fetches.data) {
+      assert.ok(d.markdown && d.metadata?.sourceURL, JSON.stringify(d).slice(0, 200));
+      assert.equal(d.metadata?.statusCode, 200);
+    }
+    assert.ok(fetches.data.some((d) => d.metadata?.sourceURL === `${site.origin}/`));
+    const map: MapData = await v2.map(`${site.origin}/`, { search: 'page 2' });
+    assert.ok(
+      map.links.some((l) => l.url === `${site.origin}/p/2`),
+      JSON.stringify(map.links),
+    );
+    assert.ok(map.links.every((l) => l.url.startsWith(site.origin)));
+    // What trawl does not do: the SDK throws with trawl's message.
+    await assert.rejects(v2.scrape(`${site.origin}/p/1`, { actions: [{ type: 'click', selector: '#more' }] }), /actions are not supported/);
+    await assert.rejects(v2.scrape(`${site.origin}/p/1`, { formats: ['summary'] }), /summary format is not supported/);
+    await assert.rejects(v2.scrape(`${site.origin}/private`), /was not fetched: robots.txt/);
+    // The write token is needed, as for POST /crawls.
+    await assert.rejects(new Firecrawl({ apiKey: 'wrong-token-of-some-length', apiUrl }).scrape(`${site.origin}/p/1`), /401|write token/i);
+
+    // The v1 client: scrape, crawl (polled every 2 s by the SDK), map.
+    const v1 = new FirecrawlAppV1({ apiKey: WRITE, apiUrl });
+    const scraped = await v1.scrapeUrl(`${site.origin}/p/5`, { formats: ['markdown', 'links'] });
+    assert.ok(scraped.success);
+    if (scraped.success) {
+      assert.match(scraped.markdown!, /page 5/);
+      assert.ok(scraped.links!.includes(`${site.origin}/p/6`));
+    }
+    const crawled = await v1.crawlUrl(`${site.origin}/p/6`, { limit: 2, scrapeOptions: { formats: ['markdown', 'links'] } }, 1);
+    assert.ok(crawled.success);
+    if (crawled.success) {
+      assert.equal(crawled.status, 'completed');
+      assert.ok(crawled.data.length >= 1 && crawled.data.length <= 2);
+      assert.ok(crawled.data[0]!.links!.length > 0);
+    }
+    // The v1 SDK reads params.origin of its second argument: it must be given.
+    const mapped = await v1.mapUrl(`${site.origin}/`, {});
+    assert.ok(mapped.success);
+    if (mapped.success) assert.ok(mapped.links!.includes(`${site.origin}/p/1`), JSON.stringify(mapped.links));
+  } finally {
+    await server.close();
+    await Promise.all([site.close(), model.close()]);
+    data.cleanup();
+  }
+});
