@@ -13,6 +13,8 @@ const TYPES: Record<string, string> = {
   extractWorkers: "'auto' | number",
   renderConcurrency: "'auto' | number",
   extractSchema: 'string | Record<string, unknown>',
+  actions: 'string | unknown[]',
+  cookies: 'string | unknown[] | Record<string, unknown>',
   monitorKind: `Array<${CHANGE_KINDS.map((k) => `'${k}'`).join(' | ')}>`,
 };
 

@@ -46,6 +46,9 @@ export const JOB_SETTINGS = [
   // Over HTTP the schema is the object itself: a string (which the CLI reads as a file) is refused.
   'extractSchema',
   'extractPrompt',
+  // Actions and cookies too: their values, never a file on the server.
+  'actions',
+  'cookies',
 ] as const satisfies readonly SettingName[];
 export type JobSetting = (typeof JOB_SETTINGS)[number];
 

@@ -16,6 +16,7 @@ import type { TrawlStore } from '../library/store.js';
 import type { CrawlJob, CrawlLauncher } from '../store/ports/crawl-launcher.js';
 import type { PageRecord } from '../store/ports/index.js';
 import { checkJobSeeds } from './job-seeds.js';
+import { pageActionsOf } from '../render/page-session.js';
 
 export interface FirecrawlOptions {
   jobs: CrawlLauncher;
@@ -81,6 +82,8 @@ type Version = 'v1' | 'v2';
 type Options = z.infer<typeof ScrapeOptions>;
 interface Wanted {
   formats: Set<string>;
+  /** The page's actions (Firecrawl's names), run in the renderer before it is read. */
+  actions?: unknown[];
   json?: { schema?: Record<string, unknown>; prompt?: string };
   mainContent: 'article' | 'full';
 }
@@ -97,7 +100,6 @@ class Refused extends Error {
 
 /** What a scrape asks for, or why trawl refuses it. */
 function wantedOf(options: Options, version: Version): Wanted {
-  if (options.actions?.length) throw new Refused('actions are not supported by this trawl server: scrape the page as it loads (rendered when it needs it)');
   if (options.includeTags?.length || options.excludeTags?.length)
     throw new Refused(
       'includeTags and excludeTags are not supported: trawl keeps the main content by its own rules (onlyMainContent: false keeps the whole readable page)',
@@ -116,7 +118,14 @@ function wantedOf(options: Options, version: Version): Wanted {
     if (!FORMATS.has(name)) throw new Refused(`the ${name} format is not supported: trawl serves markdown, html, rawHtml, links and json`);
     formats.add(name);
   }
-  return { formats, json, mainContent: options.onlyMainContent === false ? 'full' : 'article' };
+  // Checked now: a bad action is this request's 400, naming it.
+  if (options.actions?.length) pageActionsOf({ actions: options.actions });
+  return {
+    formats,
+    json,
+    mainContent: options.onlyMainContent === false ? 'full' : 'article',
+    ...(options.actions?.length ? { actions: options.actions } : {}),
+  };
 }
 
 const failure = (c: Context, err: unknown) => {
@@ -176,9 +185,11 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
   /** The stored page of a URL fetched within `maxAge`, else fetched now as a one-page crawl job. */
   const freshPage = async (url: string, maxAge: number, wanted: Wanted, timeoutMs: number): Promise<PageRecord> => {
     const stored = await withStore((s) => s.page(url));
-    if (stored && maxAge > 0 && Date.now() - stored.fetchedAt <= maxAge) return stored;
+    // A page with actions is the page after them: it is always fetched and rendered anew.
+    if (stored && maxAge > 0 && !wanted.actions && Date.now() - stored.fetchedAt <= maxAge) return stored;
     await checkJobSeeds([url], options.allowPrivateNetwork);
-    const job = await oneJob(url, { maxPages: 1, maxDepth: 0, mainContent: wanted.mainContent, enrich: false }, timeoutMs);
+    const settings = { maxPages: 1, maxDepth: 0, mainContent: wanted.mainContent, enrich: false, ...(wanted.actions ? { actions: wanted.actions } : {}) };
+    const job = await oneJob(url, settings, timeoutMs);
     if (job.status === 'failed') throw new Refused(`the crawl of ${url} failed: ${job.error ?? 'see the server log'}`, 502);
     const page = await withStore((s) => s.page(url));
     if (!page || page.fetchedAt < job.createdAt)
@@ -261,6 +272,7 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
           throw new Refused('allowExternalLinks is not supported: a crawl stays on its host (allowSubdomains: true takes its domain)');
         if (req.webhook) throw new Refused("a crawl's own webhook is not supported: the server's --webhook receivers are told of every crawl (signed)");
         if (wanted.json) throw new Refused('the json format of a crawl is the crawl\'s extract schema: start it with POST /crawls and "extractSchema"');
+        if (wanted.actions) throw new Refused('actions of a crawl go by URL pattern: start it with POST /crawls and "actions" rules');
         await checkJobSeeds([req.url], options.allowPrivateNetwork);
         const depth = req.maxDiscoveryDepth ?? req.maxDepth;
         const job = await options.jobs.start([req.url], {

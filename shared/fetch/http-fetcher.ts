@@ -1,3 +1,4 @@
+import { cookieHeader, cookiesFor, sessionCookiesOf, type SessionCookie } from './session-cookies.js';
 import { Agent, type Dispatcher } from 'undici';
 import { AddressGuard, type Resolver } from './address-guard.js';
 import { readCappedBody } from './body-reader.js';
@@ -65,6 +66,8 @@ export interface HttpFetcherOptions {
   totalTimeoutMs: number;
   resolver?: Resolver;
   clock?: () => number;
+  /** The user's session cookies (`--cookies`): each request carries those of its host. */
+  cookies?: readonly SessionCookie[];
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -95,6 +98,8 @@ export interface FetcherSettings {
   maxBodyBytes: number;
   connectTimeoutMs: number;
   timeoutMs: number;
+  /** `--cookies`: the user's session (`sessionCookiesOf`). */
+  cookies?: unknown;
 }
 
 /** A fetcher configured from crawl settings; `overrides` replace single options (a preview's smaller cap and timeout). */
@@ -105,6 +110,7 @@ export function fetcherFor(settings: FetcherSettings, overrides: Partial<HttpFet
     maxBodyBytes: settings.maxBodyBytes,
     connectTimeoutMs: settings.connectTimeoutMs,
     totalTimeoutMs: settings.timeoutMs,
+    cookies: sessionCookiesOf(settings),
     ...overrides,
   });
 }
@@ -131,7 +137,8 @@ export class HttpFetcher implements Fetcher {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NonRetryableFetchError(`${request.url}: only http and https are fetched`);
     this.guard.checkHostLiteral(url.hostname);
     const started = this.clock();
-    const headers = this.requestHeaders(request);
+    const cookie = cookieHeader(cookiesFor(this.options.cookies ?? [], request.url));
+    const headers = { ...this.requestHeaders(request), ...(cookie ? { cookie } : {}) };
     const deadline = new Deadline(this.options.totalTimeoutMs);
     try {
       let res: Dispatcher.ResponseData;
@@ -197,7 +204,9 @@ export class HttpFetcher implements Fetcher {
     }
   }
 
+  /** The request's headers as archived: a session cookie sent with it is named, never written out. */
   requestHeaders(request: FetchRequest): Record<string, string> {
+    const sent = cookiesFor(this.options.cookies ?? [], request.url);
     const headers: Record<string, string> = {
       'user-agent': this.options.userAgent,
       accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.7,*/*;q=0.1',
@@ -205,6 +214,7 @@ export class HttpFetcher implements Fetcher {
     };
     if (request.etag) headers['if-none-match'] = request.etag;
     if (request.lastModified) headers['if-modified-since'] = request.lastModified;
+    if (sent.length) headers.cookie = `[redacted: ${sent.map((c) => c.name).join(', ')}]`;
     return headers;
   }
 

@@ -208,6 +208,16 @@ export interface CrawlSettingsOptions {
    */
   renderConcurrency?: 'auto' | number;
   /**
+   * Actions run on a page in the browser before it is read (wait, click, scroll, write, press, screenshot, executeJavascript); such pages are rendered: a JSON list of actions, or of {"pattern", "actions"} rules: a file, its JSON text, or (library) the list. CLI `--actions`, environment `TRAWL_ACTIONS`.
+   * @default ""
+   */
+  actions?: string | unknown[];
+  /**
+   * The session's cookies, each sent only to the host its domain names (fetches and renders), never archived in plain text: a JSON list of cookies, or a storage state with "cookies": a file, its JSON text, or (library) the value. CLI `--cookies`, environment `TRAWL_COOKIES`.
+   * @default ""
+   */
+  cookies?: string | unknown[] | Record<string, unknown>;
+  /**
    * Pages of one host rendering at once; their requests to the host still go one at a time, and a page of a kind whose renders have not yet gained anything renders alone: a whole number from 1 to 16. CLI `--renders-per-host`, environment `TRAWL_RENDERS_PER_HOST`.
    * @default 4
    */

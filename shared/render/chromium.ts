@@ -11,6 +11,7 @@ import { MUTATION_CLOCK, quiet, timeout, watchResponsive } from './page-wait.js'
 
 export { QUIET_MS, UNRESPONSIVE_MS } from './page-wait.js';
 import { browserPid, DRIVER_DEFAULTS_REFUSED, exited, kill, launchArgs, PROFILE_PREFIX, sweepStaleProfiles } from './browser-process.js';
+import { ACTION_MS, runActions } from './actions.js';
 import { guardPage, type Traffic } from './intercept.js';
 import { SubresourceMemo } from './subresource-memo.js';
 
@@ -18,6 +19,9 @@ export { launchArgs, sweepStaleProfiles } from './browser-process.js';
 import type { BlockReason, Renderer, RenderOutput, RenderRequest } from './renderer.js';
 import { HostContexts, sinkProxy, SoleContext, type ContextLease, type ContextSource, type PageSink } from './host-contexts.js';
 import { RequestPolicy } from './request-policy.js';
+
+/** The most time a page's actions add to its render's cap. */
+const ACTIONS_MS = 120_000;
 
 export interface ChromiumOptions {
   userAgent: string;
@@ -148,10 +152,12 @@ export class ChromiumRenderer implements Renderer {
       // A retry after a crash starts from a fresh context: the failed one was closed.
       lease = await Promise.race([slot.contexts.lease(host, traffic), slot.gone]);
       const session = this.session(lease, request, attempt, traffic);
-      const output = await timeout(Promise.race([session, slot.gone]), this.options.timeoutMs, () => {
+      // A page's actions have their own time beside the cap: each ACTION_MS at most, 2 minutes in all.
+      const cap = this.options.timeoutMs + Math.min((request.actions?.length ?? 0) * ACTION_MS, ACTIONS_MS);
+      const output = await timeout(Promise.race([session, slot.gone]), cap, () => {
         this.stats.hangs++;
         slot.dead = true;
-        return new RenderError('hang', `the page did not finish rendering within ${this.options.timeoutMs} ms (render-timeout-ms)`);
+        return new RenderError('hang', `the page did not finish rendering within ${cap} ms (render-timeout-ms, and its actions' time)`);
       });
       rendered = true;
       return output;
@@ -315,17 +321,24 @@ export class ChromiumRenderer implements Renderer {
     const run = async (): Promise<RenderOutput> => {
       await guardPage(page, request, traffic, this.memo);
       await page.evaluateOnNewDocument(MUTATION_CLOCK);
+      // The user's session for this host only: its context is the host's own.
+      if (request.cookies?.length)
+        await page.setCookie(
+          ...request.cookies.map(({ name, value, domain, path, secure, httpOnly }) => ({ name, value, domain, path: path ?? '/', secure, httpOnly })),
+        );
       await page.goto(request.url, { waitUntil: 'domcontentloaded', timeout: this.options.timeoutMs });
       // The settle wait ends well inside the hard cap, so a page that never goes idle still yields its DOM.
       const left = this.options.timeoutMs - (performance.now() - started) - SETTLE_MARGIN_MS;
       const settled = await quiet(page, Math.max(1, Math.min(this.options.settleMs, left)));
+      let shot: Buffer | undefined;
+      const actions = request.actions?.length ? await runActions(page, request.actions, (s) => (shot = s)) : undefined;
       const html = await page.content();
       const measured = await page.evaluate(() => {
         const hrefs = new Set(Array.from(document.querySelectorAll('a[href]'), (a) => a.getAttribute('href') ?? ''));
         hrefs.delete('');
         return { textChars: (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim().length, links: hrefs.size };
       });
-      const screenshot = request.screenshot ? await this.screenshot(page) : undefined;
+      const screenshot = request.screenshot ? await this.screenshot(page) : shot;
       return {
         html,
         durationMs: Math.round(performance.now() - started),
@@ -338,6 +351,7 @@ export class ChromiumRenderer implements Renderer {
         throttled: traffic.throttled,
         attempts: attempt,
         screenshot,
+        ...(actions ? { actions } : {}),
       };
     };
     return Promise.race([

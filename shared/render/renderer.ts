@@ -1,3 +1,5 @@
+import type { ActionLog, PageAction } from './actions.js';
+import type { SessionCookie } from '../fetch/session-cookies.js';
 /** One page to render: the document as it was fetched over HTTP is what the browser loads. */
 export interface RenderRequest {
   url: string;
@@ -14,6 +16,10 @@ export interface RenderRequest {
    * as the page makes them.
    */
   hostTurn?: (request: () => Promise<void>) => Promise<boolean>;
+  /** Actions run on the page, in order, once it has settled and before it is read (`--actions`). */
+  actions?: readonly PageAction[];
+  /** The user's session cookies of the page's host (`--cookies`), set in its context before the page loads. */
+  cookies?: readonly SessionCookie[];
 }
 
 /** Why a request the page made was not let through. */
@@ -37,6 +43,8 @@ export interface RenderOutput {
   navigations: string[];
   /** A request to the page's own host that was answered 429 or 503: the host asks us to slow down. */
   throttled?: { status: number; retryAfter?: string };
+  /** What each of the request's actions did, in order. */
+  actions?: ActionLog[];
   /** 1, or 2 when the first attempt crashed or hung. */
   attempts: number;
   screenshot?: Buffer;

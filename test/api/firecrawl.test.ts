@@ -1,7 +1,7 @@
 // The Firecrawl-compatible routes driven by Firecrawl's own JavaScript SDK (@mendable/firecrawl-js,
 // unmodified), v2 and v1 clients, against `trawl serve` on loopback: scrape with markdown, links
 // and json to a schema (the chat model an OpenAI-compatible server on loopback), crawl with a
-// limit and polling, map; what trawl does not do is refused with the SDK's error.
+// limit and polling, map, actions; what trawl does not do is refused with the SDK's error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Firecrawl, { FirecrawlAppV1, type Document, type MapData, type CrawlJob } from '@mendable/firecrawl-js';
@@ -26,6 +26,13 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
   const site = await serve((req, res) => {
     const path = req.url ?? '/';
     if (path === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n');
+    if (path === '/app')
+      return void res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><html><head><title>App</title></head><body><h1>App</h1><p>${words(40)}</p><div id="more"></div>` +
+            `<button id="reveal" onclick="document.getElementById('more').innerHTML = '<p>Revealed by a click on the button.</p>'">More</button></body></html>`,
+        );
     const m = /^\/p\/(\d+)$/.exec(path);
     if (path === '/' || (m && Number(m[1]) <= 8)) {
       const n = m ? Number(m[1]) : 0;
@@ -80,7 +87,11 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
     );
     assert.ok(map.links.every((l) => l.url.startsWith(site.origin)));
     // What trawl does not do: the SDK throws with trawl's message.
-    await assert.rejects(v2.scrape(`${site.origin}/p/1`, { actions: [{ type: 'click', selector: '#more' }] }), /actions are not supported/);
+    // Actions run in the renderer before the page is read.
+    const clicked = await v2.scrape(`${site.origin}/app`, { formats: ['markdown'], actions: [{ type: 'click', selector: '#reveal' }] });
+    assert.match(clicked.markdown!, /Revealed by a click/);
+    await assert.rejects(v2.scrape(`${site.origin}/p/1`, { actions: [{ type: 'click' } as never] }), /actions are not valid at 0\.selector/);
+    await assert.rejects(v2.scrape(`${site.origin}/p/1`, { includeTags: ['main'] }), /includeTags and excludeTags are not supported/);
     await assert.rejects(v2.scrape(`${site.origin}/p/1`, { formats: ['summary'] }), /summary format is not supported/);
     await assert.rejects(v2.scrape(`${site.origin}/private`), /was not fetched: robots.txt/);
     // The write token is needed, as for POST /crawls.

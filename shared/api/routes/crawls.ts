@@ -8,6 +8,9 @@ import { ErrorBody } from '../schemas.js';
 import { checkJobSeeds, MAX_JOB_SEEDS } from '../job-seeds.js';
 import { JobQueueFullError, UsageError } from '../../errors.js';
 import { writeRequestOf } from '../write-access.js';
+import { pageActionsOf } from '../../render/page-session.js';
+import { sessionCookiesOf } from '../../fetch/session-cookies.js';
+import { extractSpecOf } from '../../enrich/schema-extract.js';
 
 const CrawlBody = z
   .object({
@@ -21,6 +24,14 @@ const CrawlBody = z
       .record(z.string(), z.unknown())
       .optional()
       .openapi({ description: "A JSON Schema each page's values are extracted to by the server's LLM provider (enrichment on)." }),
+    actions: z
+      .array(z.unknown())
+      .optional()
+      .openapi({ description: 'Actions run on each page before it is read, or {"pattern", "actions"} rules (see docs/rendering.md).' }),
+    cookies: z
+      .union([z.array(z.unknown()), z.record(z.string(), z.unknown())])
+      .optional()
+      .openapi({ description: 'Session cookies (a list, or a storage state with "cookies"), each sent only to its own host.' }),
   })
   .strict();
 const JobParams = z.object({ id: z.string().uuid() });
@@ -59,6 +70,10 @@ export function crawlsRoutes(jobs: CrawlLauncher, options: CrawlsRouteOptions): 
       const body = c.req.valid('json');
       try {
         await checkJobSeeds(body.seeds, options.allowPrivateNetwork);
+        // Checked now, so a bad one is this request's 400, not a job that fails later.
+        pageActionsOf(body);
+        sessionCookiesOf(body);
+        extractSpecOf(body);
       } catch (err) {
         if (err instanceof UsageError) return c.json({ error: err.message }, 400);
         throw err;

@@ -18,6 +18,7 @@ import { storeStage, type Fetched, type FetchOutcome } from '../stages/fetch-sta
 import { GroupCommit } from './group-commit.js';
 import { PREVIEWS_AT_ONCE, previewStage } from '../stages/preview-stage.js';
 import { toFetchCommit, processStage, type ProcessResult } from '../stages/process-stage.js';
+import { ACTIONS_REASON } from '../stages/process-content.js';
 import { hostAfterRender, renderStage, robotsCheck, servedDocument, type RenderWanted } from '../stages/render-stage.js';
 import type { CrawlHooks, CrawlProgress } from '../stages/progress.js';
 import { storedPage } from './stored-page.js';
@@ -232,7 +233,7 @@ export class PageFlow {
    */
   private async renderTask(q: HostQueue, row: FrontierRow, outcome: Response, wanted: RenderWanted, turns = false): Promise<ProcessResult> {
     // Renders of the host that ran while this one waited may have shown its template gains nothing.
-    if (renderStopped(renderModeFor(this.ctx.settings, row.host), row.runId, q.state.render, row.url))
+    if (wanted.reason !== ACTIONS_REASON && renderStopped(renderModeFor(this.ctx.settings, row.host), row.runId, q.state.render, row.url))
       return await processStage(this.ctx, row, outcome, { decide: { host: q.state.render } });
     // Renders beside each other start their visits one delay apart.
     for (let wait = readyAt(q.state) - this.ctx.clock(); wait > 0; wait = readyAt(q.state) - this.ctx.clock())
@@ -252,7 +253,8 @@ export class PageFlow {
    * the host's turn, so the host's fetches and its other pages' renders go on beside it.
    */
   private async renderAside(q: HostQueue, row: FrontierRow, outcome: Response, wanted: RenderWanted): Promise<ProcessResult> {
-    const exploring = renderExploring(renderModeFor(this.ctx.settings, row.host), row.runId, q.state.render, row.url);
+    const exploring =
+      wanted.reason === ACTIONS_REASON ? undefined : renderExploring(renderModeFor(this.ctx.settings, row.host), row.runId, q.state.render, row.url);
     const release = await this.renders.take(q.host, exploring);
     try {
       if (!this.owner.open(q)) return await processStage(this.ctx, row, outcome);

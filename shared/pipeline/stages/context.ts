@@ -1,3 +1,6 @@
+import { pageActionsOf } from '../../render/page-session.js';
+import type { PageAction } from '../../render/actions.js';
+import { sessionCookiesOf, type SessionCookie } from '../../fetch/session-cookies.js';
 import { availableParallelism, freemem } from 'node:os';
 import { WarcWriter } from '../../archive/warc-writer.js';
 import type { BodyKeeping } from '../../store/content-hash.js';
@@ -67,6 +70,10 @@ export interface CrawlContext {
   rendering: Rendering;
   /** The browser (started on the first page that needs it); absent unless `rendering` is `local`. */
   renderer?: Renderer;
+  /** The actions to run on a page before it is read (`--actions`): such a page is rendered. */
+  pageActions?: (url: string) => PageAction[] | undefined;
+  /** The user's session cookies (`--cookies`): a render's context gets those of its page's host. */
+  sessionCookies: readonly SessionCookie[];
   /** Where the crawl's time goes, by stage (`--stage-times`; off: it only runs the work). */
   stages: StageClock;
   /**
@@ -207,6 +214,8 @@ export function buildContext(parts: ContextParts): CrawlContext {
     canonicalize: (href) => canonicalize(href, undefined, canonical),
     stages,
     inFlight: parts.inFlight,
+    pageActions: pageActionsOf(settings),
+    sessionCookies: sessionCookiesOf(settings),
     async close() {
       // Every closer runs, whatever another throws; the failures come back together.
       const closers = new Closers();

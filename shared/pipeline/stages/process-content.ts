@@ -13,6 +13,8 @@ import { renderDecision, type HostRenderStats } from '../../render/decision.js';
 import { notRendered, renderInfo, type RenderCapture, type RenderWanted } from './render-stage.js';
 
 const FRESH_WINDOW_MS = 30 * 86_400_000;
+/** The render reason of a page rendered for its actions (`--actions`). */
+export const ACTIONS_REASON = 'actions';
 
 /**
  * What reading a page's content needs of the crawl: its settings, extractor, clocks and logger,
@@ -20,7 +22,7 @@ const FRESH_WINDOW_MS = 30 * 86_400_000;
  */
 export type ContentDeps = Pick<
   CrawlContext,
-  'settings' | 'extractor' | 'stages' | 'clock' | 'logger' | 'inFlight' | 'rendering' | 'robotsToken' | 'scoring'
+  'settings' | 'extractor' | 'stages' | 'clock' | 'logger' | 'inFlight' | 'rendering' | 'robotsToken' | 'scoring' | 'pageActions'
 > & {
   store: Pick<CrawlStore, 'claimBody' | 'findNearDuplicate' | 'findTextDuplicate'>;
   blobs: Pick<CrawlContext['blobs'], 'get'>;
@@ -154,7 +156,10 @@ async function htmlContent(ctx: ContentDeps, row: FrontierRow, answered: Answere
     page.render = renderInfo(capture);
     if (rendered) page.fetcher = 'browser';
   } else if (pass.decide) {
-    const decision = renderDecision(x.shell, renderModeFor(ctx.settings, row.host), row.runId, pass.decide.host, row.url);
+    // A page with actions to run is rendered: the actions are the user's ask.
+    const decision = ctx.pageActions?.(row.url)
+      ? { render: true, reason: ACTIONS_REASON }
+      : renderDecision(x.shell, renderModeFor(ctx.settings, row.host), row.runId, pass.decide.host, row.url);
     const available = ctx.rendering !== 'none';
     page.render = notRendered(decision, available);
     // It is processed again from its DOM: links, chunks and near-duplicate lookups wait for that pass.

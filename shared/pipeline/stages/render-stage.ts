@@ -1,3 +1,4 @@
+import { cookiesOfHost } from '../../fetch/session-cookies.js';
 import { errorMessage, RenderError } from '../../errors.js';
 import type { ShellSignals } from '../../extract/shell-signals.js';
 import { renderGained, type RenderDecision } from '../../render/decision.js';
@@ -69,7 +70,14 @@ export async function renderStage(
   if (!ctx.renderer) return failedCapture(wanted.reason, at, 'no renderer in this context');
   let out: RenderOutput;
   try {
-    out = await ctx.renderer.render({ url: row.url, document: doc, screenshot: ctx.settings.screenshot, ...host });
+    out = await ctx.renderer.render({
+      url: row.url,
+      document: doc,
+      screenshot: ctx.settings.screenshot,
+      ...host,
+      actions: ctx.pageActions?.(row.url),
+      cookies: cookiesOfHost(ctx.sessionCookies, row.url),
+    });
   } catch (err) {
     const failure = err instanceof RenderError ? err.failure : 'navigation';
     // Told once: the crawl's `render` event says it (the CLI prints it); the log keeps it at info.
@@ -97,6 +105,8 @@ export async function renderStage(
       ...Object.fromEntries(Object.entries(out.blocked).map(([k, v]) => [`blocked-${k}`, v])),
       settled: out.settled,
       gained,
+      // What the page's actions did, in order: their kinds, times and errors (their texts and scripts are the crawl's settings).
+      ...(out.actions ? { actions: JSON.stringify(out.actions) } : {}),
     },
   });
   return {
