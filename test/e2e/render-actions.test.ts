@@ -4,8 +4,8 @@
 // session cookie the user gave, which no other host receives and no WARC record holds in plain text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { crawl } from '../../shared/library/crawl.js';
@@ -84,6 +84,8 @@ test('actions: load more three times and scroll, a consent wall, an account reac
   // Another host of the crawl (the same server under another name): it must never see the cookie.
   const other = site.origin.replace('127.0.0.1', 'localhost');
   const data = tempDir();
+  const cookieFile = join(data.dir, '..', `${basename(data.dir)}-state.json`);
+  writeFileSync(cookieFile, JSON.stringify({ cookies: [{ name: 'session', value: SECRET, domain: '127.0.0.1', path: '/' }], origins: [] }));
   try {
     await crawl([`${site.origin}/`, `${other}/orders`], {
       data: data.dir,
@@ -104,7 +106,8 @@ test('actions: load more three times and scroll, a consent wall, an account reac
           ],
         },
       ],
-      cookies: [{ name: 'session', value: SECRET, domain: '127.0.0.1', path: '/' }],
+      // The user's session, as a storage state file.
+      cookies: cookieFile,
       env: {},
     });
     const fetched = new Set(seenCookies.map(([p]) => p));
@@ -137,5 +140,6 @@ test('actions: load more three times and scroll, a consent wall, an account reac
   } finally {
     await site.close();
     data.cleanup();
+    rmSync(cookieFile, { force: true });
   }
 });
