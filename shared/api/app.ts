@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { errorMessage } from '../errors.js';
@@ -15,7 +15,6 @@ import { graphRoutes } from './routes/graph.js';
 import { pagesRoutes } from './routes/pages.js';
 import { runsRoutes } from './routes/runs.js';
 import { searchRoutes } from './routes/search.js';
-import { firecrawlRoutes, type FirecrawlOptions } from './firecrawl.js';
 import { HealthBody } from './schemas.js';
 import { completeDocument, PER_OPERATION_WRITES, registerPlainRoutes, type DocumentedGuards } from './openapi-doc.js';
 import type { UiAssets } from './ui-assets.js';
@@ -44,10 +43,11 @@ export interface ApiOptions extends WritePolicy {
    */
   mcp?: (request: Request, access: WriteAccess) => Promise<Response>;
   /**
-   * The Firecrawl-compatible routes (`/v1|v2/scrape`, `/crawl`, `/map`), over the same crawl jobs;
-   * absent: none. Their POSTs and DELETEs need write access like `/crawls`.
+   * The Firecrawl-compatible routes (`firecrawlRoutes`: `/v1|v2/scrape`, `/crawl`, `/map`), over the
+   * same crawl jobs; absent: none. Their POSTs and DELETEs need write access like `/crawls`. Built
+   * by the caller: the search API's bundle carries no structured extraction.
    */
-  firecrawl?: FirecrawlOptions;
+  firecrawl?: Hono;
   /** The built web UI, served at `/`; without it `/` says how to build it. */
   ui?: UiAssets;
   logger?: Logger;
@@ -118,7 +118,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
     });
   }
   if (options.crawls) app.route('/', crawlsRoutes(options.crawls.jobs, options.crawls));
-  if (options.firecrawl) app.route('/', firecrawlRoutes(options.firecrawl));
+  if (options.firecrawl) app.route('/', options.firecrawl);
   app.route('/', searchRoutes(deps, metrics));
   app.route('/', pagesRoutes(deps));
   app.route('/', graphRoutes(deps));

@@ -2,6 +2,7 @@ import { QueryEmbeddingCache } from '../enrich/query-cache.js';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
+import { firecrawlRoutes } from '../api/firecrawl.js';
 import { mcpHttpHandler } from '../api/mcp.js';
 import { localMcpSource, newJobs } from '../api/mcp-local.js';
 import { checkWebhookSettings, WebhookSender } from '../api/webhooks.js';
@@ -116,7 +117,12 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       writeToken,
       crawls: { jobs, allowPrivateNetwork: settings.allowPrivateNetwork },
       // Firecrawl's routes start crawl jobs as /crawls does, with the write token.
-      firecrawl: { jobs, open: () => openStore(settings.data), chat: chatFor(settings, env), allowPrivateNetwork: settings.allowPrivateNetwork },
+      firecrawl: firecrawlRoutes({
+        jobs,
+        open: () => openStore(settings.data),
+        chat: chatFor(settings, env),
+        allowPrivateNetwork: settings.allowPrivateNetwork,
+      }),
     },
   );
   const server = serve({ fetch: app.fetch, hostname: host, port });

@@ -5,7 +5,8 @@ import { OpenAiChat } from './openai.js';
 import { createEmbedder } from './embedder-factory.js';
 import { PromptedGenerator } from './prompts.js';
 import type { ChatClient, Embedder, ProviderSettings, TextGenerator } from './providers.js';
-import { extractSpecOf, SchemaExtractor } from './schema-extract.js';
+import { extractSpecOf } from './extract-spec.js';
+import { SchemaExtractor } from './schema-extract.js';
 import { UsageError } from '../errors.js';
 
 export type { ProviderSettings } from './providers.js';

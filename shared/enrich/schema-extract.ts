@@ -5,53 +5,10 @@
 import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { chunkText, DEFAULT_CHUNKING } from '../extract/chunks.js';
 import { errorMessage, UsageError } from '../errors.js';
+import { specHash, type ExtractSpec } from './extract-spec.js';
 import type { ChatAnswer, ChatClient } from './providers.js';
-
-/** What a crawl asks of each page: a JSON Schema, and what to look for beyond it. */
-export interface ExtractSpec {
-  schema: Record<string, unknown>;
-  prompt?: string;
-}
-
-/**
- * The crawl's extract spec from its settings: the schema as an object, its JSON text, or a file
- * holding it; undefined when none is set. Bad input is a UsageError naming it.
- */
-export function extractSpecOf(settings: { extractSchema?: string | Record<string, unknown>; extractPrompt?: string }): ExtractSpec | undefined {
-  const { extractSchema: given = '', extractPrompt = '' } = settings;
-  const prompt = extractPrompt.trim() || undefined;
-  if (typeof given === 'object') return { schema: given, prompt };
-  const text = given.trim();
-  if (!text) return undefined;
-  let json = text;
-  if (!text.startsWith('{')) {
-    try {
-      json = readFileSync(text, 'utf8');
-    } catch (err) {
-      throw new UsageError(`the extract schema file ${text} cannot be read (${errorMessage(err)}): give a JSON Schema file, or the schema's JSON itself`);
-    }
-  }
-  let schema: unknown;
-  try {
-    schema = JSON.parse(json);
-  } catch (err) {
-    throw new UsageError(`the extract schema${text.startsWith('{') ? '' : ` in ${text}`} is not JSON (${errorMessage(err)}): give a JSON Schema object`);
-  }
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw new UsageError('the extract schema must be a JSON object (a JSON Schema)');
-  return { schema: schema as Record<string, unknown>, prompt };
-}
-
-/** A short hash of a spec: a page extracted to another schema or prompt is extracted again. */
-export function specHash(spec: ExtractSpec): string {
-  return createHash('sha256')
-    .update(JSON.stringify([spec.schema, spec.prompt ?? '']))
-    .digest('hex')
-    .slice(0, 16);
-}
 
 /** What structured extraction made of a page. */
 export interface SchemaExtraction {

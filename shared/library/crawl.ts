@@ -26,7 +26,7 @@ import { checkTargetBackend } from '../targets/target-fetch.js';
 import type { CrawlSettingsOptions } from './settings-options.js';
 import { StageClock } from '../log/stage-clock.js';
 import { ContentInFlight } from '../dedupe/in-flight.js';
-import { extractSpecOf } from '../enrich/schema-extract.js';
+import { extractSpecOf } from '../enrich/extract-spec.js';
 
 /** Everything `crawl` takes: every crawl setting, the hooks, and the pieces a program may inject. */
 export interface CrawlOptions extends CrawlSettingsOptions, CrawlHooks {

@@ -10,7 +10,7 @@ import { JobQueueFullError, UsageError } from '../../errors.js';
 import { writeRequestOf } from '../write-access.js';
 import { pageActionsOf } from '../../render/page-session.js';
 import { sessionCookiesOf } from '../../fetch/session-cookies.js';
-import { extractSpecOf } from '../../enrich/schema-extract.js';
+import { extractSpecOf } from '../../enrich/extract-spec.js';
 
 const CrawlBody = z
   .object({
