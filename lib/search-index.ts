@@ -5,7 +5,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3vectors from 'aws-cdk-lib/aws-s3vectors';
 import { Construct } from 'constructs';
 import { DEFAULT_MODELS } from '../shared/config/enrich-settings.js';
-import { CrawlConfigError } from '../shared/errors.js';
+import { CrawlConfigError, errorMessage } from '../shared/errors.js';
+import { schemaValidator } from '../shared/enrich/extract-spec.js';
 import { DEFAULT_HASHING } from '../shared/enrich/local-embedding.js';
 
 /** Summarize and Index in the cloud: which provider, which models, how many calls at once. */
@@ -44,7 +45,18 @@ export interface EnrichmentProps {
    * @default 1000
    */
   readonly textRebuildLogEntries?: number;
+  /**
+   * A JSON Schema each page's values are extracted to by the Summarize step with the Bedrock chat
+   * model, each value with the chunks it came from (see `--extract-schema`); needs `provider:
+   * 'bedrock'`. It travels in the functions' environment: 2,048 characters at most.
+   */
+  readonly extractSchema?: Record<string, unknown>;
+  /** What to look for beyond the schema (see `--extract-prompt`). */
+  readonly extractPrompt?: string;
 }
+
+/** The longest extract schema the construct takes (a function's whole environment is 4 KB). */
+export const MAX_EXTRACT_SCHEMA_CHARS = 2048;
 
 /** See `EnrichmentProps.textRebuildLogEntries`. */
 export const DEFAULT_TEXT_REBUILD_LOG_ENTRIES = 1000;
@@ -64,6 +76,8 @@ export function enrichmentEnvironment(p: EnrichmentProps): Record<string, string
     env.TRAWL_CHAT_MODEL = p.chatModel ?? DEFAULT_MODELS.bedrock.chat;
     env.TRAWL_EMBED_MODEL = p.embedModel ?? DEFAULT_MODELS.bedrock.embed;
   }
+  if (p.extractSchema) env.TRAWL_EXTRACT_SCHEMA = JSON.stringify(p.extractSchema);
+  if (p.extractPrompt) env.TRAWL_EXTRACT_PROMPT = p.extractPrompt;
   return env;
 }
 
@@ -83,6 +97,24 @@ export function checkEnrichmentProps(where: string, p: EnrichmentProps): void {
   const r = p.textRebuildLogEntries;
   if (r !== undefined && (!Number.isInteger(r) || r < 1 || r > 1_000_000))
     throw new CrawlConfigError(`${where}: enrichment.textRebuildLogEntries is ${r}; it must be a whole number from 1 to 1000000`);
+  if (p.extractSchema !== undefined) {
+    if (provider !== 'bedrock')
+      throw new CrawlConfigError(
+        `${where}: enrichment.extractSchema needs an LLM provider: write enrichment.provider "bedrock" (the local provider has no model to ask)`,
+      );
+    const text = JSON.stringify(p.extractSchema);
+    if (text.length > MAX_EXTRACT_SCHEMA_CHARS)
+      throw new CrawlConfigError(
+        `${where}: enrichment.extractSchema is ${text.length} characters of JSON; it travels in the functions' environment, which holds ${MAX_EXTRACT_SCHEMA_CHARS} at most: trim its descriptions`,
+      );
+    try {
+      schemaValidator(p.extractSchema);
+    } catch (err) {
+      throw new CrawlConfigError(`${where}: enrichment.extractSchema: ${errorMessage(err)}`);
+    }
+  }
+  if (p.extractPrompt !== undefined && p.extractPrompt.length > 500)
+    throw new CrawlConfigError(`${where}: enrichment.extractPrompt is ${p.extractPrompt.length} characters; 500 at most`);
   const c = p.maxConcurrency;
   if (c !== undefined && (!Number.isInteger(c) || c < 1 || c > 1000))
     throw new CrawlConfigError(`${where}: enrichment.maxConcurrency is ${c}; it must be a whole number from 1 to 1000`);

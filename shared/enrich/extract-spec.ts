@@ -2,6 +2,9 @@
 // apart from the extraction itself: the API checks a job's spec with no tokenizer loaded.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { Ajv, type AnySchema, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { errorMessage, UsageError } from '../errors.js';
 
 /** What a crawl asks of each page: a JSON Schema, and what to look for beyond it. */
@@ -44,4 +47,16 @@ export function specHash(spec: ExtractSpec): string {
     .update(JSON.stringify([spec.schema, spec.prompt ?? '']))
     .digest('hex')
     .slice(0, 16);
+}
+
+/** A schema's validator: Ajv for its draft (2020-12 when it says so, else draft-07), formats checked. */
+export function schemaValidator(schema: Record<string, unknown>): ValidateFunction {
+  const draft2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
+  const ajv = draft2020 ? new Ajv2020({ allErrors: true, strict: false }) : new Ajv({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  try {
+    return ajv.compile(schema as AnySchema);
+  } catch (err) {
+    throw new UsageError(`the extract schema is not a valid JSON Schema: ${errorMessage(err)}`);
+  }
 }

@@ -2,12 +2,10 @@
 // the user's JSON Schema; the answer is validated against the schema (Ajv) and must say which
 // chunk(s) of the page each value came from. An answer that fails is asked for once more with what
 // was wrong; a second failure is kept as the page's error, with the validation message.
-import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { chunkText, DEFAULT_CHUNKING } from '../extract/chunks.js';
-import { errorMessage, UsageError } from '../errors.js';
-import { specHash, type ExtractSpec } from './extract-spec.js';
+import { errorMessage } from '../errors.js';
+import { schemaValidator, specHash, type ExtractSpec } from './extract-spec.js';
 import type { ChatAnswer, ChatClient } from './providers.js';
 
 /** What structured extraction made of a page. */
@@ -41,18 +39,6 @@ const SYSTEM = [
   '"data" must be valid against the JSON Schema you are given. Use only what the page says; where the page does not give a value the schema requires, use null if the schema allows it.',
   '"sources" maps the JSON Pointer of every value you put in "data" (for example "/price" or "/specs/0/name") to the ids of the chunks the value came from.',
 ].join('\n');
-
-/** A schema's validator: Ajv for its draft (2020-12 when it says so, else draft-07), formats checked. */
-function compile(schema: Record<string, unknown>): ValidateFunction {
-  const draft2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
-  const ajv = draft2020 ? new Ajv2020({ allErrors: true, strict: false }) : new Ajv({ allErrors: true, strict: false });
-  addFormats.default(ajv);
-  try {
-    return ajv.compile(schema as AnySchema);
-  } catch (err) {
-    throw new UsageError(`the extract schema is not a valid JSON Schema: ${errorMessage(err)}`);
-  }
-}
 
 /** The leaves of a value as JSON Pointers: every string, number and boolean (nulls say "not given"). */
 export function leafPointers(value: unknown, at = ''): string[] {
@@ -94,7 +80,7 @@ export class SchemaExtractor {
     private readonly chat: ChatClient,
     private readonly spec: ExtractSpec,
   ) {
-    this.validate = compile(spec.schema);
+    this.validate = schemaValidator(spec.schema);
     this.schemaText = JSON.stringify(spec.schema);
     this.hash = specHash(spec);
   }

@@ -37,6 +37,12 @@ test('a prop out of range fails synthesis naming the prop and the allowed range'
     [{ enrichment: { maxConcurrency: 0 } }, /enrichment.maxConcurrency is 0; it must be a whole number from 1 to 1000/],
     [{ enrichment: { provider: 'openai' as 'local' } }, /enrichment.provider is "openai"; write "local" or "bedrock"/],
     [{ enrichment: { provider: 'bedrock', chatModel: 'claude 3' } }, /enrichment.chatModel "claude 3" is not a Bedrock model id/],
+    [{ enrichment: { extractSchema: { type: 'object' } } }, /enrichment.extractSchema needs an LLM provider: write enrichment.provider "bedrock"/],
+    [{ enrichment: { provider: 'bedrock', extractSchema: { type: 'nope' } } }, /enrichment.extractSchema: the extract schema is not a valid JSON Schema/],
+    [
+      { enrichment: { provider: 'bedrock', extractSchema: { type: 'object', description: 'x'.repeat(3000) } } },
+      /enrichment.extractSchema is \d+ characters of JSON; it travels in the functions' environment, which holds 2048 at most/,
+    ],
     [{ api: { auth: 'apiKey' } as never }, /api.auth "apiKey" needs api.apiKeySha256, the SHA-256 of the key in hex/],
     [{ api: { auth: 'apiKey', apiKeySha256: 'my-secret' } }, /needs api.apiKeySha256/],
     [{ api: { auth: 'open' as 'iam' } }, /api.auth is "open"; write "iam" or "apiKey"/],
@@ -219,8 +225,23 @@ test('Summarize and Index: an S3 Vectors index, model retries in the workflow, a
     Environment: { Variables: Match.objectLike({ TRAWL_PROVIDER: 'local', TRAWL_EMBED_DIMENSION: '512', VECTOR_INDEX_NAME: 'pages' }) },
   });
 
-  const bedrock = synth({ enrichment: { provider: 'bedrock', chatModel: 'us.anthropic.claude-3-5-haiku-20241022-v1:0', dimension: 1024 } });
+  const schema = { type: 'object', properties: { price: { type: 'number' } }, required: ['price'] };
+  const bedrock = synth({
+    enrichment: {
+      provider: 'bedrock',
+      chatModel: 'us.anthropic.claude-3-5-haiku-20241022-v1:0',
+      dimension: 1024,
+      extractSchema: schema,
+      extractPrompt: 'the price',
+    },
+  });
   bedrock.hasResourceProperties('AWS::S3Vectors::Index', { Dimension: 1024 });
+  // The Summarize step reads the crawl's extract schema from its environment, as every setting.
+  bedrock.hasResourceProperties('AWS::Lambda::Function', {
+    Environment: {
+      Variables: Match.objectLike({ TRAWL_PROVIDER: 'bedrock', TRAWL_EXTRACT_SCHEMA: JSON.stringify(schema), TRAWL_EXTRACT_PROMPT: 'the price' }),
+    },
+  });
   const chat = grants(bedrock, 'summarize-page').filter((g) => g.actions.includes('bedrock:InvokeModel'));
   assert.equal(chat.length, 1);
   assert.match(chat[0]!.resources, /inference-profile\/us\.anthropic\.claude-3-5-haiku-20241022-v1:0/);

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { createProviders } from '../../shared/enrich/provider-factory.js';
 import { indexStep, ModelThrottledError, summarizeStep, THROTTLE_RETRIES, type EnrichStepEvent } from '../../shared/pipeline/cloud/enrich-workflow.js';
 import { withFixtureCrawl } from '../search/fixture-site.js';
-import { pagesModelServer } from '../enrich/model-servers.js';
+import { letterVector, modelServer, pagesModelServer } from '../enrich/model-servers.js';
+import { TAGS_SYSTEM } from '../../shared/enrich/prompts.js';
+import { resolveSettings } from '../../shared/cli/args.js';
 
 test('Summarize and Index: skip what is not searchable or unchanged, store the record then the vector, and hand throttling to Step Functions until the last retry', async () => {
   const server = await pagesModelServer(
@@ -51,6 +53,45 @@ test('Summarize and Index: skip what is not searchable or unchanged, store the r
       assert.equal(failure?.urlId, tyre);
       assert.equal(failure?.stage, 'summary');
       assert.match(failure!.error, /429: slow down/);
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+test("Summarize extracts the page to the crawl's schema (the cloud's step, the deployment's TRAWL_EXTRACT_SCHEMA), and Index stores it with the record", async () => {
+  const server = await modelServer({
+    '/v1/chat/completions': (body) => {
+      const [system, user] = [body.messages[0].content as string, body.messages[1].content as string];
+      const title = /^Title: (.*)$/m.exec(user)![1]!;
+      const chunk = /^\[([0-9a-f]+)\]$/m.exec(user)?.[1];
+      const content = system.startsWith('You extract')
+        ? JSON.stringify({ data: { title }, sources: { '/title': [chunk] } })
+        : system === TAGS_SYSTEM
+          ? '["#bread", "#baking", "#fermentation"]'
+          : `${title}: the steps.`;
+      return { body: { choices: [{ index: 0, message: { role: 'assistant', content } }], usage: { prompt_tokens: 300, completion_tokens: 9 } } };
+    },
+    '/v1/embeddings': (body) => ({ body: { data: (body.input as string[]).map((t, index) => ({ index, embedding: letterVector(t, 16) })) } }),
+  });
+  try {
+    await withFixtureCrawl(server.origin, async (settings, local) => {
+      // The Summarize function's providers, from its environment as the construct sets it.
+      const env = { TRAWL_EXTRACT_SCHEMA: JSON.stringify({ type: 'object', properties: { title: { type: 'string' } }, required: ['title'] }) };
+      const providers = createProviders({ ...settings, extractSchema: resolveSettings({}, env).extractSchema }, {});
+      assert.ok(providers.structured, 'the schema came from the environment');
+      const deps = { enrich: local.enrich, vectors: local.vectors, providers, clock: Date.now, retry: { attempts: 1 } };
+      const bread = (await local.enrich.enrichCandidates('', 100)).find((c) => new URL(c.url).pathname === '/sourdough-bread')!;
+      const event = (results: Record<string, unknown>) => ({ task: { row: { urlId: bread.urlId }, results }, retry: 0 }) as unknown as EnrichStepEvent;
+      // Summarize's result crosses the page workflow as JSON.
+      const summarized = JSON.parse(JSON.stringify(await summarizeStep(deps, event({ Extract: { state: 'done' } })))) as Record<string, unknown>;
+      assert.equal(summarized.status, 'summarized');
+      await indexStep(deps, event({ Extract: { state: 'done' }, Summarize: summarized }));
+      const x = (await local.enrich.enrichCandidate(bread.urlId))!.enrichment!.extracted!;
+      assert.deepEqual(x.data, { title: bread.title });
+      const chunks = (await local.store.chunks(bread.urlId)).map((c) => c.id);
+      assert.ok(chunks.includes(x.sources!['/title']![0]!), 'the value names a chunk of the page');
+      assert.equal(x.inputTokens, 300);
     });
   } finally {
     await server.close();

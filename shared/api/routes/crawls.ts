@@ -10,7 +10,7 @@ import { JobQueueFullError, UsageError } from '../../errors.js';
 import { writeRequestOf } from '../write-access.js';
 import { pageActionsOf } from '../../render/page-session.js';
 import { sessionCookiesOf } from '../../fetch/session-cookies.js';
-import { extractSpecOf } from '../../enrich/extract-spec.js';
+import { extractSpecOf, schemaValidator } from '../../enrich/extract-spec.js';
 
 const CrawlBody = z
   .object({
@@ -73,7 +73,8 @@ export function crawlsRoutes(jobs: CrawlLauncher, options: CrawlsRouteOptions): 
         // Checked now, so a bad one is this request's 400, not a job that fails later.
         pageActionsOf(body);
         sessionCookiesOf(body);
-        extractSpecOf(body);
+        const spec = extractSpecOf(body);
+        if (spec) schemaValidator(spec.schema);
       } catch (err) {
         if (err instanceof UsageError) return c.json({ error: err.message }, 400);
         throw err;
