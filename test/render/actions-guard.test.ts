@@ -5,7 +5,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ChromiumRenderer } from '../../shared/render/chromium.js';
+import type { ChromiumRenderer } from '../../shared/render/chromium.js';
+import { publicRenderer } from './public-renderer.js';
 
 let canary: Server;
 let port = 0;
@@ -19,18 +20,7 @@ before(async () => {
   });
   await new Promise<void>((r) => canary.listen(0, '127.0.0.1', r));
   port = (canary.address() as AddressInfo).port;
-  renderer = new ChromiumRenderer({
-    userAgent: 'trawl-test',
-    concurrency: 1,
-    timeoutMs: 15_000,
-    settleMs: 1_500,
-    maxRequests: 50,
-    recycleAfter: 100,
-    memoryMb: 256,
-    allowPrivateNetwork: false,
-    // Every name resolves to a public address no test connects to: the page looks public.
-    resolver: async () => [{ address: '93.184.216.34', family: 4 }],
-  });
+  renderer = publicRenderer();
 });
 
 after(async () => {

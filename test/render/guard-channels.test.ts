@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { ChromiumRenderer } from '../../shared/render/chromium.js';
+import { publicRenderer } from './public-renderer.js';
 import type { RenderOutput } from '../../shared/render/renderer.js';
 
 let canary: Server;
@@ -17,10 +18,6 @@ let udpPort = 0;
 const hits: string[] = [];
 const datagrams: number[] = [];
 let renderer: ChromiumRenderer;
-
-// Every name resolves to a public address no test connects to: the page looks public, and only
-// what its scripts name as loopback literals points at the canary.
-const resolver = async () => [{ address: '93.184.216.34', family: 4 }];
 
 before(async () => {
   canary = createServer((req, res) => {
@@ -41,17 +38,7 @@ before(async () => {
   udp.on('message', () => datagrams.push(Date.now()));
   await new Promise<void>((r) => udp.bind(0, '127.0.0.1', r));
   udpPort = udp.address().port;
-  renderer = new ChromiumRenderer({
-    userAgent: 'trawl-test',
-    concurrency: 1,
-    timeoutMs: 15_000,
-    settleMs: 1_500,
-    maxRequests: 50,
-    recycleAfter: 100,
-    memoryMb: 256,
-    allowPrivateNetwork: false,
-    resolver,
-  });
+  renderer = publicRenderer();
 });
 
 after(async () => {
