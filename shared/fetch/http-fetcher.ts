@@ -110,8 +110,8 @@ export function fetcherFor(settings: FetcherSettings, overrides: Partial<HttpFet
     maxBodyBytes: settings.maxBodyBytes,
     connectTimeoutMs: settings.connectTimeoutMs,
     totalTimeoutMs: settings.timeoutMs,
-    cookies: sessionCookiesOf(settings),
     ...overrides,
+    cookies: overrides.cookies ?? sessionCookiesOf(settings),
   });
 }
 

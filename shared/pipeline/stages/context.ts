@@ -178,7 +178,9 @@ export function buildContext(parts: ContextParts): CrawlContext {
   const { settings } = parts;
   const scoring = parts.scoring ?? crawlScoring(settings);
   const canonical = canonicalOptionsOf(settings);
-  const fetcher = parts.fetcher ?? fetcherFor(settings, { resolver: parts.resolver });
+  // Read once: the fetcher sends them, the renderer's contexts get them.
+  const sessionCookies = sessionCookiesOf(settings);
+  const fetcher = parts.fetcher ?? fetcherFor(settings, { resolver: parts.resolver, cookies: sessionCookies });
   const previewFetcher = settings.preview && scoring.focused && !parts.fetcher ? previewFetcherFor(settings, { resolver: parts.resolver }) : undefined;
   const stages = parts.stages ?? new StageClock(settings.stageTimes);
   const archive = parts.warcDir
@@ -215,7 +217,7 @@ export function buildContext(parts: ContextParts): CrawlContext {
     stages,
     inFlight: parts.inFlight,
     pageActions: pageActionsOf(settings),
-    sessionCookies: sessionCookiesOf(settings),
+    sessionCookies,
     async close() {
       // Every closer runs, whatever another throws; the failures come back together.
       const closers = new Closers();
