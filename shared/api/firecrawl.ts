@@ -14,7 +14,7 @@ import { SchemaExtractor } from '../enrich/schema-extract.js';
 import type { ChatClient } from '../enrich/providers.js';
 import type { TrawlStore } from '../library/store.js';
 import type { CrawlJob, CrawlLauncher } from '../store/ports/crawl-launcher.js';
-import type { PageRecord } from '../store/ports/index.js';
+import type { ExtractRecord, PageRecord } from '../store/ports/index.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { pageActionsOf } from '../render/page-session.js';
 
@@ -99,7 +99,7 @@ class Refused extends Error {
 }
 
 /** What a scrape asks for, or why trawl refuses it. */
-function wantedOf(options: Options, version: Version): Wanted {
+function wantedOf(options: Options, version: Version, chat: ChatClient | undefined): Wanted {
   if (options.includeTags?.length || options.excludeTags?.length)
     throw new Refused(
       'includeTags and excludeTags are not supported: trawl keeps the main content by its own rules (onlyMainContent: false keeps the whole readable page)',
@@ -120,6 +120,8 @@ function wantedOf(options: Options, version: Version): Wanted {
   }
   // Checked now: a bad action is this request's 400, naming it.
   if (options.actions?.length) pageActionsOf({ actions: options.actions });
+  if (json && !chat)
+    throw new Refused('the json format needs an LLM provider: start trawl serve with --provider openai (and --openai-base-url) or --provider bedrock');
   return {
     formats,
     json,
@@ -156,6 +158,8 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
   const waitMs = options.waitMs ?? 60_000;
   /** The formats of each crawl started here, for its documents. */
   const crawls = new Map<string, Wanted>();
+  /** The pages of each ended crawl, in fetch order, once asked for. */
+  const ended = new Map<string, PageRecord[]>();
 
   const withStore = async <T>(use: (store: TrawlStore) => Promise<T>): Promise<T> => {
     const store = options.open();
@@ -197,8 +201,7 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     return page;
   };
 
-  const documentOf = async (store: TrawlStore, page: PageRecord, wanted: Wanted, sourceURL = page.url): Promise<Record<string, unknown>> => {
-    const x = await store.extraction(page.url);
+  const documentOf = async (store: TrawlStore, page: PageRecord, wanted: Wanted, x?: ExtractRecord, sourceURL = page.url): Promise<Record<string, unknown>> => {
     const doc: Record<string, unknown> = {};
     const f = wanted.formats;
     if (f.has('markdown')) doc.markdown = x?.markdown ?? '';
@@ -227,17 +230,19 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     return doc;
   };
 
-  /** The `json` format: the page's values for the schema from the server's chat model. */
-  const jsonOf = async (store: TrawlStore, page: PageRecord, json: NonNullable<Wanted['json']>): Promise<{ json?: unknown; warning?: string }> => {
-    if (!options.chat)
-      throw new Refused('the json format needs an LLM provider: start trawl serve with --provider openai (and --openai-base-url) or --provider bedrock');
-    const x = await store.extraction(page.url);
-    const extractor = new SchemaExtractor(options.chat, { schema: json.schema ?? { type: 'object' }, prompt: json.prompt });
+  /** The `json` format: the page's values for the schema from the server's chat model (`wantedOf` made sure there is one). */
+  const jsonOf = async (
+    chat: ChatClient,
+    page: PageRecord,
+    x: ExtractRecord | undefined,
+    json: NonNullable<Wanted['json']>,
+  ): Promise<{ json?: unknown; warning?: string }> => {
+    const extractor = new SchemaExtractor(chat, { schema: json.schema ?? { type: 'object' }, prompt: json.prompt });
     let out;
     try {
       out = await extractor.extract({ url: page.url, title: x?.title ?? page.title ?? '', markdown: x?.markdown ?? '' });
     } catch (err) {
-      throw new Refused(`the ${options.chat.provider} model ${options.chat.model} failed: ${errorMessage(err)}`, 502);
+      throw new Refused(`the ${chat.provider} model ${chat.model} failed: ${errorMessage(err)}`, 502);
     }
     return out.error ? { warning: `json: ${out.error}` } : { json: out.data };
   };
@@ -246,12 +251,13 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     app.post(`/${version}/scrape`, async (c) => {
       try {
         const req = await body(c, ScrapeBody);
-        const wanted = wantedOf(req, version);
+        const wanted = wantedOf(req, version, options.chat);
         const page = await freshPage(req.url, req.maxAge ?? (version === 'v2' ? V2_MAX_AGE_MS : 0), wanted, req.timeout ?? waitMs);
         const data = await withStore(async (store) => {
-          const doc = await documentOf(store, page, wanted, req.url);
-          if (wanted.json) {
-            const { json, warning } = await jsonOf(store, page, wanted.json);
+          const x = await store.extraction(page.url);
+          const doc = await documentOf(store, page, wanted, x, req.url);
+          if (wanted.json && options.chat) {
+            const { json, warning } = await jsonOf(options.chat, page, x, wanted.json);
             if (json !== undefined) doc[version === 'v1' && !req.formats?.includes('json') ? 'extract' : 'json'] = json;
             if (warning) doc.warning = warning;
           }
@@ -266,7 +272,7 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     app.post(`/${version}/crawl`, async (c) => {
       try {
         const req = await body(c, CrawlBody);
-        const wanted = wantedOf(req.scrapeOptions ?? {}, version);
+        const wanted = wantedOf(req.scrapeOptions ?? {}, version, options.chat);
         if (req.includePaths?.length) throw new Refused('includePaths is not supported: use excludePaths (trawl denies URLs by pattern)');
         if (req.allowExternalLinks)
           throw new Refused('allowExternalLinks is not supported: a crawl stays on its host (allowSubdomains: true takes its domain)');
@@ -303,9 +309,12 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
       const runId = job.summary?.runId;
       if (runId !== undefined && status !== 'scraping') {
         const docs = await withStore(async (store) => {
-          const pages = (await store.pages()).filter((p) => p.runId === runId && p.status !== undefined).sort((a, b) => a.fetchedAt - b.fetchedAt);
+          // An ended crawl's pages do not change: listed once (every page of the data directory is read to find them), then paged.
+          let pages = ended.get(id);
+          if (!pages)
+            ended.set(id, (pages = (await store.pages()).filter((p) => p.runId === runId && p.status !== undefined).sort((a, b) => a.fetchedAt - b.fetchedAt)));
           total = pages.length;
-          return Promise.all(pages.slice(skip, skip + PAGE_DOCS).map((p) => documentOf(store, p, wanted)));
+          return Promise.all(pages.slice(skip, skip + PAGE_DOCS).map(async (p) => documentOf(store, p, wanted, await store.extraction(p.url))));
         });
         data = docs;
         if (skip + PAGE_DOCS < total) {

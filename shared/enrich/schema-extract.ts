@@ -112,24 +112,25 @@ export class SchemaExtractor {
       const answer: ChatAnswer = await this.chat.answer({ system: SYSTEM, user, maxTokens: MAX_ANSWER_TOKENS });
       out.inputTokens += answer.inputTokens ?? 0;
       out.outputTokens += answer.outputTokens ?? 0;
-      problems = this.check(answer.text, ids);
-      if (problems.length === 0) {
-        const { data, sources } = parseAnswer(answer.text) as { data: unknown; sources: Record<string, string[]> };
+      const checked = this.check(answer.text, ids);
+      if ('valid' in checked) {
+        const { data, sources } = checked.valid;
         return { ...out, data, sources: Object.fromEntries(leafPointers(data).map((p) => [p, sources[p]!])) };
       }
+      problems = checked.problems;
     }
     return { ...out, error: `the answer did not match the schema after ${out.attempts} attempts: ${problems.join('; ')}` };
   }
 
-  /** What is wrong with an answer: not JSON, data not valid against the schema, values without chunks. */
-  private check(text: string, ids: Set<string>): string[] {
+  /** The answer when it is valid, else what is wrong with it: not JSON, data not valid against the schema, values without chunks. */
+  private check(text: string, ids: Set<string>): { valid: { data: unknown; sources: Record<string, string[]> } } | { problems: string[] } {
     let answer: unknown;
     try {
       answer = parseAnswer(text);
     } catch (err) {
-      return [`the answer is not JSON (${errorMessage(err)})`];
+      return { problems: [`the answer is not JSON (${errorMessage(err)})`] };
     }
-    if (!answer || typeof answer !== 'object' || !('data' in answer)) return ['the answer has no "data"'];
+    if (!answer || typeof answer !== 'object' || !('data' in answer)) return { problems: ['the answer has no "data"'] };
     const { data, sources } = answer as { data: unknown; sources?: unknown };
     const problems = this.validate(data) ? [] : schemaErrors(this.validate.errors);
     const named = sources && typeof sources === 'object' ? (sources as Record<string, unknown>) : {};
@@ -139,6 +140,6 @@ export class SchemaExtractor {
       else if (from.some((id) => typeof id !== 'string' || !ids.has(id)))
         problems.push(`${pointer} names a chunk the page does not have (${JSON.stringify(from)})`);
     }
-    return problems;
+    return problems.length ? { problems } : { valid: { data, sources: named as Record<string, string[]> } };
   }
 }
