@@ -7,6 +7,9 @@ import { handle } from 'hono/aws-lambda';
 import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { createApi, type ApiDeps } from '../shared/api/app.js';
 import { mcpHttpHandler } from '../shared/api/mcp.js';
+import { firecrawlRoutes, storedJson } from '../shared/api/firecrawl.js';
+import { extractSpecOf } from '../shared/enrich/extract-spec.js';
+import { runWarcArchive } from '../shared/pipeline/cloud/run-archive.js';
 import { loadUiAssets } from '../shared/api/ui-assets.js';
 import { adaptPowertools, functionLogger } from './powertools-logger.js';
 import { awsClients } from '../shared/store/aws/clients.js';
@@ -33,6 +36,9 @@ const NO_VECTORS: VectorIndex = {
 
 const handlers = new Map<string, Handler>();
 
+/** How long a Firecrawl scrape or map waits for its page: inside the function's timeout (`search-api` in the construct's sizing). */
+export const FIRECRAWL_WAIT_MS = 75_000;
+
 /** The search API of this container's table, bucket and vector index, as a Lambda handler (built once). */
 export function searchApi(): Handler {
   const env = process.env;
@@ -46,6 +52,8 @@ export function searchApi(): Handler {
     env.RUN_MACHINE_ARN,
     env.API_CRAWL_SETTINGS,
     env.API_CRAWL_LIMITS,
+    env.TRAWL_EXTRACT_SCHEMA,
+    env.TRAWL_EXTRACT_PROMPT,
   ].join('|');
   let h = handlers.get(key);
   if (!h) {
@@ -97,6 +105,18 @@ export function searchApi(): Handler {
       writeAuth: config.apiKeySha256 ? 'token' : 'iam',
       writers: config.apiWriters,
       // The MCP tools on the same URL and auth: search, pages and links; crawl and crawl_status with api.startCrawls.
+      // Firecrawl's routes over the same crawls and stores: `json` answers from the extraction the page workflow stored.
+      ...(crawls
+        ? {
+            firecrawl: firecrawlRoutes({
+              jobs: crawls.jobs,
+              read: (use) => use({ store, graph: deps.graph, blobs, archive: runWarcArchive(objects), enrich: deps.enrich }),
+              json: storedJson(extractSpecOf({ extractSchema: env.TRAWL_EXTRACT_SCHEMA, extractPrompt: env.TRAWL_EXTRACT_PROMPT })),
+              allowPrivateNetwork: crawls.allowPrivateNetwork,
+              waitMs: FIRECRAWL_WAIT_MS,
+            }),
+          }
+        : {}),
       mcp: mcpHttpHandler({
         read: (use) => use(deps),
         ...(crawls ? { jobs: crawls.jobs } : {}),

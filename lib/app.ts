@@ -7,6 +7,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { loadCrawls } from './crawls-config.js';
 import { Crawler } from './crawler.js';
+import type { EnrichmentProps } from './search-index.js';
 import { ROOT } from './stages.js';
 
 export function buildApp(options: { crawlsFile?: string; outdir?: string; context?: Record<string, unknown> } = {}): {
@@ -21,12 +22,13 @@ export function buildApp(options: { crawlsFile?: string; outdir?: string; contex
   });
   // For LocalStack (localstack/deploy.sh): `-c enrichment=false` leaves out Summarize, Index and the
   // S3 Vectors index (LocalStack has no S3 Vectors), `-c dashboard=false` the CloudWatch dashboard.
-  const enrichment = contextFlag(app, 'enrichment');
+  // `-c enrichment='{"provider":"bedrock","extractSchema":{…}}'` gives the enrichment props.
+  const enrichment = enrichmentContext(app);
   // `-c customerManagedKeys=true`: the bucket and the table under keys of their own (rotated), for accounts that require them.
   const keyed = contextFlag(app, 'customerManagedKeys') === true;
   const crawler = new Crawler(stack, 'Crawler', {
     crawls: loadCrawls(options.crawlsFile ?? join(ROOT, 'crawls.json')),
-    ...(enrichment === false ? { enrichment: false as const } : {}),
+    ...(enrichment === false ? { enrichment: false as const } : typeof enrichment === 'object' ? { enrichment } : {}),
     dashboard: contextFlag(app, 'dashboard') ?? true,
     ...(keyed
       ? {
@@ -51,6 +53,13 @@ export function contextFlag(app: App, name: string): boolean | undefined {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) buildApp().app.synth();
+
+/** The `enrichment` context: true or false, or the enrichment props as a JSON object; undefined when unset. */
+function enrichmentContext(app: App): boolean | EnrichmentProps | undefined {
+  const v: unknown = app.node.tryGetContext('enrichment');
+  if ((typeof v === 'string' && v.trim().startsWith('{')) || (v !== null && typeof v === 'object')) return contextObject(app, 'enrichment') as EnrichmentProps;
+  return contextFlag(app, 'enrichment');
+}
 
 /** A JSON object context value (a string from the command line, an object from code); {} when unset. */
 export function contextObject(app: App, name: string): Record<string, unknown> {

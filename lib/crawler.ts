@@ -44,8 +44,9 @@ export const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   // A model call is mostly waiting; the local methods want a CPU share (1024 MB: ~0.6 vCPU on arm64).
   'summarize-page': { memoryMb: 1024, timeout: Duration.seconds(45) },
   'index-page': { memoryMb: 1024, timeout: Duration.seconds(40) },
-  // The API: DynamoDB reads and one query embedding per search; 1024 MB for a quick cold start.
-  'search-api': { memoryMb: 1024, timeout: Duration.seconds(30) },
+  // The API: DynamoDB reads and one query embedding per search; 1024 MB for a quick cold start. A
+  // Firecrawl scrape waits for its page's one-page run (FIRECRAWL_WAIT_MS) inside the timeout.
+  'search-api': { memoryMb: 1024, timeout: Duration.seconds(90) },
 };
 
 /**

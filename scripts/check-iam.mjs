@@ -14,6 +14,7 @@ const SUITES = [
   'test/e2e/cloud-render.test.ts',
   'test/e2e/cloud-hostile.test.ts',
   'test/e2e/cloud-ending.test.ts',
+  'test/e2e/cloud-firecrawl.test.ts',
 ];
 const dir = mkdtempSync(join(tmpdir(), 'trawl-iam-'));
 const report = join(dir, 'report.jsonl');

@@ -1,29 +1,51 @@
 // A Firecrawl-compatible surface over trawl's crawl: `POST /v1|v2/scrape`, `POST /v1|v2/crawl`,
 // `GET` and `DELETE /v1|v2/crawl/{id}`, `POST /v1|v2/map`, so code written for Firecrawl's SDKs
-// and loaders can point at a trawl server. Each call is a crawl job of the server's (its
-// politeness, robots.txt and address guard always apply); the pages come back from the data
-// directory as Firecrawl documents. What trawl does not do is refused with Firecrawl's error
-// shape, naming the option.
+// and loaders can point at a trawl server or a cloud deployment's API. Each call is a crawl job
+// (its politeness, robots.txt and address guard always apply); the pages come back from the
+// stores as Firecrawl documents. What trawl does not do is refused with Firecrawl's error shape,
+// naming the option.
 import * as cheerio from 'cheerio';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { ArchiveReplay, type ArchiveReader } from '../archive/replay.js';
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { errorMessage, JobQueueFullError, UsageError } from '../errors.js';
-import { SchemaExtractor } from '../enrich/schema-extract.js';
-import type { ChatClient } from '../enrich/providers.js';
-import type { TrawlStore } from '../library/store.js';
-import type { CrawlJob, CrawlLauncher } from '../store/ports/crawl-launcher.js';
-import type { ExtractRecord, PageRecord } from '../store/ports/index.js';
+import { specHash, type ExtractSpec } from '../enrich/extract-spec.js';
+import { toMarkdown } from '../extract/markdown.js';
+import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
+import type { BlobStore, CrawlStore, EnrichStore, ExtractRecord, GraphStore, PageRecord } from '../store/ports/index.js';
+import { canonicalize, urlId } from '../url/canonical.js';
 import { checkJobSeeds } from './job-seeds.js';
+import { writeRequestOf } from './write-access.js';
 import { pageActionsOf } from '../render/page-session.js';
+
+/** What the routes read of the crawl's stores: the same ports in both runtimes. */
+export interface FirecrawlReads {
+  store: Pick<CrawlStore, 'getPage' | 'getExtract' | 'seenUrls' | 'fetchHistory'>;
+  graph: Pick<GraphStore, 'outlinks'>;
+  /** The rendered DOM and the screenshot of a rendered page, by hash. */
+  blobs: Pick<BlobStore, 'get'>;
+  /** The archived responses: `rawHtml` is the page as served. */
+  archive: ArchiveReader;
+  enrich: Pick<EnrichStore, 'enrichCandidate'>;
+  /** A host's stored pages, for `map`; absent: `map` lists the page's own links. */
+  sitePages?: (host: string) => Promise<PageRecord[]>;
+}
+
+/** How the `json` format is answered: the server's chat model now, or the extraction the deployment stored. */
+export interface JsonAnswers {
+  /** Why this spec cannot be answered here (told before the page is fetched), or undefined. */
+  refusal(spec: ExtractSpec): string | undefined;
+  answer(reads: FirecrawlReads, page: PageRecord, x: ExtractRecord | undefined, spec: ExtractSpec): Promise<{ json?: unknown; warning?: string }>;
+}
 
 export interface FirecrawlOptions {
   jobs: CrawlLauncher;
-  /** Opens the data directory for reading (closed after each call). */
-  open: () => TrawlStore;
-  /** The server's chat model, for the `json` format; absent with the local provider. */
-  chat?: ChatClient;
+  /** Reads the stores (`trawl serve`: the data directory; the cloud: the table and the bucket). */
+  read: <T>(use: (reads: FirecrawlReads) => Promise<T>) => Promise<T>;
+  /** How the `json` format is answered; absent: it is refused. */
+  json?: JsonAnswers;
   allowPrivateNetwork: boolean;
   /** How long a scrape or a map waits for its page. @default 60_000 */
   waitMs?: number;
@@ -35,14 +57,19 @@ const PAGE_DOCS = 100;
 const V2_MAX_AGE_MS = 2 * 86_400_000;
 const EXPIRY_MS = 86_400_000;
 const FORMATS = new Set(['markdown', 'html', 'rawHtml', 'links']);
+/** A crawl's formats, kept in the id it answers with (a letter each): its documents carry them in any process that reads the id. */
+const FORMAT_LETTERS: Readonly<Record<string, string>> = { markdown: 'm', html: 'h', rawHtml: 'r', links: 'l' };
+/** How long the cloud's `json` waits for the page's stored extraction after the page was fetched. */
+const STORED_JSON_WAIT_MS = 20_000;
 
 const JsonFormat = z.object({ type: z.literal('json'), schema: z.record(z.string(), z.unknown()).optional(), prompt: z.string().optional() });
+const ScreenshotFormat = z.object({ type: z.literal('screenshot'), fullPage: z.boolean().optional() }).passthrough();
 const ScrapeOptions = z
   .object({
-    formats: z.array(z.union([z.string(), JsonFormat, z.object({ type: z.string() }).passthrough()])).optional(),
+    formats: z.array(z.union([z.string(), JsonFormat, ScreenshotFormat, z.object({ type: z.string() }).passthrough()])).optional(),
     onlyMainContent: z.boolean().optional(),
-    includeTags: z.array(z.string()).optional(),
-    excludeTags: z.array(z.string()).optional(),
+    includeTags: z.array(z.string().min(1).max(500)).max(50).optional(),
+    excludeTags: z.array(z.string().min(1).max(500)).max(50).optional(),
     actions: z.array(z.unknown()).optional(),
     maxAge: z.number().int().min(0).optional(),
     timeout: z.number().int().positive().optional(),
@@ -82,9 +109,15 @@ type Version = 'v1' | 'v2';
 type Options = z.infer<typeof ScrapeOptions>;
 interface Wanted {
   formats: Set<string>;
-  /** The page's actions (Firecrawl's names), run in the renderer before it is read. */
+  /** The page's actions (Firecrawl's names), run in the renderer before it is read; a screenshot format adds one. */
   actions?: unknown[];
-  json?: { schema?: Record<string, unknown>; prompt?: string };
+  json?: ExtractSpec;
+  /** The `screenshot` format: the page's picture after its actions. */
+  screenshot?: boolean;
+  /** Whether the caller's own actions take a screenshot (answered in `actions.screenshots`). */
+  actionShots?: boolean;
+  /** `includeTags` / `excludeTags`: the document is written from the page's HTML, only those elements / without these. */
+  tags?: { include: string[]; exclude: string[] };
   mainContent: 'article' | 'full';
 }
 
@@ -98,40 +131,87 @@ class Refused extends Error {
   }
 }
 
+/** A service the answer needs failed (the chat model): a 502 in Firecrawl's error shape. */
+export class UpstreamFailed extends Error {}
+
+const idOfUrl = (url: string) => urlId(canonicalize(url) ?? url);
+
+/** Checks CSS selectors now: a bad one is this request's 400, naming it. */
+function checkedSelectors(name: string, selectors: string[] | undefined): string[] {
+  const $ = cheerio.load('<p></p>');
+  for (const s of selectors ?? []) {
+    try {
+      $(s);
+    } catch (err) {
+      throw new Refused(`${name}: ${JSON.stringify(s)} is not a CSS selector (${errorMessage(err)})`);
+    }
+  }
+  return selectors ?? [];
+}
+
 /** What a scrape asks for, or why trawl refuses it. */
-function wantedOf(options: Options, version: Version, chat: ChatClient | undefined): Wanted {
-  if (options.includeTags?.length || options.excludeTags?.length)
-    throw new Refused(
-      'includeTags and excludeTags are not supported: trawl keeps the main content by its own rules (onlyMainContent: false keeps the whole readable page)',
-    );
+function wantedOf(options: Options, version: Version, json: JsonAnswers | undefined): Wanted {
   if (options.mobile) throw new Refused('mobile is not supported: trawl renders with a desktop viewport');
   if (options.location) throw new Refused('location is not supported: trawl fetches from where the server is');
   const formats = new Set<string>();
-  let json: Wanted['json'];
+  let spec: ExtractSpec | undefined;
+  let screenshot: { fullPage: boolean } | undefined;
   for (const f of options.formats ?? ['markdown']) {
     const name = typeof f === 'string' ? f : f.type;
     if (name === 'json' || name === 'extract') {
-      json = typeof f === 'string' ? (version === 'v1' ? (name === 'json' ? options.jsonOptions : options.extract) : undefined) : JsonFormat.parse(f);
-      if (!json?.schema && !json?.prompt) throw new Refused(`the ${name} format needs a schema or a prompt`);
+      const asked = typeof f === 'string' ? (version === 'v1' ? (name === 'json' ? options.jsonOptions : options.extract) : undefined) : JsonFormat.parse(f);
+      if (!asked?.schema && !asked?.prompt) throw new Refused(`the ${name} format needs a schema or a prompt`);
+      spec = { schema: asked.schema ?? { type: 'object' }, ...(asked.prompt ? { prompt: asked.prompt } : {}) };
       continue;
     }
-    if (!FORMATS.has(name)) throw new Refused(`the ${name} format is not supported: trawl serves markdown, html, rawHtml, links and json`);
+    if (name === 'screenshot' || name === 'screenshot@fullPage') {
+      screenshot = { fullPage: name === 'screenshot@fullPage' || (typeof f === 'object' && ScreenshotFormat.parse(f).fullPage === true) };
+      continue;
+    }
+    if (!FORMATS.has(name)) throw new Refused(`the ${name} format is not supported: trawl serves markdown, html, rawHtml, links, screenshot and json`);
     formats.add(name);
   }
+  const include = checkedSelectors('includeTags', options.includeTags);
+  const exclude = checkedSelectors('excludeTags', options.excludeTags);
+  const own = options.actions ?? [];
+  const actions = screenshot ? [...own, { type: 'screenshot', fullPage: screenshot.fullPage }] : own;
   // Checked now: a bad action is this request's 400, naming it.
-  if (options.actions?.length) pageActionsOf({ actions: options.actions });
-  if (json && !chat)
-    throw new Refused('the json format needs an LLM provider: start trawl serve with --provider openai (and --openai-base-url) or --provider bedrock');
+  if (actions.length) pageActionsOf({ actions });
+  if (spec) {
+    const why = json ? json.refusal(spec) : 'the json format is not served here';
+    if (why) throw new Refused(why);
+  }
+  const actionShots = own.some((a) => (a as { type?: unknown } | null)?.type === 'screenshot');
   return {
     formats,
-    json,
+    ...(spec ? { json: spec } : {}),
     mainContent: options.onlyMainContent === false ? 'full' : 'article',
-    ...(options.actions?.length ? { actions: options.actions } : {}),
+    ...(actions.length ? { actions } : {}),
+    ...(screenshot ? { screenshot: true } : {}),
+    ...(actionShots ? { actionShots } : {}),
+    ...(include.length || exclude.length ? { tags: { include, exclude } } : {}),
   };
+}
+
+/** A crawl's Firecrawl id: its job's id and the letters of its formats. */
+function crawlIdOf(jobId: string, formats: Set<string>): string {
+  const letters = Object.entries(FORMAT_LETTERS)
+    .filter(([f]) => formats.has(f))
+    .map(([, l]) => l)
+    .join('');
+  return `${jobId}~${letters}`;
+}
+
+/** The job's id and the formats of a Firecrawl crawl id (a plain job id: markdown). */
+function parseCrawlId(id: string): { jobId: string; formats: Set<string> } {
+  const [jobId = id, letters] = id.split('~', 2);
+  if (letters === undefined) return { jobId, formats: new Set(['markdown']) };
+  return { jobId, formats: new Set(Object.entries(FORMAT_LETTERS).flatMap(([f, l]) => (letters.includes(l) ? [f] : []))) };
 }
 
 const failure = (c: Context, err: unknown) => {
   if (err instanceof Refused) return c.json({ success: false, error: err.message }, err.status);
+  if (err instanceof UpstreamFailed) return c.json({ success: false, error: err.message }, 502);
   if (err instanceof UsageError) return c.json({ success: false, error: err.message }, 400);
   if (err instanceof JobQueueFullError) return c.json({ success: false, error: err.message }, 429);
   throw err;
@@ -152,69 +232,132 @@ async function body<T extends z.ZodTypeAny>(c: Context, schema: T): Promise<z.in
   return parsed.data as z.infer<T>;
 }
 
+/**
+ * The cloud's `json` format: the values the deployment's page workflow extracted to its own schema
+ * (`enrichment.extractSchema`), read with the page. A request with another schema or prompt is refused,
+ * naming the deployment's.
+ */
+export function storedJson(deployment: ExtractSpec | undefined, waitMs = STORED_JSON_WAIT_MS): JsonAnswers {
+  const hash = deployment && specHash(deployment);
+  return {
+    refusal(spec) {
+      if (!deployment)
+        return "the json format on this deployment answers from the extraction its page workflow stores: set the construct's enrichment.extractSchema (a Bedrock chat model fills it)";
+      if (specHash(spec) !== hash)
+        return `this deployment extracts every page to its own schema (enrichment.extractSchema): send that schema${deployment.prompt ? ' and prompt' : ''} as the json format's, or leave json out. Its schema: ${JSON.stringify(deployment.schema)}`;
+      return undefined;
+    },
+    async answer(reads, page) {
+      // The page workflow extracts after the page is stored: a page fetched just now may take a moment.
+      const until = Date.now() + waitMs;
+      for (;;) {
+        const extracted = (await reads.enrich.enrichCandidate(page.urlId))?.enrichment?.extracted;
+        if (extracted && extracted.spec === hash) return extracted.error ? { warning: `json: ${extracted.error}` } : { json: extracted.data };
+        if (Date.now() > until)
+          return { warning: 'json: the page has no extraction to this schema yet (its enrichment may have failed or be under way): ask again later' };
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    },
+  };
+}
+
+/** The page's HTML for `html` and for tags: its DOM after scripts ran for a rendered page, else as served. */
+async function pageHtml(reads: FirecrawlReads, page: PageRecord): Promise<{ served: string; dom: string }> {
+  const archived = await new ArchiveReplay(reads.store, reads.archive).fetch({ url: page.url, kind: 'page' }).catch(() => undefined);
+  const served = archived?.body ? decodeBody(archived.body, sniffCharset(archived.body, archived.charset, true)) : '';
+  const rendered = page.fetcher === 'browser' && page.render?.renderedHash ? await reads.blobs.get(page.render.renderedHash) : undefined;
+  return { served, dom: rendered ? rendered.toString('utf8') : served };
+}
+
+/** The page with only the elements `include` selects (all of its body without it), less those `exclude` selects and what is never content. */
+function taggedPage(html: string, tags: NonNullable<Wanted['tags']>): cheerio.CheerioAPI {
+  const $ = cheerio.load(html);
+  $('script, style, noscript, iframe, template, link[rel="stylesheet"]').remove();
+  if (tags.exclude.length) $(tags.exclude.join(', ')).remove();
+  if (tags.include.length) {
+    const kept = $(tags.include.join(', ')).filter((_, el) => $(el).parents(tags.include.join(', ')).length === 0);
+    const body = $('body');
+    const copies = kept.toArray().map((el) => $.html(el));
+    body.empty();
+    for (const c of copies) body.append(c);
+  }
+  return $;
+}
+
+/** A PNG blob as the URL a document carries. */
+const pngUrl = (png: Buffer) => `data:image/png;base64,${png.toString('base64')}`;
+
 /** The Firecrawl-compatible routes. */
 export function firecrawlRoutes(options: FirecrawlOptions): Hono {
   const app = new Hono();
   const waitMs = options.waitMs ?? 60_000;
-  /** The formats of each crawl started here, for its documents. */
-  const crawls = new Map<string, Wanted>();
-  /** The pages of each ended crawl, in fetch order, once asked for. */
-  const ended = new Map<string, PageRecord[]>();
+  const read = options.read;
 
-  const withStore = async <T>(use: (store: TrawlStore) => Promise<T>): Promise<T> => {
-    const store = options.open();
-    try {
-      return await use(store);
-    } finally {
-      await store.close();
-    }
-  };
-
-  /** Starts a job and waits for it to end (a scrape or map: one page). */
-  const oneJob = async (url: string, settings: Record<string, unknown>, timeoutMs: number): Promise<CrawlJob> => {
-    const started = await options.jobs.start([url], settings);
+  /**
+   * The page a one-page job fetched, once its extraction of that fetch is stored (the page after its
+   * render, when it was rendered): the job's end is not waited for (the cloud's run loop notices it
+   * up to a minute later). Undefined when the job ended without fetching it.
+   */
+  const fetchedBy = async (url: string, settings: Record<string, unknown>, timeoutMs: number, caller: string | undefined) => {
+    const started = await options.jobs.start([url], settings, caller ? { caller } : {});
+    const id = idOfUrl(url);
     const until = Date.now() + timeoutMs;
     for (;;) {
       const job = await options.jobs.get(started.id);
       if (!job) throw new Refused('the job went away', 502);
-      if (job.status === 'finished' || job.status === 'stopped' || job.status === 'failed') return job;
+      const ended = job.status === 'finished' || job.status === 'stopped' || job.status === 'failed';
+      const page = await read(async (r) => {
+        const p = await r.store.getPage(id);
+        if (!p || p.fetchedAt < started.createdAt) return undefined;
+        // The extraction of this fetch (a page to render is extracted from its DOM, after the render).
+        return (await r.store.getExtract(id))?.runId === p.runId || ended ? p : undefined;
+      });
+      if (page) return { job, page };
+      if (ended) {
+        if (job.status === 'failed') throw new Refused(`the crawl of ${url} failed: ${job.error ?? 'see the server log'}`, 502);
+        return { job, page: undefined };
+      }
       if (Date.now() > until) {
         await options.jobs.stop(started.id);
         throw new Refused(`the page was not fetched within ${timeoutMs} ms (the server's crawl queue may be busy): try again, or raise timeout`, 408);
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 200));
     }
   };
 
   /** The stored page of a URL fetched within `maxAge`, else fetched now as a one-page crawl job. */
-  const freshPage = async (url: string, maxAge: number, wanted: Wanted, timeoutMs: number): Promise<PageRecord> => {
-    const stored = await withStore((s) => s.page(url));
+  const freshPage = async (c: Context, url: string, maxAge: number, wanted: Wanted, timeoutMs: number): Promise<PageRecord> => {
+    const stored = await read((r) => r.store.getPage(idOfUrl(url)));
     // A page with actions is the page after them: it is always fetched and rendered anew.
     if (stored && maxAge > 0 && !wanted.actions && Date.now() - stored.fetchedAt <= maxAge) return stored;
     await checkJobSeeds([url], options.allowPrivateNetwork);
     const settings = { maxPages: 1, maxDepth: 0, mainContent: wanted.mainContent, enrich: false, ...(wanted.actions ? { actions: wanted.actions } : {}) };
-    const job = await oneJob(url, settings, timeoutMs);
-    if (job.status === 'failed') throw new Refused(`the crawl of ${url} failed: ${job.error ?? 'see the server log'}`, 502);
-    const page = await withStore((s) => s.page(url));
-    if (!page || page.fetchedAt < job.createdAt)
-      throw new Refused(`${url} was not fetched: robots.txt of the site may disallow it, or its host failed (GET /crawls/${job.id} has the run)`, 403);
+    const { job, page } = await fetchedBy(url, settings, timeoutMs, writeRequestOf(c).caller);
+    if (!page) throw new Refused(`${url} was not fetched: robots.txt of the site may disallow it, or its host failed (GET /crawls/${job.id} has the run)`, 403);
     return page;
   };
 
-  const documentOf = async (store: TrawlStore, page: PageRecord, wanted: Wanted, x?: ExtractRecord, sourceURL = page.url): Promise<Record<string, unknown>> => {
+  const documentOf = async (
+    reads: FirecrawlReads,
+    page: PageRecord,
+    wanted: Wanted,
+    x?: ExtractRecord,
+    sourceURL = page.url,
+  ): Promise<Record<string, unknown>> => {
     const doc: Record<string, unknown> = {};
     const f = wanted.formats;
-    if (f.has('markdown')) doc.markdown = x?.markdown ?? '';
-    if (f.has('rawHtml') || f.has('html')) {
-      const served = await store.replay(page.url).catch(() => undefined);
-      const raw = served?.body ? decodeBody(served.body, sniffCharset(served.body, served.charset, true)) : '';
-      if (f.has('rawHtml')) doc.rawHtml = raw;
-      if (f.has('html')) {
-        const dom = page.fetcher === 'browser' ? await store.replay(page.url, { view: 'rendered' }).catch(() => undefined) : undefined;
-        doc.html = cleanHtml(dom?.body ? dom.body.toString('utf8') : raw);
-      }
+    const html = f.has('rawHtml') || f.has('html') || wanted.tags ? await pageHtml(reads, page) : undefined;
+    const tagged = wanted.tags && html && taggedPage(html.dom, wanted.tags);
+    if (f.has('markdown')) doc.markdown = tagged ? toMarkdown(tagged('body').toArray(), page.url) : (x?.markdown ?? '');
+    if (html && f.has('rawHtml')) doc.rawHtml = html.served;
+    if (html && f.has('html')) doc.html = tagged ? tagged.html() : cleanHtml(html.dom);
+    if (f.has('links')) doc.links = [...new Set((await reads.graph.outlinks(page.urlId)).map((l) => l.toUrl))];
+    if (wanted.screenshot || wanted.actionShots) {
+      const png = page.render?.screenshotHash ? await reads.blobs.get(page.render.screenshotHash) : undefined;
+      // One picture is kept a page: the last an action took (the screenshot format's, when asked for).
+      if (png && wanted.screenshot) doc.screenshot = pngUrl(png);
+      else if (png) doc.actions = { screenshots: [pngUrl(png)] };
     }
-    if (f.has('links')) doc.links = [...new Set((await store.outlinks(page.url)).map((l) => l.toUrl))];
     doc.metadata = {
       title: x?.title ?? page.title,
       description: x?.description,
@@ -230,34 +373,17 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     return doc;
   };
 
-  /** The `json` format: the page's values for the schema from the server's chat model (`wantedOf` made sure there is one). */
-  const jsonOf = async (
-    chat: ChatClient,
-    page: PageRecord,
-    x: ExtractRecord | undefined,
-    json: NonNullable<Wanted['json']>,
-  ): Promise<{ json?: unknown; warning?: string }> => {
-    const extractor = new SchemaExtractor(chat, { schema: json.schema ?? { type: 'object' }, prompt: json.prompt });
-    let out;
-    try {
-      out = await extractor.extract({ url: page.url, title: x?.title ?? page.title ?? '', markdown: x?.markdown ?? '' });
-    } catch (err) {
-      throw new Refused(`the ${chat.provider} model ${chat.model} failed: ${errorMessage(err)}`, 502);
-    }
-    return out.error ? { warning: `json: ${out.error}` } : { json: out.data };
-  };
-
   for (const version of ['v1', 'v2'] as const) {
     app.post(`/${version}/scrape`, async (c) => {
       try {
         const req = await body(c, ScrapeBody);
-        const wanted = wantedOf(req, version, options.chat);
-        const page = await freshPage(req.url, req.maxAge ?? (version === 'v2' ? V2_MAX_AGE_MS : 0), wanted, req.timeout ?? waitMs);
-        const data = await withStore(async (store) => {
-          const x = await store.extraction(page.url);
-          const doc = await documentOf(store, page, wanted, x, req.url);
-          if (wanted.json && options.chat) {
-            const { json, warning } = await jsonOf(options.chat, page, x, wanted.json);
+        const wanted = wantedOf(req, version, options.json);
+        const page = await freshPage(c, req.url, req.maxAge ?? (version === 'v2' ? V2_MAX_AGE_MS : 0), wanted, req.timeout ?? waitMs);
+        const data = await read(async (reads) => {
+          const x = await reads.store.getExtract(page.urlId);
+          const doc = await documentOf(reads, page, wanted, x, req.url);
+          if (wanted.json && options.json) {
+            const { json, warning } = await options.json.answer(reads, page, x, wanted.json);
             if (json !== undefined) doc[version === 'v1' && !req.formats?.includes('json') ? 'extract' : 'json'] = json;
             if (warning) doc.warning = warning;
           }
@@ -272,25 +398,31 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     app.post(`/${version}/crawl`, async (c) => {
       try {
         const req = await body(c, CrawlBody);
-        const wanted = wantedOf(req.scrapeOptions ?? {}, version, options.chat);
+        const wanted = wantedOf(req.scrapeOptions ?? {}, version, options.json);
         if (req.includePaths?.length) throw new Refused('includePaths is not supported: use excludePaths (trawl denies URLs by pattern)');
         if (req.allowExternalLinks)
           throw new Refused('allowExternalLinks is not supported: a crawl stays on its host (allowSubdomains: true takes its domain)');
         if (req.webhook) throw new Refused("a crawl's own webhook is not supported: the server's --webhook receivers are told of every crawl (signed)");
         if (wanted.json) throw new Refused('the json format of a crawl is the crawl\'s extract schema: start it with POST /crawls and "extractSchema"');
         if (wanted.actions) throw new Refused('actions of a crawl go by URL pattern: start it with POST /crawls and "actions" rules');
+        if (wanted.tags) throw new Refused('includeTags and excludeTags are for a scrape: a crawl keeps each page by --main-content (onlyMainContent)');
         await checkJobSeeds([req.url], options.allowPrivateNetwork);
         const depth = req.maxDiscoveryDepth ?? req.maxDepth;
-        const job = await options.jobs.start([req.url], {
-          maxPages: req.limit ?? 10_000,
-          ...(depth === undefined ? {} : { maxDepth: depth }),
-          ...(req.excludePaths?.length ? { deny: req.excludePaths } : {}),
-          ...(req.allowSubdomains || req.crawlEntireDomain ? { scope: 'domain' } : {}),
-          mainContent: wanted.mainContent,
-          enrich: false,
-        });
-        crawls.set(job.id, wanted);
-        return c.json({ success: true, id: job.id, url: new URL(`/${version}/crawl/${job.id}`, c.req.url).href }, 200);
+        const { caller } = writeRequestOf(c);
+        const job = await options.jobs.start(
+          [req.url],
+          {
+            maxPages: req.limit ?? 10_000,
+            ...(depth === undefined ? {} : { maxDepth: depth }),
+            ...(req.excludePaths?.length ? { deny: req.excludePaths } : {}),
+            ...(req.allowSubdomains || req.crawlEntireDomain ? { scope: 'domain' } : {}),
+            mainContent: wanted.mainContent,
+            enrich: false,
+          },
+          caller ? { caller } : {},
+        );
+        const id = crawlIdOf(job.id, wanted.formats);
+        return c.json({ success: true, id, url: new URL(`/${version}/crawl/${id}`, c.req.url).href }, 200);
       } catch (err) {
         return failure(c, err);
       }
@@ -298,25 +430,25 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
 
     app.get(`/${version}/crawl/:id`, async (c) => {
       const id = c.req.param('id');
-      const job = await options.jobs.get(id);
+      const { jobId, formats } = parseCrawlId(id);
+      const job = await options.jobs.get(jobId);
       if (!job) return c.json({ success: false, error: `no crawl ${id}: ids come from POST /${version}/crawl` }, 404);
       const skip = Math.max(0, Number(c.req.query('skip') ?? 0) || 0);
       const status = job.status === 'finished' ? 'completed' : job.status === 'stopped' ? 'cancelled' : job.status === 'failed' ? 'failed' : 'scraping';
-      const wanted = crawls.get(id) ?? { formats: new Set(['markdown']), mainContent: 'article' as const };
+      const wanted: Wanted = { formats, mainContent: 'article' };
       let data: Array<Record<string, unknown>> = [];
       let total = job.progress.pagesStored + job.progress.queued;
       let next: string | undefined;
       const runId = job.summary?.runId;
       if (runId !== undefined && status !== 'scraping') {
-        const docs = await withStore(async (store) => {
-          // An ended crawl's pages do not change: listed once (every page of the data directory is read to find them), then paged.
-          let pages = ended.get(id);
-          if (!pages)
-            ended.set(id, (pages = (await store.pages()).filter((p) => p.runId === runId && p.status !== undefined).sort((a, b) => a.fetchedAt - b.fetchedAt)));
-          total = pages.length;
-          return Promise.all(pages.slice(skip, skip + PAGE_DOCS).map(async (p) => documentOf(store, p, wanted, await store.extraction(p.url))));
+        data = await read(async (reads) => {
+          // The run's fetched pages from its own URL list, in the order it found them; only this answer's are read.
+          const done = (await reads.store.seenUrls(runId)).filter((u) => u.kind === 'page' && u.state === 'done');
+          total = done.length;
+          const pages = await Promise.all(done.slice(skip, skip + PAGE_DOCS).map((u) => reads.store.getPage(u.urlId)));
+          const own = pages.filter((p): p is PageRecord => p !== undefined && p.runId === runId && p.status !== undefined);
+          return Promise.all(own.map(async (p) => documentOf(reads, p, wanted, await reads.store.getExtract(p.urlId))));
         });
-        data = docs;
         if (skip + PAGE_DOCS < total) {
           const u = new URL(c.req.url);
           u.searchParams.set('skip', String(skip + PAGE_DOCS));
@@ -341,16 +473,17 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
 
     app.delete(`/${version}/crawl/:id`, async (c) => {
       const id = c.req.param('id');
-      if (!(await options.jobs.get(id))) return c.json({ success: false, error: `no crawl ${id}: ids come from POST /${version}/crawl` }, 404);
-      await options.jobs.stop(id);
+      const { jobId } = parseCrawlId(id);
+      if (!(await options.jobs.get(jobId))) return c.json({ success: false, error: `no crawl ${id}: ids come from POST /${version}/crawl` }, 404);
+      await options.jobs.stop(jobId);
       return c.json({ success: true, status: 'cancelled' }, 200);
     });
 
     app.post(`/${version}/map`, async (c) => {
       try {
         const req = await body(c, MapBody);
-        const page = await freshPage(req.url, V2_MAX_AGE_MS, { formats: new Set(), mainContent: 'article' }, waitMs);
-        const links = await withStore(async (store) => {
+        const page = await freshPage(c, req.url, V2_MAX_AGE_MS, { formats: new Set(), mainContent: 'article' }, waitMs);
+        const links = await read(async (reads) => {
           const host = new URL(page.url).hostname;
           const onSite = (u: string) => {
             const h = new URL(u).hostname;
@@ -358,9 +491,9 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
           };
           const known = new Map<string, { url: string; title?: string; description?: string }>();
           known.set(page.url, { url: page.url, title: page.title });
-          for (const l of await store.outlinks(page.url))
+          for (const l of await reads.graph.outlinks(page.urlId))
             if (onSite(l.toUrl) && !known.has(l.toUrl)) known.set(l.toUrl, { url: l.toUrl, title: l.anchor || undefined });
-          for (const p of await store.pages()) if (onSite(p.url)) known.set(p.url, { url: p.url, title: p.title ?? known.get(p.url)?.title });
+          for (const p of (await reads.sitePages?.(host)) ?? []) if (onSite(p.url)) known.set(p.url, { url: p.url, title: p.title ?? known.get(p.url)?.title });
           let all = [...known.values()];
           if (req.search) {
             const q = req.search.toLowerCase();

@@ -4,7 +4,7 @@ import { FetchedAndFailedError, NeverFetchedError } from '../errors.js';
 export { FetchedAndFailedError, NeverFetchedError };
 import { acceptedClass, parseContentType } from '../fetch/content-type.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../fetch/http-fetcher.js';
-import type { CrawlStore, FetchRecord } from '../store/ports/index.js';
+import type { CrawlStore, FetchRecord, WarcLocation } from '../store/ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
 import { readResponse, type ArchivedResponse } from './warc-reader.js';
 
@@ -15,13 +15,27 @@ export interface ReplayOptions {
   view?: 'served' | 'rendered';
 }
 
+/** Reads the response a fetch record's WARC record holds (`record.warc` is set): a data directory's files, or the cloud's objects. */
+export type ArchiveReader = (record: FetchRecord & { warc: WarcLocation }) => Promise<ArchivedResponse>;
+
+/** The reader of a data directory's WARC files. */
+export function dataDirArchive(dataDir: string): ArchiveReader {
+  const dir = join(dataDir, 'warc');
+  return (record) => readResponse(dir, record.warc);
+}
+
 /** A fetcher with the live fetcher's interface that reads only from the WARC archive: no network. */
 export class ArchiveReplay implements Fetcher {
+  private readonly read: ArchiveReader;
+
+  /** `archive`: a data directory, or a reader of the archive's records. */
   constructor(
-    private readonly store: CrawlStore,
-    private readonly dataDir: string,
+    private readonly store: Pick<CrawlStore, 'fetchHistory'>,
+    archive: string | ArchiveReader,
     private readonly options: ReplayOptions = {},
-  ) {}
+  ) {
+    this.read = typeof archive === 'string' ? dataDirArchive(archive) : archive;
+  }
 
   /** The record that replay would serve for a URL: the newest with a response, or the one of the given run. */
   async recordFor(url: string): Promise<FetchRecord> {
@@ -48,13 +62,12 @@ export class ArchiveReplay implements Fetcher {
 
   async fetch(request: FetchRequest): Promise<FetchResponse> {
     const { record, history } = await this.lookup(request.url);
-    const dir = join(this.dataDir, 'warc');
-    const archived = await readResponse(dir, record.warc!);
+    const archived = await this.read(record as FetchRecord & { warc: WarcLocation });
     if (archived.refersTo) {
       // An unchanged body archived as a revisit: the bytes are the first capture's with that body (always a whole response).
       const original = history.find((r) => r.warc && r.contentHash === record.contentHash && r !== record);
-      if (!original) throw new Error(`${request.url}: the archive's revisit at ${record.warc!.file} refers to a capture this data directory no longer records`);
-      archived.body = (await readResponse(dir, original.warc!)).body;
+      if (!original) throw new Error(`${request.url}: the archive's revisit at ${record.warc!.file} refers to a capture this store no longer records`);
+      archived.body = (await this.read(original as FetchRecord & { warc: WarcLocation })).body;
     }
     return responseFromArchive(request, archived);
   }

@@ -3,6 +3,8 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
 import { firecrawlRoutes } from '../api/firecrawl.js';
+import { chatJson } from '../api/firecrawl-chat.js';
+import { dataDirArchive } from '../archive/replay.js';
 import { mcpHttpHandler } from '../api/mcp.js';
 import { localMcpSource, newJobs } from '../api/mcp-local.js';
 import { checkWebhookSettings, WebhookSender } from '../api/webhooks.js';
@@ -11,7 +13,6 @@ import { loadUiAssets } from '../api/ui-assets.js';
 import type { CrawlSettings } from '../config/settings.js';
 import { createEmbedder } from '../enrich/embedder-factory.js';
 import { chatFor } from '../enrich/provider-factory.js';
-import { openStore } from '../library/store.js';
 import { UsageError } from '../errors.js';
 import { ChangeDiffs } from '../changes/change-diffs.js';
 import { DiffThread } from '../changes/diff-thread.js';
@@ -119,8 +120,16 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       // Firecrawl's routes start crawl jobs as /crawls does, with the write token.
       firecrawl: firecrawlRoutes({
         jobs,
-        open: () => openStore(settings.data),
-        chat: chatFor(settings, env),
+        read: (use) =>
+          use({
+            store: local.store,
+            graph: local.graph,
+            blobs: local.blobs,
+            archive: dataDirArchive(settings.data),
+            enrich: local.enrich,
+            sitePages: async (host) => (await local.store.storedPages()).filter((p) => new URL(p.url).hostname === host),
+          }),
+        json: chatJson(chatFor(settings, env)),
         allowPrivateNetwork: settings.allowPrivateNetwork,
       }),
     },

@@ -91,7 +91,22 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
     const clicked = await v2.scrape(`${site.origin}/app`, { formats: ['markdown'], actions: [{ type: 'click', selector: '#reveal' }] });
     assert.match(clicked.markdown!, /Revealed by a click/);
     await assert.rejects(v2.scrape(`${site.origin}/p/1`, { actions: [{ type: 'click' } as never] }), /actions are not valid at 0\.selector/);
-    await assert.rejects(v2.scrape(`${site.origin}/p/1`, { includeTags: ['main'] }), /includeTags and excludeTags are not supported/);
+    // The screenshot format: the page rendered, its picture as a PNG data URL.
+    const shot = await v2.scrape(`${site.origin}/app`, { formats: ['markdown', { type: 'screenshot', fullPage: true }] });
+    assert.match(shot.screenshot!, /^data:image\/png;base64,/);
+    const png = Buffer.from(shot.screenshot!.split(',')[1]!, 'base64');
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+    assert.ok(png.readUInt32BE(16) > 100 && png.readUInt32BE(20) > 100, 'a picture of the page, width and height over 100 px');
+    // includeTags and excludeTags: the document is written from the elements they keep.
+    const tagged = await v2.scrape(`${site.origin}/p/1`, { formats: ['markdown', 'html'], includeTags: ['main', 'nav'], excludeTags: ['h1'] });
+    assert.match(tagged.markdown!, /Line 3 of page 1/);
+    assert.match(tagged.markdown!, /\[Home\]/, 'the nav is kept by includeTags');
+    assert.doesNotMatch(tagged.markdown!, /^# Page 1/m, 'the h1 is removed by excludeTags');
+    assert.doesNotMatch(tagged.html!, /<h1|var tracking/);
+    const only = await v2.scrape(`${site.origin}/p/1`, { formats: ['markdown'], excludeTags: ['main'] });
+    assert.doesNotMatch(only.markdown!, /Line 3 of page 1/);
+    assert.match(only.markdown!, /Home/);
+    await assert.rejects(v2.scrape(`${site.origin}/p/1`, { includeTags: ['main[[['] }), /includeTags: "main\[\[\[" is not a CSS selector/);
     await assert.rejects(v2.scrape(`${site.origin}/p/1`, { formats: ['summary'] }), /summary format is not supported/);
     await assert.rejects(v2.scrape(`${site.origin}/private`), /was not fetched: robots.txt/);
     // The write token is needed, as for POST /crawls.

@@ -1,5 +1,7 @@
 // Calls the search API Lambda's handler as its Function URL would (payload format 2.0), with its
 // SDK calls recorded under `search-api` for the IAM check.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { asFunction } from './iam.js';
 
 /** A Lambda Function URL request (payload format 2.0). */
@@ -67,4 +69,33 @@ export async function lambdaFetch(input: string | URL | Request, init?: RequestI
     status: answer.status,
     headers: answer.headers,
   });
+}
+
+/** Headers a proxy does not pass on: the connection's own, and the host (the Function URL's is set by `callSearchApi`). */
+const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+
+/**
+ * The search API Lambda behind a loopback HTTP server, as a client that cannot sign reaches an
+ * IAM-authorised Function URL through a SigV4 signing proxy: every request arrives signed as `caller`.
+ */
+export async function signingProxy(caller: string): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).flatMap(([k, v]) => (HOP_HEADERS.has(k) || v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v]])),
+      );
+      const body = chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined;
+      callSearchApi(req.url ?? '/', { method: req.method, headers, body, caller }).then(
+        (answer) => res.writeHead(answer.status, answer.headers).end(answer.body),
+        (err: unknown) => res.writeHead(502, { 'content-type': 'text/plain' }).end(String(err)),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }

@@ -90,8 +90,15 @@ export interface CloudCrawlOptions {
    * the seeds go in the request, the settings are the template's `api.startCrawls.settings`.
    */
   throughApi?: boolean;
+  /**
+   * Starts the run as the test's integrator does (a Firecrawl client, say) and returns its job id:
+   * the crawl is that job's run (the template must enable `api.startCrawls`).
+   */
+  startWith?: () => Promise<string>;
   /** Runs beside the crawl once it started through the API (with its job id): a test's integrator. */
   whileRunning?: (jobId: string) => Promise<void>;
+  /** Variables set over the emulators' environment (a provider's endpoint, say), as the template would set them. */
+  environment?: Record<string, string>;
   /** Progress's bound on the full-text log (TEXT_REBUILD_LOG_ENTRIES) instead of the template's. */
   textRebuildLogEntries?: number;
 }
@@ -127,7 +134,7 @@ export function cloudEnvironment(
 }
 
 /** A variable the template sets on the function whose logical id holds `idPart` (lower case), if it does. */
-function templateVariable(synth: Synthesized, idPart: string, name: string): unknown {
+export function templateVariable(synth: Synthesized, idPart: string, name: string): unknown {
   const fn = Object.entries(synth.template.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.toLowerCase().includes(idPart))?.[1];
   return (fn?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.[name];
 }
@@ -398,6 +405,7 @@ export async function cloudCrawl(
   cloudEnvironment(emu, names, page.url);
   apiCrawlEnvironment(synth);
   progressEnvironment(synth, options.textRebuildLogEntries);
+  Object.assign(process.env, options.environment ?? {});
   process.env.URL_LEASE_MS = String(options.urlLeaseMs ?? 600_000);
   const groups: FifoGroups = { heads: new Map(), held: new Map() };
   pollers = Array.from({ length: options.workers }, () => pollFrontier(emu, names.queueUrl, names.queueArn, timings, stop, groups));
@@ -406,7 +414,8 @@ export async function cloudCrawl(
   let keep = false;
   try {
     let jobId: string | undefined;
-    if (options.throughApi) {
+    if (options.startWith) jobId = await options.startWith();
+    else if (options.throughApi) {
       // As an integrator would: POST /crawls on the search API, which starts the run machine.
       const answer = await callSearchApi('/crawls', { method: 'POST', body: { seeds: input.seeds } });
       if (answer.status !== 202) throw new Error(`POST /crawls answered ${answer.status}: ${answer.body}`);

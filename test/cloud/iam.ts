@@ -114,8 +114,9 @@ export function iamOf(serviceId: string, command: string, input: Input): { actio
     case 'secretsmanager':
       return { action: `secretsmanager:${name}`, resources: [str(input.SecretId)] };
     case 'bedrock':
+      // Converse is authorised as InvokeModel, ConverseStream as InvokeModelWithResponseStream: IAM has no Converse action.
       return {
-        action: `bedrock:${name.replace(/WithResponseStream$/, 'WithResponseStream')}`,
+        action: `bedrock:${name.replace(/^ConverseStream$/, 'InvokeModelWithResponseStream').replace(/^Converse$/, 'InvokeModel')}`,
         resources: [`arn:aws:bedrock:${REGION}::foundation-model/${str(input.modelId)}`],
       };
     default:

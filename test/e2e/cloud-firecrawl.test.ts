@@ -1,0 +1,197 @@
+// The Firecrawl-compatible routes on the cloud's search API, and the cloud's structured extraction,
+// end to end: the unmodified Firecrawl SDK (through a SigV4 signing proxy on loopback, as a client
+// that cannot sign reaches an IAM-authorised Function URL) starts a crawl of a pond shop; the run
+// state machine and the page workflow (aws-local-stepfunctions) fetch it into DynamoDB (dynalite)
+// and S3 (s3rver), and the workflow's Summarize step fills the construct's extract schema with a
+// Bedrock model on loopback (its Converse wire format) that reads each page's chunks. The SDK then
+// reads the crawl's documents, scrapes (a fresh page during the crawl, stored ones after) and maps.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import Firecrawl, { type CrawlJob, type Document } from '@mendable/firecrawl-js';
+import { leafPointers } from '../../shared/enrich/schema-extract.js';
+import { DynamoEnrichStore } from '../../shared/store/aws/dynamo-enrich.js';
+import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
+import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
+import { canonicalize, urlId } from '../../shared/url/canonical.js';
+import { TAGS_SYSTEM } from '../../shared/enrich/prompts.js';
+import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { cloudCrawl, templateVariable, type CloudCrawl } from '../cloud/harness.js';
+import { callSearchApi, signingProxy } from '../cloud/api-call.js';
+import { synthApp, type Synthesized } from '../lib/synth.js';
+import { letterVector, modelServer } from '../enrich/model-servers.js';
+import { PRODUCTS, productPage, readProduct, SCHEMA, startShop } from '../enrich/shop-site.js';
+
+const SETTINGS = { allowPrivateNetwork: true, delayMs: 0, maxRps: 0 };
+const PROMPT = 'the product this page sells';
+/** The integrator's role session, as the signing proxy signs its requests. */
+const CALLER = 'arn:aws:sts::123456789012:assumed-role/Integrator/firecrawl-sdk';
+
+let emu: Emulators;
+let synth: Synthesized;
+let names: Awaited<ReturnType<Emulators['provision']>>;
+let shop: Awaited<ReturnType<typeof startShop>>;
+let bedrock: Awaited<ReturnType<typeof modelServer>>;
+let proxy: Awaited<ReturnType<typeof signingProxy>>;
+let sdk: Firecrawl;
+let crawl: CloudCrawl;
+let crawlId = '';
+/** A product scraped with maxAge 0 while the crawl ran: its own one-page run. */
+let fresh: Document | undefined;
+let freshMs = 0;
+
+const converse = (text: string) => ({
+  body: {
+    output: { message: { role: 'assistant', content: [{ text }] } },
+    stopReason: 'end_turn',
+    usage: { inputTokens: 900, outputTokens: 90, totalTokens: 990 },
+  },
+});
+
+const productUrl = (slug: string) => `${shop.origin}/product/${slug}`;
+const expected = (p: (typeof PRODUCTS)[number]) => ({
+  name: p.name,
+  price: Number(p.price),
+  currency: p.currency,
+  inStock: p.stock === 'In stock',
+  specs: p.specs.map(([name, value]) => ({ name, value })),
+});
+
+before(async () => {
+  emu = await startEmulators();
+  const enrichment = { provider: 'bedrock', dimension: 512, extractSchema: SCHEMA, extractPrompt: PROMPT };
+  synth = synthApp({ bundle: false, context: { startCrawls: true, startCrawlSettings: SETTINGS, enrichment } });
+  names = await emu.provision('firecrawl');
+  shop = await startShop();
+  // Bedrock on loopback: summaries and tags as any model's, products read from the chunks each question carries.
+  bedrock = await modelServer(
+    {
+      '/model/[^/]+/converse': (body) => {
+        const system = body.system[0].text as string;
+        const user = body.messages.at(-1).content[0].text as string;
+        if (system.startsWith('You extract structured data')) return converse(JSON.stringify(readProduct(user)));
+        return converse(system === TAGS_SYSTEM ? '["#ponds", "#garden", "#water"]' : 'A product for garden ponds, with its price and specification.');
+      },
+      '/model/[^/]+/invoke': (body) => ({ body: { embedding: letterVector(body.inputText as string, body.dimensions as number), inputTextTokenCount: 12 } }),
+    },
+    'h2',
+  );
+  proxy = await signingProxy(CALLER);
+  // The SDK's key is not what authorises it here: the proxy signs every request as the integrator.
+  sdk = new Firecrawl({ apiKey: 'signed-by-the-proxy', apiUrl: proxy.origin });
+  // Every function reads the construct's enrichment settings from its environment, as the template sets them.
+  const variables = ['TRAWL_PROVIDER', 'TRAWL_CHAT_MODEL', 'TRAWL_EMBED_MODEL', 'TRAWL_EMBED_DIMENSION', 'TRAWL_EXTRACT_SCHEMA', 'TRAWL_EXTRACT_PROMPT'];
+  const environment = Object.fromEntries(variables.map((v) => [v, String(templateVariable(synth, 'summarizepage', v))]));
+  crawl = await cloudCrawl(
+    emu,
+    synth,
+    names,
+    { crawl: 'firecrawl', seeds: [`${shop.origin}/`], settings: SETTINGS },
+    {
+      workers: 2,
+      pollMs: 200,
+      timeoutMs: 240_000,
+      environment: { ...environment, TRAWL_BEDROCK_ENDPOINT: bedrock.origin },
+      startWith: async () => {
+        const started = await sdk.startCrawl(`${shop.origin}/`, { limit: 20, scrapeOptions: { formats: ['markdown', 'links', 'rawHtml'] } });
+        crawlId = started.id;
+        return started.id.split('~')[0]!;
+      },
+      whileRunning: async () => {
+        const t0 = performance.now();
+        fresh = await sdk.scrape(productUrl('filter'), { formats: ['markdown', 'html'], maxAge: 0 });
+        freshMs = performance.now() - t0;
+      },
+    },
+  );
+});
+
+after(async () => {
+  await crawl?.close();
+  await proxy?.close();
+  await Promise.all([shop?.close(), bedrock?.close()]);
+  synth?.cleanup();
+  await emu?.stop();
+});
+
+test('the template gives the search API the extract schema, and a timeout a scrape waits inside', () => {
+  assert.deepEqual(JSON.parse(String(templateVariable(synth, 'searchapi', 'TRAWL_EXTRACT_SCHEMA'))), SCHEMA);
+  const fn = Object.entries(synth.template.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.toLowerCase().includes('searchapi'))![1];
+  assert.ok(Number(fn.Properties.Timeout) >= 90, `search API timeout ${String(fn.Properties.Timeout)} s`);
+});
+
+test('a crawl started by the Firecrawl SDK runs on the cloud path; its status lists the documents from DynamoDB and the WARC in S3', async () => {
+  assert.equal(crawl.output.status, 'finished');
+  assert.match(crawlId, /^[0-9a-f-]{36}~mrl$/, 'the job id and the formats the crawl asked for');
+  const status = (await sdk.getCrawlStatus(crawlId)) as CrawlJob;
+  assert.equal(status.status, 'completed');
+  const byUrl = new Map(status.data.map((d) => [d.metadata?.url, d]));
+  assert.equal(byUrl.size, PRODUCTS.length + 1, [...byUrl.keys()].join(' '));
+  PRODUCTS.forEach((p, i) => {
+    const doc = byUrl.get(productUrl(p.slug));
+    assert.ok(doc, p.slug);
+    assert.match(doc.markdown!, new RegExp(`Price: ${p.price.replace('.', '\\.')} ${p.currency}`));
+    // rawHtml: the response record the fetch worker archived, read back from the run's WARC in S3.
+    assert.equal(doc.rawHtml, productPage(p, i));
+    assert.ok(doc.links!.includes(`${shop.origin}/`));
+    assert.equal(doc.metadata?.statusCode, 200);
+    assert.equal(doc.metadata?.title, p.name);
+    assert.equal(doc.html, undefined, 'only the formats the crawl asked for');
+  });
+});
+
+test('a fresh scrape during the crawl is its own one-page run, answered once its page is stored and extracted', () => {
+  assert.ok(fresh, 'the scrape answered');
+  assert.match(fresh.markdown!, /Price: 210\.00 EUR/);
+  assert.match(fresh.html!, /<h1>Pressure filter<\/h1>/);
+  assert.doesNotMatch(fresh.html!, /<script/);
+  assert.equal(fresh.metadata?.sourceURL, productUrl('filter'));
+  assert.ok(freshMs < 60_000, `answered in ${Math.round(freshMs)} ms`);
+});
+
+test("the Summarize step fills the construct's schema: each product's values, from chunks its extraction stored, in DynamoDB and in search hits", async () => {
+  const objects = new S3Objects(emu.clients.s3, names.bucket);
+  const enrich = new DynamoEnrichStore(emu.clients.doc, names.table, new S3BlobStore(objects), objects);
+  const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: new S3BlobStore(objects) });
+  for (const p of PRODUCTS) {
+    const id = urlId(canonicalize(productUrl(p.slug))!);
+    const x = (await enrich.enrichCandidate(id))?.enrichment?.extracted;
+    assert.ok(x && !x.error, `${p.slug}: ${JSON.stringify(x)}`);
+    assert.deepEqual(x.data, expected(p));
+    assert.equal(x.provider, 'bedrock');
+    assert.equal(x.inputTokens, 900, 'the tokens Bedrock counted');
+    const chunks = new Map((await store.chunks(id)).map((c) => [c.id, c.text]));
+    assert.deepEqual(Object.keys(x.sources!).sort(), leafPointers(x.data).sort());
+    for (const ids of Object.values(x.sources!)) for (const c of ids) assert.ok(chunks.has(c), `${p.slug}: chunk ${c} is the page's`);
+    assert.match(chunks.get(x.sources!['/price']![0]!)!, new RegExp(`Price: ${p.price.replace('.', '\\.')}`));
+  }
+  const hits = (await callSearchApi(`/search?q=${encodeURIComponent('pond pump flow')}&mode=text`)).json().hits as Array<{
+    url: string;
+    extracted?: { data: { price: number } };
+  }>;
+  assert.equal(hits.find((h) => h.url === productUrl('pond-pump'))?.extracted?.data.price, 89.9);
+});
+
+test("the cloud's json format answers from the stored extraction to the deployment's schema; another schema is refused naming it", async () => {
+  const pump = PRODUCTS.find((p) => p.slug === 'pond-pump')!;
+  const doc = await sdk.scrape(productUrl(pump.slug), { formats: ['markdown', { type: 'json', schema: SCHEMA, prompt: PROMPT }] });
+  assert.deepEqual(doc.json, expected(pump));
+  assert.match(doc.markdown!, /Pond pump 3000/);
+  await assert.rejects(
+    sdk.scrape(productUrl(pump.slug), { formats: [{ type: 'json', schema: { type: 'object', properties: { colour: { type: 'string' } } } }] }),
+    /this deployment extracts every page to its own schema \(enrichment\.extractSchema\)/,
+  );
+});
+
+test('a stored page is scraped from DynamoDB and S3 with includeTags, and mapped, with no run', async () => {
+  const runs = (await callSearchApi('/runs')).json();
+  const tagged = await sdk.scrape(productUrl('pond-pump'), { formats: ['markdown'], includeTags: ['table'] });
+  assert.match(tagged.markdown!, /Flow/);
+  assert.doesNotMatch(tagged.markdown!, /Price:/, 'only the table');
+  const map = await sdk.map(`${shop.origin}/`);
+  for (const p of PRODUCTS)
+    assert.ok(
+      map.links.some((l) => l.url === productUrl(p.slug)),
+      p.slug,
+    );
+  assert.deepEqual((await callSearchApi('/runs')).json(), runs, 'no run was started');
+});
