@@ -114,6 +114,8 @@ export function searchApi(): Handler {
               json: storedJson(extractSpecOf({ extractSchema: env.TRAWL_EXTRACT_SCHEMA, extractPrompt: env.TRAWL_EXTRACT_PROMPT })),
               allowPrivateNetwork: crawls.allowPrivateNetwork,
               waitMs: FIRECRAWL_WAIT_MS,
+              webhookRefusal:
+                "a crawl's own webhook is not served by the cloud API: every crawl's start and end go on the construct's event bus (trawl.crawl.started, trawl.crawl.finished); route them to your receiver with an EventBridge rule",
             }),
           }
         : {}),

@@ -59,6 +59,8 @@ interface Running {
   options: JobOptions;
   events: JobEvent[];
   listeners: Set<(e: JobEvent) => void>;
+  /** Told each page the job stores (not kept: a follower joins for the pages to come). */
+  pageListeners: Set<(url: string) => void>;
   stop: AbortController;
 }
 
@@ -92,7 +94,7 @@ export class CrawlJobs implements CrawlLauncher {
         `${queued} crawl jobs are queued already (at most ${MAX_QUEUED_JOBS}): try again when one has ended, or stop one (DELETE /crawls/{id})`,
       );
     const job: CrawlJob = { id: randomUUID(), status: 'queued', seeds, progress: { requests: 0, pagesStored: 0, queued: 0, errors: 0 }, createdAt: Date.now() };
-    const run: Running = { job, options, events: [], listeners: new Set(), stop: new AbortController() };
+    const run: Running = { job, options, events: [], listeners: new Set(), pageListeners: new Set(), stop: new AbortController() };
     this.jobs.set(job.id, run);
     this.save(run);
     this.enqueue(run);
@@ -111,7 +113,7 @@ export class CrawlJobs implements CrawlLauncher {
         ...(b.error ? { error: b.error } : {}),
         createdAt: b.createdAt,
       };
-      const run: Running = { job, options: b.options as JobOptions, events: [], listeners: new Set(), stop: new AbortController() };
+      const run: Running = { job, options: b.options as JobOptions, events: [], listeners: new Set(), pageListeners: new Set(), stop: new AbortController() };
       this.jobs.set(job.id, run);
       if (job.status === 'running') {
         // Its crawl was cut off with the server: the run goes on where it stopped.
@@ -153,6 +155,7 @@ export class CrawlJobs implements CrawlLauncher {
       }
     };
     const onPage = (p: { url: string }) => {
+      for (const l of run.pageListeners) l(p.url);
       pages.push(p.url);
       if (pages.length >= PAGE_BATCH) flushPages();
     };
@@ -245,6 +248,13 @@ export class CrawlJobs implements CrawlLauncher {
     for (const e of run.events) listener(e);
     run.listeners.add(listener);
     return () => run.listeners.delete(listener);
+  }
+
+  followPages(id: string, listener: (url: string) => void): (() => void) | undefined {
+    const run = this.jobs.get(id);
+    if (!run) return undefined;
+    run.pageListeners.add(listener);
+    return () => run.pageListeners.delete(listener);
   }
 
   /**

@@ -18,6 +18,7 @@ import type { BlobStore, CrawlStore, EnrichStore, ExtractRecord, GraphStore, Pag
 import { canonicalize, urlId } from '../url/canonical.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { writeRequestOf } from './write-access.js';
+import { checkWebhookSettings, type WebhookSender } from './webhooks.js';
 import { pageActionsOf } from '../render/page-session.js';
 
 /** What the routes read of the crawl's stores: the same ports in both runtimes. */
@@ -49,6 +50,13 @@ export interface FirecrawlOptions {
   allowPrivateNetwork: boolean;
   /** How long a scrape or a map waits for its page. @default 60_000 */
   waitMs?: number;
+  /**
+   * Delivers a crawl's own `webhook` (signed and guarded as the server's); with jobs that can be
+   * followed (`follow`, `followPages`). Absent: a crawl's webhook is refused with `webhookRefusal`.
+   */
+  webhooks?: WebhookSender;
+  /** Why a crawl's webhook is refused here. @default the server's --webhook receivers are told of every crawl */
+  webhookRefusal?: string;
 }
 
 /** Documents a crawl status answers with at most; the rest come with `next`. */
@@ -81,6 +89,24 @@ const ScrapeOptions = z
   })
   .passthrough();
 const ScrapeBody = ScrapeOptions.extend({ url: z.string().min(1) });
+/** A crawl's own receiver: Firecrawl's `webhook`, a URL or its object form. */
+const WebhookBody = z.union([
+  z.string().min(1),
+  z
+    .object({
+      url: z.string().min(1),
+      headers: z.record(z.string(), z.string().max(1000)).optional(),
+      metadata: z.record(z.string(), z.unknown()).optional(),
+      events: z.array(z.enum(['started', 'page', 'completed', 'failed'])).optional(),
+    })
+    .passthrough(),
+]);
+type WebhookConfig = { url: string; headers: Record<string, string>; metadata: Record<string, unknown>; events: Set<string> };
+/** Headers a receiver's own may not set: the connection's, and the signature's. */
+const SENDER_HEADERS = /^(host|connection|content-length|content-type|transfer-encoding|keep-alive|upgrade|te|trailer|webhook-.*)$/i;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const MAX_WEBHOOK_HEADERS = 20;
+
 const CrawlBody = z
   .object({
     url: z.string().min(1),
@@ -92,7 +118,7 @@ const CrawlBody = z
     allowExternalLinks: z.boolean().optional(),
     allowSubdomains: z.boolean().optional(),
     crawlEntireDomain: z.boolean().optional(),
-    webhook: z.unknown().optional(),
+    webhook: WebhookBody.optional(),
     scrapeOptions: ScrapeOptions.optional(),
   })
   .passthrough();
@@ -190,6 +216,31 @@ function wantedOf(options: Options, version: Version, json: JsonAnswers | undefi
     ...(screenshot ? { screenshot: true } : {}),
     ...(actionShots ? { actionShots } : {}),
     ...(include.length || exclude.length ? { tags: { include, exclude } } : {}),
+  };
+}
+
+/** A crawl's receiver as given, checked: an http(s) URL the guard lets through, headers of its own, the events it wants. */
+async function webhookOf(given: z.infer<typeof WebhookBody>, allowPrivateNetwork: boolean): Promise<WebhookConfig> {
+  const w = typeof given === 'string' ? { url: given } : given;
+  try {
+    checkWebhookSettings([w.url], undefined);
+    await checkJobSeeds([w.url], allowPrivateNetwork);
+  } catch (err) {
+    throw new Refused(`webhook: ${errorMessage(err)}`);
+  }
+  const headers = typeof given === 'string' ? {} : (given.headers ?? {});
+  if (Object.keys(headers).length > MAX_WEBHOOK_HEADERS) throw new Refused(`webhook.headers: at most ${MAX_WEBHOOK_HEADERS} headers`);
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name) || SENDER_HEADERS.test(name))
+      throw new Refused(`webhook.headers: ${JSON.stringify(name)} is not a header a receiver's request may set`);
+    if (/[\r\n\0]/.test(value)) throw new Refused(`webhook.headers: the value of ${name} holds a line break`);
+  }
+  const events = typeof given === 'string' ? undefined : given.events;
+  return {
+    url: w.url,
+    headers,
+    metadata: typeof given === 'string' ? {} : (given.metadata ?? {}),
+    events: new Set(events?.length ? events : ['started', 'page', 'completed', 'failed']),
   };
 }
 
@@ -373,6 +424,49 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     return doc;
   };
 
+  /**
+   * Tells a crawl's own receiver, in Firecrawl's shape (`{ success, type, id, data, metadata }`):
+   * `crawl.started`, each stored page as `crawl.page` with its document, then `crawl.completed`
+   * or `crawl.failed` (a stopped crawl is `failed`, "cancelled"). Sent in that order.
+   */
+  const tellReceiver = (jobId: string, id: string, hook: WebhookConfig, wanted: Wanted): void => {
+    const sender = options.webhooks!;
+    let queue: Promise<void> = Promise.resolve();
+    const tell = (type: string, body: () => Promise<Record<string, unknown>>) => {
+      if (!hook.events.has(type)) return;
+      queue = queue.then(async () => {
+        try {
+          const payload = JSON.stringify({ type: `crawl.${type}`, id, ...(await body()), metadata: hook.metadata });
+          sender.sendTo(hook.url, `crawl.${type}`, payload, { headers: hook.headers, job: jobId });
+        } catch {
+          // A page that cannot be read now (replaced meanwhile) is left out; the crawl's status has it.
+        }
+      });
+    };
+    const unfollowPages = options.jobs.followPages!(jobId, (url) =>
+      tell('page', () =>
+        read(async (reads) => {
+          const page = await reads.store.getPage(idOfUrl(url));
+          if (!page) throw new Error(`${url} is not stored`);
+          return { success: true, data: [await documentOf(reads, page, wanted, await reads.store.getExtract(page.urlId))] };
+        }),
+      ),
+    );
+    const unfollow = options.jobs.follow!(jobId, (e) => {
+      if (e.type === 'crawl.started') tell('started', async () => ({ success: true, data: [] }));
+      if (e.type === 'crawl.finished') tell('completed', async () => ({ success: true, data: [] }));
+      if (e.type === 'crawl.stopped') tell('failed', async () => ({ success: false, data: [], error: 'the crawl was cancelled' }));
+      if (e.type === 'crawl.failed') tell('failed', async () => ({ success: false, data: [], error: e.error }));
+      if (e.type === 'crawl.finished' || e.type === 'crawl.stopped' || e.type === 'crawl.failed') {
+        // Its end is the last thing told: queued after its pages.
+        queue = queue.then(() => {
+          unfollow?.();
+          unfollowPages?.();
+        });
+      }
+    });
+  };
+
   for (const version of ['v1', 'v2'] as const) {
     app.post(`/${version}/scrape`, async (c) => {
       try {
@@ -402,11 +496,14 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
         if (req.includePaths?.length) throw new Refused('includePaths is not supported: use excludePaths (trawl denies URLs by pattern)');
         if (req.allowExternalLinks)
           throw new Refused('allowExternalLinks is not supported: a crawl stays on its host (allowSubdomains: true takes its domain)');
-        if (req.webhook) throw new Refused("a crawl's own webhook is not supported: the server's --webhook receivers are told of every crawl (signed)");
+        const canFollow = options.webhooks && options.jobs.follow && options.jobs.followPages;
+        if (req.webhook && !canFollow)
+          throw new Refused(options.webhookRefusal ?? "a crawl's own webhook is not supported here: the server's --webhook receivers are told of every crawl");
         if (wanted.json) throw new Refused('the json format of a crawl is the crawl\'s extract schema: start it with POST /crawls and "extractSchema"');
         if (wanted.actions) throw new Refused('actions of a crawl go by URL pattern: start it with POST /crawls and "actions" rules');
         if (wanted.tags) throw new Refused('includeTags and excludeTags are for a scrape: a crawl keeps each page by --main-content (onlyMainContent)');
         await checkJobSeeds([req.url], options.allowPrivateNetwork);
+        const hook = req.webhook === undefined ? undefined : await webhookOf(req.webhook, options.allowPrivateNetwork);
         const depth = req.maxDiscoveryDepth ?? req.maxDepth;
         const { caller } = writeRequestOf(c);
         const job = await options.jobs.start(
@@ -422,6 +519,7 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
           caller ? { caller } : {},
         );
         const id = crawlIdOf(job.id, wanted.formats);
+        if (hook) tellReceiver(job.id, id, hook, wanted);
         return c.json({ success: true, id, url: new URL(`/${version}/crawl/${id}`, c.req.url).href }, 200);
       } catch (err) {
         return failure(c, err);

@@ -11,7 +11,8 @@ export type WebhookEvent = 'crawl.started' | 'page.stored' | 'page.changed' | 'c
 export interface Delivery {
   id: string;
   url: string;
-  event: WebhookEvent;
+  /** The server's event, or the event of a crawl's own receiver (Firecrawl's `crawl.page`, …). */
+  event: WebhookEvent | `crawl.${string}`;
   /** The crawl job the event is about. */
   job?: string;
   /** When its last attempt ended (ms since the epoch). */
@@ -113,6 +114,16 @@ export class WebhookSender {
     }
   }
 
+  /**
+   * Sends a body of the caller's to one receiver of its own (a crawl's `webhook`), with its headers,
+   * signed, guarded and retried as every delivery.
+   */
+  sendTo(url: string, event: `crawl.${string}`, body: string, options: { headers?: Record<string, string>; job?: string } = {}): void {
+    checkWebhookSettings([url], undefined);
+    const work = this.deliver(url, event, `msg_${randomUUID()}`, body, options.job, options.headers).finally(() => this.pending.delete(work));
+    this.pending.add(work);
+  }
+
   /** Every delivery so far; `failed` only those that never got a 2xx. */
   deliveries(failed = false): Delivery[] {
     return this.sent.filter((d) => !failed || !d.ok);
@@ -165,7 +176,14 @@ export class WebhookSender {
     });
   }
 
-  private async deliver(url: string, event: WebhookEvent, id: string, body: string, job: string | undefined): Promise<void> {
+  private async deliver(
+    url: string,
+    event: Delivery['event'],
+    id: string,
+    body: string,
+    job: string | undefined,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<void> {
     const delivery: Delivery = { id, url, event, ...(job ? { job } : {}), at: Date.now(), attempts: 0, ok: false };
     this.sent.push(delivery);
     const attempts = this.options.attempts ?? 5;
@@ -196,7 +214,8 @@ export class WebhookSender {
       try {
         const target = new URL(url);
         this.guard.checkHostLiteral(target.hostname);
-        const headers: Record<string, string> = { 'content-type': 'application/json', 'webhook-id': id };
+        // The receiver's own headers first: the signature's and the body's type are the sender's.
+        const headers: Record<string, string> = { ...extraHeaders, 'content-type': 'application/json', 'webhook-id': id };
         const at = new Date();
         headers['webhook-timestamp'] = String(Math.floor(at.getTime() / 1000));
         if (this.signer) headers['webhook-signature'] = this.signer.sign(id, at, body);

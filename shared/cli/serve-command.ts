@@ -131,6 +131,8 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
           }),
         json: chatJson(chatFor(settings, env)),
         allowPrivateNetwork: settings.allowPrivateNetwork,
+        // A crawl's own receiver is signed with TRAWL_WEBHOOK_SECRET and recorded with the server's deliveries.
+        webhooks,
       }),
     },
   );

@@ -10,8 +10,10 @@ import { startServer } from '../../shared/cli/serve-command.js';
 import { testFlags } from '../e2e/crawl-helpers.js';
 import { serve, tempDir } from '../helpers.js';
 import { modelServer } from '../enrich/model-servers.js';
+import { Webhook } from 'standardwebhooks';
 
 const WRITE = 'a-write-token-of-some-length';
+const SECRET = `whsec_${Buffer.from('a signing secret of thirty-two b').toString('base64')}`;
 const words = (n: number) =>
   Array.from(
     { length: 30 },
@@ -56,7 +58,17 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
   });
   const data = tempDir();
   const settings = resolveSettings(testFlags(data.dir, { 'delay-ms': '0', provider: 'openai', 'openai-base-url': `${model.origin}/v1` }), {});
-  const server = await startServer(settings, { port: '0', 'write-token': WRITE }, { OPENAI_API_KEY: 'k' });
+  const server = await startServer(settings, { port: '0', 'write-token': WRITE }, { OPENAI_API_KEY: 'k', TRAWL_WEBHOOK_SECRET: SECRET });
+  // A crawl's own receiver, as Firecrawl's webhook names it.
+  const told: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
+  const receiver = await serve((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      told.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
   const apiUrl = server.url.replace(/\/$/, '');
   try {
     const v2 = new Firecrawl({ apiKey: WRITE, apiUrl });
@@ -112,6 +124,37 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
     // The write token is needed, as for POST /crawls.
     await assert.rejects(new Firecrawl({ apiKey: 'wrong-token-of-some-length', apiUrl }).scrape(`${site.origin}/p/1`), /401|write token/i);
 
+    // A crawl's own webhook: started, each page with its document, completed; signed, with the caller's headers and metadata.
+    const hooked = (await v2.crawl(`${site.origin}/p/7`, {
+      limit: 2,
+      scrapeOptions: { formats: ['markdown'] },
+      webhook: { url: `${receiver.origin}/hooks`, headers: { 'x-team': 'ponds' }, metadata: { ask: 'w1' }, events: ['started', 'page', 'completed'] },
+      pollInterval: 1,
+    })) as CrawlJob;
+    for (let i = 0; i < 100 && !told.some((t) => t.body.includes('"crawl.completed"')); i++) await new Promise((r) => setTimeout(r, 100));
+    const verifier = new Webhook(SECRET);
+    const events = told.map(
+      (t) => verifier.verify(t.body, t.headers as Record<string, string>) as { type: string; id: string; data: Document[]; metadata: unknown },
+    );
+    assert.deepEqual(
+      events.map((e) => e.type).sort(),
+      ['crawl.completed', 'crawl.started', ...hooked.data.map(() => 'crawl.page')].sort(),
+      'no crawl.failed: not asked for',
+    );
+    assert.ok(told.every((t) => t.headers['x-team'] === 'ponds'));
+    assert.ok(events.every((e) => JSON.stringify(e.metadata) === '{"ask":"w1"}'));
+    const pages = events.filter((e) => e.type === 'crawl.page').map((e) => e.data[0]!);
+    assert.deepEqual(pages.map((d) => d.metadata?.sourceURL).sort(), hooked.data.map((d) => d.metadata?.sourceURL).sort());
+    assert.ok(
+      pages.every((d) => /Line \d+ of page \d+/.test(d.markdown!)),
+      JSON.stringify(pages).slice(0, 600),
+    );
+    await assert.rejects(
+      v2.startCrawl(`${site.origin}/`, { webhook: { url: `${receiver.origin}/`, headers: { 'webhook-signature': 'v1,forged' } } }),
+      /webhook.headers: "webhook-signature" is not a header/,
+    );
+    await assert.rejects(v2.startCrawl(`${site.origin}/`, { webhook: 'ftp://example.com/' }), /webhook: .*not http\(s\)/);
+
     // The v1 client: scrape, crawl (polled every 2 s by the SDK), map.
     const v1 = new FirecrawlAppV1({ apiKey: WRITE, apiUrl });
     const scraped = await v1.scrapeUrl(`${site.origin}/p/5`, { formats: ['markdown', 'links'] });
@@ -133,7 +176,7 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
     if (mapped.success) assert.ok(mapped.links!.includes(`${site.origin}/p/1`), JSON.stringify(mapped.links));
   } finally {
     await server.close();
-    await Promise.all([site.close(), model.close()]);
+    await Promise.all([site.close(), model.close(), receiver.close()]);
     data.cleanup();
   }
 });

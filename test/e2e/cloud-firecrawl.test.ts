@@ -193,5 +193,7 @@ test('a stored page is scraped from DynamoDB and S3 with includeTags, and mapped
       map.links.some((l) => l.url === productUrl(p.slug)),
       p.slug,
     );
+  // A crawl's own webhook is refused before anything starts: the cloud's crawl events are on its bus.
+  await assert.rejects(sdk.startCrawl(`${shop.origin}/`, { webhook: 'https://hooks.example/trawl' }), /event bus .*EventBridge rule/);
   assert.deepEqual((await callSearchApi('/runs')).json(), runs, 'no run was started');
 });

@@ -33,4 +33,6 @@ export interface CrawlLauncher {
   stop(id: string): boolean | Promise<boolean>;
   /** Follows a job's events as they happen (the embedded runtime only: the cloud's are on its event bus). */
   follow?(id: string, listener: (e: JobEvent) => void): (() => void) | undefined;
+  /** Follows the pages a job stores, by URL, as they are stored (the embedded runtime only); undefined for no such job. */
+  followPages?(id: string, listener: (url: string) => void): (() => void) | undefined;
 }
