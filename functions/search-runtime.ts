@@ -7,8 +7,7 @@ import { handle } from 'hono/aws-lambda';
 import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { createApi, type ApiDeps } from '../shared/api/app.js';
 import { mcpHttpHandler } from '../shared/api/mcp.js';
-import { firecrawlRoutes, storedJson } from '../shared/api/firecrawl.js';
-import { extractSpecOf } from '../shared/enrich/extract-spec.js';
+import { firecrawlRoutes, runJson } from '../shared/api/firecrawl.js';
 import { runWarcArchive } from '../shared/pipeline/cloud/run-archive.js';
 import { loadUiAssets } from '../shared/api/ui-assets.js';
 import { adaptPowertools, functionLogger } from './powertools-logger.js';
@@ -52,8 +51,7 @@ export function searchApi(): Handler {
     env.RUN_MACHINE_ARN,
     env.API_CRAWL_SETTINGS,
     env.API_CRAWL_LIMITS,
-    env.TRAWL_EXTRACT_SCHEMA,
-    env.TRAWL_EXTRACT_PROMPT,
+    env.TRAWL_PROVIDER,
   ].join('|');
   let h = handlers.get(key);
   if (!h) {
@@ -75,6 +73,7 @@ export function searchApi(): Handler {
             runs: new SfnWorkflow(clients.sfn, config.runMachineArn),
             defaults: config.apiCrawlSettings,
             limits: config.apiCrawlLimits,
+            chatModel: env.TRAWL_PROVIDER === 'bedrock',
           }),
           allowPrivateNetwork: config.apiCrawlSettings.allowPrivateNetwork === true,
         }
@@ -105,13 +104,13 @@ export function searchApi(): Handler {
       writeAuth: config.apiKeySha256 ? 'token' : 'iam',
       writers: config.apiWriters,
       // The MCP tools on the same URL and auth: search, pages and links; crawl and crawl_status with api.startCrawls.
-      // Firecrawl's routes over the same crawls and stores: `json` answers from the extraction the page workflow stored.
+      // Firecrawl's routes over the same crawls and stores: `json` answers from the extraction a run's page workflow stored.
       ...(crawls
         ? {
             firecrawl: firecrawlRoutes({
               jobs: crawls.jobs,
               read: (use) => use({ store, graph: deps.graph, blobs, archive: runWarcArchive(objects), enrich: deps.enrich }),
-              json: storedJson(extractSpecOf({ extractSchema: env.TRAWL_EXTRACT_SCHEMA, extractPrompt: env.TRAWL_EXTRACT_PROMPT })),
+              json: runJson(env.TRAWL_PROVIDER === 'bedrock'),
               allowPrivateNetwork: crawls.allowPrivateNetwork,
               waitMs: FIRECRAWL_WAIT_MS,
               webhookRefusal:

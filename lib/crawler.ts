@@ -45,8 +45,9 @@ export const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   'summarize-page': { memoryMb: 1024, timeout: Duration.seconds(45) },
   'index-page': { memoryMb: 1024, timeout: Duration.seconds(40) },
   // The API: DynamoDB reads and one query embedding per search; 1024 MB for a quick cold start. A
-  // Firecrawl scrape waits for its page's one-page run (FIRECRAWL_WAIT_MS) inside the timeout.
-  'search-api': { memoryMb: 1024, timeout: Duration.seconds(90) },
+  // Firecrawl scrape waits for its page's one-page run (FIRECRAWL_WAIT_MS), then for its json
+  // (STORED_JSON_WAIT_MS), inside the timeout.
+  'search-api': { memoryMb: 1024, timeout: Duration.seconds(120) },
 };
 
 /**

@@ -11,7 +11,8 @@ import type { CrawlDefinition } from './crawls-config.js';
 import type { EnrichmentProps } from './search-index.js';
 import type { StageName } from './stages.js';
 import { checkWebhooks, type WebhookProps } from './webhooks.js';
-import { CrawlConfigError } from '../shared/errors.js';
+import { CrawlConfigError, errorMessage } from '../shared/errors.js';
+import { extractSpecOf, schemaValidator } from '../shared/enrich/extract-spec.js';
 import { settingsFrom } from '../shared/config/resolve.js';
 import { checkEnrichmentProps } from './search-index.js';
 import { STAGES } from './stages.js';
@@ -255,6 +256,31 @@ function inRange(where: string, prop: string, value: number | undefined, [min, m
  * allowed range (nothing is clamped silently), and escape hatches that exclude each other are
  * not given together.
  */
+/**
+ * A crawl's own extract schema (`limits.extractSchema`, `extractPrompt`): the Summarize step fills it
+ * with the deployment's chat model, so the construct's enrichment must have one (Bedrock); it is the
+ * schema itself (an object or its JSON text: a Lambda reads no file of yours), and a valid one.
+ */
+function checkCrawlExtractSpec(where: string, limits: Record<string, unknown>, enrichment: CrawlerProps['enrichment']): void {
+  const { extractSchema, extractPrompt } = limits;
+  if (extractSchema === undefined && extractPrompt === undefined) return;
+  if (!enrichment || (enrichment.provider ?? 'local') !== 'bedrock')
+    throw new CrawlConfigError(
+      `${where}: limits.extractSchema needs the construct's enrichment with a chat model: write enrichment: { provider: "bedrock" } (the local provider has no model to ask)`,
+    );
+  if (typeof extractSchema === 'string' && !extractSchema.trim().startsWith('{'))
+    throw new CrawlConfigError(`${where}: limits.extractSchema is a file name; write the JSON Schema object itself (the functions read no file of yours)`);
+  try {
+    const spec = extractSpecOf({
+      extractSchema: extractSchema as string | Record<string, unknown> | undefined,
+      extractPrompt: extractPrompt as string | undefined,
+    });
+    if (spec) schemaValidator(spec.schema);
+  } catch (err) {
+    throw new CrawlConfigError(`${where}: limits.extractSchema: ${errorMessage(err)}`);
+  }
+}
+
 export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   const where = `Crawler "${id}"`;
   for (const [stage, mb] of Object.entries(props.memoryMb ?? {})) {
@@ -267,6 +293,7 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   const { pollSeconds, rawIaDays, rawRetentionDays, frontierRetentionDays } = times;
   inRange(where, 'pollInterval', pollSeconds, [5, 3600], ' s');
   for (const crawl of props.crawls ?? []) {
+    checkCrawlExtractSpec(`${where}: crawl "${crawl.name}"`, crawl.limits ?? {}, props.enrichment);
     const limit = Number((crawl.limits as { maxMinutes?: unknown } | undefined)?.maxMinutes);
     checkRunHistory(
       `${where}: crawl "${crawl.name}"`,

@@ -34,10 +34,14 @@ export interface FirecrawlReads {
   sitePages?: (host: string) => Promise<PageRecord[]>;
 }
 
-/** How the `json` format is answered: the server's chat model now, or the extraction the deployment stored. */
+/** How the `json` format is answered: the server's chat model now, or the extraction a run stored. */
 export interface JsonAnswers {
   /** Why this spec cannot be answered here (told before the page is fetched), or undefined. */
   refusal(spec: ExtractSpec): string | undefined;
+  /** Settings a scrape's one-page job takes for this spec (its run extracts the page to it); absent: none. */
+  jobSettings?(spec: ExtractSpec): Record<string, unknown>;
+  /** Whether a stored page answers this spec with no new fetch; absent: it does. */
+  answersStored?(reads: FirecrawlReads, page: PageRecord, spec: ExtractSpec): Promise<boolean>;
   answer(reads: FirecrawlReads, page: PageRecord, x: ExtractRecord | undefined, spec: ExtractSpec): Promise<{ json?: unknown; warning?: string }>;
 }
 
@@ -67,8 +71,8 @@ const EXPIRY_MS = 86_400_000;
 const FORMATS = new Set(['markdown', 'html', 'rawHtml', 'links']);
 /** A crawl's formats, kept in the id it answers with (a letter each): its documents carry them in any process that reads the id. */
 const FORMAT_LETTERS: Readonly<Record<string, string>> = { markdown: 'm', html: 'h', rawHtml: 'r', links: 'l' };
-/** How long the cloud's `json` waits for the page's stored extraction after the page was fetched. */
-const STORED_JSON_WAIT_MS = 20_000;
+/** How long the cloud's `json` waits for the page's extraction to its schema after the page was fetched. */
+export const STORED_JSON_WAIT_MS = 30_000;
 
 const JsonFormat = z.object({ type: z.literal('json'), schema: z.record(z.string(), z.unknown()).optional(), prompt: z.string().optional() });
 const ScreenshotFormat = z.object({ type: z.literal('screenshot'), fullPage: z.boolean().optional() }).passthrough();
@@ -284,26 +288,26 @@ async function body<T extends z.ZodTypeAny>(c: Context, schema: T): Promise<z.in
 }
 
 /**
- * The cloud's `json` format: the values the deployment's page workflow extracted to its own schema
- * (`enrichment.extractSchema`), read with the page. A request with another schema or prompt is refused,
- * naming the deployment's.
+ * The cloud's `json` format: the values a run's Summarize step extracted to the request's schema
+ * with the deployment's chat model. A stored page extracted to that schema answers at once; any
+ * other is fetched by a one-page run that carries the schema, and its values are waited for.
  */
-export function storedJson(deployment: ExtractSpec | undefined, waitMs = STORED_JSON_WAIT_MS): JsonAnswers {
-  const hash = deployment && specHash(deployment);
+export function runJson(chatModel: boolean, waitMs = STORED_JSON_WAIT_MS): JsonAnswers {
+  const extractedOf = async (reads: FirecrawlReads, page: PageRecord) => (await reads.enrich.enrichCandidate(page.urlId))?.enrichment?.extracted;
   return {
-    refusal(spec) {
-      if (!deployment)
-        return "the json format on this deployment answers from the extraction its page workflow stores: set the construct's enrichment.extractSchema (a Bedrock chat model fills it)";
-      if (specHash(spec) !== hash)
-        return `this deployment extracts every page to its own schema (enrichment.extractSchema): send that schema${deployment.prompt ? ' and prompt' : ''} as the json format's, or leave json out. Its schema: ${JSON.stringify(deployment.schema)}`;
-      return undefined;
-    },
-    async answer(reads, page) {
+    refusal: () =>
+      chatModel
+        ? undefined
+        : 'the json format needs the deployment\'s chat model: give the construct\'s enrichment provider "bedrock" (its Summarize step extracts the page)',
+    jobSettings: (spec) => ({ extractSchema: spec.schema, ...(spec.prompt ? { extractPrompt: spec.prompt } : {}) }),
+    answersStored: async (reads, page, spec) => (await extractedOf(reads, page))?.spec === specHash(spec),
+    async answer(reads, page, _x, spec) {
+      const hash = specHash(spec);
       // The page workflow extracts after the page is stored: a page fetched just now may take a moment.
       const until = Date.now() + waitMs;
       for (;;) {
-        const extracted = (await reads.enrich.enrichCandidate(page.urlId))?.enrichment?.extracted;
-        if (extracted && extracted.spec === hash) return extracted.error ? { warning: `json: ${extracted.error}` } : { json: extracted.data };
+        const extracted = await extractedOf(reads, page);
+        if (extracted?.spec === hash) return extracted.error ? { warning: `json: ${extracted.error}` } : { json: extracted.data };
         if (Date.now() > until)
           return { warning: 'json: the page has no extraction to this schema yet (its enrichment may have failed or be under way): ask again later' };
         await new Promise((r) => setTimeout(r, 500));
@@ -379,10 +383,21 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
   /** The stored page of a URL fetched within `maxAge`, else fetched now as a one-page crawl job. */
   const freshPage = async (c: Context, url: string, maxAge: number, wanted: Wanted, timeoutMs: number): Promise<PageRecord> => {
     const stored = await read((r) => r.store.getPage(idOfUrl(url)));
+    const json = wanted.json && options.json;
     // A page with actions is the page after them: it is always fetched and rendered anew.
-    if (stored && maxAge > 0 && !wanted.actions && Date.now() - stored.fetchedAt <= maxAge) return stored;
+    if (stored && maxAge > 0 && !wanted.actions && Date.now() - stored.fetchedAt <= maxAge) {
+      // …and a page asked for json is answered from the store when it can be.
+      if (!json || !json.answersStored || (await read((r) => json.answersStored!(r, stored, wanted.json!)))) return stored;
+    }
     await checkJobSeeds([url], options.allowPrivateNetwork);
-    const settings = { maxPages: 1, maxDepth: 0, mainContent: wanted.mainContent, enrich: false, ...(wanted.actions ? { actions: wanted.actions } : {}) };
+    const settings = {
+      maxPages: 1,
+      maxDepth: 0,
+      mainContent: wanted.mainContent,
+      enrich: false,
+      ...(wanted.actions ? { actions: wanted.actions } : {}),
+      ...(json && json.jobSettings ? json.jobSettings(wanted.json!) : {}),
+    };
     const { job, page } = await fetchedBy(url, settings, timeoutMs, writeRequestOf(c).caller);
     if (!page) throw new Refused(`${url} was not fetched: robots.txt of the site may disallow it, or its host failed (GET /crawls/${job.id} has the run)`, 403);
     return page;

@@ -5,7 +5,7 @@ import { OpenAiChat } from './openai.js';
 import { createEmbedder } from './embedder-factory.js';
 import { PromptedGenerator } from './prompts.js';
 import type { ChatClient, Embedder, ProviderSettings, TextGenerator } from './providers.js';
-import { extractSpecOf } from './extract-spec.js';
+import { extractSpecOf, type ExtractSpec } from './extract-spec.js';
 import { SchemaExtractor } from './schema-extract.js';
 import { UsageError } from '../errors.js';
 
@@ -19,6 +19,8 @@ export interface Providers {
   embedder: Embedder;
   /** Structured extraction to the crawl's schema (`--extract-schema`), with the chat model. */
   structured?: SchemaExtractor;
+  /** The chat model of an LLM provider (absent with the local one). */
+  chat?: ChatClient;
   /** Stops worker threads, where the providers run some. */
   close?(): Promise<void>;
 }
@@ -50,8 +52,15 @@ export function createProviders(
   return {
     text: new PromptedGenerator(chat),
     embedder: createEmbedder(settings, env, bedrock),
+    chat,
     ...(spec ? { structured: new SchemaExtractor(chat, spec) } : {}),
   };
+}
+
+/** The providers extracting to a run's own spec instead of the deployment's; a UsageError without a chat model. */
+export function withSpec(providers: Providers, spec: ExtractSpec): Providers {
+  if (!providers.chat) throw new UsageError('an extract schema needs an LLM provider: this deployment\'s enrichment.provider is local (write "bedrock")');
+  return { ...providers, structured: new SchemaExtractor(providers.chat, spec) };
 }
 
 /** The chat model of the configured provider; undefined for the local one, which has none. */

@@ -91,11 +91,15 @@ export function readProduct(user: string): { data: Record<string, unknown>; sour
   return { data, sources };
 }
 
-/** The shop: a home page linking every product, and the product pages. */
+/** A product the shop sells but links from nowhere: only a request for its URL finds it. */
+export const UNLISTED: Product = { slug: 'water-lily', name: 'Water lily', price: '7.20', currency: 'USD', stock: 'In stock', specs: [['Colour', 'white']] };
+
+/** The shop: a home page linking every product, and the product pages (and the unlisted one's). */
 export function startShop(): ReturnType<typeof serve> {
   return serve((req, res) => {
     const path = req.url ?? '/';
     if (path === '/robots.txt') return void res.writeHead(404).end();
+    if (path === `/product/${UNLISTED.slug}`) return void res.writeHead(200, { 'content-type': 'text/html' }).end(productPage(UNLISTED, 50));
     const i = PRODUCTS.findIndex((p) => path === `/product/${p.slug}`);
     res.writeHead(i >= 0 || path === '/' ? 200 : 404, { 'content-type': 'text/html' });
     if (i >= 0) return void res.end(productPage(PRODUCTS[i]!, i));

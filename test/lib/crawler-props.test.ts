@@ -13,6 +13,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { THROTTLE_RETRIES } from '../../shared/pipeline/cloud/enrich-workflow.js';
 import { Crawler, type CrawlerProps } from '../../lib/crawler.js';
+import { checkCrawlerProps } from '../../lib/props.js';
 import { CrawlConfigError } from '../../shared/errors.js';
 import { stateMachines } from './synth.js';
 import { CAPPED_THROTTLES_ALARM } from '../../lib/observability.js';
@@ -493,4 +494,24 @@ test("a capped model step's page rate is said at synth, with what to raise", () 
   const local = new Stack(app, 'Local');
   new Crawler(local, 'Crawler', { crawls });
   assert.equal(Annotations.fromStack(local).findInfo('*', Match.stringLikeRegexp('maxConcurrency')).length, 0);
+});
+
+test("a crawl's own extract schema in crawls.json needs a Bedrock chat model and is the schema itself, checked at synth", () => {
+  const schema = { type: 'object', properties: { price: { type: 'number' } } };
+  const withSchema = (extractSchema: unknown) => [{ ...crawls[0]!, limits: { extractSchema, extractPrompt: 'the price' } }];
+  assert.doesNotThrow(() => checkCrawlerProps('C', { crawls: withSchema(schema), enrichment: { provider: 'bedrock' } }));
+  assert.doesNotThrow(() => checkCrawlerProps('C', { crawls: withSchema(JSON.stringify(schema)), enrichment: { provider: 'bedrock' } }));
+  assert.throws(
+    () => checkCrawlerProps('C', { crawls: withSchema(schema) }),
+    /crawl "docs": limits.extractSchema needs the construct's enrichment with a chat model: write enrichment: \{ provider: "bedrock" \}/,
+  );
+  assert.throws(() => checkCrawlerProps('C', { crawls: withSchema(schema), enrichment: false }), /needs the construct's enrichment with a chat model/);
+  assert.throws(
+    () => checkCrawlerProps('C', { crawls: withSchema('schemas/price.json'), enrichment: { provider: 'bedrock' } }),
+    /limits.extractSchema is a file name; write the JSON Schema object itself/,
+  );
+  assert.throws(
+    () => checkCrawlerProps('C', { crawls: withSchema({ type: 'object', properties: { price: { type: 'nummber' } } }), enrichment: { provider: 'bedrock' } }),
+    /crawl "docs": limits.extractSchema: the extract schema is not a valid JSON Schema/,
+  );
 });

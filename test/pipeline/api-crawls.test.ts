@@ -93,3 +93,15 @@ test("one caller's running API crawls are capped: a role's sessions count as the
   await crawls.start(['https://example.com/'], settings);
   assert.equal(runs.started.length, 4);
 });
+
+test("a crawl's own extract schema needs the deployment's chat model: refused before an execution starts without one, carried in the run's settings with one", async () => {
+  const { store, runs } = await setup('api-crawls-schema', { concurrentRuns: 4, runsPerCaller: 4 });
+  const schema = { type: 'object', properties: { price: { type: 'number' } } };
+  const settings = { maxPages: 1, maxMinutes: 30, extractSchema: schema, extractPrompt: 'the price' };
+  const local = new ApiCrawls({ store, runs, defaults: {}, limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 4, runsPerCaller: 4 } });
+  await assert.rejects(local.start(['https://example.com/'], settings), /extractSchema needs a chat model: this deployment's enrichment has none/);
+  assert.deepEqual(runs.started, []);
+  const bedrock = new ApiCrawls({ store, runs, defaults: {}, limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 4, runsPerCaller: 4 }, chatModel: true });
+  await bedrock.start(['https://example.com/'], settings);
+  assert.deepEqual((runs.inputs[0] as RunInput).settings, { maxPages: 1, extractSchema: schema, extractPrompt: 'the price' });
+});

@@ -4,6 +4,7 @@
 // Progress check obey (the run ends `interrupted`, its report written, its queue kept).
 import { randomUUID } from 'node:crypto';
 import { settingsFrom } from '../../config/resolve.js';
+import { extractSpecOf } from '../../enrich/extract-spec.js';
 import type { CrawlJob, CrawlLauncher, CrawlStore, RunLedger, RunRecord, WorkflowRunner } from '../../store/ports/index.js';
 import type { RunInput } from './run-control.js';
 import { JobQueueFullError, UsageError } from '../../errors.js';
@@ -21,6 +22,8 @@ export interface ApiCrawlsDeps {
   defaults: Record<string, unknown>;
   /** Caps on what a request may ask for (`api.startCrawls.limits`). @default DEFAULT_API_CRAWL_LIMITS */
   limits?: ApiCrawlLimits;
+  /** Whether the deployment's enrichment has a chat model (Bedrock): a crawl's extract schema needs one. @default false */
+  chatModel?: boolean;
   clock?: () => number;
 }
 
@@ -42,6 +45,11 @@ export class ApiCrawls implements CrawlLauncher {
     };
     // Refused here with a 400, not by InitRun after the execution started.
     const resolved = settingsFrom({ ...input.settings, ...(input.query ? { query: input.query } : {}) }, 'the crawl');
+    // The Summarize step extracts to a run's own schema with the deployment's chat model.
+    if (extractSpecOf(resolved) && !this.deps.chatModel)
+      throw new UsageError(
+        'extractSchema needs a chat model: this deployment\'s enrichment has none (its construct\'s enrichment.provider is local, or enrichment is off; write provider "bedrock")',
+      );
     await this.checkLimits(resolved.maxPages, input.maxMinutes ?? (resolved.maxMinutes || DEFAULT_MAX_MINUTES), startedBy);
     await this.deps.runs.start(id, input);
     return { id, status: 'queued', seeds, progress: { requests: 0, pagesStored: 0, queued: 0, errors: 0 }, createdAt: (this.deps.clock ?? Date.now)() };

@@ -6,6 +6,10 @@ import type { EnrichStore, ObjectStore, TextIndexUpdate } from '../../store/port
 import { ProviderError } from '../../enrich/provider-error.js';
 import { deadLetter, enrichWork, indexPage, summarizePage, type EnrichDeps, type EnrichWork, type Summarized } from '../stages/enrich-stage.js';
 import type { ExtractResult, PageWorkflowInput } from './page-workflow.js';
+import type { Providers } from '../../enrich/provider-factory.js';
+
+/** The providers of a run that has an extract schema of its own; undefined for one that has none. */
+export type RunSpecs = (runId: number) => Promise<Providers | undefined>;
 
 /** How many times Step Functions retries a throttled Summarize or Index step (the construct's Retry uses it too). */
 export const THROTTLE_RETRIES = 3;
@@ -41,12 +45,19 @@ async function failed(deps: EnrichDeps, event: EnrichStepEvent, url: string, err
 }
 
 /** The page workflow's Summarize step: summary and tags of a page Extract stored, unless its text and models are unchanged. */
-export async function summarizeStep(deps: EnrichDeps, event: EnrichStepEvent): Promise<SummarizeResult> {
+export async function summarizeStep(deps: EnrichDeps, event: EnrichStepEvent, runSpec?: RunSpecs): Promise<SummarizeResult> {
   const urlId = event.task.row.urlId;
   const extract = event.task.results?.Extract;
   if (extract?.state !== 'done') return { urlId, status: 'skipped', reason: `not extracted (${extract?.state ?? 'no Extract result'})` };
   const c = await deps.enrich.enrichCandidate(urlId);
   if (!c) return { urlId, status: 'skipped', reason: 'not searchable (noindex, duplicate or no text)' };
+  // A run's own extract schema (its crawl's or request's settings) over the deployment's.
+  try {
+    const own = await runSpec?.(event.task.runId);
+    if (own) deps = { ...deps, providers: own };
+  } catch (err) {
+    return { urlId, ...(await failed(deps, event, c.url, err)) };
+  }
   const work = enrichWork(c, deps.providers, 'new');
   if (!work) return { urlId, status: 'unchanged', reason: 'same text, same models' };
   try {
