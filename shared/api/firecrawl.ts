@@ -4,22 +4,32 @@
 // (its politeness, robots.txt and address guard always apply); the pages come back from the
 // stores as Firecrawl documents. What trawl does not do is refused with Firecrawl's error shape,
 // naming the option.
-import * as cheerio from 'cheerio';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { z } from 'zod';
-import { ArchiveReplay, type ArchiveReader } from '../archive/replay.js';
-import { decodeBody, sniffCharset } from '../fetch/charset.js';
-import { errorMessage, JobQueueFullError, UsageError } from '../errors.js';
+import type { ArchiveReader } from '../archive/replay.js';
 import { specHash, type ExtractSpec } from '../enrich/extract-spec.js';
-import { toMarkdown } from '../extract/markdown.js';
 import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
 import type { BlobStore, CrawlStore, EnrichStore, ExtractRecord, GraphStore, PageRecord } from '../store/ports/index.js';
-import { canonicalize, urlId } from '../url/canonical.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { writeRequestOf } from './write-access.js';
-import { checkWebhookSettings, type WebhookSender } from './webhooks.js';
-import { pageActionsOf } from '../render/page-session.js';
+import type { WebhookSender } from './webhooks.js';
+import { documentOf, idOfUrl } from './firecrawl-documents.js';
+import {
+  body,
+  crawlIdOf,
+  CrawlBody,
+  failure,
+  MapBody,
+  parseCrawlId,
+  Refused,
+  ScrapeBody,
+  wantedOf,
+  webhookOf,
+  type Wanted,
+  type WebhookConfig,
+} from './firecrawl-request.js';
+
+export { UpstreamFailed } from './firecrawl-request.js';
 
 /** What the routes read of the crawl's stores: the same ports in both runtimes. */
 export interface FirecrawlReads {
@@ -68,225 +78,8 @@ const PAGE_DOCS = 100;
 /** A v2 scrape answers from a page stored within this long unless told otherwise (Firecrawl's default: two days). */
 const V2_MAX_AGE_MS = 2 * 86_400_000;
 const EXPIRY_MS = 86_400_000;
-const FORMATS = new Set(['markdown', 'html', 'rawHtml', 'links']);
-/** A crawl's formats, kept in the id it answers with (a letter each): its documents carry them in any process that reads the id. */
-const FORMAT_LETTERS: Readonly<Record<string, string>> = { markdown: 'm', html: 'h', rawHtml: 'r', links: 'l' };
 /** How long the cloud's `json` waits for the page's extraction to its schema after the page was fetched. */
 export const STORED_JSON_WAIT_MS = 30_000;
-
-const JsonFormat = z.object({ type: z.literal('json'), schema: z.record(z.string(), z.unknown()).optional(), prompt: z.string().optional() });
-const ScreenshotFormat = z.object({ type: z.literal('screenshot'), fullPage: z.boolean().optional() }).passthrough();
-const ScrapeOptions = z
-  .object({
-    formats: z.array(z.union([z.string(), JsonFormat, ScreenshotFormat, z.object({ type: z.string() }).passthrough()])).optional(),
-    onlyMainContent: z.boolean().optional(),
-    includeTags: z.array(z.string().min(1).max(500)).max(50).optional(),
-    excludeTags: z.array(z.string().min(1).max(500)).max(50).optional(),
-    actions: z.array(z.unknown()).optional(),
-    maxAge: z.number().int().min(0).optional(),
-    timeout: z.number().int().positive().optional(),
-    waitFor: z.number().int().min(0).optional(),
-    mobile: z.boolean().optional(),
-    location: z.unknown().optional(),
-    jsonOptions: z.object({ schema: z.record(z.string(), z.unknown()).optional(), prompt: z.string().optional() }).optional(),
-    extract: z.object({ schema: z.record(z.string(), z.unknown()).optional(), prompt: z.string().optional() }).optional(),
-  })
-  .passthrough();
-const ScrapeBody = ScrapeOptions.extend({ url: z.string().min(1) });
-/** A crawl's own receiver: Firecrawl's `webhook`, a URL or its object form. */
-const WebhookBody = z.union([
-  z.string().min(1),
-  z
-    .object({
-      url: z.string().min(1),
-      headers: z.record(z.string(), z.string().max(1000)).optional(),
-      metadata: z.record(z.string(), z.unknown()).optional(),
-      events: z.array(z.enum(['started', 'page', 'completed', 'failed'])).optional(),
-    })
-    .passthrough(),
-]);
-type WebhookConfig = { url: string; headers: Record<string, string>; metadata: Record<string, unknown>; events: Set<string> };
-/** Headers a receiver's own may not set: the connection's, and the signature's. */
-const SENDER_HEADERS = /^(host|connection|content-length|content-type|transfer-encoding|keep-alive|upgrade|te|trailer|webhook-.*)$/i;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const MAX_WEBHOOK_HEADERS = 20;
-
-const CrawlBody = z
-  .object({
-    url: z.string().min(1),
-    limit: z.number().int().min(1).max(100_000).optional(),
-    maxDepth: z.number().int().min(0).optional(),
-    maxDiscoveryDepth: z.number().int().min(0).optional(),
-    excludePaths: z.array(z.string()).optional(),
-    includePaths: z.array(z.string()).optional(),
-    allowExternalLinks: z.boolean().optional(),
-    allowSubdomains: z.boolean().optional(),
-    crawlEntireDomain: z.boolean().optional(),
-    webhook: WebhookBody.optional(),
-    scrapeOptions: ScrapeOptions.optional(),
-  })
-  .passthrough();
-const MapBody = z
-  .object({
-    url: z.string().min(1),
-    search: z.string().optional(),
-    limit: z.number().int().min(1).max(100_000).optional(),
-    includeSubdomains: z.boolean().optional(),
-  })
-  .passthrough();
-
-type Version = 'v1' | 'v2';
-type Options = z.infer<typeof ScrapeOptions>;
-interface Wanted {
-  formats: Set<string>;
-  /** The page's actions (Firecrawl's names), run in the renderer before it is read; a screenshot format adds one. */
-  actions?: unknown[];
-  json?: ExtractSpec;
-  /** The `screenshot` format: the page's picture after its actions. */
-  screenshot?: boolean;
-  /** Whether the caller's own actions take a screenshot (answered in `actions.screenshots`). */
-  actionShots?: boolean;
-  /** `includeTags` / `excludeTags`: the document is written from the page's HTML, only those elements / without these. */
-  tags?: { include: string[]; exclude: string[] };
-  mainContent: 'article' | 'full';
-}
-
-/** A request trawl cannot serve as asked: a 400 in Firecrawl's error shape. */
-class Refused extends Error {
-  constructor(
-    message: string,
-    readonly status: 400 | 403 | 404 | 408 | 429 | 502 = 400,
-  ) {
-    super(message);
-  }
-}
-
-/** A service the answer needs failed (the chat model): a 502 in Firecrawl's error shape. */
-export class UpstreamFailed extends Error {}
-
-const idOfUrl = (url: string) => urlId(canonicalize(url) ?? url);
-
-/** Checks CSS selectors now: a bad one is this request's 400, naming it. */
-function checkedSelectors(name: string, selectors: string[] | undefined): string[] {
-  const $ = cheerio.load('<p></p>');
-  for (const s of selectors ?? []) {
-    try {
-      $(s);
-    } catch (err) {
-      throw new Refused(`${name}: ${JSON.stringify(s)} is not a CSS selector (${errorMessage(err)})`);
-    }
-  }
-  return selectors ?? [];
-}
-
-/** What a scrape asks for, or why trawl refuses it. */
-function wantedOf(options: Options, version: Version, json: JsonAnswers | undefined): Wanted {
-  if (options.mobile) throw new Refused('mobile is not supported: trawl renders with a desktop viewport');
-  if (options.location) throw new Refused('location is not supported: trawl fetches from where the server is');
-  const formats = new Set<string>();
-  let spec: ExtractSpec | undefined;
-  let screenshot: { fullPage: boolean } | undefined;
-  for (const f of options.formats ?? ['markdown']) {
-    const name = typeof f === 'string' ? f : f.type;
-    if (name === 'json' || name === 'extract') {
-      const asked = typeof f === 'string' ? (version === 'v1' ? (name === 'json' ? options.jsonOptions : options.extract) : undefined) : JsonFormat.parse(f);
-      if (!asked?.schema && !asked?.prompt) throw new Refused(`the ${name} format needs a schema or a prompt`);
-      spec = { schema: asked.schema ?? { type: 'object' }, ...(asked.prompt ? { prompt: asked.prompt } : {}) };
-      continue;
-    }
-    if (name === 'screenshot' || name === 'screenshot@fullPage') {
-      screenshot = { fullPage: name === 'screenshot@fullPage' || (typeof f === 'object' && ScreenshotFormat.parse(f).fullPage === true) };
-      continue;
-    }
-    if (!FORMATS.has(name)) throw new Refused(`the ${name} format is not supported: trawl serves markdown, html, rawHtml, links, screenshot and json`);
-    formats.add(name);
-  }
-  const include = checkedSelectors('includeTags', options.includeTags);
-  const exclude = checkedSelectors('excludeTags', options.excludeTags);
-  const own = options.actions ?? [];
-  const actions = screenshot ? [...own, { type: 'screenshot', fullPage: screenshot.fullPage }] : own;
-  // Checked now: a bad action is this request's 400, naming it.
-  if (actions.length) pageActionsOf({ actions });
-  if (spec) {
-    const why = json ? json.refusal(spec) : 'the json format is not served here';
-    if (why) throw new Refused(why);
-  }
-  const actionShots = own.some((a) => (a as { type?: unknown } | null)?.type === 'screenshot');
-  return {
-    formats,
-    ...(spec ? { json: spec } : {}),
-    mainContent: options.onlyMainContent === false ? 'full' : 'article',
-    ...(actions.length ? { actions } : {}),
-    ...(screenshot ? { screenshot: true } : {}),
-    ...(actionShots ? { actionShots } : {}),
-    ...(include.length || exclude.length ? { tags: { include, exclude } } : {}),
-  };
-}
-
-/** A crawl's receiver as given, checked: an http(s) URL the guard lets through, headers of its own, the events it wants. */
-async function webhookOf(given: z.infer<typeof WebhookBody>, allowPrivateNetwork: boolean): Promise<WebhookConfig> {
-  const w = typeof given === 'string' ? { url: given } : given;
-  try {
-    checkWebhookSettings([w.url], undefined);
-    await checkJobSeeds([w.url], allowPrivateNetwork);
-  } catch (err) {
-    throw new Refused(`webhook: ${errorMessage(err)}`);
-  }
-  const headers = typeof given === 'string' ? {} : (given.headers ?? {});
-  if (Object.keys(headers).length > MAX_WEBHOOK_HEADERS) throw new Refused(`webhook.headers: at most ${MAX_WEBHOOK_HEADERS} headers`);
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name) || SENDER_HEADERS.test(name))
-      throw new Refused(`webhook.headers: ${JSON.stringify(name)} is not a header a receiver's request may set`);
-    if (/[\r\n\0]/.test(value)) throw new Refused(`webhook.headers: the value of ${name} holds a line break`);
-  }
-  const events = typeof given === 'string' ? undefined : given.events;
-  return {
-    url: w.url,
-    headers,
-    metadata: typeof given === 'string' ? {} : (given.metadata ?? {}),
-    events: new Set(events?.length ? events : ['started', 'page', 'completed', 'failed']),
-  };
-}
-
-/** A crawl's Firecrawl id: its job's id and the letters of its formats. */
-function crawlIdOf(jobId: string, formats: Set<string>): string {
-  const letters = Object.entries(FORMAT_LETTERS)
-    .filter(([f]) => formats.has(f))
-    .map(([, l]) => l)
-    .join('');
-  return `${jobId}~${letters}`;
-}
-
-/** The job's id and the formats of a Firecrawl crawl id (a plain job id: markdown). */
-function parseCrawlId(id: string): { jobId: string; formats: Set<string> } {
-  const [jobId = id, letters] = id.split('~', 2);
-  if (letters === undefined) return { jobId, formats: new Set(['markdown']) };
-  return { jobId, formats: new Set(Object.entries(FORMAT_LETTERS).flatMap(([f, l]) => (letters.includes(l) ? [f] : []))) };
-}
-
-const failure = (c: Context, err: unknown) => {
-  if (err instanceof Refused) return c.json({ success: false, error: err.message }, err.status);
-  if (err instanceof UpstreamFailed) return c.json({ success: false, error: err.message }, 502);
-  if (err instanceof UsageError) return c.json({ success: false, error: err.message }, 400);
-  if (err instanceof JobQueueFullError) return c.json({ success: false, error: err.message }, 429);
-  throw err;
-};
-
-async function body<T extends z.ZodTypeAny>(c: Context, schema: T): Promise<z.infer<T>> {
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    throw new Refused('the body is not JSON: send one JSON object with Content-Type: application/json');
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Refused(`invalid body field "${issue?.path.join('.') || '(all)'}": ${issue?.message ?? 'not valid'}`);
-  }
-  return parsed.data as z.infer<T>;
-}
-
 /**
  * The cloud's `json` format: the values a run's Summarize step extracted to the request's schema
  * with the deployment's chat model. A stored page extracted to that schema answers at once; any
@@ -315,32 +108,6 @@ export function runJson(chatModel: boolean, waitMs = STORED_JSON_WAIT_MS): JsonA
     },
   };
 }
-
-/** The page's HTML for `html` and for tags: its DOM after scripts ran for a rendered page, else as served. */
-async function pageHtml(reads: FirecrawlReads, page: PageRecord): Promise<{ served: string; dom: string }> {
-  const archived = await new ArchiveReplay(reads.store, reads.archive).fetch({ url: page.url, kind: 'page' }).catch(() => undefined);
-  const served = archived?.body ? decodeBody(archived.body, sniffCharset(archived.body, archived.charset, true)) : '';
-  const rendered = page.fetcher === 'browser' && page.render?.renderedHash ? await reads.blobs.get(page.render.renderedHash) : undefined;
-  return { served, dom: rendered ? rendered.toString('utf8') : served };
-}
-
-/** The page with only the elements `include` selects (all of its body without it), less those `exclude` selects and what is never content. */
-function taggedPage(html: string, tags: NonNullable<Wanted['tags']>): cheerio.CheerioAPI {
-  const $ = cheerio.load(html);
-  $('script, style, noscript, iframe, template, link[rel="stylesheet"]').remove();
-  if (tags.exclude.length) $(tags.exclude.join(', ')).remove();
-  if (tags.include.length) {
-    const kept = $(tags.include.join(', ')).filter((_, el) => $(el).parents(tags.include.join(', ')).length === 0);
-    const body = $('body');
-    const copies = kept.toArray().map((el) => $.html(el));
-    body.empty();
-    for (const c of copies) body.append(c);
-  }
-  return $;
-}
-
-/** A PNG blob as the URL a document carries. */
-const pngUrl = (png: Buffer) => `data:image/png;base64,${png.toString('base64')}`;
 
 /** The Firecrawl-compatible routes. */
 export function firecrawlRoutes(options: FirecrawlOptions): Hono {
@@ -401,42 +168,6 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     const { job, page } = await fetchedBy(url, settings, timeoutMs, writeRequestOf(c).caller);
     if (!page) throw new Refused(`${url} was not fetched: robots.txt of the site may disallow it, or its host failed (GET /crawls/${job.id} has the run)`, 403);
     return page;
-  };
-
-  const documentOf = async (
-    reads: FirecrawlReads,
-    page: PageRecord,
-    wanted: Wanted,
-    x?: ExtractRecord,
-    sourceURL = page.url,
-  ): Promise<Record<string, unknown>> => {
-    const doc: Record<string, unknown> = {};
-    const f = wanted.formats;
-    const html = f.has('rawHtml') || f.has('html') || wanted.tags ? await pageHtml(reads, page) : undefined;
-    const tagged = wanted.tags && html && taggedPage(html.dom, wanted.tags);
-    if (f.has('markdown')) doc.markdown = tagged ? toMarkdown(tagged('body').toArray(), page.url) : (x?.markdown ?? '');
-    if (html && f.has('rawHtml')) doc.rawHtml = html.served;
-    if (html && f.has('html')) doc.html = tagged ? tagged.html() : cleanHtml(html.dom);
-    if (f.has('links')) doc.links = [...new Set((await reads.graph.outlinks(page.urlId)).map((l) => l.toUrl))];
-    if (wanted.screenshot || wanted.actionShots) {
-      const png = page.render?.screenshotHash ? await reads.blobs.get(page.render.screenshotHash) : undefined;
-      // One picture is kept a page: the last an action took (the screenshot format's, when asked for).
-      if (png && wanted.screenshot) doc.screenshot = pngUrl(png);
-      else if (png) doc.actions = { screenshots: [pngUrl(png)] };
-    }
-    doc.metadata = {
-      title: x?.title ?? page.title,
-      description: x?.description,
-      language: x?.language,
-      ...(x?.author ? { author: x.author } : {}),
-      ...(x?.published ? { publishedTime: x.published } : {}),
-      ...(x?.siteName ? { ogSiteName: x.siteName } : {}),
-      sourceURL,
-      url: page.url,
-      statusCode: page.status,
-      contentType: page.mime,
-    };
-    return doc;
   };
 
   /**
@@ -622,15 +353,4 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     });
   }
   return app;
-}
-
-/** Firecrawl's `html`: the page without its scripts, styles, frames and comments. */
-function cleanHtml(html: string): string {
-  const $ = cheerio.load(html);
-  $('script, style, noscript, iframe, template, link[rel="stylesheet"]').remove();
-  $('*')
-    .contents()
-    .filter((_, n) => n.type === 'comment')
-    .remove();
-  return $.html();
 }

@@ -1,0 +1,87 @@
+// The Firecrawl routes' documents: a stored page in the formats asked for, its HTML as served
+// (from the archive) or rendered, written from the elements `includeTags` and `excludeTags` keep.
+import * as cheerio from 'cheerio';
+import { ArchiveReplay } from '../archive/replay.js';
+import { decodeBody, sniffCharset } from '../fetch/charset.js';
+import { toMarkdown } from '../extract/markdown.js';
+import type { ExtractRecord, PageRecord } from '../store/ports/index.js';
+import { canonicalize, urlId } from '../url/canonical.js';
+import type { FirecrawlReads } from './firecrawl.js';
+import type { Wanted } from './firecrawl-request.js';
+
+/** A page's URL id, as the stores key it. */
+export const idOfUrl = (url: string) => urlId(canonicalize(url) ?? url);
+
+/** A stored page as a Firecrawl document, in the formats asked for. */
+export async function documentOf(
+  reads: FirecrawlReads,
+  page: PageRecord,
+  wanted: Wanted,
+  x?: ExtractRecord,
+  sourceURL = page.url,
+): Promise<Record<string, unknown>> {
+  const doc: Record<string, unknown> = {};
+  const f = wanted.formats;
+  const html = f.has('rawHtml') || f.has('html') || wanted.tags ? await pageHtml(reads, page) : undefined;
+  const tagged = wanted.tags && html && taggedPage(html.dom, wanted.tags);
+  if (f.has('markdown')) doc.markdown = tagged ? toMarkdown(tagged('body').toArray(), page.url) : (x?.markdown ?? '');
+  if (html && f.has('rawHtml')) doc.rawHtml = html.served;
+  if (html && f.has('html')) doc.html = tagged ? tagged.html() : cleanHtml(html.dom);
+  if (f.has('links')) doc.links = [...new Set((await reads.graph.outlinks(page.urlId)).map((l) => l.toUrl))];
+  if (wanted.screenshot || wanted.actionShots) {
+    const png = page.render?.screenshotHash ? await reads.blobs.get(page.render.screenshotHash) : undefined;
+    // One picture is kept a page: the last an action took (the screenshot format's, when asked for).
+    if (png && wanted.screenshot) doc.screenshot = pngUrl(png);
+    else if (png) doc.actions = { screenshots: [pngUrl(png)] };
+  }
+  doc.metadata = {
+    title: x?.title ?? page.title,
+    description: x?.description,
+    language: x?.language,
+    ...(x?.author ? { author: x.author } : {}),
+    ...(x?.published ? { publishedTime: x.published } : {}),
+    ...(x?.siteName ? { ogSiteName: x.siteName } : {}),
+    sourceURL,
+    url: page.url,
+    statusCode: page.status,
+    contentType: page.mime,
+  };
+  return doc;
+}
+
+/** The page's HTML for `html` and for tags: its DOM after scripts ran for a rendered page, else as served. */
+async function pageHtml(reads: FirecrawlReads, page: PageRecord): Promise<{ served: string; dom: string }> {
+  const archived = await new ArchiveReplay(reads.store, reads.archive).fetch({ url: page.url, kind: 'page' }).catch(() => undefined);
+  const served = archived?.body ? decodeBody(archived.body, sniffCharset(archived.body, archived.charset, true)) : '';
+  const rendered = page.fetcher === 'browser' && page.render?.renderedHash ? await reads.blobs.get(page.render.renderedHash) : undefined;
+  return { served, dom: rendered ? rendered.toString('utf8') : served };
+}
+
+/** The page with only the elements `include` selects (all of its body without it), less those `exclude` selects and what is never content. */
+function taggedPage(html: string, tags: NonNullable<Wanted['tags']>): cheerio.CheerioAPI {
+  const $ = cheerio.load(html);
+  $('script, style, noscript, iframe, template, link[rel="stylesheet"]').remove();
+  if (tags.exclude.length) $(tags.exclude.join(', ')).remove();
+  if (tags.include.length) {
+    const kept = $(tags.include.join(', ')).filter((_, el) => $(el).parents(tags.include.join(', ')).length === 0);
+    const body = $('body');
+    const copies = kept.toArray().map((el) => $.html(el));
+    body.empty();
+    for (const c of copies) body.append(c);
+  }
+  return $;
+}
+
+/** A PNG blob as the URL a document carries. */
+const pngUrl = (png: Buffer) => `data:image/png;base64,${png.toString('base64')}`;
+
+/** Firecrawl's `html`: the page without its scripts, styles, frames and comments. */
+function cleanHtml(html: string): string {
+  const $ = cheerio.load(html);
+  $('script, style, noscript, iframe, template, link[rel="stylesheet"]').remove();
+  $('*')
+    .contents()
+    .filter((_, n) => n.type === 'comment')
+    .remove();
+  return $.html();
+}
