@@ -103,7 +103,6 @@ export function searchApi(): Handler {
       // it arrived); a public URL's shared key never writes.
       writeAuth: config.apiKeySha256 ? 'token' : 'iam',
       writers: config.apiWriters,
-      // The MCP tools on the same URL and auth: search, pages and links; crawl and crawl_status with api.startCrawls.
       // Firecrawl's routes over the same crawls and stores: `json` answers from the extraction a run's page workflow stored.
       ...(crawls
         ? {
@@ -118,6 +117,7 @@ export function searchApi(): Handler {
             }),
           }
         : {}),
+      // The MCP tools on the same URL and auth: search, pages and links; crawl and crawl_status with api.startCrawls.
       mcp: mcpHttpHandler({
         read: (use) => use(deps),
         ...(crawls ? { jobs: crawls.jobs } : {}),

@@ -252,11 +252,6 @@ function inRange(where: string, prop: string, value: number | undefined, [min, m
 }
 
 /**
- * Checks the construct's props: a value out of range fails synthesis with the prop and the
- * allowed range (nothing is clamped silently), and escape hatches that exclude each other are
- * not given together.
- */
-/**
  * A crawl's own extract schema (`limits.extractSchema`, `extractPrompt`): the Summarize step fills it
  * with the deployment's chat model, so the construct's enrichment must have one (Bedrock); it is the
  * schema itself (an object or its JSON text: a Lambda reads no file of yours), and a valid one.
@@ -281,6 +276,11 @@ function checkCrawlExtractSpec(where: string, limits: Record<string, unknown>, e
   }
 }
 
+/**
+ * Checks the construct's props: a value out of range fails synthesis with the prop and the
+ * allowed range (nothing is clamped silently), and escape hatches that exclude each other are
+ * not given together.
+ */
 export function checkCrawlerProps(id: string, props: CrawlerProps): void {
   const where = `Crawler "${id}"`;
   for (const [stage, mb] of Object.entries(props.memoryMb ?? {})) {
