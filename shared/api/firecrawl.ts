@@ -40,8 +40,8 @@ export interface FirecrawlReads {
   /** The archived responses: `rawHtml` is the page as served. */
   archive: ArchiveReader;
   enrich: Pick<EnrichStore, 'enrichCandidate'>;
-  /** A host's stored pages, for `map`; absent: `map` lists the page's own links. */
-  sitePages?: (host: string) => Promise<PageRecord[]>;
+  /** Stored pages of a host (`host[:port]`) and its subdomains, at most `limit`, for `map`; absent: `map` lists the page's own links. */
+  sitePages?: (host: string, limit: number) => Promise<Array<{ url: string; title?: string }>>;
 }
 
 /** How the `json` format is answered: the server's chat model now, or the extraction a run stored. */
@@ -78,6 +78,8 @@ const PAGE_DOCS = 100;
 /** A v2 scrape answers from a page stored within this long unless told otherwise (Firecrawl's default: two days). */
 const V2_MAX_AGE_MS = 2 * 86_400_000;
 const EXPIRY_MS = 86_400_000;
+/** Stored pages a map with `search` looks through, at least. */
+const MAP_SEARCH_PAGES = 100_000;
 /** How long the cloud's `json` waits for the page's extraction to its schema after the page was fetched. */
 export const STORED_JSON_WAIT_MS = 30_000;
 /**
@@ -337,14 +339,18 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
           known.set(page.url, { url: page.url, title: page.title });
           for (const l of await reads.graph.outlinks(page.urlId))
             if (onSite(l.toUrl) && !known.has(l.toUrl)) known.set(l.toUrl, { url: l.toUrl, title: l.anchor || undefined });
-          for (const p of (await reads.sitePages?.(host)) ?? []) if (onSite(p.url)) known.set(p.url, { url: p.url, title: p.title ?? known.get(p.url)?.title });
+          const limit = req.limit ?? 5000;
+          // The site's pages (its subdomains' too, `www.` or not); a search looks through more of them than it keeps.
+          const site = new URL(page.url).host.replace(/^www\./, '');
+          for (const p of (await reads.sitePages?.(site, req.search ? Math.max(limit, MAP_SEARCH_PAGES) : limit)) ?? [])
+            if (onSite(p.url)) known.set(p.url, { url: p.url, title: p.title ?? known.get(p.url)?.title });
           let all = [...known.values()];
           if (req.search) {
             const q = req.search.toLowerCase();
             const score = (l: { url: string; title?: string }) => (l.url.toLowerCase().includes(q) ? 2 : 0) + (l.title?.toLowerCase().includes(q) ? 1 : 0);
             all = all.filter((l) => score(l) > 0).sort((a, b) => score(b) - score(a));
           }
-          return all.slice(0, req.limit ?? 5000);
+          return all.slice(0, limit);
         });
         return c.json({ success: true, links: version === 'v1' ? links.map((l) => l.url) : links }, 200);
       } catch (err) {

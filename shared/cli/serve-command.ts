@@ -127,7 +127,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
             blobs: local.blobs,
             archive: dataDirArchive(settings.data),
             enrich: local.enrich,
-            sitePages: async (host) => (await local.store.storedPages()).filter((p) => new URL(p.url).hostname === host),
+            sitePages: (host, limit) => local.store.sitePages(host, limit),
           }),
         json: chatJson(chatFor(settings, env)),
         allowPrivateNetwork: settings.allowPrivateNetwork,

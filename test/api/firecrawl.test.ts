@@ -149,6 +149,13 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
       pages.every((d) => /Line \d+ of page \d+/.test(d.markdown!)),
       JSON.stringify(pages).slice(0, 600),
     );
+    // A map lists the site's stored pages too: /p/7 (the crawl's seed) is not linked from the home page.
+    const deep = await v2.map(`${site.origin}/`, { search: '/p/7' });
+    assert.deepEqual(
+      deep.links.map((l) => l.url),
+      [`${site.origin}/p/7`],
+    );
+    assert.equal(deep.links[0]!.title, 'Page 7', "the stored page's title");
     await assert.rejects(
       v2.startCrawl(`${site.origin}/`, { webhook: { url: `${receiver.origin}/`, headers: { 'webhook-signature': 'v1,forged' } } }),
       /webhook.headers: "webhook-signature" is not a header/,

@@ -208,6 +208,19 @@ export class SqliteCrawlStore implements CrawlStore {
     return (this.sql('SELECT * FROM pages WHERE content_hash IS NOT NULL ORDER BY fetched_at').all() as Array<Record<string, unknown>>).map(rowToPage);
   }
 
+  /**
+   * Stored pages of a host (`host[:port]`) and of its subdomains, up to `limit`, their URLs and
+   * titles only: read row by row, never the whole table as records.
+   */
+  async sitePages(host: string, limit: number): Promise<Array<{ url: string; title?: string }>> {
+    const rows = this.sql("SELECT url, title FROM pages WHERE content_hash IS NOT NULL AND (host = ? OR host LIKE '%.' || ? ESCAPE '\\') LIMIT ?").all(
+      host,
+      host.replace(/[\\%_]/g, '\\$&'),
+      limit,
+    ) as Array<{ url: string; title: string | null }>;
+    return rows.map((r) => ({ url: r.url, ...(r.title ? { title: r.title } : {}) }));
+  }
+
   async saveExtraction(edges: EdgeRecord[], extract: ExtractRecord | undefined, chunks: ChunkRecord[]): Promise<void> {
     await this.writer.call('saveExtraction', edges, extract, chunks);
   }
