@@ -4,7 +4,8 @@
 import { errorMessage } from '../errors.js';
 import { SchemaExtractor } from '../enrich/schema-extract.js';
 import type { ChatClient } from '../enrich/providers.js';
-import { UpstreamFailed, type JsonAnswers } from './firecrawl.js';
+import type { JsonAnswers } from './firecrawl-ports.js';
+import { UpstreamFailed } from './firecrawl-request.js';
 
 /** Answers `json` with the server's chat model; without one (the local provider) it is refused, naming the fix. */
 export function chatJson(chat: ChatClient | undefined): JsonAnswers {

@@ -6,7 +6,7 @@ import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { toMarkdown } from '../extract/markdown.js';
 import type { ExtractRecord, PageRecord } from '../store/ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
-import type { FirecrawlReads } from './firecrawl.js';
+import type { FirecrawlReads } from './firecrawl-ports.js';
 import type { Wanted } from './firecrawl-request.js';
 
 /** A page's URL id, as the stores key it. */

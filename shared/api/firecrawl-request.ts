@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { errorMessage, JobQueueFullError, UsageError } from '../errors.js';
 import type { ExtractSpec } from '../enrich/extract-spec.js';
 import { pageActionsOf } from '../render/page-session.js';
-import type { JsonAnswers } from './firecrawl.js';
+import type { JsonAnswers } from './firecrawl-ports.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { checkWebhookSettings } from './webhooks.js';
 

@@ -6,14 +6,14 @@
 // naming the option.
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import type { ArchiveReader } from '../archive/replay.js';
-import { specHash, type ExtractSpec } from '../enrich/extract-spec.js';
+import { specHash } from '../enrich/extract-spec.js';
 import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
-import type { BlobStore, CrawlStore, EnrichStore, ExtractRecord, GraphStore, PageRecord } from '../store/ports/index.js';
+import type { PageRecord } from '../store/ports/index.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { writeRequestOf } from './write-access.js';
 import type { WebhookSender } from './webhooks.js';
 import { documentOf, idOfUrl } from './firecrawl-documents.js';
+import type { FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
 import {
   body,
   crawlIdOf,
@@ -30,30 +30,7 @@ import {
 } from './firecrawl-request.js';
 
 export { UpstreamFailed } from './firecrawl-request.js';
-
-/** What the routes read of the crawl's stores: the same ports in both runtimes. */
-export interface FirecrawlReads {
-  store: Pick<CrawlStore, 'getPage' | 'getExtract' | 'seenUrls' | 'fetchHistory'>;
-  graph: Pick<GraphStore, 'outlinks'>;
-  /** The rendered DOM and the screenshot of a rendered page, by hash. */
-  blobs: Pick<BlobStore, 'get'>;
-  /** The archived responses: `rawHtml` is the page as served. */
-  archive: ArchiveReader;
-  enrich: Pick<EnrichStore, 'enrichCandidate'>;
-  /** Stored pages of a host (`host[:port]`) and its subdomains, at most `limit`, for `map`; absent: `map` lists the page's own links. */
-  sitePages?: (host: string, limit: number) => Promise<Array<{ url: string; title?: string }>>;
-}
-
-/** How the `json` format is answered: the server's chat model now, or the extraction a run stored. */
-export interface JsonAnswers {
-  /** Why this spec cannot be answered here (told before the page is fetched), or undefined. */
-  refusal(spec: ExtractSpec): string | undefined;
-  /** Settings a scrape's one-page job takes for this spec (its run extracts the page to it); absent: none. */
-  jobSettings?(spec: ExtractSpec): Record<string, unknown>;
-  /** Whether a stored page answers this spec with no new fetch; absent: it does. */
-  answersStored?(reads: FirecrawlReads, page: PageRecord, spec: ExtractSpec): Promise<boolean>;
-  answer(reads: FirecrawlReads, page: PageRecord, x: ExtractRecord | undefined, spec: ExtractSpec): Promise<{ json?: unknown; warning?: string }>;
-}
+export type { FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
 
 export interface FirecrawlOptions {
   jobs: CrawlLauncher;

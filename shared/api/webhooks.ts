@@ -109,7 +109,7 @@ export class WebhookSender {
     const id = `msg_${randomUUID()}`;
     const body = JSON.stringify({ type: event, timestamp: new Date().toISOString(), data });
     for (const url of this.options.urls) {
-      const work = this.deliver(url, event, id, body, data.id).finally(() => this.pending.delete(work));
+      const work = this.deliver(url, event, id, body, { job: data.id }).finally(() => this.pending.delete(work));
       this.pending.add(work);
     }
   }
@@ -120,7 +120,7 @@ export class WebhookSender {
    */
   sendTo(url: string, event: `crawl.${string}`, body: string, options: { headers?: Record<string, string>; job?: string } = {}): void {
     checkWebhookSettings([url], undefined);
-    const work = this.deliver(url, event, `msg_${randomUUID()}`, body, options.job, options.headers).finally(() => this.pending.delete(work));
+    const work = this.deliver(url, event, `msg_${randomUUID()}`, body, options).finally(() => this.pending.delete(work));
     this.pending.add(work);
   }
 
@@ -181,8 +181,7 @@ export class WebhookSender {
     event: Delivery['event'],
     id: string,
     body: string,
-    job: string | undefined,
-    extraHeaders: Record<string, string> = {},
+    { job, headers: extraHeaders = {} }: { job?: string; headers?: Record<string, string> },
   ): Promise<void> {
     const delivery: Delivery = { id, url, event, ...(job ? { job } : {}), at: Date.now(), attempts: 0, ok: false };
     this.sent.push(delivery);

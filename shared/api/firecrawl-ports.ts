@@ -1,0 +1,29 @@
+// What the Firecrawl routes read and how they answer `json`: the ports each runtime fills
+// (`trawl serve` from its data directory, the cloud's search API from its table and bucket).
+import type { ArchiveReader } from '../archive/replay.js';
+import type { ExtractSpec } from '../enrich/extract-spec.js';
+import type { BlobStore, CrawlStore, EnrichStore, ExtractRecord, GraphStore, PageRecord } from '../store/ports/index.js';
+
+/** What the routes read of the crawl's stores: the same ports in both runtimes. */
+export interface FirecrawlReads {
+  store: Pick<CrawlStore, 'getPage' | 'getExtract' | 'seenUrls' | 'fetchHistory'>;
+  graph: Pick<GraphStore, 'outlinks'>;
+  /** The rendered DOM and the screenshot of a rendered page, by hash. */
+  blobs: Pick<BlobStore, 'get'>;
+  /** The archived responses: `rawHtml` is the page as served. */
+  archive: ArchiveReader;
+  enrich: Pick<EnrichStore, 'enrichCandidate'>;
+  /** Stored pages of a host (`host[:port]`) and its subdomains, at most `limit`, for `map`; absent: `map` lists the page's own links. */
+  sitePages?: (host: string, limit: number) => Promise<Array<{ url: string; title?: string }>>;
+}
+
+/** How the `json` format is answered: the server's chat model now, or the extraction a run stored. */
+export interface JsonAnswers {
+  /** Why this spec cannot be answered here (told before the page is fetched), or undefined. */
+  refusal(spec: ExtractSpec): string | undefined;
+  /** Settings a scrape's one-page job takes for this spec (its run extracts the page to it); absent: none. */
+  jobSettings?(spec: ExtractSpec): Record<string, unknown>;
+  /** Whether a stored page answers this spec with no new fetch; absent: it does. */
+  answersStored?(reads: FirecrawlReads, page: PageRecord, spec: ExtractSpec): Promise<boolean>;
+  answer(reads: FirecrawlReads, page: PageRecord, x: ExtractRecord | undefined, spec: ExtractSpec): Promise<{ json?: unknown; warning?: string }>;
+}
