@@ -12,6 +12,8 @@ import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 import { readWarcBytes } from './crawl-helpers.js';
 
+/** A user's script, run by an action: it writes a paragraph the served page does not have. */
+const ACTED = "document.body.insertAdjacentHTML('beforeend', '<p id=\"acted\">Written by an action in the cloud render step.</p>')";
 const SETTINGS = { allowPrivateNetwork: true, delayMs: 50, maxRps: 0, renderTimeoutMs: 6000, renderMemoryMb: 64, screenshot: true };
 
 let emu: Emulators;
@@ -33,7 +35,24 @@ before(async () => {
     synth,
     names,
     // The pages that hang a render cost its whole timeout and are the embedded render test's.
-    { crawl: 'apps', seeds: [`${web.origins.apps}/`], settings: { ...SETTINGS, deny: ['/hang', '/never-settles'].map((p) => `${web.origins.apps}${p}`) } },
+    {
+      crawl: 'apps',
+      seeds: [`${web.origins.apps}/`],
+      settings: {
+        ...SETTINGS,
+        deny: ['/hang', '/never-settles'].map((p) => `${web.origins.apps}${p}`),
+        // A plain page with actions of its own: it is rendered for them, and read after them.
+        actions: [
+          {
+            pattern: '*/rendered-only/1',
+            actions: [
+              { type: 'executeJavascript', script: ACTED },
+              { type: 'wait', selector: '#acted' },
+            ],
+          },
+        ],
+      },
+    },
     { workers: 2, pollMs: 200, timeoutMs: 240_000 },
   );
   items = await tableItems(emu, names.table);
@@ -65,6 +84,16 @@ test('app pages go through Render and are extracted from their DOM; plain pages 
   }
   for (const path of ['/', '/plain']) assert.equal((page(path)?.render as { outcome: string }).outcome, 'not-rendered', path);
   assert.ok(crawl.timings.byFunction.get('render-page')!.length >= 3);
+});
+
+test("a crawl's actions run in the cloud's Render step: the page is rendered for them and extracted after them", () => {
+  const p = page('/rendered-only/1');
+  assert.equal(p?.fetcher, 'browser');
+  assert.deepEqual([(p?.render as { outcome: string }).outcome, (p?.render as { reason: string }).reason], ['rendered', 'actions']);
+  const x = items.find((i) => i.type === 'EXTRACT' && i.urlId === p?.urlId);
+  assert.match(String(x?.markdown), /Written by an action in the cloud render step/);
+  // Its sibling has no actions and stays as served.
+  assert.equal((page('/rendered-only/2')?.render as { outcome: string }).outcome, 'not-rendered');
 });
 
 test('links that exist only after rendering are crawled', () => {
