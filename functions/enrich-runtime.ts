@@ -9,9 +9,14 @@ import type { EnrichDeps } from '../shared/pipeline/stages/enrich-stage.js';
 import type { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
 import { S3VectorsIndex } from '../shared/store/aws/s3-vectors.js';
 import { enrichStore } from './enrich-store.js';
+import type { RunSpecs } from '../shared/pipeline/cloud/enrich-workflow.js';
+import { runSpecs } from '../shared/pipeline/cloud/run-specs.js';
 import type { Runtime } from './runtime.js';
 
-const cache = new Map<string, EnrichDeps & { enrich: DynamoEnrichStore }>();
+/** The Summarize and Index steps' dependencies, and each run's own extract schema (read once a container). */
+type EnrichRuntime = EnrichDeps & { enrich: DynamoEnrichStore; runSpecs: RunSpecs };
+
+const cache = new Map<string, EnrichRuntime>();
 
 /** The providers of the deployment: TRAWL_PROVIDER, TRAWL_CHAT_MODEL, TRAWL_EMBED_MODEL, TRAWL_EMBED_DIMENSION (set by the construct). */
 export function deploymentProviders(env: NodeJS.ProcessEnv = process.env): Providers {
@@ -20,16 +25,19 @@ export function deploymentProviders(env: NodeJS.ProcessEnv = process.env): Provi
 }
 
 /** Store, vector index and providers for the Summarize and Index steps (once per container). */
-export function enrichRuntime(rt: Runtime): EnrichDeps & { enrich: DynamoEnrichStore } {
+export function enrichRuntime(rt: Runtime): EnrichRuntime {
   const env = process.env;
   const key = [env.TABLE_NAME, env.BUCKET_NAME, env.VECTOR_BUCKET_NAME, env.VECTOR_INDEX_NAME, env.AWS_ENDPOINT_URL_S3VECTORS, env.TRAWL_PROVIDER].join('|');
   let deps = cache.get(key);
   if (!deps) {
     const client = new S3VectorsClient({ endpoint: env.AWS_ENDPOINT_URL_S3VECTORS });
+    const providers = deploymentProviders(env);
     deps = {
       enrich: enrichStore(rt),
       vectors: new S3VectorsIndex(client, vectorBucketOf(), lambdaEnvironment().vectorIndex),
-      providers: deploymentProviders(env),
+      providers,
+      // A run's own schema (its crawl's or request's settings) over the deployment's: a run id is its table's.
+      runSpecs: runSpecs((runId) => rt.store.getRun(runId), providers),
       clock: Date.now,
       // Step Functions retries a throttled step with back-off: one quick retry here, not a long wait inside a paid invocation.
       retry: { attempts: 2 },

@@ -65,6 +65,8 @@ export function searchApi(): Handler {
       ? new S3VectorsIndex(new S3VectorsClient({ endpoint: env.AWS_ENDPOINT_URL_S3VECTORS }), config.vectorBucket, config.vectorIndex)
       : NO_VECTORS;
     const store = new DynamoCrawlStore(clients.doc, table, { blobs });
+    // The deployment's enrichment has a chat model: a crawl's extract schema and Firecrawl's json need one.
+    const chatModel = env.TRAWL_PROVIDER === 'bedrock';
     // With `api.startCrawls` the construct names the run state machine: POST /crawls starts it (IAM-authorised).
     const crawls = config.runMachineArn
       ? {
@@ -73,7 +75,7 @@ export function searchApi(): Handler {
             runs: new SfnWorkflow(clients.sfn, config.runMachineArn),
             defaults: config.apiCrawlSettings,
             limits: config.apiCrawlLimits,
-            chatModel: env.TRAWL_PROVIDER === 'bedrock',
+            chatModel,
           }),
           allowPrivateNetwork: config.apiCrawlSettings.allowPrivateNetwork === true,
         }
@@ -109,7 +111,7 @@ export function searchApi(): Handler {
             firecrawl: firecrawlRoutes({
               jobs: crawls.jobs,
               read: (use) => use({ store, graph: deps.graph, blobs, archive: runWarcArchive(objects), enrich: deps.enrich }),
-              json: runJson(env.TRAWL_PROVIDER === 'bedrock'),
+              json: runJson(chatModel),
               allowPrivateNetwork: crawls.allowPrivateNetwork,
               waitMs: FIRECRAWL_WAIT_MS,
               webhookRefusal:
