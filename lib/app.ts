@@ -10,14 +10,22 @@ import { Crawler } from './crawler.js';
 import type { EnrichmentProps } from './search-index.js';
 import { ROOT } from './stages.js';
 
-export function buildApp(options: { crawlsFile?: string; outdir?: string; context?: Record<string, unknown> } = {}): {
+export function buildApp(
+  options: {
+    crawlsFile?: string;
+    outdir?: string;
+    context?: Record<string, unknown>;
+    /** The stack's account and region; the CDK CLI's (`CDK_DEFAULT_ACCOUNT`, `CDK_DEFAULT_REGION`) when not given. */
+    env?: { account?: string; region?: string };
+  } = {},
+): {
   app: App;
   stack: Stack;
   crawler: Crawler;
 } {
   const app = new App({ outdir: options.outdir, context: options.context });
   const stack = new Stack(app, app.node.tryGetContext('stackName') ?? 'Trawl', {
-    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    env: options.env ?? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: 'trawl: a polite web crawler (archive, link graph, clean content)',
   });
   // For LocalStack (localstack/deploy.sh): `-c enrichment=false` leaves out Summarize, Index and the

@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3vectors from 'aws-cdk-lib/aws-s3vectors';
 import { Construct } from 'constructs';
+import { nagRef } from './nag.js';
 import { DEFAULT_MODELS } from '../shared/config/enrich-settings.js';
 import { CrawlConfigError, errorMessage } from '../shared/errors.js';
 import { schemaValidator } from '../shared/enrich/extract-spec.js';
@@ -197,7 +198,7 @@ export class SearchIndex extends Construct {
           .map((modelId) => PROFILE.exec(modelId))
           .filter((m): m is RegExpExecArray => m !== null)
           .map((m) => ({
-            id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${m[2]}]`,
+            id: `AwsSolutions-IAM5[Resource::arn:${nagRef(this, stack.partition)}:bedrock:*::foundation-model/${m[2]}]`,
             reason: 'A cross-region inference profile serves the model from any region of its geography; only this model id.',
           })),
       );

@@ -318,7 +318,10 @@ export class CrawlWorkflows extends Construct {
       const name = JSON.stringify({
         'Fn::Select': [6, { 'Fn::Split': [':', { Ref: Stack.of(this).getLogicalId(machine.node.defaultChild as CfnResource) }] }],
       });
-      const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}`;
+      // Rendered as the stack resolves them: placeholders in an environment-agnostic stack, the
+      // region and account the CDK CLI gives a stack with an environment.
+      const stack = Stack.of(this);
+      const executions = `arn:${nagRef(this, stack.partition)}:states:${nagRef(this, stack.region)}:${nagRef(this, stack.account)}:execution:${name}`;
       const policy = machine.node.tryFindChild('DistributedMapPolicy');
       if (policy)
         Validations.of(policy).acknowledge(

@@ -43,7 +43,9 @@ function inputsDigest(): string {
   return inputs;
 }
 
-export function synthApp(options: { bundle?: boolean; crawlsFile?: string; context?: Record<string, unknown> } = {}): Synthesized {
+export function synthApp(
+  options: { bundle?: boolean; crawlsFile?: string; context?: Record<string, unknown>; env?: { account?: string; region?: string } } = {},
+): Synthesized {
   const out = tempDir('trawl-cdk-');
   // Bundled assets and a crawls file of the test's own (with profiles beside it) are not cached.
   const cached = options.bundle === false && options.crawlsFile === undefined ? join(tmpdir(), `trawl-synth-${cacheKey(options)}.json`) : undefined;
@@ -55,6 +57,8 @@ export function synthApp(options: { bundle?: boolean; crawlsFile?: string; conte
   const { app, stack } = buildApp({
     outdir: out.dir,
     crawlsFile: options.crawlsFile,
+    // Environment-agnostic unless the test gives an account and region (as the CDK CLI does for anyone with a profile).
+    env: options.env ?? {},
     context: { ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...options.context },
   });
   app.synth();
