@@ -178,7 +178,7 @@ async function end(n: number, state: RunState): Promise<Pick<Soak, 'finalizeStar
   const collects: Step[] = [];
   const counts: number[] = [];
   for (const shard of plan!.shards) {
-    let event: FinalizeEvent & { action: 'collect' } = { action: 'collect', runId: state.runId, shard, settle: plan!.settle };
+    let event: FinalizeEvent & { action: 'collect' } = { action: 'collect', runId: state.runId, shard };
     for (;;) {
       let next: typeof event | undefined;
       collects.push(await measure(async () => (next = (await finalizeStep(deps, event)) as typeof event)));

@@ -15,7 +15,7 @@ export type { ApiCrawlLimitProps, ApiKeyApiProps, ApiProps, CrawlerProps, Discov
 import { checkSchedules, CrawlSchedules } from './schedules.js';
 import { DEFAULT_TEXT_REBUILD_LOG_ENTRIES, SearchIndex } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
-import { CrawlStorage } from './storage.js';
+import { CrawlStorage, DEFAULT_WARM_THROUGHPUT } from './storage.js';
 import { DEFAULT_FETCH_RETENTION_DAYS } from '../shared/store/aws/table.js';
 import { FRONTIER_QUEUE } from '../shared/store/aws/frontier-queue.js';
 import { VISIBILITY_PER_TIMEOUT } from './quotas.js';
@@ -27,6 +27,14 @@ import { CrawlWebhooks } from './webhooks.js';
 import { RunEndings } from './run-endings.js';
 import { THROTTLE_RETRIES } from '../shared/pipeline/cloud/enrich-workflow.js';
 
+/**
+ * Fetch worker invocations at once (the event source's maximum concurrency) unless
+ * `maxFetchConcurrency` says otherwise: each takes a batch of up to 10 turns at 10 hosts, so a run
+ * with enough hosts ready fetches ≈ 400 pages a second (`bench:cloud-scale`'s defaults figure) and
+ * leaves most of an account's 1,000 concurrent executions to the page workflow and other stacks.
+ */
+export const DEFAULT_FETCH_CONCURRENCY = 100;
+
 /** Memory and timeout of each stage unless `memoryMb` says otherwise. */
 export const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   'init-run': { memoryMb: 512, timeout: Duration.minutes(2) },
@@ -34,7 +42,8 @@ export const DEFAULT_SIZING: Record<StageName, StageSizing> = {
   'discover-targets': { memoryMb: 512, timeout: Duration.minutes(10) },
   'run-progress': { memoryMb: 256, timeout: Duration.minutes(2) },
   'finalize-run': { memoryMb: 1769, timeout: Duration.minutes(15) },
-  'fetch-worker': { memoryMb: 512, timeout: Duration.minutes(2) },
+  // A batch of turns at once, each a fetch (30 s at most) and its writes.
+  'fetch-worker': { memoryMb: 512, timeout: Duration.minutes(1) },
   // The page workflow's steps fit Express's 5 minutes with their retries (lib/quotas.ts checks the path at synth).
   'extract-page': { memoryMb: 1024, timeout: Duration.seconds(40) },
   'record-failure': { memoryMb: 256, timeout: Duration.seconds(30) },
@@ -106,6 +115,7 @@ export class Crawler extends Construct {
       tableProps: props.tableProps,
       existingBucketObj: props.existingBucketObj,
       bucketProps: props.bucketProps,
+      warmThroughput: props.warmThroughput ?? DEFAULT_WARM_THROUGHPUT,
     });
     this.frontier = new FrontierQueue(this, 'Frontier', {
       maxReceiveCount: FRONTIER_QUEUE.maxReceiveCount,
@@ -197,9 +207,10 @@ export class Crawler extends Construct {
     this.workflows.pageWorkflow.grantStartExecution(fns['fetch-worker']);
     fns['fetch-worker'].addEventSource(
       new SqsEventSource(this.frontier.queue, {
-        batchSize: 1,
+        // Turns at different hosts, taken in parallel by one invocation (a host has one turn in flight).
+        batchSize: FRONTIER_QUEUE.batchSize,
         reportBatchItemFailures: true,
-        maxConcurrency: props.maxFetchConcurrency ?? 20,
+        maxConcurrency: props.maxFetchConcurrency ?? DEFAULT_FETCH_CONCURRENCY,
       }),
     );
     this.schedules = new CrawlSchedules(this, 'Schedules', { crawls, runMachine: this.workflows.runMachine, removalPolicy });

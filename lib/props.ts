@@ -2,6 +2,7 @@ import { Token } from 'aws-cdk-lib';
 import { API_CRAWL_LIMIT_RANGES, DEFAULT_API_CRAWL_LIMITS } from '../shared/config/api-crawl-limits.js';
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type { TableWarmThroughput } from './storage.js';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -46,8 +47,9 @@ export interface CrawlerProps {
    */
   readonly memoryMb?: Partial<Record<StageName, number>>;
   /**
-   * Fetch workers running at once (2–1000: the SQS event source's maximum concurrency); each holds one host.
-   * @default 20
+   * Fetch worker invocations running at once (2–1000: the SQS event source's maximum concurrency);
+   * each takes a batch of up to 10 turns, each at its own host.
+   * @default 100
    */
   readonly maxFetchConcurrency?: number;
   /**
@@ -125,7 +127,7 @@ export interface CrawlerProps {
   readonly removalPolicy?: RemovalPolicy;
   /**
    * A table to use instead of creating one: it must have trawl's layout (string keys `PK`/`SK`, the
-   * `inlinks` index, TTL on `expiresAt`, a stream for consumers). Not with `tableProps`.
+   * `inlinks` and `frontier` indexes, TTL on `expiresAt`, a stream for consumers). Not with `tableProps`.
    * @default a new table
    */
   readonly existingTableObj?: dynamodb.ITable;
@@ -135,6 +137,15 @@ export interface CrawlerProps {
    * @default none
    */
   readonly tableProps?: Partial<dynamodb.TableProps>;
+  /**
+   * What the new table and its frontier index serve from their first second (DynamoDB's warm
+   * throughput; `false`: a new on-demand table's 4,000 writes and 12,000 reads a second, which then
+   * double at most every 30 minutes). DynamoDB charges once for warm throughput set above its
+   * defaults (see "Warm throughput" on its pricing page); the default is sized for a run at the
+   * construct's default fetch concurrency (`bench:cloud-scale`).
+   * @default DEFAULT_WARM_THROUGHPUT
+   */
+  readonly warmThroughput?: TableWarmThroughput | false;
   /**
    * A bucket to use instead of creating one (the archive: `raw/`, `warc/`, `extracted/`, `reports/`). Not with `bucketProps`.
    * @default a new private, encrypted, versioned bucket with access logs

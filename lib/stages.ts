@@ -11,7 +11,7 @@ import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { INLINKS_INDEX } from '../shared/store/aws/table.js';
+import { FRONTIER_INDEX, INLINKS_INDEX } from '../shared/store/aws/table.js';
 import { archiveKeys } from '../shared/store/archive-keys.js';
 import { nagRef } from './nag.js';
 
@@ -205,7 +205,7 @@ export class CrawlStages extends Construct {
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions: [...reads, ...access.table].map((a) => `dynamodb:${a}`),
-        resources: [this.props.table.tableArn, ...[INLINKS_INDEX.name].map((ix) => `${this.props.table.tableArn}/index/${ix}`)],
+        resources: [this.props.table.tableArn, ...[INLINKS_INDEX.name, FRONTIER_INDEX.name].map((ix) => `${this.props.table.tableArn}/index/${ix}`)],
       }),
     );
     fn.addToRolePolicy(

@@ -235,7 +235,6 @@ export class CrawlWorkflows extends Construct {
     };
     // Each shard's pages, in shard order, go to every later step (`counts`).
     const collect = shardMap('CollectShards', 'CollectShard', 'collect', {
-      selector: { 'settle.$': '$.finalize.settle' },
       loop: true,
       resultPath: '$.finalize.collected',
       resultSelector: { 'counts.$': '$[*].base' },

@@ -1,21 +1,25 @@
-// Fetch worker: the SQS FIFO frontier's consumer. Powertools' FIFO batch processor reports partial
-// failures; what happens to each message (dead-lettering a malformed one, waiting for its host,
-// handing it back) is settleFrontierMessage's, and this handler logs, counts and answers SQS.
-import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
+// Fetch worker: the dispatch queue's consumer. A batch holds turns at different hosts (one message
+// of a host is in flight at a time), so Powertools' batch processor takes them in parallel and
+// reports partial failures; what happens to each turn is settleFrontierMessage's, and this handler
+// logs, counts and answers SQS. A turn that fails is handed back with a short back-off first, so a
+// poisoned message reaches the dead-letter queue in minutes.
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { errorMessage, MessageHandedBackError } from '../../shared/errors.js';
-import { settleFrontierMessage, waitPolicyFor } from '../../shared/pipeline/cloud/fetch-worker.js';
+import { failureBackoffMs, settleFrontierMessage, waitPolicyFor } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { instrumented, MetricUnit, runtime, type Runtime } from '../runtime.js';
 
-const processor = new SqsFifoPartialProcessorAsync();
-
 async function handleRecord(rt: Runtime, record: SQSRecord, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<void> {
-  const message = { body: record.body, receipt: record.receiptHandle, id: record.messageId, group: record.attributes.MessageGroupId };
+  const receives = Number(record.attributes.ApproximateReceiveCount ?? 1);
+  const message = { body: record.body, receipt: record.receiptHandle, id: record.messageId, group: record.attributes.MessageGroupId, receives };
   let settled;
   try {
     settled = await settleFrontierMessage(rt, message, waitPolicyFor(context?.getRemainingTimeInMillis()));
   } catch (err) {
-    rt.logger.error('frontier message failed; SQS will redeliver it', { messageId: record.messageId, error: errorMessage(err) });
+    const delayMs = failureBackoffMs(receives);
+    rt.logger.error('frontier message failed; handed back to be tried again', { messageId: record.messageId, receives, delayMs, error: errorMessage(err) });
+    rt.metrics.addMetric('MessagesFailed', MetricUnit.Count, 1);
+    await rt.frontier.handBack(record.receiptHandle, delayMs).catch(() => undefined);
     throw err;
   }
   switch (settled.action) {
@@ -24,12 +28,13 @@ async function handleRecord(rt: Runtime, record: SQSRecord, context?: Pick<Conte
       rt.metrics.addMetric('MessagesMalformed', MetricUnit.Count, 1);
       return;
     case 'url-failed':
-      rt.logger.warn(settled.reason, { runId: settled.row.runId, url: settled.row.url });
+      rt.logger.warn(settled.reason, { runId: settled.turn.runId, host: settled.turn.host });
       return;
     default:
-      rt.logger.debug('frontier message handled', { url: settled.row.url, action: settled.action, outcome: settled.outcome });
+      rt.logger.debug('turn taken', { host: settled.turn.host, action: settled.action, outcome: settled.outcome });
       // A fixed set of metric names (outcomes like http-404 stay in the logs, not in metric names).
-      rt.metrics.addMetric(settled.action === 'later' ? 'MessagesHandedBack' : settled.page ? 'PagesFetched' : 'MessagesSettled', MetricUnit.Count, 1);
+      rt.metrics.addMetric(settled.action === 'later' ? 'MessagesHandedBack' : 'MessagesSettled', MetricUnit.Count, 1);
+      if (settled.action === 'delete' && settled.pages?.length) rt.metrics.addMetric('PagesFetched', MetricUnit.Count, settled.pages.length);
       // Handed back with its visibility set: failing the item keeps SQS from deleting it.
       if (settled.action === 'later') throw new MessageHandedBackError(settled.delayMs, settled.outcome);
   }
@@ -37,10 +42,12 @@ async function handleRecord(rt: Runtime, record: SQSRecord, context?: Pick<Conte
 
 export async function handler(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
   const rt = runtime('fetch-worker');
+  // A processor per invocation: it keeps the batch's failures, and two invocations in one process
+  // (the emulated event source runs several) must not report each other's.
+  const processor = new BatchProcessor(EventType.SQS);
   return instrumented(rt, () =>
     processPartialResponse(event, (record: SQSRecord) => handleRecord(rt, record, context), processor, {
       context: context as Context,
-      skipGroupOnError: true,
       throwOnFullBatchFailure: false,
     }),
   );

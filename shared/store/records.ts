@@ -269,6 +269,11 @@ export interface RunRecord {
    * and social targets led (`scheme://host[:port]`, each once).
    */
   scope?: string[];
+  /**
+   * In the cloud: when the run's progress stalled (nothing settled for a while). From then on a host
+   * backed off for longer than `maxIdleWaitMs` defers its URLs instead of holding the run open.
+   */
+  idleSince?: number;
 }
 
 /** Everything one finished fetch changes, written atomically where the backend allows. */
@@ -381,6 +386,9 @@ export interface RunProgress {
 }
 
 /** A refused claim says when the host's rules allow the next request, and whether another worker holds it now. */
-export type HostClaim = { claimed: true; record: HostRecord } | { claimed: false; readyAt: number; leased: boolean; parkedReason?: string };
+export type HostClaim =
+  | { claimed: true; record: HostRecord }
+  /** Refused: when the host is ready, whether another worker holds it, whether it is backed off (not only waiting its delay), and why it is parked. */
+  | { claimed: false; readyAt: number; leased: boolean; backedOff?: boolean; parkedReason?: string };
 
 export type { SelectedPage, SelectionRecord } from './ports/selection.js';

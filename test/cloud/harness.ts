@@ -19,6 +19,7 @@ import { handler as runProgress } from '../../functions/run-progress/index.js';
 import { handler as summarizePage } from '../../functions/summarize-page/index.js';
 import { handler as indexPage } from '../../functions/index-page/index.js';
 import type { RunInput } from '../../shared/pipeline/cloud/run-control.js';
+import { FRONTIER_QUEUE } from '../../shared/store/aws/frontier-queue.js';
 import { ENV } from '../../shared/config/lambda-environment.js';
 import type { Emulators } from './emulators.js';
 import { stateMachines, synthApp, type Synthesized } from '../lib/synth.js';
@@ -240,6 +241,9 @@ async function stepFunctionsEndpoint(
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, pending, started: () => started };
 }
 
+/** How long an emulated poller waits after an empty receive. */
+const POLL_IDLE_MS = 50;
+
 /** What the emulated FIFO holds per message group: the message in flight or handed back, and the ones waiting behind it. */
 interface FifoGroups {
   heads: Map<string, string>;
@@ -247,70 +251,90 @@ interface FifoGroups {
 }
 
 /**
- * Stands in for the SQS event source mapping: receive one message, invoke the worker, delete unless
- * it failed. SQS FIFO delivers nothing of a group while one of its messages is in flight or handed
- * back (invisible) until that message is deleted; local-aws-sqs does not hold groups, so `groups`
- * does: the message that holds each group (`heads`), and the other messages of that group received
- * meanwhile (`held`, in flight), handled in order once the head is deleted. (Handing them back at
- * once made the pollers spin on a group waiting out a delay: ~80 s of CPU for the hostile web.)
+ * Stands in for the SQS event source mapping: receive a batch (up to the template's batch size),
+ * invoke the worker on it, delete what it did not report failed. SQS FIFO delivers nothing of a
+ * group while one of its messages is in flight or handed back (invisible) until that message is
+ * deleted; local-aws-sqs does not hold groups, so `groups` does: the message that holds each group
+ * (`heads`), and the other messages of that group received meanwhile (`held`, in flight), handed to
+ * the worker in order once the head is deleted.
  */
 async function pollFrontier(emu: Emulators, queueUrl: string, queueArn: string, timings: Timings, stop: { done: boolean }, groups: FifoGroups): Promise<void> {
   const { heads, held } = groups;
+  const next: Message[] = [];
   while (!stop.done) {
-    const res = await emu.clients.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 1,
-        WaitTimeSeconds: 1,
-        AttributeNames: ['All'],
-        MessageSystemAttributeNames: ['All'],
-      }),
-    );
-    for (const m of res.Messages ?? []) {
-      const group = m.Attributes?.MessageGroupId ?? '';
-      const head = heads.get(group);
-      if (head !== undefined && head !== m.MessageId) {
-        // Held in flight behind its group's head; one that reappears meanwhile is held again, as received last.
-        held.set(group, [...(held.get(group) ?? []).filter((w) => w.MessageId !== m.MessageId), m]);
-        continue;
+    const batch = next.splice(0, FRONTIER_QUEUE.batchSize);
+    if (batch.length === 0) {
+      const res = await emu.clients.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: FRONTIER_QUEUE.batchSize,
+          // Short polls: local-aws-sqs holds a long poll for its whole wait even when a message arrives,
+          // where the event source's long poll returns at once (a turn handed on would wait a second).
+          WaitTimeSeconds: 0,
+          AttributeNames: ['All'],
+          MessageSystemAttributeNames: ['All'],
+        }),
+      );
+      if (!res.Messages?.length) await new Promise((r) => setTimeout(r, POLL_IDLE_MS));
+      for (const m of res.Messages ?? []) {
+        const group = m.Attributes?.MessageGroupId ?? '';
+        const head = heads.get(group);
+        if ((head !== undefined && head !== m.MessageId) || batch.some((b) => b.Attributes?.MessageGroupId === group)) {
+          // Held in flight behind its group's head; one that reappears meanwhile is held again, as received last.
+          held.set(group, [...(held.get(group) ?? []).filter((w) => w.MessageId !== m.MessageId), m]);
+          continue;
+        }
+        heads.set(group, m.MessageId!);
+        batch.push(m);
       }
+    }
+    if (batch.length === 0) continue;
+    const deleted = await handleBatch(emu, queueUrl, queueArn, timings, batch).catch(() => new Set<string>());
+    for (const m of batch) {
+      const group = m.Attributes?.MessageGroupId ?? '';
+      // Handed back (or failed): it stays the group's head until it is received again.
+      if (!deleted.has(m.MessageId!)) continue;
+      heads.delete(group);
       // The group's messages one after another, as FIFO delivers them: the next once the one before is deleted.
-      for (let next: Message | undefined = m; next; next = held.get(group)?.shift()) {
-        heads.set(group, next.MessageId!);
-        if (!(await handleOne(emu, queueUrl, queueArn, timings, next).catch(() => false))) break; // handed back: it stays the head
-        heads.delete(group);
+      const following = held.get(group)?.shift();
+      if (following) {
+        heads.set(group, following.MessageId!);
+        next.push(following);
       }
     }
   }
 }
 
-/** Invokes the worker on one message; true when it was deleted (the group moves on). */
-async function handleOne(emu: Emulators, queueUrl: string, queueArn: string, timings: Timings, m: Message): Promise<boolean> {
+/** Invokes the worker on a batch of messages; the ids it deleted (the others were handed back or failed). */
+async function handleBatch(emu: Emulators, queueUrl: string, queueArn: string, timings: Timings, batch: Message[]): Promise<Set<string>> {
   const event: SQSEvent = {
-    Records: [
-      {
-        messageId: m.MessageId!,
-        receiptHandle: m.ReceiptHandle!,
-        body: m.Body!,
-        md5OfBody: m.MD5OfBody!,
-        messageAttributes: {},
-        attributes: {
-          ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
-          SentTimestamp: m.Attributes?.SentTimestamp ?? '0',
-          SenderId: 'test',
-          ApproximateFirstReceiveTimestamp: '0',
-          MessageGroupId: m.Attributes?.MessageGroupId,
-        },
-        eventSource: 'aws:sqs',
-        eventSourceARN: queueArn,
-        awsRegion: 'us-east-1',
+    Records: batch.map((m) => ({
+      messageId: m.MessageId!,
+      receiptHandle: m.ReceiptHandle!,
+      body: m.Body!,
+      md5OfBody: m.MD5OfBody!,
+      messageAttributes: {},
+      attributes: {
+        ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
+        SentTimestamp: m.Attributes?.SentTimestamp ?? '0',
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: '0',
+        MessageGroupId: m.Attributes?.MessageGroupId,
       },
-    ],
+      eventSource: 'aws:sqs',
+      eventSourceARN: queueArn,
+      awsRegion: 'us-east-1',
+    })),
   };
-  const out = await timings.time('fetch-worker', () => fetchWorker(event, { getRemainingTimeInMillis: () => 120_000 }));
-  if (out.batchItemFailures.some((f) => f.itemIdentifier === m.MessageId)) return false;
-  await emu.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
-  return true;
+  const out = await timings.time('fetch-worker', () => fetchWorker(event, { getRemainingTimeInMillis: () => 60_000 }));
+  const failed = new Set(out.batchItemFailures.map((f) => f.itemIdentifier));
+  const deleted = new Set<string>();
+  for (const m of batch) {
+    if (failed.has(m.MessageId!)) continue;
+    await emu.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
+    deleted.add(m.MessageId!);
+  }
+  return deleted;
 }
 
 /** Runs one crawl through the cloud path and returns the run state machine's output with the measurements. */

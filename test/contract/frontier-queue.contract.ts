@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FrontierQueue, FrontierRow } from '../../shared/store/ports/index.js';
+import type { FrontierQueue, HostTurn } from '../../shared/store/ports/index.js';
 import { using, type Adapter } from './adapter.js';
-import { frontierRow } from '../helpers.js';
 
 /** A queue under test with a way to look at what it holds. */
 export interface QueueProbe {
@@ -13,40 +12,44 @@ export interface QueueProbe {
   deadLetters(): Promise<Array<{ body: string; reason?: string; group?: string }>>;
 }
 
-const row = (id: string, host: string, attempts = 0): FrontierRow => frontierRow({ runId: 1, urlId: id, url: `http://${host}/${id}`, attempts });
+const turn = (host: string, n: number, runId = 1): HostTurn => ({ runId, host, turn: n });
 
 /** The behaviour every FrontierQueue adapter must have. */
 export function frontierQueueContract(name: string, adapter: Adapter<QueueProbe>): void {
-  test(`${name}: one message group per host, deduplicated per run, URL and attempt`, () =>
+  test(`${name}: one message group per host, a turn sent once per run, host, turn and copy`, () =>
     using(adapter, async (p) => {
-      await p.queue.send([row('a', 'h1.test'), row('b', 'h2.test'), row('a', 'h1.test'), row('a', 'h1.test', 1)]);
+      await p.queue.sendTurns([turn('h1.test', 1), turn('h2.test', 1), turn('h1.test', 1), turn('h1.test', 1, 2), { ...turn('h2.test', 1), copy: 'm-7' }]);
       const got = [];
-      for (let i = 0; i < 5; i++) got.push(...(await p.receive(60)));
+      for (let i = 0; i < 6; i++) got.push(...(await p.receive(60)));
       assert.deepEqual(
         got
           .map((m) => {
-            const b = JSON.parse(m.body) as FrontierRow;
-            return `${m.group}:${b.urlId}#${b.attempts}`;
+            const b = JSON.parse(m.body) as HostTurn;
+            return `${m.group}:${b.runId}/${b.turn}`;
           })
           .sort(),
-        ['h1.test:a#0', 'h1.test:a#1', 'h2.test:b#0'],
+        ['h1.test:1/1', 'h1.test:2/1', 'h2.test:1/1', 'h2.test:1/1'],
+      );
+      assert.ok(
+        got.every((m) => !('copy' in (JSON.parse(m.body) as object))),
+        'the copy tag is not in the body',
       );
     }));
 
   test(`${name}: a message handed back is received again after its delay`, () =>
     using(adapter, async (p) => {
-      await p.queue.send([row('c', 'h3.test')]);
+      await p.queue.sendTurns([turn('h3.test', 4)]);
       const [first] = await p.receive(60);
       assert.ok(first);
       await p.queue.handBack(first.receipt, 0);
       let again: Array<{ body: string }> = [];
       for (let i = 0; i < 20 && again.length === 0; i++) again = await p.receive(60);
-      assert.equal((JSON.parse(again[0]!.body) as FrontierRow).urlId, 'c');
+      assert.deepEqual(JSON.parse(again[0]!.body), { runId: 1, host: 'h3.test', turn: 4 });
     }));
 
   test(`${name}: a malformed message goes to the dead-letter queue with its reason`, () =>
     using(adapter, async (p) => {
-      await p.queue.deadLetter('{"not":"a row"}', 'malformed frontier message: runId: expected number', 'h4.test', 'm-1');
-      assert.deepEqual(await p.deadLetters(), [{ body: '{"not":"a row"}', reason: 'malformed frontier message: runId: expected number', group: 'h4.test' }]);
+      await p.queue.deadLetter('{"not":"a turn"}', 'malformed frontier message: runId: expected number', 'h4.test', 'm-1');
+      assert.deepEqual(await p.deadLetters(), [{ body: '{"not":"a turn"}', reason: 'malformed frontier message: runId: expected number', group: 'h4.test' }]);
     }));
 }

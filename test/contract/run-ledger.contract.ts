@@ -14,7 +14,7 @@ export function runLedgerContract(name: string, adapter: Adapter<CrawlStore & Ru
       assert.equal(first.claimed, true);
       assert.deepEqual(await store.claimHost('a.test', 'w2', 1001, 60_000), { claimed: false, readyAt: 0, leased: true });
       await store.releaseHost({ host: 'a.test', nextAllowedAt: 3000, backoffUntil: 5000, backoffStep: 1, consecutiveFailures: 1, crawlDelayMs: 0 }, 'w1');
-      assert.deepEqual(await store.claimHost('a.test', 'w2', 4000, 60_000), { claimed: false, readyAt: 5000, leased: false });
+      assert.deepEqual(await store.claimHost('a.test', 'w2', 4000, 60_000), { claimed: false, readyAt: 5000, leased: false, backedOff: true });
       const later = await store.claimHost('a.test', 'w2', 5000, 60_000);
       assert.ok(later.claimed && later.record.state.backoffUntil === 5000);
       // A crashed worker's lease lapses.
@@ -36,6 +36,7 @@ export function runLedgerContract(name: string, adapter: Adapter<CrawlStore & Ru
         claimed: false,
         readyAt: 9e12,
         leased: false,
+        backedOff: true,
         parkedReason: 'HTTP 429 asked to wait 7200 s',
       });
     }));

@@ -1,6 +1,8 @@
 // A cloud run always ends. A page workflow that never runs (an Express execution that
 // timed out skips its Catch) leaves its URL in flight: the stall recovery sends it again once its
 // claim lapsed, and the run drains with the URL settled. A handler that throws ends the run
+import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
+import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 // `failed` through the run machine's Catch, with its queued URLs settled, never `running`. A run
 // stopped over the API ends `interrupted`. And a second run tells what changed since the first.
 import { after, before, test } from 'node:test';
@@ -86,7 +88,10 @@ test('a handler that throws ends the run failed, with its queued URLs settled an
     const items = await tableItems(emu, names.table);
     const run = items.find((i) => String(i.SK) === 'RUN');
     assert.equal(run?.status, 'failed');
-    assert.equal(items.filter((i) => String(i.SK).startsWith('URL#') && i.state === 'queued').length, 0, 'no URL is left queued');
+    // Settled in the run's counters (the items are not rewritten): the store shows none queued.
+    const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket)) });
+    assert.deepEqual(await store.queuedUrls(Number(run?.id)), [], 'no URL is left queued');
+    assert.equal((await store.summary(Number(run?.id))).urlsByState.queued ?? 0, 0);
     // Downstream services learn it from the bus, with the error.
     const told = emu.bus.events.filter((e) => e.bus === `${names.table}-events`);
     assert.deepEqual(

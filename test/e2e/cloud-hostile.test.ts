@@ -9,6 +9,7 @@ import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
+import type { FrontierRow } from '../../shared/store/ports/index.js';
 
 let emu: Emulators;
 let synth: Synthesized;
@@ -17,6 +18,9 @@ let crawl: CloudCrawl;
 let items: Array<Record<string, unknown>>;
 let bucket: string;
 let table: string;
+let store: DynamoCrawlStore;
+/** The run's URLs as the store shows them: a closed host queue's URLs and what the run's end left queued read settled (their items were not rewritten). */
+let urls: Map<string, FrontierRow>;
 
 const SETTINGS = { allowPrivateNetwork: true, delayMs: 0, backoffBaseMs: 200, maxRps: 0, maxHostFailures: 4, maxIdleWaitMs: 300 };
 
@@ -30,6 +34,10 @@ before(async () => {
   items = await tableItems(emu, names.table);
   bucket = names.bucket;
   table = names.table;
+  store = new DynamoCrawlStore(emu.clients.doc, table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, bucket)) });
+  const runId = Number(crawl.output.runId);
+  urls = new Map();
+  for (const i of items.filter((i) => i.type === 'URL' && i.runId === runId)) urls.set(String(i.url), (await store.getUrl(runId, String(i.urlId)))!);
 });
 
 after(async () => {
@@ -38,7 +46,7 @@ after(async () => {
   await emu?.stop();
 });
 
-const urlItem = (host: string, path: string) => items.find((i) => i.type === 'URL' && i.url === `${web.origins[host]}${path}`);
+const urlItem = (host: string, path: string) => urls.get(`${web.origins[host]}${path}`);
 const hostItem = (host: string) => items.find((i) => i.type === 'HOST' && i.host === new URL(web.origins[host]!).host);
 
 test('the run ends on its own, finished, in bounded time', async () => {
@@ -89,7 +97,7 @@ test('a host backed off past the idle bound has its URLs deferred with the time 
   // Measured from the host's last answer, not from now: a loaded machine may reach this line minutes after the crawl.
   const answered = Math.max(...items.filter((i) => i.type === 'FETCH' && String(i.url ?? '').startsWith(web.origins.later!)).map((i) => Number(i.fetchedAt)));
   assert.ok(Number(later?.notBefore) > answered + 400_000, `deferred until ${Number(later?.notBefore) - answered} ms after the last answer`);
-  assert.equal(items.filter((i) => i.type === 'URL' && (i.state === 'queued' || i.state === 'in_flight')).length, 0);
+  assert.equal([...urls.values()].filter((u) => u.state === 'queued' || u.state === 'in_flight').length, 0);
 });
 
 test('reads the UTF-8 page with stray bytes as UTF-8', () => {
@@ -97,23 +105,21 @@ test('reads the UTF-8 page with stray bytes as UTF-8', () => {
   assert.equal(page?.title, '日本語のページ');
 });
 
-test("the run's summary, kept as counters while URLs move, equals a count of its URL items", async () => {
-  const store = new DynamoCrawlStore(emu.clients.doc, table, { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, bucket)) });
+test("the run's summary, kept as counters while URLs move, equals a count of its URLs as the store shows them", async () => {
   const runId = Number(crawl.output.runId);
   const summary = await store.summary(runId);
-  const urls = items.filter((i) => i.type === 'URL' && i.runId === runId);
   const byState: Record<string, number> = {};
   const byReason: Record<string, number> = {};
-  for (const u of urls) {
+  for (const u of urls.values()) {
     byState[String(u.state)] = (byState[String(u.state)] ?? 0) + 1;
     if (['skipped', 'blocked', 'failed', 'duplicate'].includes(String(u.state)))
       byReason[String(u.reason ?? 'none')] = (byReason[String(u.reason ?? 'none')] ?? 0) + 1;
   }
-  assert.ok(urls.length > 20);
+  assert.ok(urls.size > 20);
   assert.deepEqual(summary.urlsByState, byState);
   assert.deepEqual(summary.skipsByReason, byReason);
   // Parked: the run's hosts whose politeness state holds a reason to park them.
-  const runHosts = new Set(urls.map((u) => String(u.host)));
+  const runHosts = new Set([...urls.values()].map((u) => String(u.host)));
   const parked = items
     .filter((i) => i.type === 'HOST' && runHosts.has(String(i.host)) && (i.state as { parkedReason?: string }).parkedReason)
     .map((i) => ({ host: String(i.host), reason: String((i.state as { parkedReason: string }).parkedReason) }))

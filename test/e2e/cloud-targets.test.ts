@@ -121,7 +121,8 @@ test('the results and the links in the posts are crawled at depth 1 with their t
     assert.deepEqual([at(`/results/${n}`)?.depth, at(`/results/${n}`)?.discoveredFrom, at(`/results/${n}`)?.state], [1, SEARCH_KEY, 'done']);
   assert.deepEqual([at('/linked/1')?.depth, at('/linked/1')?.discoveredFrom, at('/linked/1')?.state], [1, SUB_KEY, 'done']);
   assert.deepEqual([at('/posts/2')?.discoveredFrom, at('/posts/2')?.state], [SUB_KEY, 'done']);
-  assert.equal(at('/deeper/results/1')?.state, 'done', 'the result host is in scope');
+  // Fetched: the /deeper/ pages are the same bytes, so whichever came first is stored and the others are its duplicates.
+  assert.ok(['done', 'duplicate'].includes(String(at('/deeper/results/1')?.state)), 'the result host is in scope');
   assert.ok(served.includes('/deeper/posts/2'));
   assert.ok(
     urls.some((u) => u.url === `${seedSite.origin}/` && u.state === 'done'),

@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Template } from 'aws-cdk-lib/assertions';
-import { Crawler } from '../../lib/crawler.js';
+import { Crawler, DEFAULT_SIZING } from '../../lib/crawler.js';
 import { RANK_ROUNDS_MAX } from '../../shared/graph/sharded-rank.js';
 import { checkRunHistory, EXPRESS_LIMIT_SECONDS, FINALIZE_EVENTS, runHistoryEvents, STANDARD_HISTORY_EVENTS, taskWorstSeconds } from '../../lib/quotas.js';
 import { HOST_BUSY_RETRY, PAGE_RETRY } from '../../lib/workflows.js';
 import { RENDER_HOST_WAIT_MS } from '../../shared/pipeline/cloud/render-wait.js';
 import { CrawlConfigError } from '../../shared/errors.js';
-import { messageGroupId } from '../../shared/store/aws/sqs-frontier.js';
+import { FRONTIER_QUEUE, messageGroupId } from '../../shared/store/aws/sqs-frontier.js';
 
 const crawl = (maxMinutes?: number) => ({ name: 'docs', schedule: 'rate(7 days)', seeds: ['https://example.com/'], ...(maxMinutes ? { maxMinutes } : {}) });
 
@@ -82,7 +82,11 @@ test('the frontier queue hides a message six times the worker timeout; a host pa
   const queues = Object.values(template.findResources('AWS::SQS::Queue')).map(
     (q) => (q as { Properties: { VisibilityTimeout?: number } }).Properties.VisibilityTimeout,
   );
-  assert.ok(queues.includes(720), JSON.stringify(queues));
+  assert.ok(
+    queues.includes(FRONTIER_QUEUE.visibilityTimeoutSeconds) &&
+      FRONTIER_QUEUE.visibilityTimeoutSeconds === 6 * DEFAULT_SIZING['fetch-worker'].timeout.toSeconds(),
+    JSON.stringify(queues),
+  );
   const long = `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.example`;
   assert.equal(messageGroupId('example.com'), 'example.com');
   assert.ok(messageGroupId(long).length <= 128);

@@ -13,7 +13,9 @@ import { STAGES } from '../../lib/stages.js';
 /** A DevTools call only puppeteer-core's browser code makes: its bundle is in the stage that holds it. */
 const PUPPETEER_MARK = 'Target.setDiscoverTargets';
 import { CrawlConfigError, loadCrawls, validateCrawls } from '../../lib/crawls-config.js';
-import { INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
+import { FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
+import { DEFAULT_WARM_THROUGHPUT } from '../../lib/storage.js';
+import { DEFAULT_FETCH_CONCURRENCY } from '../../lib/crawler.js';
 import { FRONTIER_QUEUE } from '../../shared/store/aws/sqs-frontier.js';
 import { tempDir } from '../helpers.js';
 import { stateMachines, synthApp, type Synthesized } from './synth.js';
@@ -40,7 +42,7 @@ test('cdk-nag is live: an unacknowledged finding stops synthesis', () => {
   assert.throws(() => app.synth(), /AwsSolutions-S1|validation/i);
 });
 
-test('the table: keys, on-demand, PITR, stream with both images, TTL, one index (aliases by target; SimHash bands are partitions)', () => {
+test('the table: keys, on-demand and pre-warmed, PITR, stream with both images, TTL, two indexes (aliases by target; the frontier, keys and notBefore only)', () => {
   t.hasResourceProperties('AWS::DynamoDB::Table', {
     KeySchema: [
       { AttributeName: 'PK', KeyType: 'HASH' },
@@ -50,7 +52,21 @@ test('the table: keys, on-demand, PITR, stream with both images, TTL, one index 
     PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
     StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
     TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
-    GlobalSecondaryIndexes: [Match.objectLike({ IndexName: INLINKS_INDEX.name })],
+    WarmThroughput: {
+      WriteUnitsPerSecond: DEFAULT_WARM_THROUGHPUT.table.writeUnitsPerSecond,
+      ReadUnitsPerSecond: DEFAULT_WARM_THROUGHPUT.table.readUnitsPerSecond,
+    },
+    GlobalSecondaryIndexes: [
+      Match.objectLike({ IndexName: INLINKS_INDEX.name }),
+      Match.objectLike({
+        IndexName: FRONTIER_INDEX.name,
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['notBefore'] },
+        WarmThroughput: {
+          WriteUnitsPerSecond: DEFAULT_WARM_THROUGHPUT.frontierIndex.writeUnitsPerSecond,
+          ReadUnitsPerSecond: DEFAULT_WARM_THROUGHPUT.frontierIndex.readUnitsPerSecond,
+        },
+      }),
+    ],
   });
 });
 
@@ -83,7 +99,7 @@ test('the frontier: FIFO without content-based dedupe, per-group throughput, a F
   t.resourceCountIs('AWS::SQS::Queue', 4);
 });
 
-test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x64 only); the fetch worker takes one message at a time with partial batch failures', () => {
+test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x64 only); the fetch worker takes a batch of turns at once with partial batch failures', () => {
   const fns = t.findResources('AWS::Lambda::Function');
   const stages = Object.values(fns).filter(
     (f) => (f.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.TABLE_NAME,
@@ -96,9 +112,9 @@ test('every stage is nodejs24.x on arm64 (Render on x86_64: Chromium ships for x
     assert.equal(p.Handler, 'index.handler');
   }
   t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-    BatchSize: 1,
+    BatchSize: FRONTIER_QUEUE.batchSize,
     FunctionResponseTypes: ['ReportBatchItemFailures'],
-    ScalingConfig: { MaximumConcurrency: 20 },
+    ScalingConfig: { MaximumConcurrency: DEFAULT_FETCH_CONCURRENCY },
   });
 });
 

@@ -1,14 +1,17 @@
-// The fetch worker's stage against a real HTTP server on loopback and the emulators:
-// robots.txt first, the host's delay between requests, redelivered messages fetched once.
+// The fetch worker's stage, turn by turn, against a real HTTP server on loopback and the emulators:
+// robots.txt first, the host's delay between requests, a host's URLs in priority order, one turn a
+// host at a time (a duplicate turn sends nothing on), the turns end with the host's queue.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../shared/log/logger.js';
 import { RUN_CACHE_MS, withRun, type CloudDeps } from '../../shared/pipeline/cloud/cloud-context.js';
-import { fetchWorker, frontierMessageStage } from '../../shared/pipeline/cloud/fetch-worker.js';
+import { frontierMessageStage } from '../../shared/pipeline/cloud/fetch-worker.js';
+import { takeTurn } from '../../shared/pipeline/cloud/host-turn.js';
+import { queueAtHosts } from '../../shared/pipeline/cloud/cloud-commit.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
-import type { FrontierRow } from '../../shared/store/ports/index.js';
+import type { FrontierRow, HostTurn } from '../../shared/store/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { serve, frontierRow } from '../helpers.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
@@ -31,86 +34,157 @@ after(async () => {
   await emu.stop();
 });
 
-async function setup(): Promise<{ deps: CloudDeps; message: (path: string) => Promise<FrontierRow> }> {
+const wait = { maxInlineWaitMs: 1000, maxTotalWaitMs: 5000 };
+
+async function setup(config: Record<string, unknown> = {}) {
   const names = await emu.provision(`fetch-worker-${Date.now()}`);
   const objects = new S3Objects(emu.clients.s3, names.bucket);
   const blobs = new S3BlobStore(objects);
   const store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs });
-  const deps: CloudDeps = { store, blobs, objects, frontier: new SqsFrontier(emu.clients.sqs, names.queueUrl), logger: createLogger('silent') };
-  const run = await store.createRun([`${site.origin}/`], { allowPrivateNetwork: true, delayMs: 400 }, Date.now());
+  const sent: HostTurn[] = [];
+  const sqs = new SqsFrontier(emu.clients.sqs, names.queueUrl);
+  // The turns sent, as the tests hand them on (the queue itself is the contract suite's).
+  const frontier = Object.assign(Object.create(sqs) as SqsFrontier, { sendTurns: async (t: HostTurn[]) => void sent.push(...t) });
+  const deps: CloudDeps = { store, blobs, objects, frontier, logger: createLogger('silent') };
+  const run = await store.createRun([`${site.origin}/`], { allowPrivateNetwork: true, delayMs: 400, ...config }, Date.now());
   const host = new URL(site.origin).host;
   return {
     deps,
-    async message(path) {
-      const url = `${site.origin}${path}`;
-      const row = frontierRow({ runId: run.id, urlId: urlId(url), url, host });
-      await store.addUrls([row]);
-      return row;
+    run,
+    host,
+    sent,
+    /** Queues URLs at the site's host (priority as given); a host without a live turn gets one (in `sent`). */
+    async queue(...paths: Array<string | [string, number]>): Promise<FrontierRow[]> {
+      const rows = paths.map((p) => {
+        const [path, priority] = typeof p === 'string' ? [p, 0] : p;
+        const url = `${site.origin}${path}`;
+        return frontierRow({ runId: run.id, urlId: urlId(url), url, host, priority });
+      });
+      await store.addUrls(rows);
+      await withRun(deps, run.id, (ctx) => queueAtHosts(ctx, rows));
+      return rows;
     },
   };
 }
 
-test('reads robots.txt first, keeps the host delay, refuses what robots.txt disallows, fetches a redelivered URL once', async () => {
+test('reads robots.txt first, keeps the host delay, refuses what robots.txt disallows without a request, and hands the turn on', async () => {
   requests.length = 0;
-  const { deps, message } = await setup();
-  const gone = await message('/gone');
-  const once = (row: FrontierRow) => withRun(deps, row.runId, (ctx) => fetchWorker(ctx, row));
-  const first = await once(gone);
-  assert.equal(first.outcome, 'robots-fetched');
-  assert.ok(first.action === 'later' && first.delayMs > 0 && first.delayMs <= 400, JSON.stringify(first));
+  const { deps, queue, sent } = await setup();
+  await queue('/gone');
+  const [first] = sent.splice(0);
+  assert.deepEqual(first && { turn: first.turn }, { turn: 1 }, 'the host got its first turn');
+  const once = (t: HostTurn) => withRun(deps, t.runId, (ctx) => takeTurn(ctx, t));
+  const robots = await once(first!);
+  assert.equal(robots.outcome, 'robots-fetched');
+  assert.ok(robots.action === 'later' && robots.delayMs > 0 && robots.delayMs <= 400, JSON.stringify(robots));
   assert.deepEqual(requests, ['/robots.txt']);
-  const waited = await frontierMessageStage(deps, gone, { maxInlineWaitMs: 1000, maxTotalWaitMs: 5000 });
-  assert.deepEqual([waited.action, waited.outcome], ['delete', 'http-404']);
+  const fetched = await frontierMessageStage(deps, first!, wait);
+  assert.deepEqual([fetched.action, fetched.outcome], ['delete', 'http-404']);
   assert.deepEqual(requests, ['/robots.txt', '/gone']);
-  // SQS delivers the message again (a lost delete): the URL has settled, nothing is fetched.
-  assert.deepEqual(await once(gone), { action: 'delete', outcome: 'already-settled' });
-  const next = await once(await message('/other'));
-  // The host's 400 ms delay holds: the next URL waits what is left of it, or, when a loaded
-  // machine took longer than the delay to get here, it is fetched at least 400 ms after /gone.
+  // The queue read showed its last URL: the turn ended with it, nothing more was sent.
+  assert.equal(fetched.action === 'delete' && fetched.next, undefined);
+  // New URLs give the host a new turn; the host's 400 ms delay holds for it.
+  await queue('/other', '/private/x');
+  const [second] = sent.splice(0);
+  assert.ok(second && second.turn === 2, JSON.stringify(second));
+  const next = await once(second);
   if (next.action === 'later') assert.ok(next.outcome === 'host-not-ready' && next.delayMs > 0 && next.delayMs <= 400, JSON.stringify(next));
-  else {
-    assert.deepEqual([next.action, next.outcome], ['delete', 'http-404']);
-    assert.ok(requestedAt.get('/other')! - requestedAt.get('/gone')! >= 400, 'the host delay was kept');
-  }
-  const fetched = requests.slice();
-  const refused = await frontierMessageStage(deps, await message('/private/x'), { maxInlineWaitMs: 1000, maxTotalWaitMs: 5000 });
-  assert.deepEqual([refused.action, refused.outcome], ['delete', 'robots']);
-  assert.deepEqual(requests, fetched, 'a path robots.txt disallows is never requested');
+  // The host is ready again within the inline wait: the same message takes the host's next turn too.
+  const done = await frontierMessageStage(deps, next.action === 'later' ? second : next.next!, wait);
+  assert.ok(requestedAt.get('/other')! - requestedAt.get('/gone')! >= 400, 'the host delay was kept');
+  assert.ok(done.action === 'delete' && !done.next, JSON.stringify(done));
+  assert.ok(!requests.includes('/private/x'), 'a path robots.txt disallows is never requested');
   const history = await deps.store.fetchHistory(urlId(`${site.origin}/private/x`));
   assert.match(history[0]!.error ?? '', /robots/);
 });
 
-test('a message of a run past its deadline is dropped without a request, whatever its execution says', async () => {
+test("a host's URLs are fetched in priority order, one turn at a time; a duplicate of a turn handed on sends nothing", async () => {
+  requests.length = 0;
+  const { deps, queue, sent, run, host } = await setup({ delayMs: 0 });
+  await queue(['/low', 0.1], ['/high', 2], ['/mid', 1]);
+  const turn = sent.splice(0)[0]!;
+  const duplicate = { ...turn };
+  // A host with no delay is ready again at once: one message takes its turns in a row, handing each on.
+  const v = await frontierMessageStage(deps, turn, wait);
+  assert.ok(v.action === 'delete' && !v.next, JSON.stringify(v));
+  assert.deepEqual(
+    requests.filter((r) => r !== '/robots.txt'),
+    ['/high', '/mid', '/low'],
+  );
+  assert.equal((await deps.store.hostTurn(run.id, host))?.turn, undefined);
+  // Handed back past the inline wait: a message whose later turn must wait goes back as that turn.
+  const slow = await setup({ delayMs: 600 });
+  await slow.queue('/s1', '/s2');
+  const first = slow.sent.splice(0)[0]!;
+  const taken = await frontierMessageStage(slow.deps, first, { maxInlineWaitMs: 200, maxTotalWaitMs: 5000 });
+  assert.equal(taken.action, 'later', 'robots.txt first: the URL waits for the host');
+  await new Promise((r) => setTimeout(r, 700));
+  const fetched = await frontierMessageStage(slow.deps, first, { maxInlineWaitMs: 200, maxTotalWaitMs: 5000 });
+  assert.ok(fetched.action === 'delete' && fetched.next?.turn === 2 && fetched.pages === undefined, JSON.stringify(fetched));
+  // The first turn, delivered again after it was handed on: nothing left to take, nothing sent on.
+  const again = await frontierMessageStage(deps, duplicate, wait);
+  assert.ok(again.action === 'delete' && !again.next, JSON.stringify(again));
+  assert.equal((await deps.store.hostTurn(run.id, host))?.turn, undefined, 'the host has no live turn once its queue is empty');
+  assert.equal((await deps.store.hostTurn(run.id, host))?.queued, 0);
+});
+
+test('a parked host closes its queue: its URLs settle in one write, later ones too, and no turn is given again', async () => {
+  const { deps, queue, sent, run, host } = await setup();
+  await deps.store.putHostState({
+    host,
+    nextAllowedAt: 0,
+    backoffUntil: 9e12,
+    backoffStep: 0,
+    consecutiveFailures: 1,
+    crawlDelayMs: 0,
+    parkedReason: 'HTTP 429 asked to wait 7200 s',
+  });
+  await queue('/a', '/b', '/c');
+  const turn = sent.splice(0)[0]!;
+  const before = (await deps.store.summary(run.id)).urlsByState;
+  const verdict = await withRun(deps, run.id, (ctx) => takeTurn(ctx, turn));
+  assert.deepEqual(verdict, { action: 'delete', outcome: 'host-parked' });
+  const after = await deps.store.summary(run.id);
+  assert.equal(after.urlsByState.queued ?? 0, (before.queued ?? 0) - 3);
+  assert.equal(after.skipsByReason['host-parked'], 3);
+  assert.deepEqual(
+    (await deps.store.seenUrls(run.id)).map((u) => [u.state, u.reason]),
+    [
+      ['skipped', 'host-parked'],
+      ['skipped', 'host-parked'],
+      ['skipped', 'host-parked'],
+    ],
+  );
+  await queue('/d');
+  assert.deepEqual(sent, [], 'a closed queue gets no turn');
+  assert.equal((await deps.store.summary(run.id)).skipsByReason['host-parked'], 4);
+  assert.equal(await deps.store.restartTurn(run.id, host, Date.now() + 3_600_000, 1), undefined);
+});
+
+test('a turn of a run past its deadline is dropped without a request, whatever its execution says', async () => {
   const { deps } = await setup();
   const run = await deps.store.createRun([`${site.origin}/`], { allowPrivateNetwork: true, delayMs: 0, endsBy: Date.now() - 1 }, Date.now() - 60_000);
-  const url = `${site.origin}/late`;
-  const row = frontierRow({ runId: run.id, urlId: urlId(url), url, host: new URL(site.origin).host });
-  await deps.store.addUrls([row]);
   requests.length = 0;
-  const verdict = await withRun(deps, run.id, (ctx) => fetchWorker(ctx, row));
+  const verdict = await withRun(deps, run.id, (ctx) => takeTurn(ctx, { runId: run.id, host: new URL(site.origin).host, turn: 1 }));
   assert.deepEqual(verdict, { action: 'delete', outcome: 'run-past-deadline' });
   assert.deepEqual(requests, [], 'nothing was asked of the site');
 });
 
 test("a container reads a run's RUN item once in RUN_CACHE_MS, sees a stop after it, and reads a run with targets every time", async () => {
-  const { deps, message } = await setup();
-  const row = await message('/cached');
+  const { deps, run, host } = await setup();
   let reads = 0;
   const getRun = deps.store.getRun.bind(deps.store);
   const counted: CloudDeps = {
     ...deps,
     store: Object.assign(Object.create(deps.store) as typeof deps.store, { getRun: (id: number) => (reads++, getRun(id)) }),
   };
-  for (let i = 0; i < 5; i++) await withRun(counted, row.runId, async () => undefined);
+  const turn = { runId: run.id, host, turn: 1 };
+  for (let i = 0; i < 5; i++) await withRun(counted, run.id, async () => undefined);
   assert.equal(reads, 1, 'five invocations, one read of the RUN item');
-  await deps.store.setRunStatus(row.runId, 'interrupted', Date.now());
-  assert.equal(
-    (await withRun(counted, row.runId, (ctx) => fetchWorker(ctx, row))).outcome !== 'run-interrupted',
-    true,
-    'within RUN_CACHE_MS the cached status holds',
-  );
+  await deps.store.setRunStatus(run.id, 'interrupted', Date.now());
+  assert.notEqual((await withRun(counted, run.id, (ctx) => takeTurn(ctx, turn))).outcome, 'run-interrupted', 'within RUN_CACHE_MS the cached status holds');
   await new Promise((r) => setTimeout(r, RUN_CACHE_MS + 50));
-  assert.deepEqual(await withRun(counted, row.runId, (ctx) => fetchWorker(ctx, row)), { action: 'delete', outcome: 'run-interrupted' });
+  assert.deepEqual(await withRun(counted, run.id, (ctx) => takeTurn(ctx, turn)), { action: 'delete', outcome: 'run-interrupted' });
   assert.equal(reads, 2);
   // Discover widens a targets run's scope while its links are crawled: its RUN item is read each time.
   const targets = await deps.store.createRun([], { allowPrivateNetwork: true, targets: ['search:bread'] }, Date.now());

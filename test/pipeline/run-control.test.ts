@@ -9,7 +9,8 @@ import { RUN_END_GRACE_MS } from '../../shared/pipeline/cloud/run-deadline.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { FRONTIER_QUEUE, SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
-import type { FrontierRow } from '../../shared/store/ports/index.js';
+import type { FrontierRow, HostTurn } from '../../shared/store/ports/index.js';
+import { sweepStep, TURN_STALE_MS, type Sweep } from '../../shared/pipeline/cloud/stall-recovery.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { frontierRow } from '../helpers.js';
 
@@ -47,25 +48,68 @@ test('a run past its deadline ends', async () => {
   assert.deepEqual(await progressStage(deps, state).then((p) => [p.done, p.reason]), [true, 'deadline']);
 });
 
-test('a stalled run sends its queued URLs to the frontier again', async () => {
+const turnsIn = async (queueUrl: string): Promise<HostTurn[]> => {
+  const res = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+  return (res.Messages ?? []).map((m) => JSON.parse(m.Body!) as HostTurn);
+};
+
+test('a stalled run gives its hosts whose turn was lost a new one, and goes idle', async () => {
   const { deps, queueUrl, state } = await setup(Date.now);
   let p: ProgressState = await progressStage(deps, state);
   for (let i = 0; i < STALL_CHECKS; i++) p = await progressStage(deps, p);
-  assert.equal(p.resent, 2);
+  assert.equal(p.restarted, 1);
   assert.equal(p.stalledChecks, 0);
-  const res = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
-  assert.deepEqual((res.Messages ?? []).map((m) => (JSON.parse(m.Body!) as FrontierRow).urlId).sort(), ['a', 'b']);
+  assert.equal(p.sweep, undefined, 'a small run is walked in one call');
+  assert.deepEqual(await turnsIn(queueUrl), [{ runId: state.runId, host: 'a.test', turn: 1 }]);
+  assert.ok((await deps.store.getRun(state.runId))?.idleSince, 'the run is idle from its first stall');
 });
 
-test("a message handed back past the queue's receive limit lands in its DLQ whole; its URL stays queued and a stall sends it again", async () => {
-  const { deps, queueUrl, dlqUrl, state } = await setup(Date.now);
+test('a recovery walks a run a slice a call, queues lapsed claims again with one more attempt, and fails them past their attempts', async () => {
+  let now = Date.now();
+  const { deps, queueUrl, state } = await setup(() => now);
+  const row = (id: string, host: string): FrontierRow => frontierRow({ runId: state.runId, urlId: id.padEnd(32, '0'), url: `http://${host}/${id}`, host });
+  const rows = Array.from({ length: 40 }, (_, i) => row(`c${i}`, `h${i % 8}.test`));
+  await deps.store.addUrls(rows);
+  // Two claims that lapsed (a worker died mid-fetch): one with tries left, one on its last.
+  await deps.store.claimUrl(state.runId, rows[0]!.urlId, now, 1000);
+  await deps.store.claimUrl(state.runId, rows[1]!.urlId, now, 1000);
+  await deps.store.releaseUrl(state.runId, rows[1]!.urlId, 3);
+  await deps.store.claimUrl(state.runId, rows[1]!.urlId, now, 1000);
+  now += 5000;
+  let sweep: Sweep | undefined;
+  let calls = 0;
+  const turns: HostTurn[] = [];
+  for (;;) {
+    const step = await sweepStep(deps, state.runId, sweep, now, { items: 10, page: 5 });
+    calls++;
+    turns.push(...(await turnsIn(queueUrl)));
+    if (step.done) {
+      assert.equal(step.done.requeued, 2);
+      break;
+    }
+    sweep = step.next;
+  }
+  assert.ok(calls >= 4, `42 URLs at 10 a call take several calls (${calls})`);
+  assert.deepEqual([...new Set(turns.map((t) => t.host))].sort(), ['a.test', ...Array.from({ length: 8 }, (_, i) => `h${i}.test`)].sort());
+  const lapsed = await deps.store.getUrl(state.runId, rows[0]!.urlId);
+  assert.deepEqual([lapsed?.state, lapsed?.attempts], ['queued', 1]);
+  assert.deepEqual(
+    [(await deps.store.getUrl(state.runId, rows[1]!.urlId))?.state, (await deps.store.getUrl(state.runId, rows[1]!.urlId))?.reason],
+    ['failed', 'attempts-exhausted'],
+  );
+});
+
+test("a turn handed back past the queue's receive limit lands in its DLQ whole; its URLs stay queued and a stall gives the host a new turn", async () => {
+  let now = Date.now();
+  const { deps, queueUrl, dlqUrl, state } = await setup(() => now);
   // The emulated queue is the template's: its visibility and redrive come from the construct's settings.
   const attrs = (await emu.clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }))).Attributes!;
   assert.equal(Number(attrs.VisibilityTimeout), FRONTIER_QUEUE.visibilityTimeoutSeconds);
   assert.equal((JSON.parse(attrs.RedrivePolicy!) as { maxReceiveCount: number }).maxReceiveCount, FRONTIER_QUEUE.maxReceiveCount);
-  const a = frontierRow({ runId: state.runId, urlId: 'a', url: 'http://a.test/a' });
-  await deps.frontier.send([a]);
-  // A host that is never ready: the worker hands the message back each time it gets it.
+  const turn = await deps.store.addHostWork(state.runId, 'a.test', 2, now);
+  assert.ok(turn);
+  await deps.frontier.sendTurns([turn]);
+  // A turn that fails every time: the worker hands it back each time it gets it.
   let received = 0;
   for (;;) {
     const res = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1 }));
@@ -78,15 +122,15 @@ test("a message handed back past the queue's receive limit lands in its DLQ whol
   assert.ok(received > 1, `received ${received} times`);
   const dead = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, WaitTimeSeconds: 1 }));
   assert.deepEqual(
-    (dead.Messages ?? []).map((m) => JSON.parse(m.Body!) as FrontierRow),
-    [a],
+    (dead.Messages ?? []).map((m) => JSON.parse(m.Body!) as HostTurn),
+    [turn],
   );
-  // Nothing was lost: the table still has the URL queued, and a stalled run sends it to the frontier again.
-  let p: ProgressState = await progressStage(deps, state);
+  // Nothing was lost: the URLs are still queued; a stall after the lost turn went stale gives the host a new one.
+  now += TURN_STALE_MS + 1;
+  let p: ProgressState = await progressStage(deps, { ...state, deadline: now + 60_000 });
   for (let i = 0; i < STALL_CHECKS; i++) p = await progressStage(deps, p);
-  assert.equal(p.resent, 2);
-  const again = await emu.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
-  assert.deepEqual((again.Messages ?? []).map((m) => (JSON.parse(m.Body!) as FrontierRow).urlId).sort(), ['a', 'b']);
+  assert.equal(p.restarted, 1);
+  assert.deepEqual(await turnsIn(queueUrl), [{ runId: state.runId, host: 'a.test', turn: 2 }]);
 });
 
 test('a run whose execution died: later schedules skip it until its deadline and grace pass, then mark it failed and start', async () => {

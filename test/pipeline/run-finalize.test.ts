@@ -2,7 +2,7 @@
 // shards' collect steps (a few URL items a step, so each shard takes several), the ranking
 // phases a shard each, the rounds until RankCheck says they converged, and the write. The ranks,
 // inlinks, linking hosts, sources and top pages equal those FinalizeRun computes alone on a copy
-// of the same run; queued URLs are settled as FinalizeRun alone settles them.
+// of the same run; queued URLs are settled as FinalizeRun alone settles them (in the run's counters).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
@@ -114,7 +114,7 @@ test('the run’s end shard by shard, a few URL items a step, ranks and settles 
   let steps = 0;
   const counts: number[] = [];
   for (const shard of plan.shards) {
-    let event: FinalizeEvent & { action: 'collect' } = { action: 'collect', runId: spread.runId, shard, settle: plan.settle, limit: 2 };
+    let event: FinalizeEvent & { action: 'collect' } = { action: 'collect', runId: spread.runId, shard, limit: 2 };
     for (;;) {
       event = (await finalizeStep(spread.deps, event)) as typeof event;
       steps++;
@@ -152,7 +152,14 @@ test('the run’s end shard by shard, a few URL items a step, ranks and settles 
   assert.deepEqual(b.inlinks, a.inlinks);
   assert.deepEqual(b.top, a.top);
   assert.deepEqual(b.states, a.states);
-  assert.equal(b.states.filter((s) => s[1] === 'skipped' && s[2] === 'host-too-slow').length, 10);
+  // Settled in the counters, one write: the items still read queued, every read shows them skipped.
+  assert.equal(b.states.filter((s) => s[1] === 'queued').length, 10, 'no URL item was rewritten to settle it');
+  for (const { deps, runId } of [alone, spread]) {
+    const seen = await deps.store.seenUrls(runId);
+    assert.equal(seen.filter((u) => u.state === 'skipped' && u.reason === 'host-too-slow').length, 10);
+    assert.equal((await deps.store.summary(runId)).skipsByReason['host-too-slow'], 10);
+    assert.deepEqual(await deps.store.queuedUrls(runId), []);
+  }
 });
 
 test('a failed end of a run ended shard by shard ends it failed without a step that reads the whole run', { timeout: 60_000 }, async () => {

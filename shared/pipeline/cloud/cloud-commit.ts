@@ -1,6 +1,7 @@
 import { DEFAULT_TRAP_LIMITS, trapShape } from '../../frontier/traps.js';
 import { admissionFloor } from '../../frontier/priority.js';
-import type { FrontierRow } from '../../store/ports/index.js';
+import type { FrontierRow, HostTurn } from '../../store/ports/index.js';
+import { inBatches } from '../../util/batches.js';
 import { urlId } from '../../url/canonical.js';
 import { Admitter, type LinkCandidate } from '../stages/admission.js';
 import type { CloudContext } from './cloud-context.js';
@@ -49,17 +50,34 @@ export async function admitCloud(ctx: CloudContext, candidates: LinkCandidate[])
   return rows;
 }
 
-/** Admits candidates and sends the URLs the run had not seen to the frontier (seeds, robots.txt sitemaps). */
+/**
+ * Counts newly queued URLs at their hosts and sends a turn to each host that had none (a host with
+ * a live turn gets to them in its own time). One update a host, whatever the number of URLs.
+ */
+export async function queueAtHosts(ctx: CloudContext, rows: FrontierRow[]): Promise<void> {
+  const byHost = new Map<string, number>();
+  for (const r of rows) if (r.state === 'queued') byHost.set(r.host, (byHost.get(r.host) ?? 0) + 1);
+  const now = ctx.clock();
+  const turns = await inBatches([...byHost], 16, ([host, n]) => ctx.store.addHostWork(ctx.run.id, host, n, now));
+  const started = turns.filter((t): t is HostTurn => t !== undefined);
+  if (started.length) await ctx.frontier.sendTurns(started);
+}
+
+/** Admits candidates and queues the URLs the run had not seen at their hosts (seeds, robots.txt sitemaps). */
 export async function enqueueCandidates(ctx: CloudContext, candidates: LinkCandidate[]): Promise<void> {
   const rows = await admitCloud(ctx, candidates);
   const inserted = new Set(await ctx.store.addUrls(rows));
-  await ctx.frontier.send(rows.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
+  await queueAtHosts(
+    ctx,
+    rows.filter((r) => inserted.has(r.urlId)),
+  );
 }
 
 /**
- * Stores what one fetch (or its extraction) produced and sends the new URLs to the frontier.
+ * Stores what one fetch (or its extraction) produced and queues the new URLs at their hosts.
  * Safe to repeat: the store's conditional writes insert each URL once, so a redelivered
- * message or a second Express start sends nothing twice.
+ * message or a second Express start counts nothing twice. A fetch to retry goes back to its
+ * host's queue with the time it may be tried again.
  */
 export async function commitCloud(ctx: CloudContext, row: FrontierRow, result: ProcessResult, notBefore = 0): Promise<void> {
   const attempts = row.attempts + 1;
@@ -67,6 +85,5 @@ export async function commitCloud(ctx: CloudContext, row: FrontierRow, result: P
   const inserted = new Set(
     await ctx.store.commitFetch(toFetchCommit(result, { runId: row.runId, urlId: row.urlId, attempts, notBefore: result.retry ? notBefore : 0, discovered })),
   );
-  await ctx.frontier.send(discovered.filter((r) => r.state === 'queued' && inserted.has(r.urlId)));
-  if (result.retry) await ctx.frontier.send([{ ...row, attempts, notBefore, state: 'queued' }]);
+  await queueAtHosts(ctx, [...discovered.filter((r) => inserted.has(r.urlId)), ...(result.retry ? [{ ...row, state: 'queued' as const }] : [])]);
 }

@@ -15,6 +15,7 @@ import type {
   CrawlStore,
   EventSink,
   FrontierQueue,
+  HostQueues,
   ObjectStore,
   RunLedger,
   RunRecord,
@@ -23,9 +24,12 @@ import { buildContext, type CrawlContext, type Rendering } from '../stages/conte
 import type { CrawlSettings } from '../../config/settings.js';
 import type { Renderer } from '../../render/renderer.js';
 
+/** The cloud's store: the crawl's records, the claims and counters the workers share, the hosts' queues. */
+export type CloudStore = CrawlStore & RunLedger & HostQueues;
+
 /** What every cloud stage is built from: the adapters, made once per Lambda container. */
 export interface CloudDeps {
-  store: CrawlStore & RunLedger;
+  store: CloudStore;
   blobs: BlobStore;
   objects: ObjectStore;
   frontier: FrontierQueue;
@@ -53,7 +57,7 @@ export interface CloudDeps {
 
 /** A stage's context for one run: the run's settings, a fetcher, and a WARC writer whose files go to S3. */
 export interface CloudContext extends CrawlContext {
-  store: CrawlStore & RunLedger;
+  store: CloudStore;
   frontier: FrontierQueue;
   objects: ObjectStore;
   run: RunRecord;

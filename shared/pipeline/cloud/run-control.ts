@@ -2,11 +2,11 @@ import { DEFAULT_MAX_MINUTES, runDeadline, runIsDead } from './run-deadline.js';
 import { settingsFrom } from '../../config/resolve.js';
 import { crawlScoring } from '../../scoring/crawl-scoring.js';
 import { parseProfile } from '../../scoring/profile.js';
-import { readyAt } from '../../politeness/host-state.js';
-import { CHANGE_KINDS, type BusEvent, type ChangeKind, type ChangeStore, type FrontierRow, type GraphStore, type RunSummary } from '../../store/ports/index.js';
+import { CHANGE_KINDS, type BusEvent, type ChangeKind, type ChangeStore, type GraphStore, type RunSummary } from '../../store/ports/index.js';
 import { monitorOf, told, type Monitor } from '../../changes/monitor.js';
 import { errorMessage } from '../../errors.js';
 import { enqueueCandidates } from './cloud-commit.js';
+import { STALL_CHECKS, sweepStep, type Sweep } from './stall-recovery.js';
 import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
 import { selectStage } from '../stages/select-stage.js';
 import { writeRunWacz, writeWaczCollection } from './run-wacz.js';
@@ -18,7 +18,7 @@ import {
   summedChanges,
   type FinalizePlan,
   type RankStore,
-  type ShardUrls,
+  type ShardPages,
 } from './run-finalize.js';
 import { archiveKeys } from '../../store/archive-keys.js';
 import { routeTarget } from '../../targets/route.js';
@@ -64,10 +64,12 @@ export interface ProgressState extends RunState {
   /** Progress checks in a row in which no URL settled. */
   stalledChecks: number;
   lastSettled: number;
-  /** Queued URLs sent to the frontier again after a stall (a worker may have died between storing and sending them). */
-  resent: number;
-  /** URLs deferred to a later run because their host was backed off longer than `maxIdleWaitMs` while nothing else moved. */
-  deferred?: number;
+  /** Turns given again to hosts whose turn was lost, by stall recoveries so far. */
+  restarted?: number;
+  /** Lapsed claims queued again (or failed past their attempts) by stall recoveries so far. */
+  requeued?: number;
+  /** A stall recovery under way: where it stopped (it walks the run's unsettled URLs a slice a call). */
+  sweep?: Sweep;
   /** Why the run ends (`drained`, `budget`, `deadline`, `stopped` over the API), or `running`. */
   reason: 'drained' | 'budget' | 'deadline' | 'stopped' | 'running';
   enqueued: number;
@@ -80,12 +82,7 @@ export interface ProgressState extends RunState {
   rebuildText?: boolean;
 }
 
-/**
- * After this many checks without a settled URL, queued URLs are sent again. Past SQS's 5-minute
- * deduplication window a URL that still has its message gets a second one; the fetch worker
- * drops whichever arrives after the URL settled.
- */
-export const STALL_CHECKS = 5;
+export { STALL_CHECKS } from './stall-recovery.js';
 
 /** InitRun: creates the run, admits the seeds and sends them to the frontier. */
 export async function initRun(deps: CloudDeps, input: RunInput): Promise<RunState | SkippedRun> {
@@ -157,63 +154,27 @@ export async function progressStage(deps: CloudDeps, state: RunState & Partial<P
   if (!p) throw new Error(`run ${state.runId} is not in the table: was it deleted while running?`);
   const now = (deps.clock ?? Date.now)();
   const stalledChecks = p.settled === state.lastSettled ? (state.stalledChecks ?? 0) + 1 : 0;
-  const base = { ...state, enqueued: p.enqueued, settled: p.settled, pages: p.pages, lastSettled: p.settled, stalledChecks, resent: state.resent ?? 0 };
+  const { sweep: _sweep, ...rest } = state;
+  const base = { ...rest, enqueued: p.enqueued, settled: p.settled, pages: p.pages, lastSettled: p.settled, stalledChecks };
   // Stopped over the API (`DELETE /crawls/{id}` marks the run interrupted; the workers already drop its messages).
   if (p.status === 'interrupted') return { ...base, done: true, reason: 'stopped' };
   // Progress runs after InitRun and Discover sent the first URLs: nothing enqueued means nothing will be (every target failed).
   if (p.settled >= p.enqueued) return { ...base, done: true, reason: 'drained' };
   if (p.pages >= state.maxPages && !(await hasInFlight(deps, state.runId))) return { ...base, done: true, reason: 'budget' };
   if (now >= state.deadline) return { ...base, done: true, reason: 'deadline' };
-  if (stalledChecks >= STALL_CHECKS && p.pages < state.maxPages) {
-    const { waiting, deferred } = await deferLongWaits(deps, state.runId, now);
-    // URLs whose claim lapsed (a page workflow that timed out skips its Catch) are sent again too.
-    const lapsed = await deps.store.lapsedUrls(state.runId, now);
-    const queued = [...waiting.filter((r) => r.notBefore <= now), ...lapsed];
-    await deps.frontier.send(queued);
-    deps.logger.warn('run stalled: queued URLs and lapsed claims sent to the frontier again', {
-      runId: state.runId,
-      urls: queued.length,
-      lapsed: lapsed.length,
-      deferred,
+  if (state.sweep || (stalledChecks >= STALL_CHECKS && p.pages < state.maxPages)) {
+    // Stalled: from now on hosts backed off past the run's patience defer their URLs, and lost turns are given again.
+    if (!state.sweep) await deps.store.markRunIdle(state.runId, now);
+    const before = state.sweep ?? { restarted: 0, requeued: 0 };
+    const sweep = await sweepStep(deps, state.runId, state.sweep, now);
+    const totals = (s: Pick<Sweep, 'restarted' | 'requeued'>) => ({
+      restarted: (state.restarted ?? 0) + s.restarted - before.restarted,
+      requeued: (state.requeued ?? 0) + s.requeued - before.requeued,
     });
-    return { ...base, stalledChecks: 0, resent: base.resent + queued.length, deferred: (state.deferred ?? 0) + deferred, done: false, reason: 'running' };
+    if (sweep.next) return { ...base, ...totals(sweep.next), sweep: sweep.next, done: false, reason: 'running' };
+    return { ...base, ...totals(sweep.done), stalledChecks: 0, done: false, reason: 'running' };
   }
   return { ...base, done: false, reason: 'running' };
-}
-
-/**
- * A stalled run whose queued URLs wait only on hosts backed off for longer than the idle bound
- * (robots.txt unreachable, Retry-After) defers them to the next run, as the embedded crawl does.
- */
-async function deferLongWaits(deps: CloudDeps, runId: number, now: number): Promise<{ waiting: FrontierRow[]; deferred: number }> {
-  const run = await deps.store.getRun(runId);
-  const bound = run ? runSettings(run).maxIdleWaitMs : Infinity;
-  const waiting: FrontierRow[] = [];
-  const byHost = new Map<string, FrontierRow[]>();
-  for (const row of await deps.store.queuedUrls(runId)) byHost.set(row.host, [...(byHost.get(row.host) ?? []), row]);
-  let deferred = 0;
-  for (const [host, rows] of byHost) {
-    const state = (await deps.store.getHost(host))?.state;
-    const ready = state ? readyAt(state) : 0;
-    if (state?.parkedReason) {
-      await deps.store.setUrlStates(
-        runId,
-        rows.map((r) => r.urlId),
-        'skipped',
-        'host-parked',
-      );
-    } else if (state && state.backoffUntil > now && ready - now > bound) {
-      await deps.store.setUrlStates(
-        runId,
-        rows.map((r) => r.urlId),
-        'deferred',
-        'backed-off',
-        ready,
-      );
-      deferred += rows.length;
-    } else waiting.push(...rows);
-  }
-  return { waiting, deferred };
 }
 
 /** Whether a URL of the run is being fetched: read from the run's state counters, never from its URLs. */
@@ -261,7 +222,7 @@ export interface RunFailure {
  * they were).
  */
 export async function finalizeRun(
-  deps: CloudDeps & { graph: GraphStore; ranks?: RankStore; urls?: ShardUrls },
+  deps: CloudDeps & { graph: GraphStore; ranks?: RankStore; urls?: ShardPages },
   state: ProgressState & {
     error?: RunFailure;
     finalize?: FinalizePlan & { changeCounts?: Array<Partial<Record<ChangeKind, number>>> };

@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { MAX_INLINK_SOURCES, ShardedRank, type RankChunk, type RankedShardPage, type RankScratch } from '../../graph/sharded-rank.js';
 import { archiveKeys } from '../../store/archive-keys.js';
-import { CHANGE_KINDS, type ChangeKind, type ChangeRecord, type ObjectStore, type RankedPage, type UrlReason, type UrlState } from '../../store/ports/index.js';
+import { CHANGE_KINDS, type ChangeKind, type ChangeRecord, type ObjectStore, type RankedPage, type UrlReason } from '../../store/ports/index.js';
 import { monitorOf, told } from '../../changes/monitor.js';
 import { runSettings } from './cloud-context.js';
 import type { CloudDeps } from './cloud-context.js';
@@ -19,8 +19,8 @@ interface EndingState {
   error?: { Error?: string; Cause?: string };
 }
 
-/** URL items one collect step reads at most: its time and memory stay the same whatever the run's size. */
-export const FINALIZE_CHUNK_URLS = 250;
+/** Pages one collect step reads at most (with their links): its time and memory stay the same whatever the run's size. */
+export const FINALIZE_CHUNK_PAGES = 1000;
 
 /** What a run's ranking reads from and writes to its store (DynamoDB: DynamoRanks). */
 export interface RankStore {
@@ -34,18 +34,18 @@ export interface RankStore {
   writeTop(runId: number, pages: RankedPage[]): Promise<void>;
 }
 
-/** One shard's URLs a page at a time (DynamoDB: the shard's partition). */
-export interface ShardUrls {
-  shardUrls(runId: number, shard: number, limit: number, cursor?: string): Promise<{ urls: Array<{ urlId: string; state: UrlState }>; cursor?: string }>;
+/** One shard's fetched pages a page at a time (DynamoDB: the frontier index's `D#<run>#<shard>` partition). */
+export interface ShardPages {
+  donePages(runId: number, shard: number, limit: number, cursor?: string): Promise<{ ids: string[]; cursor?: string }>;
 }
 
-export type FinalizeDeps = CloudDeps & { ranks: RankStore; urls: ShardUrls };
+export type FinalizeDeps = CloudDeps & { ranks: RankStore; urls: ShardPages };
 
 /** What FinalizeStart hands the finalize states (at `$.finalize`). */
 export interface FinalizePlan {
   /** The run's shards, one Map item each. */
   shards: number[];
-  /** How queued URLs are settled (`skipped` with this reason); empty: left queued (a stopped run resumes them). */
+  /** How queued URLs were settled (`skipped` with this reason, in the run's counters); empty: left queued (a stopped run resumes them). */
   settle: UrlReason | '';
   /** The run's status once it ends. */
   status: 'finished' | 'interrupted' | 'failed';
@@ -75,11 +75,10 @@ export type FinalizeEvent =
       action: 'collect';
       runId: number;
       shard: number;
-      settle: UrlReason | '';
       cursor?: string;
       chunk?: number;
       base?: number;
-      /** URL items a step reads (default FINALIZE_CHUNK_URLS). */
+      /** Pages a step reads (default FINALIZE_CHUNK_PAGES). */
       limit?: number;
     }
   | { action: 'gather' | 'link' | 'degrees'; runId: number; shard: number; counts?: number[] }
@@ -138,6 +137,9 @@ export async function finalizeStart(
   const spreadPages = options.spreadPages ?? FINALIZE_SPREAD_PAGES;
   const status = endStatus(state);
   await deps.store.setRunStatus(state.runId, status, (deps.clock ?? Date.now)());
+  // What is left queued settles in the run's counters, one write whatever the number of URLs.
+  const settle = settleReason(state);
+  if (settle) await deps.store.settleQueued(state.runId, settle);
   const { shards } = await deps.ranks.sharding(state.runId);
   const { pagesStored } = await deps.store.summary(state.runId);
   const spread = pagesStored > spreadPages;
@@ -147,7 +149,7 @@ export async function finalizeStart(
   const parts = spread && deps.archivedPages ? await planWaczParts(deps.objects, state.runId, options.waczPartFiles, undefined, span) : 0;
   return {
     shards: Array.from({ length: shards }, (_, k) => k),
-    settle: settleReason(state),
+    settle,
     status,
     spread,
     parts: Array.from({ length: parts }, (_, k) => k),
@@ -167,10 +169,8 @@ export async function finalizeStep(deps: FinalizeDeps, event: Exclude<FinalizeEv
   const rank = await ranking(deps, event.runId, counts);
   switch (event.action) {
     case 'collect': {
-      const page = await deps.urls.shardUrls(event.runId, event.shard, event.limit ?? FINALIZE_CHUNK_URLS, event.cursor);
-      const queued = page.urls.filter((u) => u.state === 'queued').map((u) => u.urlId);
-      if (event.settle && queued.length) await deps.store.setUrlStates(event.runId, queued, 'skipped', event.settle);
-      const chunk = await deps.ranks.chunkOf(page.urls.filter((u) => u.state === 'done').map((u) => u.urlId));
+      const page = await deps.urls.donePages(event.runId, event.shard, event.limit ?? FINALIZE_CHUNK_PAGES, event.cursor);
+      const chunk = await deps.ranks.chunkOf(page.ids);
       const index = event.chunk ?? 0;
       const base = event.base ?? 0;
       await rank.collect(event.shard, index, base, chunk);

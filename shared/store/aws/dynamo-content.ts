@@ -2,7 +2,7 @@ import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } 
 import { hammingDistance, simhashWideBands } from '../../dedupe/simhash.js';
 import type { BlobStore, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, PageRecord } from '../ports/index.js';
 import { chunkItems, chunksOf, edgesOf, extractItem, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
-import { DynamoLedger } from './dynamo-ledger.js';
+import { DynamoHostQueues } from './dynamo-host-queues.js';
 import { isConditionFailure } from './dynamo-table.js';
 import { keys } from './table.js';
 
@@ -21,7 +21,7 @@ export const BAND_CANDIDATES = 100;
  * SimHash bands, body owners, outlinks and duplicate lookups, with texts too large for an item
  * kept in the blob store. `DynamoCrawlStore` adds runs, the frontier and hosts.
  */
-export abstract class DynamoContent extends DynamoLedger {
+export abstract class DynamoContent extends DynamoHostQueues {
   constructor(
     doc: DynamoDBDocumentClient,
     table: string,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { INLINKS_INDEX, keys } from './table.js';
+import { FRONTIER_INDEX, hostQueueKey, INLINKS_INDEX, keys, queueOrder } from './table.js';
 import type { ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../ports/index.js';
 
 /** A stored item: the record's fields plus PK/SK, the item type and index keys. */
@@ -9,7 +9,7 @@ export type Item = Record<string, unknown>;
 /** Removes the key and index attributes of an item, leaving the record. */
 export function recordOf<T>(item: Item | undefined): T | undefined {
   if (!item) return undefined;
-  const { PK: _pk, SK: _sk, type: _type, GSI1PK: _g1, GSI1SK: _g1s, GSI2PK: _g2, GSI2SK: _g2s, expiresAt: _ttl, ...rest } = item;
+  const { PK: _pk, SK: _sk, type: _type, GSI1PK: _g1, GSI1SK: _g1s, GSI2PK: _g2, GSI2SK: _g2s, QPK: _q, QSK: _qs, expiresAt: _ttl, ...rest } = item;
   return rest as T;
 }
 
@@ -19,8 +19,14 @@ export function scopeOf(item: Item): { scope?: string[] } {
   return scope && [...scope].length ? { scope: [...scope].sort() } : {};
 }
 
+/** A URL item; a queued URL is also in its host's queue (the frontier index). */
 export function frontierItem(row: FrontierRow, expiresAt: number, shards: number): Item {
-  return { ...keys.frontier(row.runId, row.urlId, shards), type: 'URL', ...row, expiresAt };
+  return { ...keys.frontier(row.runId, row.urlId, shards), type: 'URL', ...row, expiresAt, ...(row.state === 'queued' ? queueEntry(row) : {}) };
+}
+
+/** The frontier index's attributes of a queued URL: its host's queue, and its place there. */
+export function queueEntry(row: Pick<FrontierRow, 'runId' | 'host' | 'priority' | 'depth' | 'urlId'>): Item {
+  return { [FRONTIER_INDEX.pk]: hostQueueKey(row.runId, row.host), [FRONTIER_INDEX.sk]: queueOrder(row.priority, row.depth, row.urlId) };
 }
 
 export function pageItem(p: PageRecord): Item {

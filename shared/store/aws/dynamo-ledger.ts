@@ -4,13 +4,20 @@ import { newHostState, type HostState } from '../../politeness/host-state.js';
 import type { FrontierRow, HostClaim, HostRecord, RunLedger, RunProgress, RunRecord, RunStatus } from '../ports/index.js';
 import { recordOf, scopeOf } from './dynamo-items.js';
 import { DynamoTable, isConditionFailure } from './dynamo-table.js';
-import { keys } from './table.js';
+import { FRONTIER_INDEX, keys } from './table.js';
 
 /** A host claim that was not made: when the host is ready, whether another worker holds it, and why it is parked. */
 function unclaimed(item: Record<string, unknown> | undefined, now: number): HostClaim {
   const leaseUntil = Number(item?.leaseUntil ?? 0);
-  const parkedReason = (item?.state as HostState | undefined)?.parkedReason;
-  return { claimed: false, readyAt: Number(item?.readyAt ?? 0), leased: leaseUntil >= now, ...(parkedReason ? { parkedReason } : {}) };
+  const state = item?.state as HostState | undefined;
+  const parkedReason = state?.parkedReason;
+  return {
+    claimed: false,
+    readyAt: Number(item?.readyAt ?? 0),
+    leased: leaseUntil >= now,
+    ...(Number(state?.backoffUntil ?? 0) > now ? { backedOff: true } : {}),
+    ...(parkedReason ? { parkedReason } : {}),
+  };
 }
 
 /** States whose URLs are counted by reason in a run's summary (`skipsByReason`). */
@@ -56,6 +63,7 @@ const gathering = new AsyncLocalStorage<CounterBatch>();
  */
 export abstract class DynamoLedger extends DynamoTable implements RunLedger {
   abstract getHost(host: string): Promise<HostRecord | undefined>;
+  abstract releaseUrl(runId: number, urlId: string, attempts?: number): Promise<void>;
 
   protected async addCounters(runId: number, counters: Record<string, number>, statusKey?: string): Promise<void> {
     const batch = gathering.getStore();
@@ -121,7 +129,20 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
       seeds: item.seeds as string[],
       config: item.config as Record<string, unknown>,
       ...scopeOf(item),
+      ...(item.idleSince !== undefined ? { idleSince: Number(item.idleSince) } : {}),
     };
+  }
+
+  async markRunIdle(runId: number, at: number): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.run(runId),
+        UpdateExpression: 'SET idleSince = if_not_exists(idleSince, :at)',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
   }
 
   async runProgress(runId: number): Promise<RunProgress | undefined> {
@@ -217,9 +238,10 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
         new UpdateCommand({
           TableName: this.table,
           Key: keys.frontier(runId, urlId, await this.shardsOf(runId)),
-          UpdateExpression: 'SET #st = :inflight, leaseUntil = :lease',
+          // Out of its host's queue (the frontier index) while it is fetched.
+          UpdateExpression: 'SET #st = :inflight, leaseUntil = :lease REMOVE #qpk, #qsk',
           ConditionExpression: 'attribute_exists(PK) AND (#st = :queued OR (#st = :inflight AND leaseUntil < :now))',
-          ExpressionAttributeNames: { '#st': 'state' },
+          ExpressionAttributeNames: { '#st': 'state', '#qpk': FRONTIER_INDEX.pk, '#qsk': FRONTIER_INDEX.sk },
           ExpressionAttributeValues: { ':inflight': 'in_flight', ':queued': 'queued', ':now': now, ':lease': now + leaseMs },
           ReturnValues: 'ALL_OLD',
         }),

@@ -78,12 +78,12 @@ export class DynamoRanks extends DynamoTable {
     return size;
   }
 
-  /** A shard's done pages, a page of its URL items at a time. */
+  /** A shard's fetched pages, a thousand at a time. */
   private async *chunks(runId: number, shard: number): AsyncGenerator<RankChunk> {
     let cursor: string | undefined;
     do {
-      const page = await this.shardUrls(runId, shard, 1000, cursor);
-      yield this.chunkOf(page.urls.filter((u) => u.state === 'done').map((u) => u.urlId));
+      const page = await this.donePages(runId, shard, 1000, cursor);
+      yield this.chunkOf(page.ids);
       cursor = page.cursor;
     } while (cursor);
   }

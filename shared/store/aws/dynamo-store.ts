@@ -9,17 +9,19 @@ import {
   type FetchCommit,
   type FetchRecord,
   type FrontierRow,
+  type QueueClosing,
   type SeenUrl,
   type UrlState,
   type UrlReason,
 } from '../ports/index.js';
-import { fetchItem, frontierItem, recordOf } from './dynamo-items.js';
+import { fetchItem, frontierItem, queueEntry, recordOf } from './dynamo-items.js';
 import { latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoRuns } from './dynamo-runs.js';
-import { stateMoves } from './dynamo-ledger.js';
+import { STATE_COUNTER, stateMoves } from './dynamo-ledger.js';
+import { settledRow, type SettledView } from './settled-view.js';
 import { DynamoChanges } from './dynamo-changes.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { DEFAULT_FETCH_RETENTION_DAYS, INLINKS_INDEX, TTL_ATTRIBUTE, keys } from './table.js';
+import { DEFAULT_FETCH_RETENTION_DAYS, doneShardKey, FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE, keys, shardOf } from './table.js';
 import { urlId as urlIdOf } from '../../url/canonical.js';
 
 export interface DynamoStoreOptions {
@@ -38,9 +40,6 @@ export interface DynamoStoreOptions {
 const seenByRun = new Map<string, Set<string>>();
 /** A warm Lambda keeps its cache across pages; past this many URLs a run's set starts over. */
 const SEEN_MAX = 200_000;
-
-/** Parked hosts this process has recorded for a run (`table\nrun\nhost`). */
-const parkedSeen = new Set<string>();
 
 function seenUrls(table: string, runId: number): Set<string> {
   const key = `${table}\n${runId}`;
@@ -130,9 +129,9 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       new UpdateCommand({
         TableName: this.table,
         Key: keys.frontier(runId, urlId, await this.shardsOf(runId)),
-        UpdateExpression: 'SET #st = :st ADD attempts :one',
+        UpdateExpression: 'SET #st = :st REMOVE #qpk, #qsk ADD attempts :one',
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: { '#st': 'state' },
+        ExpressionAttributeNames: { '#st': 'state', '#qpk': FRONTIER_INDEX.pk, '#qsk': FRONTIER_INDEX.sk },
         ExpressionAttributeValues: { ':st': 'in_flight', ':one': 1 },
         ReturnValues: 'ALL_OLD',
       }),
@@ -160,16 +159,32 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       sets.push('notBefore = :nb');
       values[':nb'] = fields.notBefore;
     }
+    const shards = await this.shardsOf(runId);
+    // The frontier index: a fetched URL joins its shard's pages; any other state but queued leaves
+    // its host's queue (a URL queued again rejoins it below, from its item's host and priority).
+    const removes = [];
+    if (fields.state === 'done') {
+      sets.push('#qpk = :qpk', '#qsk = :qsk');
+      values[':qpk'] = doneShardKey(runId, shardOf(urlId, shards));
+      values[':qsk'] = urlId;
+    } else if (fields.state !== 'queued') removes.push('#qpk', '#qsk');
     const removeReason = fields.reason === undefined && (FINAL_STATES.has(fields.state) || fields.clearReason);
+    if (removeReason) removes.push('#r');
+    const names: Record<string, string> = { '#st': 'state', '#qpk': FRONTIER_INDEX.pk, '#qsk': FRONTIER_INDEX.sk };
+    if (fields.reason !== undefined || removeReason) names['#r'] = 'reason';
+    if (!sets.some((x) => x.startsWith('#qpk')) && !removes.includes('#qpk')) {
+      delete names['#qpk'];
+      delete names['#qsk'];
+    }
     try {
       const res = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: keys.frontier(runId, urlId, await this.shardsOf(runId)),
-          UpdateExpression: `SET ${sets.join(', ')}${removeReason ? ' REMOVE #r' : ''}`,
+          Key: keys.frontier(runId, urlId, shards),
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
           // `done` is final in a run: a late failure (a step after Extract, a redelivered message) never undoes it.
           ConditionExpression: fields.state === 'done' ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND #st <> :done',
-          ExpressionAttributeNames: fields.reason !== undefined || removeReason ? { '#st': 'state', '#r': 'reason' } : { '#st': 'state' },
+          ExpressionAttributeNames: names,
           ExpressionAttributeValues: fields.state === 'done' ? values : { ...values, ':done': 'done' },
           ReturnValues: 'ALL_OLD',
         }),
@@ -179,6 +194,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       const settled = !SETTLED_STATES.has(String(before?.state)) && SETTLED_STATES.has(fields.state);
       const unsettled = SETTLED_STATES.has(String(before?.state)) && !SETTLED_STATES.has(fields.state);
       const reason = fields.reason ?? (removeReason ? undefined : before?.reason);
+      if (fields.state === 'queued' && before?.state !== 'queued' && before) await this.rejoinQueue(runId, shards, before);
       await this.addCounters(runId, {
         ...stateMoves(before, { state: fields.state, reason }),
         ...(settled ? { settled: 1 } : unsettled ? { settled: -1 } : {}),
@@ -191,21 +207,28 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     }
   }
 
-  /** A run's hosts whose URLs were skipped as parked (`PARKED#<host>`), written once a process: the summary's parked hosts. */
-  private async rememberParked(runId: number, host: string): Promise<void> {
-    const key = `${this.table}\n${runId}\n${host}`;
-    if (parkedSeen.has(key)) return;
-    if (parkedSeen.size > SEEN_MAX) parkedSeen.clear();
-    parkedSeen.add(key);
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: keys.runParked(runId, host),
-        UpdateExpression: 'SET #type = :t, #host = :h',
-        ExpressionAttributeNames: { '#type': 'type', '#host': 'host' },
-        ExpressionAttributeValues: { ':t': 'PARKED', ':h': host },
-      }),
-    );
+  /** A URL queued again (a retry, a lapsed claim) takes its place in its host's queue, unless it moved on meanwhile. */
+  private async rejoinQueue(runId: number, shards: number, item: Record<string, unknown>): Promise<void> {
+    const row = recordOf<FrontierRow>(item)!;
+    const entry = queueEntry({ ...row, runId });
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.frontier(runId, row.urlId, shards),
+          UpdateExpression: 'SET #qpk = :qpk, #qsk = :qsk',
+          ConditionExpression: '#st = :queued',
+          ExpressionAttributeNames: { '#qpk': FRONTIER_INDEX.pk, '#qsk': FRONTIER_INDEX.sk, '#st': 'state' },
+          ExpressionAttributeValues: { ':qpk': entry[FRONTIER_INDEX.pk], ':qsk': entry[FRONTIER_INDEX.sk], ':queued': 'queued' },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+
+  async releaseUrl(runId: number, urlId: string, attempts?: number): Promise<void> {
+    await this.setState(runId, urlId, { state: 'queued', clearReason: true, ...(attempts !== undefined ? { attempts, notBefore: 0 } : {}) });
   }
 
   async setUrlStates(runId: number, urlIds: string[], state: UrlState, reason: UrlReason, notBefore?: number): Promise<void> {
@@ -241,15 +264,54 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     });
   }
 
+  /**
+   * Settles the run's queued URLs at its end in its counters alone (one write, however many): their
+   * items stay `queued`, and every read shows them skipped with the reason the RUN item records.
+   */
   async settleQueued(runId: number, reason: string): Promise<number> {
-    const queued = await this.urlsIn(runId, 'queued');
-    await inBatches(queued, 16, (row) => this.setState(runId, row.urlId, { state: 'skipped', reason }));
-    return queued.length;
+    const counters = await this.runCounters(runId);
+    const queued = Math.max(0, Number(counters?.[`${STATE_COUNTER}queued`] ?? 0));
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.run(runId),
+        UpdateExpression: 'SET settledAs = if_not_exists(settledAs, :r)',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':r': reason },
+      }),
+    );
+    if (queued > 0) {
+      const moves = stateMoves({ state: 'queued' }, { state: 'skipped', reason });
+      await this.addCounters(runId, { ...Object.fromEntries(Object.entries(moves).map(([k, v]) => [k, v * queued])), settled: queued });
+    }
+    return queued;
+  }
+
+  /** How the run's settlement shows its still-queued URL items: closed host queues, and the run's end. */
+  private async settledView(runId: number, host?: string): Promise<SettledView> {
+    const run = await this.get(keys.run(runId));
+    const hosts = host
+      ? [await this.get(keys.runHost(runId, host, await this.shardsOf(runId)))].filter((i) => i?.closed)
+      : await this.runItems(runId, 'HOST#', { expr: 'attribute_exists(closed)' });
+    return {
+      ...(run?.settledAs ? { runSettle: run.settledAs as UrlReason } : {}),
+      closed: new Map(hosts.map((i) => [String(i!.host), i!.closed as QueueClosing])),
+    };
+  }
+
+  override async getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined> {
+    const row = await super.getUrl(runId, urlId);
+    return row?.state === 'queued' ? settledRow(row, await this.settledView(runId, row.host)) : row;
   }
 
   private async urlsIn(runId: number, state: UrlState): Promise<FrontierRow[]> {
-    const items = await this.runItems(runId, 'URL#', { expr: '#st = :s', names: { '#st': 'state' }, values: { ':s': state } });
-    return items.map((i) => recordOf<FrontierRow>(i)!);
+    const view = await this.settledView(runId);
+    const items = await this.runItems(runId, 'URL#', {
+      expr: '#st IN (:s, :q)',
+      names: { '#st': 'state' },
+      values: { ':s': state, ':q': 'queued' },
+    });
+    return items.map((i) => settledRow(recordOf<FrontierRow>(i)!, view)).filter((r) => r.state === state);
   }
 
   async queuedUrls(runId: number): Promise<FrontierRow[]> {
@@ -261,13 +323,11 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   async seenUrls(runId: number): Promise<SeenUrl[]> {
-    return (await this.runItems(runId, 'URL#')).map((i) => ({
-      urlId: String(i.urlId),
-      url: String(i.url),
-      kind: i.kind as SeenUrl['kind'],
-      state: i.state as UrlState,
-      reason: i.reason as string | undefined,
-    }));
+    const view = await this.settledView(runId);
+    return (await this.runItems(runId, 'URL#')).map((i) => {
+      const { state, reason } = settledRow({ state: i.state as UrlState, reason: i.reason as UrlReason | undefined, host: String(i.host) }, view);
+      return { urlId: String(i.urlId), url: String(i.url), kind: i.kind as SeenUrl['kind'], state, reason };
+    });
   }
 
   async commitFetch(c: FetchCommit): Promise<string[]> {

@@ -12,8 +12,11 @@ import {
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './dynamo-items.js';
-import { keys, runPartition } from './table.js';
-import type { UrlState } from '../records.js';
+import { doneShardKey, FRONTIER_INDEX, keys, runPartition } from './table.js';
+
+import { inBatches } from '../../util/batches.js';
+
+export { inBatches };
 
 /** Each run's shard count by `table\nrunId`: fixed when the run is made, so read once a process. */
 const shardCounts = new Map<string, number>();
@@ -80,28 +83,33 @@ export class DynamoTable {
     return parts.flat();
   }
 
-  /** One page of a shard's URL items (at most `limit`) from `cursor`, with their states, and the cursor after them. */
-  async shardUrls(runId: number, shard: number, limit: number, cursor?: string): Promise<{ urls: Array<{ urlId: string; state: UrlState }>; cursor?: string }> {
-    const pk = runPartition(runId, await this.shardsOf(runId), shard);
-    const urls: Array<{ urlId: string; state: UrlState }> = [];
-    let start: Record<string, unknown> | undefined = cursor === undefined ? undefined : { PK: pk, SK: cursor };
+  /**
+   * One page of a shard's fetched pages (their URL ids, at most `limit`) from `cursor`, and the
+   * cursor after them: the frontier index's `D#<run>#<shard>` partition, which holds only the URLs
+   * settled as done, so a run's end reads its pages and never the URLs it left unfetched.
+   */
+  async donePages(runId: number, shard: number, limit: number, cursor?: string): Promise<{ ids: string[]; cursor?: string }> {
+    const shards = await this.shardsOf(runId);
+    const qpk = doneShardKey(runId, shard);
+    const ids: string[] = [];
+    let start: Record<string, unknown> | undefined =
+      cursor === undefined ? undefined : { [FRONTIER_INDEX.pk]: qpk, [FRONTIER_INDEX.sk]: cursor, PK: runPartition(runId, shards, shard), SK: `URL#${cursor}` };
     do {
       const res = await this.doc.send(
         new QueryCommand({
           TableName: this.table,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-          ProjectionExpression: 'urlId, #st',
-          ExpressionAttributeNames: { '#st': 'state' },
-          ExpressionAttributeValues: { ':pk': pk, ':sk': 'URL#' },
+          IndexName: FRONTIER_INDEX.name,
+          KeyConditionExpression: '#qpk = :q',
+          ExpressionAttributeNames: { '#qpk': FRONTIER_INDEX.pk },
+          ExpressionAttributeValues: { ':q': qpk },
           ExclusiveStartKey: start,
-          Limit: limit - urls.length,
-          ConsistentRead: true,
+          Limit: limit - ids.length,
         }),
       );
-      for (const i of res.Items ?? []) urls.push({ urlId: String(i.urlId), state: i.state as UrlState });
+      for (const i of res.Items ?? []) ids.push(String(i[FRONTIER_INDEX.sk]));
       start = res.LastEvaluatedKey;
-    } while (start && urls.length < limit);
-    return { urls, ...(start ? { cursor: String(start.SK) } : {}) };
+    } while (start && ids.length < limit);
+    return { ids, ...(start ? { cursor: String(start[FRONTIER_INDEX.sk]) } : {}) };
   }
 
   /** The run's counters, summed over its shards (consistent reads); undefined when the run has none. */
@@ -234,11 +242,4 @@ async function allPages(
     start = res.LastEvaluatedKey;
   } while (start);
   return items;
-}
-
-/** Runs `fn` over items with at most `width` calls in flight. */
-export async function inBatches<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map(fn))));
-  return out;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { FrontierQueue, FrontierRow } from '../ports/index.js';
+import type { FrontierQueue, HostTurn } from '../ports/index.js';
+import { inBatches } from '../../util/batches.js';
 
 export { FRONTIER_QUEUE } from './frontier-queue.js';
 
@@ -16,9 +17,9 @@ export function messageGroupId(host: string): string {
 }
 
 /**
- * The frontier on an SQS FIFO queue: MessageGroupId = host, so SQS hands out at most one
- * message of a host at a time. The deduplication id is the run, URL and attempt: a URL is sent
- * once per attempt even when a commit is redone.
+ * The dispatch queue on SQS FIFO: MessageGroupId = host, so SQS hands out one turn of a host at a
+ * time (whatever the run). The deduplication id is the run, host and turn (and the copy of a
+ * renewed turn): a turn sent twice by a repeated step is delivered once.
  */
 export class SqsFrontier implements FrontierQueue {
   constructor(
@@ -41,23 +42,29 @@ export class SqsFrontier implements FrontierQueue {
     );
   }
 
-  async send(rows: FrontierRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += 10) {
-      const batch = rows.slice(i, i + 10);
+  async sendTurns(turns: Array<HostTurn & { copy?: string }>): Promise<void> {
+    const batches = [];
+    for (let i = 0; i < turns.length; i += 10) batches.push(turns.slice(i, i + 10));
+    // Batches at once: a page that finds many new hosts starts their turns in one round trip's time.
+    await inBatches(batches, 8, async (batch) => {
       const res = await this.sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: this.queueUrl,
-          Entries: batch.map((row, n) => ({
+          Entries: batch.map(({ copy, ...turn }, n) => ({
             Id: String(n),
-            MessageBody: JSON.stringify(row),
-            MessageGroupId: messageGroupId(row.host),
-            MessageDeduplicationId: createHash('sha256').update(`${row.runId}:${row.urlId}:${row.attempts}`).digest('hex'),
+            MessageBody: JSON.stringify(turn),
+            MessageGroupId: messageGroupId(turn.host),
+            MessageDeduplicationId: createHash('sha256')
+              .update(`${turn.runId}:${turn.host}:${turn.turn}${copy ? `:${copy}` : ''}`)
+              .digest('hex'),
           })),
         }),
       );
       if (res.Failed?.length)
-        throw new Error(`SQS refused ${res.Failed.length} frontier messages (${res.Failed[0]!.Code}: ${res.Failed[0]!.Message}); they stay queued in DynamoDB`);
-    }
+        throw new Error(
+          `SQS refused ${res.Failed.length} turn messages (${res.Failed[0]!.Code}: ${res.Failed[0]!.Message}); their hosts' URLs stay queued in DynamoDB`,
+        );
+    });
   }
 
   async handBack(receiptHandle: string, delayMs: number): Promise<void> {

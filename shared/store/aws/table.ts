@@ -7,6 +7,13 @@ export const KEY = { pk: 'PK', sk: 'SK' } as const;
 
 /** Aliases by their target (`ALIAS#<urlId>`): redirects and canonicals that lead to a page, for its inlinks. */
 export const INLINKS_INDEX = { name: 'inlinks', pk: 'GSI1PK', sk: 'GSI1SK' } as const;
+/**
+ * The frontier index, sparse: a URL item is in it while the URL waits in its host's queue
+ * (`Q#<run>#<host>`, sorted by priority, then depth) and once it is fetched (`D#<run>#<shard>`:
+ * the run's pages by shard, what its end ranks). Only the keys and `notBefore` are projected: a
+ * queue read is a few hundred bytes, and the claim that follows reads the whole item.
+ */
+export const FRONTIER_INDEX = { name: 'frontier', pk: 'QPK', sk: 'QSK', projected: ['notBefore'] } as const;
 /** Epoch seconds after which DynamoDB's TTL deletes an item: frontier, activity and fetch items carry it. */
 export const TTL_ATTRIBUTE = 'expiresAt';
 /** Days a fetch record (`FETCH#`) is kept when the deployment does not say (`fetchRetention`). */
@@ -56,6 +63,28 @@ export const keys = {
   text: (hash: string) => ({ PK: `TEXT#${hash}`, SK: 'TEXT' }),
 } as const;
 
+/** The frontier index's partition of a host's queue in a run. */
+export function hostQueueKey(runId: number, host: string): string {
+  return `Q#${runId}#${host}`;
+}
+
+/** The frontier index's partition of a run's fetched pages in one shard. */
+export function doneShardKey(runId: number, shard: number): string {
+  return `D#${runId}#${shard}`;
+}
+
+/** Priorities sort within this range (wider ones are clamped): a shipped profile's scores are a few units either side of 0. */
+const PRIORITY_SPAN = 1e6;
+
+/**
+ * A queued URL's place in its host's queue: the higher priority first, then the shallower URL,
+ * then the URL id (the order of `frontier/priority.ts`'s `before`), as a string DynamoDB sorts.
+ */
+export function queueOrder(priority: number, depth: number, urlId: string): string {
+  const p = Math.min(PRIORITY_SPAN, Math.max(-PRIORITY_SPAN, Number.isFinite(priority) ? priority : 0));
+  return `${pad(Math.round((PRIORITY_SPAN - p) * 10_000), 11)}#${pad(depth, 4)}#${urlId}`;
+}
+
 /**
  * Partitions a run's URLs, counters, activity, host slots and trap records are spread over
  * (`RUN#<runId>#<shard>`): each takes a share of the run's writes, so no partition or item of the
@@ -83,7 +112,7 @@ export function pad(n: number, width: number): string {
 
 /** The table's key schema and indexes in CreateTable terms (used by the emulator setup in tests). */
 export const TABLE_DEFINITION = {
-  AttributeDefinitions: [KEY.pk, KEY.sk, INLINKS_INDEX.pk, INLINKS_INDEX.sk].map((name) => ({
+  AttributeDefinitions: [KEY.pk, KEY.sk, INLINKS_INDEX.pk, INLINKS_INDEX.sk, FRONTIER_INDEX.pk, FRONTIER_INDEX.sk].map((name) => ({
     AttributeName: name,
     AttributeType: 'S' as const,
   })),
@@ -91,14 +120,24 @@ export const TABLE_DEFINITION = {
     { AttributeName: KEY.pk, KeyType: 'HASH' as const },
     { AttributeName: KEY.sk, KeyType: 'RANGE' as const },
   ],
-  GlobalSecondaryIndexes: [INLINKS_INDEX].map((ix) => ({
-    IndexName: ix.name,
-    KeySchema: [
-      { AttributeName: ix.pk, KeyType: 'HASH' as const },
-      { AttributeName: ix.sk, KeyType: 'RANGE' as const },
-    ],
-    Projection: { ProjectionType: 'ALL' as const },
-  })),
+  GlobalSecondaryIndexes: [
+    ...[INLINKS_INDEX].map((ix) => ({
+      IndexName: ix.name,
+      KeySchema: [
+        { AttributeName: ix.pk, KeyType: 'HASH' as const },
+        { AttributeName: ix.sk, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: 'ALL' as const },
+    })),
+    {
+      IndexName: FRONTIER_INDEX.name,
+      KeySchema: [
+        { AttributeName: FRONTIER_INDEX.pk, KeyType: 'HASH' as const },
+        { AttributeName: FRONTIER_INDEX.sk, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...FRONTIER_INDEX.projected] },
+    },
+  ],
   BillingMode: 'PAY_PER_REQUEST' as const,
 };
 

@@ -1,8 +1,12 @@
-import type { FrontierRow } from '../records.js';
+import type { HostTurn } from './host-queues.js';
 
-/** The distributed frontier: one message per URL, one message group (in flight at a time) per host. */
+/**
+ * The dispatch queue: turns at hosts (see `HostQueues`), one message group per host, so a host's
+ * turns of every run are handed out one at a time.
+ */
 export interface FrontierQueue {
-  send(rows: FrontierRow[]): Promise<void>;
+  /** Sends turns; a turn is sent once per `copy` (a renewed turn is a new copy of it). */
+  sendTurns(turns: Array<HostTurn & { copy?: string }>): Promise<void>;
   /** Gives a received message back, to be received again after `delayMs` (its host is not ready). */
   handBack(receipt: string, delayMs: number): Promise<void>;
   /** Moves a message that cannot be handled (malformed) to the dead-letter queue with the reason, so it never blocks its group. */

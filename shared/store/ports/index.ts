@@ -7,6 +7,7 @@ export type { FrontierQueue } from './frontier-queue.js';
 export type { WorkflowStarter, WorkflowRunner, WorkflowExecution } from './workflow-starter.js';
 export type { ObjectStore } from './object-store.js';
 export type { RunLedger } from './run-ledger.js';
+export type { HostQueues, HostTurn, HostTurnRecord, PendingUrl, QueueClosing, QueuedAt } from './host-queues.js';
 export type * from './search-index.js';
 export * from './page-fields.js';
 export * from './change-store.js';

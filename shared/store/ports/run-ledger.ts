@@ -11,6 +11,13 @@ export interface RunLedger {
   getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined>;
   /** Claims a queued URL (or one whose claim lapsed); undefined when it is not fetchable now. */
   claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined>;
+  /** Marks the run idle (its progress stalled) from `at`, once: see `RunRecord.idleSince`. */
+  markRunIdle(runId: number, at: number): Promise<void>;
+  /**
+   * Gives a claimed URL back to its host's queue: its fetch must wait (robots.txt was read first),
+   * or its claim lapsed (`attempts`: the tries it has now had).
+   */
+  releaseUrl(runId: number, urlId: string, attempts?: number): Promise<void>;
   /** Claims the next request to a host: only once its next allowed time and back-off have passed. */
   claimHost(host: string, owner: string, now: number, leaseMs: number): Promise<HostClaim>;
   /** Saves the host's politeness state and gives the claim back. */

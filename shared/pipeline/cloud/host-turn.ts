@@ -1,0 +1,183 @@
+// A turn at a host: the fetch worker's stage for one dispatch message. Under the host's politeness
+// claim, the turn takes its host's next queued URL by priority (robots.txt first), fetches it and
+// hands the turn on; a host whose queue is empty ends its turn; one parked, past its page cap or
+// backed off past the run's patience closes its queue, the URLs left there settled in one write.
+import { readyAt, type HostState } from '../../politeness/host-state.js';
+import { robotsAllows } from '../../robots/robots-policy.js';
+import type { FrontierRow, HostRecord, HostTurn, QueueClosing } from '../../store/ports/index.js';
+import { originOf } from '../../url/canonical.js';
+import { enqueueCandidates } from './cloud-commit.js';
+import type { CloudContext } from './cloud-context.js';
+import { fetchClaimed, type PageTask } from './fetch-claimed.js';
+import { robotsTurn } from '../stages/robots-stage.js';
+import { robotsRefusalCommit } from '../stages/run-records.js';
+
+/** A claim on a host outlives any one request (timeouts included) but not a crashed worker for long. */
+export const HOST_LEASE_MS = 90_000;
+/** How soon a turn whose host another worker holds looks again. */
+const LEASED_RETRY_MS = 1_000;
+/** URLs of a host's queue a turn reads at once: a few claimed elsewhere or refused by robots.txt still leave one to fetch. */
+export const TURN_CANDIDATES = 8;
+/** The queue index lags its table by a moment: a turn that finds it empty while URLs are counted looks again this soon. */
+const INDEX_CATCH_UP_MS = 1_000;
+/** ...and past this long with a live turn and an empty index, the count is wrong (a lost decrement): the turn ends and the count is zeroed. */
+export const INDEX_LAG_MAX_MS = 60_000;
+/**
+ * A backed-off host's turn comes back after the run's idle bound (`maxIdleWaitMs`, at least this), to
+ * see whether the run has gone idle meanwhile: then its URLs are deferred and the run can end.
+ */
+export const IDLE_RECHECK_MIN_MS = 1_000;
+
+/**
+ * A claimed URL stays claimed through its fetch and its page workflow; only a crash leaves a
+ * claim to lapse, and then the stall recovery queues the URL again.
+ */
+export const URL_LEASE_MS = 10 * 60_000;
+
+/**
+ * What to do with a turn's message: delete it (starting the page workflow of the pages fetched, and
+ * sending the next turn), or hand it back for later. `readyAt`: when the next turn's host takes its
+ * next request, after a fetch.
+ */
+export type TurnVerdict =
+  { action: 'delete'; outcome: string; pages?: PageTask[]; next?: HostTurn; readyAt?: number } | { action: 'later'; delayMs: number; outcome: string };
+
+/** How long to wait before asking for a refused host claim again: until the host is ready, and at least a second while another worker holds it. */
+export function claimRetryMs(claim: { readyAt: number; leased: boolean }, now: number): number {
+  return Math.max(claim.leased ? LEASED_RETRY_MS : 1, claim.readyAt - now);
+}
+
+const later = (delayMs: number, outcome: string): TurnVerdict => ({ action: 'later', delayMs: Math.max(1, delayMs), outcome });
+
+/**
+ * One turn at a host, under the host's politeness claim (a conditional write on the host item,
+ * whatever the run): what keeps every host at its delay, Crawl-delay and back-off, across runs.
+ */
+export async function takeTurn(ctx: CloudContext, turn: HostTurn): Promise<TurnVerdict> {
+  const now = ctx.clock();
+  if (ctx.run.status !== 'running') return { action: 'delete', outcome: `run-${ctx.run.status}` };
+  // A run past its deadline is over, whether or not its execution lived to say so.
+  const endsBy = ctx.run.config.endsBy;
+  if (typeof endsBy === 'number' && now >= endsBy) return { action: 'delete', outcome: 'run-past-deadline' };
+  const claim = await ctx.store.claimHost(turn.host, ctx.workerId, now, HOST_LEASE_MS);
+  if (!claim.claimed && claim.parkedReason) return closeQueue(ctx, turn, 0, { state: 'skipped', reason: 'host-parked' }, 'host-parked');
+  if (!claim.claimed) {
+    const wait = claimRetryMs(claim, now);
+    if (claim.backedOff && wait > ctx.settings.maxIdleWaitMs) {
+      // Backed off past the run's patience: once the run is idle its URLs wait for a later run.
+      if (ctx.run.idleSince !== undefined) return closeQueue(ctx, turn, 0, { state: 'deferred', reason: 'backed-off', notBefore: claim.readyAt }, 'backed-off');
+      return later(Math.min(wait, Math.max(ctx.settings.maxIdleWaitMs, IDLE_RECHECK_MIN_MS)), 'host-backed-off');
+    }
+    return later(wait, claim.leased ? 'host-leased' : 'host-not-ready');
+  }
+  let state: HostState = { ...claim.record.state, host: turn.host };
+  try {
+    return await underClaim(ctx, turn, claim.record, (next) => {
+      state = next;
+    });
+  } finally {
+    await ctx.store.releaseHost(state, ctx.workerId);
+  }
+}
+
+async function underClaim(ctx: CloudContext, turn: HostTurn, host: HostRecord, setState: (s: HostState) => void): Promise<TurnVerdict> {
+  let state: HostState = { ...host.state, host: turn.host };
+  if (state.parkedReason) return closeQueue(ctx, turn, 0, { state: 'skipped', reason: 'host-parked' }, 'host-parked');
+  const queued = await ctx.store.nextQueued(turn.runId, turn.host, TURN_CANDIDATES);
+  if (queued.length === 0) return drained(ctx, turn);
+  const now = ctx.clock();
+  const ready = queued.filter((q) => q.notBefore <= now);
+  if (ready.length === 0) return later(Math.min(...queued.map((q) => q.notBefore)) - now, 'not-before');
+  let taken = 0;
+  for (const q of ready) {
+    const row = await ctx.store.claimUrl(turn.runId, q.urlId, ctx.clock(), ctx.urlLeaseMs ?? URL_LEASE_MS);
+    // Claimed or settled since the index was read: the next one.
+    if (!row) continue;
+    taken++;
+    const robots = await robotsTurn(ctx, turn.runId, { origin: originOf(row.url), host: turn.host, state, stored: host });
+    state = robots.state;
+    setState(state);
+    if (robots.load.requested) {
+      // robots.txt was this turn's request: the URL goes back to its place and waits for the host.
+      await ctx.store.releaseUrl(turn.runId, row.urlId);
+      taken--;
+      if (robots.sitemaps.length) await enqueueCandidates(ctx, robots.sitemaps);
+      if (state.parkedReason) return closeQueue(ctx, turn, taken, { state: 'skipped', reason: 'host-parked' }, 'host-parked');
+      return later(readyAt(state) - ctx.clock(), 'robots-fetched');
+    }
+    const { pathname, search } = new URL(row.url);
+    if (robots.load.policy.kind !== 'unreachable' && !robotsAllows(robots.load.policy, pathname + search)) {
+      // No request was made: the next URL of the host may go in this same turn.
+      await ctx.store.commitFetch(robotsRefusalCommit(row, ctx.clock()));
+      continue;
+    }
+    return fetchInTurn(ctx, turn, row, { state, setState, taken, maybeLast: queued.length < TURN_CANDIDATES });
+  }
+  return handOn(ctx, turn, taken, taken ? 'robots' : 'claimed-elsewhere', queued.length < TURN_CANDIDATES);
+}
+
+/** The page and host budgets, then the fetch of the claimed URL, then the turn handed on. */
+async function fetchInTurn(
+  ctx: CloudContext,
+  turn: HostTurn,
+  row: FrontierRow,
+  at: { state: HostState; setState: (s: HostState) => void; taken: number; maybeLast: boolean },
+): Promise<TurnVerdict> {
+  const countsAsPage = row.kind === 'page';
+  if (countsAsPage && !(await ctx.store.claimPageSlot(row.runId, ctx.settings.maxPages))) {
+    // The page budget is spent: the URL stays queued, as in an embedded crawl that hit --max-pages,
+    // and the turn ends here (the run ends once its fetches in flight are done).
+    await ctx.store.setUrlStates(row.runId, [row.urlId], 'queued', 'max-pages');
+    return { action: 'delete', outcome: 'max-pages' };
+  }
+  if (countsAsPage && !(await ctx.store.claimHostSlot(row.runId, row.host, ctx.settings.maxPagesPerHost))) {
+    await ctx.store.releasePageSlot(row.runId);
+    await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'max-pages-per-host');
+    return closeQueue(ctx, turn, at.taken, { state: 'skipped', reason: 'max-pages-per-host' }, 'max-pages-per-host');
+  }
+  let after = at.state;
+  const fetched = await fetchClaimed(ctx, row, at.state, (next) => {
+    after = next;
+    at.setState(next);
+  });
+  const handed = await handOn(ctx, turn, at.taken, fetched.outcome, at.maybeLast);
+  return { ...handed, ...(fetched.page ? { pages: [fetched.page] } : {}), readyAt: readyAt(after) } as TurnVerdict;
+}
+
+/**
+ * After a turn that took `taken` URLs out of its host's queue: the next turn, sent now (it waits for
+ * the host's delay in the queue), or the end of the turns when nothing is left (`maybeLast`: the
+ * queue read showed fewer URLs than it asked for).
+ */
+async function handOn(ctx: CloudContext, turn: HostTurn, taken: number, outcome: string, maybeLast: boolean): Promise<TurnVerdict> {
+  if (maybeLast && (await ctx.store.endTurn(turn, taken))) return { action: 'delete', outcome };
+  const next = await ctx.store.passTurn(turn, taken, ctx.clock());
+  if (next) return { action: 'delete', outcome, next };
+  // Not live: a duplicate of a turn already handed on, or this very turn redelivered after its
+  // holder handed it on and died before sending the next one. In that case the next turn is sent
+  // again (a copy SQS already holds is dropped as a duplicate within its 5-minute window).
+  const record = await ctx.store.hostTurn(turn.runId, turn.host);
+  if (record?.turn === turn.turn + 1) return { action: 'delete', outcome: `${outcome}; successor resent`, next: { ...turn, turn: record.turn } };
+  return { action: 'delete', outcome: `${outcome}; stale-turn` };
+}
+
+/** The host's queue reads empty: the turn ends, unless URLs are counted that the index does not show yet. */
+async function drained(ctx: CloudContext, turn: HostTurn): Promise<TurnVerdict> {
+  if (await ctx.store.endTurn(turn, 0)) return { action: 'delete', outcome: 'host-drained' };
+  const record = await ctx.store.hostTurn(turn.runId, turn.host);
+  if (record?.turn !== turn.turn) return { action: 'delete', outcome: 'stale-turn' };
+  if (ctx.clock() - (record.turnAt ?? 0) > INDEX_LAG_MAX_MS) {
+    ctx.logger.warn('a host queue counted URLs its index did not show for a minute: its count is reset', { runId: turn.runId, host: turn.host });
+    await ctx.store.endTurn(turn, 0, true);
+    return { action: 'delete', outcome: 'host-drained' };
+  }
+  return later(INDEX_CATCH_UP_MS, 'queue-catching-up');
+}
+
+/** Closes the host's queue for the run (parked, capped or deferred): the URLs left there settle at once. */
+async function closeQueue(ctx: CloudContext, turn: HostTurn, taken: number, closing: QueueClosing, outcome: string): Promise<TurnVerdict> {
+  const settled = await ctx.store.closeHostQueue(turn, taken, closing);
+  if (settled === undefined) return { action: 'delete', outcome: `${outcome}; stale-turn` };
+  if (settled > 0) ctx.logger.info('a host queue closed for the run', { runId: turn.runId, host: turn.host, reason: closing.reason, urls: settled });
+  return { action: 'delete', outcome };
+}
