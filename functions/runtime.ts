@@ -70,6 +70,7 @@ export function runtime(service: string): Runtime {
     env.AWS_ENDPOINT_URL_SQS,
     env.AWS_ENDPOINT_URL_SFN,
     env.URL_LEASE_MS,
+    env.TURN_STALE_MS,
     env.EVENT_BUS_NAME,
     env.AWS_ENDPOINT_URL_EVENTBRIDGE,
   ].join('|');
@@ -102,6 +103,7 @@ export function runtime(service: string): Runtime {
     pageWorkflow: new SfnWorkflow(clients.sfn, config.pageWorkflowArn),
     logger: adaptPowertools(powertools),
     urlLeaseMs: config.urlLeaseMs,
+    turnStaleMs: config.turnStaleMs,
     ...(config.eventBusName
       ? { events: new EventBridgeBus(new EventBridgeClient({ region: env.AWS_REGION, endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE }), config.eventBusName) }
       : {}),

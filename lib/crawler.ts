@@ -203,6 +203,8 @@ export class Crawler extends Construct {
     for (const sender of [fns['init-run'], fns['discover-targets'], fns['fetch-worker'], fns['extract-page'], fns['run-progress']])
       this.frontier.queue.grantSendMessages(sender);
     this.frontier.deadLetters.grantSendMessages(fns['fetch-worker']);
+    // Progress gives the run's dead-lettered turns back to their hosts (a few times each).
+    this.frontier.deadLetters.grantConsumeMessages(fns['run-progress']);
     fns['fetch-worker'].addEnvironment(ENV.pageWorkflowArn, this.workflows.pageWorkflow.stateMachineArn);
     this.workflows.pageWorkflow.grantStartExecution(fns['fetch-worker']);
     fns['fetch-worker'].addEventSource(

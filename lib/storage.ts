@@ -35,7 +35,7 @@ export interface StorageProps {
  */
 export const DEFAULT_WARM_THROUGHPUT: TableWarmThroughput = {
   table: { writeUnitsPerSecond: 36_000, readUnitsPerSecond: 36_000 },
-  frontierIndex: { writeUnitsPerSecond: 12_000, readUnitsPerSecond: 12_000 },
+  frontierIndex: { writeUnitsPerSecond: 24_000, readUnitsPerSecond: 12_000 },
 };
 
 /** What a new table (and its frontier index, which takes a write for every URL discovered) serves from its first second. */

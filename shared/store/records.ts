@@ -274,6 +274,8 @@ export interface RunRecord {
    * backed off for longer than `maxIdleWaitMs` defers its URLs instead of holding the run open.
    */
   idleSince?: number;
+  /** In the cloud: when a worker last found the run's page budget spent (turns wait a while instead of each finding it again). */
+  pagesFullAt?: number;
 }
 
 /** Everything one finished fetch changes, written atomically where the backend allows. */

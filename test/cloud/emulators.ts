@@ -2,6 +2,8 @@
 // s3rver (S3) and local-aws-sqs (SQS). The table, bucket and queues are made as the stack makes them.
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
@@ -49,13 +51,67 @@ const close = (server: Server) =>
 
 let sqsPort = 0;
 
-/** Starts the three emulators on free loopback ports. */
-export async function startEmulators(): Promise<Emulators> {
+/** DynamoDB (dynalite) and S3 (s3rver) on free loopback ports, and how to stop them. */
+export interface StoreEmulators {
+  dynamodb: string;
+  s3: string;
+  /** The servers, when they run in this process (a meter counts their requests). */
+  servers?: { dynamo: Server; s3: Server };
+  stop(): Promise<void>;
+}
+
+/** Starts dynalite and s3rver in this process. */
+export async function startStoreEmulators(): Promise<StoreEmulators> {
   const dynamo = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
   await new Promise<void>((r) => dynamo.listen(0, '127.0.0.1', r));
   const s3dir = tempDir('trawl-s3-');
   const s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3dir.dir });
   const s3Address = (await s3.run()) as AddressInfo;
+  return {
+    dynamodb: `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`,
+    s3: `http://127.0.0.1:${s3Address.port}`,
+    servers: { dynamo, s3: s3.httpServer },
+    async stop() {
+      await close(dynamo);
+      await s3.close();
+      s3dir.cleanup();
+    },
+  };
+}
+
+/**
+ * Starts dynalite and s3rver in a child process (test/cloud/store-emulators-child.ts): a long run
+ * then uses both cores, the handlers on one and the emulated stores on the other.
+ */
+async function childStoreEmulators(): Promise<StoreEmulators> {
+  // s3rver's ListObjectsV2 continuation tokens are DES-encrypted, which OpenSSL 3 keeps in its
+  // legacy provider: without it every listing past 1,000 keys answers InternalError.
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', '--import', 'tsx', join(import.meta.dirname, 'store-emulators-child.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the store emulators' process exited with ${code} before it started`)));
+  });
+  const { dynamodb, s3 } = JSON.parse(line) as { dynamodb: string; s3: string };
+  return {
+    dynamodb,
+    s3,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.stdin.end();
+      }),
+  };
+}
+
+/** Starts the emulators on free loopback ports (`stores: 'child'`: DynamoDB and S3 in a process of their own). */
+export async function startEmulators(options: { stores?: 'here' | 'child' } = {}): Promise<Emulators> {
+  const stores = options.stores === 'child' ? await childStoreEmulators() : await startStoreEmulators();
   // local-aws-sqs needs a port up front: take one the OS just handed out and released.
   sqsPort = await freePort();
   const sqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
@@ -66,12 +122,12 @@ export async function startEmulators(): Promise<Emulators> {
     eventbridge: bus.origin,
     region: 'us-east-1',
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, // s3rver's fixed key; the others accept any
-    dynamodb: `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`,
-    s3: `http://127.0.0.1:${s3Address.port}`,
+    dynamodb: stores.dynamodb,
+    s3: stores.s3,
     sqs: `http://127.0.0.1:${sqsPort}`,
   };
   const clients = awsClients(endpoints);
-  const meter = metering(dynamo, s3.httpServer, sqs);
+  const meter = metering(stores.servers, sqs);
   const vectors = new S3VectorsClient({ endpoint: s3vectors.origin, region: endpoints.region, credentials: endpoints.credentials });
   return {
     endpoints,
@@ -115,17 +171,15 @@ export async function startEmulators(): Promise<Emulators> {
       vectors.destroy();
       await s3vectors.close();
       await bus.close();
-      await close(dynamo);
-      await s3.close();
+      await stores.stop();
       await close(sqs);
-      s3dir.cleanup();
     },
   };
 }
 
 const count = (m: Map<string, number>, key: string, n = 1) => m.set(key, (m.get(key) ?? 0) + n);
 
-function metering(dynamo: Server, s3: Server, sqs: Server): Meter {
+function metering(stores: StoreEmulators['servers'], sqs: Server): Meter {
   const meter: Meter = {
     requests: new Map(),
     writeUnits: 0,
@@ -136,7 +190,7 @@ function metering(dynamo: Server, s3: Server, sqs: Server): Meter {
       meter.readUnits = 0;
     },
   };
-  dynamo.on('request', (req: IncomingMessage) => {
+  stores?.dynamo.on('request', (req: IncomingMessage) => {
     const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
     count(meter.requests, `dynamodb:${op}`);
     const chunks: Buffer[] = [];
@@ -155,7 +209,7 @@ function metering(dynamo: Server, s3: Server, sqs: Server): Meter {
       } else if (op === 'GetItem' || op === 'Query' || op === 'Scan') meter.readUnits += 1;
     });
   });
-  s3.on('request', (req: IncomingMessage) => count(meter.requests, `s3:${req.method === 'PUT' ? 'PUT' : 'GET'}`));
+  stores?.s3.on('request', (req: IncomingMessage) => count(meter.requests, `s3:${req.method === 'PUT' ? 'PUT' : 'GET'}`));
   sqs.on('request', (req: IncomingMessage) => count(meter.requests, `sqs:${String(req.headers['x-amz-target'] ?? 'query').split('.')[1] ?? 'unknown'}`));
   return meter;
 }

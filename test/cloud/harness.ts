@@ -22,6 +22,7 @@ import type { RunInput } from '../../shared/pipeline/cloud/run-control.js';
 import { FRONTIER_QUEUE } from '../../shared/store/aws/frontier-queue.js';
 import { ENV } from '../../shared/config/lambda-environment.js';
 import type { Emulators } from './emulators.js';
+import type { QuotaLayer } from './quota-layer.js';
 import { stateMachines, synthApp, type Synthesized } from '../lib/synth.js';
 import { asFunction, checkCalls, recordSdkCalls, recorded } from './iam.js';
 import { callSearchApi } from './api-call.js';
@@ -46,12 +47,17 @@ const task = <I, O>(fn: (input: I) => Promise<O>): never => fn as unknown as nev
 /** Handler durations (ms) and invocation counts, per function: the cost model's input. */
 export class Timings {
   readonly byFunction = new Map<string, number[]>();
+  private invocations = 0;
+  constructor(private readonly quota?: QuotaLayer) {}
   async time<T>(fn: string, body: () => Promise<T>): Promise<T> {
     const started = performance.now();
+    // Lambda's limits on the invocation: its concurrency and its function's timeout.
+    const ended = this.quota?.invoked(fn, ++this.invocations);
     try {
       // Every SDK call the handler makes is recorded under its function, for the IAM check.
       return await asFunction(fn, body);
     } finally {
+      ended?.();
       const list = this.byFunction.get(fn) ?? [];
       list.push(performance.now() - started);
       this.byFunction.set(fn, list);
@@ -86,6 +92,8 @@ export interface CloudCrawlOptions {
   failProgressAt?: number;
   /** The fetch worker's claim on a URL (URL_LEASE_MS, as the construct sets it); short in a test that drops a page workflow. */
   urlLeaseMs?: number;
+  /** How long a turn may go without being handed on before a stall's recovery gives its host a new one (TURN_STALE_MS); short in compressed time. */
+  turnStaleMs?: number;
   /**
    * Start the run through the search API's `POST /crawls` (the template must enable `api.startCrawls`):
    * the seeds go in the request, the settings are the template's `api.startCrawls.settings`.
@@ -102,6 +110,32 @@ export interface CloudCrawlOptions {
   environment?: Record<string, string>;
   /** Progress's bound on the full-text log (TEXT_REBUILD_LOG_ENTRIES) instead of the template's. */
   textRebuildLogEntries?: number;
+  /** AWS's limits at the SDK boundary (installed by the caller), told of the invocations, the queue's deletes and the run's history. */
+  quota?: QuotaLayer;
+  /** The emulated event source stops taking messages while this says so (a stall in the middle of a run). */
+  paused?: () => boolean;
+}
+
+/** History events Step Functions writes for a state entered (a Task's scheduled, started, succeeded; a Wait's wait). */
+const HISTORY_EVENTS: Partial<Record<string, number>> = { Task: 5, Wait: 3, Map: 4 };
+
+/**
+ * Counts an execution's history events as Step Functions would write them, and each Distributed Map
+ * child's apart (a child is an execution of its own), from the local runner's event log.
+ */
+async function countHistory(
+  events: AsyncGenerator<{ type: string; state?: { name: string; type: string }; index?: number }>,
+  quota: QuotaLayer,
+): Promise<void> {
+  const counts = new Map<string, number>();
+  const add = (key: string, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
+  for await (const e of events) {
+    const key = e.index === undefined ? 'execution' : `map child ${e.index} of ${e.state?.name.replace(/(More|Done)$/, '') ?? '?'}`;
+    if (e.type === 'StateEntered') add(key, HISTORY_EVENTS[e.state?.type ?? ''] ?? 2);
+    else if (e.type === 'StateRetried') add(key, 3);
+    else if (e.type === 'StateFailed' || e.type === 'StateCaught' || e.type.startsWith('MapIteration')) add(key, 1);
+  }
+  for (const [key, n] of counts) quota.history(key, n);
 }
 
 /** Points the handlers at the emulators and the provisioned resources (they read the environment, as on Lambda). */
@@ -258,10 +292,26 @@ interface FifoGroups {
  * (`heads`), and the other messages of that group received meanwhile (`held`, in flight), handed to
  * the worker in order once the head is deleted.
  */
-async function pollFrontier(emu: Emulators, queueUrl: string, queueArn: string, timings: Timings, stop: { done: boolean }, groups: FifoGroups): Promise<void> {
+interface Poller {
+  emu: Emulators;
+  queueUrl: string;
+  queueArn: string;
+  timings: Timings;
+  stop: { done: boolean };
+  groups: FifoGroups;
+  quota?: QuotaLayer;
+  paused?: () => boolean;
+}
+
+async function pollFrontier(poller: Poller): Promise<void> {
+  const { emu, queueUrl, queueArn, timings, stop, groups } = poller;
   const { heads, held } = groups;
   const next: Message[] = [];
   while (!stop.done) {
+    if (poller.paused?.() && next.length === 0) {
+      await new Promise((r) => setTimeout(r, POLL_IDLE_MS));
+      continue;
+    }
     const batch = next.splice(0, FRONTIER_QUEUE.batchSize);
     if (batch.length === 0) {
       const res = await emu.clients.sqs.send(
@@ -294,6 +344,7 @@ async function pollFrontier(emu: Emulators, queueUrl: string, queueArn: string, 
       const group = m.Attributes?.MessageGroupId ?? '';
       // Handed back (or failed): it stays the group's head until it is received again.
       if (!deleted.has(m.MessageId!)) continue;
+      poller.quota?.deleted(group);
       heads.delete(group);
       // The group's messages one after another, as FIFO delivers them: the next once the one before is deleted.
       const following = held.get(group)?.shift();
@@ -346,7 +397,7 @@ export async function cloudCrawl(
   options: CloudCrawlOptions,
 ): Promise<CloudCrawl> {
   const machines = stateMachines(synth.template);
-  const timings = new Timings();
+  const timings = new Timings(options.quota);
   const stop = { done: false };
   let pollers: Array<Promise<void>> = [];
   let pending = new Set<Promise<unknown>>();
@@ -405,6 +456,7 @@ export async function cloudCrawl(
       },
     });
     const entry: typeof runs extends Map<string, infer V> ? V : never = { execution, startDate: Date.now() };
+    if (options.quota) void countHistory(execution.eventLogs as never, options.quota);
     execution.result.then(
       (output: unknown) => (entry.done = { status: 'SUCCEEDED', output }),
       () => (entry.done = { status: 'FAILED' }),
@@ -431,8 +483,12 @@ export async function cloudCrawl(
   progressEnvironment(synth, options.textRebuildLogEntries);
   Object.assign(process.env, options.environment ?? {});
   process.env.URL_LEASE_MS = String(options.urlLeaseMs ?? 600_000);
+  if (options.turnStaleMs) process.env.TURN_STALE_MS = String(options.turnStaleMs);
+  else delete process.env.TURN_STALE_MS;
   const groups: FifoGroups = { heads: new Map(), held: new Map() };
-  pollers = Array.from({ length: options.workers }, () => pollFrontier(emu, names.queueUrl, names.queueArn, timings, stop, groups));
+  pollers = Array.from({ length: options.workers }, () =>
+    pollFrontier({ emu, queueUrl: names.queueUrl, queueArn: names.queueArn, timings, stop, groups, quota: options.quota, paused: options.paused }),
+  );
   const started = performance.now();
   const close = () => new Promise<void>((r) => page.server.close(() => r()));
   let keep = false;

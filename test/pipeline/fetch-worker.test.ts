@@ -89,8 +89,8 @@ test('reads robots.txt first, keeps the host delay, refuses what robots.txt disa
   assert.ok(second && second.turn === 2, JSON.stringify(second));
   const next = await once(second);
   if (next.action === 'later') assert.ok(next.outcome === 'host-not-ready' && next.delayMs > 0 && next.delayMs <= 400, JSON.stringify(next));
-  // The host is ready again within the inline wait: the same message takes the host's next turn too.
-  const done = await frontierMessageStage(deps, next.action === 'later' ? second : next.next!, wait);
+  // The turn is still live (a step keeps its number): its message takes the host's next URLs, one delay apart.
+  const done = await frontierMessageStage(deps, second, wait);
   assert.ok(requestedAt.get('/other')! - requestedAt.get('/gone')! >= 400, 'the host delay was kept');
   assert.ok(done.action === 'delete' && !done.next, JSON.stringify(done));
   assert.ok(!requests.includes('/private/x'), 'a path robots.txt disallows is never requested');
@@ -143,7 +143,7 @@ test('a parked host closes its queue: its URLs settle in one write, later ones t
   const turn = sent.splice(0)[0]!;
   const before = (await deps.store.summary(run.id)).urlsByState;
   const verdict = await withRun(deps, run.id, (ctx) => takeTurn(ctx, turn));
-  assert.deepEqual(verdict, { action: 'delete', outcome: 'host-parked' });
+  assert.deepEqual(verdict, { action: 'done', outcome: 'host-parked' });
   const after = await deps.store.summary(run.id);
   assert.equal(after.urlsByState.queued ?? 0, (before.queued ?? 0) - 3);
   assert.equal(after.skipsByReason['host-parked'], 3);
@@ -166,7 +166,7 @@ test('a turn of a run past its deadline is dropped without a request, whatever i
   const run = await deps.store.createRun([`${site.origin}/`], { allowPrivateNetwork: true, delayMs: 0, endsBy: Date.now() - 1 }, Date.now() - 60_000);
   requests.length = 0;
   const verdict = await withRun(deps, run.id, (ctx) => takeTurn(ctx, { runId: run.id, host: new URL(site.origin).host, turn: 1 }));
-  assert.deepEqual(verdict, { action: 'delete', outcome: 'run-past-deadline' });
+  assert.deepEqual(verdict, { action: 'done', outcome: 'run-past-deadline' });
   assert.deepEqual(requests, [], 'nothing was asked of the site');
 });
 
@@ -184,7 +184,7 @@ test("a container reads a run's RUN item once in RUN_CACHE_MS, sees a stop after
   await deps.store.setRunStatus(run.id, 'interrupted', Date.now());
   assert.notEqual((await withRun(counted, run.id, (ctx) => takeTurn(ctx, turn))).outcome, 'run-interrupted', 'within RUN_CACHE_MS the cached status holds');
   await new Promise((r) => setTimeout(r, RUN_CACHE_MS + 50));
-  assert.deepEqual(await withRun(counted, run.id, (ctx) => takeTurn(ctx, turn)), { action: 'delete', outcome: 'run-interrupted' });
+  assert.deepEqual(await withRun(counted, run.id, (ctx) => takeTurn(ctx, turn)), { action: 'done', outcome: 'run-interrupted' });
   assert.equal(reads, 2);
   // Discover widens a targets run's scope while its links are crawled: its RUN item is read each time.
   const targets = await deps.store.createRun([], { allowPrivateNetwork: true, targets: ['search:bread'] }, Date.now());

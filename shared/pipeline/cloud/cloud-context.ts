@@ -47,6 +47,12 @@ export interface CloudDeps {
    * @default URL_LEASE_MS (10 minutes)
    */
   urlLeaseMs?: number;
+  /**
+   * How long a host's live turn may go without being handed on before a stall's recovery takes it
+   * as lost and gives the host a new one.
+   * @default TURN_STALE_MS (15 minutes)
+   */
+  turnStaleMs?: number;
   /** The construct's event bus (InitRun and FinalizeRun tell a run's start and end there); absent: no events. */
   events?: EventSink;
   /** Changes between runs (FinalizeRun counts them and tells the monitored ones on the bus); absent: none. */

@@ -2,9 +2,9 @@ import type { HostTurn, WorkflowStarter } from '../../store/ports/index.js';
 import { errorMessage, MalformedMessageError, nextStep } from '../../errors.js';
 import { parseHostTurn } from '../../store/frontier-message.js';
 import { withRun, type CloudDeps } from './cloud-context.js';
-import { takeTurn, type TurnVerdict } from './host-turn.js';
+import { takeTurn } from './host-turn.js';
 
-export { claimRetryMs, HOST_LEASE_MS, URL_LEASE_MS, type TurnVerdict } from './host-turn.js';
+export { claimRetryMs, HOST_LEASE_MS, URL_LEASE_MS, type TurnStep } from './host-turn.js';
 export type { PageTask } from './fetch-claimed.js';
 import type { PageTask } from './fetch-claimed.js';
 
@@ -44,6 +44,12 @@ export const RENEW_AFTER_RECEIVES = 4;
 export function failureBackoffMs(receives: number): number {
   return Math.min(60_000, 5_000 * 2 ** Math.max(0, receives - 1));
 }
+
+/**
+ * What to do with a turn's message: delete it (starting the page workflow of the pages fetched, and
+ * sending the next turn when the host has more), or hand it back for later (its turn still live).
+ */
+export type TurnVerdict = { action: 'delete'; outcome: string; pages?: PageTask[]; next?: HostTurn } | { action: 'later'; delayMs: number; outcome: string };
 
 /** A dispatch message as the queue delivered it. */
 export interface ReceivedMessage {
@@ -106,55 +112,68 @@ export async function handleFrontierMessage(
     await deps.frontier.sendTurns([{ ...turn, copy: message.id }]);
     return { action: 'delete', outcome: `${verdict.outcome}; renewed` };
   }
-  for (const page of verdict.pages ?? []) {
+  for (const page of verdict.action === 'delete' ? (verdict.pages ?? []) : []) {
     const row = page.row;
     await deps.pageWorkflow.start(`r${row.runId}-${row.urlId}-${row.attempts}-${Date.now().toString(36)}`, page);
   }
-  if (verdict.next) await deps.frontier.sendTurns([verdict.next]);
+  if (verdict.action === 'delete' && verdict.next) await deps.frontier.sendTurns([verdict.next]);
   return verdict;
 }
 
-/** Turns of one host one message takes in a row at most (each at the host's own pace), so a message's time stays bounded. */
-export const MAX_TURNS_A_MESSAGE = 20;
+/** Steps of one host's turn one message takes in a row at most (each at the host's own pace), so a message's time stays bounded. */
+export const MAX_STEPS_A_MESSAGE = 20;
 
 /**
  * One turn to its verdict: short waits for the host happen here, long ones are for the caller to
- * hand back. A host ready again within `maxInlineWaitMs` after a fetch keeps this worker: its next
- * turns are taken here (up to MAX_TURNS_A_MESSAGE), without a round trip through the queue; the
- * turn left over when it stops is sent on (the message held the first one, no longer live).
+ * hand back. A host ready again within `maxInlineWaitMs` after a fetch keeps this worker: its turn
+ * takes its next steps here (up to MAX_STEPS_A_MESSAGE), without a round trip through the queue.
+ * The turn keeps its number through them and is handed on once, when the message is done with it:
+ * a message redelivered after its holder died finds its turn still live, or its successor named.
  */
 export async function frontierMessageStage(deps: CloudDeps, turn: HostTurn, policy: WaitPolicy): Promise<TurnVerdict> {
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let waited = 0;
-  let current = turn;
-  let taken = 0;
+  let steps = 0;
   const pages: PageTask[] = [];
   const outcomes: string[] = [];
+  const withPages = () => ({ outcome: outcomes.join(', '), ...(pages.length ? { pages } : {}) });
   // One context for the message however long it waits: one run read, one fetcher, one WARC file.
   return withRun(deps, turn.runId, async (ctx) => {
     for (;;) {
-      const verdict = await takeTurn(ctx, current);
+      const step = await takeTurn(ctx, turn);
       const inline = (delayMs: number) => delayMs <= policy.maxInlineWaitMs && waited + delayMs <= policy.maxTotalWaitMs;
-      if (verdict.action === 'later') {
-        if (inline(verdict.delayMs)) {
-          await sleep(verdict.delayMs);
-          waited += verdict.delayMs;
+      if (step.action === 'later') {
+        if (inline(step.delayMs)) {
+          await sleep(step.delayMs);
+          waited += step.delayMs;
           continue;
         }
-        // A turn taken here after the message's own: it goes back to the queue as a message of its own.
-        if (taken > 0) return { action: 'delete', outcome: [...outcomes, verdict.outcome].join(', '), pages, next: current };
-        return verdict;
+        // Steps taken before are counted; the turn (still live) waits in the queue as this message.
+        if (steps > 0) ctx.logger.debug('turn waits after its steps', { host: turn.host, outcomes: outcomes.join(', ') });
+        return { ...step, outcome: [...outcomes, step.outcome].join(', ') };
       }
-      pages.push(...(verdict.pages ?? []));
-      outcomes.push(verdict.outcome);
-      const delayMs = Math.max(0, (verdict.readyAt ?? Infinity) - ctx.clock());
-      if (!verdict.next || ++taken >= MAX_TURNS_A_MESSAGE || !inline(delayMs)) {
-        const { readyAt: _ready, pages: _pages, ...rest } = verdict;
-        return { ...rest, outcome: outcomes.join(', '), ...(pages.length ? { pages } : {}) };
+      pages.push(...(step.pages ?? []));
+      outcomes.push(step.outcome);
+      if (step.action === 'done') return { action: 'delete', ...withPages() };
+      const delayMs = Math.max(0, (step.readyAt ?? Infinity) - ctx.clock());
+      if (++steps >= MAX_STEPS_A_MESSAGE || !inline(delayMs)) {
+        const next = await handOnLast(deps, turn, ctx.clock());
+        return { action: 'delete', ...withPages(), ...(next ? { next } : {}) };
       }
       if (delayMs > 0) await sleep(delayMs);
       waited += delayMs;
-      current = verdict.next;
     }
   });
+}
+
+/**
+ * Hands a turn on when its message is done with it. A turn no longer live whose successor is the
+ * live one was handed on by a holder that died before sending it: the successor is sent again (a
+ * copy SQS still holds is dropped as a duplicate within its 5-minute window).
+ */
+async function handOnLast(deps: CloudDeps, turn: HostTurn, now: number): Promise<HostTurn | undefined> {
+  const next = await deps.store.passTurn(turn, 0, now);
+  if (next) return next;
+  const record = await deps.store.hostTurn(turn.runId, turn.host);
+  return record?.turn === turn.turn + 1 ? { ...turn, turn: record.turn } : undefined;
 }

@@ -34,31 +34,40 @@ export const IDLE_RECHECK_MIN_MS = 1_000;
  */
 export const URL_LEASE_MS = 10 * 60_000;
 
+/** A turn that finds the run's page budget spent waits this long before it looks again. */
+export const PAGES_FULL_WAIT_MS = 60_000;
+
 /**
- * What to do with a turn's message: delete it (starting the page workflow of the pages fetched, and
- * sending the next turn), or hand it back for later. `readyAt`: when the next turn's host takes its
- * next request, after a fetch.
+ * One step of a turn: it goes on (`next`: the URLs it took are counted out of the host's queue, the
+ * turn stays live; `readyAt` is when the host takes its next request), it is over (`done`: the
+ * host's queue is empty or closed, or the turn was not live), or it waits (`later`).
  */
-export type TurnVerdict =
-  { action: 'delete'; outcome: string; pages?: PageTask[]; next?: HostTurn; readyAt?: number } | { action: 'later'; delayMs: number; outcome: string };
+export type TurnStep =
+  | { action: 'next'; outcome: string; pages?: PageTask[]; readyAt?: number }
+  | { action: 'done'; outcome: string; pages?: PageTask[] }
+  | { action: 'later'; delayMs: number; outcome: string };
 
 /** How long to wait before asking for a refused host claim again: until the host is ready, and at least a second while another worker holds it. */
 export function claimRetryMs(claim: { readyAt: number; leased: boolean }, now: number): number {
   return Math.max(claim.leased ? LEASED_RETRY_MS : 1, claim.readyAt - now);
 }
 
-const later = (delayMs: number, outcome: string): TurnVerdict => ({ action: 'later', delayMs: Math.max(1, delayMs), outcome });
+const later = (delayMs: number, outcome: string): TurnStep => ({ action: 'later', delayMs: Math.max(1, delayMs), outcome });
+const done = (outcome: string): TurnStep => ({ action: 'done', outcome });
 
 /**
  * One turn at a host, under the host's politeness claim (a conditional write on the host item,
  * whatever the run): what keeps every host at its delay, Crawl-delay and back-off, across runs.
  */
-export async function takeTurn(ctx: CloudContext, turn: HostTurn): Promise<TurnVerdict> {
+export async function takeTurn(ctx: CloudContext, turn: HostTurn): Promise<TurnStep> {
   const now = ctx.clock();
-  if (ctx.run.status !== 'running') return { action: 'delete', outcome: `run-${ctx.run.status}` };
+  if (ctx.run.status !== 'running') return done(`run-${ctx.run.status}`);
   // A run past its deadline is over, whether or not its execution lived to say so.
   const endsBy = ctx.run.config.endsBy;
-  if (typeof endsBy === 'number' && now >= endsBy) return { action: 'delete', outcome: 'run-past-deadline' };
+  if (typeof endsBy === 'number' && now >= endsBy) return done('run-past-deadline');
+  // The page budget was found spent a moment ago: the turn waits (a slot given back lets it go on),
+  // without a write; the run ends once its fetches in flight are done, and its turns are dropped then.
+  if (ctx.run.pagesFullAt !== undefined && now - ctx.run.pagesFullAt < PAGES_FULL_WAIT_MS) return later(PAGES_FULL_WAIT_MS, 'max-pages');
   const claim = await ctx.store.claimHost(turn.host, ctx.workerId, now, HOST_LEASE_MS);
   if (!claim.claimed && claim.parkedReason) return closeQueue(ctx, turn, 0, { state: 'skipped', reason: 'host-parked' }, 'host-parked');
   if (!claim.claimed) {
@@ -80,7 +89,7 @@ export async function takeTurn(ctx: CloudContext, turn: HostTurn): Promise<TurnV
   }
 }
 
-async function underClaim(ctx: CloudContext, turn: HostTurn, host: HostRecord, setState: (s: HostState) => void): Promise<TurnVerdict> {
+async function underClaim(ctx: CloudContext, turn: HostTurn, host: HostRecord, setState: (s: HostState) => void): Promise<TurnStep> {
   let state: HostState = { ...host.state, host: turn.host };
   if (state.parkedReason) return closeQueue(ctx, turn, 0, { state: 'skipped', reason: 'host-parked' }, 'host-parked');
   const queued = await ctx.store.nextQueued(turn.runId, turn.host, TURN_CANDIDATES);
@@ -122,13 +131,16 @@ async function fetchInTurn(
   turn: HostTurn,
   row: FrontierRow,
   at: { state: HostState; setState: (s: HostState) => void; taken: number; maybeLast: boolean },
-): Promise<TurnVerdict> {
+): Promise<TurnStep> {
   const countsAsPage = row.kind === 'page';
   if (countsAsPage && !(await ctx.store.claimPageSlot(row.runId, ctx.settings.maxPages))) {
-    // The page budget is spent: the URL stays queued, as in an embedded crawl that hit --max-pages,
-    // and the turn ends here (the run ends once its fetches in flight are done).
-    await ctx.store.setUrlStates(row.runId, [row.urlId], 'queued', 'max-pages');
-    return { action: 'delete', outcome: 'max-pages' };
+    // The page budget is spent: the URL goes back to its place, as in an embedded crawl that hit
+    // --max-pages, and the run says so for a while, so every other turn waits without a write. The
+    // URLs this step took are counted out first (the robots.txt refusals before it).
+    await ctx.store.releaseUrl(row.runId, row.urlId);
+    if (at.taken > 1) await ctx.store.keepTurn(turn, at.taken - 1, ctx.clock());
+    await ctx.store.markPagesFull(row.runId, ctx.clock());
+    return later(PAGES_FULL_WAIT_MS, 'max-pages');
   }
   if (countsAsPage && !(await ctx.store.claimHostSlot(row.runId, row.host, ctx.settings.maxPagesPerHost))) {
     await ctx.store.releasePageSlot(row.runId);
@@ -141,43 +153,38 @@ async function fetchInTurn(
     at.setState(next);
   });
   const handed = await handOn(ctx, turn, at.taken, fetched.outcome, at.maybeLast);
-  return { ...handed, ...(fetched.page ? { pages: [fetched.page] } : {}), readyAt: readyAt(after) } as TurnVerdict;
+  return { ...handed, ...(fetched.page ? { pages: [fetched.page] } : {}), ...(handed.action === 'next' ? { readyAt: readyAt(after) } : {}) } as TurnStep;
 }
 
 /**
- * After a turn that took `taken` URLs out of its host's queue: the next turn, sent now (it waits for
- * the host's delay in the queue), or the end of the turns when nothing is left (`maybeLast`: the
- * queue read showed fewer URLs than it asked for).
+ * After a turn's step that took `taken` URLs out of its host's queue: the turn goes on (the URLs
+ * counted out, the turn still live, handed on by the caller when it stops taking steps), or it ends
+ * when nothing is left (`maybeLast`: the queue read showed fewer URLs than it asked for).
  */
-async function handOn(ctx: CloudContext, turn: HostTurn, taken: number, outcome: string, maybeLast: boolean): Promise<TurnVerdict> {
-  if (maybeLast && (await ctx.store.endTurn(turn, taken))) return { action: 'delete', outcome };
-  const next = await ctx.store.passTurn(turn, taken, ctx.clock());
-  if (next) return { action: 'delete', outcome, next };
-  // Not live: a duplicate of a turn already handed on, or this very turn redelivered after its
-  // holder handed it on and died before sending the next one. In that case the next turn is sent
-  // again (a copy SQS already holds is dropped as a duplicate within its 5-minute window).
-  const record = await ctx.store.hostTurn(turn.runId, turn.host);
-  if (record?.turn === turn.turn + 1) return { action: 'delete', outcome: `${outcome}; successor resent`, next: { ...turn, turn: record.turn } };
-  return { action: 'delete', outcome: `${outcome}; stale-turn` };
+async function handOn(ctx: CloudContext, turn: HostTurn, taken: number, outcome: string, maybeLast: boolean): Promise<TurnStep> {
+  if (maybeLast && (await ctx.store.endTurn(turn, taken))) return done(outcome);
+  if (await ctx.store.keepTurn(turn, taken, ctx.clock())) return { action: 'next', outcome };
+  // Not live: a duplicate of a turn already handed on; its work is done, nothing more is sent.
+  return done(`${outcome}; stale-turn`);
 }
 
 /** The host's queue reads empty: the turn ends, unless URLs are counted that the index does not show yet. */
-async function drained(ctx: CloudContext, turn: HostTurn): Promise<TurnVerdict> {
-  if (await ctx.store.endTurn(turn, 0)) return { action: 'delete', outcome: 'host-drained' };
+async function drained(ctx: CloudContext, turn: HostTurn): Promise<TurnStep> {
+  if (await ctx.store.endTurn(turn, 0)) return done('host-drained');
   const record = await ctx.store.hostTurn(turn.runId, turn.host);
-  if (record?.turn !== turn.turn) return { action: 'delete', outcome: 'stale-turn' };
+  if (record?.turn !== turn.turn) return done('stale-turn');
   if (ctx.clock() - (record.turnAt ?? 0) > INDEX_LAG_MAX_MS) {
     ctx.logger.warn('a host queue counted URLs its index did not show for a minute: its count is reset', { runId: turn.runId, host: turn.host });
     await ctx.store.endTurn(turn, 0, true);
-    return { action: 'delete', outcome: 'host-drained' };
+    return done('host-drained');
   }
   return later(INDEX_CATCH_UP_MS, 'queue-catching-up');
 }
 
 /** Closes the host's queue for the run (parked, capped or deferred): the URLs left there settle at once. */
-async function closeQueue(ctx: CloudContext, turn: HostTurn, taken: number, closing: QueueClosing, outcome: string): Promise<TurnVerdict> {
+async function closeQueue(ctx: CloudContext, turn: HostTurn, taken: number, closing: QueueClosing, outcome: string): Promise<TurnStep> {
   const settled = await ctx.store.closeHostQueue(turn, taken, closing);
-  if (settled === undefined) return { action: 'delete', outcome: `${outcome}; stale-turn` };
+  if (settled === undefined) return done(`${outcome}; stale-turn`);
   if (settled > 0) ctx.logger.info('a host queue closed for the run', { runId: turn.runId, host: turn.host, reason: closing.reason, urls: settled });
-  return { action: 'delete', outcome };
+  return done(outcome);
 }

@@ -1,6 +1,6 @@
 import { errorMessage } from '../../errors.js';
 import { FINAL_STATES } from '../../store/ports/index.js';
-import { commitCloud } from './cloud-commit.js';
+import { commitCloud, queueAtHosts } from './cloud-commit.js';
 import type { CloudContext } from './cloud-context.js';
 import type { FetchOutcome } from '../stages/fetch-stage.js';
 import type { PageTask } from './fetch-worker.js';
@@ -101,19 +101,49 @@ export async function recordFailureStage(
     ctx.logger.error('a page step after Extract failed; the page stays stored', { url: task.row.url, state: extracted.state, error: error.Error });
     return extracted;
   }
-  const reason = `processing-failed: ${error.Error ?? 'Error'}`;
   const outcome: FetchOutcome = { kind: 'response', res: { ...task.response, body: null }, contentHash: task.contentHash, at: task.at, warc: task.warc };
+  const attempts = task.row.attempts + 1;
+  if (transientStepError(error) && attempts < ctx.settings.maxAttempts) {
+    // Throttled or out of time (AWS's capacity, not the page): the URL goes back to its host's queue
+    // to be fetched again later; the fetch stays in the archive with what stopped it.
+    const notBefore = ctx.clock() + STEP_RETRY_MS * 2 ** (attempts - 1);
+    const fetch = {
+      ...fetchRecord(task.row, outcome),
+      error: `processing deferred: ${error.Error ?? 'Error'}: ${errorMessage(causeOf(error.Cause))}`.slice(0, 2000),
+    };
+    await ctx.store.commitFetch({ runId: task.runId, urlId: task.row.urlId, state: 'queued', attempts, notBefore, fetch });
+    if (task.row.kind === 'page') {
+      await ctx.store.releasePageSlot(task.runId);
+      await ctx.store.releaseHostSlot(task.runId, task.row.host);
+    }
+    await queueAtHosts(ctx, [{ ...task.row, state: 'queued' }]);
+    ctx.logger.warn('a page step was throttled or ran out of time: the URL goes back to its host queue', { url: task.row.url, error: error.Error, attempts });
+    return { urlId: task.row.urlId, state: 'queued', reason: 'processing-deferred', links: 0 };
+  }
+  const reason = `processing-failed: ${error.Error ?? 'Error'}`;
   const fetch = { ...fetchRecord(task.row, outcome), error: `${reason}: ${errorMessage(causeOf(error.Cause))}`.slice(0, 2000) };
   await ctx.store.commitFetch({
     runId: task.runId,
     urlId: task.row.urlId,
     state: 'failed',
     reason: 'processing-failed',
-    attempts: task.row.attempts + 1,
+    attempts,
     fetch,
   });
   ctx.logger.error('page processing failed', { url: task.row.url, error: fetch.error });
   return { urlId: task.row.urlId, state: 'failed', reason: 'processing-failed', links: 0 };
+}
+
+/** A page step's retry waits this long after its first failure, doubling with each attempt. */
+export const STEP_RETRY_MS = 60_000;
+
+/** Errors of a page step that say nothing about the page: AWS's throttles, Lambda's service errors and timeouts. */
+const TRANSIENT_STEP_ERRORS =
+  /^(States\.Timeout|Sandbox\.Timedout|Lambda\.|ThrottlingException|ProvisionedThroughputExceededException|RequestLimitExceeded|TooManyRequestsException|SlowDown|ServiceUnavailable|InternalServerError)/;
+
+/** Whether a page step's error (Step Functions' `Error`) is one a later attempt may not meet. */
+export function transientStepError(error: { Error?: string }): boolean {
+  return TRANSIENT_STEP_ERRORS.test(error.Error ?? '');
 }
 
 /** Step Functions passes a Lambda error's cause as a JSON string ({errorMessage, errorType, ...}). */

@@ -6,7 +6,7 @@ import { CHANGE_KINDS, type BusEvent, type ChangeKind, type ChangeStore, type Gr
 import { monitorOf, told, type Monitor } from '../../changes/monitor.js';
 import { errorMessage } from '../../errors.js';
 import { enqueueCandidates } from './cloud-commit.js';
-import { STALL_CHECKS, sweepStep, type Sweep } from './stall-recovery.js';
+import { redriveDeadTurns, STALL_CHECKS, sweepStep, type Sweep } from './stall-recovery.js';
 import { runScoring, runSettings, withRun, type CloudDeps } from './cloud-context.js';
 import { selectStage } from '../stages/select-stage.js';
 import { writeRunWacz, writeWaczCollection } from './run-wacz.js';
@@ -68,6 +68,8 @@ export interface ProgressState extends RunState {
   restarted?: number;
   /** Lapsed claims queued again (or failed past their attempts) by stall recoveries so far. */
   requeued?: number;
+  /** Dead-lettered turns given back to their hosts so far. */
+  redriven?: number;
   /** A stall recovery under way: where it stopped (it walks the run's unsettled URLs a slice a call). */
   sweep?: Sweep;
   /** Why the run ends (`drained`, `budget`, `deadline`, `stopped` over the API), or `running`. */
@@ -162,6 +164,8 @@ export async function progressStage(deps: CloudDeps, state: RunState & Partial<P
   if (p.settled >= p.enqueued) return { ...base, done: true, reason: 'drained' };
   if (p.pages >= state.maxPages && !(await hasInFlight(deps, state.runId))) return { ...base, done: true, reason: 'budget' };
   if (now >= state.deadline) return { ...base, done: true, reason: 'deadline' };
+  const redriven = await redriveDeadTurns(deps, state.runId, now);
+  if (redriven) base.redriven = (state.redriven ?? 0) + redriven;
   if (state.sweep || (stalledChecks >= STALL_CHECKS && p.pages < state.maxPages)) {
     // Stalled: from now on hosts backed off past the run's patience defer their URLs, and lost turns are given again.
     if (!state.sweep) await deps.store.markRunIdle(state.runId, now);

@@ -73,11 +73,15 @@ export async function sweepStep(
     (t): t is HostTurn => t !== undefined,
   );
   const given = new Set(counted.map((t) => t.host));
-  const restarted = await inBatches(
-    [...new Set([...waiting, ...lapsedByHost.keys()])].filter((h) => !given.has(h)),
-    16,
-    (host) => deps.store.restartTurn(runId, host, now, TURN_STALE_MS),
-  );
+  // Read first (half a read unit a host), written only where the turn is missing or old.
+  const candidates = [...new Set([...waiting, ...lapsedByHost.keys()])].filter((h) => !given.has(h));
+  const records = await deps.store.hostTurns(runId, candidates);
+  const staleMs = deps.turnStaleMs ?? TURN_STALE_MS;
+  const lost = candidates.filter((h) => {
+    const r = records.get(h);
+    return !r?.closed && (r?.turn === undefined || (r.turnAt ?? 0) < now - staleMs);
+  });
+  const restarted = await inBatches(lost, 16, (host) => deps.store.restartTurn(runId, host, now, staleMs));
   const turns: Array<HostTurn | undefined> = [...counted, ...restarted];
   const started = turns.filter((t): t is HostTurn => t !== undefined);
   if (started.length) await deps.frontier.sendTurns(started);
@@ -88,4 +92,38 @@ export async function sweepStep(
   }
   const { cursor: _old, ...next } = at;
   return { next: { ...next, shard, ...(cursor ? { cursor } : {}) } };
+}
+
+/** Dead-lettered turns Progress takes back each check, and how often a host's turn is given back from there. */
+export const REDRIVE_PER_CHECK = 30;
+export const MAX_REDRIVES = 3;
+
+/**
+ * The run's turns that reached the dead-letter queue (each failed every time it was taken, for a few
+ * minutes) are given back to their hosts as new turns, a few times each: a host whose turn died
+ * of a passing cause (a throttle, a timeout) is crawled on. Turns of other runs are left for theirs;
+ * a host past MAX_REDRIVES keeps its turn in the queue for an operator (the DLQ's alarm). Returns how
+ * many were given back.
+ */
+export async function redriveDeadTurns(deps: CloudDeps, runId: number, now: number): Promise<number> {
+  const dead = await deps.frontier.deadTurns(REDRIVE_PER_CHECK);
+  const turns: HostTurn[] = [];
+  for (const { turn, receipt } of dead) {
+    if (!turn || turn.runId !== runId) {
+      await deps.frontier.settleDead(receipt, 'leave');
+      continue;
+    }
+    const again = await deps.store.redriveTurn(turn, now, MAX_REDRIVES);
+    const record = again ? undefined : await deps.store.hostTurn(runId, turn.host);
+    // Given back, or no longer the host's turn (handed on, ended, closed): out of the dead letters.
+    if (again || record?.turn !== turn.turn) {
+      if (again) turns.push(again);
+      await deps.frontier.settleDead(receipt, 'delete');
+    } else await deps.frontier.settleDead(receipt, 'leave');
+  }
+  if (turns.length) {
+    await deps.frontier.sendTurns(turns);
+    deps.logger.warn('dead-lettered turns given back to their hosts', { runId, turns: turns.length });
+  }
+  return turns.length;
 }

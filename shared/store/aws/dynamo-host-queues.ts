@@ -103,6 +103,24 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
     };
   }
 
+  async hostTurns(runId: number, hosts: string[]): Promise<Map<string, HostTurnRecord>> {
+    const shards = await this.shardsOf(runId);
+    const items = await this.batchGet(
+      hosts.map((h) => keys.runHost(runId, h, shards)),
+      ['host', 'queued', 'turn', 'turnAt', 'closed'],
+    );
+    return new Map(
+      items.map((item) => [
+        String(item.host),
+        {
+          queued: Number(item.queued ?? 0),
+          ...(item.turn !== undefined ? { turn: Number(item.turn), turnAt: Number(item.turnAt ?? 0) } : {}),
+          ...(item.closed ? { closed: item.closed as QueueClosing } : {}),
+        },
+      ]),
+    );
+  }
+
   async nextQueued(runId: number, host: string, limit: number): Promise<QueuedAt[]> {
     const res = await this.doc.send(
       new QueryCommand({
@@ -117,6 +135,24 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
     return (res.Items ?? [])
       .filter((i) => String(i.SK).startsWith(URL_SK))
       .map((i) => ({ urlId: String(i.SK).slice(URL_SK.length), notBefore: Number(i.notBefore ?? 0) }));
+  }
+
+  async keepTurn(turn: HostTurn, taken: number, now: number): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: await this.hostKey(turn.runId, turn.host),
+          UpdateExpression: 'SET turnAt = :now ADD queued :minus',
+          ConditionExpression: 'turn = :cur',
+          ExpressionAttributeValues: { ':now': now, ':minus': -taken, ':cur': turn.turn },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
   }
 
   async passTurn(turn: HostTurn, taken: number, now: number): Promise<HostTurn | undefined> {
@@ -168,6 +204,25 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
   async restartTurn(runId: number, host: string, now: number, staleMs: number): Promise<HostTurn | undefined> {
     // A closed queue never gets a turn again: its URL items stay queued, settled in the counters.
     return this.newTurn(runId, host, now, 'attribute_not_exists(closed) AND (attribute_not_exists(turn) OR turnAt < :stale)', { ':stale': now - staleMs });
+  }
+
+  async redriveTurn(dead: HostTurn, now: number, maxRedrives: number): Promise<HostTurn | undefined> {
+    try {
+      const res = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: await this.hostKey(dead.runId, dead.host),
+          UpdateExpression: 'SET turns = turns + :one, turn = turns + :one, turnAt = :now ADD redrives :one',
+          ConditionExpression: 'turn = :dead AND attribute_not_exists(closed) AND (attribute_not_exists(redrives) OR redrives < :max)',
+          ExpressionAttributeValues: { ':one': 1, ':now': now, ':dead': dead.turn, ':max': maxRedrives },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return { ...dead, turn: Number(res.Attributes?.turn) };
+    } catch (err) {
+      if (isConditionFailure(err)) return undefined;
+      throw err;
+    }
   }
 
   async runShards(runId: number): Promise<number> {

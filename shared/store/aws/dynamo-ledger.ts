@@ -130,7 +130,20 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
       config: item.config as Record<string, unknown>,
       ...scopeOf(item),
       ...(item.idleSince !== undefined ? { idleSince: Number(item.idleSince) } : {}),
+      ...(item.pagesFullAt !== undefined ? { pagesFullAt: Number(item.pagesFullAt) } : {}),
     };
+  }
+
+  async markPagesFull(runId: number, at: number): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.run(runId),
+        UpdateExpression: 'SET pagesFullAt = :at',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
   }
 
   async markRunIdle(runId: number, at: number): Promise<void> {

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { parseHostTurn } from '../frontier-message.js';
 import type { FrontierQueue, HostTurn } from '../ports/index.js';
 import { inBatches } from '../../util/batches.js';
 
@@ -65,6 +73,39 @@ export class SqsFrontier implements FrontierQueue {
           `SQS refused ${res.Failed.length} turn messages (${res.Failed[0]!.Code}: ${res.Failed[0]!.Message}); their hosts' URLs stay queued in DynamoDB`,
         );
     });
+  }
+
+  async deadTurns(limit: number): Promise<Array<{ turn?: HostTurn; receipt: string }>> {
+    if (!this.deadLetterUrl) return [];
+    const out: Array<{ turn?: HostTurn; receipt: string }> = [];
+    while (out.length < limit) {
+      const res = await this.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: this.deadLetterUrl,
+          MaxNumberOfMessages: Math.min(10, limit - out.length),
+          VisibilityTimeout: 60,
+          WaitTimeSeconds: 0,
+        }),
+      );
+      const messages = res.Messages ?? [];
+      for (const m of messages) {
+        let turn: HostTurn | undefined;
+        try {
+          turn = parseHostTurn(m.Body ?? '');
+        } catch {
+          turn = undefined;
+        }
+        out.push({ ...(turn ? { turn } : {}), receipt: m.ReceiptHandle! });
+      }
+      if (messages.length === 0) break;
+    }
+    return out;
+  }
+
+  async settleDead(receipt: string, how: 'delete' | 'leave'): Promise<void> {
+    if (!this.deadLetterUrl) return;
+    if (how === 'delete') await this.sqs.send(new DeleteMessageCommand({ QueueUrl: this.deadLetterUrl, ReceiptHandle: receipt }));
+    else await this.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: this.deadLetterUrl, ReceiptHandle: receipt, VisibilityTimeout: 0 }));
   }
 
   async handBack(receiptHandle: string, delayMs: number): Promise<void> {

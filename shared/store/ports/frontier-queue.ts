@@ -11,4 +11,8 @@ export interface FrontierQueue {
   handBack(receipt: string, delayMs: number): Promise<void>;
   /** Moves a message that cannot be handled (malformed) to the dead-letter queue with the reason, so it never blocks its group. */
   deadLetter(body: string, reason: string, group: string, id: string): Promise<void>;
+  /** Turns in the dead-letter queue (up to `limit`, hidden a while from other readers), each with its receipt. */
+  deadTurns(limit: number): Promise<Array<{ turn?: HostTurn; receipt: string }>>;
+  /** Settles a dead-lettered message read with `deadTurns`: deleted, or left for another reader at once. */
+  settleDead(receipt: string, how: 'delete' | 'leave'): Promise<void>;
 }

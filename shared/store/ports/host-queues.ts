@@ -69,8 +69,15 @@ export interface HostQueues {
   closeHostQueue(turn: HostTurn, taken: number, closing: QueueClosing): Promise<number | undefined>;
   /** The run's host record (its live turn and queued count), read consistently. */
   hostTurn(runId: number, host: string): Promise<HostTurnRecord | undefined>;
+  /** The run's host records of many hosts at once (eventually consistent; a host without one is absent). */
+  hostTurns(runId: number, hosts: string[]): Promise<Map<string, HostTurnRecord>>;
   /** The host's first queued URLs by priority (at most `limit`). */
   nextQueued(runId: number, host: string, limit: number): Promise<QueuedAt[]>;
+  /**
+   * Keeps a live turn going after a step that took `taken` URLs out of the queue (counted out, the
+   * turn's time renewed); false when `turn` was not live.
+   */
+  keepTurn(turn: HostTurn, taken: number, now: number): Promise<boolean>;
   /**
    * Hands a live turn on to the next one (returned; the caller sends it), counting the `taken` URLs
    * the turn moved out of the queue. Undefined when `turn` was not live (a duplicate message).
@@ -87,6 +94,11 @@ export interface HostQueues {
    * host has no live turn, or its turn is older than `staleMs`. Undefined when its turn is fresh.
    */
   restartTurn(runId: number, host: string, now: number, staleMs: number): Promise<HostTurn | undefined>;
+  /**
+   * A new turn for a host whose turn `dead` reached the dead-letter queue (it failed every time it
+   * was taken), unless the host's turn moved on or it was given one this way `maxRedrives` times.
+   */
+  redriveTurn(dead: HostTurn, now: number, maxRedrives: number): Promise<HostTurn | undefined>;
   /** The partitions a run's URLs are spread over (numbered from 0). */
   runShards(runId: number): Promise<number>;
   /** One page of a shard's URLs still queued or in flight (reading at most `limit` URLs: `read` says how many), and the cursor after them. */

@@ -11,6 +11,8 @@ export interface RunLedger {
   getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined>;
   /** Claims a queued URL (or one whose claim lapsed); undefined when it is not fetchable now. */
   claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined>;
+  /** Records that the run's page budget was found spent at `at` (see `RunRecord.pagesFullAt`). */
+  markPagesFull(runId: number, at: number): Promise<void>;
   /** Marks the run idle (its progress stalled) from `at`, once: see `RunRecord.idleSince`. */
   markRunIdle(runId: number, at: number): Promise<void>;
   /**
