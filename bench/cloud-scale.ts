@@ -12,7 +12,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FINALIZE_SPREAD_PAGES } from '../shared/pipeline/cloud/run-finalize.js';
+import { FINALIZE_CHUNK_PAGES, FINALIZE_SPREAD_PAGES, WRITE_CHUNK_PAGES } from '../shared/pipeline/cloud/run-finalize.js';
+import { SWEEP_ITEMS_PER_CALL } from '../shared/pipeline/cloud/stall-recovery.js';
+import { RUN_SHARDS, runShardsFor } from '../shared/store/aws/table.js';
+import { DEFAULT_FETCH_CONCURRENCY } from '../lib/crawler.js';
 import { WACZ_PART_BYTES, WACZ_PART_FILES } from '../shared/pipeline/cloud/warc-compaction.js';
 import { machine, publish, today } from './report.js';
 
@@ -38,6 +41,17 @@ export const AWS_LIMITS = {
   maxFetchConcurrency: 1000,
 } as const;
 
+/**
+ * The two deployments each size is modelled for: `defaults`, the construct as deployed with no
+ * props in a new account; `tuned`, the fetch workers at the construct's cap and the account's
+ * Lambda concurrency and table throughput quotas raised (routine quota increases).
+ */
+export const DEPLOYMENTS = {
+  defaults: { fetchConcurrency: DEFAULT_FETCH_CONCURRENCY, lambdaConcurrency: AWS_LIMITS.lambdaConcurrency, tableUnits: AWS_LIMITS.tableWriteUnits },
+  tuned: { fetchConcurrency: AWS_LIMITS.maxFetchConcurrency, lambdaConcurrency: 5000, tableUnits: 160_000 },
+} as const;
+export type Deployment = (typeof DEPLOYMENTS)[keyof typeof DEPLOYMENTS];
+
 /** List prices of storage a month (us-east-1). */
 const STORAGE_PRICE = { dynamoGbMonth: 0.25, s3GbMonth: 0.023 };
 /** Pages of one run at most: a crawl of more pages runs again (its next runs pick up the deferred and new URLs). */
@@ -54,6 +68,11 @@ export interface Trace {
   delayMs: number;
   usdPer1kPages: number;
   linksPerPage?: number;
+  /** The web the trace crawled: `open` (most links never fetched) or the closed test web. */
+  web?: 'open' | 'closed';
+  urlItemsPerPage?: number;
+  /** Calls the quota layer throttled (AWS's limits at their real size) while the trace's crawl ran. */
+  throttles?: number;
   parts?: Record<string, number>;
   lambda: Record<string, { invocations: number; seconds: number; maxInvocationSeconds: number; memoryMb: number }>;
   pageExecutions: number;
@@ -61,7 +80,7 @@ export interface Trace {
   s3: { puts: number; gets: number; putsByPrefix?: Record<string, number>; objectsByPrefix?: Record<string, number> };
   storage: { dynamoBytes: number; s3Bytes: number };
   runMachine: { eventsPerPoll: number; historyEvents: number; pollSeconds: number; finalizeEvents?: number };
-  partitions: Array<{ pattern: string; distinct: number; writeUnits: number; readUnits: number; writes: number; reads: number }>;
+  partitions: Array<{ pattern: string; distinct: number; writeUnits: number; readUnits: number; writes: number; reads: number; hottestWriteShare?: number }>;
   reads: Array<{ fn: string; command: string; pattern: string; calls: number; items: number; maxItems: number }>;
 }
 
@@ -88,7 +107,13 @@ export interface Limit {
 export interface SizeModel {
   pages: number;
   runPages: number;
+  /** Tuned: the fetch workers at the construct's cap, the account's quotas raised (DEPLOYMENTS.tuned). */
   pagesPerSecondPerRun: number;
+  /** As deployed with the construct's defaults in a new account (DEPLOYMENTS.defaults). */
+  pagesPerSecondPerRunDefaults: number;
+  limitedByDefaults: string;
+  /** Whether a run of this size ends (its history, its Lambdas' time): `cannotEnd` says why not. */
+  runEnds: boolean;
   limitedBy: string;
   firstLimit: string;
   runWideOps: string[];
@@ -102,19 +127,24 @@ export interface SizeModel {
   storageUsdPer1kPagesMonth: number;
 }
 
-/** The rate limits one run meets, each in pages a second, from the trace's per-page figures. */
-export function rateLimits(t: Trace): Limit[] {
+/** The rate limits one run meets, each in pages a second, from the trace's per-page figures, for a deployment. */
+export function rateLimits(t: Trace, d: Deployment = DEPLOYMENTS.defaults, runPages = t.pages): Limit[] {
   const limits: Limit[] = [];
   const perPage = (n: number) => n / t.pages;
+  // A run's shards: the trace's run had RUN_SHARDS; a run of a larger budget has more (runShardsFor), each taking its share.
+  const widen = RUN_SHARDS / runShardsFor(runPages);
   for (const p of t.partitions) {
     const scope = scopeOf(p.pattern, p.distinct, t.pages);
-    if (scope !== 'run' && scope !== 'table') continue;
-    // The load of a fixed set of keys spreads over at most that many partitions.
-    if (p.writeUnits > 0)
+    // The hottest key of a pattern (measured) meets a partition's limit first: a big host's queue,
+    // one of a run's shards. Keys that spread with the pages (a URL's own) never do.
+    const measured = p.hottestWriteShare ?? (scope === 'run' || scope === 'table' ? 1 / p.distinct : 0);
+    const share = p.pattern.includes('<shard>') ? measured * widen : measured;
+    if (p.writeUnits > 0 && share > 0 && (scope !== 'spread' || p.hottestWriteShare !== undefined))
       limits.push({
-        name: `DynamoDB writes on ${p.pattern} (${p.distinct} key${p.distinct === 1 ? '' : 's'}, ${perPage(p.writeUnits).toFixed(2)} units a page)`,
-        pagesPerSecond: (AWS_LIMITS.partitionWriteUnits * p.distinct) / perPage(p.writeUnits),
+        name: `DynamoDB writes on ${p.pattern}'s hottest key (${(share * 100).toFixed(1)} % of ${perPage(p.writeUnits).toFixed(2)} units a page)`,
+        pagesPerSecond: AWS_LIMITS.partitionWriteUnits / (perPage(p.writeUnits) * share),
       });
+    if (scope !== 'run' && scope !== 'table') continue;
     if (p.readUnits > 0)
       limits.push({
         name: `DynamoDB reads on ${p.pattern} (${p.distinct} key${p.distinct === 1 ? '' : 's'}, ${perPage(p.readUnits).toFixed(2)} units a page)`,
@@ -124,25 +154,25 @@ export function rateLimits(t: Trace): Limit[] {
   const writeUnits = t.partitions.reduce((n, p) => n + p.writeUnits, 0);
   const readUnits = t.partitions.reduce((n, p) => n + p.readUnits, 0);
   limits.push({
-    name: `DynamoDB table write quota (${perPage(writeUnits).toFixed(1)} units a page)`,
-    pagesPerSecond: AWS_LIMITS.tableWriteUnits / perPage(writeUnits),
+    name: `DynamoDB table write quota (${d.tableUnits.toLocaleString('en')} units a second; ${perPage(writeUnits).toFixed(1)} units a page)`,
+    pagesPerSecond: d.tableUnits / perPage(writeUnits),
   });
   limits.push({
-    name: `DynamoDB table read quota (${perPage(readUnits).toFixed(1)} units a page)`,
-    pagesPerSecond: AWS_LIMITS.tableReadUnits / perPage(readUnits),
+    name: `DynamoDB table read quota (${d.tableUnits.toLocaleString('en')} units a second; ${perPage(readUnits).toFixed(1)} units a page)`,
+    pagesPerSecond: d.tableUnits / perPage(readUnits),
   });
   const pageSeconds = Object.entries(t.lambda)
     .filter(([stage]) => !RUN_STAGES.has(stage))
     .reduce((n, [, l]) => n + l.seconds, 0);
   limits.push({
-    name: `Lambda concurrency (${perPage(pageSeconds).toFixed(2)} s of Lambda a page)`,
-    pagesPerSecond: AWS_LIMITS.lambdaConcurrency / perPage(pageSeconds),
+    name: `Lambda concurrency (${d.lambdaConcurrency.toLocaleString('en')}; ${perPage(pageSeconds).toFixed(2)} s of Lambda a page)`,
+    pagesPerSecond: d.lambdaConcurrency / perPage(pageSeconds),
   });
   const fetchSeconds = t.lambda['fetch-worker']?.seconds ?? 0;
   if (fetchSeconds > 0)
     limits.push({
-      name: `maxFetchConcurrency (${perPage(fetchSeconds).toFixed(2)} s of fetch worker a page)`,
-      pagesPerSecond: AWS_LIMITS.maxFetchConcurrency / perPage(fetchSeconds),
+      name: `fetch workers (maxFetchConcurrency ${d.fetchConcurrency}; ${perPage(fetchSeconds).toFixed(3)} s of fetch worker a page)`,
+      pagesPerSecond: d.fetchConcurrency / perPage(fetchSeconds),
     });
   limits.push({
     name: `SQS FIFO throughput (${perPage(t.sqsRequests).toFixed(2)} requests a page)`,
@@ -169,6 +199,8 @@ export function growingReads(t: Trace): { run: Trace['reads']; table: Trace['rea
   const table: Trace['reads'] = [];
   for (const r of t.reads) {
     if (r.maxItems < t.pages / 4) continue;
+    // A reader bounded by its code (the stall's sweep: a slice a call) reads at most its bound, whatever the run.
+    if (r.fn === 'run-progress' && r.maxItems <= SWEEP_ITEMS_PER_CALL) continue;
     if (r.pattern.includes('<run>') || r.pattern.startsWith('URL#')) run.push(r);
     else if (!r.pattern.startsWith('HOST#')) table.push(r);
   }
@@ -179,9 +211,10 @@ const opName = (r: Trace['reads'][number]) => `${r.fn} ${r.command} ${r.pattern}
 
 export function modelSize(t: Trace, pages: number): SizeModel {
   const runPages = Math.min(pages, RUN_PAGES_MAX);
-  const limits = rateLimits(t);
+  const limits = rateLimits(t, DEPLOYMENTS.tuned, runPages);
   const binding = limits[0]!;
   const rate = binding.pagesPerSecond;
+  const defaults = rateLimits(t, DEPLOYMENTS.defaults, runPages)[0]!;
   const growing = growingReads(t);
   // The trace's run is small, so FinalizeRun ranked and packaged it alone; a run of more than
   // FINALIZE_SPREAD_PAGES ends shard by shard, a bounded chunk a step (bench:cloud-soak measures them).
@@ -199,7 +232,19 @@ export function modelSize(t: Trace, pages: number): SizeModel {
     if (seconds > AWS_LIMITS.lambdaSeconds)
       cannotEnd.push(`${r.fn} reads the whole table (${r.command} ${r.pattern}): ~${Math.round(seconds)} s, past Lambda's ${AWS_LIMITS.lambdaSeconds} s`);
   }
-  const runSeconds = runPages / rate;
+  // The run's end, a Distributed Map child a shard: each child's history holds its loop's steps
+  // (a Task and a Choice: 7 events a step) under Step Functions' 25,000.
+  const shardPages = runPages / runShardsFor(runPages);
+  for (const [step, chunk] of [
+    ['CollectShard', FINALIZE_CHUNK_PAGES],
+    ['WriteShard', WRITE_CHUNK_PAGES],
+  ] as const) {
+    const childEvents = Math.ceil(shardPages / chunk) * 7 + 10;
+    if (childEvents > t.runMachine.historyEvents)
+      cannotEnd.push(`${step}'s Map child: ${childEvents} history events for a shard of ${Math.round(shardPages)} pages, past ${t.runMachine.historyEvents}`);
+  }
+  // At the slower deployment's rate the run takes longest: its history is checked at that one.
+  const runSeconds = runPages / Math.min(rate, defaults.pagesPerSecond);
   // The run's end: its finalize states and ranking rounds at their cap (a trace from before them: 60).
   const events = Math.ceil(runSeconds / t.runMachine.pollSeconds) * t.runMachine.eventsPerPoll + 60 + (t.runMachine.finalizeEvents ?? 0);
   if (events > t.runMachine.historyEvents)
@@ -211,6 +256,9 @@ export function modelSize(t: Trace, pages: number): SizeModel {
     pages,
     runPages,
     pagesPerSecondPerRun: Math.round(rate),
+    pagesPerSecondPerRunDefaults: Math.round(defaults.pagesPerSecond),
+    limitedByDefaults: defaults.name,
+    runEnds: cannotEnd.length === 0,
     limitedBy: binding.name,
     firstLimit: cannotEnd[0] ?? binding.name,
     runWideOps: [...new Set(run.map(opName))],
@@ -238,13 +286,26 @@ export function warcObjectsAt(t: Trace, pages: number, runPages: number): { writ
   return { written: Math.round(writtenPerPage * pages), kept };
 }
 
+/** What the model was fed: the web the trace crawled, its size and what throttled on the way. */
+export function traceSummary(t: Trace): { web: string; hosts: number; urlItemsPerPage: number; pages: number; throttles: number } {
+  return {
+    web: t.web ?? 'closed',
+    hosts: t.hosts,
+    urlItemsPerPage: Number((t.urlItemsPerPage ?? 0).toFixed(2)),
+    pages: t.pages,
+    throttles: t.throttles ?? 0,
+  };
+}
+
 function loadTrace(): Trace {
   const at = process.argv.indexOf('--trace');
   const file = at === -1 ? join('.bench-data', 'cloud-trace.json') : process.argv[at + 1];
   if (!file) throw new Error('--trace needs the file bench:cloud wrote: --trace .bench-data/cloud-trace.json');
   if (process.argv.includes('--fresh') || (at === -1 && !existsSync(file))) {
     console.error(`running bench:cloud to measure the trace (${file})…`);
-    execFileSync(process.execPath, ['--import', 'tsx', join('bench', 'cloud.ts'), '--json', '--trace', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, ['--openssl-legacy-provider', '--import', 'tsx', join('bench', 'cloud.ts'), '--json', '--trace', file], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   if (!existsSync(file)) throw new Error(`no trace at ${file}: write one with npm run bench:cloud -- --trace ${file}`);
   return JSON.parse(readFileSync(file, 'utf8')) as Trace;
@@ -274,9 +335,16 @@ function publishModel(trace: Trace, sizes: SizeModel[]): void {
     ...common,
     tables: [
       {
-        title: 'Rate limits of one run, lowest first:',
+        title: "Rate limits of one run as deployed (the construct's defaults, a new account), lowest first:",
         columns: ['pages a second', 'limit'],
-        rows: rateLimits(trace)
+        rows: rateLimits(trace, DEPLOYMENTS.defaults)
+          .slice(0, 6)
+          .map((l) => [Math.round(l.pagesPerSecond), l.name]),
+      },
+      {
+        title: `Tuned (maxFetchConcurrency ${DEPLOYMENTS.tuned.fetchConcurrency}, the account's Lambda concurrency ${DEPLOYMENTS.tuned.lambdaConcurrency.toLocaleString('en')}, the table's quota ${DEPLOYMENTS.tuned.tableUnits.toLocaleString('en')} units a second), lowest first:`,
+        columns: ['pages a second', 'limit'],
+        rows: rateLimits(trace, DEPLOYMENTS.tuned)
           .slice(0, 6)
           .map((l) => [Math.round(l.pagesPerSecond), l.name]),
       },
@@ -285,8 +353,10 @@ function publishModel(trace: Trace, sizes: SizeModel[]): void {
         columns: [
           'pages',
           'a run',
-          'pages/s a run',
-          'limited by',
+          'pages/s a run, tuned',
+          'as deployed',
+          'the run ends',
+          'first limit',
           'grows with the run',
           'grows with the table',
           'DynamoDB GB',
@@ -299,6 +369,8 @@ function publishModel(trace: Trace, sizes: SizeModel[]): void {
           s.pages.toExponential(0),
           s.runPages.toExponential(0),
           s.pagesPerSecondPerRun,
+          s.pagesPerSecondPerRunDefaults,
+          s.runEnds ? 'yes' : 'no',
           s.firstLimit,
           s.runWideOps.join('; ') || 'nothing',
           s.tableWideOps.join('; ') || 'nothing',
@@ -320,9 +392,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes('--json')) {
     console.log(
       JSON.stringify({
+        trace: traceSummary(trace),
+        deployments: DEPLOYMENTS,
         sizes: sizes.map((s) => ({
           pages: s.pages,
           pagesPerSecondPerRun: s.pagesPerSecondPerRun,
+          pagesPerSecondPerRunDefaults: s.pagesPerSecondPerRunDefaults,
+          runEnds: s.runEnds,
+          limitedByDefaults: s.limitedByDefaults,
           firstLimit: s.firstLimit,
           runWideOps: s.runWideOps,
           tableWideOps: s.tableWideOps,
@@ -337,18 +414,23 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       }),
     );
   } else {
+    const t = traceSummary(trace);
     console.log(
-      `Trace: ${trace.pages} pages, ${trace.requests} requests through the cloud path on emulators (bench:cloud), ${trace.partitions.length} partition-key patterns, $${trace.usdPer1kPages.toFixed(4)} per 1,000 pages\n`,
+      `Trace: ${t.web} web of ${t.hosts} hosts, ${trace.pages} pages, ${t.urlItemsPerPage} URL items a page, ${trace.requests} requests, ${t.throttles} throttles, through the cloud path on emulators (bench:cloud); ${trace.partitions.length} partition-key patterns, $${trace.usdPer1kPages.toFixed(4)} per 1,000 pages\n`,
     );
-    console.log('Rate limits of one run, lowest first:');
-    for (const l of rateLimits(trace).slice(0, 8)) console.log(`  ${String(Math.round(l.pagesPerSecond)).padStart(9)} pages/s  ${l.name}`);
+    for (const [name, d] of Object.entries(DEPLOYMENTS)) {
+      console.log(
+        `Rate limits of one run, ${name} (fetch concurrency ${d.fetchConcurrency}, Lambda ${d.lambdaConcurrency}, table ${d.tableUnits} units/s), lowest first:`,
+      );
+      for (const l of rateLimits(trace, d).slice(0, 6)) console.log(`  ${String(Math.round(l.pagesPerSecond)).padStart(9)} pages/s  ${l.name}`);
+    }
     console.log(
       `\nA run of more than ${FINALIZE_SPREAD_PAGES.toLocaleString('en')} pages ends shard by shard, each step a bounded chunk (bench:cloud-soak); the trace's run ended in FinalizeRun alone.`,
     );
     console.log('\nBy crawl size (a run is at most 10⁷ pages; a larger crawl is several runs):');
     for (const s of sizes) {
       console.log(
-        `\n${s.pages.toExponential(0)} pages (a run of ${s.runPages.toExponential(0)}): ${s.pagesPerSecondPerRun} pages/s a run, limited by ${s.limitedBy}`,
+        `\n${s.pages.toExponential(0)} pages (a run of ${s.runPages.toExponential(0)}): ${s.pagesPerSecondPerRun} pages/s a run tuned (${s.limitedBy}), ${s.pagesPerSecondPerRunDefaults} as deployed (${s.limitedByDefaults}); the run ${s.runEnds ? 'ends' : 'does not end'}`,
       );
       console.log(`  first limit: ${s.firstLimit}`);
       console.log(`  grows with the run: ${s.runWideOps.join('; ') || 'nothing'}`);

@@ -75,6 +75,7 @@ export function searchApi(): Handler {
             runs: new SfnWorkflow(clients.sfn, config.runMachineArn),
             defaults: config.apiCrawlSettings,
             limits: config.apiCrawlLimits,
+            admins: config.apiAdmins,
             chatModel,
           }),
           allowPrivateNetwork: config.apiCrawlSettings.allowPrivateNetwork === true,

@@ -27,6 +27,13 @@ export interface IamApiProps {
          * @default every principal allowed to invoke the URL may write
          */
         readonly writers?: readonly string[];
+        /**
+         * The IAM roles or users (ARNs) that may stop any crawl started over the API; every other
+         * caller stops only its own (`DELETE /crawls/{id}` answers 403 for another's). A role's
+         * sessions count as the role.
+         * @default none: each caller stops only the crawls it started
+         */
+        readonly admins?: readonly string[];
       };
 }
 

@@ -252,6 +252,8 @@ export class Crawler extends Construct {
         );
         const writers = typeof start === 'object' ? (start.writers ?? []) : [];
         if (writers.length) fns['search-api'].addEnvironment(ENV.apiWriters, writers.join(','));
+        const admins = typeof start === 'object' ? (start.admins ?? []) : [];
+        if (admins.length) fns['search-api'].addEnvironment(ENV.apiAdmins, admins.join(','));
         const machine = this.workflows.runMachine;
         machine.grantStartExecution(fns['search-api']);
         // DescribeExecution on the run machine's executions (GET /crawls/{id}), nothing else.

@@ -29,6 +29,9 @@ export interface ObservabilityProps {
 /** Throttles of a capped stage in five minutes (one a second) that say the cap, not the sites, sets the crawl's pace. */
 export const CAPPED_THROTTLES_ALARM = 300;
 
+/** Fetch-worker turns failed in five minutes that page a team (a few are throttles, retried). */
+export const FAILED_MESSAGES_ALARM = 50;
+
 /** A frontier message older than this means hosts are not being served (a stuck group, workers down). */
 const OLDEST_MESSAGE_ALARM_SECONDS = 6 * 60 * 60;
 
@@ -88,6 +91,13 @@ export class CrawlObservability extends Construct {
         `${fn}-enrich-failures`,
         counted(fn, 'EnrichFailures'),
         `The ${fn} stage could not enrich pages (the model or the index refused): they stay stored, unenriched; see its log.`,
+      );
+    if ('fetch-worker' in props.functions)
+      alarm(
+        'fetch-messages-failed',
+        counted('fetch-worker', 'MessagesFailed'),
+        `The fetch worker failed ${FAILED_MESSAGES_ALARM} turns in five minutes (each handed back after a short back-off; ten failures take a turn to the DLQ): throttles or an error on every turn; see its log.`,
+        FAILED_MESSAGES_ALARM,
       );
     if ('record-failure' in props.functions)
       alarm(

@@ -350,6 +350,11 @@ export function checkCrawlerProps(id: string, props: CrawlerProps): void {
         throw new CrawlConfigError(
           `${where}: api.startCrawls.writers names "${arn}", which is not an IAM role or user ARN (arn:aws:iam::<account>:role/<name>)`,
         );
+    for (const arn of typeof start === 'object' ? (start.admins ?? []) : [])
+      if (!Token.isUnresolved(arn) && !/^arn:aws[\w-]*:(iam::\d{12}:(role|user)\/.+|sts::\d{12}:assumed-role\/.+)$/.test(arn))
+        throw new CrawlConfigError(
+          `${where}: api.startCrawls.admins names "${arn}", which is not an IAM role or user ARN (arn:aws:iam::<account>:role/<name>)`,
+        );
     if (typeof start === 'object')
       for (const [name, [min, max]] of Object.entries(API_CRAWL_LIMIT_RANGES))
         inRange(where, `api.startCrawls.limits.${name}`, start.limits?.[name as keyof ApiCrawlLimitProps], [min, max]);

@@ -13,11 +13,11 @@ export const EVENTS_PER_POLL = 9;
 /** A poll that also rebuilds the full-text generation: RebuildText's entered, scheduled, started, succeeded, exited. */
 export const EVENTS_PER_POLL_WITH_TEXT_REBUILD = EVENTS_PER_POLL + 5;
 /**
- * A run's end: FinalizeStart, FinalizeRun and a Catch's FailRun (5 events each), seven Distributed
+ * A run's end: FinalizeStart, FinalizeRun, a Catch's FailRun and its MarkRunFailed (5 events each), seven Distributed
  * Maps over the shards, the changes' partitions and the archive's parts (entered, map run started and succeeded, exited, with room: 6 each), and
  * each ranking round (its Map, RankCheck's 5, the Ranked choice's 2) up to the rounds' cap.
  */
-export const FINALIZE_EVENTS = 15 + 7 * 6 + RANK_ROUNDS_MAX * (6 + 5 + 2);
+export const FINALIZE_EVENTS = 20 + 7 * 6 + RANK_ROUNDS_MAX * (6 + 5 + 2);
 /** InitRun, Discover, the run's end and the execution's own events, with room to spare. */
 const EVENTS_OUTSIDE_POLLS = 60 + FINALIZE_EVENTS;
 export const EXPRESS_LIMIT_SECONDS = 300;

@@ -24,6 +24,15 @@ export const THROTTLING_ERRORS = [
 ];
 
 /**
+ * A step that ran out of time: its state's timeout (States.Timeout), the Lambda's own
+ * (Sandbox.Timedout), or a Lambda killed mid-run (Lambda.Unknown). The run machine's steps are safe
+ * to repeat, so they retry these.
+ */
+export const TIMEOUT_ERRORS = ['States.Timeout', 'Sandbox.Timedout', 'Lambda.Unknown'];
+/** The run machine's step timeout: past the longest Lambda timeout (15 minutes), so a lost invocation times out and is retried. */
+export const RUN_STEP_TIMEOUT = Duration.minutes(16);
+
+/**
  * Retries of the run machine's steps (Standard: no time limit but the run's), which also retry a
  * step that timed out.
  */
@@ -67,9 +76,16 @@ export function invoke(
   { retry = RUN_RETRY, capacity }: { retry?: RetryBudget; capacity?: RetryBudget } = {},
 ): sfn.TaskStateBase {
   // Lambda's service errors are in our own list, with our own budget (CDK's default retry adds up to 126 s).
-  const task = new tasks.LambdaInvoke(scope, name, { lambdaFunction: fn, payloadResponseOnly: true, retryOnServiceExceptions: false, ...options });
+  const task = new tasks.LambdaInvoke(scope, name, {
+    lambdaFunction: fn,
+    payloadResponseOnly: true,
+    retryOnServiceExceptions: false,
+    // A run machine step never waits for ever on an invocation that was lost.
+    ...(retry.retriesTimeouts ? { taskTimeout: sfn.Timeout.duration(RUN_STEP_TIMEOUT) } : {}),
+    ...options,
+  });
   // Step Functions takes the first retrier that names the error: a model step's throttles get their own.
   if (capacity) addRetry(task, [LAMBDA_THROTTLE, 'ModelThrottled'], capacity);
   const errors = THROTTLING_ERRORS.filter((e) => !capacity || e !== LAMBDA_THROTTLE);
-  return addRetry(task, retry.retriesTimeouts ? [...errors, 'States.Timeout'] : errors, retry);
+  return addRetry(task, retry.retriesTimeouts ? [...errors, ...TIMEOUT_ERRORS] : errors, retry);
 }

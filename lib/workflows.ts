@@ -146,7 +146,13 @@ export class CrawlWorkflows extends Construct {
       cause: 'a run step failed; the run is recorded as failed with the error in its report',
     });
     const failRun = invoke(this, 'FailRun', props.finalizeRun, { resultPath: '$.failure' });
-    failRun.addCatch(runFailed, { errors: ['States.ALL'], resultPath: '$.failure' }).next(runFailed);
+    // FailRun failed too: the run is marked failed in one write (and its report and event written where they can be).
+    const markFailed = invoke(this, 'MarkRunFailed', props.finalizeRun, {
+      payload: sfn.TaskInput.fromObject({ 'runId.$': '$.runId', 'crawl.$': '$.crawl', 'failure.$': '$.failure', markFailed: true }),
+      resultPath: '$.marked',
+    });
+    markFailed.addCatch(runFailed, { errors: ['States.ALL'], resultPath: '$.marked' }).next(runFailed);
+    failRun.addCatch(markFailed, { errors: ['States.ALL'], resultPath: '$.failure' }).next(runFailed);
     const finalize = this.finalizeDefinition(props, failRun, runFailed);
     // A run-loop state that fails goes to the run's end with the error: the run ends failed.
     const caught = <T extends sfn.TaskStateBase>(state: T): T => state.addCatch(finalize, { errors: ['States.ALL'], resultPath: '$.error' }) as T;
@@ -251,7 +257,7 @@ export class CrawlWorkflows extends Construct {
         resultPath: '$.finalize',
       }),
     );
-    const write = shardMap('WriteShards', 'WriteShard', 'write', { selector: { 'round.$': '$.finalize.round', ...counts } });
+    const write = shardMap('WriteShards', 'WriteShard', 'write', { loop: true, selector: { 'round.$': '$.finalize.round', ...counts } });
     // The run's changes, a partition of them a child: link kinds decided (after the ranks), monitored changes told.
     const changes = shardMap('ChangeShards', 'ChangeShard', 'changes', {
       selector: { 'crawl.$': '$.crawl', 'status.$': '$.finalize.status' },

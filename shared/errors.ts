@@ -141,6 +141,14 @@ export class JobQueueFullError extends TrawlError {
   }
 }
 
+/** A caller asked for what belongs to another (another caller's crawl to stop): the API answers 403. */
+export class ForbiddenError extends TrawlError {
+  constructor(message: string) {
+    super(message, 'stop-run');
+    this.name = 'ForbiddenError';
+  }
+}
+
 /** The data directory cannot be used (unwritable, from another schema version, damaged). */
 export class DataDirError extends UsageError {
   constructor(message: string, options?: { cause?: unknown }) {

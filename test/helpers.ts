@@ -52,3 +52,15 @@ export async function serve(
 export function frontierRow(fields: Pick<FrontierRow, 'runId' | 'urlId' | 'url'> & Partial<FrontierRow>): FrontierRow {
   return frontierRowOf({ host: new URL(fields.url).hostname, priority: 1, ...fields });
 }
+
+/** A seeded generator (mulberry32): the same numbers every run, so a failure names a case that reproduces. */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

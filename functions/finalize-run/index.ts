@@ -4,7 +4,7 @@
 // WACZ and the run's final status; where Summarize and Index are deployed, the run's last text
 // changes folded into the full-text index and the index integrity report.
 import { finalizeSearch, INTEGRITY_SLICE, rebuildRunText } from '../../shared/pipeline/cloud/enrich-workflow.js';
-import { finalizeRun, type ProgressState, type RunFailure } from '../../shared/pipeline/cloud/run-control.js';
+import { finalizeRun, markRunFailed, type ProgressState, type RunFailure } from '../../shared/pipeline/cloud/run-control.js';
 import { FINALIZE_SPREAD_PAGES, finalizeStart, finalizeStep, type FinalizeEvent, type FinalizePlan } from '../../shared/pipeline/cloud/run-finalize.js';
 import { WACZ_PART_FILES } from '../../shared/pipeline/cloud/warc-compaction.js';
 import type { TextIndexUpdate } from '../../shared/store/ports/index.js';
@@ -32,7 +32,7 @@ function finalizeOptions(): { spreadPages: number; waczPartFiles: number } {
   return { spreadPages: setting('TRAWL_FINALIZE_SPREAD_PAGES') ?? FINALIZE_SPREAD_PAGES, waczPartFiles: setting('TRAWL_WACZ_PART_FILES') || WACZ_PART_FILES };
 }
 
-type EndState = ProgressState & { error?: RunFailure; finalize?: FinalizePlan; finalizeError?: RunFailure };
+type EndState = ProgressState & { error?: RunFailure; finalize?: FinalizePlan; finalizeError?: RunFailure; failure?: RunFailure; markFailed?: true };
 
 export async function handler(event: EndState | RebuildTextEvent | FinalizeEvent): Promise<
   | unknown
@@ -54,6 +54,8 @@ export async function handler(event: EndState | RebuildTextEvent | FinalizeEvent
 > {
   const rt = runtime('finalize-run');
   return instrumented(rt, async () => {
+    // MarkRunFailed: FailRun itself failed; the run is marked failed with what can still be written.
+    if ('markFailed' in event && event.markFailed) return markRunFailed(rt, event);
     if ('action' in event && event.action !== 'rebuild-text') {
       const deps = { ...rt, ranks: rt.graph, urls: rt.store };
       if (event.action === 'finalize-start') return finalizeStart(deps, event.state, finalizeOptions());

@@ -95,7 +95,7 @@ export interface Wanted {
 export class Refused extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 403 | 404 | 408 | 429 | 502 = 400,
+    readonly status: 400 | 403 | 404 | 408 | 415 | 429 | 502 = 400,
   ) {
     super(message);
   }
@@ -211,6 +211,10 @@ export const failure = (c: Context, err: unknown) => {
 };
 
 export async function body<T extends z.ZodTypeAny>(c: Context, schema: T): Promise<z.infer<T>> {
+  // As every other route: a body not declared JSON is refused, not parsed as JSON anyway.
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json' && !type.endsWith('+json'))
+    throw new Refused(`the body is declared ${type || 'without a type'}: send one JSON object with Content-Type: application/json`, 415);
   let raw: unknown;
   try {
     raw = await c.req.json();

@@ -11,6 +11,7 @@ import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
 import type { PageRecord } from '../store/ports/index.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { writeRequestOf } from './write-access.js';
+import { ForbiddenError } from '../errors.js';
 import type { WebhookSender } from './webhooks.js';
 import { documentOf, idOfUrl } from './firecrawl-documents.js';
 import type { FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
@@ -298,7 +299,13 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
       const id = c.req.param('id');
       const { jobId } = parseCrawlId(id);
       if (!(await options.jobs.get(jobId))) return c.json({ success: false, error: `no crawl ${id}: ids come from POST /${version}/crawl` }, 404);
-      await options.jobs.stop(jobId);
+      try {
+        const { caller } = writeRequestOf(c);
+        await options.jobs.stop(jobId, caller ? { caller } : {});
+      } catch (err) {
+        if (err instanceof ForbiddenError) return c.json({ success: false, error: err.message }, 403);
+        throw err;
+      }
       return c.json({ success: true, status: 'cancelled' }, 200);
     });
 

@@ -5,6 +5,7 @@ import type { RunRecord, RunSummary } from '../store/ports/index.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openLocalForReading } from '../store/local/open-local.js';
+import { liveLockHolder } from '../store/local/data-lock.js';
 import { UsageError } from '../errors.js';
 import { counted, jsonLine, progressLine, stageText, summaryText, targetLine } from './render.js';
 import type { Env } from '../config/resolve.js';
@@ -66,9 +67,11 @@ async function refuseOverInterrupted(dataDir: string, resumeCommand: string | un
     // the crawl's own opening says what is wrong, or mends it.
     return;
   }
-  if (latest?.status !== 'interrupted') return;
+  // A run still marked running whose process is gone (killed, its machine restarted) was interrupted too.
+  const orphaned = latest?.status === 'running' && !liveLockHolder(dataDir);
+  if (latest?.status !== 'interrupted' && !orphaned) return;
   throw new UsageError(
-    `run ${latest.id} in ${dataDir} was interrupted: go on where it stopped with  ${resumeCommand ?? 'trawl crawl --resume'}  or pass --new-run to start a new crawl (run ${latest.id} is then abandoned)`,
+    `run ${latest!.id} in ${dataDir} was interrupted${orphaned ? ' (its crawl process is gone: killed, or its machine restarted)' : ''}: go on where it stopped with  ${resumeCommand ?? 'trawl crawl --resume'}  or pass --new-run to start a new crawl (run ${latest!.id} is then abandoned)`,
   );
 }
 

@@ -27,6 +27,7 @@ export const ENV = {
   apiCrawlSettings: 'API_CRAWL_SETTINGS',
   apiCrawlLimits: 'API_CRAWL_LIMITS',
   apiWriters: 'API_WRITERS',
+  apiAdmins: 'API_ADMINS',
   textRebuildLogEntries: 'TEXT_REBUILD_LOG_ENTRIES',
 } as const;
 
@@ -59,6 +60,11 @@ const schema = z.object({
   textRebuildLogEntries: positive.optional(),
   /** The IAM principals (ARNs, comma-separated) that may write over the API; absent: every caller the URL admits. */
   apiWriters: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').filter(Boolean)),
+  /** The IAM principals (ARNs, comma-separated) that may stop any API crawl; absent: each caller stops its own. */
+  apiAdmins: z
     .string()
     .default('')
     .transform((s) => s.split(',').filter(Boolean)),

@@ -368,8 +368,16 @@ export class ShardedRank {
     return deltas.reduce((a, b) => a + b, 0) < RANK_TOLERANCE || round >= RANK_ROUNDS_MAX;
   }
 
-  /** Phase 6: the shard's pages with their final ranks (of `round`, the last), inlinks, hosts and first sources. */
-  async results(shard: number, round: number, maxSources: number): Promise<RankedShardPage[]> {
+  /**
+   * Phase 6: the shard's pages with their final ranks (of `round`, the last), inlinks, hosts and
+   * first sources; `count` of them from the `from`th (all by default), and the shard's size.
+   */
+  async results(shard: number, round: number, maxSources: number, from = 0, count = Infinity): Promise<RankedShardPage[]> {
+    return (await this.resultSlice(shard, round, maxSources, from, count)).pages;
+  }
+
+  /** `results`, a slice at a time: the slice's pages and the shard's page count. */
+  async resultSlice(shard: number, round: number, maxSources: number, from: number, count: number): Promise<{ pages: RankedShardPage[]; total: number }> {
     const pages = await this.pagesOf(shard);
     const ranks = round > 0 ? float64s(await this.must(`rank/${pad(round)}/${pad(shard)}`)) : new Float64Array(pages.length);
     const { start, sources, hosts } = await this.inLinks(shard);
@@ -385,11 +393,11 @@ export class ShardedRank {
       return idAt(named.get(s)!, l * ID_BYTES);
     };
     const out: RankedShardPage[] = [];
-    for (const [n, page] of pages.entries()) {
+    for (let n = from; n < Math.min(pages.length, from + count); n++) {
       const first: string[] = [];
       for (let e = start[n]!; e < Math.min(start[n + 1]!, start[n]! + maxSources); e++) first.push(await nameOf(sources[e]!));
-      out.push({ ...page, pagerank: ranks[n] ?? 0, inlinks: start[n + 1]! - start[n]!, hosts: hosts[n]!, sources: first });
+      out.push({ ...pages[n]!, pagerank: ranks[n] ?? 0, inlinks: start[n + 1]! - start[n]!, hosts: hosts[n]!, sources: first });
     }
-    return out;
+    return { pages: out, total: pages.length };
   }
 }

@@ -14,7 +14,7 @@ import { preflight } from '../fetch/preflight.js';
 import type { CrawlHooks } from '../pipeline/stages/progress.js';
 import { crawlScoring } from '../scoring/crawl-scoring.js';
 import { CrawlRunner } from '../pipeline/embedded/crawl-runner.js';
-import { createProviders } from '../enrich/provider-factory.js';
+import { checkProvider, createProviders } from '../enrich/provider-factory.js';
 import { InlineEnricher } from '../pipeline/embedded/enrich-inline.js';
 import { enrichAll } from '../pipeline/embedded/enrich-run.js';
 import { resumableRun } from '../pipeline/embedded/run-start.js';
@@ -26,7 +26,7 @@ import { checkTargetBackend } from '../targets/target-fetch.js';
 import type { CrawlSettingsOptions } from './settings-options.js';
 import { StageClock } from '../log/stage-clock.js';
 import { ContentInFlight } from '../dedupe/in-flight.js';
-import { extractSpecOf } from '../enrich/extract-spec.js';
+import { extractSpecOf, schemaValidator } from '../enrich/extract-spec.js';
 
 /** Everything `crawl` takes: every crawl setting, the hooks, and the pieces a program may inject. */
 export interface CrawlOptions extends CrawlSettingsOptions, CrawlHooks {
@@ -150,6 +150,10 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
   const stages = new StageClock(settings.stageTimes);
   // Each resource is closed from the moment it is open: a failure while opening the next (a data
   // directory whose warc/ is a file) still releases the lock and the writer thread.
+  // A provider that cannot answer is refused before the data directory is made or a page fetched.
+  const spec = extractSpecOf(settings);
+  if (spec) schemaValidator(spec.schema);
+  if (settings.enrich || spec) checkProvider(settings, env);
   const closers = new Closers();
   try {
     const local = openLocalForWriting(settings.data, processLabel(), { writerThread: true, stages });

@@ -123,6 +123,14 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
     await assert.rejects(v2.scrape(`${site.origin}/private`), /was not fetched: robots.txt/);
     // The write token is needed, as for POST /crawls.
     await assert.rejects(new Firecrawl({ apiKey: 'wrong-token-of-some-length', apiUrl }).scrape(`${site.origin}/p/1`), /401|write token/i);
+    // A body not declared JSON is refused as on every other route, not parsed as JSON anyway.
+    const plain = await fetch(`${apiUrl}/v2/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${WRITE}`, 'content-type': 'text/plain' },
+      body: JSON.stringify({ url: `${site.origin}/p/1` }),
+    });
+    assert.equal(plain.status, 415);
+    assert.match(((await plain.json()) as { error: string }).error, /declared text\/plain: send one JSON object with Content-Type: application\/json/);
 
     // A crawl's own webhook: started, each page with its document, completed; signed, with the caller's headers and metadata.
     const hooked = (await v2.crawl(`${site.origin}/p/7`, {

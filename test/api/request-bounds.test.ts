@@ -85,3 +85,31 @@ test('a catastrophic deny pattern is matched in linear time: the crawl ends and 
     await site.close();
   }
 });
+
+test('a 1 MB extract schema is refused with its limit at once, and /healthz keeps answering meanwhile', { timeout: 60_000 }, async () => {
+  await withServer(async (url) => {
+    // 20,000 properties with patterns: about a megabyte, under the body cap.
+    const properties = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`f${i}`, { type: 'string', pattern: `^(a+)+${i}$` }]));
+    const body = JSON.stringify({ seeds: ['http://127.0.0.1:9/'], extractSchema: { type: 'object', properties } });
+    assert.ok(body.length > 900_000 && body.length < 1024 * 1024, `${body.length} bytes`);
+    let slowest = 0;
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        const t = performance.now();
+        assert.equal((await fetch(new URL('/healthz', url))).status, 200);
+        slowest = Math.max(slowest, performance.now() - t);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const started = performance.now();
+    const refused = await fetch(new URL('/crawls', url), { method: 'POST', headers, body });
+    const took = performance.now() - started;
+    polling = false;
+    await poll;
+    assert.equal(refused.status, 400);
+    assert.match(((await refused.json()) as { error: string }).error, /the extract schema is [\d,]+ characters of JSON, over the limit of 65,536/);
+    assert.ok(took < 1_000, `refused in ${took.toFixed(0)} ms`);
+    assert.ok(slowest < 1_000, `/healthz took ${slowest.toFixed(0)} ms at worst`);
+  });
+});

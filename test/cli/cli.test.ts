@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from '../../shared/store/local/sqlite-driver.js';
 import { resolveSettings, parseCommandLine } from '../../shared/cli/args.js';
 import { UsageError } from '../../shared/errors.js';
-import { tempDir } from '../helpers.js';
+import { serve, tempDir } from '../helpers.js';
+import { runCli } from '../e2e/cli-process.js';
 
 function trawl(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args], {
@@ -155,4 +156,35 @@ test('--help lists every flag with its environment variable', () => {
     assert.ok(r.stdout.includes(flag), flag);
   }
   assert.match(r.stdout, /TRAWL_DELAY_MS/);
+});
+
+test('an extraction with OpenAI and no key is refused before the first request and before the data directory is made', async () => {
+  const requests: string[] = [];
+  const site = await serve((req, res) => {
+    requests.push(req.url ?? '/');
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>t</title><p>words</p>');
+  });
+  const { dir, cleanup } = tempDir();
+  try {
+    const schema = join(dir, 's.json');
+    writeFileSync(schema, JSON.stringify({ type: 'object', properties: { title: { type: 'string' } } }));
+    const data = join(dir, 'data');
+    const started = Date.now();
+    const r = await runCli(
+      ['crawl', `${site.origin}/`, '--data', data, '--allow-private-network', '--extract-schema', schema, '--provider', 'openai'],
+      20_000,
+      {
+        OPENAI_API_KEY: '',
+        TRAWL_OPENAI_API_KEY: '',
+      },
+    );
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--provider openai calls https:\/\/api\.openai\.com with no key: set TRAWL_OPENAI_API_KEY \(or OPENAI_API_KEY\)/);
+    assert.ok(Date.now() - started < 10_000, `refused in ${Date.now() - started} ms`);
+    assert.deepEqual(requests, [], 'the site was not asked for anything');
+    assert.equal(existsSync(data), false, 'no data directory was made');
+  } finally {
+    cleanup();
+    await site.close();
+  }
 });

@@ -72,6 +72,8 @@ export interface KindUnits {
 export interface PartitionUse {
   pattern: string;
   keys: Set<string>;
+  /** Write units by key, for the hottest key's share. */
+  keyWrites: Map<string, number>;
   writeUnits: number;
   readUnits: number;
   writes: number;
@@ -93,7 +95,11 @@ export interface ReadUse {
 
 /** A partition key's pattern: ids, hashes, hosts and numbers replaced by what they stand for. */
 export function partitionPattern(pk: string): string {
+  const index = /^(\w+):(.*)$/.exec(pk);
+  if (index) return `${index[1]}:${partitionPattern(index[2]!)}`;
   return pk
+    .replace(/^Q#\d+#.*$/, 'Q#<run>#<host>')
+    .replace(/^D#\d+#\d+$/, 'D#<run>#<shard>')
     .replace(/^RUN#\d+#\d+$/, 'RUN#<run>#<shard>')
     .replace(/^RUN#\d+$/, 'RUN#<run>')
     .replace(/^HOST#.*$/, 'HOST#<host>')
@@ -129,13 +135,18 @@ export class CostMeter {
   usePartition(pk: string, units: { write?: number; read?: number }, fn = currentFunction() ?? '(none)'): void {
     const pattern = partitionPattern(pk);
     let p = this.partitions.get(pattern);
-    if (!p) this.partitions.set(pattern, (p = { pattern, keys: new Set(), writeUnits: 0, readUnits: 0, writes: 0, reads: 0, byFunction: new Map() }));
+    if (!p)
+      this.partitions.set(
+        pattern,
+        (p = { pattern, keys: new Set(), keyWrites: new Map(), writeUnits: 0, readUnits: 0, writes: 0, reads: 0, byFunction: new Map() }),
+      );
     p.keys.add(pk);
     const mine = p.byFunction.get(fn) ?? { writeUnits: 0, readUnits: 0 };
     mine.writeUnits += units.write ?? 0;
     mine.readUnits += units.read ?? 0;
     p.byFunction.set(fn, mine);
     if (units.write !== undefined) {
+      p.keyWrites.set(pk, (p.keyWrites.get(pk) ?? 0) + units.write);
       p.writeUnits += units.write;
       p.writes += 1;
     }
@@ -279,17 +290,19 @@ function meterRead(meter: CostMeter, call: SdkSend, out: unknown): void {
   const input = call.input as {
     Key?: { PK?: unknown };
     IndexName?: string;
+    KeyConditionExpression?: string;
     ExpressionAttributeValues?: Record<string, unknown>;
     RequestItems?: Record<string, { Keys?: Array<{ PK?: unknown }> }>;
   };
   const result = out as { Items?: unknown[]; Item?: unknown; Responses?: Record<string, unknown[]> } | undefined;
   let pks: string[] = [];
   if (call.command.startsWith('Get')) pks = [String(input.Key?.PK)];
-  else if (call.command.startsWith('Query'))
-    pks = [
-      input.IndexName ? `(index ${input.IndexName}) ${String(input.ExpressionAttributeValues?.[':pk'])}` : String(input.ExpressionAttributeValues?.[':pk']),
-    ];
-  else if (call.command.startsWith('BatchGet')) pks = Object.values(input.RequestItems ?? {}).flatMap((r) => (r.Keys ?? []).map((k) => String(k.PK)));
+  else if (call.command.startsWith('Query')) {
+    // The partition key's value: the placeholder the key condition compares it with (the first `= :name`).
+    const placeholder = /=\s*(:\w+)/.exec(input.KeyConditionExpression ?? '')?.[1] ?? ':pk';
+    const value = String(input.ExpressionAttributeValues?.[placeholder]);
+    pks = [input.IndexName ? `${input.IndexName}:${value}` : value];
+  } else if (call.command.startsWith('BatchGet')) pks = Object.values(input.RequestItems ?? {}).flatMap((r) => (r.Keys ?? []).map((k) => String(k.PK)));
   else if (call.command.startsWith('Scan')) pks = ['(scan)'];
   for (const pk of pks) meter.usePartition(pk, { read: units / Math.max(1, pks.length) }, call.fn);
   const items = result?.Items?.length ?? (result?.Responses ? Object.values(result.Responses).reduce((n, r) => n + r.length, 0) : result?.Item ? 1 : 0);
@@ -338,10 +351,14 @@ function patchDynaliteCapacity(): void {
       if (units > 0) {
         indexes[ix.IndexName] = { CapacityUnits: units };
         indexUnits += units;
+        // An index's partitions are its own: its units go to the index's partition key (the new entry's, else the old one's).
+        const hashKey = ix.KeySchema[0]!.AttributeName;
+        const ipk = ((newItem?.[hashKey] ?? oldItem?.[hashKey]) as { S?: string } | undefined)?.S;
+        if (ipk) active?.usePartition(`${ix.IndexName}:${ipk}`, { write: units });
       }
     }
     const pk = ((newItem ?? oldItem)?.PK as { S?: string } | undefined)?.S;
-    if (pk) active?.usePartition(pk, { write: out.CapacityUnits + indexUnits });
+    if (pk) active?.usePartition(pk, { write: out.CapacityUnits });
     const kind = kindOf(newItem ?? oldItem);
     const k = active?.writeUnitsByKind.get(kind) ?? { table: 0, index: 0, writes: 0 };
     k.table += out.CapacityUnits;

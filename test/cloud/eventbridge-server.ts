@@ -16,12 +16,16 @@ export interface EventBridgeServer {
   events: PutEvent[];
   /** The next PutEvents calls answer with every entry failed (EventBridge's partial failure). */
   failNext(calls: number): void;
+  /** Every nth entry from now on is refused alone (ThrottlingException), as a busy bus refuses part of a call. */
+  refuseEvery(n: number): void;
   close(): Promise<void>;
 }
 
 export async function startEventBridgeServer(): Promise<EventBridgeServer> {
   const events: PutEvent[] = [];
   let failing = 0;
+  let refuseEvery = 0;
+  let seen = 0;
   const server = await serve(async (req, res) => {
     const reply = (status: number, payload: unknown) =>
       void res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(payload));
@@ -36,6 +40,7 @@ export async function startEventBridgeServer(): Promise<EventBridgeServer> {
       return reply(200, { FailedEntryCount: Entries.length, Entries: Entries.map(() => ({ ErrorCode: 'InternalFailure', ErrorMessage: 'try again' })) });
     }
     const answers = Entries.map((e) => {
+      if (refuseEvery && ++seen % refuseEvery === 0) return { ErrorCode: 'ThrottlingException', ErrorMessage: 'Rate exceeded' };
       let detail: unknown;
       try {
         detail = JSON.parse(e.Detail ?? '');
@@ -54,6 +59,10 @@ export async function startEventBridgeServer(): Promise<EventBridgeServer> {
     events,
     failNext(calls) {
       failing = calls;
+    },
+    refuseEvery(n) {
+      refuseEvery = n;
+      seen = 0;
     },
     close: () => server.close(),
   };

@@ -24,7 +24,7 @@ import { ENV } from '../../shared/config/lambda-environment.js';
 import type { Emulators } from './emulators.js';
 import type { QuotaLayer } from './quota-layer.js';
 import { stateMachines, synthApp, type Synthesized } from '../lib/synth.js';
-import { asFunction, checkCalls, recordSdkCalls, recorded } from './iam.js';
+import { asFunction, checkCalls, recordSdkCalls, takeRecorded } from './iam.js';
 import { callSearchApi } from './api-call.js';
 
 recordSdkCalls();
@@ -90,6 +90,8 @@ export interface CloudCrawlOptions {
   dropPageWorkflow?: (url: string) => boolean;
   /** The Progress handler throws on this check (1-based): the run machine's Catch must end the run. */
   failProgressAt?: number;
+  /** The run's end fails twice (FinalizeStart, then FailRun): MarkRunFailed must still mark the run failed. */
+  failEnd?: boolean;
   /** The fetch worker's claim on a URL (URL_LEASE_MS, as the construct sets it); short in a test that drops a page workflow. */
   urlLeaseMs?: number;
   /** How long a turn may go without being handed on before a stall's recovery gives its host a new one (TURN_STALE_MS); short in compressed time. */
@@ -112,6 +114,10 @@ export interface CloudCrawlOptions {
   textRebuildLogEntries?: number;
   /** AWS's limits at the SDK boundary (installed by the caller), told of the invocations, the queue's deletes and the run's history. */
   quota?: QuotaLayer;
+  /** The emulated event source takes nothing while this many page workflows are unfinished (extraction here shares one process's CPU). */
+  maxPendingPages?: number;
+  /** Page workflows running at once (the rest wait to start); unbounded by default. A bench bounds them so each step's time is its own. */
+  pageConcurrency?: number;
   /** The emulated event source stops taking messages while this says so (a stall in the middle of a run). */
   paused?: () => boolean;
 }
@@ -214,10 +220,25 @@ async function stepFunctionsEndpoint(
   timings: Timings,
   drop: ((url: string) => boolean) | undefined,
   runs: RunMachine,
+  concurrency?: number,
 ): Promise<{ url: string; server: Server; pending: Set<Promise<unknown>>; started: () => number }> {
   const machine = new StateMachine(definition as never, { validationOptions: { noValidate: true } });
   const pending = new Set<Promise<unknown>>();
   let started = 0;
+  // At most `concurrency` page workflows run at once (the rest wait their turn), so that a step's
+  // measured time is its own and not the wait for a CPU shared by hundreds (the bench's billing).
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const gate = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (concurrency !== undefined && running >= concurrency) await new Promise<void>((r) => waiting.push(r));
+    running++;
+    try {
+      return await fn();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -249,22 +270,23 @@ async function stepFunctionsEndpoint(
           .end(JSON.stringify({ executionArn: `arn:aws:states:us-east-1:123456789012:express:page:${body.name}`, startDate: Date.now() / 1000 }));
         return;
       }
-      const execution = machine.run(input, {
-        overrides: {
-          taskResourceLocalHandlers: {
-            Extract: task((input: Parameters<typeof extractPage>[0]) => timings.time('extract-page', () => extractPage(input))),
-            Render: task((input: Parameters<typeof renderPage>[0]) => timings.time('render-page', () => renderPage(input))),
-            ExtractRendered: task((input: Parameters<typeof extractPage>[0]) => timings.time('extract-page', () => extractPage(input))),
-            RecordFailure: task((input: Parameters<typeof recordFailure>[0]) => timings.time('record-failure', () => recordFailure(input))),
-            Summarize: task((input: Parameters<typeof summarizePage>[0]) => timings.time('summarize-page', () => summarizePage(input))),
-            Index: task((input: Parameters<typeof indexPage>[0]) => timings.time('index-page', () => indexPage(input))),
+      const run = () =>
+        machine.run(input, {
+          overrides: {
+            taskResourceLocalHandlers: {
+              Extract: task((input: Parameters<typeof extractPage>[0]) => timings.time('extract-page', () => extractPage(input))),
+              Render: task((input: Parameters<typeof renderPage>[0]) => timings.time('render-page', () => renderPage(input))),
+              ExtractRendered: task((input: Parameters<typeof extractPage>[0]) => timings.time('extract-page', () => extractPage(input))),
+              RecordFailure: task((input: Parameters<typeof recordFailure>[0]) => timings.time('record-failure', () => recordFailure(input))),
+              Summarize: task((input: Parameters<typeof summarizePage>[0]) => timings.time('summarize-page', () => summarizePage(input))),
+              Index: task((input: Parameters<typeof indexPage>[0]) => timings.time('index-page', () => indexPage(input))),
+            },
           },
-        },
-        // The emulator's context object has no State; Step Functions sets State.RetryCount on every attempt.
-        context: { State: { RetryCount: 0 } },
-      });
+          // The emulator's context object has no State; Step Functions sets State.RetryCount on every attempt.
+          context: { State: { RetryCount: 0 } },
+        });
       // A failed page workflow is what the alarm sees; here the crawl goes on and the test reads the archive.
-      const done = execution.result.catch(() => undefined).finally(() => pending.delete(done));
+      const done = gate(() => run().result.catch(() => undefined)).finally(() => pending.delete(done));
       pending.add(done);
       res
         .writeHead(200, { 'content-type': 'application/x-amz-json-1.0' })
@@ -417,6 +439,7 @@ export async function cloudCrawl(
             return timings.time('run-progress', () => runProgress(i));
           }),
           FinalizeStart: task(async (i: Parameters<typeof finalizeRun>[0]) => {
+            if (options.failEnd) return Promise.reject(new Error('FinalizeStart failed on purpose'));
             if ('state' in i && i.state.error) {
               // The workers drain first, as the event source mapping would once the run stops (a fetch
               // that lands after the run failed can still add a queued URL on AWS: docs/known-gaps.md).
@@ -431,8 +454,10 @@ export async function cloudCrawl(
             stop.done = true;
             await Promise.allSettled(pollers);
             await Promise.all(pending);
+            if (options.failEnd) return Promise.reject(new Error('FailRun failed on purpose'));
             return timings.time('finalize-run', () => finalizeRun(i));
           }),
+          MarkRunFailed: task((i: Parameters<typeof finalizeRun>[0]) => timings.time('finalize-run', () => finalizeRun(i))),
           RebuildText: task((i: Parameters<typeof finalizeRun>[0]) => {
             rebuilds++;
             return timings.time('finalize-run', () => finalizeRun(i));
@@ -463,20 +488,26 @@ export async function cloudCrawl(
     );
     runs.set(name, entry);
   };
-  const page = await stepFunctionsEndpoint(machines.EXPRESS.definition, timings, options.dropPageWorkflow, {
-    start: startRun,
-    describe: (name) => {
-      const r = runs.get(name);
-      if (!r) return undefined;
-      return {
-        name,
-        status: r.done?.status ?? 'RUNNING',
-        startDate: r.startDate / 1000,
-        input: '{}',
-        ...(r.done?.output !== undefined ? { output: JSON.stringify(r.done.output) } : {}),
-      };
+  const page = await stepFunctionsEndpoint(
+    machines.EXPRESS.definition,
+    timings,
+    options.dropPageWorkflow,
+    {
+      start: startRun,
+      describe: (name) => {
+        const r = runs.get(name);
+        if (!r) return undefined;
+        return {
+          name,
+          status: r.done?.status ?? 'RUNNING',
+          startDate: r.startDate / 1000,
+          input: '{}',
+          ...(r.done?.output !== undefined ? { output: JSON.stringify(r.done.output) } : {}),
+        };
+      },
     },
-  });
+    options.pageConcurrency,
+  );
   pending = page.pending;
   cloudEnvironment(emu, names, page.url);
   apiCrawlEnvironment(synth);
@@ -487,7 +518,17 @@ export async function cloudCrawl(
   else delete process.env.TURN_STALE_MS;
   const groups: FifoGroups = { heads: new Map(), held: new Map() };
   pollers = Array.from({ length: options.workers }, () =>
-    pollFrontier({ emu, queueUrl: names.queueUrl, queueArn: names.queueArn, timings, stop, groups, quota: options.quota, paused: options.paused }),
+    pollFrontier({
+      emu,
+      queueUrl: names.queueUrl,
+      queueArn: names.queueArn,
+      timings,
+      stop,
+      groups,
+      quota: options.quota,
+      // The workers also wait while the page workflows they started are this many behind (one process's CPU, not AWS's).
+      paused: () => options.paused?.() === true || (options.maxPendingPages !== undefined && pending.size >= options.maxPendingPages),
+    }),
   );
   const started = performance.now();
   const close = () => new Promise<void>((r) => page.server.close(() => r()));
@@ -538,7 +579,7 @@ export async function cloudCrawl(
  * a real deploy would deny and no emulator checks), naming the function, the action and the resource.
  */
 export function assertIamAllows(synth: Synthesized): number {
-  const calls = recorded.splice(0);
+  const calls = takeRecorded();
   const report = checkCalls(synth.template, calls);
   // The same calls in a deployment whose bucket and table use customer-managed keys: the KMS calls AWS makes as each role.
   const kms = checkCalls(keyedTemplate(), calls, process.env, { only: 'kms' });

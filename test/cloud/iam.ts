@@ -129,11 +129,26 @@ export function recordSdkCalls(): void {
   hookSdkSend(recordCall);
 }
 
+/** The calls recorded so far, by what IAM decides on: a call made again adds nothing to check (a long crawl makes millions). */
+const recordedKeys = new Set<string>();
+
 function recordCall(call: { fn: string; serviceId: string; command: string; input: Input }, next: () => Promise<unknown>): Promise<unknown> {
   const { action, resources } = iamOf(call.serviceId, call.command, call.input);
   const env = resourceEnv();
-  for (const resource of resources) recorded.push({ fn: call.fn, action, resource, env });
+  const envKey = JSON.stringify(env ?? {});
+  for (const resource of resources) {
+    const key = `${call.fn}\u0000${action}\u0000${resource}\u0000${envKey}`;
+    if (recordedKeys.has(key)) continue;
+    recordedKeys.add(key);
+    recorded.push({ fn: call.fn, action, resource, env });
+  }
   return next();
+}
+
+/** The calls recorded since the last take, each once; recording starts afresh (the next crawl may run under another template). */
+export function takeRecorded(): SdkCall[] {
+  recordedKeys.clear();
+  return recorded.splice(0);
 }
 
 type Template = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };

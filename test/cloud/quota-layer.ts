@@ -14,7 +14,7 @@
 // - Lambda: each function's concurrent invocations and the account's (1,000), each invocation's time
 //   against its function's timeout (a handler past it is recorded, as Lambda would have killed it).
 // - Step Functions: the history events of an execution and of each Distributed Map child (25,000).
-import { hookSdkSend, type SdkHook, type SdkSend } from './sdk-hook.js';
+import { hookSdkSend, unhookSdkSend, type SdkHook, type SdkSend } from './sdk-hook.js';
 
 export const AWS_QUOTAS = {
   partitionWriteUnits: 1000,
@@ -129,6 +129,11 @@ export class QuotaLayer {
   /** Installs the layer at the SDK boundary. */
   install(): void {
     hookSdkSend(this.hook);
+  }
+
+  /** Takes the layer off the SDK boundary. */
+  uninstall(): void {
+    unhookSdkSend(this.hook);
   }
 
   private readonly hook: SdkHook = async (send, next) => {

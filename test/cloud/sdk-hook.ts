@@ -38,6 +38,12 @@ export function currentFunction(): string | undefined {
 type Sendable = { config: { serviceId?: string } };
 type Command = { input: SdkInput; constructor: { name: string } };
 
+/** Removes a hook added by hookSdkSend. */
+export function unhookSdkSend(hook: SdkHook): void {
+  const i = hooks.indexOf(hook);
+  if (i >= 0) hooks.splice(i, 1);
+}
+
 /** Adds a hook around every command sent inside `asFunction` (installed once per hook). */
 export function hookSdkSend(hook: SdkHook): void {
   if (!hooks.includes(hook)) hooks.push(hook);

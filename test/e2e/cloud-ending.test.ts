@@ -1,12 +1,13 @@
 // A cloud run always ends. A page workflow that never runs (an Express execution that
 // timed out skips its Catch) leaves its URL in flight: the stall recovery sends it again once its
 // claim lapsed, and the run drains with the URL settled. A handler that throws ends the run
-import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
-import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 // `failed` through the run machine's Catch, with its queued URLs settled, never `running`. A run
 // stopped over the API ends `interrupted`. And a second run tells what changed since the first.
 import { after, before, test } from 'node:test';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import assert from 'node:assert/strict';
+import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
+import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { assertIamAllows, cloudCrawl, cloudEnvironment, tableItems } from '../cloud/harness.js';
 import { callSearchApi } from '../cloud/api-call.js';
 import { asFunction } from '../cloud/iam.js';
@@ -100,6 +101,34 @@ test('a handler that throws ends the run failed, with its queued URLs settled an
     );
     assert.equal(told[1]!.detail.status, 'failed');
     assert.ok(String(told[1]!.detail.error).length > 0);
+  } finally {
+    await web.close();
+  }
+});
+
+test('a run whose end fails twice is marked failed with its report and its failed event, never left finished', { timeout: 300_000 }, async () => {
+  const web = await startWeb({ articles: 3, blogHosts: 1, crawlDelaySeconds: 0 });
+  try {
+    const names = await emu.provision('end-fails');
+    await assert.rejects(
+      cloudCrawl(
+        emu,
+        synth,
+        names,
+        { crawl: 'end-fails', seeds: [`${web.origins.blog1}/`], settings: SETTINGS },
+        { workers: 1, pollMs: 100, timeoutMs: 240_000, failEnd: true },
+      ),
+      /a run step failed/,
+    );
+    const run = (await tableItems(emu, names.table)).find((i) => String(i.SK) === 'RUN');
+    assert.equal(run?.status, 'failed');
+    const report = JSON.parse(
+      await (await emu.clients.s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: `reports/run-${String(run?.id)}.json` }))).Body!.transformToString(),
+    ) as { reason: string; error: { Cause?: string } };
+    assert.equal(report.reason, 'failed');
+    assert.match(String(report.error.Cause), /FailRun failed on purpose/);
+    const told = emu.bus.events.filter((e) => e.bus === `${names.table}-events`).map((e) => e.detailType);
+    assert.deepEqual(told, ['trawl.crawl.started', 'trawl.crawl.failed']);
   } finally {
     await web.close();
   }

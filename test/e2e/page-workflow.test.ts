@@ -165,3 +165,44 @@ test('a Summarize that Lambda throttles is retried to success with back-off, and
   assert.equal((await store.getUrl(runId, 'id-busy'))?.state, 'done');
   assert.equal((await store.fetchHistory('id-busy')).length, 1, 'no failure was recorded');
 });
+
+test('an Extract throttled past its retries puts the URL back in its host queue with its page slot; one throttled after its commit leaves the page done', async () => {
+  const throttled = () => Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+  const runWith = (task: PageTask, extract: (t: PageTask) => Promise<unknown>) =>
+    machine.run(task as never, {
+      overrides: {
+        taskResourceLocalHandlers: {
+          Extract: extract as never,
+          Summarize: summarizePage as never,
+          Index: indexPage as never,
+          RecordFailure: recordFailure as never,
+        },
+      },
+      context: { State: { RetryCount: 0 } },
+    }).result;
+  const html = Buffer.from(
+    '<html><head><title>Busy</title></head><body><article><h1>Busy</h1><p>A page the table was too busy to take.</p></article></body></html>',
+  );
+
+  // Throttled before anything was written: the URL waits in its host's queue for a later turn, its page slot given back.
+  const before = await taskFor('throttled', html);
+  assert.ok(await store.claimPageSlot(runId, 100));
+  const pagesBefore = (await store.runProgress(runId))!.pages;
+  await runWith(before, async () => Promise.reject(throttled())).catch(() => undefined);
+  const requeued = await store.getUrl(runId, 'id-throttled');
+  assert.equal(requeued?.state, 'queued');
+  assert.ok((requeued?.notBefore ?? 0) > Date.now(), 'it waits before it is fetched again');
+  assert.equal((await store.runProgress(runId))!.pages, pagesBefore - 1, 'its page slot is given back');
+  assert.match((await store.fetchHistory('id-throttled'))[0]?.error ?? '', /processing deferred: ThrottlingException/);
+
+  // Throttled on a write after its commit settled the URL: it stays done and keeps its slot.
+  const after = await taskFor('throttled-late', html);
+  assert.ok(await store.claimPageSlot(runId, 100));
+  const pagesAfter = (await store.runProgress(runId))!.pages;
+  await runWith(after, async (t) => {
+    await extractPage(t as never);
+    throw throttled();
+  }).catch(() => undefined);
+  assert.equal((await store.getUrl(runId, 'id-throttled-late'))?.state, 'done');
+  assert.equal((await store.runProgress(runId))!.pages, pagesAfter, 'a stored page keeps its slot');
+});

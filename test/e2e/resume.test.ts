@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { crawlWeb, fetchCounts, openDb, testFlags } from './crawl-helpers.js';
 import { readWarc } from '../../shared/archive/warc-reader.js';
+import { runCli } from './cli-process.js';
 
 const HOSTS = ['main', 'nobots', 'agent', 'blog1', 'blog2'];
 const OPTIONS = { articles: 30, blogHosts: 2, crawlDelaySeconds: 0 };
@@ -79,6 +80,14 @@ test('a crawl killed with SIGKILL resumes without losing stored work or asking a
     // Answered and archived, not yet committed: the pages the processing queue held.
     const settledBeforeKill = pathsIn(web, data.dir, SETTLED);
     const uncommitted = [...archivedBeforeKill].filter((p) => !settledBeforeKill.has(p) && !p.endsWith('/robots.txt'));
+
+    // The same command again, as after a reboot: refused, naming --resume, before any request; status says interrupted.
+    const again = await runCli(['crawl', ...seeds, '--data', data.dir, '--allow-private-network', '--delay-ms', '20', '--max-rps', '0']);
+    assert.notEqual(again.code, 0, 'the plain rerun is refused');
+    assert.match(again.stderr, /run 1 in .* was interrupted \(its crawl process is gone.*--resume/);
+    assert.equal(web.log.length, requestsBeforeKill, 'the refused rerun made no request');
+    const status = JSON.parse((await runCli(['status', '--data', data.dir, '--json'])).stdout.trim().split('\n').at(-1)!) as { status: string };
+    assert.equal(status.status, 'interrupted');
 
     const resumed = await crawlWeb(web, testFlags(data.dir, { resume: true, 'delay-ms': '20', json: true }), []);
     const start = JSON.parse(resumed.lines[0]!) as { type: string; runId: number; resumed: boolean; requeued: number; fromArchive: number };

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cl100k } from '../../shared/extract/cl100k.js';
 import { CL100K_RANKS_SOURCE } from '../../shared/extract/runtime-files.js';
+import { seededRandom as random } from '../helpers.js';
 
 // trawl's cl100k_base against tiktoken's own (a devDependency, the reference): the same rank
 // table, and the same tokens for every text.
@@ -68,17 +69,6 @@ const ALPHABET = [
   '   ',
   '\n\n\n',
 ];
-
-/** A seeded generator (mulberry32): the same texts every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function texts(): string[] {
   const next = random(31);

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { extractPage } from '../../shared/extract/extract-page.js';
 import { canonicalize } from '../../shared/url/canonical.js';
+import { seededRandom as random } from '../helpers.js';
 
 const dir = new URL('../fixtures/extract/corpus/', import.meta.url);
 const pages = readdirSync(dir)
@@ -11,18 +12,6 @@ const pages = readdirSync(dir)
   .slice(0, 12)
   .map((f) => gunzipSync(readFileSync(new URL(f, dir))).toString('utf8'));
 const opts = { canonicalize: (h: string) => canonicalize(h), robotsToken: 'trawl' };
-
-/** A small seeded generator, so a failure names a case that reproduces. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const MANGLERS: Record<string, (html: string, rnd: () => number) => string> = {
   truncated: (html, rnd) => html.slice(0, Math.floor(rnd() * html.length)),

@@ -7,6 +7,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Crawler } from '../../lib/crawler.js';
+import { FAILED_MESSAGES_ALARM } from '../../lib/observability.js';
 
 test('every alarm sends to the alarm topic, and timeouts, throttling and a stuck frontier have alarms', () => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -36,6 +37,9 @@ test('every alarm sends to the alarm topic, and timeouts, throttling and a stuck
   );
   assert.equal(byName('PageStepsFailed').length, 1);
   assert.equal(byName('IndexInconsistent').length, 1);
+  // Fetch-worker turns that failed (handed back after a short back-off) page a team past a threshold.
+  const failedTurns = counted.find((a) => a.Properties.MetricName === 'MessagesFailed');
+  assert.equal((failedTurns?.Properties as { Threshold?: number } | undefined)?.Threshold, FAILED_MESSAGES_ALARM);
   for (const dims of [...byName('EnrichFailures'), ...byName('PageStepsFailed')]) assert.ok(dims.some((d) => d.Name === 'service' && d.Value === 'trawl'));
 });
 

@@ -1,7 +1,8 @@
 // The scale model of bench:cloud-scale: a trace's per-page figures replayed into AWS's limits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AWS_LIMITS, growingReads, modelSize, rateLimits, scopeOf, warcObjectsAt, type Trace } from '../../bench/cloud-scale.js';
+import { AWS_LIMITS, DEPLOYMENTS, growingReads, modelSize, rateLimits, scopeOf, warcObjectsAt, type Trace } from '../../bench/cloud-scale.js';
+import { SWEEP_ITEMS_PER_CALL } from '../../shared/pipeline/cloud/stall-recovery.js';
 import { WACZ_PART_FILES } from '../../shared/pipeline/cloud/warc-compaction.js';
 import { FINALIZE_SPREAD_PAGES } from '../../shared/pipeline/cloud/run-finalize.js';
 import { partitionPattern } from '../cloud/cost-meter.js';
@@ -54,21 +55,29 @@ test('partition keys are named by what they stand for, and scoped by how their k
 test("one run's partition caps it where its shards lift the cap; the first limit is what binds", () => {
   const single = trace([part('RUN#<run>', 1, 7600), part('URL#<id>', 5000, 20_000)]);
   const [binding] = rateLimits(single);
-  assert.match(binding!.name, /RUN#<run> \(1 key, 7.60 units a page\)/);
+  assert.match(binding!.name, /RUN#<run>'s hottest key \(100\.0 % of 7\.60 units a page\)/);
   assert.equal(Math.round(binding!.pagesPerSecond), Math.round(AWS_LIMITS.partitionWriteUnits / 7.6));
   const sharded = trace([part('RUN#<run>#<shard>', 32, 7600), part('URL#<id>', 5000, 20_000)]);
   const model = modelSize(sharded, 1_000_000);
-  // 32 partitions carry 32 times the writes; Lambda's seconds a page bind first.
-  assert.match(model.limitedBy, /^Lambda concurrency \(0.86 s of Lambda a page\)/);
-  assert.equal(model.pagesPerSecondPerRun, Math.round(1000 / 0.86));
+  // 32 partitions carry 32 times the writes; the fetch workers bind first, at 100 as deployed and 1,000 tuned.
+  assert.match(model.limitedByDefaults, /^fetch workers \(maxFetchConcurrency 100; 0\.600 s of fetch worker a page\)/);
+  assert.equal(model.pagesPerSecondPerRunDefaults, Math.round(100 / 0.6));
+  assert.match(model.limitedBy, /^fetch workers \(maxFetchConcurrency 1000;/);
+  assert.equal(model.pagesPerSecondPerRun, Math.round(1000 / 0.6));
   assert.deepEqual(model.runWideOps, []);
+  assert.equal(model.runEnds, true);
+  // A run of a larger budget spreads over four times the shards: each takes a quarter of the load.
+  const shardLimit = (runPages: number) => rateLimits(sharded, DEPLOYMENTS.tuned, runPages).find((l) => l.name.includes('RUN#<run>#<shard>'))!.pagesPerSecond;
+  assert.equal(Math.round(shardLimit(10_000_000)), Math.round(4 * shardLimit(1_000_000)));
 });
 
 test('a read that grows with the run makes the run unable to end once its invocation passes 15 minutes', () => {
   const t = trace(
     [part('RUN#<run>#<shard>', 32, 4000), part('TEXTLOG', 1, 1000)],
     [
-      { fn: 'run-progress', command: 'Query', pattern: 'RUN#<run>#<shard>', calls: 32, items: 4000, maxItems: 4000 },
+      { fn: 'run-progress', command: 'Query', pattern: 'RUN#<run>#<shard>', calls: 32, items: 40_000, maxItems: 40_000 },
+      // The stall's sweep reads a bounded slice a call, whatever the run: not growing.
+      { fn: 'run-progress', command: 'Query', pattern: 'RUN#<run>#<shard>', calls: 32, items: 4000, maxItems: SWEEP_ITEMS_PER_CALL },
       { fn: 'extract-page', command: 'Query', pattern: 'BAND#<band>#<value>', calls: 6000, items: 800, maxItems: 6 },
       { fn: 'finalize-run', command: 'Scan', pattern: '(scan)', calls: 3, items: 1000, maxItems: 1000 },
     ],

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiCrawls, apiCrawlName } from '../../shared/pipeline/cloud/api-crawls.js';
-import { JobQueueFullError, UsageError } from '../../shared/errors.js';
+import { ForbiddenError, JobQueueFullError, UsageError } from '../../shared/errors.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import type { WorkflowExecution, WorkflowRunner } from '../../shared/store/ports/index.js';
@@ -24,12 +24,16 @@ after(() => emu.stop());
 class StartedExecutions implements WorkflowRunner {
   readonly started: string[] = [];
   readonly inputs: unknown[] = [];
+  /** How each execution stands (RUNNING once started). */
+  readonly statuses = new Map<string, WorkflowExecution['status']>();
   async start(name: string, input: unknown): Promise<void> {
     this.started.push(name);
     this.inputs.push(input);
+    this.statuses.set(name, 'RUNNING');
   }
-  async describe(): Promise<WorkflowExecution | undefined> {
-    return undefined;
+  async describe(name: string): Promise<WorkflowExecution | undefined> {
+    const status = this.statuses.get(name);
+    return status && { status, startedAt: 0 };
   }
 }
 
@@ -104,4 +108,44 @@ test("a crawl's own extract schema needs the deployment's chat model: refused be
   const bedrock = new ApiCrawls({ store, runs, defaults: {}, limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 4, runsPerCaller: 4 }, chatModel: true });
   await bedrock.start(['https://example.com/'], settings);
   assert.deepEqual((runs.inputs[0] as RunInput).settings, { maxPages: 1, extractSchema: schema, extractPrompt: 'the price' });
+});
+
+test('a run its execution outlived is reconciled: the job reads failed, its run is marked failed, and it no longer holds a slot', async () => {
+  const { store, runs, crawls } = await setup('api-crawls-dead', { concurrentRuns: 2, runsPerCaller: 2 });
+  const settings = { maxPages: 10, maxMinutes: 30 };
+  const jobs = [await crawls.start(['https://example.com/'], settings), await crawls.start(['https://example.com/'], settings)];
+  for (const job of jobs) await store.createRun(['https://example.com/'], { crawl: apiCrawlName(job.id) }, Date.now());
+  await assert.rejects(crawls.start(['https://example.com/'], settings), JobQueueFullError);
+  // The first job's execution ended with its run still recorded running (its end never written).
+  runs.statuses.set(jobs[0]!.id, 'SUCCEEDED');
+  assert.equal((await crawls.get(jobs[0]!.id))?.status, 'failed');
+  assert.equal((await store.latestRunOf(apiCrawlName(jobs[0]!.id)))?.status, 'failed');
+  assert.equal((await crawls.get(jobs[1]!.id))?.status, 'running');
+  // The second one's execution failed; the run list reconciles it when a start counts the slots.
+  runs.statuses.set(jobs[1]!.id, 'FAILED');
+  await crawls.start(['https://example.com/'], settings);
+  assert.equal((await store.latestRunOf(apiCrawlName(jobs[1]!.id)))?.status, 'failed');
+  assert.equal(runs.started.length, 3);
+});
+
+test("a caller stops only its own crawls; the deployment's admins stop any", async () => {
+  const { store, runs } = await setup('api-crawls-stop', { concurrentRuns: 4, runsPerCaller: 4 });
+  const role = (name: string, session: string) => `arn:aws:sts::123456789012:assumed-role/${name}/${session}`;
+  const admin = 'arn:aws:iam::123456789012:role/ops';
+  const crawls = new ApiCrawls({ store, runs, defaults: {}, limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 4, runsPerCaller: 4 }, admins: [admin] });
+  const settings = { maxPages: 10, maxMinutes: 30 };
+  const mine = await crawls.start(['https://example.com/'], settings, { caller: role('indexer', 'a') });
+  const other = await crawls.start(['https://example.com/'], settings, { caller: role('indexer', 'b') });
+  for (const [job, input] of [mine, other].map((j, i) => [j, runs.inputs[i] as RunInput] as const))
+    await store.createRun(['https://example.com/'], { crawl: apiCrawlName(job.id), startedBy: input.startedBy }, Date.now());
+  // Another role's session may not stop it; a session of the role that started it may.
+  await assert.rejects(
+    crawls.stop(mine.id, { caller: role('analyst', 'x') }),
+    (e: unknown) => e instanceof ForbiddenError && /was started by arn:aws:iam::123456789012:role\/indexer: a caller stops only its own/.test(e.message),
+  );
+  await assert.rejects(crawls.stop(mine.id), ForbiddenError, 'the write token is not the role that started it');
+  assert.equal(await crawls.stop(mine.id, { caller: role('indexer', 'c') }), true);
+  // An admin (a session of the admin role) stops any.
+  assert.equal(await crawls.stop(other.id, { caller: role('ops', 'night') }), true);
+  for (const job of [mine, other]) assert.equal((await store.latestRunOf(apiCrawlName(job.id)))?.status, 'interrupted');
 });

@@ -64,6 +64,29 @@ test('a stalled run gives its hosts whose turn was lost a new one, and goes idle
   assert.ok((await deps.store.getRun(state.runId))?.idleSince, 'the run is idle from its first stall');
 });
 
+test('a run whose page budget is spent and whose last fetch lost its claim ends: the stall queues the claim again with its page slot, and the run ends on its budget', async () => {
+  let now = Date.now();
+  const { deps, queueUrl, state } = await setup(() => now);
+  const budget = { ...state, maxPages: 1 };
+  assert.ok(await deps.store.claimPageSlot(state.runId, 1));
+  // The page workflow of the budget's last page died: its URL stays in flight until its claim lapses.
+  await deps.store.claimUrl(state.runId, 'a', now, 1000);
+  let p: ProgressState = await progressStage(deps, budget);
+  assert.equal(p.done, false, 'a fetch is in flight');
+  now += 5000;
+  for (let i = 0; i < STALL_CHECKS && !p.done; i++) p = await progressStage(deps, p);
+  assert.equal(p.requeued, 1, 'the lapsed claim is queued again');
+  assert.equal((await deps.store.runProgress(state.runId))?.pages, 0, 'with the page slot its dead fetch held');
+  assert.deepEqual(await turnsIn(queueUrl), [{ runId: state.runId, host: 'a.test', turn: 1 }], 'its host gets a turn, no other is restarted');
+  // Its turn fetches it again under the budget, and the run ends on it.
+  assert.ok(await deps.store.claimPageSlot(state.runId, 1));
+  await deps.store.claimUrl(state.runId, 'a', now, 1000);
+  await deps.store.commitFetch({ runId: state.runId, urlId: 'a', state: 'done', attempts: 2 });
+  p = await progressStage(deps, p);
+  assert.deepEqual([p.done, p.reason], [true, 'budget']);
+  assert.equal((await deps.store.getRun(state.runId))?.idleSince, undefined, 'a spent budget is not idleness');
+});
+
 test('a recovery walks a run a slice a call, queues lapsed claims again with one more attempt, and fails them past their attempts', async () => {
   let now = Date.now();
   const { deps, queueUrl, state } = await setup(() => now);
@@ -80,7 +103,7 @@ test('a recovery walks a run a slice a call, queues lapsed claims again with one
   let calls = 0;
   const turns: HostTurn[] = [];
   for (;;) {
-    const step = await sweepStep(deps, state.runId, sweep, now, { items: 10, page: 5 });
+    const step = await sweepStep(deps, state.runId, sweep, now, { limits: { items: 10, page: 5 } });
     calls++;
     turns.push(...(await turnsIn(queueUrl)));
     if (step.done) {

@@ -139,7 +139,22 @@ test('the run’s end shard by shard, a few URL items a step, ranks and settles 
     finalize = { ...finalize, deltas };
   }
   assert.ok(finalize.round > 5, `${finalize.round} rounds`);
-  for (const shard of plan.shards) await finalizeStep(spread.deps, { action: 'write', runId: spread.runId, shard, round: finalize.round, counts });
+  // The write loops too: a slice of the shard a call, while it answers a cursor.
+  let writes = 0;
+  for (const shard of plan.shards) {
+    let event: FinalizeEvent & { action: 'write' } = { action: 'write', runId: spread.runId, shard, round: finalize.round, counts, limit: 1 };
+    for (;;) {
+      const next = (await finalizeStep(spread.deps, event)) as { cursor?: string };
+      writes++;
+      if (!next.cursor) break;
+      event = { ...event, cursor: next.cursor };
+    }
+  }
+  assert.equal(
+    writes,
+    counts.reduce((n, c) => n + Math.max(1, c), 0),
+    'a call a page, at a slice of one',
+  );
   assert.equal(await finishRanks(spread.deps, spread.runId), 70);
 
   const [a, b] = [await ended(alone.table), await ended(spread.table)];

@@ -9,16 +9,7 @@ import { generated } from '../../scripts/build-wasm.js';
 import { readFileSync } from 'node:fs';
 import type { VectorRecord } from '../../shared/store/ports/index.js';
 import { tempDir } from '../helpers.js';
-
-/** A seeded generator (mulberry32), so every run sees the same vectors. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from '../helpers.js';
 
 /** Vectors around 40 topics, like pages of a few sites: each a topic's centre plus its own noise. */
 function clustered(n: number, dimension: number, seed = 7): Float32Array[] {

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestLogEntry } from './server.js';
 import { closeServers } from './server.js';
+import { seededRandom as random } from '../helpers.js';
 
 export interface OpenWebOptions {
   /** Hosts (each on its own loopback address); a share of them are slow, failing or gone. */
@@ -60,18 +61,6 @@ export interface OpenWeb {
   /** Pages on the web in all. */
   pages: number;
   close(): Promise<void>;
-}
-
-/** A small, fast, deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS =

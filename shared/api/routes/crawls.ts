@@ -6,7 +6,7 @@ import { SETTINGS } from '../../config/settings.js';
 import { errors, json, newRouter } from '../router.js';
 import { ErrorBody } from '../schemas.js';
 import { checkJobSeeds, MAX_JOB_SEEDS } from '../job-seeds.js';
-import { JobQueueFullError, UsageError } from '../../errors.js';
+import { ForbiddenError, JobQueueFullError, UsageError } from '../../errors.js';
 import { writeRequestOf } from '../write-access.js';
 import { pageActionsOf } from '../../render/page-session.js';
 import { sessionCookiesOf } from '../../fetch/session-cookies.js';
@@ -104,12 +104,22 @@ export function crawlsRoutes(jobs: CrawlLauncher, options: CrawlsRouteOptions): 
       path: '/crawls/{id}',
       summary: 'Stop a crawl cleanly (its run stays resumable)',
       request: { params: JobParams },
-      responses: { 202: json(z.object({ id: z.string(), stopping: z.boolean() }), 'Stopping.'), 404: errors[404] },
+      responses: {
+        202: json(z.object({ id: z.string(), stopping: z.boolean() }), 'Stopping.'),
+        403: json(ErrorBody, "Another caller's crawl: a caller stops only its own."),
+        404: errors[404],
+      },
     }),
     async (c) => {
       const { id } = c.req.valid('param');
       if (!(await jobs.get(id))) return c.json({ error: 'no such crawl job: ids come from POST /crawls' }, 404);
-      return c.json({ id, stopping: await jobs.stop(id) }, 202);
+      try {
+        const { caller } = writeRequestOf(c);
+        return c.json({ id, stopping: await jobs.stop(id, caller ? { caller } : {}) }, 202);
+      } catch (err) {
+        if (err instanceof ForbiddenError) return c.json({ error: err.message }, 403);
+        throw err;
+      }
     },
   );
   router.get('/crawls/:id/events', async (c) => {

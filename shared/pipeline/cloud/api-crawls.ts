@@ -7,7 +7,7 @@ import { settingsFrom } from '../../config/resolve.js';
 import { extractSpecOf } from '../../enrich/extract-spec.js';
 import type { CrawlJob, CrawlLauncher, CrawlStore, RunLedger, RunRecord, WorkflowRunner } from '../../store/ports/index.js';
 import type { RunInput } from './run-control.js';
-import { JobQueueFullError, UsageError } from '../../errors.js';
+import { ForbiddenError, JobQueueFullError, UsageError } from '../../errors.js';
 import { DEFAULT_API_CRAWL_LIMITS, type ApiCrawlLimits } from '../../config/api-crawl-limits.js';
 import { DEFAULT_MAX_MINUTES } from './run-deadline.js';
 
@@ -22,6 +22,8 @@ export interface ApiCrawlsDeps {
   defaults: Record<string, unknown>;
   /** Caps on what a request may ask for (`api.startCrawls.limits`). @default DEFAULT_API_CRAWL_LIMITS */
   limits?: ApiCrawlLimits;
+  /** Principals (IAM ARNs) that may stop any API crawl; every other caller stops only its own. @default [] */
+  admins?: readonly string[];
   /** Whether the deployment's enrichment has a chat model (Bedrock): a crawl's extract schema needs one. @default false */
   chatModel?: boolean;
   clock?: () => number;
@@ -61,12 +63,14 @@ export class ApiCrawls implements CrawlLauncher {
     const run = await this.runOf(id);
     const seeds = run?.seeds ?? [];
     const job: CrawlJob = { id, status: 'queued', seeds, progress: { requests: 0, pagesStored: 0, queued: 0, errors: 0 }, createdAt: execution.startedAt };
+    // A run its execution outlived (its end event lost, its finalize failed past its Catch) is dead, not running.
+    if (run?.status === 'running' && ended(execution.status)) await this.reconcile(run);
     if (execution.status === 'FAILED' || execution.status === 'TIMED_OUT' || execution.status === 'ABORTED')
       return { ...job, status: 'failed', error: execution.error ?? `the run's execution ended ${execution.status}` };
     if (!run) return execution.status === 'SUCCEEDED' ? { ...job, status: 'failed', error: skipped(execution.output) } : job;
     const progress = await this.deps.store.runProgress(run.id);
     const queued = progress ? Math.max(0, progress.enqueued - progress.settled) : 0;
-    if (run.status === 'running' || execution.status === 'RUNNING') {
+    if (run.status === 'running') {
       // Settled URLs are the requests answered or refused; `errors` comes with the summary at the end.
       return { ...job, status: 'running', progress: { requests: progress?.settled ?? 0, pagesStored: progress?.pages ?? 0, queued, errors: 0 } };
     }
@@ -82,10 +86,17 @@ export class ApiCrawls implements CrawlLauncher {
     };
   }
 
-  async stop(id: string): Promise<boolean> {
+  async stop(id: string, origin: { caller?: string } = {}): Promise<boolean> {
     const run = await this.runOf(id);
     // Before InitRun made the run there is nothing to mark yet; after the run ended, nothing to stop.
     if (!run || run.status !== 'running') return false;
+    // A caller stops the crawls it started; the deployment's admins (api.startCrawls.admins) stop any.
+    const caller = callerKey(origin.caller);
+    const owner = String(run.config.startedBy ?? TOKEN_CALLER);
+    if (caller !== owner && !(this.deps.admins ?? []).map(callerKey).includes(caller))
+      throw new ForbiddenError(
+        `crawl ${id} was started by ${owner === TOKEN_CALLER ? 'a holder of the write token' : owner}: a caller stops only its own crawls (the deployment's api.startCrawls.admins stop any)`,
+      );
     await this.deps.store.setRunStatus(run.id, 'interrupted', (this.deps.clock ?? Date.now)());
     return true;
   }
@@ -99,7 +110,7 @@ export class ApiCrawls implements CrawlLauncher {
       throw new UsageError(
         `maxMinutes ${maxMinutes} is over this deployment's cap of ${limits.maxMinutes} minutes a crawl (api.startCrawls.limits.maxMinutes)`,
       );
-    const api = (await this.deps.store.runningRuns()).filter((r) => String(r.config.crawl).startsWith(apiCrawlName('')));
+    const api = await this.liveApiRuns();
     if (api.length >= limits.concurrentRuns)
       throw new JobQueueFullError(
         `${api.length} crawls started over the API are running (at most ${limits.concurrentRuns} at once: api.startCrawls.limits.concurrentRuns): try again when one has ended, or stop one (DELETE /crawls/{id})`,
@@ -111,11 +122,34 @@ export class ApiCrawls implements CrawlLauncher {
       );
   }
 
+  /** The API's runs still running, each checked against its execution: one whose execution ended is reconciled as failed. */
+  private async liveApiRuns(): Promise<RunRecord[]> {
+    const prefix = apiCrawlName('');
+    const running = (await this.deps.store.runningRuns()).filter((r) => String(r.config.crawl).startsWith(prefix));
+    const live: RunRecord[] = [];
+    for (const run of running) {
+      // An execution that cannot be read now (Step Functions throttled or unreachable) is taken as live: a start is refused rather than over-admitted.
+      const execution = await this.deps.runs.describe(String(run.config.crawl).slice(prefix.length)).catch(() => undefined);
+      if (execution && ended(execution.status)) await this.reconcile(run);
+      else live.push(run);
+    }
+    return live;
+  }
+
+  /** A run recorded `running` whose execution ended: it is marked failed (it never wrote its end), in place. */
+  private async reconcile(run: RunRecord): Promise<void> {
+    await this.deps.store.setRunStatus(run.id, 'failed', (this.deps.clock ?? Date.now)());
+    run.status = 'failed';
+  }
+
   private async runOf(id: string): Promise<RunRecord | undefined> {
     const name = apiCrawlName(id);
     return this.deps.store.latestRunOf(name);
   }
 }
+
+/** An execution that ended (and is not waiting to be redriven). */
+const ended = (status: string) => status !== 'RUNNING' && status !== 'PENDING_REDRIVE';
 
 /** Behind a write token (no signed caller) every holder of the token is one caller. */
 const TOKEN_CALLER = 'token';

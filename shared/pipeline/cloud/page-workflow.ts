@@ -103,6 +103,17 @@ export async function recordFailureStage(
   }
   const outcome: FetchOutcome = { kind: 'response', res: { ...task.response, body: null }, contentHash: task.contentHash, at: task.at, warc: task.warc };
   const attempts = task.row.attempts + 1;
+  // The state timed out while its Lambda may still run: the URL stays claimed (its lease lapses if the Lambda stopped).
+  if (error.Error === 'States.Timeout') {
+    ctx.logger.warn('a page step ran past its state timeout: the URL stays in flight until its claim lapses', { url: task.row.url });
+    return { urlId: task.row.urlId, state: 'in_flight', reason: 'step-timed-out', links: 0 };
+  }
+  // Extract may have failed after its commit settled the URL (on a write after it): what the table holds decides.
+  const current = transientStepError(error) ? await ctx.store.getUrl(task.runId, task.row.urlId) : undefined;
+  if (current && current.state !== 'in_flight') {
+    ctx.logger.warn('a page step failed after its URL settled; it stays as it is', { url: task.row.url, state: current.state, error: error.Error });
+    return { urlId: task.row.urlId, state: current.state, reason: current.reason, links: 0 };
+  }
   if (transientStepError(error) && attempts < ctx.settings.maxAttempts) {
     // Throttled or out of time (AWS's capacity, not the page): the URL goes back to its host's queue
     // to be fetched again later; the fetch stays in the archive with what stopped it.
@@ -137,9 +148,14 @@ export async function recordFailureStage(
 /** A page step's retry waits this long after its first failure, doubling with each attempt. */
 export const STEP_RETRY_MS = 60_000;
 
-/** Errors of a page step that say nothing about the page: AWS's throttles, Lambda's service errors and timeouts. */
+/**
+ * Errors of a page step that say nothing about the page: AWS's throttles, Lambda's service errors,
+ * a Lambda that timed out (and so stopped). Not the state's own timeout (`States.Timeout`): the
+ * Lambda may still be running and settle the URL; if it does not, the URL's claim lapses and the
+ * stall's recovery queues it again.
+ */
 const TRANSIENT_STEP_ERRORS =
-  /^(States\.Timeout|Sandbox\.Timedout|Lambda\.|ThrottlingException|ProvisionedThroughputExceededException|RequestLimitExceeded|TooManyRequestsException|SlowDown|ServiceUnavailable|InternalServerError)/;
+  /^(Sandbox\.Timedout|Lambda\.|ThrottlingException|ProvisionedThroughputExceededException|RequestLimitExceeded|TooManyRequestsException|SlowDown|ServiceUnavailable|InternalServerError)/;
 
 /** Whether a page step's error (Step Functions' `Error`) is one a later attempt may not meet. */
 export function transientStepError(error: { Error?: string }): boolean {

@@ -166,11 +166,14 @@ export async function progressStage(deps: CloudDeps, state: RunState & Partial<P
   if (now >= state.deadline) return { ...base, done: true, reason: 'deadline' };
   const redriven = await redriveDeadTurns(deps, state.runId, now);
   if (redriven) base.redriven = (state.redriven ?? 0) + redriven;
-  if (state.sweep || (stalledChecks >= STALL_CHECKS && p.pages < state.maxPages)) {
+  // With the budget spent, settling stops by design: a stall then only means claims that lapsed
+  // (the run waits for its fetches in flight), which the sweep queues again; turns are not restarted.
+  const budgetSpent = p.pages >= state.maxPages;
+  if (state.sweep || stalledChecks >= STALL_CHECKS) {
     // Stalled: from now on hosts backed off past the run's patience defer their URLs, and lost turns are given again.
-    if (!state.sweep) await deps.store.markRunIdle(state.runId, now);
+    if (!state.sweep && !budgetSpent) await deps.store.markRunIdle(state.runId, now);
     const before = state.sweep ?? { restarted: 0, requeued: 0 };
-    const sweep = await sweepStep(deps, state.runId, state.sweep, now);
+    const sweep = await sweepStep(deps, state.runId, state.sweep, now, { claimsOnly: budgetSpent });
     const totals = (s: Pick<Sweep, 'restarted' | 'requeued'>) => ({
       restarted: (state.restarted ?? 0) + s.restarted - before.restarted,
       requeued: (state.requeued ?? 0) + s.requeued - before.requeued,
@@ -208,6 +211,35 @@ function runEndEvent(state: ProgressState & { error?: RunFailure }, status: stri
       summary: { pagesStored, requests, unchanged, duplicates, bytes, fetchesByStatus, startedAt, finishedAt, ...(changes ? { changes } : {}) },
     },
   };
+}
+
+/**
+ * The run machine's last resort when its end failed twice (FinalizeRun, then FailRun): the run is
+ * marked `failed` in one write, so no reader shows it finished or running; then, as far as the
+ * bucket and the bus take them, its report with both errors and its failed event.
+ */
+export async function markRunFailed(
+  deps: Pick<CloudDeps, 'store' | 'objects' | 'events' | 'logger' | 'clock'>,
+  state: ProgressState & { error?: RunFailure; finalizeError?: RunFailure; failure?: RunFailure },
+): Promise<{ runId: number; status: 'failed'; report?: string }> {
+  await deps.store.setRunStatus(state.runId, 'failed', (deps.clock ?? Date.now)());
+  const error: RunFailure = state.failure ?? state.finalizeError ?? state.error ?? { Error: 'RunEndFailed' };
+  deps.logger.error('the run’s end failed twice: the run is marked failed', { runId: state.runId, error: error.Error, cause: error.Cause });
+  try {
+    const summary = await deps.store.summary(state.runId);
+    const report = await deps.objects.putReport(`run-${state.runId}`, {
+      crawl: state.crawl,
+      reason: 'failed',
+      error,
+      ...(state.finalizeError ? { endError: state.finalizeError } : {}),
+      summary,
+    });
+    await deps.events?.put([runEndEvent({ ...state, error }, 'failed', report, summary)]);
+    return { runId: state.runId, status: 'failed', report };
+  } catch (err) {
+    deps.logger.error('the failed run’s report or event was not written', { runId: state.runId, error: errorMessage(err) });
+    return { runId: state.runId, status: 'failed' };
+  }
 }
 
 /** What a state's Catch adds to the run's state (Step Functions' error output). */
@@ -291,7 +323,8 @@ export async function finalizeRun(
     !spreadChanges && deps.events && deps.changes && settings && status === 'finished' && Object.keys(counts).length
       ? await toldChanges(deps.changes, state, monitorOf(settings))
       : [];
-  await deps.events?.put([...told, runEndEvent(failure, status, report, summary, wacz?.key)]);
+  if (told.length) await deps.events?.put(told);
+  await deps.events?.put([runEndEvent(failure, status, report, summary, wacz?.key)]);
   const out = { runId: state.runId, status, report, summary, ...(wacz ? { wacz: wacz.key, captures: wacz.captures } : {}) };
   if (!run || !settings?.select) return out;
   const selection = await selectStage({ ...deps, clock: deps.clock }, state.runId, run.seeds, runScoring(run, settings), settings.selectCap);

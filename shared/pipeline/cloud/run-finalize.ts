@@ -66,6 +66,9 @@ export interface FinalizePlan {
   done: boolean;
 }
 
+/** Pages a WriteShard call writes (a PAGE update each, WIDTH at once): about a minute of Lambda time. */
+export const WRITE_CHUNK_PAGES = 20_000;
+
 /** Runs of at most this many stored pages are ranked by FinalizeRun alone (`TRAWL_FINALIZE_SPREAD_PAGES` on its function). */
 export const FINALIZE_SPREAD_PAGES = 20_000;
 
@@ -84,7 +87,16 @@ export type FinalizeEvent =
   | { action: 'gather' | 'link' | 'degrees'; runId: number; shard: number; counts?: number[] }
   | { action: 'rank'; runId: number; shard: number; round: number; counts?: number[] }
   | { action: 'rank-check'; runId: number; finalize: FinalizePlan & { collected?: { counts: number[] } } }
-  | { action: 'write'; runId: number; shard: number; round: number; counts?: number[] }
+  | {
+      action: 'write';
+      runId: number;
+      shard: number;
+      round: number;
+      counts?: number[];
+      /** The first page of the shard this call writes (the step's cursor), and how many (default WRITE_CHUNK_PAGES). */
+      cursor?: string;
+      limit?: number;
+    }
   | { action: 'package'; runId: number; part: number; crawl: string }
   | { action: 'changes'; runId: number; shard: number; crawl: string; status: FinalizePlan['status'] };
 
@@ -199,9 +211,17 @@ export async function finalizeStep(deps: FinalizeDeps, event: Exclude<FinalizeEv
       return { ...event.finalize, deltas: [], round: last + 1 };
     }
     case 'write': {
-      const top = await deps.ranks.writeShard(event.runId, await rank.results(event.shard, event.round, MAX_INLINK_SOURCES));
-      await objectScratch(deps.objects, event.runId).put(`top/${topKey(event.shard)}`, Buffer.from(JSON.stringify(top)));
-      return { shard: event.shard, top: top.length };
+      // A slice of the shard a call (the step loops while it answers a cursor): no call nears Lambda's 15 minutes.
+      const from = Number(event.cursor ?? 0);
+      const slice = await rank.resultSlice(event.shard, event.round, MAX_INLINK_SOURCES, from, event.limit ?? WRITE_CHUNK_PAGES);
+      const top = await deps.ranks.writeShard(event.runId, slice.pages);
+      await objectScratch(deps.objects, event.runId).put(
+        `top/${topKey(event.shard)}-${topKey(from / (event.limit ?? WRITE_CHUNK_PAGES))}`,
+        Buffer.from(JSON.stringify(top)),
+      );
+      const { cursor: _cursor, ...rest } = event;
+      const next = from + slice.pages.length;
+      return next < slice.total ? { ...rest, cursor: String(next) } : { shard: event.shard, top: top.length };
     }
   }
 }

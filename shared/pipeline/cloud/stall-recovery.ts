@@ -32,13 +32,18 @@ export interface Sweep {
   requeued: number;
 }
 
-/** One slice of a recovery, from where `sweep` stopped (a new one when absent): `next` to go on from, or `done` once the run's last shard is read. */
+/**
+ * One slice of a recovery, from where `sweep` stopped (a new one when absent): `next` to go on
+ * from, or `done` once the run's last shard is read. `limits`: the URL items a call reads and a
+ * read returns; `claimsOnly`: lapsed claims only (the page budget is spent; hosts with URLs waiting
+ * need no turn).
+ */
 export async function sweepStep(
   deps: CloudDeps,
   runId: number,
   sweep: Sweep | undefined,
   now: number,
-  limits = { items: SWEEP_ITEMS_PER_CALL, page: SWEEP_PAGE },
+  { limits = { items: SWEEP_ITEMS_PER_CALL, page: SWEEP_PAGE }, claimsOnly = false }: { limits?: { items: number; page: number }; claimsOnly?: boolean } = {},
 ): Promise<{ next: Sweep; done?: undefined } | { next?: undefined; done: Sweep }> {
   const at: Sweep = sweep ?? { shard: 0, restarted: 0, requeued: 0 };
   const shards = await deps.store.runShards(runId);
@@ -54,12 +59,18 @@ export async function sweepStep(
     read += page.read;
     reads++;
     for (const u of page.urls) {
-      if (u.state === 'queued') waiting.add(u.host);
-      else if ((u.leaseUntil ?? 0) < now) {
+      if (u.state === 'queued') {
+        if (!claimsOnly) waiting.add(u.host);
+      } else if ((u.leaseUntil ?? 0) < now) {
         if (u.attempts + 1 >= maxAttempts) await deps.store.setUrlStates(runId, [u.urlId], 'failed', 'attempts-exhausted');
         else {
           await deps.store.releaseUrl(runId, u.urlId, u.attempts + 1);
           lapsedByHost.set(u.host, (lapsedByHost.get(u.host) ?? 0) + 1);
+          // Its fetch died holding a page slot (a claim outlives the page workflow's longest run): the slot goes back.
+          if (u.kind === 'page') {
+            await deps.store.releasePageSlot(runId);
+            await deps.store.releaseHostSlot(runId, u.host);
+          }
         }
         at.requeued++;
       }

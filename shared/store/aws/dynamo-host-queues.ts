@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { HostQueues, HostTurn, HostTurnRecord, PendingUrl, QueueClosing, QueuedAt } from '../ports/index.js';
+import type { FetchKind } from '../../fetch/content-type.js';
 import { stateMoves } from './dynamo-ledger.js';
 import { DynamoLedger } from './dynamo-ledger.js';
 import { isConditionFailure } from './dynamo-table.js';
@@ -236,7 +237,7 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
         TableName: this.table,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
         FilterExpression: '#st IN (:q, :f)',
-        ProjectionExpression: 'urlId, #host, #st, leaseUntil, attempts',
+        ProjectionExpression: 'urlId, #host, #st, leaseUntil, attempts, kind',
         ExpressionAttributeNames: { '#st': 'state', '#host': 'host' },
         ExpressionAttributeValues: { ':pk': pk, ':sk': URL_SK, ':q': 'queued', ':f': 'in_flight' },
         ExclusiveStartKey: cursor === undefined ? undefined : { PK: pk, SK: cursor },
@@ -249,6 +250,7 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
       state: i.state as PendingUrl['state'],
       ...(i.leaseUntil !== undefined ? { leaseUntil: Number(i.leaseUntil) } : {}),
       attempts: Number(i.attempts ?? 0),
+      ...(i.kind !== undefined ? { kind: i.kind as FetchKind } : {}),
     }));
     return { urls, read: res.ScannedCount ?? urls.length, ...(res.LastEvaluatedKey ? { cursor: String(res.LastEvaluatedKey.SK) } : {}) };
   }

@@ -3,7 +3,7 @@ import type { RunRecord, RunStatus } from '../ports/index.js';
 import { scopeOf } from './dynamo-items.js';
 import { DynamoReports } from './dynamo-reports.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { RUN_SHARDS, TTL_ATTRIBUTE, keys } from './table.js';
+import { runShardsFor, TTL_ATTRIBUTE, keys } from './table.js';
 
 /** Runs: the run counter, each run's RUN and COUNTERS items, its status and scope (the `RunStore` half of the cloud store). */
 export abstract class DynamoRuns extends DynamoReports {
@@ -20,16 +20,17 @@ export abstract class DynamoRuns extends DynamoReports {
     );
     const id = Number(res.Attributes?.last);
     const run: RunRecord = { id, startedAt: now, status: 'running', seeds, config };
+    const shards = runShardsFor(Number(config.maxPages) || undefined);
     // The counter shards exist before the RUN item names them: a worker that reads `shards` finds them.
     await inBatches(
-      Array.from({ length: RUN_SHARDS }, (_, k) => k),
+      Array.from({ length: shards }, (_, k) => k),
       16,
       (k) =>
         this.doc.send(
           new PutCommand({
             TableName: this.table,
             Item: {
-              ...keys.runCounters(id, RUN_SHARDS, k),
+              ...keys.runCounters(id, shards, k),
               type: 'COUNTERS',
               runId: id,
               enqueued: 0,
@@ -45,8 +46,8 @@ export abstract class DynamoRuns extends DynamoReports {
           }),
         ),
     );
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.run(id), type: 'RUN', ...run, shards: RUN_SHARDS } }));
-    this.rememberShards(id, RUN_SHARDS);
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.run(id), type: 'RUN', ...run, shards } }));
+    this.rememberShards(id, shards);
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.runningRun(id), type: 'RUNNING', runId: id } }));
     if (typeof config.crawl === 'string') await this.pointCrawlAt(config.crawl, id);
     return run;

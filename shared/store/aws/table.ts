@@ -92,6 +92,14 @@ export function queueOrder(priority: number, depth: number, urlId: string): stri
  * RUN item records its run's count (`shards`); a run without it has one partition, `RUN#<runId>`.
  */
 export const RUN_SHARDS = 32;
+/** The partitions of a run whose page budget is over LARGE_RUN_PAGES (10⁵): its URL items and counters spread four times wider. */
+export const LARGE_RUN_SHARDS = 128;
+export const LARGE_RUN_PAGES = 100_000;
+
+/** The partitions a new run is spread over, by its page budget: a partition takes 1,000 write units a second. */
+export function runShardsFor(maxPages: number | undefined): number {
+  return typeof maxPages === 'number' && maxPages > LARGE_RUN_PAGES ? LARGE_RUN_SHARDS : RUN_SHARDS;
+}
 
 /** The partition of one shard of a run: `RUN#<runId>` for a run of one shard, else `RUN#<runId>#<shard>`. */
 export function runPartition(runId: number, shards: number, shard: number): string {

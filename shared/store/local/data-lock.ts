@@ -44,6 +44,17 @@ function holdsIt(holder: LockOwner): boolean {
   return started === undefined || started <= holder.startedAt + START_SLACK_MS;
 }
 
+/**
+ * The process holding `dir`'s lock, if one still does: on another host it is taken at its word; on
+ * this one its process must be alive and be the one that wrote the lock. A run marked running in
+ * a directory no process holds was interrupted (killed, its machine restarted).
+ */
+export function liveLockHolder(dir: string): LockOwner | undefined {
+  const holder = readOwner(resolve(dir, LOCK_FILE));
+  if (!holder) return undefined;
+  return holder.host !== hostname() || holdsIt(holder) ? holder : undefined;
+}
+
 function readOwner(file: string): LockOwner | undefined {
   try {
     const owner = JSON.parse(readFileSync(file, 'utf8')) as LockOwner;

@@ -29,8 +29,11 @@ export interface CrawlLauncher {
   /** `origin.caller`: who asked (the signed IAM principal behind the cloud's API), for per-caller caps. */
   start(seeds: string[], settings: Record<string, unknown>, origin?: { caller?: string }): CrawlJob | Promise<CrawlJob>;
   get(id: string): CrawlJob | undefined | Promise<CrawlJob | undefined>;
-  /** Stops a job cleanly; false when there is no such job or it already ended. */
-  stop(id: string): boolean | Promise<boolean>;
+  /**
+   * Stops a job cleanly; false when there is no such job or it already ended. `origin.caller`: who
+   * asks; a launcher that keeps callers apart refuses another caller's job (ForbiddenError).
+   */
+  stop(id: string, origin?: { caller?: string }): boolean | Promise<boolean>;
   /** Follows a job's events as they happen (the embedded runtime only: the cloud's are on its event bus). */
   follow?(id: string, listener: (e: JobEvent) => void): (() => void) | undefined;
   /** Follows the pages a job stores, by URL, as they are stored (the embedded runtime only); undefined for no such job. */

@@ -8,6 +8,7 @@
  */
 
 import type { UrlReason, UrlState } from '../records.js';
+import type { FetchKind } from '../../fetch/content-type.js';
 
 /** How a closed host queue's URLs settle: skipped as parked or past the host's page cap, deferred as backed off. */
 export interface QueueClosing {
@@ -39,6 +40,8 @@ export interface PendingUrl {
   /** An in-flight URL's claim lasts until then. */
   leaseUntil?: number;
   attempts: number;
+  /** What the URL is fetched as (a page counts against the run's page budget). */
+  kind?: FetchKind;
 }
 
 /** A run's host record as the turns see it. */

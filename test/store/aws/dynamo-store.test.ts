@@ -5,7 +5,7 @@ import { DynamoCrawlStore } from '../../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../../shared/store/aws/s3-store.js';
 import { BAND_CANDIDATES } from '../../../shared/store/aws/dynamo-content.js';
 import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { RUN_SHARDS } from '../../../shared/store/aws/table.js';
+import { LARGE_RUN_PAGES, LARGE_RUN_SHARDS, RUN_SHARDS } from '../../../shared/store/aws/table.js';
 import { DynamoEnrichStore } from '../../../shared/store/aws/dynamo-enrich.js';
 import { TEXT_LOG_SHARDS } from '../../../shared/store/aws/dynamo-text-log.js';
 import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
@@ -214,6 +214,20 @@ test("a run's URLs, counters and page budget are spread over its shards; a run m
   assert.deepEqual((await store.summary(old)).urlsByState, { queued: 1, skipped: 1 });
   assert.equal(await store.claimPageSlot(old, 1), true);
   assert.equal(await store.claimPageSlot(old, 1), false);
+});
+
+test('a run of a large page budget is spread over four times the shards, and its budget and counters hold across them', async () => {
+  const { store, table } = await fresh();
+  const run = await store.createRun(['http://a.test/'], { maxPages: LARGE_RUN_PAGES + 1 }, 1);
+  const items = (await emu.clients.doc.send(new ScanCommand({ TableName: table }))).Items ?? [];
+  assert.equal(items.find((i) => i.type === 'RUN')?.shards, LARGE_RUN_SHARDS);
+  assert.equal(items.filter((i) => i.type === 'COUNTERS').length, LARGE_RUN_SHARDS);
+  await store.addUrls(Array.from({ length: 300 }, (_, i) => row(run.id, `l${i}`)));
+  const claims = await Promise.all(Array.from({ length: 300 }, () => store.claimPageSlot(run.id, 256)));
+  assert.equal(claims.filter(Boolean).length, 256);
+  const progress = await store.runProgress(run.id);
+  assert.deepEqual([progress?.enqueued, progress?.pages], [300, 256]);
+  assert.equal((await store.queuedUrls(run.id)).length, 300);
 });
 
 test('the text-change log is spread over its partitions and read back whole, oldest first; a fold takes every partition', async () => {
