@@ -368,15 +368,12 @@ export class ShardedRank {
     return deltas.reduce((a, b) => a + b, 0) < RANK_TOLERANCE || round >= RANK_ROUNDS_MAX;
   }
 
-  /**
-   * Phase 6: the shard's pages with their final ranks (of `round`, the last), inlinks, hosts and
-   * first sources; `count` of them from the `from`th (all by default), and the shard's size.
-   */
-  async results(shard: number, round: number, maxSources: number, from = 0, count = Infinity): Promise<RankedShardPage[]> {
-    return (await this.resultSlice(shard, round, maxSources, from, count)).pages;
+  /** Phase 6: the shard's pages with their final ranks (of `round`, the last), inlinks, hosts and first sources. */
+  async results(shard: number, round: number, maxSources: number): Promise<RankedShardPage[]> {
+    return (await this.resultSlice(shard, round, maxSources, 0, Infinity)).pages;
   }
 
-  /** `results`, a slice at a time: the slice's pages and the shard's page count. */
+  /** `results`, `count` pages from the `from`th: the slice's pages and the shard's page count. */
   async resultSlice(shard: number, round: number, maxSources: number, from: number, count: number): Promise<{ pages: RankedShardPage[]; total: number }> {
     const pages = await this.pagesOf(shard);
     const ranks = round > 0 ? float64s(await this.must(`rank/${pad(round)}/${pad(shard)}`)) : new Float64Array(pages.length);

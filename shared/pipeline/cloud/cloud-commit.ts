@@ -87,3 +87,14 @@ export async function commitCloud(ctx: CloudContext, row: FrontierRow, result: P
   );
   await queueAtHosts(ctx, [...discovered.filter((r) => inserted.has(r.urlId)), ...(result.retry ? [{ ...row, state: 'queued' as const }] : [])]);
 }
+
+/** The page slots a fetch of `row` held (the run's and its host's), given back when the fetch will be made again. */
+export async function givePageSlotsBack(
+  store: Pick<CloudContext['store'], 'releasePageSlot' | 'releaseHostSlot'>,
+  runId: number,
+  row: { kind?: string; host: string },
+): Promise<void> {
+  if (row.kind !== 'page') return;
+  await store.releasePageSlot(runId);
+  await store.releaseHostSlot(runId, row.host);
+}

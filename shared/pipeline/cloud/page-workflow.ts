@@ -1,6 +1,6 @@
 import { errorMessage } from '../../errors.js';
 import { FINAL_STATES } from '../../store/ports/index.js';
-import { commitCloud, queueAtHosts } from './cloud-commit.js';
+import { commitCloud, givePageSlotsBack, queueAtHosts } from './cloud-commit.js';
 import type { CloudContext } from './cloud-context.js';
 import type { FetchOutcome } from '../stages/fetch-stage.js';
 import type { PageTask } from './fetch-worker.js';
@@ -108,29 +108,14 @@ export async function recordFailureStage(
     ctx.logger.warn('a page step ran past its state timeout: the URL stays in flight until its claim lapses', { url: task.row.url });
     return { urlId: task.row.urlId, state: 'in_flight', reason: 'step-timed-out', links: 0 };
   }
+  const transient = transientStepError(error);
   // Extract may have failed after its commit settled the URL (on a write after it): what the table holds decides.
-  const current = transientStepError(error) ? await ctx.store.getUrl(task.runId, task.row.urlId) : undefined;
+  const current = transient ? await ctx.store.getUrl(task.runId, task.row.urlId) : undefined;
   if (current && current.state !== 'in_flight') {
     ctx.logger.warn('a page step failed after its URL settled; it stays as it is', { url: task.row.url, state: current.state, error: error.Error });
     return { urlId: task.row.urlId, state: current.state, reason: current.reason, links: 0 };
   }
-  if (transientStepError(error) && attempts < ctx.settings.maxAttempts) {
-    // Throttled or out of time (AWS's capacity, not the page): the URL goes back to its host's queue
-    // to be fetched again later; the fetch stays in the archive with what stopped it.
-    const notBefore = ctx.clock() + STEP_RETRY_MS * 2 ** (attempts - 1);
-    const fetch = {
-      ...fetchRecord(task.row, outcome),
-      error: `processing deferred: ${error.Error ?? 'Error'}: ${errorMessage(causeOf(error.Cause))}`.slice(0, 2000),
-    };
-    await ctx.store.commitFetch({ runId: task.runId, urlId: task.row.urlId, state: 'queued', attempts, notBefore, fetch });
-    if (task.row.kind === 'page') {
-      await ctx.store.releasePageSlot(task.runId);
-      await ctx.store.releaseHostSlot(task.runId, task.row.host);
-    }
-    await queueAtHosts(ctx, [{ ...task.row, state: 'queued' }]);
-    ctx.logger.warn('a page step was throttled or ran out of time: the URL goes back to its host queue', { url: task.row.url, error: error.Error, attempts });
-    return { urlId: task.row.urlId, state: 'queued', reason: 'processing-deferred', links: 0 };
-  }
+  if (transient && attempts < ctx.settings.maxAttempts) return deferPage(ctx, task, outcome, attempts, error);
   const reason = `processing-failed: ${error.Error ?? 'Error'}`;
   const fetch = { ...fetchRecord(task.row, outcome), error: `${reason}: ${errorMessage(causeOf(error.Cause))}`.slice(0, 2000) };
   await ctx.store.commitFetch({
@@ -143,6 +128,30 @@ export async function recordFailureStage(
   });
   ctx.logger.error('page processing failed', { url: task.row.url, error: fetch.error });
   return { urlId: task.row.urlId, state: 'failed', reason: 'processing-failed', links: 0 };
+}
+
+/**
+ * A page step throttled or out of time (AWS's capacity, not the page): the URL goes back to its
+ * host's queue to be fetched again later, with its page slots; the fetch stays in the archive with
+ * what stopped it.
+ */
+async function deferPage(
+  ctx: CloudContext,
+  task: PageTask,
+  outcome: FetchOutcome,
+  attempts: number,
+  error: { Error?: string; Cause?: string },
+): Promise<ExtractResult> {
+  const fetch = {
+    ...fetchRecord(task.row, outcome),
+    error: `processing deferred: ${error.Error ?? 'Error'}: ${errorMessage(causeOf(error.Cause))}`.slice(0, 2000),
+  };
+  const notBefore = ctx.clock() + STEP_RETRY_MS * 2 ** (attempts - 1);
+  await ctx.store.commitFetch({ runId: task.runId, urlId: task.row.urlId, state: 'queued', attempts, notBefore, fetch });
+  await givePageSlotsBack(ctx.store, task.runId, task.row);
+  await queueAtHosts(ctx, [{ ...task.row, state: 'queued' }]);
+  ctx.logger.warn('a page step was throttled or ran out of time: the URL goes back to its host queue', { url: task.row.url, error: error.Error, attempts });
+  return { urlId: task.row.urlId, state: 'queued', reason: 'processing-deferred', links: 0 };
 }
 
 /** A page step's retry waits this long after its first failure, doubling with each attempt. */

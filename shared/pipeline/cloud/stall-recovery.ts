@@ -8,6 +8,7 @@ import type { HostTurn } from '../../store/ports/index.js';
 import type { CloudDeps } from './cloud-context.js';
 import { runSettings } from './cloud-context.js';
 import { inBatches } from '../../util/batches.js';
+import { givePageSlotsBack } from './cloud-commit.js';
 
 /** Progress checks in a row without a settled URL that make a stall. */
 export const STALL_CHECKS = 5;
@@ -66,11 +67,8 @@ export async function sweepStep(
         else {
           await deps.store.releaseUrl(runId, u.urlId, u.attempts + 1);
           lapsedByHost.set(u.host, (lapsedByHost.get(u.host) ?? 0) + 1);
-          // Its fetch died holding a page slot (a claim outlives the page workflow's longest run): the slot goes back.
-          if (u.kind === 'page') {
-            await deps.store.releasePageSlot(runId);
-            await deps.store.releaseHostSlot(runId, u.host);
-          }
+          // Its fetch died holding its page slots (a claim outlives the page workflow's longest run): they go back.
+          await givePageSlotsBack(deps.store, runId, u);
         }
         at.requeued++;
       }
