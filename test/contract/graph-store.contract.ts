@@ -120,4 +120,25 @@ export function graphStoreContract(name: string, adapter: Adapter<GraphPair>): v
       assert.ok(top[0]!.pagerank > top[1]!.pagerank);
       assert.deepEqual(await pair.graph.unfetched(5), [{ url: url('gone'), inlinks: 1, hosts: 1 }]);
     }));
+
+  // A near-duplicate's copy is a stored page like any other: it is ranked and has its inlinks.
+  test(`${name}: a near-duplicate page is ranked with its inlinks`, () =>
+    using(adapter, async ({ store, graph }) => {
+      const run = await store.createRun([], {}, 1);
+      await store.addUrls([row(run.id, 'a'), row(run.id, 'copy')]);
+      await store.commitFetch({ runId: run.id, urlId: id('a'), state: 'done', attempts: 1, page: page(run.id, 'a'), edges: [edge('a', 'copy')] });
+      await store.commitFetch({
+        runId: run.id,
+        urlId: id('copy'),
+        state: 'duplicate',
+        reason: 'duplicate-body',
+        attempts: 1,
+        page: { ...page(run.id, 'copy'), duplicateOf: id('a') },
+        edges: [],
+      });
+      assert.equal(await graph.computeRanks(run.id), 2);
+      const copy = (await graph.top(5)).find((p) => p.urlId === id('copy'));
+      assert.ok(copy, 'the copy is among the ranked pages');
+      assert.equal(copy.inlinks, 1);
+    }));
 }

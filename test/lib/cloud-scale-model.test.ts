@@ -6,6 +6,7 @@ import { SWEEP_ITEMS_PER_CALL } from '../../shared/pipeline/cloud/stall-recovery
 import { WACZ_PART_FILES } from '../../shared/pipeline/cloud/warc-compaction.js';
 import { FINALIZE_SPREAD_PAGES } from '../../shared/pipeline/cloud/run-finalize.js';
 import { partitionPattern } from '../cloud/cost-meter.js';
+import { LARGE_RUN_PAGES } from '../../shared/store/aws/table.js';
 
 function trace(partitions: Trace['partitions'], reads: Trace['reads'] = []): Trace {
   return {
@@ -66,9 +67,9 @@ test("one run's partition caps it where its shards lift the cap; the first limit
   assert.equal(model.pagesPerSecondPerRun, Math.round(1000 / 0.6));
   assert.deepEqual(model.runWideOps, []);
   assert.equal(model.runEnds, true);
-  // A run of a larger budget spreads over four times the shards: each takes a quarter of the load.
+  // A run whose budget passes LARGE_RUN_PAGES spreads over four times the shards: each takes a quarter of the load.
   const shardLimit = (runPages: number) => rateLimits(sharded, DEPLOYMENTS.tuned, runPages).find((l) => l.name.includes('RUN#<run>#<shard>'))!.pagesPerSecond;
-  assert.equal(Math.round(shardLimit(10_000_000)), Math.round(4 * shardLimit(1_000_000)));
+  assert.equal(Math.round(shardLimit(LARGE_RUN_PAGES * 10)), Math.round(4 * shardLimit(LARGE_RUN_PAGES)));
 });
 
 test('a read that grows with the run makes the run unable to end once its invocation passes 15 minutes', () => {

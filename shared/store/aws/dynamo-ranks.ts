@@ -88,7 +88,7 @@ export class DynamoRanks extends DynamoTable {
     } while (cursor);
   }
 
-  /** The pages among `ids` (settled as done), their aliases and their current snapshots' link targets. */
+  /** The pages among `ids` (those that stored a page), their aliases and their current snapshots' link targets. */
   async chunkOf(ids: string[]): Promise<RankChunk> {
     const pages: Array<RankPage & { hash: string }> = [];
     const aliases: Array<[string, string]> = [];

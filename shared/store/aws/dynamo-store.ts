@@ -40,6 +40,8 @@ export interface DynamoStoreOptions {
 const seenByRun = new Map<string, Set<string>>();
 /** A warm Lambda keeps its cache across pages; past this many URLs a run's set starts over. */
 const SEEN_MAX = 200_000;
+/** The URL states whose fetch stored a page: the run's end ranks them. */
+const PAGE_STATES: ReadonlySet<UrlState> = new Set(['done', 'duplicate']);
 
 function seenUrls(table: string, runId: number): Set<string> {
   const key = `${table}\n${runId}`;
@@ -160,10 +162,11 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       values[':nb'] = fields.notBefore;
     }
     const shards = await this.shardsOf(runId);
-    // The frontier index: a fetched URL joins its shard's pages; any other state but queued leaves
-    // its host's queue (a URL queued again rejoins it below, from its item's host and priority).
+    // The frontier index: a fetched URL with a page (done, or a duplicate's copy) joins its shard's
+    // pages, which the run's end ranks as the embedded runtime ranks every stored page; any other
+    // state but queued leaves its host's queue (a URL queued again rejoins it below).
     const removes = [];
-    if (fields.state === 'done') {
+    if (PAGE_STATES.has(fields.state)) {
       sets.push('#qpk = :qpk', '#qsk = :qsk');
       values[':qpk'] = doneShardKey(runId, shardOf(urlId, shards));
       values[':qsk'] = urlId;

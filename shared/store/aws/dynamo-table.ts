@@ -86,7 +86,7 @@ export class DynamoTable {
   /**
    * One page of a shard's fetched pages (their URL ids, at most `limit`) from `cursor`, and the
    * cursor after them: the frontier index's `D#<run>#<shard>` partition, which holds only the URLs
-   * settled as done, so a run's end reads its pages and never the URLs it left unfetched.
+   * whose fetch stored a page (done or duplicate), so a run's end reads its pages and never the URLs it left unfetched.
    */
   async donePages(runId: number, shard: number, limit: number, cursor?: string): Promise<{ ids: string[]; cursor?: string }> {
     const shards = await this.shardsOf(runId);
