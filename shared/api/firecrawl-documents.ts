@@ -4,7 +4,7 @@ import * as cheerio from 'cheerio';
 import { ArchiveReplay } from '../archive/replay.js';
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { toMarkdown } from '../extract/markdown.js';
-import type { ExtractRecord, PageRecord } from '../store/ports/index.js';
+import type { ExtractRecord, FetchRecord, PageRecord, WarcLocation } from '../store/ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
 import type { FirecrawlReads } from './firecrawl-ports.js';
 import type { Wanted } from './firecrawl-request.js';
@@ -17,9 +17,13 @@ export async function documentOf(
   reads: FirecrawlReads,
   page: PageRecord,
   wanted: Wanted,
-  x?: ExtractRecord,
+  own?: ExtractRecord,
   sourceURL = page.url,
 ): Promise<Record<string, unknown>> {
+  // A page whose bytes equal a page stored before has no extraction of its own: it is answered with
+  // the content it duplicates, and says so.
+  const original = !own && page.duplicateOf ? await duplicated(reads, page.duplicateOf) : undefined;
+  const x = own ?? original?.x;
   const doc: Record<string, unknown> = {};
   const f = wanted.formats;
   const html = f.has('rawHtml') || f.has('html') || wanted.tags ? await pageHtml(reads, page) : undefined;
@@ -27,7 +31,7 @@ export async function documentOf(
   if (f.has('markdown')) doc.markdown = tagged ? toMarkdown(tagged('body').toArray(), page.url) : (x?.markdown ?? '');
   if (html && f.has('rawHtml')) doc.rawHtml = html.served;
   if (html && f.has('html')) doc.html = tagged ? tagged.html() : cleanHtml(html.dom);
-  if (f.has('links')) doc.links = [...new Set((await reads.graph.outlinks(page.urlId)).map((l) => l.toUrl))];
+  if (f.has('links')) doc.links = [...new Set((await reads.graph.outlinks(original?.page.urlId ?? page.urlId)).map((l) => l.toUrl))];
   if (wanted.screenshot || wanted.actionShots) {
     const png = page.render?.screenshotHash ? await reads.blobs.get(page.render.screenshotHash) : undefined;
     // One picture is kept a page: the last an action took (the screenshot format's, when asked for).
@@ -45,6 +49,54 @@ export async function documentOf(
     url: page.url,
     statusCode: page.status,
     contentType: page.mime,
+    ...(original ? { duplicateOf: original.page.url } : {}),
+  };
+  return doc;
+}
+
+/** The stored page a duplicate's bytes equal, with its extraction; undefined when it is gone. */
+async function duplicated(reads: FirecrawlReads, id: string): Promise<{ page: PageRecord; x: ExtractRecord } | undefined> {
+  const [page, x] = await Promise.all([reads.store.getPage(id), reads.store.getExtract(id)]);
+  return page && x ? { page, x } : undefined;
+}
+
+/**
+ * A fetch answered with an error status (a 404, a 500), which stores no page: the answer as
+ * archived, as a document whose `metadata.statusCode` is the status, as Firecrawl answers it.
+ */
+export async function answerDocument(reads: FirecrawlReads, record: FetchRecord, wanted: Wanted, sourceURL: string): Promise<Record<string, unknown>> {
+  const archived = record.warc ? await reads.archive(record as FetchRecord & { warc: WarcLocation }).catch(() => undefined) : undefined;
+  const served = archived?.body.length ? decodeBody(archived.body, sniffCharset(archived.body, undefined, true)) : '';
+  const contentType = archived?.headers['content-type'];
+  const html = /html|xml/i.test(contentType ?? 'text/html') ? served : '';
+  const $ = cheerio.load(html);
+  const f = wanted.formats;
+  const doc: Record<string, unknown> = {};
+  if (f.has('rawHtml')) doc.rawHtml = served;
+  if (f.has('html')) doc.html = cleanHtml(html);
+  if (f.has('links'))
+    doc.links = [
+      ...new Set(
+        $('a[href]')
+          .toArray()
+          .flatMap((a) => {
+            try {
+              return [new URL($(a).attr('href')!, record.url).href];
+            } catch {
+              return [];
+            }
+          }),
+      ),
+    ];
+  $('script, style, noscript, iframe, template').remove();
+  if (f.has('markdown')) doc.markdown = html ? toMarkdown($('body').toArray(), record.url) : served;
+  doc.metadata = {
+    title: $('title').first().text().trim() || undefined,
+    sourceURL,
+    url: record.url,
+    statusCode: record.status,
+    ...(contentType ? { contentType } : {}),
+    error: `the server answered ${record.status}`,
   };
   return doc;
 }

@@ -7,13 +7,13 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { specHash } from '../enrich/extract-spec.js';
-import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
-import type { PageRecord } from '../store/ports/index.js';
+import type { CrawlJob, CrawlLauncher } from '../store/ports/crawl-launcher.js';
+import type { FetchRecord, PageRecord } from '../store/ports/index.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { writeRequestOf } from './write-access.js';
 import { ForbiddenError } from '../errors.js';
 import type { WebhookSender } from './webhooks.js';
-import { documentOf, idOfUrl } from './firecrawl-documents.js';
+import { answerDocument, documentOf, idOfUrl } from './firecrawl-documents.js';
 import type { FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
 import {
   body,
@@ -89,6 +89,18 @@ export function runJson(chatModel: boolean, waitMs = STORED_JSON_WAIT_MS): JsonA
   };
 }
 
+/**
+ * A Firecrawl `excludePaths` entry, a regular expression over a URL's path, as a trawl deny pattern
+ * over the whole URL: a `^` anchors it at the path's start (after the scheme and host).
+ */
+export function excludedPath(pattern: string): string {
+  const path = pattern.startsWith('^') ? `^[a-z][a-z0-9+.-]*://[^/?#]*(?:${pattern.slice(1)})` : pattern;
+  return `/${path}/`;
+}
+
+/** What a scrape's fetch gave: a stored page, or an error status's answer (which stores no page). */
+type Fetched = { page: PageRecord } | { answered: FetchRecord };
+
 /** The Firecrawl-compatible routes. */
 export function firecrawlRoutes(options: FirecrawlOptions): Hono {
   const app = new Hono();
@@ -128,13 +140,13 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
   };
 
   /** The stored page of a URL fetched within `maxAge`, else fetched now as a one-page crawl job. */
-  const freshPage = async (c: Context, url: string, maxAge: number, wanted: Wanted, timeoutMs: number): Promise<PageRecord> => {
+  const freshPage = async (c: Context, url: string, maxAge: number, wanted: Wanted, timeoutMs: number): Promise<Fetched> => {
     const stored = await read((r) => r.store.getPage(idOfUrl(url)));
     const json = wanted.json && options.json;
     // A page with actions is the page after them: it is always fetched and rendered anew.
     if (stored && maxAge > 0 && !wanted.actions && Date.now() - stored.fetchedAt <= maxAge) {
       // …and a page asked for json is answered from the store when it can be.
-      if (!json || !json.answersStored || (await read((r) => json.answersStored!(r, stored, wanted.json!)))) return stored;
+      if (!json || !json.answersStored || (await read((r) => json.answersStored!(r, stored, wanted.json!)))) return { page: stored };
     }
     await checkJobSeeds([url], options.allowPrivateNetwork);
     const settings = {
@@ -146,8 +158,26 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
       ...(json && json.jobSettings ? json.jobSettings(wanted.json!) : {}),
     };
     const { job, page } = await fetchedBy(url, settings, timeoutMs, writeRequestOf(c).caller);
-    if (!page) throw new Refused(`${url} was not fetched: robots.txt of the site may disallow it, or its host failed (GET /crawls/${job.id} has the run)`, 403);
-    return page;
+    return page ? { page } : { answered: await whyNotFetched(url, job) };
+  };
+
+  /**
+   * A one-page job that stored no page: the answer it archived when the server answered with an
+   * error status (a 404 is a document, as Firecrawl's), else a refusal naming the real cause.
+   */
+  const whyNotFetched = async (url: string, job: CrawlJob): Promise<FetchRecord> => {
+    const history = await read((r) => r.store.fetchHistory(idOfUrl(url)));
+    const answered = history.filter((f) => f.kind === 'page' && f.fetchedAt >= job.createdAt && f.status !== undefined && f.status >= 400).at(-1);
+    if (answered) return answered;
+    const skips = Object.keys(job.summary?.skipsByReason ?? {});
+    const run = `GET /crawls/${job.id} has the run`;
+    if (skips.includes('robots')) throw new Refused(`${url} was not fetched: robots.txt of ${new URL(url).origin} disallows it`, 403);
+    if (skips.some((r) => r === 'private-address' || r === 'address-refused'))
+      throw new Refused(`${url} was not fetched: it leads to a private or refused address (the server's --allow-private-network admits it)`, 403);
+    if (skips.includes('content-type')) throw new Refused(`${url} was not fetched: its content type is not one trawl keeps as a page`, 415);
+    const failed = history.filter((f) => f.fetchedAt >= job.createdAt && f.error).at(-1);
+    const cause = failed?.error ?? (skips.length ? `skipped (${skips.join(', ')})` : 'its host did not answer');
+    throw new Refused(`${url} was not fetched: ${cause} (${run})`, 502);
   };
 
   /**
@@ -198,7 +228,12 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
       try {
         const req = await body(c, ScrapeBody);
         const wanted = wantedOf(req, version, options.json);
-        const page = await freshPage(c, req.url, req.maxAge ?? (version === 'v2' ? V2_MAX_AGE_MS : 0), wanted, req.timeout ?? waitMs);
+        const fetched = await freshPage(c, req.url, req.maxAge ?? (version === 'v2' ? V2_MAX_AGE_MS : 0), wanted, req.timeout ?? waitMs);
+        if ('answered' in fetched) {
+          const answer = fetched.answered;
+          return c.json({ success: true, data: await read((reads) => answerDocument(reads, answer, wanted, req.url)) }, 200);
+        }
+        const { page } = fetched;
         const data = await read(async (reads) => {
           const x = await reads.store.getExtract(page.urlId);
           const doc = await documentOf(reads, page, wanted, x, req.url);
@@ -237,7 +272,7 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
           {
             maxPages: req.limit ?? 10_000,
             ...(depth === undefined ? {} : { maxDepth: depth }),
-            ...(req.excludePaths?.length ? { deny: req.excludePaths } : {}),
+            ...(req.excludePaths?.length ? { deny: req.excludePaths.map(excludedPath) } : {}),
             ...(req.allowSubdomains || req.crawlEntireDomain ? { scope: 'domain' } : {}),
             mainContent: wanted.mainContent,
             enrich: false,
@@ -312,7 +347,9 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     app.post(`/${version}/map`, async (c) => {
       try {
         const req = await body(c, MapBody);
-        const page = await freshPage(c, req.url, V2_MAX_AGE_MS, { formats: new Set(), mainContent: 'article' }, waitMs);
+        const fetched = await freshPage(c, req.url, V2_MAX_AGE_MS, { formats: new Set(), mainContent: 'article' }, waitMs);
+        if ('answered' in fetched) throw new Refused(`${req.url} answered ${fetched.answered.status}: there is no page to map from`, 502);
+        const { page } = fetched;
         const links = await read(async (reads) => {
           const host = new URL(page.url).hostname;
           const onSite = (u: string) => {

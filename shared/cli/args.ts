@@ -3,6 +3,8 @@ import { UsageError } from '../errors.js';
 import { SETTINGS, settingSpec, type CrawlSettings, type SettingName } from '../config/settings.js';
 import { resolveSettings as resolveFromSources } from '../config/resolve.js';
 import { COMMANDS, didYouMean, joinNegativeValues } from './usage.js';
+import { COMMAND_FLAGS } from './command-flags.js';
+export { COMMAND_FLAGS } from './command-flags.js';
 
 /** Settings from defaults, then `TRAWL_*` environment variables, then flags. */
 export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): CrawlSettings {
@@ -13,46 +15,6 @@ export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.Proc
   }
   return resolveFromSources(values, env, (name) => `--${settingSpec(name).flag}`);
 }
-
-/** Flags of single commands (not crawl settings): `extract --file/--url`, `export --format`, `replay --reextract`, … */
-export const COMMAND_FLAGS: NonNullable<ParseArgsConfig['options']> = {
-  help: { type: 'boolean', short: 'h' },
-  file: { type: 'string' },
-  url: { type: 'string' },
-  format: { type: 'string' },
-  reextract: { type: 'boolean' },
-  repair: { type: 'boolean' },
-  rebuild: { type: 'boolean' },
-  json: { type: 'boolean' },
-  'new-run': { type: 'boolean' },
-  run: { type: 'string' },
-  limit: { type: 'string' },
-  stale: { type: 'boolean' },
-  failed: { type: 'boolean' },
-  tag: { type: 'string', multiple: true },
-  domain: { type: 'string' },
-  lang: { type: 'string' },
-  since: { type: 'string' },
-  until: { type: 'string' },
-  mode: { type: 'string' },
-  check: { type: 'boolean' },
-  reconcile: { type: 'boolean' },
-  host: { type: 'string' },
-  port: { type: 'string' },
-  token: { type: 'string' },
-  'allowed-host': { type: 'string', multiple: true },
-  'write-token': { type: 'string' },
-  readers: { type: 'string' },
-  webhook: { type: 'string', multiple: true },
-  version: { type: 'boolean', short: 'v' },
-  'log-format': { type: 'string' },
-  cap: { type: 'string' },
-  replay: { type: 'boolean' },
-  'no-preview': { type: 'boolean' },
-  kind: { type: 'string', multiple: true },
-  path: { type: 'string', multiple: true },
-  diff: { type: 'boolean' },
-};
 
 /** Every flag name the CLI knows. */
 export function knownFlags(): string[] {

@@ -1,6 +1,10 @@
+import { createWriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { CrawlSettings } from '../config/settings.js';
-import { UsageError } from '../errors.js';
+import { errorMessage, UsageError } from '../errors.js';
 import { reextract, type ReextractReport } from '../library/maintenance.js';
 import { openStore } from '../library/store.js';
 import { jsonLine } from './render.js';
@@ -18,36 +22,67 @@ export interface ExportTarget {
  * line; `--format wacz [--run N]`: the archive as a WACZ; `--format parquet [--run N]`: its captures
  * as a Parquet index. Returns the records, pages or captures written.
  */
-export async function exportCommand(dataDir: string, flags: { format?: string; run?: string }, to: ExportTarget): Promise<number> {
+export async function exportCommand(dataDir: string, flags: { format?: string; run?: string; output?: string }, to: ExportTarget): Promise<number> {
   const format = flags.format ?? 'jsonl';
   if (format !== 'jsonl' && format !== 'wacz' && format !== 'parquet')
     throw new UsageError(`unknown export format ${JSON.stringify(format)}: use jsonl, wacz or parquet`);
-  if (format === 'wacz' || format === 'parquet') {
-    if (to.stream.isTTY)
-      throw new UsageError(
-        `a ${format === 'wacz' ? 'WACZ' : 'Parquet file'} is binary: redirect it to a file (trawl export --format ${format} > crawl.${format})`,
-      );
-    const runId = flags.run === undefined ? undefined : runNumber(flags.run);
-    const store = openStore(dataDir);
-    try {
-      return format === 'wacz' ? (await store.wacz(to.stream, { runId })).pages : (await store.captureIndex(to.stream, { runId })).captures;
-    } finally {
-      await store.close();
-    }
-  }
-  if (flags.run !== undefined) throw new UsageError('--run goes with --format wacz or parquet; the jsonl export holds every run');
-  const out = to.out;
+  if (flags.run !== undefined && format === 'jsonl') throw new UsageError('--run goes with --format wacz or parquet; the jsonl export holds every run');
+  const runId = flags.run === undefined ? undefined : runNumber(flags.run);
+  if (flags.output !== undefined) return atomicFile(flags.output, (stream) => exportTo(dataDir, format, runId, { stream, out: lineWriter(stream) }));
+  if ((format === 'wacz' || format === 'parquet') && to.stream.isTTY)
+    throw new UsageError(
+      `a ${format === 'wacz' ? 'WACZ' : 'Parquet file'} is binary: write it to a file (trawl export --format ${format} --output crawl.${format})`,
+    );
+  return exportTo(dataDir, format, runId, to);
+}
+
+async function exportTo(dataDir: string, format: 'jsonl' | 'wacz' | 'parquet', runId: number | undefined, to: ExportTarget): Promise<number> {
   const store = openStore(dataDir);
-  let n = 0;
   try {
+    if (format === 'wacz') return (await store.wacz(to.stream, { runId })).pages;
+    if (format === 'parquet') return (await store.captureIndex(to.stream, { runId })).captures;
+    let n = 0;
     for await (const record of store.export()) {
-      out(jsonLine(record));
+      to.out(jsonLine(record));
       n++;
+      if (to.stream.writableNeedDrain) await once(to.stream, 'drain');
     }
+    return n;
   } finally {
     await store.close();
   }
-  return n;
+}
+
+/** JSON lines into a file stream, waiting when it is full. */
+function lineWriter(stream: Writable): (line: string) => void {
+  return (line) => void stream.write(`${line}\n`);
+}
+
+/**
+ * Writes `path` whole or not at all: into a file beside it, renamed over it once complete and on
+ * disk. A failure (a full disk) or a kill leaves the target as it was; the partial file is removed
+ * on failure, and named `.partial` so a kill's leftover is plainly not the export.
+ */
+async function atomicFile(path: string, write: (stream: Writable) => Promise<number>): Promise<number> {
+  const target = resolve(path);
+  const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
+  const stream = createWriteStream(partial, { flags: 'wx' });
+  const failed = new Promise<never>((_, reject) => stream.once('error', reject));
+  failed.catch(() => {});
+  try {
+    const n = await Promise.race([write(stream), failed]);
+    await Promise.race([new Promise<void>((ok) => stream.end(ok)), failed]);
+    const fd = await open(partial, 'r');
+    await fd.sync().finally(() => fd.close());
+    await rename(partial, target);
+    return n;
+  } catch (err) {
+    stream.destroy();
+    await rm(partial, { force: true });
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOSPC' ? `the disk holding ${dirname(target)} is full (free some space, or write to another disk)` : errorMessage(err);
+    throw new Error(`the export to ${target} failed, and nothing was written there: ${why}`, { cause: err });
+  }
 }
 
 function runNumber(raw: string): number {

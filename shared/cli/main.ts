@@ -110,7 +110,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       }
     }
     if (command === 'export') {
-      await exportCommand(settings.data, flags as { format?: string; run?: string }, { out, stream: process.stdout });
+      await exportCommand(settings.data, flags as { format?: string; run?: string; output?: string }, { out, stream: process.stdout });
       return 0;
     }
     if (command === 'replay') {
@@ -227,7 +227,10 @@ export function endQuietlyOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr])
     stream.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw err;
+      // A full disk under `> file`, a closed terminal: said once, plainly, with no stack.
+      const why = err.code === 'ENOSPC' ? 'the disk it goes to is full' : err.message;
+      process.stderr.write(`trawl: cannot write the output: ${why}${stream === process.stdout ? ' (trawl export --output FILE writes whole or not at all)' : ''}\n`);
+      process.exit(1);
     });
 }
 

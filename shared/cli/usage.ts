@@ -1,4 +1,5 @@
 import { SETTINGS } from '../config/settings.js';
+import { commandFlagLine } from './command-flags.js';
 
 /** The commands, each with its usage line, the flags it reads beyond the settings, and an example. */
 export const COMMANDS: Record<string, { usage: string; flags: string[]; example: string; settings?: 'all' | 'data' }> = {
@@ -23,9 +24,9 @@ export const COMMANDS: Record<string, { usage: string; flags: string[]; example:
   },
   export: {
     usage:
-      'trawl export --format jsonl | wacz | parquet [--run N]   pages, edges and interactions as JSON lines; the archive as a WACZ; its captures as a Parquet index',
-    flags: ['format', 'run'],
-    example: 'trawl export --format wacz > crawl.wacz',
+      'trawl export --format jsonl | wacz | parquet [--run N] [--output FILE]   pages, edges and interactions as JSON lines; the archive as a WACZ; its captures as a Parquet index',
+    flags: ['format', 'run', 'output'],
+    example: 'trawl export --format wacz --output crawl.wacz',
     settings: 'data',
   },
   replay: {
@@ -144,7 +145,7 @@ export function commandHelp(command: string): string | undefined {
   const c = COMMANDS[command];
   if (!c) return undefined;
   const lines = [`Usage: ${c.usage}`, '', `Example: ${c.example}`, ''];
-  if (c.flags.length) lines.push(`Flags: ${c.flags.map((f) => `--${f}`).join(' ')}`);
+  if (c.flags.length) lines.push('Flags:', ...c.flags.map(commandFlagLine));
   if (c.settings === 'data') lines.push('Settings: --data DIR (TRAWL_DATA) [default: ./trawl-data]');
   if (c.settings === 'all') {
     lines.push('Settings (each also read from the environment variable shown):');

@@ -6,6 +6,9 @@ import { acceptedClass, parseContentType, type ContentClass, type FetchKind } fr
 import { AddressRefusedError, NonRetryableFetchError, RetryableFetchError } from '../errors.js';
 import type { Gate } from '../util/gate.js';
 
+/** An error answer's page is archived up to this many bytes, then marked truncated. */
+export const ERROR_BODY_BYTES = 256 * 1024;
+
 /** How many large bodies a crawl holds at once: a body that grows past `bytes` waits for a slot of `gate`. */
 export interface LargeBodies {
   bytes: number;
@@ -175,11 +178,18 @@ export class HttpFetcher implements Fetcher {
     // robots.txt is read whatever its type; other kinds only when the type is on the allow-list.
     const contentClass = ok ? (request.kind === 'robots' ? 'text' : acceptedClass(mime, request.kind)) : null;
     res.body.on('error', () => {}); // aborts below are deliberate; errors while reading surface through the reader
-    if (contentClass === null) {
-      if (ok)
-        res.body.destroy(); // a type we do not keep: close the stream without reading it
-      else await res.body.dump({ limit: 64 * 1024 }).catch(() => {}); // small error bodies are drained to keep the connection
-      return { ...base, skipped: res.statusCode < 300 && res.statusCode >= 200 ? 'content-type' : undefined, durationMs: this.clock() - started };
+    if (contentClass === null && !ok && res.statusCode < 400) {
+      await res.body.dump({ limit: 64 * 1024 }).catch(() => {}); // a redirect's or a 304's few bytes are drained to keep the connection
+      return { ...base, durationMs: this.clock() - started };
+    }
+    if (contentClass === null && !ok) {
+      // An error's page (a 404's, a 500's) is archived as served, up to ERROR_BODY_BYTES (then marked truncated).
+      try {
+        const body = await readCappedBody(res.body, headers['content-encoding'], Math.min(ERROR_BODY_BYTES, this.options.maxBodyBytes));
+        return { ...base, ...body, durationMs: this.clock() - started };
+      } catch {
+        return { ...base, truncated: true, durationMs: this.clock() - started };
+      }
     }
     // The wait for a large body's slot is the crawl's, not the host's: it stops the request's
     // clock and is left out of its duration (which the host's politeness learns from).
@@ -197,6 +207,9 @@ export class HttpFetcher implements Fetcher {
     };
     try {
       const body = await readCappedBody(res.body, headers['content-encoding'], this.options.maxBodyBytes, { stopAfter: request.stopAfter, large });
+      // A type trawl does not keep is still archived as served (up to the body cap): a replay never
+      // answers its URL with an empty 200.
+      if (contentClass === null) return { ...base, ...body, skipped: 'content-type', durationMs: this.clock() - started - waitedMs };
       return { ...base, ...body, contentClass, durationMs: this.clock() - started - waitedMs };
     } catch (err) {
       slot?.release?.();

@@ -35,6 +35,10 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
           `<!doctype html><html><head><title>App</title></head><body><h1>App</h1><p>${words(40)}</p><div id="more"></div>` +
             `<button id="reveal" onclick="document.getElementById('more').innerHTML = '<p>Revealed by a click on the button.</p>'">More</button></body></html>`,
         );
+    // The bytes of page 1 at another address: a near-duplicate, stored without an extraction of its own.
+    if (path === '/copy-of-1') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page(1, [2, 3]));
+    if (path === '/missing')
+      return void res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>Missing</title><h1>Gone fishing</h1><p>No page is here.</p>');
     const m = /^\/p\/(\d+)$/.exec(path);
     if (path === '/' || (m && Number(m[1]) <= 8)) {
       const n = m ? Number(m[1]) : 0;
@@ -84,7 +88,9 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
     assert.equal(doc.metadata?.sourceURL, `${site.origin}/p/3`);
     assert.equal(doc.metadata?.description, 'About page 3');
     // A page stored within maxAge is answered from the data directory, not fetched again.
-    const fetches = (await v2.crawl(`${site.origin}/`, { limit: 4, pollInterval: 1 })) as CrawlJob;
+    // excludePaths are regular expressions over the path, as Firecrawl's.
+    const fetches = (await v2.crawl(`${site.origin}/`, { limit: 4, pollInterval: 1, excludePaths: ['^/p/2$'] })) as CrawlJob;
+    assert.ok(!fetches.data.some((d) => d.metadata?.sourceURL === `${site.origin}/p/2`), 'an excluded path is not crawled');
     assert.equal(fetches.status, 'completed');
     assert.ok(fetches.data.length >= 1 && fetches.data.length <= 4, `${fetches.data.length} documents`);
     for (const d of fetches.data) {
@@ -120,7 +126,17 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
     assert.match(only.markdown!, /Home/);
     await assert.rejects(v2.scrape(`${site.origin}/p/1`, { includeTags: ['main[[['] }), /includeTags: "main\[\[\[" is not a CSS selector/);
     await assert.rejects(v2.scrape(`${site.origin}/p/1`, { formats: ['summary'] }), /summary format is not supported/);
-    await assert.rejects(v2.scrape(`${site.origin}/private`), /was not fetched: robots.txt/);
+    await assert.rejects(v2.scrape(`${site.origin}/private`), /was not fetched: robots\.txt of http:\/\/127\.0\.0\.1:\d+ disallows it/);
+    // A page whose bytes equal a stored page's: its document is the content it duplicates, and says so.
+    const copy = await v2.scrape(`${site.origin}/copy-of-1`, { formats: ['markdown', 'links'] });
+    assert.match(copy.markdown!, /Line 3 of page 1/);
+    assert.ok(copy.links!.includes(`${site.origin}/p/2`), JSON.stringify(copy.links));
+    assert.equal((copy.metadata as Record<string, unknown>).duplicateOf, `${site.origin}/p/1`);
+    // A 404 is a document with its status, as Firecrawl answers it.
+    const missing = await v2.scrape(`${site.origin}/missing`, { formats: ['markdown'] });
+    assert.equal(missing.metadata?.statusCode, 404);
+    assert.equal(missing.metadata?.title, 'Missing', JSON.stringify(missing));
+    assert.match(missing.markdown!, /Gone fishing/);
     // The write token is needed, as for POST /crawls.
     await assert.rejects(new Firecrawl({ apiKey: 'wrong-token-of-some-length', apiUrl }).scrape(`${site.origin}/p/1`), /401|write token/i);
     // A body not declared JSON is refused as on every other route, not parsed as JSON anyway.

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../e2e/cli-process.js';
-import { didYouMean, joinNegativeValues } from '../../shared/cli/usage.js';
+import { COMMANDS, commandHelp, didYouMean, joinNegativeValues } from '../../shared/cli/usage.js';
 import { tempDir } from '../helpers.js';
 
 test('--version, and each command its own help with an example', async () => {
@@ -23,6 +23,17 @@ test('--version, and each command its own help with an example', async () => {
   assert.match(status.stdout, /^Usage: trawl status/);
   assert.ok(status.stdout.split('\n').length < 10, 'status has no crawl settings in its help');
   assert.notEqual(crawl.stdout, status.stdout);
+});
+
+test("each command's help gives each of its flags a line of description", () => {
+  for (const [name, command] of Object.entries(COMMANDS)) {
+    const help = commandHelp(name)!;
+    for (const flag of command.flags) {
+      const line = help.split('\n').find((l) => l.startsWith(`  --${flag} `) || l === `  --${flag}`);
+      assert.ok(line && /\S\s{2,}\S.{9,}$/.test(line), `${name} --${flag} has a line of description: ${line}`);
+    }
+  }
+  assert.match(commandHelp('export')!, /^  --run <N> +one run, by its number/m);
 });
 
 test('unknown flags and commands get a suggestion; a negative number is a plain range error', async () => {

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import type { Db } from '../../shared/store/local/sqlite-types.js';
@@ -205,6 +205,36 @@ test('exports pages, edges and interactions as JSON lines', async () => {
   const interaction = rows.find((r) => r.type === 'interaction' && (r as { headers?: unknown }).headers) as unknown as { headers: unknown };
   assert.equal(typeof interaction.headers, 'object');
   assert.equal((await trawl(['export', '--format', 'csv'])).code, 2);
+});
+
+test('export --output writes the file whole or not at all; a full disk under stdout is one plain line', async () => {
+  const dir = tempDir();
+  const target = join(dir.dir, 'crawl.wacz');
+  const wacz = await trawl(['export', '--format', 'wacz', '--output', target]);
+  assert.equal(wacz.code, 0, wacz.stderr);
+  assert.equal(readFileSync(target).subarray(0, 2).toString('latin1'), 'PK', 'a whole zip at the target');
+  assert.deepEqual(
+    readdirSync(dir.dir).filter((f) => f.includes('partial')),
+    [],
+    'no partial file is left beside it',
+  );
+  const nowhere = join(dir.dir, 'no-such-folder', 'crawl.wacz');
+  const failed = await trawl(['export', '--format', 'jsonl', '--output', nowhere]);
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, /the export to .*crawl\.wacz failed, and nothing was written there/);
+  assert.ok(!existsSync(nowhere));
+  // stdout onto a full device (/dev/full answers every write with ENOSPC): one line, no stack.
+  const full = await new Promise<{ code: number | null; stderr: string }>((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', 'export', '--format', 'jsonl', '--data', data.dir], {
+      stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => done({ code, stderr }));
+  });
+  assert.equal(full.code, 1);
+  assert.equal(full.stderr.trim(), 'trawl: cannot write the output: the disk it goes to is full (trawl export --output FILE writes whole or not at all)');
+  dir.cleanup();
 });
 
 test('extracts one page from a file or a URL', async () => {

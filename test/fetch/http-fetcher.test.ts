@@ -143,13 +143,30 @@ test('decodes gzip, br and deflate', async () => {
   await f.close();
 });
 
-test('skips types off the allow-list without reading the body', async () => {
+test('a type off the allow-list is skipped, its bytes kept for the archive up to the body cap', async () => {
   const f = fetcher();
   const res = await f.fetch({ url: `${server.origin}/image`, kind: 'page' });
   await f.close();
   assert.equal(res.skipped, 'content-type');
-  assert.equal(res.body, null);
+  assert.equal(res.contentClass, null);
+  assert.equal(res.body!.length, 1024 * 1024);
+  assert.equal(res.truncated, false);
   assert.equal(res.mime, 'image/png');
+  const capped = fetcher({ maxBodyBytes: 4096 });
+  const cut = await capped.fetch({ url: `${server.origin}/image`, kind: 'page' });
+  await capped.close();
+  assert.equal(cut.body!.length, 4096);
+  assert.equal(cut.truncated, true, 'a cut body says so, as WARC-Truncated will');
+});
+
+test("an error's page is kept as served", async () => {
+  const f = fetcher();
+  const res = await f.fetch({ url: `${server.origin}/no-such-page`, kind: 'page' });
+  await f.close();
+  assert.equal(res.status, 404);
+  assert.equal(res.body!.toString(), 'nope');
+  assert.equal(res.contentClass, null);
+  assert.equal(res.skipped, undefined);
 });
 
 test('leaves redirects to the crawler', async () => {

@@ -63,7 +63,9 @@ export async function storeStage(
   if (rest.kind === 'response') {
     const { res, at } = rest;
     // A body the disk cannot take fails the crawl (resumably), as any store failure does.
-    const contentHash = !res.body || res.body.length === 0 ? undefined : ctx.bodies === 'archive' ? contentHashOf(res.body) : await ctx.blobs.put(res.body);
+    // An error's page or a type trawl does not keep is in the archive only: nothing reads it from the blob store.
+    const archiveOnly = ctx.bodies === 'archive' || res.contentClass === null;
+    const contentHash = !res.body || res.body.length === 0 ? undefined : archiveOnly ? contentHashOf(res.body) : await ctx.blobs.put(res.body);
     // Claimed in fetch order: the first fetch owns a body, however its processing is scheduled.
     const bodyOwner =
       contentHash && row.kind === 'page' && res.status >= 200 && res.status < 300 ? await ctx.store.claimBody(contentHash, row.urlId, at) : undefined;
