@@ -10,6 +10,7 @@ import { UsageError } from '../errors.js';
 import { counted, jsonLine, progressLine, stageText, summaryText, targetLine } from './render.js';
 import type { Env } from '../config/resolve.js';
 import { enrichSummaryText } from './search-commands.js';
+import type { EnrichRunResult } from '../pipeline/stages/enrich-stage.js';
 import { storedSelectionText } from './select-command.js';
 import { changeLine } from './changes-command.js';
 
@@ -18,6 +19,8 @@ const TOLD_LINES = 20;
 
 export interface CrawlIo {
   out: (line: string) => void;
+  /** Why a crawl stored nothing, or its enrichment all failed: stderr, so `trawl crawl … > out.txt` still shows it. @default out */
+  err?: (line: string) => void;
   /** Rewrites the live progress line (a terminal); absent when output is not a TTY. */
   status?: (line: string) => void;
   onSignal?: (handler: () => void) => void;
@@ -41,11 +44,21 @@ export function reachHint(error: string): string {
   return error;
 }
 
-/** A crawl's summary, and the hosts it could not reach (host: the error), which made it store nothing when it stored nothing. */
-export type CrawlOutcome = RunSummary & { unreachable: Record<string, string> };
+/**
+ * A crawl's summary, the hosts it could not reach (host: the error), which made it store nothing
+ * when it stored nothing, and its enrichment's result when it enriched.
+ */
+export type CrawlOutcome = RunSummary & { unreachable: Record<string, string>; enrichment?: EnrichRunResult };
 
-/** The CLI's exit code for a crawl: 1 when it stored no page and a host could not be reached, else 0. */
-export const crawlExitCode = (outcome: CrawlOutcome): number => (outcome.pagesStored === 0 && Object.keys(outcome.unreachable).length > 0 ? 1 : 0);
+/** Whether an enrichment pass failed every page it tried (none enriched, none already done). */
+export const enrichmentAllFailed = (r: EnrichRunResult | undefined): boolean => r !== undefined && r.failed > 0 && r.enriched === 0 && r.unchanged === 0;
+
+/**
+ * The CLI's exit code for a crawl: 1 when it stored no page and a host could not be reached, or
+ * when its enrichment failed on every page; else 0.
+ */
+export const crawlExitCode = (outcome: CrawlOutcome): number =>
+  (outcome.pagesStored === 0 && Object.keys(outcome.unreachable).length > 0) || enrichmentAllFailed(outcome.enrichment) ? 1 : 0;
 
 /** `trawl crawl`: the library's `crawl` with progress on the terminal (or JSON lines) and a summary. */
 /**
@@ -78,6 +91,8 @@ async function refuseOverInterrupted(dataDir: string, resumeCommand: string | un
 export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, io: CrawlIo): Promise<CrawlOutcome> {
   const abort = new AbortController();
   const unreachable: Record<string, string> = {};
+  const err = io.err ?? io.out;
+  let enrichment: EnrichRunResult | undefined;
   io.onSignal?.(() => abort.abort());
   let last: Extract<CrawlEvent, { type: 'progress' }> | undefined;
   let done: Extract<CrawlEvent, { type: 'done' }> | undefined;
@@ -87,12 +102,14 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
     // Said at once, not after the back-off gives up: a mistyped or unreachable host otherwise shows nothing for minutes.
     const firstFailure = e.type === 'robots' && e.policy === 'unreachable' && e.error !== undefined && !(e.host in unreachable);
     if (firstFailure) unreachable[e.host] = e.error!;
-    if (firstFailure && !io.json) io.out(`cannot reach ${e.host}: ${reachHint(e.error!)}`);
+    if (firstFailure && !io.json) err(`cannot reach ${e.host}: ${reachHint(e.error!)}`);
+    if (e.type === 'enriched') enrichment = e.result;
     if (io.json) {
       if (e.type !== 'done' && e.type !== 'progress') io.out(jsonLine(e));
       return;
     }
-    if (e.type === 'host-parked') io.out(`parked ${e.host}: ${e.reason}`);
+    // A host said unreachable above is not said again with its cause.
+    if (e.type === 'host-parked') io.out(`parked ${e.host}: ${e.host in unreachable ? 'it could not be reached (said above)' : e.reason}`);
     if (e.type === 'target') io.out(targetLine(e));
     if (e.type === 'render' && !e.ok) io.out(`render failed for ${e.url} (extracted as served): ${e.error ?? 'unknown'}`);
     if (e.type === 'deferred')
@@ -135,6 +152,8 @@ export async function crawlCommand(seedArgs: string[], settings: CrawlSettings, 
   if (summary.status === 'interrupted' && io.resumeCommand && !io.json) io.out(`interrupted: go on where it stopped with  ${io.resumeCommand}`);
   const hosts = Object.keys(unreachable);
   if (summary.pagesStored === 0 && hosts.length > 0 && !io.json)
-    io.out(`no page stored: ${hosts.map((h) => `${h} could not be reached (${reachHint(unreachable[h]!)})`).join('; ')}`);
-  return { ...summary, unreachable };
+    err(`no page stored: ${hosts.join(', ')} could not be reached${io.err ? ' (said above)' : ''}`);
+  if (enrichmentAllFailed(enrichment) && !io.json)
+    err(`enrichment failed on every page it tried (${counted(enrichment!.failed, 'page')}): the failures are listed above; trawl enrich retries them`);
+  return { ...summary, unreachable, ...(enrichment ? { enrichment } : {}) };
 }

@@ -22,7 +22,7 @@ export async function graphCommand(graph: TrawlStore, args: string[], limit: num
       out(
         json
           ? jsonLine({ type: 'page', ...p })
-          : `${p.pagerank.toFixed(5)}  ${String(p.inlinks).padStart(4)} inlinks  ${String(p.hosts).padStart(3)} hosts  ${p.title ?? '(no title)'}  ${p.url}`,
+          : `${p.pagerank.toFixed(5)}  ${aligned(p.inlinks, 4, 'inlink')}  ${aligned(p.hosts, 3, 'host')}  ${p.title ?? '(no title)'}  ${p.url}`,
       );
   } else if (sub === 'inlinks' || sub === 'outlinks') {
     const canonical = target(url, sub);
@@ -39,9 +39,14 @@ export async function graphCommand(graph: TrawlStore, args: string[], limit: num
     const unfetched = await graph.unfetched(limit);
     if (unfetched.length === 0) return 'every URL the crawls saw was fetched (or refused)';
     for (const u of unfetched)
-      out(json ? jsonLine({ type: 'unfetched', ...u }) : `${String(u.hosts).padStart(3)} hosts  ${String(u.inlinks).padStart(4)} inlinks  ${u.url}`);
+      out(json ? jsonLine({ type: 'unfetched', ...u }) : `${aligned(u.hosts, 3, 'host')}  ${aligned(u.inlinks, 4, 'inlink')}  ${u.url}`);
   } else {
     throw new UsageError(`unknown graph query ${JSON.stringify(sub ?? '')}: use top, inlinks <url>, outlinks <url> or unfetched`);
   }
   return undefined;
+}
+
+/** A count and its noun in a column: `  1 host `, ` 12 hosts`. */
+function aligned(n: number, width: number, noun: string): string {
+  return `${String(n).padStart(width)} ${n === 1 ? `${noun} ` : `${noun}s`}`;
 }

@@ -21,7 +21,7 @@ import { changesCommand, type ChangesFlags } from './changes-command.js';
 import type { ServeFlags } from './serve-command.js';
 import { fetchCommand, socialCommand, type FetchFlags } from './fetch-command.js';
 import { selectCommand, type SelectFlags } from './select-command.js';
-import { enrichCommand, indexCommand, searchCommand, type SearchFlags } from './search-commands.js';
+import { enrichCommand, enrichExitCode, indexCommand, searchCommand, type SearchFlags } from './search-commands.js';
 
 /** The command line that resumes a crawl: the same flags, `--resume` instead of the seeds. */
 export function resumeCommandOf(argv: readonly string[], seeds: readonly string[]): string {
@@ -76,6 +76,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       try {
         const outcome = await crawlCommand(positionals, settings, {
           out,
+          err: (line) => process.stderr.write(`trawl: ${printable(line)}\n`),
           json,
           env,
           resumeCommand: resumeCommandOf(argv, positionals),
@@ -137,16 +138,27 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       const report = await doctorCommand(settings.data, flags as { repair?: boolean }, json, out);
       return report.problems.length && !report.repaired ? 1 : 0;
     }
+    // The progress line of enrich and index, kept apart from the lines printed meanwhile.
+    const live =
+      (command === 'enrich' || command === 'index') && process.stderr.isTTY && !json
+        ? liveStatus(process.stderr as unknown as StatusStream, process.stdout.isTTY ? [process.stdout as unknown as StatusStream] : [])
+        : undefined;
     const io = {
       out,
       json,
       env,
-      status: process.stderr.isTTY && !json ? (line: string) => process.stderr.write(`\r\x1b[2K${printable(line)}`) : undefined,
-      onSignal: (stop: () => void) => process.once('SIGINT', stop),
+      status: live && ((line: string) => live.set(printable(line))),
+      onSignal: (stop: () => void) => {
+        for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, stop);
+      },
     };
     if (command === 'enrich') {
-      const result = await enrichCommand(settings, Boolean(flags.stale), io);
-      return result.failed > 0 && result.enriched === 0 ? 1 : 0;
+      try {
+        const result = await enrichCommand(settings, Boolean(flags.stale), io);
+        return enrichExitCode(result);
+      } finally {
+        live?.restore();
+      }
     }
     if (command === 'search') {
       // No hit is exit 1, as grep's no match: a script tells "nothing found" from "found".
@@ -157,8 +169,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return result.hits.length > 0 ? 0 : 1;
     }
     if (command === 'index') {
-      const { report, after } = await indexCommand(settings, flags as { check?: boolean; reconcile?: boolean }, io);
-      return (after ?? report).ok ? 0 : 1;
+      try {
+        const { report, after } = await indexCommand(settings, flags as { check?: boolean; reconcile?: boolean }, io);
+        return (after ?? report).ok ? 0 : 1;
+      } finally {
+        live?.restore();
+      }
     }
     if (command === 'fetch') {
       await fetchCommand(positionals, flags as FetchFlags, settings, json, out);

@@ -55,7 +55,14 @@ export async function enrichCommand(settings: CrawlSettings, stale: boolean, io:
   const result = await enrich({ ...settings, stale, env: io.env ?? {}, signal: abort.signal, onProgress: (p) => io.status?.(enrichProgressLine(p)) });
   io.status?.('');
   io.out(io.json ? jsonLine({ type: 'enrich', ...result }) : enrichSummaryText(result));
+  if (result.stopped && !io.json) io.out('stopped: what was enriched is kept and the data directory is free; trawl enrich goes on with the rest');
   return result;
+}
+
+/** `trawl enrich`'s exit code: 130 when a signal stopped it, 1 when every page it tried failed, else 0. */
+export function enrichExitCode(result: EnrichRunResult): number {
+  if (result.stopped) return 130;
+  return result.failed > 0 && result.enriched === 0 ? 1 : 0;
 }
 
 export interface SearchFlags {

@@ -18,6 +18,7 @@ export type { AnyNode };
 /** Parses HTML into a tree (lower-cased tag and attribute names, entities decoded), with body content that strayed into `<head>` moved to the body. */
 export function parseDocument(html: string): Doc {
   const doc = parseTree(html, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+  addSkeleton(doc);
   hoistBodyContent(doc);
   sinkTrailingContent(doc);
   return doc;
@@ -25,6 +26,48 @@ export function parseDocument(html: string): Doc {
 
 /** What may stay in `<head>`; anything else ends the head in a browser's parser. */
 const HEAD_TAGS = new Set(['title', 'meta', 'link', 'script', 'style', 'base', 'noscript', 'template']);
+
+/**
+ * `<html>`, `<head>` and `<body>` are optional in HTML: a browser makes the ones a page leaves out,
+ * htmlparser2 does not. Made here, so a page written without them has a body to read: a missing
+ * `<html>` wraps the page; a missing `<body>` takes what follows the head's elements.
+ */
+function addSkeleton(doc: Doc): void {
+  let html = documentElement(doc);
+  if (!html) {
+    const content = doc.children.filter((c) => c.type !== 'directive');
+    html = new Element('html', {});
+    adopt(html, content);
+    keepChildren(doc, [...doc.children.filter((c) => c.type === 'directive'), html]);
+    html.parent = doc;
+  }
+  if (html.children.some((c) => isTag(c) && c.name === 'body')) return;
+  const headEl = html.children.find((c): c is Element => isTag(c) && c.name === 'head');
+  const from = headEl
+    ? html.children.indexOf(headEl) + 1
+    : html.children.findIndex((c) => (isTag(c) && !HEAD_TAGS.has(c.name)) || (isText(c) && /\S/.test(c.data)));
+  const rest = from < 0 ? [] : html.children.slice(from);
+  const leading = from < 0 ? html.children : html.children.slice(0, from);
+  const body = new Element('body', {});
+  adopt(body, rest);
+  if (headEl) keepChildren(html, [...leading, body]);
+  else {
+    const head = new Element('head', {});
+    adopt(head, leading);
+    html.children = [];
+    adopt(html, [head, body]);
+  }
+}
+
+/** Makes `nodes` the children of `parent`, in order, with their links. */
+function adopt(parent: Element, nodes: AnyNode[]): void {
+  for (const node of nodes) node.parent = parent;
+  parent.children = nodes;
+  nodes.forEach((node, i) => {
+    node.prev = nodes[i - 1] ?? null;
+    node.next = nodes[i + 1] ?? null;
+  });
+}
 
 /**
  * A browser closes `<head>` at the first element or text that cannot be in it and puts the rest in

@@ -30,7 +30,7 @@ export async function enrich(options: EnrichOptions = {}): Promise<EnrichRunResu
   // The local methods run in one worker thread per core.
   const providers = createProviders(settings, options.env ?? process.env, { workers: availableParallelism() });
   try {
-    return await enrichAll(
+    const result = await enrichAll(
       { enrich: local.enrich, vectors: local.vectors, providers, clock: Date.now },
       {
         mode: options.stale ? 'stale' : 'new',
@@ -39,6 +39,7 @@ export async function enrich(options: EnrichOptions = {}): Promise<EnrichRunResu
         stopped: () => options.signal?.aborted ?? false,
       },
     );
+    return options.signal?.aborted ? { ...result, stopped: true } : result;
   } finally {
     await providers.close?.();
     await local.close();

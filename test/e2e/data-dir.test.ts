@@ -9,6 +9,7 @@ import { LOCK_FILE } from '../../shared/store/local/data-lock.js';
 import { tempDir } from '../helpers.js';
 import { runCli, startCli } from './cli-process.js';
 import { withWeb } from './crawl-helpers.js';
+import { letterVector, modelServer } from '../enrich/model-servers.js';
 
 /** Every file of a directory with its size and content hash: what "unchanged" means. */
 function snapshot(dir: string): Record<string, string> {
@@ -87,6 +88,32 @@ test('a second crawl on the same data directory fails at once naming the first; 
     const fresh = await runCli(slowCrawl([`${web.origins.blog1}/`], dir, ['--new-run', '--max-pages', '2', '--delay-ms', '0']));
     assert.equal(fresh.code, 0, fresh.stderr);
     assert.match(fresh.stdout, /run 2 finished/);
+  });
+});
+
+test('SIGTERM stops enrich: it says what was kept, exits 130 and frees the data directory', async () => {
+  await withWeb({ articles: 12, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dir) => {
+    const crawled = await runCli(['crawl', `${web.origins.blog1}/`, '--data', dir, '--allow-private-network', '--delay-ms', '0', '--max-rps', '0']);
+    assert.equal(crawled.code, 0, crawled.stderr);
+    // A slow model: each answer takes a second, so the signal comes while pages are still to do.
+    const slow = await modelServer({
+      '/v1/chat/completions': () => ({ delayMs: 1000, body: { choices: [{ index: 0, message: { role: 'assistant', content: 'A summary of the page.' } }] } }),
+      '/v1/embeddings': (body) => ({ delayMs: 1000, body: { data: (body.input as string[]).map((t, index) => ({ index, embedding: letterVector(t, 16) })) } }),
+    });
+    try {
+      const flags = ['enrich', '--data', dir, '--provider', 'openai', '--openai-base-url', `${slow.origin}/v1`, '--enrich-concurrency', '1'];
+      const enrich = startCli(flags, { OPENAI_API_KEY: 'k' });
+      await waitFor(() => slow.seen.length > 0);
+      enrich.child.kill('SIGTERM');
+      const stopped = await enrich.done;
+      assert.equal(stopped.code, 130, stopped.stderr);
+      assert.match(stopped.stdout, /stopped: what was enriched is kept and the data directory is free; trawl enrich goes on with the rest/);
+      assert.equal(existsSync(join(dir, LOCK_FILE)), false, 'the lock is given back');
+      const status = await runCli(['status', '--data', dir]);
+      assert.equal(status.code, 0, status.stderr);
+    } finally {
+      await slow.close();
+    }
   });
 });
 

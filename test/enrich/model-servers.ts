@@ -10,6 +10,8 @@ export interface Scripted {
   status?: number;
   headers?: Record<string, string>;
   body: unknown;
+  /** Answered after this long (a slow model). */
+  delayMs?: number;
 }
 
 export interface SeenRequest {
@@ -37,8 +39,11 @@ export async function modelServer(defaults: Record<string, (body: Record<string,
       const answer =
         (key ? scripts.get(key)?.shift() : undefined) ?? (key ? defaults[key]!(body, path) : { status: 404, body: { message: `no route ${path}` } });
       const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
-      res.end(text);
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+        res.end(text);
+      }, answer.delayMs ?? 0);
     });
   };
   const server = await serve(handler, protocol);

@@ -212,3 +212,17 @@ test('writes markdown people use downstream: headings, nested lists, code, flatt
   assert.doesNotMatch(md, /\[\]\(/, 'no empty links');
   assert.doesNotMatch(md, /\n{3,}/, 'no runs of blank lines');
 });
+
+test('a page written without <html>, <head> and <body> (all optional in HTML) has its title and text', () => {
+  const text = Array.from({ length: 30 }, (_, i) => `Sentence ${i} tells of herons by the pond number ${i * 7}.`).join(' ');
+  for (const html of [
+    `<!doctype html><title>Herons</title><meta name="description" content="About herons"><main><h1>Herons</h1><p>${text}</p></main>`,
+    `<html><head><title>Herons</title></head><main><h1>Herons</h1><p>${text}</p></main></html>`,
+    `<title>Herons</title><h1>Herons</h1><p>${text}</p>`,
+  ]) {
+    const x = extractPage(html, 'https://ponds.example/herons', opts);
+    assert.equal(x.title, 'Herons', html.slice(0, 60));
+    assert.match(x.text, /^Herons\s+Sentence 0 tells of herons/, html.slice(0, 60));
+    assert.ok(x.text.split(/\s+/).length > 200, `${x.text.length} characters: ${html.slice(0, 60)}`);
+  }
+});

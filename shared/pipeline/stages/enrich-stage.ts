@@ -209,4 +209,6 @@ export interface EnrichRunResult {
   seconds: number;
   /** Tokens the structured extractions of this pass used, as the provider counted them. */
   tokens?: { input: number; output: number };
+  /** A signal stopped the pass before every candidate was done: what was enriched is kept. */
+  stopped?: boolean;
 }
