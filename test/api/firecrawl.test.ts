@@ -4,6 +4,10 @@
 // limit and polling, map, actions; what trawl does not do is refused with the SDK's error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import Firecrawl, { FirecrawlAppV1, type Document, type MapData, type CrawlJob } from '@mendable/firecrawl-js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { startServer } from '../../shared/cli/serve-command.js';
@@ -13,6 +17,30 @@ import { modelServer } from '../enrich/model-servers.js';
 import { Webhook } from 'standardwebhooks';
 
 const WRITE = 'a-write-token-of-some-length';
+
+/**
+ * Runs a JavaScript block of docs/api-and-ui.md (the one whose first line names `file`) as a file of
+ * its own, with `@mendable/firecrawl-js` resolving to the installed package `sdk`.
+ */
+async function runSnippet(file: string, sdk: string, url: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const doc = readFileSync('docs/api-and-ui.md', 'utf8');
+  const block = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.startsWith(`// ${file} `));
+  assert.ok(block, `docs/api-and-ui.md shows ${file}`);
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-snippet-'));
+  try {
+    mkdirSync(join(dir, 'node_modules', '@mendable'), { recursive: true });
+    symlinkSync(resolve('node_modules', sdk), join(dir, 'node_modules', '@mendable', 'firecrawl-js'));
+    writeFileSync(join(dir, file), block);
+    // Not spawnSync: the server answering the snippet runs in this process.
+    return await new Promise((done) =>
+      execFile(process.execPath, [join(dir, file), url], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
+        done({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+      ),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 const SECRET = `whsec_${Buffer.from('a signing secret of thirty-two b').toString('base64')}`;
 const words = (n: number) =>
   Array.from(
@@ -127,6 +155,15 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
     await assert.rejects(v2.scrape(`${site.origin}/p/1`, { includeTags: ['main[[['] }), /includeTags: "main\[\[\[" is not a CSS selector/);
     await assert.rejects(v2.scrape(`${site.origin}/p/1`, { formats: ['summary'] }), /summary format is not supported/);
     await assert.rejects(v2.scrape(`${site.origin}/private`), /was not fetched: robots\.txt of http:\/\/127\.0\.0\.1:\d+ disallows it/);
+    // The docs' snippets, as written, with the SDK versions they name (4.x; 1.21.1, what Node 20 installs).
+    for (const [file, sdk] of [
+      ['scrape.mjs', '@mendable/firecrawl-js'],
+      ['scrape-v1.mjs', 'firecrawl-js-1'],
+    ] as const) {
+      const ran = await runSnippet(file, sdk, `${site.origin}/p/2`, { TRAWL_URL: apiUrl, TRAWL_API_WRITE_TOKEN: WRITE });
+      assert.equal(ran.status, 0, `${file}: ${ran.stderr}`);
+      assert.match(ran.stdout, /^Page 2 200 \d+\n$/, `${file}: ${ran.stdout}`);
+    }
     // A page whose bytes equal a stored page's: its document is the content it duplicates, and says so.
     const copy = await v2.scrape(`${site.origin}/copy-of-1`, { formats: ['markdown', 'links'] });
     assert.match(copy.markdown!, /Line 3 of page 1/);
