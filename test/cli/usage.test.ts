@@ -33,7 +33,7 @@ test("each command's help gives each of its flags a line of description", () => 
       assert.ok(line && /\S\s{2,}\S.{9,}$/.test(line), `${name} --${flag} has a line of description: ${line}`);
     }
   }
-  assert.match(commandHelp('export')!, /^  --run <N> +one run, by its number/m);
+  assert.match(commandHelp('export')!, /^ {2}--run <N> +one run, by its number/m);
 });
 
 test('unknown flags and commands get a suggestion; a negative number is a plain range error', async () => {
