@@ -18,7 +18,7 @@ export interface Capture {
   fetchTime: Date;
   fetchStatus: number | null;
   contentMimeType: string | null;
-  /** The payload's digest as the WARC record states it (`sha256:` and base32); a revisit's is the original's. */
+  /** The payload's digest: base32 SHA-1 as Common Crawl writes it, or `sha256:` and base32; a revisit's is the original's. */
   contentDigest: string | null;
   warcFilename: string;
   warcRecordOffset: number;
@@ -81,7 +81,8 @@ export function capturesOfCdxj(lines: Iterable<string>, changeKind: (runId: numb
       // trawl writes revisits for 304s only (server-not-modified): their block has no status line.
       fetchStatus: fields.status ? Number(fields.status) : type === 'revisit' ? 304 : null,
       contentMimeType: fields.mime?.split(';')[0]?.trim() || null,
-      contentDigest: fields.digest ? `sha256:${fields.digest}` : null,
+      // Common Crawl's form for SHA-1 (32 base32 characters, no prefix); a SHA-256 one says what it is.
+      contentDigest: fields.digest ? (fields.digest.length === 32 ? fields.digest : `sha256:${fields.digest}`) : null,
       warcFilename: fields.filename,
       warcRecordOffset: Number(fields.offset),
       warcRecordLength: Number(fields.length),

@@ -38,12 +38,21 @@ export function newRecordId(): string {
   return `<urn:uuid:${randomUUID()}>`;
 }
 
+/**
+ * The digest algorithm of a WARC's records: SHA-1 (what Heritrix, wget, Common Crawl and pywb's
+ * deduplication write and compare, so captures deduplicate against other archives), or SHA-256.
+ */
+export type WarcDigestAlgorithm = 'sha1' | 'sha256';
+export const DEFAULT_WARC_DIGEST: WarcDigestAlgorithm = 'sha1';
+
 /** A WARC digest as the field's tools write and check it: the algorithm, then the hash in base32 (RFC 4648). */
-export function warcDigest(...parts: Uint8Array[]): string {
-  const hash = createHash('sha256');
+export function warcDigest(algorithm: WarcDigestAlgorithm, ...parts: Uint8Array[]): string {
+  const hash = createHash(algorithm);
   for (const part of parts) hash.update(part);
-  return `sha256:${base32Encode(hash.digest(), 'RFC4648')}`;
+  return `${algorithm}:${base32Encode(hash.digest(), 'RFC4648')}`;
 }
+
+const digestOf = warcDigest;
 
 /** The WARC digest of a body whose SHA-256 is known as hex (a content hash). */
 export function warcDigestOfHex(sha256Hex: string): string {
@@ -56,10 +65,11 @@ const field = ([name, value]: [string, string]) => `${oneLine(name)}: ${oneLine(
 
 /**
  * The record's bytes, in pieces to write or compress in order (the payload is one of them,
- * uncopied). Digests are SHA-256 in base32: the payload's, and the block's (HTTP head and payload);
+ * uncopied). Digests are `algorithm`'s in base32: the payload's, and the block's (HTTP head and payload);
  * a record that is not HTTP has its payload as its block. A warcinfo record has no digests.
  */
-export function recordPieces(spec: RecordSpec): Uint8Array[] {
+export function recordPieces(spec: RecordSpec, algorithm: WarcDigestAlgorithm = DEFAULT_WARC_DIGEST): Uint8Array[] {
+  const warcDigest = (...parts: Uint8Array[]) => digestOf(algorithm, ...parts);
   const head = spec.http && Buffer.from(`${[spec.http.startLine, ...Object.entries(spec.http.fields).map(field)].join('\r\n')}\r\n\r\n`);
   const lines = [WARC_VERSION, ...Object.entries(spec.headers ?? {}).map(field)];
   if (spec.url !== undefined) lines.push(`WARC-Target-URI: ${oneLine(spec.url)}`);

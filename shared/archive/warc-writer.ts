@@ -7,7 +7,7 @@ import type { WarcLocation } from '../store/ports/index.js';
 import { IDENTICAL_PAYLOAD, readResponse, SERVER_NOT_MODIFIED, type ArchivedResponse } from './warc-reader.js';
 import { contentHashOf } from '../store/content-hash.js';
 import { WIRE_HEADERS } from '../fetch/content-type.js';
-import { newRecordId, recordPieces, warcDigestOfHex, warcFields, type RecordSpec } from './warc-record.js';
+import { DEFAULT_WARC_DIGEST, newRecordId, recordPieces, warcDigest, warcDigestOfHex, warcFields, type RecordSpec, type WarcDigestAlgorithm } from './warc-record.js';
 
 /** One request/response exchange (or failed attempt) to archive. */
 export interface Exchange {
@@ -29,9 +29,10 @@ export interface Exchange {
    * The stored capture of this URL: a 304 that confirmed it is archived as a WARC 1.1 `revisit`
    * record (profile server-not-modified), and a 2xx whose body is the same bytes as a revisit
    * with profile identical-payload-digest (unless the writer keeps whole responses), each naming
-   * it; replay tools resolve them to its body. `contentHash` is the hex SHA-256 of its body.
+   * it; replay tools resolve them to its body. `contentHash` is the hex SHA-256 of its body;
+   * `body`, when at hand, its bytes (a 304's revisit then names their digest).
    */
-  revisitOf?: { url: string; date: Date; contentHash?: string };
+  revisitOf?: { url: string; date: Date; contentHash?: string; body?: Uint8Array };
   /**
    * Told where the response record (or the metadata record, without a response) will be, before
    * a byte of the exchange is written: a crawl journals a final answer there, so a kill at any
@@ -69,6 +70,8 @@ export interface WarcWriterOptions {
    * the stages after the fetch read the body back from its record (the cloud). @default true
    */
   identicalPayloadRevisits?: boolean;
+  /** The records' digests. @default 'sha1' */
+  digest?: WarcDigestAlgorithm;
 }
 
 /**
@@ -137,8 +140,8 @@ const GZIP_CHUNK_BYTES = 1024 * 1024;
  * pieces as they are (its headers and the body itself): joined first, each capped page in the
  * archive stage held a second copy of its 5 MiB body while it was compressed.
  */
-function gzipRecord(spec: RecordSpec, clock: StageClock): Uint8Array | Promise<Uint8Array> {
-  const pieces = recordPieces(spec);
+function gzipRecord(spec: RecordSpec, clock: StageClock, digest: WarcDigestAlgorithm): Uint8Array | Promise<Uint8Array> {
+  const pieces = recordPieces(spec, digest);
   const size = pieces.reduce((n, piece) => n + piece.length, 0);
   if (size > ASYNC_GZIP_BYTES) return gzipPieces(pieces);
   return clock.time('WARC', () => gzipSync(Buffer.concat(pieces, size), { level: RECORD_LEVEL }));
@@ -220,7 +223,7 @@ export class WarcWriter {
       contentType: 'application/warc-fields',
       payload: info,
     };
-    const head = gzipSync(Buffer.concat(recordPieces(spec)), { level: RECORD_LEVEL });
+    const head = gzipSync(Buffer.concat(recordPieces(spec, this.digest)), { level: RECORD_LEVEL });
     writeSync(fd, head);
     this.file = file;
     this.files.push(file);
@@ -247,6 +250,22 @@ export class WarcWriter {
       }
       return locations;
     });
+  }
+
+  /** The records' digest algorithm. */
+  private get digest(): WarcDigestAlgorithm {
+    return this.options.digest ?? DEFAULT_WARC_DIGEST;
+  }
+
+  /**
+   * A revisit's payload digest, the original's: of an unchanged 2xx's body, or of the confirmed
+   * body a 304's caller read back; else from the stored capture's SHA-256 when the digests are
+   * SHA-256, and none with SHA-1 (the profile server-not-modified does not need one).
+   */
+  private revisitDigest(response: ArchivedAnswerOf, original: NonNullable<Exchange['revisitOf']>): string | undefined {
+    const body = response.status === 304 ? original.body : response.body;
+    if (body?.length) return warcDigest(this.digest, body);
+    return this.digest === 'sha256' && original.contentHash ? warcDigestOfHex(original.contentHash) : undefined;
   }
 
   /** Archives one exchange; returns where its response record (or metadata record, without a response) is. */
@@ -285,7 +304,7 @@ export class WarcWriter {
         contentType: 'application/http; msgtype=response',
         ...(revisit === IDENTICAL_PAYLOAD ? { http: responseHead(ex.response) } : {}),
         payload: EMPTY,
-        payloadDigest: ex.revisitOf!.contentHash && warcDigestOfHex(ex.revisitOf!.contentHash),
+        payloadDigest: this.revisitDigest(ex.response, ex.revisitOf!),
       });
     } else if (ex.response && responseId) {
       const { body, truncated } = ex.response;
@@ -320,7 +339,7 @@ export class WarcWriter {
       contentType: 'application/warc-fields',
       payload: warcFields(fields),
     });
-    const parts = await Promise.all(specs.map((spec) => gzipRecord(spec, this.clock)));
+    const parts = await Promise.all(specs.map((spec) => gzipRecord(spec, this.clock, this.digest)));
     await this.ensureFile(ex.runId, ex.date);
     const where = (locations: WarcLocation[]): WarcLocation => (responseId ? { ...locations[1]!, recordId: responseId } : locations.at(-1)!);
     const { located } = ex;
@@ -356,7 +375,7 @@ export class WarcWriter {
       });
     const fields = warcFields({ 'run-id': view.runId, fetcher: 'browser', ...view.fields });
     specs.push({ type: 'metadata', id: newRecordId(), date, url: view.url, headers: concurrent, contentType: 'application/warc-fields', payload: fields });
-    const parts = await Promise.all(specs.map((spec) => gzipRecord(spec, this.clock)));
+    const parts = await Promise.all(specs.map((spec) => gzipRecord(spec, this.clock, this.digest)));
     await this.ensureFile(view.runId, view.date);
     const locations = this.append(parts);
     return { ...locations[0]!, recordId: id };

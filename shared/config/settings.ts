@@ -311,6 +311,15 @@ export const SETTINGS = {
     help: 'start a new WARC file past this size',
     type: 'string',
   }),
+  warcDigest: setting({
+    schema: z.enum(['sha1', 'sha256']),
+    expects: 'one of sha1, sha256',
+    default: 'sha1' as 'sha1' | 'sha256',
+    flag: 'warc-digest',
+    env: 'TRAWL_WARC_DIGEST',
+    help: "the WARC records' digests: sha1, which Heritrix, wget, Common Crawl and pywb write (deduplication against other archives works), or sha256",
+    type: 'string',
+  }),
   trackingParams: setting({
     ...list,
     default: [...DEFAULT_TRACKING_PARAMS],

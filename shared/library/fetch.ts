@@ -34,7 +34,7 @@ async function withArchive<T>(target: string, options: FetchOptions, call: (deps
   const local = openLocalForWriting(settings.data, `trawl fetch ${target}`.slice(0, 200));
   const fetcher = fetcherFor(settings, { resolver });
   const client = new ApiClient({ userAgent: settings.userAgent, allowPrivateNetwork: settings.allowPrivateNetwork, resolver, timeoutMs: settings.timeoutMs });
-  const archive = new WarcWriter(local.warcDir, { maxFileBytes: settings.warcMaxBytes });
+  const archive = new WarcWriter(local.warcDir, { maxFileBytes: settings.warcMaxBytes, digest: settings.warcDigest });
   const robots = new Map<string, RobotsPolicy>();
   const run = await local.store.createRun([target], { command: 'fetch' }, Date.now());
   try {

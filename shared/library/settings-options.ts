@@ -183,6 +183,11 @@ export interface CrawlSettingsOptions {
    */
   warcMaxBytes?: number;
   /**
+   * The WARC records' digests: sha1, which Heritrix, wget, Common Crawl and pywb write (deduplication against other archives works), or sha256: one of sha1, sha256. CLI `--warc-digest`, environment `TRAWL_WARC_DIGEST`.
+   * @default "sha1"
+   */
+  warcDigest?: string;
+  /**
    * Query parameters dropped from URLs (repeatable; replaces the default list): a list of non-empty values. CLI `--tracking-param`, environment `TRAWL_TRACKING_PARAMS`.
    * @default the 21 built-in names
    */

@@ -46,7 +46,7 @@ test('writes request, response and metadata records that a WARC reader reads bac
     assert.equal(response!.http?.headers['x-trawl-original-content-encoding'], 'gzip');
     assert.equal(response!.headers.get('warc-concurrent-to'), undefined);
     assert.equal(request!.headers.get('warc-concurrent-to'), response!.headers.get('warc-record-id'));
-    assert.match(response!.headers.get('warc-payload-digest') ?? '', /^sha256:/);
+    assert.match(response!.headers.get('warc-payload-digest') ?? '', /^sha1:[A-Z2-7]{32}$/);
     assert.match(metadata!.payload.toString(), /run-id: 7\r\nkind: page\r\nfetcher: http\r\nduration-ms: 12/);
     assert.match(records[5]!.payload.toString(), /error: ECONNRESET: socket hang up/);
     assert.equal(records[7]!.headers.get('warc-truncated'), 'length');
@@ -103,22 +103,25 @@ test('rotates files by size', async () => {
   }
 });
 
-test('writes block and payload digests that match the stored bytes', async () => {
-  const { dir, cleanup } = tempDir();
-  try {
-    const writer = new WarcWriter(dir);
-    await writer.write(exchange(9, 'digest me'));
-    writer.close();
-    const { createHash } = await import('node:crypto');
-    for await (const r of readWarc(join(dir, readdirSync(dir)[0]!))) {
-      if (r.type !== 'response') continue;
-      // Base32 (RFC 4648), as warcio and pywb write and check digests: 52 characters and four of padding for SHA-256.
-      assert.equal(r.headers.get('warc-payload-digest'), `sha256:${base32Encode(createHash('sha256').update('digest me').digest(), 'RFC4648')}`);
-      assert.match(r.headers.get('warc-block-digest') ?? '', /^sha256:[A-Z2-7]{52}====$/);
-      assert.notEqual(r.headers.get('warc-block-digest'), r.headers.get('warc-payload-digest'), 'the block includes the HTTP headers');
+test('writes block and payload digests that match the stored bytes: SHA-1 by default, SHA-256 when asked', async () => {
+  const { createHash } = await import('node:crypto');
+  for (const digest of [undefined, 'sha256'] as const) {
+    const { dir, cleanup } = tempDir();
+    try {
+      const writer = new WarcWriter(dir, digest ? { digest } : {});
+      await writer.write(exchange(9, 'digest me'));
+      writer.close();
+      const algorithm = digest ?? 'sha1';
+      for await (const r of readWarc(join(dir, readdirSync(dir)[0]!))) {
+        if (r.type !== 'response') continue;
+        // Base32 (RFC 4648), as warcio and pywb write and check digests: 32 characters for SHA-1; 52 and four of padding for SHA-256.
+        assert.equal(r.headers.get('warc-payload-digest'), `${algorithm}:${base32Encode(createHash(algorithm).update('digest me').digest(), 'RFC4648')}`);
+        assert.match(r.headers.get('warc-block-digest') ?? '', algorithm === 'sha1' ? /^sha1:[A-Z2-7]{32}$/ : /^sha256:[A-Z2-7]{52}====$/);
+        assert.notEqual(r.headers.get('warc-block-digest'), r.headers.get('warc-payload-digest'), 'the block includes the HTTP headers');
+      }
+    } finally {
+      cleanup();
     }
-  } finally {
-    cleanup();
   }
 });
 
@@ -135,7 +138,7 @@ test('a record past the thread-pool threshold (a capped page) reads back whole, 
     for await (const r of readWarc(join(dir, readdirSync(dir)[0]!))) {
       if (r.type !== 'response') continue;
       bodies.push(r.payload.toString());
-      assert.equal(r.headers.get('warc-payload-digest'), `sha256:${base32Encode(createHash('sha256').update(r.payload).digest(), 'RFC4648')}`);
+      assert.equal(r.headers.get('warc-payload-digest'), `sha1:${base32Encode(createHash('sha1').update(r.payload).digest(), 'RFC4648')}`);
     }
     // Written as each is compressed: the small ones may come first.
     assert.deepEqual(bodies.sort(), [exchange(1).response.body.toString(), exchange(3).response.body.toString(), big].sort());

@@ -186,6 +186,7 @@ export function buildContext(parts: ContextParts): CrawlContext {
   const archive = parts.warcDir
     ? new WarcWriter(parts.warcDir, {
         maxFileBytes: settings.warcMaxBytes,
+        digest: settings.warcDigest,
         fileTag: parts.warcFileTag,
         clock: stages,
         // Where a body's only copy is its record (the cloud), an unchanged one is archived whole.

@@ -139,7 +139,7 @@ export async function fetchStage(ctx: CrawlContext, row: FrontierRow): Promise<F
 
 /** Writes the exchange (or the failed attempt) to the WARC archive, when the context has one. */
 export async function archiveStage(
-  ctx: Pick<CrawlContext, 'archive' | 'fetcher'>,
+  ctx: Pick<CrawlContext, 'archive' | 'fetcher'> & Partial<Pick<CrawlContext, 'blobs' | 'bodies'>>,
   runId: number,
   request: FetchRequest,
   outcome: FetchOutcome,
@@ -147,6 +147,12 @@ export async function archiveStage(
 ): Promise<WarcLocation | undefined> {
   if (!ctx.archive) return undefined;
   const res = outcome.kind === 'response' ? outcome.res : undefined;
+  const previous = outcome.kind === 'response' ? outcome.previous : undefined;
+  // A 304's revisit names the digest of the body it confirms: read back where the blob store keeps it.
+  const confirmed =
+    res?.status === 304 && previous?.contentHash && ctx.blobs && ctx.bodies !== 'archive'
+      ? await ctx.blobs.get(previous.contentHash).catch(() => undefined)
+      : undefined;
   return ctx.archive.write({
     url: request.url,
     runId,
@@ -158,10 +164,9 @@ export async function archiveStage(
     response: res && { status: res.status, headers: res.headers, body: res.body, truncated: res.truncated, skipped: res.skipped },
     error: outcome.kind === 'error' ? outcome.message : undefined,
     // A 304, or a 2xx with the stored page's bytes, is archived as a revisit of the capture it confirms.
-    revisitOf:
-      outcome.kind === 'response' && outcome.previous
-        ? { url: request.url, date: new Date(outcome.previous.fetchedAt), contentHash: outcome.previous.contentHash }
-        : undefined,
+    revisitOf: previous
+      ? { url: request.url, date: new Date(previous.fetchedAt), contentHash: previous.contentHash, ...(confirmed ? { body: confirmed } : {}) }
+      : undefined,
     located,
   });
 }
