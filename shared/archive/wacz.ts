@@ -11,7 +11,8 @@ import { basename } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { rekeyCdxjLine } from './surt.js';
-import { CDXIndexer } from 'warcio';
+import { CDXAndRecordIndexer } from 'warcio';
+import { detailsOf, type RecordDetails } from './capture-index.js';
 import yazl from 'yazl';
 
 export const WACZ_VERSION = '1.1.1';
@@ -54,8 +55,11 @@ export interface WaczInput {
   mainPageUrl?: string;
   /** The time the WACZ says it was made; default: now. */
   created?: Date;
-  /** Told the package's CDXJ lines, sorted, once they are made (a capture index is built from them). */
-  indexed?: (lines: readonly string[]) => void | Promise<void>;
+  /**
+   * Told the package's CDXJ lines, sorted, once they are made, with what the CDXJ leaves out of each
+   * record (a capture index is built from them).
+   */
+  indexed?: (lines: readonly string[], details: ReadonlyMap<string, RecordDetails>) => void | Promise<void>;
 }
 
 export interface WaczResult {
@@ -75,7 +79,7 @@ interface Resource {
 const sha256 = (data: Buffer | string) => `sha256:${createHash('sha256').update(data).digest('hex')}`;
 
 /** Indexes one WARC file with warcio's CDXJ indexer while hashing it, in one read. */
-async function indexWarc(source: WarcSource, lines: string[]): Promise<Resource> {
+async function indexWarc(source: WarcSource, lines: string[], details?: Map<string, RecordDetails>): Promise<Resource> {
   const { name } = source;
   const hash = createHash('sha256');
   let bytes = 0;
@@ -86,9 +90,12 @@ async function indexWarc(source: WarcSource, lines: string[]): Promise<Resource>
       yield chunk;
     }
   }
-  const indexer = new CDXIndexer({ format: 'cdxj' });
-  // warcio keys a line by its own SURT (a path's trailing slash kept); pywb and py-wacz look it up by the Internet Archive's.
-  for await (const cdx of indexer.iterIndex([{ filename: name, reader: hashed() }])) lines.push(rekeyCdxjLine(indexer.serializeCDXJ(cdx).trimEnd()));
+  const indexer = new CDXAndRecordIndexer({ format: 'cdxj' });
+  for await (const { cdx, record } of indexer.iterIndex([{ filename: name, reader: hashed() }])) {
+    if (details) details.set(`${name} ${String(cdx.offset)}`, detailsOf(record));
+    // warcio keys a line by its own SURT (a path's trailing slash kept); pywb and py-wacz look it up by the Internet Archive's.
+    lines.push(rekeyCdxjLine(indexer.serializeCDXJ(cdx).trimEnd()));
+  }
   // A data package's resource names are lower case (the path keeps the file's own name).
   return { name: name.toLowerCase(), path: `archive/${name}`, hash: `sha256:${hash.digest('hex')}`, bytes };
 }
@@ -98,10 +105,10 @@ function sortCdxj(lines: string[]): void {
   lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** The sorted CDXJ lines of WARC files, as a WACZ's index holds them. */
-export async function cdxjIndex(warcFiles: Array<string | WarcSource>): Promise<string[]> {
+/** The sorted CDXJ lines of WARC files, as a WACZ's index holds them; `details` gets what the lines leave out, by file and offset. */
+export async function cdxjIndex(warcFiles: Array<string | WarcSource>, details?: Map<string, RecordDetails>): Promise<string[]> {
   const lines: string[] = [];
-  for (const f of warcFiles) await indexWarc(typeof f === 'string' ? warcFileSource(f) : f, lines);
+  for (const f of warcFiles) await indexWarc(typeof f === 'string' ? warcFileSource(f) : f, lines, details);
   sortCdxj(lines);
   return lines;
 }
@@ -120,9 +127,10 @@ export async function writeWacz(input: WaczInput, out: Writable): Promise<WaczRe
   }
   const lines: string[] = [];
   const archives: Resource[] = [];
-  for (const source of sources) archives.push(await indexWarc(source, lines));
+  const details = input.indexed ? new Map<string, RecordDetails>() : undefined;
+  for (const source of sources) archives.push(await indexWarc(source, lines, details));
   sortCdxj(lines);
-  await input.indexed?.(lines);
+  await input.indexed?.(lines, details!);
   const index = Buffer.from(lines.length ? `${lines.join('\n')}\n` : '');
 
   const pageLines = [JSON.stringify({ format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: true })];

@@ -3,7 +3,7 @@ import type { Writable } from 'node:stream';
 import { ArchiveReplay, type HistoryEntry, type ReplayOptions } from '../archive/replay.js';
 import { targetHistory } from '../targets/history.js';
 import { cdxjIndex, warcFileSource, writeWacz, type WaczResult, type WarcSource } from '../archive/wacz.js';
-import { capturesOfCdxj, capturesParquet } from '../archive/capture-index.js';
+import { capturesOfCdxj, capturesParquet, type RecordDetails } from '../archive/capture-index.js';
 import { CONTENT_KINDS } from '../store/ports/index.js';
 import { wholeRecordsLength } from '../archive/warc-snapshot.js';
 import { UsageError } from '../errors.js';
@@ -157,13 +157,14 @@ export function openStore(dataDir = './trawl-data'): TrawlStore {
     },
     async captureIndex(out, options = {}) {
       await checkedRuns(options.runId);
-      const lines = await cdxjIndex(snapshotSources(store.waczSources(options.runId).warcFiles));
+      const details = new Map<string, RecordDetails>();
+      const lines = await cdxjIndex(snapshotSources(store.waczSources(options.runId).warcFiles), details);
       const kinds = new Map<string, string>();
       const changes = await local.changes.changes(
         options.runId === undefined ? { since: 0, kinds: [...CONTENT_KINDS] } : { runId: options.runId, kinds: [...CONTENT_KINDS] },
       );
       for (const c of changes) kinds.set(`${c.runId} ${c.urlId}`, c.kind);
-      const captures = capturesOfCdxj(lines, (runId, pageId) => kinds.get(`${runId} ${pageId}`));
+      const captures = capturesOfCdxj(lines, (runId, pageId) => kinds.get(`${runId} ${pageId}`), details);
       const bytes = capturesParquet(captures, `trawl ${version()}`);
       await new Promise<void>((resolve, reject) => out.end(bytes, (err?: Error | null) => (err ? reject(err) : resolve())));
       return { captures: captures.length };

@@ -216,11 +216,7 @@ export class QuotaLayer {
   private afterQueue(send: SdkSend): void {
     if (send.serviceId !== 'SQS' || !/^Send/.test(send.command)) return;
     const entries = send.command === 'SendMessageBatch' ? (send.input.Entries as Array<Record<string, unknown>>) : [send.input];
-    for (const e of entries) {
-      this.queued(String(e.MessageGroupId ?? ''), String(e.MessageDeduplicationId ?? Math.random()));
-      if (process.env.TRAWL_DEBUG_FIFO && (this.fifo.get(String(e.MessageGroupId))?.size ?? 0) >= 3)
-        console.log('FIFO', send.fn, String(e.MessageGroupId).slice(0, 12), this.fifo.get(String(e.MessageGroupId))?.size, String(e.MessageBody).slice(0, 120));
-    }
+    for (const e of entries) this.queued(String(e.MessageGroupId ?? ''), String(e.MessageDeduplicationId ?? Math.random()));
   }
 
   /** A message the queue now holds (sent). */

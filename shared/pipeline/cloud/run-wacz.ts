@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { PassThrough, Transform } from 'node:stream';
 import { Readable } from 'node:stream';
 import { writeWacz, type WaczResult } from '../../archive/wacz.js';
-import { capturesOfCdxj, capturesParquet } from '../../archive/capture-index.js';
+import { capturesOfCdxj, capturesParquet, type RecordDetails } from '../../archive/capture-index.js';
 import { CONTENT_KINDS, type ChangeStore } from '../../store/ports/index.js';
 import { archiveKeys } from '../../store/archive-keys.js';
 import type { ArchivedPage, ArchivedPages, ObjectStore, RunRecord } from '../../store/ports/index.js';
@@ -82,6 +82,7 @@ export async function writeWaczPart(
     },
   });
   let index: readonly string[] = [];
+  let recordDetails: ReadonlyMap<string, RecordDetails> = new Map();
   // The part lists the pages its own WARC files hold, once they are indexed.
   let ids: string[] = [];
   async function* pages(): AsyncGenerator<ArchivedPage> {
@@ -95,8 +96,9 @@ export async function writeWaczPart(
       title: `trawl crawl "${crawl}", run ${run.id}, ${partName(part)}`,
       software: 'trawl (cloud)',
       ...(run.seeds[0] ? { mainPageUrl: run.seeds[0] } : {}),
-      indexed: (lines) => {
+      indexed: (lines, details) => {
         index = lines;
+        recordDetails = details;
         // The pages whose 2xx answer this part holds (an attempt that failed before it may sit in another part).
         ids = capturesOfCdxj(lines).flatMap((c) =>
           c.pageId && c.warcRecordType === 'response' && c.fetchStatus !== null && c.fetchStatus >= 200 && c.fetchStatus < 300 ? [c.pageId] : [],
@@ -112,7 +114,7 @@ export async function writeWaczPart(
   await putText(deps.objects, cdxjKeyOf(compacted.key), index, 'application/cdxj');
   const kinds = (await deps.changes?.contentKinds(run.id, ids)) ?? new Map<string, string>();
   const parquet = capturesParquet(
-    capturesOfCdxj(index, (runId, pageId) => (runId === run.id ? kinds.get(pageId) : undefined)),
+    capturesOfCdxj(index, (runId, pageId) => (runId === run.id ? kinds.get(pageId) : undefined), recordDetails),
     'trawl (cloud)',
   );
   await deps.objects.putStream(`captures/run=${run.id}/${partName(part)}.parquet`, Readable.from([Buffer.from(parquet)]), 'application/vnd.apache.parquet');
@@ -170,6 +172,7 @@ export async function writeRunWacz(
   const key = archiveKeys.wacz(run.id);
   const out = new PassThrough();
   let index: readonly string[] = [];
+  let recordDetails: ReadonlyMap<string, RecordDetails> = new Map();
   const stored = deps.objects.putStream(key, out, 'application/wacz');
   const written = writeWacz(
     {
@@ -178,8 +181,9 @@ export async function writeRunWacz(
       title: `trawl crawl "${crawl}", run ${run.id}`,
       software: 'trawl (cloud)',
       ...(run.seeds[0] ? { mainPageUrl: run.seeds[0] } : {}),
-      indexed: (lines) => {
+      indexed: (lines, details) => {
         index = lines;
+        recordDetails = details;
       },
     },
     out,
@@ -193,7 +197,7 @@ export async function writeRunWacz(
   const kinds = new Map((await deps.changes?.changes({ runId: run.id, kinds: [...CONTENT_KINDS] }))?.map((c) => [c.urlId, c.kind]));
   const captures = archiveKeys.captures(run.id);
   const parquet = capturesParquet(
-    capturesOfCdxj(index, (runId, pageId) => (runId === run.id ? kinds.get(pageId) : undefined)),
+    capturesOfCdxj(index, (runId, pageId) => (runId === run.id ? kinds.get(pageId) : undefined), recordDetails),
     'trawl (cloud)',
   );
   await deps.objects.putStream(captures, Readable.from([Buffer.from(parquet)]), 'application/vnd.apache.parquet');
