@@ -102,7 +102,7 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
   });
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}: see /openapi.json` }, 404));
 
-  app.openapi(createRoute({ method: 'get', path: '/healthz', responses: { 200: json(HealthBody, 'The store answers.') } }), async (c) =>
+  app.openapi(createRoute({ method: 'get', path: '/healthz', summary: 'Whether the server and its store answer (no token needed)', responses: { 200: json(HealthBody, 'The store answers.') } }), async (c) =>
     c.json({ ok: true, runs: (await deps.store.latestRun())?.id ?? 0 }, 200),
   );
 
@@ -140,7 +140,14 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
       completeDocument(
         app.getOpenAPI31Document({
           openapi: '3.1.0',
-          info: { title: 'trawl', version: '1', description: 'Search a crawl, read its pages and link graph, watch its runs.' },
+          info: {
+            title: 'trawl',
+            version: '1',
+            description: 'Search a crawl, read its pages and link graph, watch its runs.',
+            license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+          },
+          // The server this document came from: its paths are relative to it.
+          servers: [{ url: '/', description: 'this server' }],
         }),
         guards,
       ),

@@ -102,11 +102,32 @@ export function registerPlainRoutes(app: OpenAPIHono, guards: DocumentedGuards):
 export const PER_OPERATION_WRITES: readonly string[] = ['/mcp'];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
+/**
+ * An operation's id from its method and path, as a client generator names its function:
+ * `GET /pages/{id}/inlinks` is `getPagesByIdInlinks`. Unique because method and path are.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const words = path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => {
+      const param = /^\{(.+)\}$/.exec(segment);
+      const word = (param ? `by-${param[1]!}` : segment).replace(/\.json$/, '-json');
+      return word
+        .split(/[^a-zA-Z0-9]+/)
+        .filter(Boolean)
+        .map((w) => w[0]!.toUpperCase() + w.slice(1))
+        .join('');
+    });
+  return `${method.toLowerCase()}${words.join('') || 'Root'}`;
+}
+
 interface Operation {
   parameters?: unknown[];
   requestBody?: unknown;
   responses: Record<string, unknown>;
   security?: Array<Record<string, string[]>>;
+  operationId?: string;
 }
 
 const errorRef = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
@@ -160,6 +181,7 @@ export function completeDocument<T extends object>(generated: T, guards: Documen
       if (open) op.security = [];
       else if (write) op.security = [withKey({ [writer]: [] })];
       else if (readers.length) op.security = readers;
+      op.operationId ??= operationIdOf(method, path);
     }
   }
   if (Object.keys(schemes).length) doc.components = { ...doc.components, securitySchemes: schemes };

@@ -4,12 +4,35 @@
 // guards' answers (401, 400, 413, 421) included. The check itself fails on an undeclared answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { withEnrichedCrawl } from '../search/fixture-site.js';
 import { OpenApiChecker } from './openapi-check.js';
 import { serve } from '../helpers.js';
+
+/** Runs Redocly's CLI (`redocly lint`, recommended rules) on a document; its JSON report. */
+async function redoclyLint(doc: object): Promise<{ totals: { errors: number; warnings: number }; problems: Array<{ severity: string; ruleId: string; message: string }> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-openapi-'));
+  try {
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc));
+    // Not spawnSync: the server under test answers from this process.
+    const out = await new Promise<string>((done, fail) =>
+      execFile(process.execPath, ['node_modules/@redocly/cli/bin/cli.js', 'lint', file, '--format=json'], { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (err, stdout) =>
+        // It exits 1 when it finds an error: the report says which.
+        stdout.trim().startsWith('{') ? done(stdout) : fail(err ?? new Error(`redocly printed no report: ${stdout.slice(0, 300)}`)),
+      ),
+    );
+    return JSON.parse(out) as Awaited<ReturnType<typeof redoclyLint>>;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 const READ = 'a-read-token-of-some-length';
 const WRITE = 'a-write-token-of-some-length';
@@ -60,6 +83,11 @@ test('the OpenAPI document validates, and every live answer of every route is on
       };
       const validation = await new Validator().validate(doc);
       assert.ok(validation.valid, `the document is valid OpenAPI 3.1: ${JSON.stringify(validation.errors)}`);
+      // Redocly's linter, its recommended rules: no error; every operation has an id and a summary.
+      const lint = await redoclyLint(doc);
+      assert.equal(lint.totals.errors, 0, JSON.stringify(lint.problems.filter((p) => p.severity === 'error')));
+      for (const item of Object.values(doc.paths))
+        for (const op of Object.values(item) as Array<{ operationId?: string; summary?: string }>) assert.ok(op.operationId && op.summary, JSON.stringify(op).slice(0, 200));
       const schemes = (doc.components as { securitySchemes?: Record<string, unknown> }).securitySchemes ?? {};
       assert.deepEqual(Object.keys(schemes).sort(), ['readToken', 'writeToken']);
       assert.deepEqual(doc.paths['/crawls']!.post!.security, [{ writeToken: [] }]);
