@@ -1,3 +1,4 @@
+import { cookiesAtRest, isCookiesAtRest } from '../fetch/session-cookies.js';
 import type { SettingName } from '../config/settings.js';
 import { randomUUID } from 'node:crypto';
 import { DataDirLockedError, JobQueueFullError } from '../errors.js';
@@ -121,6 +122,12 @@ export class CrawlJobs implements CrawlLauncher {
         run.options = { ...run.options, resume: true };
         this.save(run);
       }
+      if (job.status === 'queued' && isCookiesAtRest(run.options.cookies)) {
+        // Its cookies were never written down: crawling without them would fetch as someone else.
+        job.status = 'failed';
+        job.error = 'the server restarted before this crawl ended, and its session cookies are not kept at rest: start it again with them';
+        this.save(run);
+      }
       if (job.status === 'queued') this.enqueue(run);
       else if (job.summary) run.events.push({ type: job.status === 'finished' ? 'crawl.finished' : 'crawl.stopped', id: job.id, summary: job.summary });
       else if (job.error) run.events.push({ type: 'crawl.failed', id: job.id, error: job.error });
@@ -129,7 +136,8 @@ export class CrawlJobs implements CrawlLauncher {
 
   private save(run: Running): void {
     const { job, options } = run;
-    const booked: BookedJob = { ...job, options: { ...options }, progress: { ...job.progress } };
+    // Session cookies are kept in memory for the job's crawl, and by reference only in jobs.db.
+    const booked: BookedJob = { ...job, options: { ...options, ...(options.cookies ? { cookies: cookiesAtRest(options.cookies) } : {}) }, progress: { ...job.progress } };
     this.book?.saveJob(booked);
   }
 

@@ -67,7 +67,7 @@ export const RENDER_SETTINGS = {
     default: '' as string | unknown[] | Record<string, unknown>,
     flag: 'cookies',
     env: 'TRAWL_COOKIES',
-    help: "the session's cookies, each sent only to the host its domain names (fetches and renders), never archived in plain text",
+    help: "the session's cookies, each sent only to the host its domain names (fetches and renders); their values are never stored (a run's config names where they came from)",
     type: 'string',
   }),
   rendersPerHost: setting({

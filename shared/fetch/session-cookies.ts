@@ -66,3 +66,35 @@ export function cookiesOfHost(cookies: readonly SessionCookie[], url: string): S
 export function cookieHeader(cookies: readonly SessionCookie[]): string | undefined {
   return cookies.length ? cookies.map((c) => `${c.name}=${c.value}`).join('; ') : undefined;
 }
+
+/** What a stored config keeps of a `cookies` setting in place of the cookies: where they came from, never their values. */
+export interface CookiesAtRest {
+  /** The file they were read from, when they came from one. */
+  file?: string;
+  /** How many there were, and the domains they were for. */
+  cookies: number;
+  domains: string[];
+}
+
+/**
+ * A `cookies` setting as a stored config keeps it (a run's config in trawl.db, a job's options in
+ * jobs.db): a reference to where the cookies came from, with their count and domains, never their
+ * values. No setting (an empty one) stays as it is.
+ */
+export function cookiesAtRest(value: unknown): CookiesAtRest | unknown {
+  if (value === undefined || value === '' || isCookiesAtRest(value)) return value;
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  let cookies: SessionCookie[] = [];
+  try {
+    cookies = sessionCookiesOf({ cookies: value });
+  } catch {
+    // Cookies that do not parse were refused before any crawl; what is stored still names none.
+  }
+  const domains = [...new Set(cookies.map((c) => c.domain))].sort();
+  return { ...(text && !/^[[{]/.test(text) ? { file: text } : {}), cookies: cookies.length, domains };
+}
+
+/** Whether a stored `cookies` value is the reference `cookiesAtRest` made (the cookies themselves are gone). */
+export function isCookiesAtRest(value: unknown): value is CookiesAtRest {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { cookies?: unknown }).cookies === 'number';
+}

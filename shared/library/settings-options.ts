@@ -218,7 +218,7 @@ export interface CrawlSettingsOptions {
    */
   actions?: string | unknown[];
   /**
-   * The session's cookies, each sent only to the host its domain names (fetches and renders), never archived in plain text: a JSON list of cookies, or a storage state with "cookies": a file, its JSON text, or (library) the value. CLI `--cookies`, environment `TRAWL_COOKIES`.
+   * The session's cookies, each sent only to the host its domain names (fetches and renders); their values are never stored (a run's config names where they came from): a JSON list of cookies, or a storage state with "cookies": a file, its JSON text, or (library) the value. CLI `--cookies`, environment `TRAWL_COOKIES`.
    * @default ""
    */
   cookies?: string | unknown[] | Record<string, unknown>;

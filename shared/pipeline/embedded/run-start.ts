@@ -1,5 +1,6 @@
 // Opening a run: a new one (the unfinished run before it abandoned, what it deferred carried
 // over) or the latest resumed (its crawl state rebuilt from the store as the killed crawl left it).
+import { cookiesAtRest } from '../../fetch/session-cookies.js';
 import { UsageError } from '../../errors.js';
 import { newHostState } from '../../politeness/host-state.js';
 import { resumedPriority } from '../../frontier/priority.js';
@@ -51,7 +52,9 @@ export async function createRun(
     ctx.logger.warn('an unfinished crawl was abandoned; pass --resume to continue one instead', { runId: latest.id });
   }
   const carried = await carriedOver(ctx.store, latest);
-  const run = await ctx.store.createRun(seeds, { ...ctx.settings, ...(targets.length ? { targets } : {}) }, ctx.clock());
+  // The run's config as stored: session cookies by reference only, never their values.
+  const config = { ...ctx.settings, cookies: cookiesAtRest(ctx.settings.cookies), ...(targets.length ? { targets } : {}) };
+  const run = await ctx.store.createRun(seeds, config, ctx.clock());
   return { run, carried };
 }
 
