@@ -5,6 +5,9 @@ import type { BlockReason } from './renderer.js';
 /** Resource types a rendered page never needs for its text and links: blocked before they go out. */
 export const BLOCKED_TYPES = new Set(['image', 'media', 'font', 'texttrack', 'ping', 'csp_violation_report', 'manifest']);
 
+/** Paths of the icons a browser asks a site for by itself. */
+const ICON_PATHS = /^\/(favicon\.ico|apple-touch-icon[\w.-]*\.png)$/i;
+
 /** Schemes that stay inside the browser (no request goes out): let through uncounted. */
 const LOCAL_SCHEMES = new Set(['data:', 'blob:', 'about:']);
 
@@ -65,6 +68,8 @@ export class RequestPolicy {
   async reach(url: URL, tunnel = false): Promise<Extract<Verdict, { kind: 'block' }> | undefined> {
     // A tunnel (CONNECT) names only host and port: its paths were checked by interception, where it sees them.
     if (!tunnel && url.host === this.pageHost && this.robotsAllows && !this.robotsAllows(url.href)) return { kind: 'block', reason: 'robots' };
+    // The browser's own icon requests (a newer Chromium asks every site for /favicon.ico): no page needs them.
+    if (!tunnel && ICON_PATHS.test(url.pathname)) return { kind: 'block', reason: 'resource-type', detail: 'icon' };
     const bare = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (isMetadataEndpoint(bare)) return { kind: 'block', reason: 'private-address', detail: `${bare} is a cloud metadata endpoint` };
     try {

@@ -227,9 +227,9 @@ export class PageFlow {
   /**
    * Renders a fetched page and processes it again from its DOM. The render's start is a visit to
    * the host like any request (it waits for the host's delay) and each of its requests to the host
-   * takes the host's turn, one at a time with the host's other requests; what it meets (429/503)
-   * backs the host off. `turns`: the page's requests take the host's turns (off the host's path);
-   * without, the render runs in the host's own turn and holds it.
+   * takes the host's turn and its delay, one at a time with the host's other requests; what it
+   * meets (429/503) backs the host off. `turns`: the page's requests take the host's turns (off the
+   * host's path); without, the render runs in the host's own turn and holds it.
    */
   private async renderTask(q: HostQueue, row: FrontierRow, outcome: Response, wanted: RenderWanted, turns = false): Promise<ProcessResult> {
     // Renders of the host that ran while this one waited may have shown its template gains nothing.
@@ -239,13 +239,34 @@ export class PageFlow {
     for (let wait = readyAt(q.state) - this.ctx.clock(); wait > 0; wait = readyAt(q.state) - this.ctx.clock())
       await new Promise((r) => setTimeout(r, timerDelay(wait)));
     if (turns) q.state = visitStarted(q.state, this.politeness, this.ctx.clock());
+    // Each request the render makes to the host is a visit like any: one at a time, each the host's
+    // delay after the last one's answer. Off the host's path it takes the host's turn; in the host's
+    // own turn (which this render holds) its requests take their turns among themselves.
+    let inTurn: Promise<unknown> = Promise.resolve();
     const hostTurn = turns
-      ? async (request: () => Promise<void>) => (await this.owner.turn(q, async () => (await request(), true), { now: true })) === true
-      : undefined;
+      ? async (request: () => Promise<void>) => (await this.owner.turn(q, async () => (await this.politeVisit(q, request), true))) === true
+      : async (request: () => Promise<void>) => {
+          const visit = inTurn.then(() => this.politeVisit(q, request));
+          inTurn = visit.catch(() => undefined);
+          await visit;
+          return true;
+        };
     const capture = await renderStage(this.ctx, row, servedDocument(outcome), wanted, { robotsAllows: robotsCheck(q.robots), hostTurn });
     q.state = hostAfterRender(q.state, capture, { runId: this.owner.runId(), url: row.url }, this.politeness, this.ctx.clock());
     this.progress.rendered(row, capture);
     return await processStage(this.ctx, row, outcome, { capture });
+  }
+
+  /** One request of a render to its host: after the host's delay, holding the host until answered; the next waits the delay after it. */
+  private async politeVisit(q: HostQueue, request: () => Promise<void>): Promise<void> {
+    for (let wait = readyAt(q.state) - this.ctx.clock(); wait > 0; wait = readyAt(q.state) - this.ctx.clock())
+      await new Promise((r) => setTimeout(r, timerDelay(wait)));
+    q.state = visitStarted(q.state, this.politeness, this.ctx.clock());
+    try {
+      await request();
+    } finally {
+      q.state = visitStarted(q.state, this.politeness, this.ctx.clock());
+    }
   }
 
   /**
