@@ -44,89 +44,114 @@ export class CrawlObservability extends Construct {
   readonly dashboard?: cloudwatch.Dashboard;
   readonly alarms: cloudwatch.Alarm[] = [];
 
-  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+  private readonly period = Duration.minutes(5);
+
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: ObservabilityProps,
+  ) {
     super(scope, id);
-    const period = Duration.minutes(5);
-    const alarm = (name: string, metric: cloudwatch.IMetric, description: string, threshold = 1) => {
-      const made = new cloudwatch.Alarm(this, name, {
-        metric,
-        threshold,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription: description,
-      });
-      if (props.topic) made.addAlarmAction(new actions.SnsAction(props.topic));
-      this.alarms.push(made);
-    };
-    alarm(
+    const { period } = this;
+    this.alarm(
       'DeadLetters',
       props.deadLetters.metricApproximateNumberOfMessagesVisible({ period }),
       'Frontier messages failed too often and went to the DLQ: inspect them, then redrive.',
     );
     for (const [name, queue] of Object.entries(props.otherDeadLetters ?? {}))
-      alarm(
+      this.alarm(
         `${name}-dead-letters`,
         queue.metricApproximateNumberOfMessagesVisible({ period }),
         `Events of ${name} went to its dead-letter queue after their retries: inspect them.`,
       );
+    this.stageAlarms();
+    this.countedAlarms();
+    this.workflowAlarms();
+    if (props.dashboard !== false) this.dashboard = this.addDashboard();
+  }
+
+  private alarm(name: string, metric: cloudwatch.IMetric, description: string, threshold = 1): void {
+    const made = new cloudwatch.Alarm(this, name, {
+      metric,
+      threshold,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: description,
+    });
+    if (this.props.topic) made.addAlarmAction(new actions.SnsAction(this.props.topic));
+    this.alarms.push(made);
+  }
+
+  /** Each stage's errors and throttles (a capped stage's throttles past a threshold: its cap paces the crawl). */
+  private stageAlarms(): void {
+    const { period, props } = this;
     for (const [name, fn] of Object.entries(props.functions)) {
-      alarm(`${name}-errors`, fn.metricErrors({ period }), `The ${name} stage failed.`);
+      this.alarm(`${name}-errors`, fn.metricErrors({ period }), `The ${name} stage failed.`);
       if (!props.capped?.includes(name))
-        alarm(`${name}-throttles`, fn.metricThrottles({ period }), `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`);
+        this.alarm(`${name}-throttles`, fn.metricThrottles({ period }), `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`);
       // A capped stage is throttled on purpose and its throttles are retried; sustained, they mean the cap sets the crawl's pace.
       else
-        alarm(
+        this.alarm(
           `${name}-throttles`,
           fn.metricThrottles({ period }),
           `The ${name} stage, capped by enrichment.maxConcurrency, was throttled ${CAPPED_THROTTLES_ALARM} times in five minutes: the cap is what paces the crawl; raise it (and the model's quota) or lower the crawl's rate.`,
           CAPPED_THROTTLES_ALARM,
         );
     }
-    // What the handlers count through Powertools (namespace `trawl`, dimensions service and function).
+  }
+
+  /** What the handlers count through Powertools (namespace `trawl`, dimensions service and function). */
+  private countedAlarms(): void {
+    const { period, props } = this;
     const counted = (fn: string, metricName: string) =>
       new cloudwatch.Metric({ namespace: 'trawl', metricName, dimensionsMap: { service: 'trawl', function: fn }, period, statistic: 'Sum' });
     for (const fn of ['summarize-page', 'index-page'].filter((f) => f in props.functions))
-      alarm(
+      this.alarm(
         `${fn}-enrich-failures`,
         counted(fn, 'EnrichFailures'),
         `The ${fn} stage could not enrich pages (the model or the index refused): they stay stored, unenriched; see its log.`,
       );
     if ('fetch-worker' in props.functions)
-      alarm(
+      this.alarm(
         'fetch-messages-failed',
         counted('fetch-worker', 'MessagesFailed'),
         `The fetch worker failed ${FAILED_MESSAGES_ALARM} turns in five minutes (each handed back after a short back-off; ten failures take a turn to the DLQ): throttles or an error on every turn; see its log.`,
         FAILED_MESSAGES_ALARM,
       );
     if ('record-failure' in props.functions)
-      alarm(
+      this.alarm(
         'page-steps-failed',
         counted('record-failure', 'PageStepsFailed'),
         "A step after Extract failed past its retries (a capped model stage's throttles among them): the page stays stored without that step's result; see RecordFailure's log.",
       );
     if ('finalize-run' in props.functions && 'index-page' in props.functions)
-      alarm(
+      this.alarm(
         'index-inconsistent',
         counted('finalize-run', 'IndexInconsistent'),
         "A run's integrity check found the search index out of step with the table: the report names the pages; reconcile them.",
       );
-    for (const [name, machine] of Object.entries(props.machines)) alarm(`${name}-failed`, machine.metricFailed({ period }), `A ${name} execution failed.`);
+  }
+
+  /** The workflows' failures and time-outs, the table's throttles, the frontier's oldest message. */
+  private workflowAlarms(): void {
+    const { period, props } = this;
+    for (const [name, machine] of Object.entries(props.machines)) this.alarm(`${name}-failed`, machine.metricFailed({ period }), `A ${name} execution failed.`);
     if (props.machines.run)
-      alarm(
+      this.alarm(
         'run-timed-out',
         props.machines.run.metricTimedOut({ period }),
         "A run's execution timed out: RunEnded marked its run failed; look at why it ran so long.",
       );
     if (props.pageWorkflow) {
-      alarm(
+      this.alarm(
         'page-timed-out',
         props.pageWorkflow.metricTimedOut({ period }),
         "A page workflow ran past Express's five minutes and skipped its Catch: the run's stall recovery sends the URL again; look at the slow step.",
       );
     }
     if (props.table) {
-      alarm(
+      this.alarm(
         'table-throttled',
         new cloudwatch.MathExpression({
           expression: 'r + w',
@@ -139,17 +164,19 @@ export class CrawlObservability extends Construct {
         "DynamoDB throttled the crawl's reads or writes: a hot item or an account limit.",
       );
     }
-    alarm(
+    this.alarm(
       'frontier-oldest-message',
       props.queue.metricApproximateAgeOfOldestMessage({ period }),
       "A frontier message has waited for hours: a host's message group is stuck or the workers are not running.",
       OLDEST_MESSAGE_ALARM_SECONDS,
     );
+  }
 
-    if (props.dashboard === false) return;
-    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+  private addDashboard(): cloudwatch.Dashboard {
+    const { period, props } = this;
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
     const fns = Object.entries(props.functions);
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Frontier',
         left: [props.queue.metricApproximateNumberOfMessagesVisible({ period }), props.queue.metricNumberOfMessagesDeleted({ period })],
@@ -181,5 +208,6 @@ export class CrawlObservability extends Construct {
         ),
       }),
     );
+    return dashboard;
   }
 }
