@@ -144,24 +144,8 @@ export class Crawler extends Construct {
     });
     const fns = this.stages.functions;
     const extra: PageStep[] = (props.extraPageSteps ?? []).map((s) => ({ name: s.name, fn: s.fn, timeout: s.timeout ?? Duration.seconds(60) }));
-    const enrichSteps: PageStep[] = [];
-    if (enrichment) {
-      this.search = new SearchIndex(this, 'Search', { ...enrichment, removalPolicy });
-      this.search.grantVectors(fns['index-page'], 'write');
-      this.search.grantVectors(fns['finalize-run'], 'query');
-      this.search.grantVectors(fns['summarize-page'], 'query');
-      this.search.grantModels(fns['summarize-page'], ['chat']);
-      this.search.grantModels(fns['index-page'], ['embed']);
-      this.search.grantVectors(fns['search-api'], 'query');
-      this.search.grantModels(fns['search-api'], ['embed']);
-      // Progress counts the full-text log past the generation; the loop rebuilds past this many entries.
-      fns['run-progress'].addEnvironment(ENV.textRebuildLogEntries, String(enrichment.textRebuildLogEntries ?? DEFAULT_TEXT_REBUILD_LOG_ENTRIES));
-      const timeout = (name: 'summarize-page' | 'index-page') => Duration.seconds(sizing[name].timeout.toSeconds() - 5);
-      enrichSteps.push(
-        { name: 'Summarize', fn: fns['summarize-page'], timeout: timeout('summarize-page'), modelRetries: THROTTLE_RETRIES },
-        { name: 'Index', fn: fns['index-page'], timeout: timeout('index-page'), modelRetries: THROTTLE_RETRIES },
-      );
-    }
+    this.search = enrichment && new SearchIndex(this, 'Search', { ...enrichment, removalPolicy });
+    const enrichSteps = this.search && enrichment ? enrichmentSteps(this.search, fns, sizing, enrichment) : [];
     this.discovery = new CrawlDiscovery(this, 'Discovery', {
       fn: fns['discover-targets'],
       crawls,
@@ -196,25 +180,7 @@ export class Crawler extends Construct {
       );
     }
     this.runEndings = new RunEndings(this, 'RunEndings', { runMachine: this.workflows.runMachine, fn: fns['run-ended'], removalPolicy });
-    for (const teller of [fns['init-run'], fns['finalize-run'], fns['run-ended']]) {
-      teller.addEnvironment(ENV.eventBusName, this.eventBus.eventBusName);
-      this.eventBus.grantPutEventsTo(teller);
-    }
-    for (const sender of [fns['init-run'], fns['discover-targets'], fns['fetch-worker'], fns['extract-page'], fns['run-progress']])
-      this.frontier.queue.grantSendMessages(sender);
-    this.frontier.deadLetters.grantSendMessages(fns['fetch-worker']);
-    // Progress gives the run's dead-lettered turns back to their hosts (a few times each).
-    this.frontier.deadLetters.grantConsumeMessages(fns['run-progress']);
-    fns['fetch-worker'].addEnvironment(ENV.pageWorkflowArn, this.workflows.pageWorkflow.stateMachineArn);
-    this.workflows.pageWorkflow.grantStartExecution(fns['fetch-worker']);
-    fns['fetch-worker'].addEventSource(
-      new SqsEventSource(this.frontier.queue, {
-        // Turns at different hosts, taken in parallel by one invocation (a host has one turn in flight).
-        batchSize: FRONTIER_QUEUE.batchSize,
-        reportBatchItemFailures: true,
-        maxConcurrency: props.maxFetchConcurrency ?? DEFAULT_FETCH_CONCURRENCY,
-      }),
-    );
+    this.wireFrontierAndEvents(fns, props.maxFetchConcurrency);
     this.schedules = new CrawlSchedules(this, 'Schedules', { crawls, runMachine: this.workflows.runMachine, removalPolicy });
     this.observability = new CrawlObservability(this, 'Observability', {
       functions: fns,
@@ -232,50 +198,80 @@ export class Crawler extends Construct {
       topic: props.alarmTopic,
       dashboard: props.dashboard,
     });
-    if (props.api !== false) {
-      const api: ApiProps = props.api ?? {};
-      const publicUrl = api.auth === 'apiKey';
-      if (api.auth === 'apiKey') {
-        fns['search-api'].addEnvironment(ENV.apiKeySha256, api.apiKeySha256.toLowerCase());
-        fns['search-api'].addEnvironment(ENV.apiKeyHeader, api.apiKeyHeader ?? 'x-api-key');
-        // A public URL: unauthenticated requests still invoke the function, so its concurrency is capped.
-        (fns['search-api'].node.defaultChild as lambda.CfnFunction).reservedConcurrentExecutions = api.maxConcurrency ?? 10;
-      }
-      const start = api.auth === 'apiKey' ? undefined : api.startCrawls;
-      if (start) {
-        const settings = typeof start === 'object' ? (start.settings ?? {}) : {};
-        fns['search-api'].addEnvironment(ENV.runMachineArn, this.workflows.runMachine.stateMachineArn);
-        fns['search-api'].addEnvironment(ENV.apiCrawlSettings, JSON.stringify(settings));
-        fns['search-api'].addEnvironment(
-          ENV.apiCrawlLimits,
-          JSON.stringify({ ...DEFAULT_API_CRAWL_LIMITS, ...(typeof start === 'object' ? (start.limits ?? {}) : {}) }),
-        );
-        const writers = typeof start === 'object' ? (start.writers ?? []) : [];
-        if (writers.length) fns['search-api'].addEnvironment(ENV.apiWriters, writers.join(','));
-        const admins = typeof start === 'object' ? (start.admins ?? []) : [];
-        if (admins.length) fns['search-api'].addEnvironment(ENV.apiAdmins, admins.join(','));
-        const machine = this.workflows.runMachine;
-        machine.grantStartExecution(fns['search-api']);
-        // DescribeExecution on the run machine's executions (GET /crawls/{id}), nothing else.
-        machine.grantExecution(fns['search-api'], 'states:DescribeExecution');
-        const executions = Stack.of(this).formatArn({
-          service: 'states',
-          resource: 'execution',
-          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-          resourceName: `${Stack.of(this).splitArn(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME).resourceName!}:*`,
-        });
-        Validations.of(fns['search-api'].role!).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::${nagRef(this, executions)}]`,
-          reason:
-            'Executions are named by the job ids the API gives out: their names are not known at deploy time. Only DescribeExecution, on the run machine.',
-        });
-        // DELETE /crawls/{id} marks the run interrupted.
-        fns['search-api'].addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [this.storage.table.tableArn] }));
-        this.storage.table.encryptionKey?.grant(fns['search-api'], 'kms:Encrypt', 'kms:GenerateDataKey');
-      }
-      this.apiUrl = fns['search-api'].addFunctionUrl({ authType: publicUrl ? lambda.FunctionUrlAuthType.NONE : lambda.FunctionUrlAuthType.AWS_IAM });
-      new CfnOutput(this, 'ApiUrl', { value: this.apiUrl.url });
+    if (props.api !== false) this.apiUrl = this.addApi(props.api ?? {}, fns['search-api']);
+    this.addOutputs();
+  }
+
+  /** The frontier's senders and consumers, the fetch worker's event source, the event bus's tellers. */
+  private wireFrontierAndEvents(fns: CrawlStages['functions'], maxFetchConcurrency: number | undefined): void {
+    for (const teller of [fns['init-run'], fns['finalize-run'], fns['run-ended']]) {
+      teller.addEnvironment(ENV.eventBusName, this.eventBus.eventBusName);
+      this.eventBus.grantPutEventsTo(teller);
     }
+    for (const sender of [fns['init-run'], fns['discover-targets'], fns['fetch-worker'], fns['extract-page'], fns['run-progress']])
+      this.frontier.queue.grantSendMessages(sender);
+    this.frontier.deadLetters.grantSendMessages(fns['fetch-worker']);
+    // Progress gives the run's dead-lettered turns back to their hosts (a few times each).
+    this.frontier.deadLetters.grantConsumeMessages(fns['run-progress']);
+    fns['fetch-worker'].addEnvironment(ENV.pageWorkflowArn, this.workflows.pageWorkflow.stateMachineArn);
+    this.workflows.pageWorkflow.grantStartExecution(fns['fetch-worker']);
+    fns['fetch-worker'].addEventSource(
+      new SqsEventSource(this.frontier.queue, {
+        // Turns at different hosts, taken in parallel by one invocation (a host has one turn in flight).
+        batchSize: FRONTIER_QUEUE.batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: maxFetchConcurrency ?? DEFAULT_FETCH_CONCURRENCY,
+      }),
+    );
+  }
+
+  /** The search API's environment, grants and Function URL (IAM, or a public URL with an API key). */
+  private addApi(api: ApiProps, fn: lambda.Function): lambda.FunctionUrl {
+    const publicUrl = api.auth === 'apiKey';
+    if (api.auth === 'apiKey') {
+      fn.addEnvironment(ENV.apiKeySha256, api.apiKeySha256.toLowerCase());
+      fn.addEnvironment(ENV.apiKeyHeader, api.apiKeyHeader ?? 'x-api-key');
+      // A public URL: unauthenticated requests still invoke the function, so its concurrency is capped.
+      (fn.node.defaultChild as lambda.CfnFunction).reservedConcurrentExecutions = api.maxConcurrency ?? 10;
+    }
+    const start = api.auth === 'apiKey' ? undefined : api.startCrawls;
+    if (start) {
+      const settings = typeof start === 'object' ? (start.settings ?? {}) : {};
+      fn.addEnvironment(ENV.runMachineArn, this.workflows.runMachine.stateMachineArn);
+      fn.addEnvironment(ENV.apiCrawlSettings, JSON.stringify(settings));
+      fn.addEnvironment(
+        ENV.apiCrawlLimits,
+        JSON.stringify({ ...DEFAULT_API_CRAWL_LIMITS, ...(typeof start === 'object' ? (start.limits ?? {}) : {}) }),
+      );
+      const writers = typeof start === 'object' ? (start.writers ?? []) : [];
+      if (writers.length) fn.addEnvironment(ENV.apiWriters, writers.join(','));
+      const admins = typeof start === 'object' ? (start.admins ?? []) : [];
+      if (admins.length) fn.addEnvironment(ENV.apiAdmins, admins.join(','));
+      const machine = this.workflows.runMachine;
+      machine.grantStartExecution(fn);
+      // DescribeExecution on the run machine's executions (GET /crawls/{id}), nothing else.
+      machine.grantExecution(fn, 'states:DescribeExecution');
+      const executions = Stack.of(this).formatArn({
+        service: 'states',
+        resource: 'execution',
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        resourceName: `${Stack.of(this).splitArn(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME).resourceName!}:*`,
+      });
+      Validations.of(fn.role!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagRef(this, executions)}]`,
+        reason:
+          'Executions are named by the job ids the API gives out: their names are not known at deploy time. Only DescribeExecution, on the run machine.',
+      });
+      // DELETE /crawls/{id} marks the run interrupted.
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [this.storage.table.tableArn] }));
+      this.storage.table.encryptionKey?.grant(fn, 'kms:Encrypt', 'kms:GenerateDataKey');
+    }
+    const url = fn.addFunctionUrl({ authType: publicUrl ? lambda.FunctionUrlAuthType.NONE : lambda.FunctionUrlAuthType.AWS_IAM });
+    new CfnOutput(this, 'ApiUrl', { value: url.url });
+    return url;
+  }
+
+  private addOutputs(): void {
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
     if (this.storage.table.tableStreamArn) new CfnOutput(this, 'TableStreamArn', { value: this.storage.table.tableStreamArn });
@@ -285,6 +281,29 @@ export class Crawler extends Construct {
     if (this.discovery.secret)
       new CfnOutput(this, 'DiscoverySecretArn', { value: this.discovery.secret.secretArn, description: 'the search and social API keys, a JSON object' });
   }
+}
+
+/** The search index's grants to the stages, and the page workflow's Summarize and Index steps. */
+function enrichmentSteps(
+  search: SearchIndex,
+  fns: CrawlStages['functions'],
+  sizing: Record<StageName, StageSizing>,
+  enrichment: { textRebuildLogEntries?: number },
+): PageStep[] {
+  search.grantVectors(fns['index-page'], 'write');
+  search.grantVectors(fns['finalize-run'], 'query');
+  search.grantVectors(fns['summarize-page'], 'query');
+  search.grantModels(fns['summarize-page'], ['chat']);
+  search.grantModels(fns['index-page'], ['embed']);
+  search.grantVectors(fns['search-api'], 'query');
+  search.grantModels(fns['search-api'], ['embed']);
+  // Progress counts the full-text log past the generation; the loop rebuilds past this many entries.
+  fns['run-progress'].addEnvironment(ENV.textRebuildLogEntries, String(enrichment.textRebuildLogEntries ?? DEFAULT_TEXT_REBUILD_LOG_ENTRIES));
+  const timeout = (name: 'summarize-page' | 'index-page') => Duration.seconds(sizing[name].timeout.toSeconds() - 5);
+  return [
+    { name: 'Summarize', fn: fns['summarize-page'], timeout: timeout('summarize-page'), modelRetries: THROTTLE_RETRIES },
+    { name: 'Index', fn: fns['index-page'], timeout: timeout('index-page'), modelRetries: THROTTLE_RETRIES },
+  ];
 }
 
 /** Seconds a page spends in model calls with Bedrock, per step (Summarize: summary and tags; Index: the embedding), as the review measured them. */
