@@ -56,40 +56,74 @@ export function createMcpServer(source: McpSource, access: WriteAccess = { allow
       }
     };
 
-  const jobs = source.jobs;
-  if (jobs) {
+  registerCrawlTools(server, source, guarded, access);
+  registerReadTools(server, source, guarded);
+  const fetchPage = source.fetchPage;
+  if (fetchPage)
     server.registerTool(
-      'crawl',
+      'fetch_page',
       {
-        description: 'Start a polite crawl (robots.txt, delays) from seed URLs; returns a job id for crawl_status.',
+        description: 'Fetch one URL now, politely (robots.txt first), archived in the data directory; returned as markdown.',
         annotations: WRITES,
-        inputSchema: {
-          seeds: z.array(z.string()).min(1).max(MAX_JOB_SEEDS).describe('URLs to start from (search queries and accounts work too)'),
-          maxPages: z.number().int().min(1).max(100_000).optional().describe('stop after this many fetched pages (default 10,000)'),
-          maxDepth: z.number().int().min(0).max(1000).optional().describe('links followed from a seed (default 20)'),
-          enrich: z.boolean().optional().describe('summaries, tags, embeddings and the search index as pages are stored (default true)'),
-        },
+        inputSchema: { url: z.string() },
       },
-      guarded(WRITES, async ({ seeds, maxPages, maxDepth, enrich }: { seeds: string[]; maxPages?: number; maxDepth?: number; enrich?: boolean }) => {
-        // Refused here, before a job exists: a seed trawl cannot fetch, or on a private address the server was not started to reach.
-        await checkJobSeeds(seeds, source.allowPrivateNetwork);
-        const settings = Object.fromEntries(Object.entries({ maxPages, maxDepth }).filter(([, v]) => v !== undefined));
-        const job = await jobs.start(seeds, { ...settings, enrich: enrich ?? true }, access.allowed && access.caller ? { caller: access.caller } : {});
-        return text({ id: job.id, status: job.status, next: 'call crawl_status with this id until status is finished' });
-      }),
+      guarded(WRITES, async ({ url }: { url: string }) => text(await fetchPage(url))),
     );
 
-    server.registerTool(
-      'crawl_status',
-      { description: 'Progress and, once finished, the summary of a crawl job.', annotations: READS, inputSchema: { id: z.string() } },
-      guarded(READS, async ({ id }: { id: string }) => {
-        const job = await jobs.get(id);
-        if (!job) return failure(`no crawl job ${id}: ids come from the crawl tool`);
-        return text(job);
+  server.registerResource(
+    'page',
+    new ResourceTemplate('trawl://page/{id}', { list: undefined }),
+    { description: 'A stored page as markdown', mimeType: 'text/markdown' },
+    async (uri, { id }) =>
+      source.read(async (deps) => {
+        const x = await deps.store.getExtract(idOf(String(id)));
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: x?.markdown ?? '' }] };
       }),
-    );
-  }
+  );
+  return server;
+}
 
+/** A tool's handler behind the write check and the error answer (`createMcpServer`'s `guarded`). */
+type Guarded = <A>(annotations: { readOnlyHint: boolean }, run: (args: A) => Promise<ReturnType<typeof text>>) => (args: A) => Promise<ReturnType<typeof text>>;
+
+/** `crawl` and `crawl_status`, where the source starts crawl jobs. */
+function registerCrawlTools(server: McpServer, source: McpSource, guarded: Guarded, access: WriteAccess): void {
+  const jobs = source.jobs;
+  if (!jobs) return;
+  server.registerTool(
+    'crawl',
+    {
+      description: 'Start a polite crawl (robots.txt, delays) from seed URLs; returns a job id for crawl_status.',
+      annotations: WRITES,
+      inputSchema: {
+        seeds: z.array(z.string()).min(1).max(MAX_JOB_SEEDS).describe('URLs to start from (search queries and accounts work too)'),
+        maxPages: z.number().int().min(1).max(100_000).optional().describe('stop after this many fetched pages (default 10,000)'),
+        maxDepth: z.number().int().min(0).max(1000).optional().describe('links followed from a seed (default 20)'),
+        enrich: z.boolean().optional().describe('summaries, tags, embeddings and the search index as pages are stored (default true)'),
+      },
+    },
+    guarded(WRITES, async ({ seeds, maxPages, maxDepth, enrich }: { seeds: string[]; maxPages?: number; maxDepth?: number; enrich?: boolean }) => {
+      // Refused here, before a job exists: a seed trawl cannot fetch, or on a private address the server was not started to reach.
+      await checkJobSeeds(seeds, source.allowPrivateNetwork);
+      const settings = Object.fromEntries(Object.entries({ maxPages, maxDepth }).filter(([, v]) => v !== undefined));
+      const job = await jobs.start(seeds, { ...settings, enrich: enrich ?? true }, access.allowed && access.caller ? { caller: access.caller } : {});
+      return text({ id: job.id, status: job.status, next: 'call crawl_status with this id until status is finished' });
+    }),
+  );
+
+  server.registerTool(
+    'crawl_status',
+    { description: 'Progress and, once finished, the summary of a crawl job.', annotations: READS, inputSchema: { id: z.string() } },
+    guarded(READS, async ({ id }: { id: string }) => {
+      const job = await jobs.get(id);
+      if (!job) return failure(`no crawl job ${id}: ids come from the crawl tool`);
+      return text(job);
+    }),
+  );
+}
+
+/** `search`, `get_page` and `links`: reads of the stored crawl. */
+function registerReadTools(server: McpServer, source: McpSource, guarded: Guarded): void {
   server.registerTool(
     'search',
     {
@@ -177,30 +211,6 @@ export function createMcpServer(source: McpSource, access: WriteAccess = { allow
       }),
     ),
   );
-
-  const fetchPage = source.fetchPage;
-  if (fetchPage)
-    server.registerTool(
-      'fetch_page',
-      {
-        description: 'Fetch one URL now, politely (robots.txt first), archived in the data directory; returned as markdown.',
-        annotations: WRITES,
-        inputSchema: { url: z.string() },
-      },
-      guarded(WRITES, async ({ url }: { url: string }) => text(await fetchPage(url))),
-    );
-
-  server.registerResource(
-    'page',
-    new ResourceTemplate('trawl://page/{id}', { list: undefined }),
-    { description: 'A stored page as markdown', mimeType: 'text/markdown' },
-    async (uri, { id }) =>
-      source.read(async (deps) => {
-        const x = await deps.store.getExtract(idOf(String(id)));
-        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: x?.markdown ?? '' }] };
-      }),
-  );
-  return server;
 }
 
 /**
