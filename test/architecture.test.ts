@@ -153,6 +153,32 @@ test('no function takes more than five positional parameters (an options object 
   assert.deepEqual(found, []);
 });
 
+/** The most lines a function of the product may span: past it, its steps become functions of their own. */
+const MAX_FUNCTION_LINES = 120;
+
+test(`no function spans more than ${MAX_FUNCTION_LINES} lines`, () => {
+  const found: string[] = [];
+  for (const file of ROOTS.flatMap(sources)) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      const fn =
+        ts.isFunctionDeclaration(node) ||
+        ts.isMethodDeclaration(node) ||
+        ts.isArrowFunction(node) ||
+        ts.isFunctionExpression(node) ||
+        ts.isConstructorDeclaration(node);
+      if (fn && node.body) {
+        const first = source.getLineAndCharacterOfPosition(node.getStart()).line;
+        const lines = source.getLineAndCharacterOfPosition(node.getEnd()).line - first + 1;
+        if (lines > MAX_FUNCTION_LINES) found.push(`${file}:${first + 1} spans ${lines} lines`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  assert.deepEqual(found, []);
+});
+
 test('every module sits in a layer and imports nothing from a layer above it; the runtimes never import each other', () => {
   const problems: string[] = [];
   for (const [file, targets] of importGraph()) {

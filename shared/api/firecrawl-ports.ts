@@ -2,6 +2,8 @@
 // (`trawl serve` from its data directory, the cloud's search API from its table and bucket).
 import type { ArchiveReader } from '../archive/replay.js';
 import type { ExtractSpec } from '../enrich/extract-spec.js';
+import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
+import type { WebhookSender } from './webhooks.js';
 import type { BlobStore, CrawlStore, EnrichStore, ExtractRecord, GraphStore, PageRecord } from '../store/ports/index.js';
 
 /** What the routes read of the crawl's stores: the same ports in both runtimes. */
@@ -26,4 +28,23 @@ export interface JsonAnswers {
   /** Whether a stored page answers this spec with no new fetch; absent: it does. */
   answersStored?(reads: FirecrawlReads, page: PageRecord, spec: ExtractSpec): Promise<boolean>;
   answer(reads: FirecrawlReads, page: PageRecord, x: ExtractRecord | undefined, spec: ExtractSpec): Promise<{ json?: unknown; warning?: string }>;
+}
+
+/** What the Firecrawl routes are given: the crawl jobs, the stores' reads, and how they answer. */
+export interface FirecrawlOptions {
+  jobs: CrawlLauncher;
+  /** Reads the stores (`trawl serve`: the data directory; the cloud: the table and the bucket). */
+  read: <T>(use: (reads: FirecrawlReads) => Promise<T>) => Promise<T>;
+  /** How the `json` format is answered; absent: it is refused. */
+  json?: JsonAnswers;
+  allowPrivateNetwork: boolean;
+  /** How long a scrape or a map waits for its page. @default 60_000 */
+  waitMs?: number;
+  /**
+   * Delivers a crawl's own `webhook` (signed and guarded as the server's); with jobs that can be
+   * followed (`follow`, `followPages`). Absent: a crawl's webhook is refused with `webhookRefusal`.
+   */
+  webhooks?: WebhookSender;
+  /** Why a crawl's webhook is refused here. @default the server's --webhook receivers are told of every crawl */
+  webhookRefusal?: string;
 }
