@@ -19,9 +19,10 @@ import { latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoRuns } from './dynamo-runs.js';
 import { STATE_COUNTER, stateMoves } from './dynamo-ledger.js';
 import { settledRow, type SettledView } from './settled-view.js';
+import { stateUpdate, type StateFields } from './url-state-update.js';
 import { DynamoChanges } from './dynamo-changes.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { DEFAULT_FETCH_RETENTION_DAYS, doneShardKey, FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE, keys, shardOf } from './table.js';
+import { DEFAULT_FETCH_RETENTION_DAYS, FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE, keys } from './table.js';
 import { urlId as urlIdOf } from '../../url/canonical.js';
 
 export interface DynamoStoreOptions {
@@ -40,8 +41,6 @@ export interface DynamoStoreOptions {
 const seenByRun = new Map<string, Set<string>>();
 /** A warm Lambda keeps its cache across pages; past this many URLs a run's set starts over. */
 const SEEN_MAX = 200_000;
-/** The URL states whose fetch stored a page: the run's end ranks them. */
-const PAGE_STATES: ReadonlySet<UrlState> = new Set(['done', 'duplicate']);
 
 function seenUrls(table: string, runId: number): Set<string> {
   const key = `${table}\n${runId}`;
@@ -145,46 +144,16 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   private async setState(
     runId: number,
     urlId: string,
-    fields: { state: UrlState; reason?: string; attempts?: number; notBefore?: number; clearReason?: boolean },
+    fields: StateFields,
   ): Promise<boolean> {
-    const sets = ['#st = :st'];
-    const values: Record<string, unknown> = { ':st': fields.state };
-    if (fields.reason !== undefined) {
-      sets.push('#r = :r');
-      values[':r'] = fields.reason;
-    }
-    if (fields.attempts !== undefined) {
-      sets.push('attempts = :a', 'notBefore = :nb');
-      values[':a'] = fields.attempts;
-      values[':nb'] = fields.notBefore ?? 0;
-    } else if (fields.notBefore !== undefined) {
-      sets.push('notBefore = :nb');
-      values[':nb'] = fields.notBefore;
-    }
     const shards = await this.shardsOf(runId);
-    // The frontier index: a fetched URL with a page (done, or a duplicate's copy) joins its shard's
-    // pages, which the run's end ranks as the embedded runtime ranks every stored page; any other
-    // state but queued leaves its host's queue (a URL queued again rejoins it below).
-    const removes = [];
-    if (PAGE_STATES.has(fields.state)) {
-      sets.push('#qpk = :qpk', '#qsk = :qsk');
-      values[':qpk'] = doneShardKey(runId, shardOf(urlId, shards));
-      values[':qsk'] = urlId;
-    } else if (fields.state !== 'queued') removes.push('#qpk', '#qsk');
-    const removeReason = fields.reason === undefined && (FINAL_STATES.has(fields.state) || fields.clearReason);
-    if (removeReason) removes.push('#r');
-    const names: Record<string, string> = { '#st': 'state', '#qpk': FRONTIER_INDEX.pk, '#qsk': FRONTIER_INDEX.sk };
-    if (fields.reason !== undefined || removeReason) names['#r'] = 'reason';
-    if (!sets.some((x) => x.startsWith('#qpk')) && !removes.includes('#qpk')) {
-      delete names['#qpk'];
-      delete names['#qsk'];
-    }
+    const { expression, names, values, removeReason } = stateUpdate(runId, urlId, shards, fields);
     try {
       const res = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: keys.frontier(runId, urlId, shards),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          UpdateExpression: expression,
           // `done` is final in a run: a late failure (a step after Extract, a redelivered message) never undoes it.
           ConditionExpression: fields.state === 'done' ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND #st <> :done',
           ExpressionAttributeNames: names,
