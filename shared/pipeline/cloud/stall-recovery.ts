@@ -2,8 +2,8 @@
 // message dead-lettered, or its holder died between handing it on and sending it) or some URL's
 // claim lapsed (a worker or page workflow that died). The recovery walks the run's unsettled URLs a
 // bounded slice per Progress call, so its time is linear in them and one call's time is not: it
-// gives each host with queued URLs and no live turn (or one far older than its queue's others) a
-// new turn, and queues lapsed claims again (or fails them past their attempts).
+// gives each host with queued URLs and no live (or only an old) turn a new turn, and queues lapsed
+// claims again (or fails them past their attempts).
 import type { HostTurn } from '../../store/ports/index.js';
 import type { CloudDeps } from './cloud-context.js';
 import { runSettings } from './cloud-context.js';
@@ -22,22 +22,6 @@ const SWEEP_READS_PER_CALL = 100;
  * turn sits out in the queue (a backed-off host's recheck, a failure's back-off, the visibility timeout).
  */
 export const TURN_STALE_MS = 15 * 60_000;
-
-/** Live turns a recovery slice must see to tell a long queue from lost turns by their ages. */
-export const TURN_AGE_SAMPLE = 10;
-
-/**
- * The age past which a live turn counts as lost. A turn waits its queue's whole cycle (every host's
- * turn ahead of it), which grows with the run's hosts past any fixed limit, and a consumer that
- * stopped (throttled, paused) ages every turn alike: so past `staleMs`, a turn must also be twice
- * the median age of the live turns seen with it, when there are enough of them to tell. Past eight
- * times `staleMs` it is lost whatever the others' ages (a queue whose turns were all lost).
- */
-export function lostTurnAge(liveAges: readonly number[], staleMs: number): number {
-  if (liveAges.length < TURN_AGE_SAMPLE) return staleMs;
-  const sorted = [...liveAges].sort((a, b) => a - b);
-  return Math.min(8 * staleMs, Math.max(staleMs, 2 * sorted[Math.floor(sorted.length / 2)]!));
-}
 
 /** Where a recovery is in the run's URLs, carried from one Progress call to the next. */
 export interface Sweep {
@@ -102,14 +86,9 @@ export async function sweepStep(
   const candidates = [...new Set([...waiting, ...lapsedByHost.keys()])].filter((h) => !given.has(h));
   const records = await deps.store.hostTurns(runId, candidates);
   const staleMs = deps.turnStaleMs ?? TURN_STALE_MS;
-  const live = candidates.flatMap((h) => {
-    const r = records.get(h);
-    return r && !r.closed && r.turn !== undefined ? [now - (r.turnAt ?? 0)] : [];
-  });
-  const lostAge = lostTurnAge(live, staleMs);
   const lost = candidates.filter((h) => {
     const r = records.get(h);
-    return !r?.closed && (r?.turn === undefined || now - (r.turnAt ?? 0) > lostAge);
+    return !r?.closed && (r?.turn === undefined || (r.turnAt ?? 0) < now - staleMs);
   });
   const restarted = await inBatches(lost, 16, (host) => deps.store.restartTurn(runId, host, now, staleMs));
   const turns: Array<HostTurn | undefined> = [...counted, ...restarted];
