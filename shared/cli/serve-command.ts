@@ -12,7 +12,7 @@ import { JobBook } from '../store/local/job-book.js';
 import { loadUiAssets } from '../api/ui-assets.js';
 import type { CrawlSettings } from '../config/settings.js';
 import { createEmbedder } from '../enrich/embedder-factory.js';
-import { chatFor } from '../enrich/provider-factory.js';
+import { chatFor, preflightProvider } from '../enrich/provider-factory.js';
 import { UsageError } from '../errors.js';
 import { ChangeDiffs } from '../changes/change-diffs.js';
 import { DiffThread } from '../changes/diff-thread.js';
@@ -82,6 +82,8 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
   } catch (err) {
     throw new UsageError((err as Error).message, { cause: err });
   }
+  // A model endpoint that does not answer is said now, not on the first search or scrape that needs it.
+  await preflightProvider(settings, env);
   const writeToken = flags['write-token'] ?? (env.TRAWL_API_WRITE_TOKEN || undefined);
   // A server that may start crawls starts on an empty directory too: it is made, as the first crawl would.
   if (writeToken && !existsSync(join(settings.data, 'trawl.db'))) await openLocalForWriting(settings.data, 'trawl serve').close();

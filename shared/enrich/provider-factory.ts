@@ -7,7 +7,7 @@ import { PromptedGenerator } from './prompts.js';
 import type { ChatClient, Embedder, ProviderSettings, TextGenerator } from './providers.js';
 import { extractSpecOf, type ExtractSpec } from './extract-spec.js';
 import { SchemaExtractor } from './schema-extract.js';
-import { UsageError } from '../errors.js';
+import { errorMessage, UsageError } from '../errors.js';
 
 export type { ProviderSettings } from './providers.js';
 import { DEFAULT_HASHING } from './local-embedding.js';
@@ -81,6 +81,37 @@ export function checkProvider(settings: Pick<ProviderSettings, 'provider' | 'ope
     throw new UsageError(
       '--provider openai calls https://api.openai.com with no key: set TRAWL_OPENAI_API_KEY (or OPENAI_API_KEY), or point --openai-base-url at a local endpoint that needs none',
     );
+}
+
+/** How long the preflight waits for an OpenAI-compatible endpoint's first answer. */
+export const PREFLIGHT_TIMEOUT_MS = 10_000;
+
+/**
+ * Asks an OpenAI-compatible endpoint for its models before anything is crawled or served: one that
+ * does not answer, or refuses the key, is refused with what to set (it used to fail every page,
+ * one "fetch failed" at a time, after the whole crawl). An endpoint without a model list (404) or
+ * any other answer passes: it answered. Bedrock is not asked (its credentials are the SDK's).
+ */
+export async function preflightProvider(
+  settings: Pick<ProviderSettings, 'provider' | 'openaiBaseUrl'>,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = PREFLIGHT_TIMEOUT_MS,
+): Promise<void> {
+  if (settings.provider !== 'openai') return;
+  checkProvider(settings, env);
+  const base = settings.openaiBaseUrl.replace(/\/+$/, '');
+  const key = env.TRAWL_OPENAI_API_KEY ?? env.OPENAI_API_KEY;
+  let status: number;
+  try {
+    const res = await fetch(`${base}/models`, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(timeoutMs) });
+    status = res.status;
+    await res.body?.cancel();
+  } catch (err) {
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : errorMessage(err);
+    throw new UsageError(`--openai-base-url ${base} does not answer (${cause}): start that endpoint, or point --openai-base-url at one that runs`, { cause: err });
+  }
+  if (status === 401 || status === 403)
+    throw new UsageError(`${base} refused the key (HTTP ${status}): set TRAWL_OPENAI_API_KEY (or OPENAI_API_KEY) to a key it accepts`);
 }
 
 /** The chat model of an LLM provider. */

@@ -14,7 +14,7 @@ import { preflight } from '../fetch/preflight.js';
 import type { CrawlHooks } from '../pipeline/stages/progress.js';
 import { crawlScoring } from '../scoring/crawl-scoring.js';
 import { CrawlRunner } from '../pipeline/embedded/crawl-runner.js';
-import { checkProvider, createProviders } from '../enrich/provider-factory.js';
+import { preflightProvider, createProviders } from '../enrich/provider-factory.js';
 import { InlineEnricher } from '../pipeline/embedded/enrich-inline.js';
 import { enrichAll } from '../pipeline/embedded/enrich-run.js';
 import { resumableRun } from '../pipeline/embedded/run-start.js';
@@ -153,7 +153,7 @@ export async function crawl(seeds: readonly string[], options: CrawlOptions = {}
   // A provider that cannot answer is refused before the data directory is made or a page fetched.
   const spec = extractSpecOf(settings);
   if (spec) schemaValidator(spec.schema);
-  if (settings.enrich || spec) checkProvider(settings, env);
+  if (settings.enrich || spec) await preflightProvider(settings, env);
   const closers = new Closers();
   try {
     const local = openLocalForWriting(settings.data, processLabel(), { writerThread: true, stages });

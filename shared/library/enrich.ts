@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Env } from '../config/resolve.js';
-import { createProviders } from '../enrich/provider-factory.js';
+import { createProviders, preflightProvider } from '../enrich/provider-factory.js';
 import { enrichAll, type EnrichProgress, type EnrichRunResult } from '../pipeline/embedded/enrich-run.js';
 import { hybridSearch, type SearchMode, type SearchResult } from '../search/hybrid.js';
 import { openLocalForWriting, type LocalStores } from '../store/local/open-local.js';
@@ -26,6 +26,7 @@ export interface EnrichOptions extends CrawlSettingsOptions {
  */
 export async function enrich(options: EnrichOptions = {}): Promise<EnrichRunResult> {
   const settings = settingsOf(options);
+  await preflightProvider(settings, options.env ?? process.env);
   const local = openLocalForWriting(settings.data, 'enrich');
   // The local methods run in one worker thread per core.
   const providers = createProviders(settings, options.env ?? process.env, { workers: availableParallelism() });

@@ -219,3 +219,38 @@ test('a crawl whose enrichment fails on every page exits 1 and says so on stderr
     await Promise.all([site.close(), model.close()]);
   }
 });
+
+test('an OpenAI-compatible endpoint that does not answer, or refuses the key, is refused before the first fetch', async () => {
+  const requests: string[] = [];
+  const site = await serve((req, res) => {
+    requests.push(req.url ?? '/');
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>t</title><p>words</p>');
+  });
+  // A port that was just free: nothing listens on it.
+  const gone = await serve((_req, res) => void res.end());
+  const goneOrigin = gone.origin;
+  await gone.close();
+  const refusing = await serve((_req, res) => void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}'));
+  const { dir, cleanup } = tempDir();
+  try {
+    for (const [base, message] of [
+      [`${goneOrigin}/v1`, /--openai-base-url http:\/\/127\.0\.0\.1:\d+\/v1 does not answer \(.*ECONNREFUSED.*\): start that endpoint/],
+      [`${refusing.origin}/v1`, /http:\/\/127\.0\.0\.1:\d+\/v1 refused the key \(HTTP 401\): set TRAWL_OPENAI_API_KEY/],
+    ] as const) {
+      const started = Date.now();
+      const r = await runCli(
+        ['crawl', `${site.origin}/`, '--data', join(dir, 'data'), '--allow-private-network', '--enrich', '--provider', 'openai', '--openai-base-url', base],
+        20_000,
+        { OPENAI_API_KEY: 'k' },
+      );
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
+      assert.ok(Date.now() - started < 10_000, `refused in ${Date.now() - started} ms`);
+    }
+    assert.deepEqual(requests, [], 'the site was not asked for anything');
+    assert.equal(existsSync(join(dir, 'data')), false, 'no data directory was made');
+  } finally {
+    cleanup();
+    await Promise.all([site.close(), refusing.close()]);
+  }
+});
