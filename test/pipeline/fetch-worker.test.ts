@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../shared/log/logger.js';
 import { RUN_CACHE_MS, withRun, type CloudDeps } from '../../shared/pipeline/cloud/cloud-context.js';
-import { frontierMessageStage } from '../../shared/pipeline/cloud/fetch-worker.js';
+import { frontierMessageStage, handleFrontierMessage } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { takeTurn } from '../../shared/pipeline/cloud/host-turn.js';
 import { queueAtHosts } from '../../shared/pipeline/cloud/cloud-commit.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
@@ -126,6 +126,21 @@ test("a host's URLs are fetched in priority order, one turn at a time; a duplica
   assert.ok(again.action === 'delete' && !again.next, JSON.stringify(again));
   assert.equal((await deps.store.hostTurn(run.id, host))?.turn, undefined, 'the host has no live turn once its queue is empty');
   assert.equal((await deps.store.hostTurn(run.id, host))?.queued, 0);
+});
+
+test('a turn handed back to wait is renewed at its host, so a stall never takes it for lost', async () => {
+  const slow = await setup({ delayMs: 600 });
+  await slow.queue('/w1');
+  const turn = slow.sent.splice(0)[0]!;
+  const sentAt = (await slow.deps.store.hostTurn(slow.run.id, turn.host))!.turnAt!;
+  await new Promise((r) => setTimeout(r, 20));
+  const handedBack: number[] = [];
+  slow.deps.frontier.handBack = async (_receipt: string, ms: number) => void handedBack.push(ms);
+  const pageWorkflow = { start: async () => assert.fail('no page is fetched while the host waits') };
+  const v = await handleFrontierMessage({ ...slow.deps, pageWorkflow }, turn, { receipt: 'r', id: 'm', receives: 1 }, { maxInlineWaitMs: 200, maxTotalWaitMs: 5000 });
+  assert.equal(v.action, 'later', JSON.stringify(v));
+  assert.equal(handedBack.length, 1, 'the message waits in the queue');
+  assert.ok((await slow.deps.store.hostTurn(slow.run.id, turn.host))!.turnAt! > sentAt, "the turn's time is renewed");
 });
 
 test('a parked host closes its queue: its URLs settle in one write, later ones too, and no turn is given again', async () => {

@@ -104,6 +104,9 @@ export async function handleFrontierMessage(
 ): Promise<TurnVerdict> {
   const verdict = await frontierMessageStage(deps, turn, policy);
   if (verdict.action === 'later') {
+    // A turn that waits (the host's delay or back-off, a spent page budget) is alive: its time is
+    // renewed, so the stall's recovery never takes it for lost and sends its host a second one.
+    await deps.store.keepTurn(turn, 0, (deps.clock ?? Date.now)());
     if ((message.receives ?? 1) < RENEW_AFTER_RECEIVES) {
       await deps.frontier.handBack(message.receipt, verdict.delayMs);
       return verdict;
