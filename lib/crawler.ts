@@ -239,10 +239,7 @@ export class Crawler extends Construct {
       const settings = typeof start === 'object' ? (start.settings ?? {}) : {};
       fn.addEnvironment(ENV.runMachineArn, this.workflows.runMachine.stateMachineArn);
       fn.addEnvironment(ENV.apiCrawlSettings, JSON.stringify(settings));
-      fn.addEnvironment(
-        ENV.apiCrawlLimits,
-        JSON.stringify({ ...DEFAULT_API_CRAWL_LIMITS, ...(typeof start === 'object' ? (start.limits ?? {}) : {}) }),
-      );
+      fn.addEnvironment(ENV.apiCrawlLimits, JSON.stringify({ ...DEFAULT_API_CRAWL_LIMITS, ...(typeof start === 'object' ? (start.limits ?? {}) : {}) }));
       const writers = typeof start === 'object' ? (start.writers ?? []) : [];
       if (writers.length) fn.addEnvironment(ENV.apiWriters, writers.join(','));
       const admins = typeof start === 'object' ? (start.admins ?? []) : [];
@@ -259,8 +256,7 @@ export class Crawler extends Construct {
       });
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${nagRef(this, executions)}]`,
-        reason:
-          'Executions are named by the job ids the API gives out: their names are not known at deploy time. Only DescribeExecution, on the run machine.',
+        reason: 'Executions are named by the job ids the API gives out: their names are not known at deploy time. Only DescribeExecution, on the run machine.',
       });
       // DELETE /crawls/{id} marks the run interrupted.
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [this.storage.table.tableArn] }));

@@ -89,7 +89,11 @@ export class CrawlObservability extends Construct {
     for (const [name, fn] of Object.entries(props.functions)) {
       this.alarm(`${name}-errors`, fn.metricErrors({ period }), `The ${name} stage failed.`);
       if (!props.capped?.includes(name))
-        this.alarm(`${name}-throttles`, fn.metricThrottles({ period }), `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`);
+        this.alarm(
+          `${name}-throttles`,
+          fn.metricThrottles({ period }),
+          `The ${name} stage was throttled: raise the account's concurrency or lower the crawl's.`,
+        );
       // A capped stage is throttled on purpose and its throttles are retried; sustained, they mean the cap sets the crawl's pace.
       else
         this.alarm(

@@ -102,8 +102,14 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
   });
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}: see /openapi.json` }, 404));
 
-  app.openapi(createRoute({ method: 'get', path: '/healthz', summary: 'Whether the server and its store answer (no token needed)', responses: { 200: json(HealthBody, 'The store answers.') } }), async (c) =>
-    c.json({ ok: true, runs: (await deps.store.latestRun())?.id ?? 0 }, 200),
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/healthz',
+      summary: 'Whether the server and its store answer (no token needed)',
+      responses: { 200: json(HealthBody, 'The store answers.') },
+    }),
+    async (c) => c.json({ ok: true, runs: (await deps.store.latestRun())?.id ?? 0 }, 200),
   );
 
   if (options.mcp) {

@@ -137,7 +137,11 @@ export class CrawlJobs implements CrawlLauncher {
   private save(run: Running): void {
     const { job, options } = run;
     // Session cookies are kept in memory for the job's crawl, and by reference only in jobs.db.
-    const booked: BookedJob = { ...job, options: { ...options, ...(options.cookies ? { cookies: cookiesAtRest(options.cookies) } : {}) }, progress: { ...job.progress } };
+    const booked: BookedJob = {
+      ...job,
+      options: { ...options, ...(options.cookies ? { cookies: cookiesAtRest(options.cookies) } : {}) },
+      progress: { ...job.progress },
+    };
     this.book?.saveJob(booked);
   }
 

@@ -13,23 +13,10 @@ import { ForbiddenError } from '../errors.js';
 import { answerDocument, documentOf } from './firecrawl-documents.js';
 import { FirecrawlJobs } from './firecrawl-jobs.js';
 import type { FirecrawlOptions, FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
-import {
-  body,
-  crawlIdOf,
-  CrawlBody,
-  failure,
-  MapBody,
-  parseCrawlId,
-  Refused,
-  ScrapeBody,
-  wantedOf,
-  webhookOf,
-  type Wanted,
-} from './firecrawl-request.js';
+import { body, crawlIdOf, CrawlBody, failure, MapBody, parseCrawlId, Refused, ScrapeBody, wantedOf, webhookOf, type Wanted } from './firecrawl-request.js';
 
 export { UpstreamFailed } from './firecrawl-request.js';
 export type { FirecrawlOptions, FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
-
 
 /** Documents a crawl status answers with at most; the rest come with `next`. */
 const PAGE_DOCS = 100;

@@ -7,7 +7,16 @@ import type { WarcLocation } from '../store/ports/index.js';
 import { IDENTICAL_PAYLOAD, readResponse, SERVER_NOT_MODIFIED, type ArchivedResponse } from './warc-reader.js';
 import { contentHashOf } from '../store/content-hash.js';
 import { WIRE_HEADERS } from '../fetch/content-type.js';
-import { DEFAULT_WARC_DIGEST, newRecordId, recordPieces, warcDigest, warcDigestOfHex, warcFields, type RecordSpec, type WarcDigestAlgorithm } from './warc-record.js';
+import {
+  DEFAULT_WARC_DIGEST,
+  newRecordId,
+  recordPieces,
+  warcDigest,
+  warcDigestOfHex,
+  warcFields,
+  type RecordSpec,
+  type WarcDigestAlgorithm,
+} from './warc-record.js';
 
 /** One request/response exchange (or failed attempt) to archive. */
 export interface Exchange {

@@ -143,12 +143,17 @@ async function serveRunner({ flags, settings, env, out }: CommandRun): Promise<n
 export const RUNNERS: Record<string, (run: CommandRun) => Promise<number>> = {
   crawl: crawlRunner,
   status: async ({ settings, json, out }) => (await statusCommand(settings.data, json, out), 0),
-  extract: async ({ positionals, flags, settings, json, out }) => (await extractCommand(positionals, flags as { file?: string; url?: string }, settings, json, out), 0),
+  extract: async ({ positionals, flags, settings, json, out }) => (
+    await extractCommand(positionals, flags as { file?: string; url?: string }, settings, json, out),
+    0
+  ),
   graph: graphRunner,
   export: async ({ flags, settings, out }) => (
-    await exportCommand(settings.data, flags as { format?: string; run?: string; output?: string }, { out, stream: process.stdout }), 0
+    await exportCommand(settings.data, flags as { format?: string; run?: string; output?: string }, { out, stream: process.stdout }),
+    0
   ),
-  replay: async ({ flags, settings, json, out }) => ((await replayCommand(settings, flags as { reextract?: boolean; run?: string }, json, out)).failed.length > 0 ? 1 : 0),
+  replay: async ({ flags, settings, json, out }) =>
+    (await replayCommand(settings, flags as { reextract?: boolean; run?: string }, json, out)).failed.length > 0 ? 1 : 0,
   history: async ({ positionals, settings, json, out }) => (await historyCommand(settings.data, positionals[0], json, out), 0),
   changes: async ({ flags, settings, json, out }) => (await changesCommand(settings.data, flags as ChangesFlags, json, out), 0),
   webhooks: async ({ flags, settings, json, out }) =>

@@ -63,7 +63,9 @@ export function endQuietlyOnClosedPipe(): void {
       if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
       // A full disk under `> file`, a closed terminal: said once, plainly, with no stack.
       const why = err.code === 'ENOSPC' ? 'the disk it goes to is full' : err.message;
-      process.stderr.write(`trawl: cannot write the output: ${why}${stream === process.stdout ? ' (trawl export --output FILE writes whole or not at all)' : ''}\n`);
+      process.stderr.write(
+        `trawl: cannot write the output: ${why}${stream === process.stdout ? ' (trawl export --output FILE writes whole or not at all)' : ''}\n`,
+      );
       process.exit(1);
     });
 }

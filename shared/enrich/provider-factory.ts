@@ -108,7 +108,9 @@ export async function preflightProvider(
     await res.body?.cancel();
   } catch (err) {
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : errorMessage(err);
-    throw new UsageError(`--openai-base-url ${base} does not answer (${cause}): start that endpoint, or point --openai-base-url at one that runs`, { cause: err });
+    throw new UsageError(`--openai-base-url ${base} does not answer (${cause}): start that endpoint, or point --openai-base-url at one that runs`, {
+      cause: err,
+    });
   }
   if (status === 401 || status === 403)
     throw new UsageError(`${base} refused the key (HTTP ${status}): set TRAWL_OPENAI_API_KEY (or OPENAI_API_KEY) to a key it accepts`);

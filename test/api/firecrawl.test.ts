@@ -22,7 +22,12 @@ const WRITE = 'a-write-token-of-some-length';
  * Runs a JavaScript block of docs/api-and-ui.md (the one whose first line names `file`) as a file of
  * its own, with `@mendable/firecrawl-js` resolving to the installed package `sdk`.
  */
-async function runSnippet(file: string, sdk: string, url: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+async function runSnippet(
+  file: string,
+  sdk: string,
+  url: string,
+  env: Record<string, string>,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const doc = readFileSync('docs/api-and-ui.md', 'utf8');
   const block = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.startsWith(`// ${file} `));
   assert.ok(block, `docs/api-and-ui.md shows ${file}`);

@@ -16,16 +16,22 @@ import { OpenApiChecker } from './openapi-check.js';
 import { serve } from '../helpers.js';
 
 /** Runs Redocly's CLI (`redocly lint`, recommended rules) on a document; its JSON report. */
-async function redoclyLint(doc: object): Promise<{ totals: { errors: number; warnings: number }; problems: Array<{ severity: string; ruleId: string; message: string }> }> {
+async function redoclyLint(
+  doc: object,
+): Promise<{ totals: { errors: number; warnings: number }; problems: Array<{ severity: string; ruleId: string; message: string }> }> {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-openapi-'));
   try {
     const file = join(dir, 'openapi.json');
     writeFileSync(file, JSON.stringify(doc));
     // Not spawnSync: the server under test answers from this process.
     const out = await new Promise<string>((done, fail) =>
-      execFile(process.execPath, ['node_modules/@redocly/cli/bin/cli.js', 'lint', file, '--format=json'], { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (err, stdout) =>
-        // It exits 1 when it finds an error: the report says which.
-        stdout.trim().startsWith('{') ? done(stdout) : fail(err ?? new Error(`redocly printed no report: ${stdout.slice(0, 300)}`)),
+      execFile(
+        process.execPath,
+        ['node_modules/@redocly/cli/bin/cli.js', 'lint', file, '--format=json'],
+        { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 },
+        (err, stdout) =>
+          // It exits 1 when it finds an error: the report says which.
+          stdout.trim().startsWith('{') ? done(stdout) : fail(err ?? new Error(`redocly printed no report: ${stdout.slice(0, 300)}`)),
       ),
     );
     return JSON.parse(out) as Awaited<ReturnType<typeof redoclyLint>>;
@@ -87,7 +93,8 @@ test('the OpenAPI document validates, and every live answer of every route is on
       const lint = await redoclyLint(doc);
       assert.equal(lint.totals.errors, 0, JSON.stringify(lint.problems.filter((p) => p.severity === 'error')));
       for (const item of Object.values(doc.paths))
-        for (const op of Object.values(item) as Array<{ operationId?: string; summary?: string }>) assert.ok(op.operationId && op.summary, JSON.stringify(op).slice(0, 200));
+        for (const op of Object.values(item) as Array<{ operationId?: string; summary?: string }>)
+          assert.ok(op.operationId && op.summary, JSON.stringify(op).slice(0, 200));
       const schemes = (doc.components as { securitySchemes?: Record<string, unknown> }).securitySchemes ?? {};
       assert.deepEqual(Object.keys(schemes).sort(), ['readToken', 'writeToken']);
       assert.deepEqual(doc.paths['/crawls']!.post!.security, [{ writeToken: [] }]);

@@ -193,21 +193,35 @@ test('a crawl whose enrichment fails on every page exits 1 and says so on stderr
   const topics = ['herons', 'ponds', 'reeds', 'otters', 'lilies', 'frogs', 'newts', 'willows'];
   // Text of its own on each page (near-duplicates are not enriched).
   const words = (n: number) =>
-    Array.from({ length: 40 }, (_, i) => `Sentence ${i} of page ${n} tells of ${topics[(n * 3 + i * (n + 1)) % topics.length]} number ${n * 97 + i * 13}.`).join(' ');
+    Array.from(
+      { length: 40 },
+      (_, i) => `Sentence ${i} of page ${n} tells of ${topics[(n * 3 + i * (n + 1)) % topics.length]} number ${n * 97 + i * 13}.`,
+    ).join(' ');
   const site = await serve((req, res) => {
     if (req.url === '/robots.txt') return void res.writeHead(404).end();
     const n = Number(/\d+/.exec(req.url ?? '')?.[0] ?? 0);
     const next = n < 3 ? `<a href="/p/${n + 1}">next page</a>` : '';
-    res
-      .writeHead(200, { 'content-type': 'text/html' })
-      .end(`<title>Page ${n}</title><main><h1>Page ${n}</h1><p>${words(n)}</p>${next}</main>`);
+    res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Page ${n}</title><main><h1>Page ${n}</h1><p>${words(n)}</p>${next}</main>`);
   });
   // A model that refuses every call with a client error (not retried).
   const model = await serve((_req, res) => void res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"no such model"}}'));
   const { dir, cleanup } = tempDir();
   try {
     const r = await runCli(
-      ['crawl', `${site.origin}/`, '--data', dir, '--allow-private-network', '--delay-ms', '0', '--enrich', '--provider', 'openai', '--openai-base-url', `${model.origin}/v1`],
+      [
+        'crawl',
+        `${site.origin}/`,
+        '--data',
+        dir,
+        '--allow-private-network',
+        '--delay-ms',
+        '0',
+        '--enrich',
+        '--provider',
+        'openai',
+        '--openai-base-url',
+        `${model.origin}/v1`,
+      ],
       60_000,
       { OPENAI_API_KEY: 'k' },
     );

@@ -35,7 +35,9 @@ test('a session cookie reaches its host and no file of the data directory holds 
     sent.push(String(req.headers.cookie ?? ''));
     if (req.url === '/robots.txt') return void res.writeHead(404).end();
     const n = Number(/\d+/.exec(req.url ?? '')?.[0] ?? 0);
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>P${n}</title><p>Page ${n} of the members' area.</p>${n < 2 ? `<a href="/p/${n + 1}">next</a>` : ''}`);
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<title>P${n}</title><p>Page ${n} of the members' area.</p>${n < 2 ? `<a href="/p/${n + 1}">next</a>` : ''}`);
   });
   const cookies = JSON.stringify([{ name: 'sid', value: SECRET, domain: '127.0.0.1', path: '/' }]);
   const data = tempDir();

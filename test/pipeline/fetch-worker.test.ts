@@ -137,7 +137,12 @@ test('a turn handed back to wait is renewed at its host, so a stall never takes 
   const handedBack: number[] = [];
   slow.deps.frontier.handBack = async (_receipt: string, ms: number) => void handedBack.push(ms);
   const pageWorkflow = { start: async () => assert.fail('no page is fetched while the host waits') };
-  const v = await handleFrontierMessage({ ...slow.deps, pageWorkflow }, turn, { receipt: 'r', id: 'm', receives: 1 }, { maxInlineWaitMs: 200, maxTotalWaitMs: 5000 });
+  const v = await handleFrontierMessage(
+    { ...slow.deps, pageWorkflow },
+    turn,
+    { receipt: 'r', id: 'm', receives: 1 },
+    { maxInlineWaitMs: 200, maxTotalWaitMs: 5000 },
+  );
   assert.equal(v.action, 'later', JSON.stringify(v));
   assert.equal(handedBack.length, 1, 'the message waits in the queue');
   assert.ok((await slow.deps.store.hostTurn(slow.run.id, turn.host))!.turnAt! > sentAt, "the turn's time is renewed");

@@ -92,7 +92,13 @@ export function crawlsRoutes(jobs: CrawlLauncher, options: CrawlsRouteOptions): 
     },
   );
   router.openapi(
-    createRoute({ method: 'get', path: '/crawls/{id}', summary: "A crawl job: its status, progress and, once it ended, its run's summary", request: { params: JobParams }, responses: { 200: json(JobBody, 'The job.'), 404: errors[404] } }),
+    createRoute({
+      method: 'get',
+      path: '/crawls/{id}',
+      summary: "A crawl job: its status, progress and, once it ended, its run's summary",
+      request: { params: JobParams },
+      responses: { 200: json(JobBody, 'The job.'), 404: errors[404] },
+    }),
     async (c) => {
       const job = await jobs.get(c.req.valid('param').id);
       return job ? c.json(job as z.infer<typeof JobBody>, 200) : c.json({ error: 'no such crawl job: ids come from POST /crawls' }, 404);

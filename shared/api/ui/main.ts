@@ -93,7 +93,18 @@ async function topPages(): Promise<HTMLElement> {
       'section',
       {},
       h('h2', {}, 'Most linked pages'),
-      h('ol', { class: 'top' }, ...pages.map((p: Json) => h('li', {}, pageLink(p.urlId, p.title || p.url), ` — ${p.inlinks} ${p.inlinks === 1 ? 'inlink' : 'inlinks'} from ${p.hosts} ${p.hosts === 1 ? 'host' : 'hosts'}`))),
+      h(
+        'ol',
+        { class: 'top' },
+        ...pages.map((p: Json) =>
+          h(
+            'li',
+            {},
+            pageLink(p.urlId, p.title || p.url),
+            ` — ${p.inlinks} ${p.inlinks === 1 ? 'inlink' : 'inlinks'} from ${p.hosts} ${p.hosts === 1 ? 'host' : 'hosts'}`,
+          ),
+        ),
+      ),
     );
   } catch (err) {
     return failure(err);

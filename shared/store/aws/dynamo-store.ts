@@ -141,11 +141,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   /** Sets a URL's state; true when it moved from a pending state to a final one (the run's settled count). */
-  private async setState(
-    runId: number,
-    urlId: string,
-    fields: StateFields,
-  ): Promise<boolean> {
+  private async setState(runId: number, urlId: string, fields: StateFields): Promise<boolean> {
     const shards = await this.shardsOf(runId);
     const { expression, names, values, removeReason } = stateUpdate(runId, urlId, shards, fields);
     try {
