@@ -9,7 +9,6 @@
  */
 import { parquetWriteBuffer, type ColumnSource } from 'hyparquet-writer';
 import { parse as parseDomain } from 'tldts';
-import type { WARCRecord } from 'warcio';
 import { urlId } from '../url/canonical.js';
 
 /** What a capture's CDXJ line leaves out of its record, read while indexing it. */
@@ -24,8 +23,14 @@ export interface RecordDetails {
   charset: string | null;
 }
 
+/** What `detailsOf` reads of a record warcio parsed: its WARC headers and its HTTP head. */
+export interface IndexedRecord {
+  warcHeader(name: string): string | null | undefined;
+  httpHeaders?: { headers: { get(name: string): string | null | undefined } } | null;
+}
+
 /** The details of a record the indexer read. */
-export function detailsOf(record: WARCRecord): RecordDetails {
+export function detailsOf(record: IndexedRecord): RecordDetails {
   const id = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i.exec(record.warcHeader('WARC-Record-ID') ?? '');
   const http = record.httpHeaders?.headers;
   const location = http?.get('location') ?? null;

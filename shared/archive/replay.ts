@@ -88,7 +88,8 @@ export function responseFromArchive(request: FetchRequest, archived: ArchivedRes
     url: request.url,
     status: archived.status,
     headers: archived.headers,
-    body: contentClass ? archived.body : null,
+    // An error's page and a type trawl does not keep are archived as served: the live fetcher returns them too.
+    body: contentClass || archived.body.length > 0 ? archived.body : null,
     truncated: archived.truncated,
     mime,
     charset,
