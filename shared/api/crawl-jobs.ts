@@ -35,6 +35,7 @@ export const JOB_SETTINGS = [
   'scope',
   'allowDomain',
   'deny',
+  'include',
   'render',
   'mainContent',
   'field',

@@ -57,10 +57,11 @@ export function runJson(chatModel: boolean, waitMs = STORED_JSON_WAIT_MS): JsonA
 }
 
 /**
- * A Firecrawl `excludePaths` entry, a regular expression over a URL's path, as a trawl deny pattern
- * over the whole URL: a `^` anchors it at the path's start (after the scheme and host).
+ * A Firecrawl `excludePaths` or `includePaths` entry, a regular expression over a URL's path, as a
+ * trawl `deny` or `include` pattern over the whole URL: a `^` anchors it at the path's start (after
+ * the scheme and host).
  */
-export function excludedPath(pattern: string): string {
+export function pathPattern(pattern: string): string {
   const path = pattern.startsWith('^') ? `^[a-z][a-z0-9+.-]*://[^/?#]*(?:${pattern.slice(1)})` : pattern;
   return `/${path}/`;
 }
@@ -114,7 +115,6 @@ function crawlRoutes(app: Hono, jobs: FirecrawlJobs, version: Version): void {
     try {
       const req = await body(c, CrawlBody);
       const wanted = wantedOf(req.scrapeOptions ?? {}, version, jobs.options.json);
-      if (req.includePaths?.length) throw new Refused('includePaths is not supported: use excludePaths (trawl denies URLs by pattern)');
       if (req.allowExternalLinks) throw new Refused('allowExternalLinks is not supported: a crawl stays on its host (allowSubdomains: true takes its domain)');
       const canFollow = jobs.options.webhooks && jobs.options.jobs.follow && jobs.options.jobs.followPages;
       if (req.webhook && !canFollow)
@@ -133,7 +133,8 @@ function crawlRoutes(app: Hono, jobs: FirecrawlJobs, version: Version): void {
         {
           maxPages: req.limit ?? 10_000,
           ...(depth === undefined ? {} : { maxDepth: depth }),
-          ...(req.excludePaths?.length ? { deny: req.excludePaths.map(excludedPath) } : {}),
+          ...(req.excludePaths?.length ? { deny: req.excludePaths.map(pathPattern) } : {}),
+          ...(req.includePaths?.length ? { include: req.includePaths.map(pathPattern) } : {}),
           ...(req.allowSubdomains || req.crawlEntireDomain ? { scope: 'domain' } : {}),
           mainContent: wanted.mainContent,
           enrich: false,

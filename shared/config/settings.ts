@@ -101,6 +101,15 @@ export const SETTINGS = {
     help: 'skip URLs matching this glob or /regex/ (repeatable)',
     type: 'list',
   }),
+  include: setting({
+    schema: denyList,
+    expects: 'globs (*/blog/*) or /regular expressions/',
+    default: [] as string[],
+    flag: 'include',
+    env: 'TRAWL_INCLUDE',
+    help: 'follow only links to URLs matching this glob or /regex/ (repeatable; the seeds, sitemaps and feeds are always read)',
+    type: 'list',
+  }),
   userAgent: setting({
     schema: headerValue,
     expects: '3 to 512 printable characters, no line breaks',

@@ -112,6 +112,7 @@ export function extractLinks(doc: Doc, pageUrl: string, options: LinkOptions): C
     }
   })();
   const self = options.canonicalize(pageUrl);
+  const selfId = self ? urlId(self) : null;
   const pageDomain = getDomain(new URL(pageUrl).hostname, { allowPrivateDomains: true }) ?? new URL(pageUrl).hostname;
   const blockText = new Map<El, string>();
   const byTarget = new Map<string, ContextLink>();
@@ -126,7 +127,10 @@ export function extractLinks(doc: Doc, pageUrl: string, options: LinkOptions): C
       continue;
     }
     const url = options.canonicalize(absolute);
-    if (!url || url === self) continue;
+    if (!url) continue;
+    const id = urlId(url);
+    // A link to the page itself, whatever its query's order.
+    if (id === selfId) continue;
     const block = blockOf(a);
     let text = blockText.get(block);
     if (text === undefined) {
@@ -138,7 +142,7 @@ export function extractLinks(doc: Doc, pageUrl: string, options: LinkOptions): C
     const link: ContextLink = {
       url,
       href: absolute,
-      urlId: urlId(url),
+      urlId: id,
       anchorText,
       context: contextWindow(text, anchorText, options.contextChars ?? CONTEXT_CHARS),
       section: sectionOf(a),

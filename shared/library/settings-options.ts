@@ -48,6 +48,11 @@ export interface CrawlSettingsOptions {
    */
   deny?: string[];
   /**
+   * Follow only links to URLs matching this glob or /regex/ (repeatable; the seeds, sitemaps and feeds are always read): globs (*\/blog/*) or /regular expressions/. CLI `--include`, environment `TRAWL_INCLUDE`.
+   * @default []
+   */
+  include?: string[];
+  /**
    * User-Agent; its first word is the robots.txt product token: 3 to 512 printable characters, no line breaks. CLI `--user-agent`, environment `TRAWL_USER_AGENT`.
    * @default "trawl/0.1 (+https://github.com/trawl-crawler/trawl; polite crawler)"
    */

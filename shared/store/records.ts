@@ -24,6 +24,7 @@ export type UrlReason =
   // Admission: where the link pointed and how it was reached.
   | 'out-of-scope'
   | 'denied'
+  | 'not-included'
   | 'max-depth'
   | 'nofollow'
   | 'private-address'
@@ -53,6 +54,7 @@ export type UrlReason =
   | 'fetch-error'
   | 'content-type'
   | 'redirect-without-location'
+  | 'redirect-loop'
   | 'attempts-exhausted'
   | 'duplicate'
   | 'processing-failed';

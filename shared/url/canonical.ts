@@ -75,8 +75,27 @@ function canonicalQuery(search: string, drop: (name: string) => boolean): string
     })
     .filter(({ key }) => !drop(safeDecode(key)));
   if (pairs.length === 0) return '';
-  pairs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : 0));
   return `?${pairs.map((p) => p.pair).join('&')}`;
+}
+
+const keyOfPair = (pair: string) => {
+  const eq = pair.indexOf('=');
+  return eq < 0 ? pair : pair.slice(0, eq);
+};
+
+/**
+ * The form of a canonical URL that says "the same URL": its query parameters in sorted order
+ * (by name, then by the whole pair). Only a key: the URL fetched and archived keeps its order.
+ */
+export function sortedQueryForm(canonicalUrl: string): string {
+  const q = canonicalUrl.indexOf('?');
+  if (q < 0 || !canonicalUrl.includes('&', q)) return canonicalUrl;
+  const pairs = canonicalUrl
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => ({ key: keyOfPair(pair), pair }));
+  pairs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : 0));
+  return `${canonicalUrl.slice(0, q)}?${pairs.map((p) => p.pair).join('&')}`;
 }
 
 function safeDecode(s: string): string {
@@ -93,12 +112,13 @@ function stripPathSessionIds(path: string, isSession: (name: string) => boolean)
 }
 
 /**
- * The canonical form of a URL: WHATWG parsing (lower-case scheme and host, IDN to punycode,
- * default port dropped, dot segments resolved), no fragment, normalised percent-encoding,
- * sorted query keys, tracking and session parameters removed. Returns null for anything
+ * The canonical form of a URL, the one fetched and archived: WHATWG parsing (lower-case scheme
+ * and host, IDN to punycode, default port dropped, dot segments resolved), no fragment, normalised
+ * percent-encoding, tracking and session parameters removed, the query's order kept as written.
+ * Two URLs whose queries differ only in order share a {@link urlId}. Returns null for anything
  * that is not an absolute http(s) URL.
  *
- * @example canonicalize('HTTP://Example.COM:80/a/../b?utm_source=x&b=2&a=1#top') // 'http://example.com/b?a=1&b=2'
+ * @example canonicalize('HTTP://Example.COM:80/a/../b?utm_source=x&b=2&a=1#top') // 'http://example.com/b?b=2&a=1'
  */
 export function canonicalize(input: string, base?: string | URL, options: CanonicalOptions = {}): string | null {
   let url: URL;
@@ -122,11 +142,19 @@ export function canonicalize(input: string, base?: string | URL, options: Canoni
   return `${url.protocol}//${host}${port}${path}${query}`;
 }
 
-/** A stable id for a canonical URL: the first 128 bits of its SHA-256, hex. */
+/**
+ * A stable id for a canonical URL: the first 128 bits of the SHA-256 of its sorted-query form, hex,
+ * so the same URL linked with its query in another order is "seen already".
+ */
 export function urlId(canonicalUrl: string): string {
   // Hex of the first 16 bytes: a flat 32-character string (a slice of the 64-character hex would
   // keep all of it alive, and ids are held for every queued URL).
-  return hash('sha256', canonicalUrl, 'buffer').toString('hex', 0, 16);
+  return hash('sha256', sortedQueryForm(canonicalUrl), 'buffer').toString('hex', 0, 16);
+}
+
+/** Whether two canonical URLs name the same resource (they differ at most in their query's order). */
+export function sameUrl(a: string, b: string): boolean {
+  return a === b || sortedQueryForm(a) === sortedQueryForm(b);
 }
 
 /** The politeness key of a URL: host plus non-default port (robots.txt is per origin, RFC 9309 §2.3). */

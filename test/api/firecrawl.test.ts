@@ -131,6 +131,9 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
       assert.equal(d.metadata?.statusCode, 200);
     }
     assert.ok(fetches.data.some((d) => d.metadata?.sourceURL === `${site.origin}/`));
+    // includePaths too: past the start URL, only the paths they match are crawled.
+    const included = (await v2.crawl(`${site.origin}/`, { limit: 10, pollInterval: 1, includePaths: ['^/p/[13]$'] })) as CrawlJob;
+    assert.deepEqual(included.data.map((d) => new URL(d.metadata!.sourceURL!).pathname).sort(), ['/', '/p/1', '/p/3']);
     const map: MapData = await v2.map(`${site.origin}/`, { search: 'page 2' });
     assert.ok(
       map.links.some((l) => l.url === `${site.origin}/p/2`),

@@ -29,6 +29,11 @@ window.replayText = (src) => new Promise((resolve) => {
   frame.src = src;
   document.body.append(frame);
 });
+// The bytes and status a replay answers for a URL (identity mode: the archived payload as it was).
+window.replayBytes = async (src) => {
+  const res = await fetch(src);
+  return { status: res.status, length: (await res.arrayBuffer()).byteLength, type: res.headers.get('content-type') };
+};
 </script></body></html>`;
 
 /**

@@ -52,3 +52,16 @@ test('a scope widened mid-run admits the new hosts', () => {
   a.widenScope(['https://found.test/']);
   assert.equal(verdict(a, page('https://found.test/post')), 'queued');
 });
+
+test('include patterns: a linked page is followed only when it matches one; seeds, sitemaps and feeds always', () => {
+  const a = admitter({ include: ['*/blog/*', '/\\/docs\\/v[0-9]+$/'] });
+  assert.equal(verdict(a, page('https://a.test/blog/first')), 'queued');
+  assert.equal(verdict(a, page('https://a.test/docs/v2')), 'queued');
+  assert.equal(verdict(a, page('https://a.test/docs/v2/extra')), 'not-included');
+  assert.equal(verdict(a, page('https://a.test/shop')), 'not-included');
+  assert.equal(verdict(a, page('https://a.test/', { depth: 0 })), 'queued', 'a seed');
+  assert.equal(verdict(a, page('https://a.test/sitemap.xml', { kind: 'sitemap' })), 'queued');
+  assert.equal(verdict(a, page('https://a.test/feed.xml', { kind: 'feed' })), 'queued');
+  // Deny still wins over include.
+  assert.equal(verdict(admitter({ include: ['*/blog/*'], deny: ['*/blog/private*'] }), page('https://a.test/blog/private-notes')), 'denied');
+});

@@ -9,6 +9,7 @@ import { AddressRefusedError, NonRetryableFetchError, RetryableFetchError } from
 import type { FrontierRow, PageRecord } from '../../shared/store/ports/index.js';
 import { frontierRow, tempDir } from '../helpers.js';
 import { makePdf } from '../web/pdf.js';
+import { urlId } from '../../shared/url/canonical.js';
 
 const HTML = Buffer.from(
   '<html><head><title>An article</title></head><body><main><h1>An article</h1>' +
@@ -33,6 +34,8 @@ interface Case {
   outcome: (at: number) => FetchOutcome;
   attempts?: number;
   kind?: FrontierRow['kind'];
+  /** The row's URL (its id then the URL's own), where the case turns on it. */
+  url?: string;
   want: { state: string; reason?: string; retry?: boolean; page?: boolean; extract?: boolean; candidates?: string[]; host?: string };
 }
 
@@ -74,6 +77,12 @@ const cases: Case[] = [
     outcome: answered(response(301, { location: 'http://a.test/moved' })),
     want: { state: 'done', reason: 'redirect', page: false, candidates: ['http://a.test/moved'] },
   },
+  {
+    name: '301 to the same URL, its query in another order',
+    url: 'http://a.test/page?b=2&a=1',
+    outcome: answered(response(301, { location: 'http://a.test/page?a=1&b=2' })),
+    want: { state: 'failed', reason: 'redirect-loop', page: false, candidates: [] },
+  },
   { name: '302 without a Location', outcome: answered(response(302)), want: { state: 'failed', reason: 'redirect-without-location' } },
   { name: '304 with the stored page', outcome: answered(response(304), { previous }), want: { state: 'done', reason: 'unchanged', page: true } },
   { name: '404', outcome: answered(response(404, body('text/html', 'html', HTML))), want: { state: 'failed', reason: 'http-404', page: false } },
@@ -107,7 +116,8 @@ test('processStage: every status and content kind to its state, reason, retry, r
   try {
     const run = await ctx.store.createRun(['http://a.test/'], {}, 1);
     for (const [i, c] of cases.entries()) {
-      const row = frontierRow({ runId: run.id, urlId: `u${i}`, url: 'http://a.test/page', kind: c.kind ?? 'page', attempts: c.attempts ?? 0 });
+      const url = c.url ?? 'http://a.test/page';
+      const row = frontierRow({ runId: run.id, urlId: c.url ? urlId(c.url) : `u${i}`, url, kind: c.kind ?? 'page', attempts: c.attempts ?? 0 });
       const result = await processStage(ctx, row, c.outcome(1_000 + i));
       const got = {
         state: result.state,

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalize, hostKey, normalizePercentEncoding, urlId } from '../../shared/url/canonical.js';
+import { createHash } from 'node:crypto';
+import { canonicalize, hostKey, normalizePercentEncoding, sameUrl, sortedQueryForm, urlId } from '../../shared/url/canonical.js';
 
 test('lower-cases scheme and host and drops the default port', () => {
   assert.equal(canonicalize('HTTP://Example.COM:80/Path'), 'http://example.com/Path');
@@ -22,15 +23,23 @@ test('normalises percent-encoding: unreserved decoded, hex upper-cased', () => {
   assert.equal(normalizePercentEncoding('%61%3a'), 'a%3A');
 });
 
-test('sorts query keys and drops tracking and session parameters', () => {
-  assert.equal(canonicalize('http://a.test/p?b=2&utm_source=x&a=1&gclid=z&fbclid=y&UTM_Medium=m'), 'http://a.test/p?a=1&b=2');
+test('keeps the query as written and drops tracking and session parameters', () => {
+  assert.equal(canonicalize('http://a.test/p?b=2&utm_source=x&a=1&gclid=z&fbclid=y&UTM_Medium=m'), 'http://a.test/p?b=2&a=1');
   assert.equal(canonicalize('http://a.test/p?PHPSESSID=abc&x=1&sid=9'), 'http://a.test/p?x=1');
   assert.equal(canonicalize('http://a.test/p;jsessionid=ABC123?x=1'), 'http://a.test/p?x=1');
   assert.equal(canonicalize('http://a.test/p?utm_source=x'), 'http://a.test/p');
 });
 
-test('keeps the order of repeated keys stable by value', () => {
-  assert.equal(canonicalize('http://a.test/?t=2&t=1'), 'http://a.test/?t=1&t=2');
+test('a query in another order is the same URL: one id, and the same sorted form', () => {
+  assert.equal(canonicalize('http://a.test/?t=2&t=1'), 'http://a.test/?t=2&t=1');
+  assert.equal(sortedQueryForm('http://a.test/?t=2&t=1'), 'http://a.test/?t=1&t=2');
+  assert.equal(sortedQueryForm('http://a.test/p?b=2&a=1&a'), 'http://a.test/p?a&a=1&b=2');
+  assert.equal(urlId('http://a.test/p?b=2&a=1'), urlId('http://a.test/p?a=1&b=2'));
+  assert.notEqual(urlId('http://a.test/p?b=2&a=1'), urlId('http://a.test/p?b=1&a=2'));
+  assert.ok(sameUrl('http://a.test/p?b=2&a=1', 'http://a.test/p?a=1&b=2'));
+  assert.ok(!sameUrl('http://a.test/p?a=1', 'http://a.test/q?a=1'));
+  // The id of a URL with its query sorted is what it always was: stores written before keep their keys.
+  assert.equal(urlId('http://a.test/p?a=1&b=2'), createHash('sha256').update('http://a.test/p?a=1&b=2').digest('hex').slice(0, 32));
 });
 
 test('takes configurable parameter lists', () => {

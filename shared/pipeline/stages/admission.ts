@@ -4,7 +4,8 @@ import type { PriorityFn, PriorityInput } from '../../frontier/priority.js';
 import { DEFAULT_TRAP_LIMITS, TrapGuard } from '../../frontier/traps.js';
 import type { FrontierRow, UrlReason } from '../../store/ports/index.js';
 import { canonicalize, hostKey, urlId, type CanonicalOptions } from '../../url/canonical.js';
-import { scopeChecker, type ScopeVerdict } from '../../url/scope.js';
+import { denyPattern, scopeChecker, type ScopeVerdict } from '../../url/scope.js';
+import type { LinearRegex } from '../../util/linear-regex.js';
 
 /** A URL found somewhere (link, redirect, sitemap, feed, seed) asking to enter the frontier. */
 export interface LinkCandidate {
@@ -47,6 +48,8 @@ export class Admitter {
 
   private readonly runId: number;
   private readonly settings: CrawlSettings;
+  /** `--include` patterns: when there are any, a linked page is followed only if it matches one. */
+  private readonly include: LinearRegex[];
   private readonly priority: PriorityFn;
   private readonly canonical: CanonicalOptions;
   private readonly minPriority?: number;
@@ -60,6 +63,7 @@ export class Admitter {
     this.traps = new TrapGuard(DEFAULT_TRAP_LIMITS, options.clock);
     this.scopeUrls = [...options.scope];
     this.inScope = this.checker();
+    this.include = this.settings.include.map(denyPattern);
   }
 
   private checker(): (url: string) => ScopeVerdict {
@@ -114,6 +118,8 @@ export class Admitter {
     const scope = this.inScope(url);
     if (!scope.inScope) return scope.reason;
     if (redirects > MAX_REDIRECTS) return 'too-many-redirects';
+    // A seed and its redirects (depth 0), sitemaps and feeds are read whatever the patterns say.
+    if (this.include.length > 0 && c.kind === 'page' && c.depth > 0 && !this.include.some((re) => re.test(url))) return 'not-included';
     if (c.nofollow && !this.settings.followNofollow) return 'nofollow';
     if (c.depth > this.settings.maxDepth) return 'max-depth';
     if (c.kind === 'sitemap' || c.kind === 'feed') {

@@ -5,6 +5,7 @@ import { gunzipCapped, parseSitemap } from '../../extract/sitemap.js';
 import { PageProcessingError } from '../../errors.js';
 import type { AliasRecord, ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../../store/ports/index.js';
 import type { LinkCandidate } from './admission.js';
+import { sameUrl } from '../../url/canonical.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
 import { edgesOf, extractRecords, pdfExtraction } from './content-records.js';
@@ -178,7 +179,7 @@ async function htmlContent(ctx: ContentDeps, row: FrontierRow, answered: Answere
     link: { anchor: e.anchor, context: e.context, section: e.section, sameHost: e.internal },
   }));
   const aliases: AliasRecord[] = [];
-  if (x.linkCanonical && x.linkCanonical !== row.url) {
+  if (x.linkCanonical && !sameUrl(x.linkCanonical, row.url)) {
     page.canonicalUrl = x.linkCanonical;
     aliases.push({ urlId: row.urlId, url: row.url, targetUrl: x.linkCanonical, reason: 'rel-canonical' });
     candidates.push({ href: x.linkCanonical, depth: row.depth, kind: 'page', structural: true, from: row.urlId });

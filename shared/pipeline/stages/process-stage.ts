@@ -9,6 +9,7 @@ import { contentOf, contentResult, type ContentResult, type RenderPass } from '.
 import { renderRecord } from './render-stage.js';
 import { GONE_STATUSES } from '../../changes/page-change.js';
 import type { LinkCandidate } from './admission.js';
+import { urlId } from '../../url/canonical.js';
 
 /** What one fetch means for the crawl: the URL's new state, what to store, and what to crawl next. */
 export interface ProcessResult extends Omit<ContentResult, 'duplicateOf'> {
@@ -119,6 +120,9 @@ async function onNotModified(ctx: CrawlContext, row: FrontierRow, outcome: Extra
 
 function onRedirect(row: FrontierRow, location: string | undefined): ProcessResult {
   if (!location) return empty('failed', 'redirect-without-location');
+  // A redirect to the same URL with its query in another order: the key says "seen", so following
+  // it would end the URL with no page; it fails as the loop it is to the frontier.
+  if (urlId(location) === row.urlId) return empty('failed', 'redirect-loop');
   // The target goes through the frontier like any URL: robots, scope, address guard, and
   // "already fetched" all apply to each hop.
   return {
