@@ -1,17 +1,12 @@
-// The extraction corpus (../shared/corpora/extraction-eval) for bench:extract and train:blocks: its
-// pages, their sites, folds by site, the snippet scoring, and the block classifier's training and
-// cross-validation.
+// The extraction corpus (../shared/corpora/extraction-eval) for bench:extract and train:extract:
+// its pages, their sites, folds by site, the snippet scoring, and the rules' cross-validation.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { getDomain } from 'tldts';
-import { boilerplateProbability, judgeBlocks, trainBlockModel, type BlockModel, type BlockSample } from './block-classifier.js';
 import { extractPage } from '../shared/extract/extract-page.js';
-import { boundHtml } from '../shared/extract/bounds.js';
-import { parseDocument } from '../shared/extract/dom.js';
-import { mainContentText } from '../shared/extract/main-content.js';
 import { canonicalize } from '../shared/url/canonical.js';
 import { withContentRules, type ContentRuleName } from '../shared/extract/content-rules.js';
 
@@ -107,98 +102,24 @@ export function prf(tp: number, fp: number, fn: number): { precision: number; re
   return { precision, recall, f1: (2 * precision * recall) / Math.max(1e-9, precision + recall) };
 }
 
-/** A page extracted by the rules alone, with the blocks the classifier would judge. */
+/** A page extracted by the rules alone. */
 export interface PageRun {
   page: Page;
   site: string;
   /** The rules' text, normalised. */
   text: string;
-  blocks: Array<{ text: string; features: number[] }>;
 }
 
 export function collectRuns(pages: Page[]): PageRun[] {
   return pages.map((page) => {
-    const blocks: PageRun['blocks'] = [];
     let text = '';
     try {
-      // The text `extractPage` makes (the same bounds, parse and content pass), with the blocks in view.
-      const parse = () => parseDocument(boundHtml(page.html).html);
-      const main = mainContentText(parse(), {
-        reparse: parse,
-        onBlocks: ({ model, nodes, blocks: all }) => {
-          // Headings are the rules' to keep or drop: a headline is content to one reader and not to another.
-          for (const b of judgeBlocks(model, all, nodes)) if (!/^h[1-6]$/.test(b.el.name)) blocks.push({ text: norm(b.text), features: b.features });
-        },
-      });
-      text = norm(main.text);
+      text = norm(extractPage(page.html, page.url, EXTRACT_OPTIONS).text);
     } catch {
       // An error is an empty text: scored as such.
     }
-    return { page, site: siteOf(page.key), text, blocks };
+    return { page, site: siteOf(page.key), text };
   });
-}
-
-/** Labelled blocks: one holding a with-snippet is content, one holding a without-snippet (and no with-snippet) boilerplate. */
-export function samplesOf(runs: PageRun[]): BlockSample[] {
-  const out: BlockSample[] = [];
-  for (const r of runs) {
-    const want = r.page.with.map(norm).filter(Boolean);
-    const unwanted = r.page.without.map(norm).filter(Boolean);
-    for (const b of r.blocks) {
-      const good = want.some((w) => b.text.includes(w));
-      const bad = unwanted.some((w) => b.text.includes(w));
-      if (good) out.push({ features: b.features, boilerplate: 0 });
-      else if (bad) out.push({ features: b.features, boilerplate: 1 });
-    }
-  }
-  return out;
-}
-
-/** A page's text once the model dropped the blocks it is confident about. */
-export function textWith(run: PageRun, model: BlockModel | null, threshold = model?.threshold ?? 1): string {
-  if (!model) return run.text;
-  let text = run.text;
-  for (const b of run.blocks) if (b.text && boilerplateProbability(model, b.features) > threshold) text = text.replace(b.text, ' ');
-  return norm(text);
-}
-
-export function countRuns(runs: PageRun[], model: BlockModel | null, threshold?: number): Counts {
-  const c = zeroCounts();
-  for (const r of runs) countPage(c, r.page, textWith(r, model, threshold));
-  return c;
-}
-
-const THRESHOLDS = [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
-
-/** Trains on `runs` and picks the drop threshold with the best snippet F1 on the same runs. */
-export function fitBlockModel(runs: PageRun[], trainedOn: string): BlockModel {
-  const model = trainBlockModel(samplesOf(runs), 1, trainedOn);
-  let best = { threshold: 1, f1: prf(...tuple(countRuns(runs, null))).f1 };
-  for (const t of THRESHOLDS) {
-    const f1 = prf(...tuple(countRuns(runs, model, t))).f1;
-    if (f1 > best.f1) best = { threshold: t, f1 };
-  }
-  return { ...model, threshold: best.threshold };
-}
-
-const tuple = (c: Counts): [number, number, number] => [c.tp, c.fp, c.fn];
-
-/**
- * k-fold cross-validation by site: each fold's model (weights and threshold) is fitted on the other
- * folds and scored on it; the counts of the held-out folds are summed.
- */
-export function crossValidate(runs: PageRun[], k: number): { rules: Counts; learned: Counts; thresholds: number[] } {
-  const learned = zeroCounts();
-  const thresholds: number[] = [];
-  for (let f = 0; f < k; f++) {
-    const train = runs.filter((r) => foldOf(r.site, k) !== f);
-    const held = runs.filter((r) => foldOf(r.site, k) === f);
-    const model = fitBlockModel(train, `folds other than ${f}`);
-    thresholds.push(model.threshold);
-    const c = countRuns(held, model);
-    for (const key of Object.keys(c) as Array<keyof Counts>) learned[key] += c[key];
-  }
-  return { rules: countRuns(runs, null), learned, thresholds };
 }
 
 /** The rules whose values the cross-validation chooses per fold, each with the values it tries beside the shipped one. */

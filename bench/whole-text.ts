@@ -41,9 +41,13 @@ function shingles(s: string): Map<string, number> {
   return out;
 }
 
+/** The truths' shingles, made once (the training scores the same pages many times). */
+const truthShingles = new Map<string, Map<string, number>>();
+
 /** One page's shingle precision and recall (null where the method leaves a page out of a mean). */
 export function pageScore(truth: string, predicted: string): { p: number | null; r: number | null } {
-  const t = shingles(truth);
+  let t = truthShingles.get(truth);
+  if (!t) truthShingles.set(truth, (t = shingles(truth)));
   const q = shingles(predicted);
   let tp = 0;
   let np = 0;

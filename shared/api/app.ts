@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { PARSE_MAX_BYTES } from './firecrawl-parse.js';
 import { HTTPException } from 'hono/http-exception';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log/logger.js';
@@ -82,18 +83,20 @@ export function createApi(deps: ApiDeps, options: ApiOptions = {}): OpenAPIHono 
   const decide = writeDecision(options);
   app.use('*', writeGuard(decide, PER_OPERATION_WRITES));
   // A request body is a job or an MCP message: a few KiB. Larger ones are refused before they are read whole.
-  app.use(
-    '*',
+  // A file to parse (Firecrawl's /v2/parse) is the one larger body.
+  const limited = (maxSize: number, what: string) =>
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize,
       // Answered before the body is read: the connection cannot carry another request (the rest of
       // the body is still on it), so the client is told to open a new one.
       onError: (c) => {
         c.header('connection', 'close');
-        return c.json({ error: `the request body is over ${MAX_BODY_BYTES / 1024} KiB: a crawl job or an MCP message needs far less` }, 413);
+        return c.json({ error: `the request body is over ${maxSize / 1024} KiB: ${what}` }, 413);
       },
-    }),
-  );
+    });
+  const jobBody = limited(MAX_BODY_BYTES, 'a crawl job or an MCP message needs far less');
+  const fileBody = limited(PARSE_MAX_BYTES + 64 * 1024, `a parsed file may have at most ${PARSE_MAX_BYTES} bytes`);
+  app.use('*', (c, next) => (c.req.path === '/v2/parse' ? fileBody(c, next) : jobBody(c, next)));
   app.onError((err, c) => {
     // Hono's own refusals (a body that is not JSON, or not declared as JSON) are the client's to mend.
     if (err instanceof HTTPException && err.status < 500) return c.json({ error: clientError(err) }, err.status);

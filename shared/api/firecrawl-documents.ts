@@ -8,6 +8,7 @@ import type { ExtractRecord, FetchRecord, PageRecord, WarcLocation } from '../st
 import { canonicalize, urlId } from '../url/canonical.js';
 import type { FirecrawlReads } from './firecrawl-ports.js';
 import type { Wanted } from './firecrawl-request.js';
+import { passagesOf, type QuestionAnswers } from './firecrawl-passages.js';
 
 /** A page's URL id, as the stores key it. */
 export const idOfUrl = (url: string) => urlId(canonicalize(url) ?? url);
@@ -18,15 +19,16 @@ export async function documentOf(
   page: PageRecord,
   wanted: Wanted,
   own?: ExtractRecord,
-  sourceURL = page.url,
+  more: { sourceURL?: string; questions?: QuestionAnswers } = {},
 ): Promise<Record<string, unknown>> {
+  const sourceURL = more.sourceURL ?? page.url;
   // A page whose bytes equal a page stored before has no extraction of its own: it is answered with
   // the content it duplicates, and says so.
   const original = !own && page.duplicateOf ? await duplicated(reads, page.duplicateOf) : undefined;
   const x = own ?? original?.x;
   const doc: Record<string, unknown> = {};
   const f = wanted.formats;
-  const html = f.has('rawHtml') || f.has('html') || wanted.tags ? await pageHtml(reads, page) : undefined;
+  const html = f.has('rawHtml') || f.has('html') || wanted.tags || wanted.attributes ? await pageHtml(reads, page) : undefined;
   const tagged = wanted.tags && html && taggedPage(html.dom, wanted.tags);
   if (f.has('markdown')) doc.markdown = tagged ? toMarkdown(tagged('body').toArray(), page.url) : (x?.markdown ?? '');
   if (html && f.has('rawHtml')) doc.rawHtml = html.served;
@@ -38,7 +40,10 @@ export async function documentOf(
     if (png && wanted.screenshot) doc.screenshot = pngUrl(png);
     else if (png) doc.actions = { screenshots: [pngUrl(png)] };
   }
+  const passages = await passagesOf(reads, original?.page ?? page, x, wanted, { html: async () => html?.dom ?? '', questions: more.questions });
+  Object.assign(doc, passages.doc);
   doc.metadata = {
+    ...passages.metadata,
     title: x?.title ?? page.title,
     description: x?.description,
     language: x?.language,

@@ -54,6 +54,20 @@ export class FirecrawlJobs {
     }
   }
 
+  /**
+   * `lockdown`: the URL's stored page, whatever its age, or the error status it last answered with,
+   * from the stores and the archive only; nothing is fetched (not even robots.txt).
+   */
+  async archivedPage(url: string): Promise<Fetched> {
+    const id = idOfUrl(url);
+    const stored = await this.read((r) => r.store.getPage(id));
+    if (stored) return { page: stored };
+    const history = await this.read((r) => r.store.fetchHistory(id));
+    const answered = history.filter((f) => f.kind === 'page' && f.warc && f.status !== undefined && f.status >= 400).at(-1);
+    if (answered) return { answered };
+    throw new Refused(`${url} is not in the archive: with lockdown nothing is fetched (scrape it once without lockdown, or crawl its site)`, 404);
+  }
+
   /** The stored page of a URL fetched within `maxAge`, else fetched now as a one-page crawl job. */
   async freshPage(c: Context, url: string, maxAge: number, wanted: Wanted, timeoutMs: number): Promise<Fetched> {
     const stored = await this.read((r) => r.store.getPage(idOfUrl(url)));

@@ -4,6 +4,8 @@ import type { ArchiveReader } from '../archive/replay.js';
 import type { ExtractSpec } from '../enrich/extract-spec.js';
 import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
 import type { WebhookSender } from './webhooks.js';
+import type { QuestionAnswers } from './firecrawl-passages.js';
+import type { IndexAnswer } from './firecrawl-search.js';
 import type { BlobStore, CrawlStore, EnrichStore, ExtractRecord, GraphStore, PageRecord } from '../store/ports/index.js';
 
 /** What the routes read of the crawl's stores: the same ports in both runtimes. */
@@ -37,6 +39,10 @@ export interface FirecrawlOptions {
   read: <T>(use: (reads: FirecrawlReads) => Promise<T>) => Promise<T>;
   /** How the `json` format is answered; absent: it is refused. */
   json?: JsonAnswers;
+  /** The server's search index, for `POST /search` (the best hits of a query, at most `limit`); absent: search is refused. */
+  search?: (query: string, limit: number) => Promise<IndexAnswer>;
+  /** How the `question` format is answered (the server's chat model); absent: it is refused. */
+  questions?: QuestionAnswers;
   allowPrivateNetwork: boolean;
   /** How long a scrape or a map waits for its page. @default 60_000 */
   waitMs?: number;

@@ -14,6 +14,15 @@ const FORMATS = new Set(['markdown', 'html', 'rawHtml', 'links']);
 /** A crawl's formats, kept in the id it answers with (a letter each): its documents carry them in any process that reads the id. */
 const FORMAT_LETTERS: Readonly<Record<string, string>> = { markdown: 'm', html: 'h', rawHtml: 'r', links: 'l' };
 
+const HighlightsFormat = z.object({ type: z.literal('highlights'), query: z.string().trim().min(1).max(1000) });
+const QuestionFormat = z.object({ type: z.literal('question'), question: z.string().trim().min(1).max(1000) });
+const AttributesFormat = z.object({
+  type: z.literal('attributes'),
+  selectors: z
+    .array(z.object({ selector: z.string().min(1).max(500), attribute: z.string().min(1).max(100) }))
+    .min(1)
+    .max(50),
+});
 const JsonFormat = z.object({ type: z.literal('json'), schema: z.record(z.string(), z.unknown()).optional(), prompt: z.string().optional() });
 const ScreenshotFormat = z.object({ type: z.literal('screenshot'), fullPage: z.boolean().optional() }).passthrough();
 const ScrapeOptions = z
@@ -24,6 +33,7 @@ const ScrapeOptions = z
     excludeTags: z.array(z.string().min(1).max(500)).max(50).optional(),
     actions: z.array(z.unknown()).optional(),
     maxAge: z.number().int().min(0).optional(),
+    lockdown: z.boolean().optional(),
     timeout: z.number().int().positive().optional(),
     waitFor: z.number().int().min(0).optional(),
     mobile: z.boolean().optional(),
@@ -33,6 +43,8 @@ const ScrapeOptions = z
   })
   .passthrough();
 export const ScrapeBody = ScrapeOptions.extend({ url: z.string().min(1) });
+/** A parse's options: a scrape's without its URL. */
+export const ScrapeOptionsBody = ScrapeOptions;
 /** A crawl's own receiver: Firecrawl's `webhook`, a URL or its object form. */
 const WebhookBody = z.union([
   z.string().min(1),
@@ -66,6 +78,22 @@ export const CrawlBody = z
     scrapeOptions: ScrapeOptions.optional(),
   })
   .passthrough();
+/** Firecrawl's batch scrape: URLs and one set of scrape options for them all. */
+export const BatchScrapeBody = ScrapeOptions.extend({
+  urls: z.array(z.string().min(1)).min(1).max(1000),
+  ignoreInvalidURLs: z.boolean().optional(),
+});
+export const SearchBody = z
+  .object({
+    query: z.string().trim().min(1).max(1000),
+    limit: z.number().int().min(1).max(100).optional(),
+    highlights: z.boolean().optional(),
+    sources: z.array(z.union([z.string(), z.object({ type: z.string() }).passthrough()])).optional(),
+    includeDomains: z.array(z.string().min(1)).max(50).optional(),
+    excludeDomains: z.array(z.string().min(1)).max(50).optional(),
+    scrapeOptions: ScrapeOptions.optional(),
+  })
+  .passthrough();
 export const MapBody = z
   .object({
     url: z.string().min(1),
@@ -88,6 +116,14 @@ export interface Wanted {
   actionShots?: boolean;
   /** `includeTags` / `excludeTags`: the document is written from the page's HTML, only those elements / without these. */
   tags?: { include: string[]; exclude: string[] };
+  /** The `highlights` format's query: the page's passages that answer it. */
+  highlights?: string;
+  /** The `question` format's question: an answer from the page's passages by the chat model. */
+  question?: string;
+  /** The `summary` format. */
+  summary?: boolean;
+  /** The `attributes` format: values by CSS selector and attribute. */
+  attributes?: Array<{ selector: string; attribute: string }>;
   mainContent: 'article' | 'full';
 }
 
@@ -95,7 +131,7 @@ export interface Wanted {
 export class Refused extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 403 | 404 | 408 | 415 | 429 | 502 = 400,
+    readonly status: 400 | 403 | 404 | 408 | 413 | 415 | 429 | 502 = 400,
   ) {
     super(message);
   }
@@ -118,12 +154,13 @@ function checkedSelectors(name: string, selectors: string[] | undefined): string
 }
 
 /** What a scrape asks for, or why trawl refuses it. */
-export function wantedOf(options: Options, version: Version, json: JsonAnswers | undefined): Wanted {
+export function wantedOf(options: Options, version: Version, json: JsonAnswers | undefined, questions?: boolean): Wanted {
   if (options.mobile) throw new Refused('mobile is not supported: trawl renders with a desktop viewport');
   if (options.location) throw new Refused('location is not supported: trawl fetches from where the server is');
   const formats = new Set<string>();
   let spec: ExtractSpec | undefined;
   let screenshot: { fullPage: boolean } | undefined;
+  const extra: Pick<Wanted, 'highlights' | 'question' | 'summary' | 'attributes'> = {};
   for (const f of options.formats ?? ['markdown']) {
     const name = typeof f === 'string' ? f : f.type;
     if (name === 'json' || name === 'extract') {
@@ -136,9 +173,18 @@ export function wantedOf(options: Options, version: Version, json: JsonAnswers |
       screenshot = { fullPage: name === 'screenshot@fullPage' || (typeof f === 'object' && ScreenshotFormat.parse(f).fullPage === true) };
       continue;
     }
-    if (!FORMATS.has(name)) throw new Refused(`the ${name} format is not supported: trawl serves markdown, html, rawHtml, links, screenshot and json`);
+    const more = formatOf(name, f);
+    if (more) {
+      Object.assign(extra, more);
+      continue;
+    }
+    if (!FORMATS.has(name))
+      throw new Refused(
+        `the ${name} format is not supported: trawl serves markdown, html, rawHtml, links, summary, highlights, question, attributes, screenshot and json`,
+      );
     formats.add(name);
   }
+  if (extra.question && !questions) throw new Refused(QUESTION_REFUSAL);
   const include = checkedSelectors('includeTags', options.includeTags);
   const exclude = checkedSelectors('excludeTags', options.excludeTags);
   const own = options.actions ?? [];
@@ -158,7 +204,33 @@ export function wantedOf(options: Options, version: Version, json: JsonAnswers |
     ...(screenshot ? { screenshot: true } : {}),
     ...(actionShots ? { actionShots } : {}),
     ...(include.length || exclude.length ? { tags: { include, exclude } } : {}),
+    ...extra,
   };
+}
+
+/** Why the `question` format is refused without a chat model. */
+export const QUESTION_REFUSAL =
+  "the question format needs an LLM provider: start trawl serve with --provider openai (and --openai-base-url) or --provider bedrock; the highlights format answers with the page's own passages offline";
+
+/** The formats trawl answers from the page's stored text: `summary`, `highlights`, `question`, `attributes`; undefined for any other. */
+function formatOf(name: string, f: unknown): Pick<Wanted, 'highlights' | 'question' | 'summary' | 'attributes'> | undefined {
+  const parsed = <T>(schema: z.ZodType<T>): T => {
+    const got = schema.safeParse(f);
+    if (!got.success) throw new Refused(`the ${name} format: ${got.error.issues.map((i) => `${i.path.join('.') || 'format'}: ${i.message}`).join('; ')}`);
+    return got.data;
+  };
+  if (name === 'summary') return { summary: true };
+  if (name === 'highlights') return { highlights: parsed(HighlightsFormat).query };
+  if (name === 'question') return { question: parsed(QuestionFormat).question };
+  if (name === 'attributes') {
+    const { selectors } = parsed(AttributesFormat);
+    checkedSelectors(
+      'attributes',
+      selectors.map((s) => s.selector),
+    );
+    return { attributes: selectors };
+  }
+  return undefined;
 }
 
 /** A crawl's receiver as given, checked: an http(s) URL the guard lets through, headers of its own, the events it wants. */

@@ -4,7 +4,7 @@
 // (its politeness, robots.txt and address guard always apply); the pages come back from the
 // stores as Firecrawl documents. What trawl does not do is refused with Firecrawl's error shape,
 // naming the option.
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { specHash } from '../enrich/extract-spec.js';
 import type { PageRecord } from '../store/ports/index.js';
 import { checkJobSeeds } from './job-seeds.js';
@@ -12,8 +12,23 @@ import { writeRequestOf } from './write-access.js';
 import { ForbiddenError } from '../errors.js';
 import { answerDocument, documentOf } from './firecrawl-documents.js';
 import { FirecrawlJobs } from './firecrawl-jobs.js';
+import { searchRoute } from './firecrawl-search.js';
+import { parseRoute } from './firecrawl-parse.js';
 import type { FirecrawlOptions, FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
-import { body, crawlIdOf, CrawlBody, failure, MapBody, parseCrawlId, Refused, ScrapeBody, wantedOf, webhookOf, type Wanted } from './firecrawl-request.js';
+import {
+  BatchScrapeBody,
+  body,
+  crawlIdOf,
+  CrawlBody,
+  failure,
+  MapBody,
+  parseCrawlId,
+  Refused,
+  ScrapeBody,
+  wantedOf,
+  webhookOf,
+  type Wanted,
+} from './firecrawl-request.js';
 
 export { UpstreamFailed } from './firecrawl-request.js';
 export type { FirecrawlOptions, FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
@@ -74,6 +89,9 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     scrapeRoute(app, jobs, version);
     crawlRoutes(app, jobs, version);
     mapRoute(app, jobs, version);
+    searchRoute(app, jobs, version);
+    batchRoutes(app, jobs, version);
+    parseRoute(app, version);
   }
   return app;
 }
@@ -85,8 +103,11 @@ function scrapeRoute(app: Hono, jobs: FirecrawlJobs, version: Version): void {
   app.post(`/${version}/scrape`, async (c) => {
     try {
       const req = await body(c, ScrapeBody);
-      const wanted = wantedOf(req, version, jobs.options.json);
-      const fetched = await jobs.freshPage(c, req.url, req.maxAge ?? (version === 'v2' ? V2_MAX_AGE_MS : 0), wanted, req.timeout ?? jobs.waitMs);
+      const wanted = wantedOf(req, version, jobs.options.json, !!jobs.options.questions);
+      if (req.lockdown) lockdownRefusal(wanted);
+      const fetched = req.lockdown
+        ? await jobs.archivedPage(req.url)
+        : await jobs.freshPage(c, req.url, req.maxAge ?? (version === 'v2' ? V2_MAX_AGE_MS : 0), wanted, req.timeout ?? jobs.waitMs);
       if ('answered' in fetched) {
         const answer = fetched.answered;
         return c.json({ success: true, data: await jobs.read((reads) => answerDocument(reads, answer, wanted, req.url)) }, 200);
@@ -94,7 +115,7 @@ function scrapeRoute(app: Hono, jobs: FirecrawlJobs, version: Version): void {
       const { page } = fetched;
       const data = await jobs.read(async (reads) => {
         const x = await reads.store.getExtract(page.urlId);
-        const doc = await documentOf(reads, page, wanted, x, req.url);
+        const doc = await documentOf(reads, page, wanted, x, { sourceURL: req.url, questions: jobs.options.questions });
         if (wanted.json && jobs.options.json) {
           const { json, warning } = await jobs.options.json.answer(reads, page, x, wanted.json);
           if (json !== undefined) doc[version === 'v1' && !req.formats?.includes('json') ? 'extract' : 'json'] = json;
@@ -107,6 +128,13 @@ function scrapeRoute(app: Hono, jobs: FirecrawlJobs, version: Version): void {
       return failure(c, err);
     }
   });
+}
+
+/** What `lockdown` cannot answer: whatever needs a request to leave the machine. */
+function lockdownRefusal(wanted: Wanted): void {
+  if (wanted.actions) throw new Refused('lockdown answers from the archive: actions and the screenshot format need the page fetched and rendered');
+  if (wanted.json || wanted.question)
+    throw new Refused('lockdown sends no request off the machine: the json and question formats call the chat model (the highlights format answers offline)');
 }
 
 /** `POST /crawl`, and a crawl's status and cancel (`GET` and `DELETE /crawl/{id}`). */
@@ -149,11 +177,64 @@ function crawlRoutes(app: Hono, jobs: FirecrawlJobs, version: Version): void {
     }
   });
 
-  app.get(`/${version}/crawl/:id`, async (c) => {
-    const id = c.req.param('id');
+  app.get(`/${version}/crawl/:id`, jobStatus(jobs, version, 'crawl'));
+  app.delete(`/${version}/crawl/:id`, jobCancel(jobs, version, 'crawl'));
+}
+
+/**
+ * `POST /batch/scrape`: the URLs as one crawl job that fetches each and follows nothing (depth 0),
+ * and its status and cancel, answered as a crawl's.
+ */
+function batchRoutes(app: Hono, jobs: FirecrawlJobs, version: Version): void {
+  app.post(`/${version}/batch/scrape`, async (c) => {
+    try {
+      const req = await body(c, BatchScrapeBody);
+      const wanted = wantedOf(req, version, jobs.options.json);
+      if (wanted.json || wanted.actions || wanted.question || wanted.highlights || wanted.attributes || wanted.summary)
+        throw new Refused(
+          'a batch scrape answers with markdown, html, rawHtml and links: scrape a page for json, question, highlights, attributes, summary, actions or a screenshot',
+        );
+      const valid = req.urls.filter((u) => /^https?:\/\//i.test(u) && URL.canParse(u));
+      const invalid = req.urls.filter((u) => !valid.includes(u));
+      if (invalid.length && !req.ignoreInvalidURLs)
+        throw new Refused(
+          `not http(s) URLs: ${invalid
+            .slice(0, 5)
+            .map((u) => JSON.stringify(u))
+            .join(', ')} (ignoreInvalidURLs: true skips them)`,
+        );
+      if (!valid.length) throw new Refused('no valid URL to scrape');
+      await checkJobSeeds(valid, jobs.options.allowPrivateNetwork);
+      const { caller } = writeRequestOf(c);
+      const job = await jobs.options.jobs.start(
+        valid,
+        { maxPages: valid.length, maxDepth: 0, mainContent: wanted.mainContent, enrich: false },
+        caller ? { caller } : {},
+      );
+      const id = crawlIdOf(job.id, wanted.formats);
+      return c.json(
+        { success: true, id, url: new URL(`/${version}/batch/scrape/${id}`, c.req.url).href, ...(invalid.length ? { invalidURLs: invalid } : {}) },
+        200,
+      );
+    } catch (err) {
+      return failure(c, err);
+    }
+  });
+  app.get(`/${version}/batch/scrape/:id`, jobStatus(jobs, version, 'batch/scrape'));
+  app.delete(`/${version}/batch/scrape/:id`, jobCancel(jobs, version, 'batch/scrape'));
+}
+
+/** Which Firecrawl job a status or cancel route answers for: a crawl, or a batch scrape. */
+type JobRoute = 'crawl' | 'batch/scrape';
+
+/** `GET /crawl/{id}` and `GET /batch/scrape/{id}`: the job's state and, once it ended, its pages as documents. */
+function jobStatus(jobs: FirecrawlJobs, version: Version, route: JobRoute) {
+  return async (c: Context) => {
+    const id = c.req.param('id') ?? '';
     const { jobId, formats } = parseCrawlId(id);
     const job = await jobs.options.jobs.get(jobId);
-    if (!job) return c.json({ success: false, error: `no crawl ${id}: ids come from POST /${version}/crawl` }, 404);
+    if (!job)
+      return c.json({ success: false, error: `no ${route === 'crawl' ? 'crawl' : 'batch scrape'} ${id}: ids come from POST /${version}/${route}` }, 404);
     const skip = Math.max(0, Number(c.req.query('skip') ?? 0) || 0);
     const status = job.status === 'finished' ? 'completed' : job.status === 'stopped' ? 'cancelled' : job.status === 'failed' ? 'failed' : 'scraping';
     const wanted: Wanted = { formats, mainContent: 'article' };
@@ -190,12 +271,16 @@ function crawlRoutes(app: Hono, jobs: FirecrawlJobs, version: Version): void {
       },
       200,
     );
-  });
+  };
+}
 
-  app.delete(`/${version}/crawl/:id`, async (c) => {
-    const id = c.req.param('id');
+/** `DELETE /crawl/{id}` and `DELETE /batch/scrape/{id}`: stops the job (a caller its own; an admin any). */
+function jobCancel(jobs: FirecrawlJobs, version: Version, route: JobRoute) {
+  return async (c: Context) => {
+    const id = c.req.param('id') ?? '';
     const { jobId } = parseCrawlId(id);
-    if (!(await jobs.options.jobs.get(jobId))) return c.json({ success: false, error: `no crawl ${id}: ids come from POST /${version}/crawl` }, 404);
+    if (!(await jobs.options.jobs.get(jobId)))
+      return c.json({ success: false, error: `no ${route === 'crawl' ? 'crawl' : 'batch scrape'} ${id}: ids come from POST /${version}/${route}` }, 404);
     try {
       const { caller } = writeRequestOf(c);
       await jobs.options.jobs.stop(jobId, caller ? { caller } : {});
@@ -204,7 +289,7 @@ function crawlRoutes(app: Hono, jobs: FirecrawlJobs, version: Version): void {
       throw err;
     }
     return c.json({ success: true, status: 'cancelled' }, 200);
-  });
+  };
 }
 
 /** `POST /map`: the page's on-site links and the site's stored pages, searched when asked. */

@@ -3,7 +3,8 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
 import { firecrawlRoutes } from '../api/firecrawl.js';
-import { chatJson } from '../api/firecrawl-chat.js';
+import { chatJson, chatQuestions } from '../api/firecrawl-chat.js';
+import { indexSearch } from '../search/hybrid.js';
 import { dataDirArchive } from '../archive/replay.js';
 import { mcpHttpHandler } from '../api/mcp.js';
 import { localMcpSource, newJobs } from '../api/mcp-local.js';
@@ -101,13 +102,15 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
   });
   const jobs = newJobs(mcpOptions, webhooks, book);
   const diffThread = new DiffThread(settings.data);
+  const chat = chatFor(settings, env);
+  const embedder = new QueryEmbeddingCache(createEmbedder(settings, env));
   const app = createApi(
     {
       store: local.store,
       graph: local.graph,
       enrich: searched.enrich,
       vectors: searched.vectors,
-      embedder: new QueryEmbeddingCache(createEmbedder(settings, env)),
+      embedder,
       changes: local.changes,
       diffs: new ChangeDiffs((runId, urlId) => diffThread.diff(runId, urlId)),
     },
@@ -131,7 +134,9 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
             enrich: local.enrich,
             sitePages: (host, limit) => local.store.sitePages(host, limit),
           }),
-        json: chatJson(chatFor(settings, env)),
+        json: chatJson(chat),
+        questions: chatQuestions(chat),
+        search: (q, limit) => indexSearch({ enrich: searched.enrich, vectors: searched.vectors, embedder }, q, limit),
         allowPrivateNetwork: settings.allowPrivateNetwork,
         // A crawl's own receiver is signed with TRAWL_WEBHOOK_SECRET and recorded with the server's deliveries.
         webhooks,

@@ -12,6 +12,8 @@ export const HEADING = /^h[1-6]$/;
 export const PROSE_TAGS = new Set(['p', 'pre', 'blockquote']);
 /** Lines an article's tail keeps however short: list items, cells, code. */
 const TAIL_KEEP = new Set(['li', 'td', 'th', 'pre', 'code', 'dd']);
+/** A table's cells: never removed one by one (the row's columns would shift). */
+export const CELLS = new Set(['td', 'th']);
 /** Tables and code an article ends with: the subheading before them stays. */
 const STRUCTURED = new Set(['td', 'th', 'pre', 'code']);
 
@@ -81,7 +83,8 @@ export function dropRepeats(model: PageModel, blocks: Element[]): Element[] {
 
 /** Date lines ("Published 4 May 2021, 17:13") anywhere in the content. */
 export function dropDatelines(model: PageModel, blocks: Element[]): void {
-  for (const b of blocks) if (model.statsOf(b).len <= R.datelineChars && isDateline(textOf(b))) removeElement(b);
+  // A table's cell is its data (a departure time, a date column), and removing one shifts its row.
+  for (const b of blocks) if (!CELLS.has(b.name) && model.statsOf(b).len <= R.datelineChars && isDateline(textOf(b))) removeElement(b);
 }
 
 /**
@@ -119,10 +122,35 @@ export function dropReadAlso(model: PageModel, blocks: Element[]): Element[] {
 const APPEAL =
   /\b(?:subscribe (?:to|now|for|today)|please subscribe|already a subscriber|become a (?:member|subscriber|patron)|sign up (?:for|to) (?:our|the) newsletter|(?:receive|get|join) our (?:\w+ )?newsletter|copyrighted property|all rights reserved|permission must be obtained|we rely on (?:your|readers)|support (?:our|local|independent) (?:journalism|news|reporting)|hazte miembro|suscr[íi]bete|abonnez-vous|jetzt abonnieren|unterstützen sie (?:uns|unseren|unsere))/i;
 
-/** Short appeals to the reader inside an article (subscribe, support us, copyright). Returns the blocks that stay. */
+/** A page's word that it needs scripts ("This site requires JavaScript", "Please enable JavaScript"): about the browser, never the article. */
+const NEEDS_SCRIPT =
+  /\b(?:(?:please )?(?:enable|turn on|activate|allow) (?:your )?javascript|javascript (?:is |must be |to be )?(?:disabled|required|enabled|turned off|switched off|not (?:enabled|supported))|requires? javascript|needs? javascript|without javascript|aktivieren sie javascript|javascript aktivieren|activez (?:le )?javascript|(?:habilita|activa) (?:el )?javascript)\b/i;
+
+/** A line of share buttons run together ("ShareTweet", "Share Tweet Email"): only the buttons' words. */
+const SHARE_BUTTONS =
+  /^(?:share|tweet|post|email|e-mail|mail|print|pin|pin it|save|copy|copy link|link|facebook|twitter|x|linkedin|whatsapp|reddit|telegram|flipboard|threads|bluesky|messenger|sms)+$/i;
+
+function isShareButtons(text: string): boolean {
+  const letters = text.replace(/[\s|•·,/:]+/g, ' ').trim();
+  if (!letters || letters.length > 80) return false;
+  return letters.split(' ').every((w) => SHARE_BUTTONS.test(w));
+}
+
+/** A short line the rules never keep: a date line, an appeal, a word that the page needs scripts, share buttons' text. */
+export function isFurnitureLine(text: string): boolean {
+  if (text.length > R.appealChars) return false;
+  return (text.length <= R.datelineChars && isDateline(text)) || APPEAL.test(text) || NEEDS_SCRIPT.test(text) || isShareButtons(text);
+}
+
+/**
+ * Short appeals to the reader inside an article (subscribe, support us, copyright), a word that the
+ * page needs scripts, and share buttons' text. Returns the blocks that stay.
+ */
 export function dropAppeals(model: PageModel, blocks: Element[]): Element[] {
   return blocks.filter((b) => {
-    if (model.statsOf(b).len > R.appealChars || HEADING.test(b.name) || !APPEAL.test(textOf(b))) return true;
+    if (model.statsOf(b).len > R.appealChars || HEADING.test(b.name)) return true;
+    const text = textOf(b);
+    if (!APPEAL.test(text) && !NEEDS_SCRIPT.test(text) && !isShareButtons(text)) return true;
     removeElement(b);
     return false;
   });

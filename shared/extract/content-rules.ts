@@ -64,6 +64,8 @@ export const CONTENT_RULES = {
   datelineWords: 3,
   /** An appeal to the reader (subscribe, support us, copyright) up to this long is dropped from the content. */
   appealChars: 200,
+  /** An inline element of a paragraph with at least this much text beside it is part of the sentence, never furniture. */
+  sentenceRestChars: 40,
   /** A "read also" line (a lead-in, then a link) up to this long is dropped from the content. */
   readAlsoChars: 150,
   /** A block of the content at least this long whose text came before is dropped (the article served twice). */

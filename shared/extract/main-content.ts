@@ -4,6 +4,8 @@ import { BLOCK_TAGS, CONTENT_RULES as R, NEVER_CONTENT, PARAGRAPH_TAGS, TAG_BASE
 import { articleMarked, classSign, PageModel, pruneNeverContent } from './page-model.js';
 import { withHeadline, withLead } from './article-edges.js';
 import { dropAppeals, dropDatelines, dropReadAlso, dropRepeats, HEADING, leafBlocks, outermost, PROSE_TAGS, trimTail } from './content-blocks.js';
+import { applyBlockModel } from './block-model.js';
+import { declaredType, type JudgedBlock, type PageType } from './block-features.js';
 
 export { classTokens } from './page-model.js';
 
@@ -35,6 +37,8 @@ export interface ContentOptions {
   onBlocks?: (content: ContentBlocks) => void;
   /** Nothing is set aside as furniture (tags, roles, classes) before the content is chosen: the retry of `mainContentText`. */
   relaxed?: boolean;
+  /** Sees every candidate block the learned model judges, with its features (`npm run train:extract`). */
+  onJudged?: (blocks: JudgedBlock[]) => void;
 }
 
 /** The main content of a page as nodes in document order (the tree is pruned in place). */
@@ -231,6 +235,8 @@ function classifyBlocks(model: PageModel): Block[] {
 export function mainContentNodes(doc: Doc, options: ContentOptions = {}): MainNodes {
   const body = selectFirst(doc, 'body') ?? selectFirst(doc, 'html');
   if (!body) return { nodes: [], method: 'none' };
+  // The page's declared type, read before its scripts (JSON-LD) are pruned.
+  const type = declaredType(doc);
   pruneNeverContent(body);
   const model = new PageModel(body, !options.relaxed);
   if (options.scope === 'full') {
@@ -239,10 +245,10 @@ export function mainContentNodes(doc: Doc, options: ContentOptions = {}): MainNo
     cleanInside(model, body, 'full');
     return { nodes: [body], method: 'full' };
   }
-  const first = chooseContent(model, options);
+  const first = chooseContent(model, type, options);
   if (first.method !== 'none') return options.relaxed ? { ...first, method: 'relaxed' } : first;
   // Everything looked like furniture (a page built from "widgets"): judge it again without furniture.
-  const second = chooseContent(new PageModel(body, false), options);
+  const second = chooseContent(new PageModel(body, false), type, options);
   if (second.method !== 'none') return second;
   // No prose at all (a stub, a gallery, one line): the body without its furniture.
   cleanInside(model, body);
@@ -264,25 +270,38 @@ export interface MainText extends MainNodes {
  * extractor when its first result looks wrong. The tree of `doc` is pruned in place.
  */
 export function mainContentText(doc: Doc, options: ContentOptions & { reparse?: () => Doc } = {}): MainText {
-  const { reparse, onBlocks, ...rest } = options;
-  let firstBlocks: ContentBlocks | undefined;
-  const first = mainContentNodes(doc, { ...rest, onBlocks: onBlocks && ((c) => (firstBlocks = c)) });
+  const { reparse, onBlocks, onJudged, ...rest } = options;
+  // Each pass's blocks are told once the pass whose text is kept is known.
+  const seen = () => {
+    const got: { blocks?: ContentBlocks; judged?: JudgedBlock[] } = {};
+    const hooks = {
+      onBlocks: onBlocks && ((c: ContentBlocks) => (got.blocks = c)),
+      onJudged: onJudged && ((j: JudgedBlock[]) => (got.judged = j)),
+    };
+    const tell = () => {
+      if (got.blocks) onBlocks?.(got.blocks);
+      if (got.judged) onJudged?.(got.judged);
+    };
+    return { hooks, tell };
+  };
+  const one = seen();
+  const first = mainContentNodes(doc, { ...rest, ...one.hooks });
   const text = blockText(first.nodes);
   const short = (first.method === 'container' || first.method === 'classifier') && text.length < R.retryChars;
   if (reparse && short) {
-    let secondBlocks: ContentBlocks | undefined;
-    const second = mainContentNodes(reparse(), { ...rest, relaxed: true, onBlocks: onBlocks && ((c) => (secondBlocks = c)) });
+    const two = seen();
+    const second = mainContentNodes(reparse(), { ...rest, relaxed: true, ...two.hooks });
     const secondText = blockText(second.nodes);
     if (second.method === 'relaxed' && secondText.length >= R.retryGain * text.length) {
-      if (secondBlocks) onBlocks?.(secondBlocks);
+      two.tell();
       return { ...second, text: secondText };
     }
   }
-  if (firstBlocks) onBlocks?.(firstBlocks);
+  one.tell();
   return { ...first, text };
 }
 
-function chooseContent(model: PageModel, options: ContentOptions): MainNodes {
+function chooseContent(model: PageModel, type: PageType, options: ContentOptions): MainNodes {
   const container = bestContainer(model);
   const good = classifyBlocks(model);
   const goodLen = good.reduce((n, b) => n + b.len, 0);
@@ -298,18 +317,17 @@ function chooseContent(model: PageModel, options: ContentOptions): MainNodes {
     trimTail(model, blocks);
     dropDatelines(model, blocks);
     dropRepeats(model, dropAppeals(model, dropReadAlso(model, leafBlocks(model, nodes))));
-    options.onBlocks?.({ model, nodes, blocks: leafBlocks(model, nodes) });
-    return { nodes: outermost(withHeadline(model, nodes)), method: 'container' };
+    const judged = applyBlockModel(model, outermost(withHeadline(model, nodes)), type, options.onJudged);
+    options.onBlocks?.({ model, nodes: judged, blocks: leafBlocks(model, judged) });
+    return { nodes: judged, method: 'container' };
   }
   if (goodLen > 0) {
     for (const b of good) cleanInside(model, b.el);
-    return {
-      nodes: dropRepeats(
-        model,
-        good.map((b) => b.el),
-      ),
-      method: 'classifier',
-    };
+    const kept = dropRepeats(
+      model,
+      good.map((b) => b.el),
+    );
+    return { nodes: applyBlockModel(model, kept, type, options.onJudged), method: 'classifier' };
   }
   if (container) {
     for (const el of container) cleanInside(model, el);

@@ -146,7 +146,25 @@ function heuristicLayer(doc: Doc): Layer {
 /** What stands before a name in a byline, and words that are never a person's name on their own. */
 const BYLINE_PREFIX =
   /^(?:(?:view|see|read)\s+(?:all\s+)?(?:posts|articles|stories)\s+by|(?:posted|written|published|words|photos?|text|story)\s+by|by|author|authors|von|par|por)\s*[:\-–—]?\s+/i;
-const NOT_NAMES = new Set(['admin', 'administrator', 'webmaster', 'root', 'user', 'anonymous', 'unknown', 'guest', 'null', 'undefined']);
+const NOT_NAMES = new Set([
+  'admin',
+  'administrator',
+  'webmaster',
+  'root',
+  'user',
+  'anonymous',
+  'unknown',
+  'guest',
+  'null',
+  'undefined',
+  'none',
+  'n/a',
+  'no author',
+  'no name',
+  'not available',
+  'unknown author',
+  'author',
+]);
 
 /**
  * An author field that is a name (or a short list of names) or nothing: a byline's lead-in ("View

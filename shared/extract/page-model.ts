@@ -36,6 +36,9 @@ export interface Stats {
   inline: number;
 }
 
+/** Inline elements a sentence may hold. */
+const INLINE_TAGS = new Set(['span', 'strong', 'b', 'em', 'i', 'small', 'time', 'abbr', 'mark', 'u']);
+
 const emptyStats = (): Stats => ({ len: 0, links: 0, commas: 0, paragraphs: 0, inputs: 0, blocks: false, marked: 0, prose: 0, inline: 0 });
 const COMMAS = /[,，、،]/g;
 const STATE_CLASS = /^(tag|category|categories|has|with|no|is|hide|show|js|lang|format|type|status|post-format|wp-block)[-_]/;
@@ -221,6 +224,15 @@ export class PageModel {
    * Page furniture by tag, role or class, unless it wraps most of the page (a layout wrapper) or, for
    * a class, most of its text is a marked article ("theiaStickySidebar" around the post).
    */
+  /**
+   * An inline element that a paragraph's sentence runs on from ("<span class=dateline>KOBE –</span>
+   * The port city…"): the sentence's, whatever its class says.
+   */
+  private inSentence(parent: Element, child: Element): boolean {
+    if (parent.name !== 'p' || !INLINE_TAGS.has(child.name)) return false;
+    return this.statsOf(parent).len - this.statsOf(child).len >= R.sentenceRestChars;
+  }
+
   private isFurniture(el: Element): boolean {
     if (!this.enabled) return false;
     const s = this.statsOf(el);
@@ -235,7 +247,7 @@ export class PageModel {
     for (const child of el.children) {
       if (!isTag(child)) continue;
       let within = inside;
-      if (this.isFurniture(child)) {
+      if (this.isFurniture(child) && !this.inSentence(el, child)) {
         this.furniture.add(child);
         within = true;
       }

@@ -1,5 +1,5 @@
 import type { Embedder } from '../enrich/providers.js';
-import { UsageError } from '../errors.js';
+import { ProviderError, UsageError } from '../errors.js';
 import { stopwordSet, words } from '../enrich/text.js';
 import type { EnrichStore, HitDetails, SearchFilters, VectorIndex } from '../store/ports/index.js';
 
@@ -224,4 +224,18 @@ export async function hybridSearch(deps: SearchDeps, request: SearchRequest): Pr
     vectorMatches: nearest.length,
     tookMs: Math.round((performance.now() - started) * 100) / 100,
   };
+}
+
+/**
+ * A query's best hits for an answer that must come (Firecrawl's search): hybrid, or full text alone
+ * with a warning naming the failure when the embedding model fails.
+ */
+export async function indexSearch(deps: SearchDeps, q: string, limit: number): Promise<{ hits: SearchHit[]; warning?: string }> {
+  try {
+    return { hits: (await hybridSearch(deps, { q, limit })).hits };
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    const text = await hybridSearch(deps, { q, limit, mode: 'text' });
+    return { hits: text.hits, warning: `full-text results only: the embedding model failed (${err.message})` };
+  }
 }

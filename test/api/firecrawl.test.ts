@@ -161,7 +161,7 @@ test('Firecrawl SDK: scrape with markdown, links and json, crawl with a limit, m
     assert.doesNotMatch(only.markdown!, /Line 3 of page 1/);
     assert.match(only.markdown!, /Home/);
     await assert.rejects(v2.scrape(`${site.origin}/p/1`, { includeTags: ['main[[['] }), /includeTags: "main\[\[\[" is not a CSS selector/);
-    await assert.rejects(v2.scrape(`${site.origin}/p/1`, { formats: ['summary'] }), /summary format is not supported/);
+    await assert.rejects(v2.scrape(`${site.origin}/p/1`, { formats: ['changeTracking'] }), /changeTracking format is not supported/);
     await assert.rejects(v2.scrape(`${site.origin}/private`), /was not fetched: robots\.txt of http:\/\/127\.0\.0\.1:\d+ disallows it/);
     // The docs' snippets, as written, with the SDK versions they name (4.x; 1.21.1, what Node 20 installs).
     for (const [file, sdk] of [

@@ -1,0 +1,68 @@
+// Firecrawl's `POST /v1|v2/search` over the server's own hybrid index: the stored pages that answer
+// the query, each with the page's passages for it as its `description` (Firecrawl's search
+// highlights), and with `scrapeOptions` each hit as a document in the formats asked for, read from
+// the stores (nothing is fetched: the index holds only pages the crawls stored).
+import type { Hono } from 'hono';
+import { highlightsOf } from '../search/highlights.js';
+import { documentOf } from './firecrawl-documents.js';
+import type { FirecrawlJobs } from './firecrawl-jobs.js';
+import { body, failure, Refused, SearchBody, wantedOf, type Version } from './firecrawl-request.js';
+
+/** A hit of the server's index, as the search route is given it. */
+export interface IndexHit {
+  urlId: string;
+  url: string;
+  title: string;
+  summary: string;
+}
+
+/** What the index answers: its hits, and a warning when it answered in part (full text only). */
+export interface IndexAnswer {
+  hits: IndexHit[];
+  warning?: string;
+}
+
+/** Firecrawl's default number of results. */
+const DEFAULT_LIMIT = 5;
+
+const hostOf = (url: string) => new URL(url).hostname;
+const inDomain = (host: string, domain: string) => host === domain || host.endsWith(`.${domain.replace(/^\.+/, '')}`);
+
+/** `POST /search`: the index's hits, highlighted, and scraped from the stores when `scrapeOptions` asks. */
+export function searchRoute(app: Hono, jobs: FirecrawlJobs, version: Version): void {
+  app.post(`/${version}/search`, async (c) => {
+    try {
+      const req = await body(c, SearchBody);
+      const search = jobs.options.search;
+      if (!search) throw new Refused('search is not served here: it answers from a trawl serve data directory’s search index');
+      const sources = (req.sources ?? ['web']).map((s) => (typeof s === 'string' ? s : s.type));
+      const other = sources.find((s) => s !== 'web');
+      if (other) throw new Refused(`the ${other} source is not supported: trawl searches the pages its crawls stored (the web source)`);
+      const wanted = req.scrapeOptions?.formats?.length ? wantedOf(req.scrapeOptions, version, undefined, false) : undefined;
+      if (wanted?.actions || wanted?.question)
+        throw new Refused("a search's scrapeOptions read the stored pages: actions, screenshot and question are not served there");
+      const limit = req.limit ?? DEFAULT_LIMIT;
+      // Domain filters apply before the limit: a few more hits are asked for when they are given.
+      const answer = await search(req.query, req.includeDomains || req.excludeDomains ? limit * 4 : limit);
+      const hits = answer.hits
+        .filter((h) => !req.includeDomains || req.includeDomains.some((d) => inDomain(hostOf(h.url), d)))
+        .filter((h) => !req.excludeDomains?.some((d) => inDomain(hostOf(h.url), d)))
+        .slice(0, limit);
+      const web = await jobs.read((reads) =>
+        Promise.all(
+          hits.map(async (h, i) => {
+            const x = await reads.store.getExtract(h.urlId);
+            const highlighted =
+              req.highlights === false || !x ? '' : highlightsOf(x.markdown, req.query, { language: x.language, maxUnits: 3, maxChars: 600 }).text;
+            const result: Record<string, unknown> = { url: h.url, title: h.title, description: highlighted || h.summary, position: i + 1 };
+            const page = wanted && (await reads.store.getPage(h.urlId));
+            return page ? { ...(await documentOf(reads, page, wanted, x)), ...result } : result;
+          }),
+        ),
+      );
+      return c.json({ success: true, data: version === 'v1' ? web : { web }, ...(answer.warning ? { warning: answer.warning } : {}) }, 200);
+    } catch (err) {
+      return failure(c, err);
+    }
+  });
+}

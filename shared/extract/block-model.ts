@@ -1,0 +1,123 @@
+import type { Element } from 'domhandler';
+import { isTag } from 'domhandler';
+import { removeElement } from 'domutils';
+import { contains, textOf } from './dom.js';
+import { blockFeatures, BLOCK_FEATURES, type JudgedBlock, type PageSignals, type PageType } from './block-features.js';
+import { CELLS, isFurnitureLine, leafBlocks, outermost } from './content-blocks.js';
+import type { PageModel } from './page-model.js';
+import { SHIPPED_BLOCK_MODEL } from './block-model-data.js';
+
+/*
+ * The learned block model: gradient-boosted trees over the named block features, fitted by
+ * `npm run train:extract` on both extraction corpora and shipped as data (block-model-data.ts). It
+ * judges every leaf block once the rules have chosen the content: a block inside the choice that it
+ * is sure is boilerplate goes, a block outside that it is sure is content joins; where it is unsure,
+ * the rules' choice stands.
+ */
+
+/** A node of a tree: a split (feature index, threshold, children's indexes) or a leaf's score. */
+export type TreeNode = { f: number; t: number; l: number; r: number } | { v: number };
+
+export interface BlockModel {
+  /** The feature names the trees were fitted on, in order (a file fitted on others is not used). */
+  features: readonly string[];
+  base: number;
+  trees: TreeNode[][];
+  /** A block inside the rules' choice goes when its probability of being content is under this. */
+  dropBelow: number;
+  /** A block outside it joins when its probability is over this. */
+  addAbove: number;
+  /** What it was fitted on, for the record. */
+  trainedOn: string;
+}
+
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** An outside block with more of its text in links than this is never a candidate (menus, link lists). */
+export const CANDIDATE_LINK_DENSITY = 0.6;
+
+let active: BlockModel | null = usable(SHIPPED_BLOCK_MODEL);
+
+function usable(m: BlockModel | null): BlockModel | null {
+  if (!m) return null;
+  return m.features.length === BLOCK_FEATURES.length && m.features.every((f, i) => f === BLOCK_FEATURES[i]) ? m : null;
+}
+
+/** Runs `f` with another model (`null`: the rules alone), as the training's cross-validation does. */
+export function withBlockModel<T>(model: BlockModel | null, f: () => T): T {
+  const before = active;
+  active = model;
+  try {
+    return f();
+  } finally {
+    active = before;
+  }
+}
+
+/** The model in use, or null for the rules alone. */
+export function activeBlockModel(): BlockModel | null {
+  return active;
+}
+
+/** A block's probability of being content: the base score plus every tree's leaf, through the logistic. */
+export function contentProbability(m: BlockModel, features: number[]): number {
+  let z = m.base;
+  for (const tree of m.trees) {
+    let node = tree[0]!;
+    while (!('v' in node)) node = tree[features[node.f]! <= node.t ? node.l : node.r]!;
+    z += node.v;
+  }
+  return 1 / (1 + Math.exp(-z));
+}
+
+/** The page's candidate blocks in document order, inside and out, with their features. */
+export function judgeContent(model: PageModel, nodes: Element[], type: PageType): JudgedBlock[] {
+  const inside = new Set(leafBlocks(model, nodes));
+  const all = leafBlocks(
+    model,
+    model.body.children.filter((c): c is Element => isTag(c)),
+  ).filter((b) => inside.has(b) || (model.linkDensity(b) <= CANDIDATE_LINK_DENSITY && !nodes.some((n) => contains(b, n))));
+  const seen = new Set(all);
+  for (const b of inside) if (!seen.has(b)) all.push(b);
+  all.sort((a, b) => model.indexOf(a) - model.indexOf(b));
+  const body = model.statsOf(model.body);
+  const page: PageSignals = {
+    type,
+    linkShare: body.len ? body.links / body.len : 0,
+    listShare: all.length ? all.filter((b) => b.name === 'li').length / all.length : 0,
+  };
+  return blockFeatures(model, all, inside, page);
+}
+
+/**
+ * The rules' choice (`nodes`) as the model would have it: inside blocks it is sure are boilerplate
+ * removed from the tree, outside blocks it is sure are content added; in document order. `onJudged`
+ * sees every candidate block (the training's samples).
+ */
+export function applyBlockModel(model: PageModel, nodes: Element[], type: PageType, onJudged?: (blocks: JudgedBlock[]) => void): Element[] {
+  const m = active;
+  if ((!m && !onJudged) || nodes.length === 0) return nodes;
+  const judged = judgeContent(model, nodes, type);
+  onJudged?.(judged);
+  if (!m) return nodes;
+  const added: Element[] = [];
+  const dropped = new Set<Element>();
+  let insideTexts: Set<string> | undefined;
+  for (const b of judged) {
+    const p = contentProbability(m, b.features);
+    // A table's cell is never dropped alone: its row's columns would shift.
+    if (b.inside && p < m.dropBelow && !CELLS.has(b.el.name)) {
+      removeElement(b.el);
+      dropped.add(b.el);
+    } else if (!b.inside && p > m.addAbove) {
+      // A copy of a block the content holds (a teaser, a second copy of the article) never joins.
+      // Nor does a line the rules never keep (a date line, an appeal, share buttons).
+      insideTexts ??= new Set(judged.filter((j) => j.inside).map((j) => squash(textOf(j.el))));
+      const text = squash(textOf(b.el));
+      if (!insideTexts.has(text) && !isFurnitureLine(text)) added.push(b.el);
+    }
+  }
+  const kept = dropped.size ? nodes.filter((n) => !dropped.has(n)) : nodes;
+  if (!added.length) return kept;
+  return outermost([...kept, ...added]).sort((a, b) => model.indexOf(a) - model.indexOf(b));
+}
