@@ -4,9 +4,9 @@
 import { errorMessage } from '../errors.js';
 import { SchemaExtractor } from '../enrich/schema-extract.js';
 import type { ChatClient } from '../enrich/providers.js';
-import type { JsonAnswers } from './firecrawl-ports.js';
+import type { JsonAnswers, QuestionAnswers } from './firecrawl-ports.js';
 import { UpstreamFailed } from './firecrawl-request.js';
-import { NOT_IN_PAGE, type QuestionAnswers } from './firecrawl-passages.js';
+import { NOT_IN_PAGE } from './firecrawl-passages.js';
 
 /** Answers `json` with the server's chat model; without one (the local provider) it is refused, naming the fix. */
 export function chatJson(chat: ChatClient | undefined): JsonAnswers {

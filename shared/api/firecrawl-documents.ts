@@ -6,9 +6,9 @@ import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { toMarkdown } from '../extract/markdown.js';
 import type { ExtractRecord, FetchRecord, PageRecord, WarcLocation } from '../store/ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
-import type { FirecrawlReads } from './firecrawl-ports.js';
+import type { FirecrawlReads, QuestionAnswers } from './firecrawl-ports.js';
 import type { Wanted } from './firecrawl-request.js';
-import { passagesOf, type QuestionAnswers } from './firecrawl-passages.js';
+import { passagesOf } from './firecrawl-passages.js';
 
 /** A page's URL id, as the stores key it. */
 export const idOfUrl = (url: string) => urlId(canonicalize(url) ?? url);

@@ -6,7 +6,7 @@ import { summarizeExtractive } from '../enrich/local-summary.js';
 import { plainText } from '../enrich/text.js';
 import { highlightsOf, type Passage } from '../search/highlights.js';
 import type { ExtractRecord, FetchRecord, PageRecord } from '../store/ports/index.js';
-import type { FirecrawlReads } from './firecrawl-ports.js';
+import type { FirecrawlReads, QuestionAnswers } from './firecrawl-ports.js';
 import type { Wanted } from './firecrawl-request.js';
 
 /** Where a passage came from: the WARC record of the capture the page's text was extracted from, and its span in that text (the markdown). */
@@ -21,12 +21,6 @@ export interface Citation {
   /** When the capture was made (ms since the epoch). */
   fetchedAt: number;
   url: string;
-}
-
-/** What the `question` format's chat model answers with. */
-export interface QuestionAnswers {
-  /** The answer to `question` from the passages only, or undefined when they do not answer it. */
-  answer(question: string, passages: Passage[], page: { url: string; title?: string }): Promise<string | undefined>;
 }
 
 /** What a question's answer says when the page's passages do not answer it. */

@@ -4,9 +4,28 @@ import type { ArchiveReader } from '../archive/replay.js';
 import type { ExtractSpec } from '../enrich/extract-spec.js';
 import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
 import type { WebhookSender } from './webhooks.js';
-import type { QuestionAnswers } from './firecrawl-passages.js';
-import type { IndexAnswer } from './firecrawl-search.js';
+import type { Passage } from '../search/highlights.js';
 import type { BlobStore, CrawlStore, EnrichStore, ExtractRecord, GraphStore, PageRecord } from '../store/ports/index.js';
+
+/** What the `question` format's chat model answers with. */
+export interface QuestionAnswers {
+  /** The answer to `question` from the passages only, or undefined when they do not answer it. */
+  answer(question: string, passages: Passage[], page: { url: string; title?: string }): Promise<string | undefined>;
+}
+
+/** A hit of the server's index, as the search route is given it. */
+export interface IndexHit {
+  urlId: string;
+  url: string;
+  title: string;
+  summary: string;
+}
+
+/** What the index answers: its hits, and a warning when it answered in part (full text only). */
+export interface IndexAnswer {
+  hits: IndexHit[];
+  warning?: string;
+}
 
 /** What the routes read of the crawl's stores: the same ports in both runtimes. */
 export interface FirecrawlReads {

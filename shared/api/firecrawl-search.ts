@@ -8,20 +8,6 @@ import { documentOf } from './firecrawl-documents.js';
 import type { FirecrawlJobs } from './firecrawl-jobs.js';
 import { body, failure, Refused, SearchBody, wantedOf, type Version } from './firecrawl-request.js';
 
-/** A hit of the server's index, as the search route is given it. */
-export interface IndexHit {
-  urlId: string;
-  url: string;
-  title: string;
-  summary: string;
-}
-
-/** What the index answers: its hits, and a warning when it answered in part (full text only). */
-export interface IndexAnswer {
-  hits: IndexHit[];
-  warning?: string;
-}
-
 /** Firecrawl's default number of results. */
 const DEFAULT_LIMIT = 5;
 

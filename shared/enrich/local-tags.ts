@@ -1,5 +1,22 @@
 import { stem, stopwordSet, words } from './text.js';
 import { cleanTags, TAG_LIMITS } from './tags.js';
+import { fittedOn, treeProbability, type TreeModel } from '../util/boosted-trees.js';
+import { SHIPPED_TAG_MODEL } from './tag-model-data.js';
+
+/** The learned tag ranker: trees over TAG_FEATURES and the probability a tag must clear. */
+export type TagModel = TreeModel & { threshold: number; trainedOn: string };
+
+let activeTags: TagModel | null = null;
+let activeSet = false;
+
+/** The tag ranker in use (the shipped one when it was fitted on TAG_FEATURES), or null for the rules. */
+export function activeTagModel(): TagModel | null {
+  if (!activeSet) {
+    activeTags = fittedOn(SHIPPED_TAG_MODEL, TAG_FEATURES) ? SHIPPED_TAG_MODEL : null;
+    activeSet = true;
+  }
+  return activeTags;
+}
 
 /** Most tags the local method proposes: as many as the page supports, up to ten. */
 const LOCAL_MAX_TAGS = 10;
@@ -33,7 +50,71 @@ interface Phrase {
 }
 
 /** Words no tag is made of, besides the language's stopwords: negations and fillers the lists leave out. */
-const NOT_TOPICS = ['not', 'no', 'yes', 'cannot', 'dont', 'cant', 'wont', 'isnt', 'doesnt', 'didnt', 'really', 'etc'];
+const NOT_TOPICS = [
+  'not',
+  'no',
+  'yes',
+  'cannot',
+  'dont',
+  'cant',
+  'wont',
+  'isnt',
+  'doesnt',
+  'didnt',
+  'really',
+  'etc',
+  // Function words the stopword lists leave out: auxiliaries, prepositions, connectives, reporting verbs.
+  'does',
+  'did',
+  'done',
+  'amid',
+  'amidst',
+  'among',
+  'amongst',
+  'whether',
+  'also',
+  'would',
+  'could',
+  'should',
+  'might',
+  'must',
+  'shall',
+  'will',
+  'may',
+  'said',
+  'says',
+  'say',
+  'via',
+  'upon',
+  'within',
+  'without',
+  'despite',
+  'toward',
+  'towards',
+  'onto',
+  'unlike',
+  'per',
+  'though',
+  'although',
+  'yet',
+  'still',
+  'even',
+  'just',
+  'much',
+  'many',
+  'however',
+  'thus',
+  'hence',
+  'whose',
+  'whom',
+  'something',
+  'anything',
+  'everything',
+  'nothing',
+  'someone',
+  'anyone',
+  'everyone',
+];
 const tagStops = new Map<string, Set<string>>();
 function tagStopwords(language: string | undefined): Set<string> {
   const code = (language ?? 'en').slice(0, 2).toLowerCase();
@@ -105,13 +186,42 @@ function rarity(key: string, corpus: CorpusStats | undefined): number {
   return Math.max(0.05, idf / max);
 }
 
+/** The feature names of a candidate tag, in the order `tagCandidates` computes them. */
+export const TAG_FEATURES = [
+  'log-count',
+  'count-share',
+  'in-title',
+  'size-1',
+  'size-2',
+  'size-3',
+  'first-position',
+  'early',
+  'name-share',
+  'rarity',
+  'log-length',
+  'log-rules-score',
+  'rules-rank',
+  'parts-count',
+  'mean-word-length',
+  'with-stats',
+] as const;
+
+/** A candidate tag: its phrase, the rules' score, and its features for the learned ranker. */
+export interface TagCandidate {
+  key: string;
+  size: number;
+  surface: string;
+  first: number;
+  score: number;
+  features: number[];
+}
+
 /**
- * Keyphrase tags without a model: candidates of one to three content words scored by frequency
- * and rarity in the crawl, with boosts for the title, an early first mention, names and length;
- * the tags are the strongest words (WORD_SLOTS of them) interleaved with the strongest phrases (a
- * phrase whose words a stronger candidate already holds is skipped). Deterministic.
+ * The candidate tags of a page, strongest first by the rules' score: one to three content words,
+ * scored by frequency and rarity in the crawl, with boosts for the title, an early first mention,
+ * names and length. Each carries its features.
  */
-export function keyphraseTags(title: string, text: string, language?: string, corpus?: CorpusStats, max = LOCAL_MAX_TAGS): string[] {
+export function tagCandidates(title: string, text: string, language?: string, corpus?: CorpusStats): TagCandidate[] {
   const titleStems = new Set(words(title).map((w) => stem(w, language)));
   // With the crawl's statistics, rarity tells a one-off phrase from noise; without them, a phrase must repeat.
   const withStats = corpus !== undefined && corpus.docs >= 20;
@@ -124,6 +234,7 @@ export function keyphraseTags(title: string, text: string, language?: string, co
     .filter((p) => (p.size === 1 || p.count >= minPhraseCount) && (!p.inTitle || p.count >= 2))
     .map((p) => ({
       p,
+      rarity: rarity(p.key, corpus),
       score:
         p.count *
         (p.inTitle ? 3 : 1) *
@@ -135,11 +246,59 @@ export function keyphraseTags(title: string, text: string, language?: string, co
     // Without the crawl's statistics a word must repeat (or lead the page) to count.
     .filter(({ score }) => score >= (withStats ? 1 : 2))
     .sort((a, b) => b.score - a.score || a.p.first - b.p.first || a.p.key.localeCompare(b.p.key));
+  return scored.map(({ p, score, rarity: r }, rank) => {
+    const surface = [...p.surface.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
+    const parts = p.size === 1 ? p.count : p.key.split(' ').reduce((n, s) => n + (phrases.get(s)?.count ?? 0), 0);
+    return {
+      key: p.key,
+      size: p.size,
+      surface,
+      first: p.first,
+      score,
+      features: [
+        Math.log1p(p.count),
+        p.count / total,
+        p.inTitle ? 1 : 0,
+        p.size === 1 ? 1 : 0,
+        p.size === 2 ? 1 : 0,
+        p.size === 3 ? 1 : 0,
+        Math.min(1, p.first / total),
+        p.first < total / 10 ? 1 : 0,
+        p.names / p.count,
+        r,
+        Math.log1p(total),
+        Math.log1p(score),
+        rank / Math.max(1, scored.length),
+        Math.log1p(parts),
+        surface.replace(/ /g, '').length / p.size / 10,
+        withStats ? 1 : 0,
+      ],
+    };
+  });
+}
+
+/**
+ * Keyphrase tags without a chat model: the page's candidates (`tagCandidates`) ranked by the
+ * learned tag ranker when one ships (as many as clear its threshold, at least `TAG_LIMITS.min`),
+ * else by the rules' score with the strongest words (WORD_SLOTS of them) interleaved with the
+ * strongest phrases; a phrase whose words a stronger candidate already holds is skipped. Deterministic.
+ */
+export function keyphraseTags(
+  title: string,
+  text: string,
+  language?: string,
+  corpus?: CorpusStats,
+  options: { max?: number; model?: TagModel | null } = {},
+): string[] {
+  const max = options.max ?? LOCAL_MAX_TAGS;
+  const model = options.model === undefined ? activeTagModel() : options.model;
+  const candidates = tagCandidates(title, text, language, corpus);
+  if (model) return rankedTags(candidates, model, max);
   // Phrases among the strongest candidates (a few more than the tags), skipping one whose words a stronger candidate holds.
-  const multi: Phrase[] = [];
+  const multi: TagCandidate[] = [];
   const covered = new Set<string>();
   let taken = 0;
-  for (const { p } of scored) {
+  for (const p of candidates) {
     const stems = p.key.split(' ');
     if (stems.every((s) => covered.has(s))) continue;
     for (const s of stems) covered.add(s);
@@ -147,9 +306,9 @@ export function keyphraseTags(title: string, text: string, language?: string, co
     if (++taken >= max + 4) break;
   }
   // Words by their own score; WORD_SLOTS of the tags, interleaved with the phrases from the top.
-  const single = scored.filter(({ p }) => p.size === 1).map(({ p }) => p);
+  const single = candidates.filter((p) => p.size === 1);
   const wordSlots = Math.round((WORD_SLOTS * max) / LOCAL_MAX_TAGS);
-  const chosen: Phrase[] = [];
+  const chosen: TagCandidate[] = [];
   let w = 0;
   let f = 0;
   while (chosen.length < max + 4 && (w < single.length || f < multi.length)) {
@@ -158,6 +317,23 @@ export function keyphraseTags(title: string, text: string, language?: string, co
     else if (f < multi.length) chosen.push(multi[f++]!);
     else chosen.push(single[w++]!);
   }
-  const surfaces = chosen.map((p) => [...p.surface.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0]);
-  return cleanTags(surfaces).slice(0, Math.max(max, TAG_LIMITS.min));
+  return cleanTags(chosen.map((p) => p.surface)).slice(0, Math.max(max, TAG_LIMITS.min));
+}
+
+/** Candidates by the ranker's probability; those over its threshold (at least the minimum), a phrase whose words a stronger one holds skipped. */
+function rankedTags(candidates: TagCandidate[], model: TagModel, max: number): string[] {
+  const ranked = candidates
+    .map((c) => ({ c, p: treeProbability(model, c.features) }))
+    .sort((a, b) => b.p - a.p || a.c.first - b.c.first || a.c.key.localeCompare(b.c.key));
+  const chosen: TagCandidate[] = [];
+  const covered = new Set<string>();
+  for (const { c, p } of ranked) {
+    if (chosen.length >= max + 4) break;
+    if (p < model.threshold && chosen.length >= TAG_LIMITS.min) break;
+    const stems = c.key.split(' ');
+    if (c.size > 1 && stems.every((s) => covered.has(s))) continue;
+    for (const s of stems) covered.add(s);
+    chosen.push(c);
+  }
+  return cleanTags(chosen.map((c) => c.surface)).slice(0, max);
 }

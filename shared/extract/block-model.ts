@@ -6,6 +6,7 @@ import { blockFeatures, BLOCK_FEATURES, type JudgedBlock, type PageSignals, type
 import { CELLS, isFurnitureLine, leafBlocks, outermost } from './content-blocks.js';
 import type { PageModel } from './page-model.js';
 import { SHIPPED_BLOCK_MODEL } from './block-model-data.js';
+import { fittedOn, treeProbability, type TreeModel } from '../util/boosted-trees.js';
 
 /*
  * The learned block model: gradient-boosted trees over the named block features, fitted by
@@ -15,14 +16,9 @@ import { SHIPPED_BLOCK_MODEL } from './block-model-data.js';
  * the rules' choice stands.
  */
 
-/** A node of a tree: a split (feature index, threshold, children's indexes) or a leaf's score. */
-export type TreeNode = { f: number; t: number; l: number; r: number } | { v: number };
+export type { TreeNode } from '../util/boosted-trees.js';
 
-export interface BlockModel {
-  /** The feature names the trees were fitted on, in order (a file fitted on others is not used). */
-  features: readonly string[];
-  base: number;
-  trees: TreeNode[][];
+export interface BlockModel extends TreeModel {
   /** A block inside the rules' choice goes when its probability of being content is under this. */
   dropBelow: number;
   /** A block outside it joins when its probability is over this. */
@@ -39,8 +35,7 @@ export const CANDIDATE_LINK_DENSITY = 0.6;
 let active: BlockModel | null = usable(SHIPPED_BLOCK_MODEL);
 
 function usable(m: BlockModel | null): BlockModel | null {
-  if (!m) return null;
-  return m.features.length === BLOCK_FEATURES.length && m.features.every((f, i) => f === BLOCK_FEATURES[i]) ? m : null;
+  return fittedOn(m, BLOCK_FEATURES) ? m : null;
 }
 
 /** Runs `f` with another model (`null`: the rules alone), as the training's cross-validation does. */
@@ -59,16 +54,8 @@ export function activeBlockModel(): BlockModel | null {
   return active;
 }
 
-/** A block's probability of being content: the base score plus every tree's leaf, through the logistic. */
-export function contentProbability(m: BlockModel, features: number[]): number {
-  let z = m.base;
-  for (const tree of m.trees) {
-    let node = tree[0]!;
-    while (!('v' in node)) node = tree[features[node.f]! <= node.t ? node.l : node.r]!;
-    z += node.v;
-  }
-  return 1 / (1 + Math.exp(-z));
-}
+/** A block's probability of being content. */
+export const contentProbability: (m: BlockModel, features: number[]) => number = treeProbability;
 
 /** The page's candidate blocks in document order, inside and out, with their features. */
 export function judgeContent(model: PageModel, nodes: Element[], type: PageType): JudgedBlock[] {

@@ -113,7 +113,7 @@ test('matched terms are found where their stem starts a word, as a scan of every
   assert.deepEqual(termsIn(all, text), every(all));
 });
 
-test('with the crawl’s statistics, keyphrase tags run to ten: words interleaved with phrases, names weighed up, no negation', () => {
+test('with the crawl’s statistics, the rules’ keyphrase tags run to ten: words interleaved with phrases, names weighed up, no negation', () => {
   // Twenty-four other pages of the crawl on other topics give the document frequencies.
   const others = Array.from({ length: 24 }, (_, i) => `Page ${i} is about the weather, rivers, trains and the market in town number ${i}. It is not long.`);
   const text = [
@@ -124,7 +124,8 @@ test('with the crawl’s statistics, keyphrase tags run to ten: words interleave
   ].join(' ');
   const df = new Map<string, number>();
   for (const doc of [...others, text]) for (const s of new Set(words(doc).map((w) => stem(w, 'en')))) df.set(s, (df.get(s) ?? 0) + 1);
-  const tags = keyphraseTags('Harbour dredging delayed', text, 'en', { df, docs: others.length + 1 });
+  // The rules alone (the learned ranker, when it ships, orders the same candidates: tag-ranker.test.ts).
+  const tags = keyphraseTags('Harbour dredging delayed', text, 'en', { df, docs: others.length + 1 }, { model: null });
   assert.equal(tags.length, 10, tags.join(' '));
   assert.ok(!tags.includes('#not'), tags.join(' '));
   assert.ok(tags.includes('#kowalska') || tags.includes('#marta-kowalska'), tags.join(' '));
