@@ -1,5 +1,5 @@
 import { cookiesAtRest, isCookiesAtRest } from '../fetch/session-cookies.js';
-import type { SettingName } from '../config/settings.js';
+import { checkJobOptions, type JobOptions } from '../config/job-options.js';
 import { randomUUID } from 'node:crypto';
 import { DataDirLockedError, JobQueueFullError } from '../errors.js';
 import type { CrawlOptions } from '../library/crawl.js';
@@ -23,38 +23,8 @@ const PROGRESS_SAVE_MS = 2_000;
  */
 export const MAX_QUEUED_JOBS = 20;
 
-/**
- * The settings a crawl started over HTTP may choose. The server keeps the rest: the data directory,
- * private addresses, politeness, and profiles (a profile may be a file path on the server).
- */
-export const JOB_SETTINGS = [
-  'maxPages',
-  'maxDepth',
-  'maxPagesPerHost',
-  'maxMinutes',
-  'scope',
-  'allowDomain',
-  'deny',
-  'include',
-  'render',
-  'mainContent',
-  'field',
-  'query',
-  'enrich',
-  'monitorPath',
-  'monitorKind',
-  'monitorMinChange',
-  'monitorField',
-  // Over HTTP the schema is the object itself: a string (which the CLI reads as a file) is refused.
-  'extractSchema',
-  'extractPrompt',
-  // Actions and cookies too: their values, never a file on the server.
-  'actions',
-  'cookies',
-] as const satisfies readonly SettingName[];
-export type JobSetting = (typeof JOB_SETTINGS)[number];
+export { JOB_SETTINGS, type JobOptions, type JobSetting } from '../config/job-options.js';
 
-export type JobOptions = Pick<CrawlOptions, JobSetting | 'resume'>;
 
 interface Running {
   job: CrawlJob;
@@ -88,7 +58,9 @@ export class CrawlJobs implements CrawlLauncher {
     if (book) this.restore(book);
   }
 
-  start(seeds: string[], options: JobOptions = {}): CrawlJob {
+  start(seeds: string[], given: JobOptions = {}): CrawlJob {
+    // The one gate into a crawl, whoever asks (REST, MCP, Firecrawl): only a job's settings, each valid.
+    const options = checkJobOptions(given);
     let queued = 0;
     for (const run of this.jobs.values()) if (run.job.status === 'queued') queued++;
     if (queued >= MAX_QUEUED_JOBS)

@@ -2,6 +2,7 @@
 // why it stored none), and a crawl's own webhook receiver told of its pages as they are stored.
 import type { Context } from 'hono';
 import type { CrawlJob } from '../store/ports/crawl-launcher.js';
+import type { JobOptions } from '../config/job-options.js';
 import type { FetchRecord, PageRecord } from '../store/ports/index.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { writeRequestOf } from './write-access.js';
@@ -27,7 +28,7 @@ export class FirecrawlJobs {
    * render, when it was rendered): the job's end is not waited for (the cloud's run loop notices it
    * up to a minute later). Undefined when the job ended without fetching it.
    */
-  async fetchedBy(url: string, settings: Record<string, unknown>, timeoutMs: number, caller: string | undefined) {
+  async fetchedBy(url: string, settings: JobOptions, timeoutMs: number, caller: string | undefined) {
     const started = await this.options.jobs.start([url], settings, caller ? { caller } : {});
     const id = idOfUrl(url);
     const until = Date.now() + timeoutMs;
@@ -78,7 +79,7 @@ export class FirecrawlJobs {
       if (!json || !json.answersStored || (await this.read((r) => json.answersStored!(r, stored, wanted.json!)))) return { page: stored };
     }
     await checkJobSeeds([url], this.options.allowPrivateNetwork);
-    const settings = {
+    const settings: JobOptions = {
       maxPages: 1,
       maxDepth: 0,
       mainContent: wanted.mainContent,

@@ -2,6 +2,7 @@
 // (`trawl serve` from its data directory, the cloud's search API from its table and bucket).
 import type { ArchiveReader } from '../archive/replay.js';
 import type { ExtractSpec } from '../enrich/extract-spec.js';
+import type { JobOptions } from '../config/job-options.js';
 import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
 import type { WebhookSender } from './webhooks.js';
 import type { Passage } from '../search/highlights.js';
@@ -45,7 +46,7 @@ export interface JsonAnswers {
   /** Why this spec cannot be answered here (told before the page is fetched), or undefined. */
   refusal(spec: ExtractSpec): string | undefined;
   /** Settings a scrape's one-page job takes for this spec (its run extracts the page to it); absent: none. */
-  jobSettings?(spec: ExtractSpec): Record<string, unknown>;
+  jobSettings?(spec: ExtractSpec): JobOptions;
   /** Whether a stored page answers this spec with no new fetch; absent: it does. */
   answersStored?(reads: FirecrawlReads, page: PageRecord, spec: ExtractSpec): Promise<boolean>;
   answer(reads: FirecrawlReads, page: PageRecord, x: ExtractRecord | undefined, spec: ExtractSpec): Promise<{ json?: unknown; warning?: string }>;

@@ -4,8 +4,10 @@ import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import { checkJobSeeds, MAX_JOB_SEEDS } from './job-seeds.js';
 import { hybridSearch } from '../search/hybrid.js';
+import { citedHighlights } from '../search/cited-highlights.js';
 import { targetId } from '../targets/route.js';
 import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
+import type { JobOptions } from '../config/job-options.js';
 import type { ApiDeps } from './router.js';
 import type { WriteAccess } from './write-access.js';
 import { version } from '../util/version.js';
@@ -105,8 +107,8 @@ function registerCrawlTools(server: McpServer, source: McpSource, guarded: Guard
     guarded(WRITES, async ({ seeds, maxPages, maxDepth, enrich }: { seeds: string[]; maxPages?: number; maxDepth?: number; enrich?: boolean }) => {
       // Refused here, before a job exists: a seed trawl cannot fetch, or on a private address the server was not started to reach.
       await checkJobSeeds(seeds, source.allowPrivateNetwork);
-      const settings = Object.fromEntries(Object.entries({ maxPages, maxDepth }).filter(([, v]) => v !== undefined));
-      const job = await jobs.start(seeds, { ...settings, enrich: enrich ?? true }, access.allowed && access.caller ? { caller: access.caller } : {});
+      const options: JobOptions = { ...(maxPages === undefined ? {} : { maxPages }), ...(maxDepth === undefined ? {} : { maxDepth }), enrich: enrich ?? true };
+      const job = await jobs.start(seeds, options, access.allowed && access.caller ? { caller: access.caller } : {});
       return text({ id: job.id, status: job.status, next: 'call crawl_status with this id until status is finished' });
     }),
   );
@@ -148,6 +150,27 @@ function registerReadTools(server: McpServer, source: McpSource, guarded: Guarde
           query,
           hits: result.hits.map((h) => ({ id: h.urlId, url: h.url, title: h.title, summary: h.summary, tags: h.tags, why: h.why })),
         });
+      }),
+    ),
+  );
+
+  server.registerTool(
+    'highlights',
+    {
+      description:
+        "A stored page's own passages that answer a query (sentences, code blocks, table rows, never rewritten), each citing the WARC record it came from and its span in the page's markdown.",
+      annotations: READS,
+      inputSchema: {
+        url: z.string().describe('the page URL (or its id from search)'),
+        query: z.string().min(1).max(1000),
+        limit: z.number().int().min(1).max(20).optional().describe('at most this many passages (6)'),
+      },
+    },
+    guarded(READS, async ({ url, query, limit }: { url: string; query: string; limit?: number }) =>
+      source.read(async (deps) => {
+        const found = await citedHighlights(deps.store, idOf(url), query, limit ? { maxUnits: limit } : {});
+        if (!found) return failure(`no stored page for ${url}: crawl it first${source.fetchPage ? ', or use fetch_page' : ''}`);
+        return text({ url: found.page.url, query, highlights: found.text, citations: found.citations });
       }),
     ),
   );

@@ -4,10 +4,6 @@
 // limit and polling, map, actions; what trawl does not do is refused with the SDK's error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import Firecrawl, { FirecrawlAppV1, type Document, type MapData, type CrawlJob } from '@mendable/firecrawl-js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { startServer } from '../../shared/cli/serve-command.js';
@@ -15,37 +11,10 @@ import { testFlags } from '../e2e/crawl-helpers.js';
 import { serve, tempDir } from '../helpers.js';
 import { modelServer } from '../enrich/model-servers.js';
 import { Webhook } from 'standardwebhooks';
+import { runSnippet } from './doc-snippets.js';
 
 const WRITE = 'a-write-token-of-some-length';
 
-/**
- * Runs a JavaScript block of docs/api-and-ui.md (the one whose first line names `file`) as a file of
- * its own, with `@mendable/firecrawl-js` resolving to the installed package `sdk`.
- */
-async function runSnippet(
-  file: string,
-  sdk: string,
-  url: string,
-  env: Record<string, string>,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const doc = readFileSync('docs/api-and-ui.md', 'utf8');
-  const block = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.startsWith(`// ${file} `));
-  assert.ok(block, `docs/api-and-ui.md shows ${file}`);
-  const dir = mkdtempSync(join(tmpdir(), 'trawl-snippet-'));
-  try {
-    mkdirSync(join(dir, 'node_modules', '@mendable'), { recursive: true });
-    symlinkSync(resolve('node_modules', sdk), join(dir, 'node_modules', '@mendable', 'firecrawl-js'));
-    writeFileSync(join(dir, file), block);
-    // Not spawnSync: the server answering the snippet runs in this process.
-    return await new Promise((done) =>
-      execFile(process.execPath, [join(dir, file), url], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-        done({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
-      ),
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 const SECRET = `whsec_${Buffer.from('a signing secret of thirty-two b').toString('base64')}`;
 const words = (n: number) =>
   Array.from(

@@ -42,7 +42,7 @@ test('the MCP Inspector’s CLI lists and calls trawl’s tools over stdio and o
   await withEnrichedCrawl(async (settings) => {
     const stdio = [process.execPath, '--import', 'tsx', resolve('shared/cli/main.ts'), 'mcp', '--data', resolve(settings.data)];
     const listed = await inspect([...stdio, '--method', 'tools/list']);
-    assert.deepEqual((listed.tools as Json[]).map((t) => t.name).sort(), ['crawl', 'crawl_status', 'fetch_page', 'get_page', 'links', 'search']);
+    assert.deepEqual((listed.tools as Json[]).map((t) => t.name).sort(), ['crawl', 'crawl_status', 'fetch_page', 'get_page', 'highlights', 'links', 'search']);
     for (const tool of listed.tools as Json[]) assert.equal(tool.inputSchema.type, 'object', `${tool.name} has a JSON schema`);
     const found = toolJson(
       await inspect([...stdio, '--method', 'tools/call', '--tool-name', 'search', '--tool-arg', 'query=seasoning cast iron', '--tool-arg', 'limit=3']),

@@ -23,7 +23,7 @@ test('an agent crawls, follows, searches and reads through trawl mcp over stdio'
   try {
     await client.connect(transport);
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(tools, ['crawl', 'crawl_status', 'fetch_page', 'get_page', 'links', 'search']);
+    assert.deepEqual(tools, ['crawl', 'crawl_status', 'fetch_page', 'get_page', 'highlights', 'links', 'search']);
     const started = body(await client.callTool({ name: 'crawl', arguments: { seeds: [`${site.origin}/`], maxPages: 40 } }));
     assert.match(started.id, /^[0-9a-f-]{36}$/);
     let status: Json = {};
@@ -38,6 +38,14 @@ test('an agent crawls, follows, searches and reads through trawl mcp over stdio'
     assert.ok(found.hits[0].summary && found.hits[0].tags.length > 0 && found.hits[0].why);
     const page = body(await client.callTool({ name: 'get_page', arguments: { url: found.hits[0].url } }));
     assert.match(page.markdown, /cast iron/i);
+    // Highlights: the page's own words, each citing the archived record and its span in the markdown.
+    const lit = body(await client.callTool({ name: 'highlights', arguments: { url: found.hits[0].url, query: 'seasoning cast iron' } }));
+    assert.ok(lit.citations.length >= 1, JSON.stringify(lit));
+    for (const c of lit.citations) {
+      assert.equal(page.markdown.slice(c.start, c.end), c.text);
+      assert.ok(c.warcFile && c.warcOffset >= 0 && c.warcLength > 0, JSON.stringify(c));
+    }
+    assert.ok(lit.highlights.includes(lit.citations[0].text));
     const links = body(await client.callTool({ name: 'links', arguments: { url: found.hits[0].url, direction: 'in' } }));
     assert.ok(
       links.inlinks.some((l: Json) => l.anchor === 'looking after the pot'),

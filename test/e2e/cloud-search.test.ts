@@ -180,7 +180,7 @@ test('the MCP tools on the search API Lambda: an agent searches, reads a page an
   await client.connect(new StreamableHTTPClientTransport(new URL('https://abc.lambda-url.us-east-1.on.aws/mcp'), { fetch: lambdaFetch }));
   try {
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(tools, ['get_page', 'links', 'search'], 'no crawl tools without api.startCrawls, no fetch_page in the cloud');
+    assert.deepEqual(tools, ['get_page', 'highlights', 'links', 'search'], 'no crawl tools without api.startCrawls, no fetch_page in the cloud');
     const body = (r: Awaited<ReturnType<typeof client.callTool>>) => {
       assert.ok(!r.isError, JSON.stringify(r.content));
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tool results, checked below
@@ -192,6 +192,10 @@ test('the MCP tools on the search API Lambda: an agent searches, reads a page an
     const page = body(await client.callTool({ name: 'get_page', arguments: { url: found.hits[0].id } }));
     assert.equal(page.url, found.hits[0].url);
     assert.ok(page.markdown.length > 100);
+    // Highlights in the cloud: the page's words, citing the WARC record the page workflow archived.
+    const lit = body(await client.callTool({ name: 'highlights', arguments: { url: found.hits[0].id, query: 'seasoning cast iron' } }));
+    assert.ok(lit.citations.length >= 1 && lit.citations.every((c: { warcFile?: string }) => c.warcFile), JSON.stringify(lit));
+    for (const c of lit.citations as Array<{ start: number; end: number; text: string }>) assert.equal(page.markdown.slice(c.start, c.end), c.text);
     const links = body(await client.callTool({ name: 'links', arguments: { url: found.hits[0].url, direction: 'in' } }));
     assert.ok(links.inlinks.some((l: { anchor: string }) => l.anchor === 'looking after the pot'));
     const resource = await client.readResource({ uri: `trawl://page/${found.hits[0].id}` });

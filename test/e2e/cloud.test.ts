@@ -138,7 +138,7 @@ test('the run was started by POST /crawls on the search API, which then answers 
   const agent = new Client({ name: 'cloud-agent', version: '1.0.0' });
   await agent.connect(new StreamableHTTPClientTransport(new URL('https://abc.lambda-url.us-east-1.on.aws/mcp'), { fetch: lambdaFetch }));
   try {
-    assert.deepEqual((await agent.listTools()).tools.map((t) => t.name).sort(), ['crawl', 'crawl_status', 'get_page', 'links', 'search']);
+    assert.deepEqual((await agent.listTools()).tools.map((t) => t.name).sort(), ['crawl', 'crawl_status', 'get_page', 'highlights', 'links', 'search']);
     const status = await agent.callTool({ name: 'crawl_status', arguments: { id: crawl.jobId } });
     const told = JSON.parse((status.content as Array<{ text: string }>)[0]!.text) as { status: string; summary: { pagesStored: number } };
     assert.deepEqual([told.status, told.summary.pagesStored], ['finished', crawl.output.pagesStored]);

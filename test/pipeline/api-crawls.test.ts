@@ -104,6 +104,8 @@ test("a crawl's own extract schema needs the deployment's chat model: refused be
   const settings = { maxPages: 1, maxMinutes: 30, extractSchema: schema, extractPrompt: 'the price' };
   const local = new ApiCrawls({ store, runs, defaults: {}, limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 4, runsPerCaller: 4 } });
   await assert.rejects(local.start(['https://example.com/'], settings), /extractSchema needs a chat model: this deployment's enrichment has none/);
+  // The cloud's launcher checks at its own door as the embedded one does: a misspelt setting is refused by name.
+  await assert.rejects(local.start(['https://example.com/'], { maxPagez: 3 } as never), /"maxPagez" is not a setting a crawl job may choose/);
   assert.deepEqual(runs.started, []);
   const bedrock = new ApiCrawls({ store, runs, defaults: {}, limits: { maxPages: 500, maxMinutes: 60, concurrentRuns: 4, runsPerCaller: 4 }, chatModel: true });
   await bedrock.start(['https://example.com/'], settings);

@@ -3,6 +3,7 @@
 // counters, `DELETE /crawls/{id}` marks the run interrupted, which the workers and the next
 // Progress check obey (the run ends `interrupted`, its report written, its queue kept).
 import { randomUUID } from 'node:crypto';
+import { checkJobOptions, type JobOptions } from '../../config/job-options.js';
 import { settingsFrom } from '../../config/resolve.js';
 import { extractSpecOf } from '../../enrich/extract-spec.js';
 import type { CrawlJob, CrawlLauncher, CrawlStore, RunLedger, RunRecord, WorkflowRunner } from '../../store/ports/index.js';
@@ -32,9 +33,9 @@ export interface ApiCrawlsDeps {
 export class ApiCrawls implements CrawlLauncher {
   constructor(private readonly deps: ApiCrawlsDeps) {}
 
-  async start(seeds: string[], settings: Record<string, unknown>, origin: { caller?: string } = {}): Promise<CrawlJob> {
+  async start(seeds: string[], given: JobOptions, origin: { caller?: string } = {}): Promise<CrawlJob> {
     // Enrichment is the deployment's (its page workflow has Summarize and Index or not).
-    const { maxMinutes, query, enrich: _enrich, ...rest } = settings;
+    const { maxMinutes, query, enrich: _enrich, ...rest } = checkJobOptions(given);
     const id = randomUUID();
     const startedBy = callerKey(origin.caller);
     const input: RunInput = {

@@ -1,4 +1,5 @@
 import type { RunSummary } from '../records.js';
+import type { JobOptions } from '../../config/job-options.js';
 
 /** One crawl asked for over the API or MCP, as its caller follows it. */
 export interface CrawlJob {
@@ -22,12 +23,12 @@ export type JobEvent =
 
 /**
  * Starts crawls and answers for them: the embedded runtime's job queue (`CrawlJobs`, behind the
- * data directory's single writer) or the cloud's run state machine (`ApiCrawls`). `settings` are
- * the request's, already validated against the settings table.
+ * data directory's single writer) or the cloud's run state machine (`ApiCrawls`). `options` are
+ * the job's settings, typed; each launcher checks them again (`checkJobOptions`).
  */
 export interface CrawlLauncher {
   /** `origin.caller`: who asked (the signed IAM principal behind the cloud's API), for per-caller caps. */
-  start(seeds: string[], settings: Record<string, unknown>, origin?: { caller?: string }): CrawlJob | Promise<CrawlJob>;
+  start(seeds: string[], options: JobOptions, origin?: { caller?: string }): CrawlJob | Promise<CrawlJob>;
   get(id: string): CrawlJob | undefined | Promise<CrawlJob | undefined>;
   /**
    * Stops a job cleanly; false when there is no such job or it already ended. `origin.caller`: who
