@@ -217,6 +217,18 @@ test('a stored page is scraped from DynamoDB and S3 with includeTags, and mapped
   const tagged = await sdk.scrape(productUrl('pond-pump'), { formats: ['markdown'], includeTags: ['table'] });
   assert.match(tagged.markdown!, /Flow/);
   assert.doesNotMatch(tagged.markdown!, /Price:/, 'only the table');
+  // Highlights, summary and attributes from the table and the bucket, each passage citing the WARC
+  // record in S3; lockdown answers with no run (the site's log is the run count: none is started).
+  const lit = await sdk.scrape(productUrl('pond-pump'), {
+    formats: ['markdown', 'summary', { type: 'highlights', query: 'flow rate' }, { type: 'attributes', selectors: [{ selector: 'h1', attribute: 'class' }] }],
+    lockdown: true,
+  });
+  assert.match(lit.highlights!, /Flow/, lit.highlights);
+  const cites = (lit.metadata as { highlights?: Array<{ start: number; end: number; text: string; warcFile?: string }> }).highlights!;
+  assert.ok(cites.length >= 1 && cites.every((c) => c.warcFile && lit.markdown!.slice(c.start, c.end) === c.text), JSON.stringify(cites));
+  assert.ok(lit.summary && lit.summary.length > 10);
+  assert.equal(lit.attributes?.[0]?.selector, 'h1');
+  await assert.rejects(sdk.scrape(`${shop.origin}/never-crawled`, { formats: ['markdown'], lockdown: true }), /not in the archive/);
   const map = await sdk.map(`${shop.origin}/`);
   for (const p of PRODUCTS)
     assert.ok(
