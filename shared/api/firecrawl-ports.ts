@@ -59,6 +59,8 @@ export interface FirecrawlOptions {
   read: <T>(use: (reads: FirecrawlReads) => Promise<T>) => Promise<T>;
   /** How the `json` format is answered; absent: it is refused. */
   json?: JsonAnswers;
+  /** A web search provider (SearXNG, Brave, Serper), for `POST /search` when one is configured: the web's hits, in its order. */
+  webSearch?: (query: string, limit: number) => Promise<Array<{ url: string; title: string; snippet: string }>>;
   /** The server's search index, for `POST /search` (the best hits of a query, at most `limit`); absent: search is refused. */
   search?: (query: string, limit: number) => Promise<IndexAnswer>;
   /** How the `question` format is answered (the server's chat model); absent: it is refused. */

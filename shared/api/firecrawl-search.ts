@@ -4,9 +4,23 @@
 // the stores (nothing is fetched: the index holds only pages the crawls stored).
 import type { Hono } from 'hono';
 import { highlightsOf } from '../search/highlights.js';
-import { documentOf } from './firecrawl-documents.js';
+import { documentOf, idOfUrl } from './firecrawl-documents.js';
 import type { FirecrawlJobs } from './firecrawl-jobs.js';
 import { body, failure, Refused, SearchBody, wantedOf, type Version } from './firecrawl-request.js';
+
+/** A web hit's page stored within this long is its document with no new fetch (Firecrawl's scrape default). */
+const WEB_MAX_AGE_MS = 2 * 86_400_000;
+
+/**
+ * The web's hits through the configured provider, as the index's: each hit's description its
+ * archived page's passages when trawl holds the page, else the provider's snippet.
+ */
+function webIndex(webSearch: NonNullable<FirecrawlJobs['options']['webSearch']>): NonNullable<FirecrawlJobs['options']['search']> {
+  return async (query, limit) => {
+    const found = await webSearch(query, limit);
+    return { hits: found.map((r) => ({ urlId: idOfUrl(r.url), url: r.url, title: r.title, summary: r.snippet })) };
+  };
+}
 
 /** Firecrawl's default number of results. */
 const DEFAULT_LIMIT = 5;
@@ -19,7 +33,7 @@ export function searchRoute(app: Hono, jobs: FirecrawlJobs, version: Version): v
   app.post(`/${version}/search`, async (c) => {
     try {
       const req = await body(c, SearchBody);
-      const search = jobs.options.search;
+      const search = jobs.options.webSearch ? webIndex(jobs.options.webSearch) : jobs.options.search;
       if (!search) throw new Refused('search is not served here: it answers from a trawl serve data directory’s search index');
       const sources = (req.sources ?? ['web']).map((s) => (typeof s === 'string' ? s : s.type));
       const other = sources.find((s) => s !== 'web');
@@ -34,6 +48,9 @@ export function searchRoute(app: Hono, jobs: FirecrawlJobs, version: Version): v
         .filter((h) => !req.includeDomains || req.includeDomains.some((d) => inDomain(hostOf(h.url), d)))
         .filter((h) => !req.excludeDomains?.some((d) => inDomain(hostOf(h.url), d)))
         .slice(0, limit);
+      // A web hit not yet archived is scraped first (a one-page crawl job each, politely), when its documents are asked for.
+      if (wanted && jobs.options.webSearch)
+        for (const h of hits) await jobs.freshPage(c, h.url, WEB_MAX_AGE_MS, wanted, jobs.waitMs).catch(() => undefined);
       const web = await jobs.read((reads) =>
         Promise.all(
           hits.map(async (h, i) => {

@@ -2,9 +2,11 @@ import { QueryEmbeddingCache } from '../enrich/query-cache.js';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
-import { firecrawlRoutes } from '../api/firecrawl.js';
+import { firecrawlRoutes, type FirecrawlOptions } from '../api/firecrawl.js';
 import { chatJson, chatQuestions } from '../api/firecrawl-chat.js';
 import { indexSearch } from '../search/hybrid.js';
+import { checkSearchProvider, searchBackend } from '../targets/search-backends.js';
+import { ApiClient } from '../targets/api-client.js';
 import { dataDirArchive } from '../archive/replay.js';
 import { mcpHttpHandler } from '../api/mcp.js';
 import { localMcpSource, newJobs } from '../api/mcp-local.js';
@@ -137,6 +139,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
         json: chatJson(chat),
         questions: chatQuestions(chat),
         search: (q, limit) => indexSearch({ enrich: searched.enrich, vectors: searched.vectors, embedder }, q, limit),
+        webSearch: webSearchOf(settings, env),
         allowPrivateNetwork: settings.allowPrivateNetwork,
         // A crawl's own receiver is signed with TRAWL_WEBHOOK_SECRET and recorded with the server's deliveries.
         webhooks,
@@ -171,4 +174,15 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       await local.close();
     },
   };
+}
+
+/** The web search provider the environment configures (SearXNG, Brave, Serper), for Firecrawl's search; undefined without one. */
+function webSearchOf(settings: CrawlSettings, env: NodeJS.ProcessEnv): FirecrawlOptions['webSearch'] {
+  try {
+    checkSearchProvider(env);
+  } catch {
+    return undefined;
+  }
+  const backend = searchBackend(env, new ApiClient({ userAgent: settings.userAgent, allowPrivateNetwork: settings.allowPrivateNetwork }));
+  return (query, limit) => backend.search(query, limit, []);
 }

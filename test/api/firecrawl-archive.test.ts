@@ -202,6 +202,32 @@ test("Firecrawl SDK: search answers from the server's own index, the page's pass
   } finally {
     await server.close();
   }
+  // With a web search provider configured (a SearXNG instance on loopback): the web's hits, each
+  // described by the archived page's passages when trawl holds it, else by the provider's snippet.
+  const searx = await serve((req, res) => {
+    const q = new URL(req.url ?? '/', 'http://x').searchParams;
+    const results =
+      q.get('pageno') === '1'
+        ? [
+            { url: `${site.origin}/guide`, title: 'Ferry guide', content: 'A guide to the ferries.' },
+            { url: 'https://elsewhere.example/ferries', title: 'Ferries elsewhere', content: 'Ferries in another harbour.' },
+          ]
+        : [];
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
+  });
+  const web = await startServer(resolveSettings(testFlags(data.dir, {}), {}), { port: '0', 'write-token': WRITE }, { TRAWL_SEARXNG_URL: `${searx.origin}/` });
+  try {
+    const fc = new Firecrawl({ apiKey: WRITE, apiUrl: web.url.replace(/\/$/, '') });
+    const found = await fc.search('ferry crossing minutes', { limit: 2 });
+    const [archived, elsewhere] = found.web as Array<{ url: string; description?: string }>;
+    assert.equal(archived!.url, `${site.origin}/guide`);
+    assert.match(archived!.description!, /The crossing takes forty minutes/, 'the archived page’s passage');
+    assert.equal(elsewhere!.url, 'https://elsewhere.example/ferries');
+    assert.equal(elsewhere!.description, 'Ferries in another harbour.', 'the provider’s snippet for a page trawl does not hold');
+  } finally {
+    await web.close();
+    await searx.close();
+  }
   // An embedding model that fails: the full text answers, and says so.
   const local = openLocalForWriting(data.dir, 'test');
   try {
