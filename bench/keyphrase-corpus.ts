@@ -90,7 +90,6 @@ export function corpusStats(docs: Doc[]): { df: Map<string, number>; docs: numbe
   return { df, docs: docs.length };
 }
 
-
 /** The four datasets, each with its role in bench:tags (the rules were chosen on two, held out on two). */
 export const DATASETS: Array<{ name: string; role: string; docs: () => Doc[] }> = [
   { name: 'Inspec', role: 'chosen on', docs: () => load('Inspec.zip') },

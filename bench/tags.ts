@@ -90,7 +90,8 @@ const comparisons = DATASETS.flatMap((set) => {
 // The ranker cross-validated: each fold's ranker fitted on the other folds of every set (as train:tags fits it), scored on its fold.
 const cv = crossValidateTags(tagSets(), 5);
 const cvTable = {
-  title: '5-fold cross-validation of the learned tag ranker (folds by document; each fold ranked by a ranker fitted on the other folds of all four sets), F1@10',
+  title:
+    '5-fold cross-validation of the learned tag ranker (folds by document; each fold ranked by a ranker fitted on the other folds of all four sets), F1@10',
   columns: ['dataset', 'docs', 'rules alone', 'learned ranker (CV)', 'TF-IDF words', 'ranker / TF-IDF'],
   rows: cv.figures.map((f) => [f.set, String(f.docs), pct(f.rules), pct(f.learned), pct(f.tfidf), `${(f.learned / f.tfidf).toFixed(2)} ×`]),
 };

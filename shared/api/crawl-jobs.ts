@@ -25,7 +25,6 @@ export const MAX_QUEUED_JOBS = 20;
 
 export { JOB_SETTINGS, type JobOptions, type JobSetting } from '../config/job-options.js';
 
-
 interface Running {
   job: CrawlJob;
   options: JobOptions;

@@ -49,8 +49,7 @@ export function searchRoute(app: Hono, jobs: FirecrawlJobs, version: Version): v
         .filter((h) => !req.excludeDomains?.some((d) => inDomain(hostOf(h.url), d)))
         .slice(0, limit);
       // A web hit not yet archived is scraped first (a one-page crawl job each, politely), when its documents are asked for.
-      if (wanted && jobs.options.webSearch)
-        for (const h of hits) await jobs.freshPage(c, h.url, WEB_MAX_AGE_MS, wanted, jobs.waitMs).catch(() => undefined);
+      if (wanted && jobs.options.webSearch) for (const h of hits) await jobs.freshPage(c, h.url, WEB_MAX_AGE_MS, wanted, jobs.waitMs).catch(() => undefined);
       const web = await jobs.read((reads) =>
         Promise.all(
           hits.map(async (h, i) => {

@@ -33,7 +33,6 @@ export const JOB_SETTINGS = [
 ] as const satisfies readonly SettingName[];
 export type JobSetting = (typeof JOB_SETTINGS)[number];
 
-
 /** The settings a job chose, typed: what every way into a crawl (REST, MCP, Firecrawl) hands its launcher. */
 export type JobOptions = Partial<Pick<CrawlSettings, JobSetting>> & { resume?: boolean };
 

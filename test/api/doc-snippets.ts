@@ -26,8 +26,11 @@ export async function runSnippet(
     writeFileSync(join(dir, file), block);
     // Not spawnSync: the server answering the snippet runs in this process.
     return await new Promise((done) =>
-      execFile(process.execPath, [join(dir, file), ...(Array.isArray(args) ? args : [args])], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-        done({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [join(dir, file), ...(Array.isArray(args) ? args : [args])],
+        { env: { ...process.env, ...env }, timeout: 60_000 },
+        (err, stdout, stderr) => done({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
       ),
     );
   } finally {

@@ -112,16 +112,16 @@ test(
       await assert.rejects(fc.startBatchScrape(['ftp://x', url]), /not http\(s\) URLs/);
 
       // The docs' snippet, as written, with the SDK version it names.
-    const ran = await runSnippet('highlights.mjs', '@mendable/firecrawl-js', [url, 'how long does the ferry crossing take'], {
-      TRAWL_URL: server.url.replace(/\/$/, ''),
-      TRAWL_API_WRITE_TOKEN: WRITE,
-    });
-    assert.equal(ran.status, 0, ran.stderr);
-    assert.match(ran.stdout, /The crossing takes forty minutes in calm weather\./);
-    assert.match(ran.stdout, /\.warc\.gz at \d+ \(\d+ bytes\), characters \d+–\d+ of the markdown/);
-    assert.match(ran.stdout, /the same from the archive alone\n$/);
+      const ran = await runSnippet('highlights.mjs', '@mendable/firecrawl-js', [url, 'how long does the ferry crossing take'], {
+        TRAWL_URL: server.url.replace(/\/$/, ''),
+        TRAWL_API_WRITE_TOKEN: WRITE,
+      });
+      assert.equal(ran.status, 0, ran.stderr);
+      assert.match(ran.stdout, /The crossing takes forty minutes in calm weather\./);
+      assert.match(ran.stdout, /\.warc\.gz at \d+ \(\d+ bytes\), characters \d+–\d+ of the markdown/);
+      assert.match(ran.stdout, /the same from the archive alone\n$/);
 
-    // Lockdown: from the archive, not one request to the site (not even robots.txt).
+      // Lockdown: from the archive, not one request to the site (not even robots.txt).
       const before = asked.length;
       const locked = await fc.scrape(url, { formats: ['markdown', { type: 'highlights', query: 'pier two' }], lockdown: true, maxAge: 0 });
       assert.match(locked.markdown!, /Ferry guide/);

@@ -14,7 +14,10 @@ test('a job takes its own settings, typed and checked', () => {
 });
 
 test('a misspelt setting, one the server keeps, or a bad value is refused by name', () => {
-  assert.throws(() => checkJobOptions({ maxPagez: 5 }), (err: unknown) => err instanceof UsageError && /"maxPagez" is not a setting a crawl job may choose/.test(err.message));
+  assert.throws(
+    () => checkJobOptions({ maxPagez: 5 }),
+    (err: unknown) => err instanceof UsageError && /"maxPagez" is not a setting a crawl job may choose/.test(err.message),
+  );
   assert.throws(() => checkJobOptions({ data: '/etc' }), /"data" is not a setting a crawl job may choose/);
   assert.throws(() => checkJobOptions({ allowPrivateNetwork: true }), /"allowPrivateNetwork" is not a setting/);
   assert.throws(() => checkJobOptions({ maxPages: -1 }), /maxPages:/);

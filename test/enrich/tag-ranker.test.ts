@@ -15,7 +15,13 @@ const TEXT =
 
 /** A ranker of one split: sure of candidates at or over `cut` of one feature, sure against the rest. */
 function oneSplit(feature: (typeof TAG_FEATURES)[number], cut: number, threshold: number): TagModel {
-  return { features: [...TAG_FEATURES], base: 0, trees: [[{ f: TAG_FEATURES.indexOf(feature), t: cut, l: 1, r: 2 }, { v: -6 }, { v: 6 }]], threshold, trainedOn: 'test' };
+  return {
+    features: [...TAG_FEATURES],
+    base: 0,
+    trees: [[{ f: TAG_FEATURES.indexOf(feature), t: cut, l: 1, r: 2 }, { v: -6 }, { v: 6 }]],
+    threshold,
+    trainedOn: 'test',
+  };
 }
 
 test('the ranker orders the candidates and stops at its threshold, never under the minimum', () => {
