@@ -160,6 +160,8 @@ function collect(text: string, language: string | undefined, title: Set<string>,
         const cased = run.slice(i, i + size);
         const gram = cased.map((w) => w.word);
         const stems = gram.map((w) => stem(w, language));
+        // A word run on itself ("harbour harbour") is no phrase.
+        if (size > 1 && new Set(stems).size < size) continue;
         const key = stems.join(' ');
         let p = phrases.get(key);
         if (!p) phrases.set(key, (p = { key, surface: new Map(), count: 0, names: 0, inTitle: stems.every((s) => title.has(s)), first: position, size }));
