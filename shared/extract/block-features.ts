@@ -132,8 +132,17 @@ export interface JudgedBlock {
   features: number[];
 }
 
-/** Features of each block (`blocks`, all the page's candidate leaf blocks in document order; `inside`, those the rules chose). */
-export function blockFeatures(model: PageModel, blocks: Element[], inside: ReadonlySet<Element>, page: PageSignals): JudgedBlock[] {
+/**
+ * Features of each block (`blocks`, all the page's candidate leaf blocks in document order; `inside`,
+ * those the rules chose); with `wanted`, of those blocks only (their neighbours still count).
+ */
+export function blockFeatures(
+  model: PageModel,
+  blocks: Element[],
+  inside: ReadonlySet<Element>,
+  page: PageSignals,
+  wanted: (el: Element) => boolean = () => true,
+): JudgedBlock[] {
   const stop = stopwordSet();
   const lens = blocks.map((b) => model.statsOf(b).len);
   let contentLen = 0;
@@ -165,7 +174,9 @@ export function blockFeatures(model: PageModel, blocks: Element[], inside: Reado
     return 12;
   };
   const pageType = (['article', 'product', 'forum', 'listing', 'documentation'] as const).map((t) => (page.type === t ? 1 : 0));
-  return blocks.map((el, i) => {
+  const judged: JudgedBlock[] = [];
+  blocks.forEach((el, i) => {
+    if (!wanted(el)) return;
     const text = textOf(el);
     const len = lens[i]!;
     const words = text.split(/\s+/).filter(Boolean);
@@ -230,6 +241,7 @@ export function blockFeatures(model: PageModel, blocks: Element[], inside: Reado
       page.linkShare,
       page.listShare,
     ];
-    return { el, inside: isIn, features: f };
+    judged.push({ el, inside: isIn, features: f });
   });
+  return judged;
 }

@@ -58,7 +58,7 @@ export function activeBlockModel(): BlockModel | null {
 export const contentProbability: (m: BlockModel, features: number[]) => number = treeProbability;
 
 /** The page's candidate blocks in document order, inside and out, with their features. */
-export function judgeContent(model: PageModel, nodes: Element[], type: PageType): JudgedBlock[] {
+export function judgeContent(model: PageModel, nodes: Element[], type: PageType, wanted?: (el: Element, inside: boolean) => boolean): JudgedBlock[] {
   const inside = new Set(leafBlocks(model, nodes));
   const all = leafBlocks(
     model,
@@ -73,7 +73,7 @@ export function judgeContent(model: PageModel, nodes: Element[], type: PageType)
     linkShare: body.len ? body.links / body.len : 0,
     listShare: all.length ? all.filter((b) => b.name === 'li').length / all.length : 0,
   };
-  return blockFeatures(model, all, inside, page);
+  return blockFeatures(model, all, inside, page, wanted && ((el) => wanted(el, inside.has(el))));
 }
 
 /**
@@ -84,7 +84,8 @@ export function judgeContent(model: PageModel, nodes: Element[], type: PageType)
 export function applyBlockModel(model: PageModel, nodes: Element[], type: PageType, onJudged?: (blocks: JudgedBlock[]) => void): Element[] {
   const m = active;
   if ((!m && !onJudged) || nodes.length === 0) return nodes;
-  const judged = judgeContent(model, nodes, type);
+  // A model that drops nothing (its threshold at 0) needs the features of the blocks outside only.
+  const judged = judgeContent(model, nodes, type, onJudged || !m || m.dropBelow > 0 ? undefined : (_el, inside) => !inside);
   onJudged?.(judged);
   if (!m) return nodes;
   const added: Element[] = [];
@@ -99,7 +100,7 @@ export function applyBlockModel(model: PageModel, nodes: Element[], type: PageTy
     } else if (!b.inside && p > m.addAbove) {
       // A copy of a block the content holds (a teaser, a second copy of the article) never joins.
       // Nor does a line the rules never keep (a date line, an appeal, share buttons).
-      insideTexts ??= new Set(judged.filter((j) => j.inside).map((j) => squash(textOf(j.el))));
+      insideTexts ??= new Set(leafBlocks(model, nodes).map((el) => squash(textOf(el))));
       const text = squash(textOf(b.el));
       if (!insideTexts.has(text) && !isFurnitureLine(text)) added.push(b.el);
     }

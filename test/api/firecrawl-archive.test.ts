@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import Firecrawl from '@mendable/firecrawl-js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { startServer } from '../../shared/cli/serve-command.js';
@@ -121,7 +122,16 @@ test(
       assert.match(ran.stdout, /\.warc\.gz at \d+ \(\d+ bytes\), characters \d+–\d+ of the markdown/);
       assert.match(ran.stdout, /the same from the archive alone\n$/);
 
-      // Lockdown: from the archive, not one request to the site (not even robots.txt).
+      // The question and batch snippets too, as written.
+    const asked2 = await runSnippet('question.mjs', '@mendable/firecrawl-js', [url, 'How long is the crossing?'], { TRAWL_URL: server.url.replace(/\/$/, ''), TRAWL_API_WRITE_TOKEN: WRITE });
+    assert.equal(asked2.status, 0, asked2.stderr);
+    assert.match(asked2.stdout, /^The crossing takes forty minutes in calm weather \[1\]\.\n\[\S+\.warc\.gz at \d+\] /);
+    const batched = await runSnippet('batch.mjs', '@mendable/firecrawl-js', [url, `${site.origin}/fares`], { TRAWL_URL: server.url.replace(/\/$/, ''), TRAWL_API_WRITE_TOKEN: WRITE });
+    assert.equal(batched.status, 0, batched.stderr);
+    assert.match(batched.stdout, /\/guide \d+\n/);
+    assert.match(batched.stdout, /\/fares \d+\n/);
+
+    // Lockdown: from the archive, not one request to the site (not even robots.txt).
       const before = asked.length;
       const locked = await fc.scrape(url, { formats: ['markdown', { type: 'highlights', query: 'pier two' }], lockdown: true, maxAge: 0 });
       assert.match(locked.markdown!, /Ferry guide/);
@@ -199,6 +209,9 @@ test("Firecrawl SDK: search answers from the server's own index, the page's pass
     const elsewhere = await fc.search('ferry crossing minutes', { limit: 3, excludeDomains: [new URL(site.origin).hostname] });
     assert.deepEqual(elsewhere.web ?? [], []);
     await assert.rejects(fc.search('ferries', { sources: ['news'] }), /news source is not supported/);
+    const searched = await runSnippet('search.mjs', '@mendable/firecrawl-js', ['ferry crossing minutes'], { TRAWL_URL: server.url.replace(/\/$/, ''), TRAWL_API_WRITE_TOKEN: WRITE });
+    assert.equal(searched.status, 0, searched.stderr);
+    assert.match(searched.stdout, new RegExp(`^1 ${site.origin}/guide\\n  .*The crossing takes forty minutes`));
   } finally {
     await server.close();
   }
@@ -265,6 +278,11 @@ test('Firecrawl SDK: parse reads an uploaded HTML or PDF file as a crawled page,
     );
     assert.match(pdf.markdown!, /Boats leave the island at nine and at four/);
     await assert.rejects(fc.parse({ data: Buffer.from([1, 2, 3, 4]), filename: 'x.bin', contentType: 'application/octet-stream' }), /neither HTML nor PDF/);
+    const file = join(data.dir, 'guide.html');
+    writeFileSync(file, GUIDE);
+    const parsed = await runSnippet('parse.mjs', '@mendable/firecrawl-js', [file], { TRAWL_URL: server.url.replace(/\/$/, ''), TRAWL_API_WRITE_TOKEN: WRITE });
+    assert.equal(parsed.status, 0, parsed.stderr);
+    assert.match(parsed.stdout, /ferr/i);
     // Over the size limit: refused before it is read whole.
     await assert.rejects(fc.parse({ data: Buffer.alloc(11 * 1024 * 1024, 32), filename: 'big.html', contentType: 'text/html' }), /at most 10485760 bytes/);
   } finally {
