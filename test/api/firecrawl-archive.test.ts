@@ -123,15 +123,21 @@ test(
       assert.match(ran.stdout, /the same from the archive alone\n$/);
 
       // The question and batch snippets too, as written.
-    const asked2 = await runSnippet('question.mjs', '@mendable/firecrawl-js', [url, 'How long is the crossing?'], { TRAWL_URL: server.url.replace(/\/$/, ''), TRAWL_API_WRITE_TOKEN: WRITE });
-    assert.equal(asked2.status, 0, asked2.stderr);
-    assert.match(asked2.stdout, /^The crossing takes forty minutes in calm weather \[1\]\.\n\[\S+\.warc\.gz at \d+\] /);
-    const batched = await runSnippet('batch.mjs', '@mendable/firecrawl-js', [url, `${site.origin}/fares`], { TRAWL_URL: server.url.replace(/\/$/, ''), TRAWL_API_WRITE_TOKEN: WRITE });
-    assert.equal(batched.status, 0, batched.stderr);
-    assert.match(batched.stdout, /\/guide \d+\n/);
-    assert.match(batched.stdout, /\/fares \d+\n/);
+      const asked2 = await runSnippet('question.mjs', '@mendable/firecrawl-js', [url, 'How long is the crossing?'], {
+        TRAWL_URL: server.url.replace(/\/$/, ''),
+        TRAWL_API_WRITE_TOKEN: WRITE,
+      });
+      assert.equal(asked2.status, 0, asked2.stderr);
+      assert.match(asked2.stdout, /^The crossing takes forty minutes in calm weather \[1\]\.\n\[\S+\.warc\.gz at \d+\] /);
+      const batched = await runSnippet('batch.mjs', '@mendable/firecrawl-js', [url, `${site.origin}/fares`], {
+        TRAWL_URL: server.url.replace(/\/$/, ''),
+        TRAWL_API_WRITE_TOKEN: WRITE,
+      });
+      assert.equal(batched.status, 0, batched.stderr);
+      assert.match(batched.stdout, /\/guide \d+\n/);
+      assert.match(batched.stdout, /\/fares \d+\n/);
 
-    // Lockdown: from the archive, not one request to the site (not even robots.txt).
+      // Lockdown: from the archive, not one request to the site (not even robots.txt).
       const before = asked.length;
       const locked = await fc.scrape(url, { formats: ['markdown', { type: 'highlights', query: 'pier two' }], lockdown: true, maxAge: 0 });
       assert.match(locked.markdown!, /Ferry guide/);
@@ -209,7 +215,10 @@ test("Firecrawl SDK: search answers from the server's own index, the page's pass
     const elsewhere = await fc.search('ferry crossing minutes', { limit: 3, excludeDomains: [new URL(site.origin).hostname] });
     assert.deepEqual(elsewhere.web ?? [], []);
     await assert.rejects(fc.search('ferries', { sources: ['news'] }), /news source is not supported/);
-    const searched = await runSnippet('search.mjs', '@mendable/firecrawl-js', ['ferry crossing minutes'], { TRAWL_URL: server.url.replace(/\/$/, ''), TRAWL_API_WRITE_TOKEN: WRITE });
+    const searched = await runSnippet('search.mjs', '@mendable/firecrawl-js', ['ferry crossing minutes'], {
+      TRAWL_URL: server.url.replace(/\/$/, ''),
+      TRAWL_API_WRITE_TOKEN: WRITE,
+    });
     assert.equal(searched.status, 0, searched.stderr);
     assert.match(searched.stdout, new RegExp(`^1 ${site.origin}/guide\\n  .*The crossing takes forty minutes`));
   } finally {
