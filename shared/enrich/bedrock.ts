@@ -71,6 +71,27 @@ async function client(options: BedrockOptions): Promise<{ client: BedrockRuntime
   return { client: c, sdk: s };
 }
 
+/**
+ * The AWS credentials a Bedrock call would sign with, resolved now by the SDK's own chain
+ * (environment, profiles, SSO, a role); rejects with the chain's reason when there are none, or
+ * when resolving takes longer than `timeoutMs` (a machine without a metadata service).
+ */
+export async function bedrockCredentials(options: BedrockOptions, timeoutMs: number): Promise<void> {
+  if (options.credentials || options.client) return;
+  const { client: c } = await client(options);
+  const resolve = (c.config.credentials as () => Promise<unknown>)();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no credentials within ${timeoutMs / 1000} s`)), timeoutMs);
+    timer.unref();
+  });
+  try {
+    await Promise.race([resolve, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Chat through the Bedrock Converse API, temperature 0. */
 export class BedrockChat implements ChatClient {
   readonly provider = 'bedrock' as const;

@@ -1,5 +1,5 @@
 import { DEFAULT_MODELS } from '../config/enrich-settings.js';
-import { BedrockChat, type BedrockOptions } from './bedrock.js';
+import { bedrockCredentials, BedrockChat, type BedrockOptions } from './bedrock.js';
 import { LocalTextGenerator } from './local-provider.js';
 import { OpenAiChat } from './openai.js';
 import { createEmbedder } from './embedder-factory.js';
@@ -90,13 +90,15 @@ export const PREFLIGHT_TIMEOUT_MS = 10_000;
  * Asks an OpenAI-compatible endpoint for its models before anything is crawled or served: one that
  * does not answer, or refuses the key, is refused with what to set (it used to fail every page,
  * one "fetch failed" at a time, after the whole crawl). An endpoint without a model list (404) or
- * any other answer passes: it answered. Bedrock is not asked (its credentials are the SDK's).
+ * any other answer passes: it answered. For Bedrock, the AWS credentials its calls would sign with
+ * are resolved by the SDK's chain; none is a refusal naming what to set.
  */
 export async function preflightProvider(
-  settings: Pick<ProviderSettings, 'provider' | 'openaiBaseUrl'>,
+  settings: Pick<ProviderSettings, 'provider' | 'openaiBaseUrl' | 'bedrockRegion'>,
   env: NodeJS.ProcessEnv,
   timeoutMs = PREFLIGHT_TIMEOUT_MS,
 ): Promise<void> {
+  if (settings.provider === 'bedrock') return preflightBedrock(settings, env, timeoutMs);
   if (settings.provider !== 'openai') return;
   checkProvider(settings, env);
   const base = settings.openaiBaseUrl.replace(/\/+$/, '');
@@ -124,4 +126,16 @@ function chatClient(settings: ProviderSettings, env: NodeJS.ProcessEnv, bedrock:
   if (provider === 'bedrock')
     return new BedrockChat(model, { region: settings.bedrockRegion || env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT, ...bedrock });
   return new OpenAiChat(model, { baseUrl: settings.openaiBaseUrl, apiKey: env.TRAWL_OPENAI_API_KEY ?? env.OPENAI_API_KEY });
+}
+
+/** Bedrock's preflight: the SDK's credential chain must give credentials (no model is called: that costs). */
+async function preflightBedrock(settings: Pick<ProviderSettings, 'bedrockRegion'>, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<void> {
+  try {
+    await bedrockCredentials({ region: settings.bedrockRegion || env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT }, timeoutMs);
+  } catch (err) {
+    throw new UsageError(
+      `--provider bedrock has no AWS credentials to sign with (${errorMessage(err)}): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run where a role provides them`,
+      { cause: err },
+    );
+  }
 }

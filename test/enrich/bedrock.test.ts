@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { BedrockChat, TitanEmbedder } from '../../shared/enrich/bedrock.js';
 import { PromptedGenerator } from '../../shared/enrich/prompts.js';
 import { ProviderError, withRetry } from '../../shared/enrich/provider-error.js';
-import { createProviders } from '../../shared/enrich/provider-factory.js';
+import { createProviders, preflightProvider } from '../../shared/enrich/provider-factory.js';
+import { UsageError } from '../../shared/errors.js';
 import { letterVector, modelServer } from './model-servers.js';
 
 const credentials = { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' };
@@ -114,4 +115,41 @@ test('the provider setting picks Bedrock with its default models, or the configu
   assert.equal(custom.embedder.dimension, 1024);
   const local = createProviders({ ...base, provider: 'local' }, {});
   assert.deepEqual(local.embedder.stamp, { provider: 'local', model: 'hash-c345-512', version: 'hash-v1' });
+});
+
+test('the Bedrock preflight resolves the AWS credentials the SDK would sign with, and refuses with what to set when there are none', async () => {
+  const keys = [
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'AWS_PROFILE',
+    'AWS_SHARED_CREDENTIALS_FILE',
+    'AWS_CONFIG_FILE',
+    'AWS_EC2_METADATA_DISABLED',
+    'AWS_WEB_IDENTITY_TOKEN_FILE',
+    'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+    'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+  ];
+  const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+  const settings = { provider: 'bedrock' as const, openaiBaseUrl: 'https://api.openai.com/v1', bedrockRegion: 'eu-west-1' };
+  try {
+    for (const k of keys) delete process.env[k];
+    // Nowhere to find credentials: no keys, no profile files, no instance metadata.
+    process.env.AWS_SHARED_CREDENTIALS_FILE = '/nonexistent/credentials';
+    process.env.AWS_CONFIG_FILE = '/nonexistent/config';
+    process.env.AWS_EC2_METADATA_DISABLED = 'true';
+    await assert.rejects(
+      preflightProvider(settings, process.env),
+      (err: unknown) =>
+        err instanceof UsageError &&
+        /--provider bedrock has no AWS credentials to sign with .*set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/.test(err.message),
+    );
+    process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
+    process.env.AWS_SECRET_ACCESS_KEY = 'secret';
+    await preflightProvider(settings, process.env);
+  } finally {
+    for (const k of keys)
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+  }
 });
