@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { PARSE_MAX_BYTES } from './firecrawl-parse.js';
+import { PARSE_MAX_BYTES } from './firecrawl-request.js';
 import { HTTPException } from 'hono/http-exception';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log/logger.js';

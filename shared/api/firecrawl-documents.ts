@@ -19,7 +19,7 @@ export async function documentOf(
   page: PageRecord,
   wanted: Wanted,
   own?: ExtractRecord,
-  more: { sourceURL?: string; questions?: QuestionAnswers } = {},
+  more: { sourceURL?: string; questions?: QuestionAnswers; summarize?: (text: string, language?: string) => string } = {},
 ): Promise<Record<string, unknown>> {
   const sourceURL = more.sourceURL ?? page.url;
   // A page whose bytes equal a page stored before has no extraction of its own: it is answered with
@@ -40,7 +40,7 @@ export async function documentOf(
     if (png && wanted.screenshot) doc.screenshot = pngUrl(png);
     else if (png) doc.actions = { screenshots: [pngUrl(png)] };
   }
-  const passages = await passagesOf(reads, original?.page ?? page, x, wanted, { html: async () => html?.dom ?? '', questions: more.questions });
+  const passages = await passagesOf(reads, original?.page ?? page, x, wanted, { html: async () => html?.dom ?? '', questions: more.questions, summarize: more.summarize });
   Object.assign(doc, passages.doc);
   doc.metadata = {
     ...passages.metadata,

@@ -10,16 +10,16 @@ import { summarizeExtractive } from '../enrich/local-summary.js';
 import { plainText } from '../enrich/text.js';
 import { highlightsOf } from '../search/highlights.js';
 import { canonicalize } from '../url/canonical.js';
-import { failure, Refused, ScrapeOptionsBody, wantedOf, type Version } from './firecrawl-request.js';
+import { failure, PARSE_MAX_BYTES, Refused, ScrapeOptionsBody, wantedOf } from './firecrawl-request.js';
 
-/** The largest file a parse takes (Firecrawl's own cap is larger; a crawl's page body cap is 5 MiB). */
-export const PARSE_MAX_BYTES = 10 * 1024 * 1024;
 
 const PDF_MAGIC = Buffer.from('%PDF-');
 
-/** `POST /parse` (v2): the uploaded file's extraction as a document. */
-export function parseRoute(app: Hono, version: Version): void {
-  if (version !== 'v2') return;
+/**
+ * `POST /v2/parse`: the uploaded file's extraction as a document. `trawl serve` adds it to the
+ * Firecrawl routes (the cloud's search API does not: its bundle carries no extractor).
+ */
+export function parseRoute(app: Hono): void {
   app.post('/v2/parse', async (c) => {
     try {
       const declared = Number(c.req.header('content-length') ?? 0);
@@ -41,7 +41,7 @@ export function parseRoute(app: Hono, version: Version): void {
       }
       const parsed = ScrapeOptionsBody.safeParse(options);
       if (!parsed.success) throw new Refused(`options: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-      const wanted = wantedOf(parsed.data, version, undefined, false);
+      const wanted = wantedOf(parsed.data, 'v2', undefined, false);
       if (wanted.json || wanted.question || wanted.actions || wanted.attributes || wanted.tags)
         throw new Refused('a parse answers with markdown, html, links, summary and highlights');
       const bytes = Buffer.from(await file.arrayBuffer());

@@ -2,7 +2,6 @@
 // answer a query), `question` (a chat model's answer grounded in those passages), `summary`, and
 // `attributes` (values by CSS selector). Every passage cites the archived record it came from.
 import * as cheerio from 'cheerio';
-import { summarizeExtractive } from '../enrich/local-summary.js';
 import { plainText } from '../enrich/text.js';
 import { highlightsOf } from '../search/highlights.js';
 import { captureOf, citationsOf } from '../search/cited-highlights.js';
@@ -23,12 +22,14 @@ export async function passagesOf(
   page: PageRecord,
   x: ExtractRecord | undefined,
   wanted: Wanted,
-  tools: { html?: () => Promise<string>; questions?: QuestionAnswers },
+  tools: { html?: () => Promise<string>; questions?: QuestionAnswers; summarize?: (text: string, language?: string) => string },
 ): Promise<{ doc: Record<string, unknown>; metadata: Record<string, unknown> }> {
   const doc: Record<string, unknown> = {};
   const metadata: Record<string, unknown> = {};
   const markdown = x?.markdown ?? '';
-  if (wanted.summary) doc.summary = summarizeExtractive(plainText(markdown), x?.language);
+  // The page's summary as enrichment made it (the chat model's when one is configured), else the server's summarizer's.
+  if (wanted.summary)
+    doc.summary = (await reads.enrich.enrichCandidate(page.urlId))?.enrichment?.summary ?? tools.summarize?.(plainText(markdown), x?.language) ?? '';
   const query = wanted.highlights ?? wanted.question;
   if (query !== undefined) {
     const found = highlightsOf(markdown, query, { language: x?.language, ...(wanted.question ? { maxUnits: 10, maxChars: 4000 } : {}) });

@@ -63,6 +63,8 @@ export interface FirecrawlOptions {
   webSearch?: (query: string, limit: number) => Promise<Array<{ url: string; title: string; snippet: string }>>;
   /** The server's search index, for `POST /search` (the best hits of a query, at most `limit`); absent: search is refused. */
   search?: (query: string, limit: number) => Promise<IndexAnswer>;
+  /** The `summary` format's summarizer for a page enrichment has not summarized (the local one on `trawl serve`); absent: only a stored summary answers. */
+  summarize?: (text: string, language?: string) => string;
   /** How the `question` format is answered (the server's chat model); absent: it is refused. */
   questions?: QuestionAnswers;
   allowPrivateNetwork: boolean;

@@ -43,6 +43,8 @@ const ScrapeOptions = z
   })
   .passthrough();
 export const ScrapeBody = ScrapeOptions.extend({ url: z.string().min(1) });
+/** The largest file `POST /v2/parse` takes (Firecrawl's own cap is larger; a crawl's page body cap is 5 MiB). */
+export const PARSE_MAX_BYTES = 10 * 1024 * 1024;
 /** A parse's options: a scrape's without its URL. */
 export const ScrapeOptionsBody = ScrapeOptions;
 /** A crawl's own receiver: Firecrawl's `webhook`, a URL or its object form. */

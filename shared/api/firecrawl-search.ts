@@ -58,7 +58,7 @@ export function searchRoute(app: Hono, jobs: FirecrawlJobs, version: Version): v
               req.highlights === false || !x ? '' : highlightsOf(x.markdown, req.query, { language: x.language, maxUnits: 3, maxChars: 600 }).text;
             const result: Record<string, unknown> = { url: h.url, title: h.title, description: highlighted || h.summary, position: i + 1 };
             const page = wanted && (await reads.store.getPage(h.urlId));
-            return page ? { ...(await documentOf(reads, page, wanted, x)), ...result } : result;
+            return page ? { ...(await documentOf(reads, page, wanted, x, { summarize: jobs.options.summarize })), ...result } : result;
           }),
         ),
       );

@@ -13,7 +13,6 @@ import { ForbiddenError } from '../errors.js';
 import { answerDocument, documentOf } from './firecrawl-documents.js';
 import { FirecrawlJobs } from './firecrawl-jobs.js';
 import { searchRoute } from './firecrawl-search.js';
-import { parseRoute } from './firecrawl-parse.js';
 import type { FirecrawlOptions, FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
 import {
   BatchScrapeBody,
@@ -91,7 +90,6 @@ export function firecrawlRoutes(options: FirecrawlOptions): Hono {
     mapRoute(app, jobs, version);
     searchRoute(app, jobs, version);
     batchRoutes(app, jobs, version);
-    parseRoute(app, version);
   }
   return app;
 }
@@ -115,7 +113,7 @@ function scrapeRoute(app: Hono, jobs: FirecrawlJobs, version: Version): void {
       const { page } = fetched;
       const data = await jobs.read(async (reads) => {
         const x = await reads.store.getExtract(page.urlId);
-        const doc = await documentOf(reads, page, wanted, x, { sourceURL: req.url, questions: jobs.options.questions });
+        const doc = await documentOf(reads, page, wanted, x, { sourceURL: req.url, questions: jobs.options.questions, summarize: jobs.options.summarize });
         if (wanted.json && jobs.options.json) {
           const { json, warning } = await jobs.options.json.answer(reads, page, x, wanted.json);
           if (json !== undefined) doc[version === 'v1' && !req.formats?.includes('json') ? 'extract' : 'json'] = json;

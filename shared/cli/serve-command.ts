@@ -3,6 +3,9 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../api/app.js';
 import { firecrawlRoutes, type FirecrawlOptions } from '../api/firecrawl.js';
+import { parseRoute } from '../api/firecrawl-parse.js';
+import type { Hono } from 'hono';
+import { summarizeExtractive } from '../enrich/local-summary.js';
 import { chatJson, chatQuestions } from '../api/firecrawl-chat.js';
 import { indexSearch } from '../search/hybrid.js';
 import { checkSearchProvider, searchBackend } from '../targets/search-backends.js';
@@ -125,7 +128,7 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       writeToken,
       crawls: { jobs, allowPrivateNetwork: settings.allowPrivateNetwork },
       // Firecrawl's routes start crawl jobs as /crawls does, with the write token.
-      firecrawl: firecrawlRoutes({
+      firecrawl: withParse(firecrawlRoutes({
         jobs,
         read: (use) =>
           use({
@@ -143,7 +146,8 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
         allowPrivateNetwork: settings.allowPrivateNetwork,
         // A crawl's own receiver is signed with TRAWL_WEBHOOK_SECRET and recorded with the server's deliveries.
         webhooks,
-      }),
+        summarize: summarizeExtractive,
+      })),
     },
   );
   const server = serve({ fetch: app.fetch, hostname: host, port });
@@ -185,4 +189,10 @@ function webSearchOf(settings: CrawlSettings, env: NodeJS.ProcessEnv): Firecrawl
   }
   const backend = searchBackend(env, new ApiClient({ userAgent: settings.userAgent, allowPrivateNetwork: settings.allowPrivateNetwork }));
   return (query, limit) => backend.search(query, limit, []);
+}
+
+/** The Firecrawl routes with `POST /v2/parse`, which only the embedded server serves (it extracts the uploaded file here). */
+function withParse(app: Hono): Hono {
+  parseRoute(app);
+  return app;
 }

@@ -331,7 +331,8 @@ function rankedTags(candidates: TagCandidate[], model: TagModel, max: number): s
   const covered = new Set<string>();
   for (const { c, p } of ranked) {
     if (chosen.length >= max + 4) break;
-    if (p < model.threshold && chosen.length >= TAG_LIMITS.min) break;
+    // Under the threshold the ranker is unsure: it stops, once the tags (cleaned) reach the minimum.
+    if (p < model.threshold && cleanTags(chosen.map((x) => x.surface)).length >= TAG_LIMITS.min) break;
     const stems = c.key.split(' ');
     if (c.size > 1 && stems.every((s) => covered.has(s))) continue;
     for (const s of stems) covered.add(s);
