@@ -40,7 +40,11 @@ export async function documentOf(
     if (png && wanted.screenshot) doc.screenshot = pngUrl(png);
     else if (png) doc.actions = { screenshots: [pngUrl(png)] };
   }
-  const passages = await passagesOf(reads, original?.page ?? page, x, wanted, { html: async () => html?.dom ?? '', questions: more.questions, summarize: more.summarize });
+  const passages = await passagesOf(reads, original?.page ?? page, x, wanted, {
+    html: async () => html?.dom ?? '',
+    questions: more.questions,
+    summarize: more.summarize,
+  });
   Object.assign(doc, passages.doc);
   doc.metadata = {
     ...passages.metadata,

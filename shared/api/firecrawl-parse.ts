@@ -12,7 +12,6 @@ import { highlightsOf } from '../search/highlights.js';
 import { canonicalize } from '../url/canonical.js';
 import { failure, PARSE_MAX_BYTES, Refused, ScrapeOptionsBody, wantedOf } from './firecrawl-request.js';
 
-
 const PDF_MAGIC = Buffer.from('%PDF-');
 
 /**

@@ -128,26 +128,28 @@ export async function startServer(settings: CrawlSettings, flags: ServeFlags, en
       writeToken,
       crawls: { jobs, allowPrivateNetwork: settings.allowPrivateNetwork },
       // Firecrawl's routes start crawl jobs as /crawls does, with the write token.
-      firecrawl: withParse(firecrawlRoutes({
-        jobs,
-        read: (use) =>
-          use({
-            store: local.store,
-            graph: local.graph,
-            blobs: local.blobs,
-            archive: dataDirArchive(settings.data),
-            enrich: local.enrich,
-            sitePages: (host, limit) => local.store.sitePages(host, limit),
-          }),
-        json: chatJson(chat),
-        questions: chatQuestions(chat),
-        search: (q, limit) => indexSearch({ enrich: searched.enrich, vectors: searched.vectors, embedder }, q, limit),
-        webSearch: webSearchOf(settings, env),
-        allowPrivateNetwork: settings.allowPrivateNetwork,
-        // A crawl's own receiver is signed with TRAWL_WEBHOOK_SECRET and recorded with the server's deliveries.
-        webhooks,
-        summarize: summarizeExtractive,
-      })),
+      firecrawl: withParse(
+        firecrawlRoutes({
+          jobs,
+          read: (use) =>
+            use({
+              store: local.store,
+              graph: local.graph,
+              blobs: local.blobs,
+              archive: dataDirArchive(settings.data),
+              enrich: local.enrich,
+              sitePages: (host, limit) => local.store.sitePages(host, limit),
+            }),
+          json: chatJson(chat),
+          questions: chatQuestions(chat),
+          search: (q, limit) => indexSearch({ enrich: searched.enrich, vectors: searched.vectors, embedder }, q, limit),
+          webSearch: webSearchOf(settings, env),
+          allowPrivateNetwork: settings.allowPrivateNetwork,
+          // A crawl's own receiver is signed with TRAWL_WEBHOOK_SECRET and recorded with the server's deliveries.
+          webhooks,
+          summarize: summarizeExtractive,
+        }),
+      ),
     },
   );
   const server = serve({ fetch: app.fetch, hostname: host, port });
