@@ -137,7 +137,7 @@ function taggedPage(html: string, tags: NonNullable<Wanted['tags']>): cheerio.Ch
 const pngUrl = (png: Buffer) => `data:image/png;base64,${png.toString('base64')}`;
 
 /** Firecrawl's `html`: the page without its scripts, styles, frames and comments. */
-function cleanHtml(html: string): string {
+export function cleanHtml(html: string): string {
   const $ = cheerio.load(html);
   $('script, style, noscript, iframe, template, link[rel="stylesheet"]').remove();
   $('*')

@@ -2,7 +2,6 @@
 // PDF, read as a crawled page is — the same extraction, nothing fetched, nothing stored — and
 // answered as a document in the formats asked for: markdown, html, links, summary, highlights.
 import type { Hono } from 'hono';
-import * as cheerio from 'cheerio';
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { extractPage } from '../extract/extract-page.js';
 import { extractPdf } from '../extract/pdf.js';
@@ -10,6 +9,7 @@ import { summarizeExtractive } from '../enrich/local-summary.js';
 import { plainText } from '../enrich/text.js';
 import { highlightsOf } from '../search/highlights.js';
 import { canonicalize } from '../url/canonical.js';
+import { cleanHtml } from './firecrawl-documents.js';
 import { failure, PARSE_MAX_BYTES, Refused, ScrapeOptionsBody, wantedOf } from './firecrawl-request.js';
 
 const PDF_MAGIC = Buffer.from('%PDF-');
@@ -79,11 +79,7 @@ async function parsedDocument(bytes: Buffer, name: string, type: string, wanted:
   const f = wanted.formats;
   const doc: Record<string, unknown> = {};
   if (f.has('markdown') || f.size === 0) doc.markdown = markdown;
-  if (f.has('html') && html !== undefined) {
-    const $ = cheerio.load(html);
-    $('script, style, noscript, iframe, template, link[rel="stylesheet"]').remove();
-    doc.html = $.html();
-  }
+  if (f.has('html') && html !== undefined) doc.html = cleanHtml(html);
   if (f.has('rawHtml') && html !== undefined) doc.rawHtml = html;
   if (f.has('links')) doc.links = links;
   if (wanted.summary) doc.summary = summarizeExtractive(plainText(markdown), language);

@@ -188,14 +188,18 @@ export function plainText(markdown: string): string {
     .trim();
 }
 
+/** A sentence segmenter for the language (English where the runtime has no rules for it). */
+export function sentenceSegmenter(language?: string): Intl.Segmenter {
+  try {
+    return new Intl.Segmenter(language || 'en', { granularity: 'sentence' });
+  } catch {
+    return new Intl.Segmenter('en', { granularity: 'sentence' });
+  }
+}
+
 /** The sentences of a text, by the language's own rules (Intl.Segmenter), trimmed, blanks out. */
 export function sentences(text: string, language?: string): string[] {
-  let segmenter: Intl.Segmenter;
-  try {
-    segmenter = new Intl.Segmenter(language || 'en', { granularity: 'sentence' });
-  } catch {
-    segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
-  }
+  const segmenter = sentenceSegmenter(language);
   const out: string[] = [];
   for (const block of text.split(/\n+/)) {
     for (const { segment } of segmenter.segment(block)) {

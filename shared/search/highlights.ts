@@ -1,4 +1,4 @@
-import { contentStems } from '../enrich/text.js';
+import { contentStems, sentenceSegmenter } from '../enrich/text.js';
 
 /*
  * Highlights: the passages of a page's markdown that answer a query, in the page's own words. The
@@ -58,12 +58,7 @@ function unitsOf(markdown: string, language?: string): Unit[] {
     if (nl < 0) break;
     at = nl + 1;
   }
-  let segmenter: Intl.Segmenter;
-  try {
-    segmenter = new Intl.Segmenter(language || 'en', { granularity: 'sentence' });
-  } catch {
-    segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
-  }
+  const segmenter = sentenceSegmenter(language);
   let group = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
