@@ -65,7 +65,7 @@ try {
           notBefore: 0,
           priority: 0,
         } as FrontierRow;
-        items.push(frontierItem(row, 0, 1));
+        items.push(frontierItem(row, 0, { shards: 1, queueParts: 1 }));
         items.push(
           pageItem({ runId: 1, urlId: id(i), url: url(i), host: row.host, status: 200, contentHash: `h${i}`, fetchedAt: 1, title: `Page ${i}` } as PageRecord),
         );

@@ -13,6 +13,8 @@ import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
 import type { FrontierRow, HostTurn } from '../../shared/store/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { FRONTIER_INDEX, hostQueueKey, keys, QUEUE_PARTS, queueOrder, shardOf } from '../../shared/store/aws/table.js';
 import { serve, frontierRow } from '../helpers.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 
@@ -211,4 +213,40 @@ test("a container reads a run's RUN item once in RUN_CACHE_MS, sees a stop after
   reads = 0;
   for (let i = 0; i < 3; i++) await withRun(counted, targets.id, async () => undefined);
   assert.equal(reads, 3);
+});
+
+test("a host's queue is read in order across its parts, and a run made before parts keeps one", async () => {
+  const { deps, run, host } = await setup();
+  const store = deps.store as DynamoCrawlStore;
+  const rows = Array.from({ length: 24 }, (_, i) => {
+    const url = `${site.origin}/p${i}`;
+    return frontierRow({ runId: run.id, urlId: urlId(url), url, host, priority: (i * 7) % 24, depth: i % 3 });
+  });
+  await store.addUrls(rows);
+  const partsUsed = new Set(rows.map((r) => shardOf(r.urlId, QUEUE_PARTS)));
+  assert.ok(partsUsed.size > 1, 'the URLs fall in several parts');
+  const expected = [...rows].sort((a, b) => (queueOrder(a.priority, a.depth, a.urlId) < queueOrder(b.priority, b.depth, b.urlId) ? -1 : 1));
+  const first = await store.nextQueued(run.id, host, 5);
+  assert.deepEqual(
+    first.map((q) => q.urlId),
+    expected.slice(0, 5).map((r) => r.urlId),
+    'the first five of the whole queue',
+  );
+  // A RUN item written before parts (no `queueParts`): its host's queue is one partition.
+  const names = await emu.provision(`fetch-worker-old-${Date.now()}`);
+  const oldRun = { id: 7 };
+  const runItem = { ...keys.run(oldRun.id), type: 'RUN', id: oldRun.id, status: 'running', seeds: [], config: {}, startedAt: Date.now(), shards: 32 };
+  await emu.clients.doc.send(new PutCommand({ TableName: names.table, Item: runItem }));
+  const fresh = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs: deps.blobs });
+  await fresh.addUrls(rows.slice(0, 3).map((r) => ({ ...r, runId: oldRun.id })));
+  const queued = await emu.clients.doc.send(
+    new QueryCommand({
+      TableName: names.table,
+      IndexName: FRONTIER_INDEX.name,
+      KeyConditionExpression: 'QPK = :q',
+      ExpressionAttributeValues: { ':q': hostQueueKey(oldRun.id, host) },
+    }),
+  );
+  assert.equal(queued.Items?.length, 3, 'one partition, as the run was made');
+  assert.equal((await fresh.nextQueued(oldRun.id, host, 10)).length, 3);
 });

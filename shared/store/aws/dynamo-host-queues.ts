@@ -4,7 +4,7 @@ import type { FetchKind } from '../../fetch/content-type.js';
 import { stateMoves } from './dynamo-ledger.js';
 import { DynamoLedger } from './dynamo-ledger.js';
 import { isConditionFailure } from './dynamo-table.js';
-import { FRONTIER_INDEX, hostQueueKey, keys, runPartition } from './table.js';
+import { FRONTIER_INDEX, hostQueueKeys, keys, runPartition } from './table.js';
 
 const URL_SK = 'URL#';
 
@@ -13,7 +13,7 @@ const parkedSeen = new Set<string>();
 const PARKED_SEEN_MAX = 200_000;
 
 /**
- * A run's host queues on the single table: the queued URLs are the frontier index's `Q#<run>#<host>`
+ * A run's host queues on the single table: the queued URLs are the frontier index's `Q#<run>#<host>#<part>`
  * partitions (written with the URL items), and the run's host record (`RUN#<run>#<shard>` /
  * `HOST#<host>`, beside its page slots) holds the host's live turn and queued count, each change
  * one conditional update, so a turn ends only when nothing is queued at its host.
@@ -123,18 +123,27 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
   }
 
   async nextQueued(runId: number, host: string, limit: number): Promise<QueuedAt[]> {
-    const res = await this.doc.send(
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: FRONTIER_INDEX.name,
-        KeyConditionExpression: '#qpk = :q',
-        ExpressionAttributeNames: { '#qpk': FRONTIER_INDEX.pk },
-        ExpressionAttributeValues: { ':q': hostQueueKey(runId, host) },
-        Limit: limit,
+    // Each part of the host's queue holds its best first: the first `limit` of each, merged, are the queue's first `limit`.
+    const parts = await Promise.all(
+      hostQueueKeys(runId, host, (await this.layoutOf(runId)).queueParts).map(async (q) => {
+        const res = await this.doc.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: FRONTIER_INDEX.name,
+            KeyConditionExpression: '#qpk = :q',
+            ExpressionAttributeNames: { '#qpk': FRONTIER_INDEX.pk },
+            ExpressionAttributeValues: { ':q': q },
+            Limit: limit,
+          }),
+        );
+        return res.Items ?? [];
       }),
     );
-    return (res.Items ?? [])
+    return parts
+      .flat()
       .filter((i) => String(i.SK).startsWith(URL_SK))
+      .sort((a, b) => (String(a[FRONTIER_INDEX.sk]) < String(b[FRONTIER_INDEX.sk]) ? -1 : 1))
+      .slice(0, limit)
       .map((i) => ({ urlId: String(i.SK).slice(URL_SK.length), notBefore: Number(i.notBefore ?? 0) }));
   }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { FRONTIER_INDEX, hostQueueKey, INLINKS_INDEX, keys, queueOrder } from './table.js';
+import { FRONTIER_INDEX, INLINKS_INDEX, keys, queueOrder, urlQueueKey } from './table.js';
 import type { ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../ports/index.js';
 
 /** A stored item: the record's fields plus PK/SK, the item type and index keys. */
@@ -19,14 +19,29 @@ export function scopeOf(item: Item): { scope?: string[] } {
   return scope && [...scope].length ? { scope: [...scope].sort() } : {};
 }
 
-/** A URL item; a queued URL is also in its host's queue (the frontier index). */
-export function frontierItem(row: FrontierRow, expiresAt: number, shards: number): Item {
-  return { ...keys.frontier(row.runId, row.urlId, shards), type: 'URL', ...row, expiresAt, ...(row.state === 'queued' ? queueEntry(row) : {}) };
+/** Where a run's items go: its partitions (`shards`) and the parts of each host's queue (`queueParts`). */
+export interface RunLayout {
+  shards: number;
+  queueParts: number;
 }
 
-/** The frontier index's attributes of a queued URL: its host's queue, and its place there. */
-export function queueEntry(row: Pick<FrontierRow, 'runId' | 'host' | 'priority' | 'depth' | 'urlId'>): Item {
-  return { [FRONTIER_INDEX.pk]: hostQueueKey(row.runId, row.host), [FRONTIER_INDEX.sk]: queueOrder(row.priority, row.depth, row.urlId) };
+/** A URL item; a queued URL is also in its host's queue (the frontier index). */
+export function frontierItem(row: FrontierRow, expiresAt: number, layout: RunLayout): Item {
+  return {
+    ...keys.frontier(row.runId, row.urlId, layout.shards),
+    type: 'URL',
+    ...row,
+    expiresAt,
+    ...(row.state === 'queued' ? queueEntry(row, layout.queueParts) : {}),
+  };
+}
+
+/** The frontier index's attributes of a queued URL: its host's queue (the part its id falls in), and its place there. */
+export function queueEntry(row: Pick<FrontierRow, 'runId' | 'host' | 'priority' | 'depth' | 'urlId'>, queueParts: number): Item {
+  return {
+    [FRONTIER_INDEX.pk]: urlQueueKey(row.runId, row.host, row.urlId, queueParts),
+    [FRONTIER_INDEX.sk]: queueOrder(row.priority, row.depth, row.urlId),
+  };
 }
 
 export function pageItem(p: PageRecord): Item {

@@ -3,7 +3,7 @@ import type { RunRecord, RunStatus } from '../ports/index.js';
 import { scopeOf } from './dynamo-items.js';
 import { DynamoReports } from './dynamo-reports.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { runShardsFor, TTL_ATTRIBUTE, keys } from './table.js';
+import { QUEUE_PARTS, runShardsFor, TTL_ATTRIBUTE, keys } from './table.js';
 
 /** Runs: the run counter, each run's RUN and COUNTERS items, its status and scope (the `RunStore` half of the cloud store). */
 export abstract class DynamoRuns extends DynamoReports {
@@ -46,8 +46,8 @@ export abstract class DynamoRuns extends DynamoReports {
           }),
         ),
     );
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.run(id), type: 'RUN', ...run, shards } }));
-    this.rememberShards(id, shards);
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.run(id), type: 'RUN', ...run, shards, queueParts: QUEUE_PARTS } }));
+    this.rememberLayout(id, { shards, queueParts: QUEUE_PARTS });
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.runningRun(id), type: 'RUNNING', runId: id } }));
     if (typeof config.crawl === 'string') await this.pointCrawlAt(config.crawl, id);
     return run;

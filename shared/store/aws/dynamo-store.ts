@@ -14,7 +14,7 @@ import {
   type UrlState,
   type UrlReason,
 } from '../ports/index.js';
-import { fetchItem, frontierItem, queueEntry, recordOf } from './dynamo-items.js';
+import { fetchItem, frontierItem, queueEntry, recordOf, type RunLayout } from './dynamo-items.js';
 import { latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoRuns } from './dynamo-runs.js';
 import { STATE_COUNTER, stateMoves } from './dynamo-ledger.js';
@@ -87,9 +87,9 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     // rest are written. A failed conditional put would cost a write unit each.
     const seen = (runId: number) => seenUrls(this.table, runId);
     const unseen = rows.filter((r) => !seen(r.runId).has(r.urlId));
-    const shards = new Map<number, number>();
-    for (const runId of new Set(rows.map((r) => r.runId))) shards.set(runId, await this.shardsOf(runId));
-    const keyOf = (r: FrontierRow) => keys.frontier(r.runId, r.urlId, shards.get(r.runId)!);
+    const layouts = new Map<number, RunLayout>();
+    for (const runId of new Set(rows.map((r) => r.runId))) layouts.set(runId, await this.layoutOf(runId));
+    const keyOf = (r: FrontierRow) => keys.frontier(r.runId, r.urlId, layouts.get(r.runId)!.shards);
     const known = new Map((await this.batchGet(unseen.map(keyOf), ['PK', 'SK', 'state', 'reason'])).map((i) => [`${String(i.PK)}\n${String(i.SK)}`, i]));
     const candidates = unseen.filter((row) => {
       const k = keyOf(row);
@@ -105,7 +105,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
         const res = await this.doc.send(
           new PutCommand({
             TableName: this.table,
-            Item: frontierItem(row, expiresAt, shards.get(row.runId)!),
+            Item: frontierItem(row, expiresAt, layouts.get(row.runId)!),
             ConditionExpression: soft ? 'attribute_not_exists(PK) OR (#st = :skipped AND #r IN (:soft0, :soft1))' : 'attribute_not_exists(PK)',
             ExpressionAttributeNames: soft ? { '#st': 'state', '#r': 'reason' } : undefined,
             ExpressionAttributeValues: soft ? { ':skipped': 'skipped', ':soft0': SOFT_SKIPS[0], ':soft1': SOFT_SKIPS[1] } : undefined,
@@ -142,7 +142,8 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
 
   /** Sets a URL's state; true when it moved from a pending state to a final one (the run's settled count). */
   private async setState(runId: number, urlId: string, fields: StateFields): Promise<boolean> {
-    const shards = await this.shardsOf(runId);
+    const layout = await this.layoutOf(runId);
+    const shards = layout.shards;
     const { expression, names, values, removeReason } = stateUpdate(runId, urlId, shards, fields);
     try {
       const res = await this.doc.send(
@@ -162,7 +163,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       const settled = !SETTLED_STATES.has(String(before?.state)) && SETTLED_STATES.has(fields.state);
       const unsettled = SETTLED_STATES.has(String(before?.state)) && !SETTLED_STATES.has(fields.state);
       const reason = fields.reason ?? (removeReason ? undefined : before?.reason);
-      if (fields.state === 'queued' && before?.state !== 'queued' && before) await this.rejoinQueue(runId, shards, before);
+      if (fields.state === 'queued' && before?.state !== 'queued' && before) await this.rejoinQueue(runId, layout, before);
       await this.addCounters(runId, {
         ...stateMoves(before, { state: fields.state, reason }),
         ...(settled ? { settled: 1 } : unsettled ? { settled: -1 } : {}),
@@ -176,14 +177,14 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   /** A URL queued again (a retry, a lapsed claim) takes its place in its host's queue, unless it moved on meanwhile. */
-  private async rejoinQueue(runId: number, shards: number, item: Record<string, unknown>): Promise<void> {
+  private async rejoinQueue(runId: number, layout: RunLayout, item: Record<string, unknown>): Promise<void> {
     const row = recordOf<FrontierRow>(item)!;
-    const entry = queueEntry({ ...row, runId });
+    const entry = queueEntry({ ...row, runId }, layout.queueParts);
     try {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: keys.frontier(runId, row.urlId, shards),
+          Key: keys.frontier(runId, row.urlId, layout.shards),
           UpdateExpression: 'SET #qpk = :qpk, #qsk = :qsk',
           ConditionExpression: '#st = :queued',
           ExpressionAttributeNames: { '#qpk': FRONTIER_INDEX.pk, '#qsk': FRONTIER_INDEX.sk, '#st': 'state' },

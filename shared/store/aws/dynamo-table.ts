@@ -11,15 +11,15 @@ import {
   type QueryCommandInput,
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { Item } from './dynamo-items.js';
+import type { Item, RunLayout } from './dynamo-items.js';
 import { doneShardKey, FRONTIER_INDEX, keys, runPartition } from './table.js';
 
 import { inBatches } from '../../util/batches.js';
 
 export { inBatches };
 
-/** Each run's shard count by `table\nrunId`: fixed when the run is made, so read once a process. */
-const shardCounts = new Map<string, number>();
+/** Each run's layout by `table\nrunId`: fixed when the run is made, so read once a process. */
+const layouts = new Map<string, RunLayout>();
 const SHARD_CACHE_MAX = 10_000;
 
 /** A run's counters from its shards: numbers summed, maps of numbers summed key by key. */
@@ -50,22 +50,28 @@ export class DynamoTable {
     readonly table: string,
   ) {}
 
-  /** The number of partitions a run is spread over (`RUN_SHARDS` for new runs, 1 for a run made before shards). */
-  protected async shardsOf(runId: number): Promise<number> {
+  /**
+   * Where a run's items go: the partitions it is spread over (`runShardsFor` its budget for new
+   * runs, 1 for a run made before shards) and the parts of each host's queue (1 for a run made before parts).
+   */
+  protected async layoutOf(runId: number): Promise<RunLayout> {
     const cacheKey = `${this.table}\n${runId}`;
-    const known = shardCounts.get(cacheKey);
+    const known = layouts.get(cacheKey);
     if (known !== undefined) return known;
     const run = await this.get(keys.run(runId));
-    const shards = Math.max(1, Number(run?.shards ?? 1));
-    if (run) {
-      if (shardCounts.size > SHARD_CACHE_MAX) shardCounts.clear();
-      shardCounts.set(cacheKey, shards);
-    }
-    return shards;
+    const layout = { shards: Math.max(1, Number(run?.shards ?? 1)), queueParts: Math.max(1, Number(run?.queueParts ?? 1)) };
+    if (run) this.rememberLayout(runId, layout);
+    return layout;
   }
 
-  protected rememberShards(runId: number, shards: number): void {
-    shardCounts.set(`${this.table}\n${runId}`, shards);
+  /** The number of partitions a run is spread over. */
+  protected async shardsOf(runId: number): Promise<number> {
+    return (await this.layoutOf(runId)).shards;
+  }
+
+  protected rememberLayout(runId: number, layout: RunLayout): void {
+    if (layouts.size > SHARD_CACHE_MAX) layouts.clear();
+    layouts.set(`${this.table}\n${runId}`, layout);
   }
 
   /** The items of a run whose sort key starts with `skPrefix`, from every shard (read in parallel). */

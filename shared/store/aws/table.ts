@@ -9,7 +9,7 @@ export const KEY = { pk: 'PK', sk: 'SK' } as const;
 export const INLINKS_INDEX = { name: 'inlinks', pk: 'GSI1PK', sk: 'GSI1SK' } as const;
 /**
  * The frontier index, sparse: a URL item is in it while the URL waits in its host's queue
- * (`Q#<run>#<host>`, sorted by priority, then depth) and once it is fetched (`D#<run>#<shard>`:
+ * (`Q#<run>#<host>#<part>`, sorted by priority, then depth) and once it is fetched (`D#<run>#<shard>`:
  * the run's pages by shard, what its end ranks). Only the keys and `notBefore` are projected: a
  * queue read is a few hundred bytes, and the claim that follows reads the whole item.
  */
@@ -63,9 +63,27 @@ export const keys = {
   text: (hash: string) => ({ PK: `TEXT#${hash}`, SK: 'TEXT' }),
 } as const;
 
-/** The frontier index's partition of a host's queue in a run. */
-export function hostQueueKey(runId: number, host: string): string {
-  return `Q#${runId}#${host}`;
+/**
+ * The partitions a host's queue is spread over in a new run (`Q#<run>#<host>#<part>`, a URL's part
+ * by its id): a big host's new URLs then take a quarter of DynamoDB's 1,000 write units a second of
+ * a partition each, and a queue read asks the parts at once. A run made before parts has one,
+ * `Q#<run>#<host>`; the RUN item records its count (`queueParts`).
+ */
+export const QUEUE_PARTS = 4;
+
+/** The frontier index's partition of a host's queue in a run, or of one of its parts. */
+export function hostQueueKey(runId: number, host: string, part?: number): string {
+  return part === undefined ? `Q#${runId}#${host}` : `Q#${runId}#${host}#${part}`;
+}
+
+/** Every partition of a host's queue in a run whose queues have `parts` parts. */
+export function hostQueueKeys(runId: number, host: string, parts: number): string[] {
+  return parts <= 1 ? [hostQueueKey(runId, host)] : Array.from({ length: parts }, (_, k) => hostQueueKey(runId, host, k));
+}
+
+/** The partition of a host's queue a URL waits in. */
+export function urlQueueKey(runId: number, host: string, urlId: string, parts: number): string {
+  return parts <= 1 ? hostQueueKey(runId, host) : hostQueueKey(runId, host, shardOf(urlId, parts));
 }
 
 /** The frontier index's partition of a run's fetched pages in one shard. */
