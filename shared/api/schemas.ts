@@ -231,7 +231,7 @@ export const RunBody = z
     skipsByReason: z.record(z.string(), z.number()),
     hostsParked: z.array(z.object({ host: z.string(), reason: z.string() })),
     bucketMs: z.number(),
-    series: z.array(z.object({ at: z.number(), requests: z.number(), ok: z.number(), pagesPerSecond: z.number() })),
+    series: z.array(z.object({ at: z.number(), requests: z.number(), ok: z.number(), unchanged: z.number(), pagesPerSecond: z.number() })),
   })
   .openapi('Run');
 

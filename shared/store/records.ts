@@ -351,8 +351,8 @@ export interface RunActivity {
   runId: number;
   /** Width of each point's time bucket. */
   bucketMs: number;
-  /** Buckets with at least one fetch, oldest first: requests made and 2xx answers in the bucket starting at `at`. */
-  points: Array<{ at: number; requests: number; ok: number }>;
+  /** Buckets with at least one fetch, oldest first: requests made, 2xx answers and 304s (unchanged) in the bucket starting at `at`. */
+  points: Array<{ at: number; requests: number; ok: number; unchanged: number }>;
   /** Fetches per latency bucket (`FETCH_LATENCY_BOUNDS_MS`, then one more for slower ones), not cumulative. */
   latency: { counts: number[]; sumMs: number };
 }

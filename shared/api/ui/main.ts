@@ -8,6 +8,7 @@ import { api, failure, h, pageLink, tagChip, view, when, type Child, type Json }
 import { changesView } from './changes-view.js';
 import { crawlView } from './crawl-view.js';
 import { drawGraph } from './graph-view.js';
+import { timeLabel, timeTicks } from './time-axis.js';
 
 // ---- search ---------------------------------------------------------------------------------
 
@@ -302,16 +303,41 @@ async function runView(id: string): Promise<void> {
   );
   const x = r.series.map((p: Json) => p.at / 1000);
   const perSecond = (n: number) => n / (r.bucketMs / 1000);
+  const locale = navigator.language;
   const plot = new uPlot(
     {
       width: Math.min(chart.clientWidth || 600, 900),
       height: 220,
-      series: [{}, { label: 'pages/s (2xx)', stroke: '#2b8a3e', width: 2 }, { label: 'requests/s', stroke: '#5b7aa8', dash: [4, 4] }],
-      axes: [{}, { label: 'per second' }],
+      series: [
+        { value: (_u, v) => (v == null ? '–' : timeLabel(v, locale)) },
+        // Each bucket's point drawn too: a run of one bucket still shows.
+        { label: 'pages/s (2xx)', stroke: '#2b8a3e', width: 2, points: { show: true, size: 6, fill: '#2b8a3e' } },
+        { label: 'unchanged/s (304)', stroke: '#e8590c', width: 2, points: { show: true, size: 6, fill: '#e8590c' } },
+        { label: 'requests/s', stroke: '#5b7aa8', dash: [4, 4], points: { show: true, size: 4, fill: '#5b7aa8' } },
+      ],
+      axes: [
+        {
+          // Whole seconds at the least: a tick's label names a second, not part of one.
+          incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400, 172_800, 604_800],
+          values: (_u, splits, _axis, _space, incr) => {
+            const ticks = timeTicks(splits, incr, locale);
+            chart.dataset.ticks = ticks.join('|');
+            return ticks;
+          },
+        },
+        { label: 'per second' },
+      ],
     },
-    [x, r.series.map((p: Json) => p.pagesPerSecond), r.series.map((p: Json) => perSecond(p.requests))],
+    [x, r.series.map((p: Json) => p.pagesPerSecond), r.series.map((p: Json) => perSecond(p.unchanged ?? 0)), r.series.map((p: Json) => perSecond(p.requests))],
     chart,
   );
+  // A bucket either side of the run: a run of one bucket is drawn over seconds, not a day.
+  if (x.length > 0) plot.setScale('x', { min: x[0] - r.bucketMs / 1000, max: x[x.length - 1] + r.bucketMs / 1000 });
+  chart.dataset.series = plot.series
+    .slice(1)
+    .map((s) => s.label)
+    .join('|');
+  chart.dataset.unchanged = String(r.series.reduce((n: number, p: Json) => n + (p.unchanged ?? 0), 0));
   chart.dataset.points = String(x.length);
   window.addEventListener('resize', () => plot.setSize({ width: Math.min(chart.clientWidth, 900), height: 220 }), { once: true });
 }

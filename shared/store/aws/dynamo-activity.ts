@@ -1,4 +1,4 @@
-// A run's activity: one ACT#<minute> item a minute (requests, 2xx answers) and, on its COUNTERS
+// A run's activity: one ACT#<minute> item a minute (requests, 2xx answers, 304s) and, on its COUNTERS
 // item, `lat<bucket>` (fetches per latency bucket, FETCH_LATENCY_BOUNDS_MS) and `latencyMs` (their
 // sum). The series once rode on COUNTERS as `m<minute>` attributes, growing the item by ~26 bytes
 // a minute: a day into a run each update cost 37 write units and the per-item limit capped the
@@ -14,20 +14,21 @@ export function latencyCounters(record: FetchRecord): Record<string, number> {
   return { [`lat${latencyBucket(record.durationMs)}`]: 1, latencyMs: record.durationMs };
 }
 
-/** The minute a fetch counts in, and its increments of that minute's ACT item. */
-export function minuteCounters(record: FetchRecord): { minute: number; requests: number; ok: number } {
+/** The minute a fetch counts in, and its increments of that minute's ACT item (requests, 2xx answers, 304s). */
+export function minuteCounters(record: FetchRecord): { minute: number; requests: number; ok: number; unchanged: number } {
   const ok = record.status !== undefined && record.status >= 200 && record.status < 300;
-  return { minute: Math.floor(record.fetchedAt / ACTIVITY_BUCKET_MS), requests: 1, ok: ok ? 1 : 0 };
+  return { minute: Math.floor(record.fetchedAt / ACTIVITY_BUCKET_MS), requests: 1, ok: ok ? 1 : 0, unchanged: record.notModified ? 1 : 0 };
 }
 
 /** The activity series and latency histogram read back from a COUNTERS item. */
 export function activityOf(runId: number, counters: Record<string, unknown>, minutes: ReadonlyArray<Record<string, unknown>> = []): RunActivity {
-  const points = new Map<number, { at: number; requests: number; ok: number }>();
+  const points = new Map<number, RunActivity['points'][number]>();
   for (const item of minutes) {
     const at = Number(String(item.SK).slice('ACT#'.length)) * ACTIVITY_BUCKET_MS;
-    const point = points.get(at) ?? { at, requests: 0, ok: 0 };
+    const point = points.get(at) ?? { at, requests: 0, ok: 0, unchanged: 0 };
     point.requests += Number(item.requests ?? 0);
     point.ok += Number(item.ok ?? 0);
+    point.unchanged += Number(item.unchanged ?? 0);
     points.set(at, point);
   }
   const counts: number[] = new Array<number>(FETCH_LATENCY_BOUNDS_MS.length + 1).fill(0);
@@ -35,7 +36,7 @@ export function activityOf(runId: number, counters: Record<string, unknown>, min
     const m = ACTIVITY_ATTRIBUTE.exec(name);
     if (m) {
       const at = Number(m[1]) * ACTIVITY_BUCKET_MS;
-      const point = points.get(at) ?? { at, requests: 0, ok: 0 };
+      const point = points.get(at) ?? { at, requests: 0, ok: 0, unchanged: 0 };
       point[m[2] ? 'ok' : 'requests'] = Number(value);
       points.set(at, point);
     }

@@ -376,9 +376,15 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       new UpdateCommand({
         TableName: this.table,
         Key: keys.runMinute(record.runId, m.minute, shards, Math.floor(Math.random() * shards)),
-        UpdateExpression: 'SET #t = :t, #exp = if_not_exists(#exp, :exp) ADD requests :r, ok :o',
+        UpdateExpression: `SET #t = :t, #exp = if_not_exists(#exp, :exp) ADD requests :r, ok :o${m.unchanged ? ', unchanged :u' : ''}`,
         ExpressionAttributeNames: { '#t': 'type', '#exp': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: { ':t': 'ACTIVITY', ':r': m.requests, ':o': m.ok, ':exp': Math.floor(Date.now() / 1000) + this.retentionSeconds },
+        ExpressionAttributeValues: {
+          ':t': 'ACTIVITY',
+          ':r': m.requests,
+          ':o': m.ok,
+          ...(m.unchanged ? { ':u': m.unchanged } : {}),
+          ':exp': Math.floor(Date.now() / 1000) + this.retentionSeconds,
+        },
       }),
     );
   }

@@ -156,9 +156,9 @@ export function activity(db: Db, runId: number): RunActivity {
   const bucketMs = activityBucketMs((span.hi ?? 0) - (span.lo ?? 0));
   const points = db
     .prepare(
-      `SELECT fetched_at - fetched_at % ? AS at, count(*) AS requests, coalesce(sum(status BETWEEN 200 AND 299), 0) AS ok ${counted} GROUP BY 1 ORDER BY 1`,
+      `SELECT fetched_at - fetched_at % ? AS at, count(*) AS requests, coalesce(sum(status BETWEEN 200 AND 299), 0) AS ok, coalesce(sum(not_modified), 0) AS unchanged ${counted} GROUP BY 1 ORDER BY 1`,
     )
-    .all(bucketMs, runId) as Array<{ at: number; requests: number; ok: number }>;
+    .all(bucketMs, runId) as Array<{ at: number; requests: number; ok: number; unchanged: number }>;
   const which = FETCH_LATENCY_BOUNDS_MS.map((bound, i) => `WHEN duration_ms <= ${bound} THEN ${i}`).join(' ');
   const counts: number[] = new Array<number>(FETCH_LATENCY_BOUNDS_MS.length + 1).fill(0);
   let sumMs = 0;
