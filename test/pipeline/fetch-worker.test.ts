@@ -226,12 +226,32 @@ test("a host's queue is read in order across its parts, and a run made before pa
   const partsUsed = new Set(rows.map((r) => shardOf(r.urlId, QUEUE_PARTS)));
   assert.ok(partsUsed.size > 1, 'the URLs fall in several parts');
   const expected = [...rows].sort((a, b) => (queueOrder(a.priority, a.depth, a.urlId) < queueOrder(b.priority, b.depth, b.urlId) ? -1 : 1));
-  const first = await store.nextQueued(run.id, host, 5);
+  // Each part is asked for a share of 8 (three): the first three are exact.
+  const first = await store.nextQueued(run.id, host, 8);
   assert.deepEqual(
-    first.map((q) => q.urlId),
-    expected.slice(0, 5).map((r) => r.urlId),
-    'the first five of the whole queue',
+    first.slice(0, 3).map((q) => q.urlId),
+    expected.slice(0, 3).map((r) => r.urlId),
+    'the first three of the whole queue, in order',
   );
+  assert.equal(first.length, 8);
+  // A short queue answers whole, however its URLs fall in the parts.
+  const few = await store.nextQueued(run.id, host, 30);
+  assert.deepEqual(
+    few.map((q) => q.urlId),
+    expected.map((r) => r.urlId),
+    'all 24 in order when the limit passes them',
+  );
+  // Six URLs in one part and one in another: the full part is asked again, so seven of a limit of 8 come back.
+  const other = 'skewed.example';
+  const skewed = Array.from({ length: 200 }, (_, i) => `https://${other}/s${i}`)
+    .map((url) => frontierRow({ runId: run.id, urlId: urlId(url), url, host: other, priority: 0 }))
+    .filter((r) => shardOf(r.urlId, QUEUE_PARTS) === 0)
+    .slice(0, 6);
+  const lone = Array.from({ length: 50 }, (_, i) => `https://${other}/l${i}`)
+    .map((url) => frontierRow({ runId: run.id, urlId: urlId(url), url, host: other, priority: 0 }))
+    .find((r) => shardOf(r.urlId, QUEUE_PARTS) === 1)!;
+  await store.addUrls([...skewed, lone]);
+  assert.equal((await store.nextQueued(run.id, other, 8)).length, 7, 'a short answer means the queue holds no more');
   // A RUN item written before parts (no `queueParts`): its host's queue is one partition.
   const names = await emu.provision(`fetch-worker-old-${Date.now()}`);
   const oldRun = { id: 7 };

@@ -122,24 +122,32 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
     );
   }
 
+  /**
+   * The first `limit` URLs of a host's queue. Each part is asked for its first few (a share of
+   * `limit`, one more): the merged list is in exact order as far as that share, about the order
+   * beyond it. A part that may hold more while the merged list falls short of `limit` is asked
+   * again for `limit`, so a short answer still means the queue holds no more.
+   */
   async nextQueued(runId: number, host: string, limit: number): Promise<QueuedAt[]> {
-    // Each part of the host's queue holds its best first: the first `limit` of each, merged, are the queue's first `limit`.
-    const parts = await Promise.all(
-      hostQueueKeys(runId, host, (await this.layoutOf(runId)).queueParts).map(async (q) => {
-        const res = await this.doc.send(
+    const parts = hostQueueKeys(runId, host, (await this.layoutOf(runId)).queueParts);
+    const share = parts.length === 1 ? limit : Math.ceil(limit / parts.length) + 1;
+    const read = (q: string, n: number) =>
+      this.doc
+        .send(
           new QueryCommand({
             TableName: this.table,
             IndexName: FRONTIER_INDEX.name,
             KeyConditionExpression: '#qpk = :q',
             ExpressionAttributeNames: { '#qpk': FRONTIER_INDEX.pk },
             ExpressionAttributeValues: { ':q': q },
-            Limit: limit,
+            Limit: n,
           }),
-        );
-        return res.Items ?? [];
-      }),
-    );
-    return parts
+        )
+        .then((res) => res.Items ?? []);
+    let lists = await Promise.all(parts.map((q) => read(q, share)));
+    const total = lists.reduce((n, l) => n + l.length, 0);
+    if (share < limit && total < limit) lists = await Promise.all(lists.map((l, k) => (l.length < share ? l : read(parts[k]!, limit))));
+    return lists
       .flat()
       .filter((i) => String(i.SK).startsWith(URL_SK))
       .sort((a, b) => (String(a[FRONTIER_INDEX.sk]) < String(b[FRONTIER_INDEX.sk]) ? -1 : 1))
