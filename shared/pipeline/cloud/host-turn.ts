@@ -38,6 +38,18 @@ export const URL_LEASE_MS = 10 * 60_000;
 export const PAGES_FULL_WAIT_MS = 60_000;
 
 /**
+ * When this container last found each run's page budget spent: its other turns wait without
+ * reading the RUN item again or writing it (one write a container, not one a turn).
+ */
+const pagesFullSeen = new WeakMap<object, Map<number, number>>();
+
+function rememberPagesFull(ctx: CloudContext, runId: number, at: number): void {
+  const seen = pagesFullSeen.get(ctx.store) ?? new Map<number, number>();
+  if (seen.size > 1000) seen.clear();
+  pagesFullSeen.set(ctx.store, seen.set(runId, at));
+}
+
+/**
  * One step of a turn: it goes on (`next`: the URLs it took are counted out of the host's queue, the
  * turn stays live; `readyAt` is when the host takes its next request), it is over (`done`: the
  * host's queue is empty or closed, or the turn was not live), or it waits (`later`).
@@ -67,7 +79,8 @@ export async function takeTurn(ctx: CloudContext, turn: HostTurn): Promise<TurnS
   if (typeof endsBy === 'number' && now >= endsBy) return done('run-past-deadline');
   // The page budget was found spent a moment ago: the turn waits (a slot given back lets it go on),
   // without a write; the run ends once its fetches in flight are done, and its turns are dropped then.
-  if (ctx.run.pagesFullAt !== undefined && now - ctx.run.pagesFullAt < PAGES_FULL_WAIT_MS) return later(PAGES_FULL_WAIT_MS, 'max-pages');
+  const fullAt = Math.max(ctx.run.pagesFullAt ?? -Infinity, pagesFullSeen.get(ctx.store)?.get(ctx.run.id) ?? -Infinity);
+  if (now - fullAt < PAGES_FULL_WAIT_MS) return later(PAGES_FULL_WAIT_MS, 'max-pages');
   const claim = await ctx.store.claimHost(turn.host, ctx.workerId, now, HOST_LEASE_MS);
   if (!claim.claimed && claim.parkedReason) return closeQueue(ctx, turn, 0, { state: 'skipped', reason: 'host-parked' }, 'host-parked');
   if (!claim.claimed) {
@@ -140,6 +153,7 @@ async function fetchInTurn(
     await ctx.store.releaseUrl(row.runId, row.urlId);
     if (at.taken > 1) await ctx.store.keepTurn(turn, at.taken - 1, ctx.clock());
     await ctx.store.markPagesFull(row.runId, ctx.clock());
+    rememberPagesFull(ctx, row.runId, ctx.clock());
     return later(PAGES_FULL_WAIT_MS, 'max-pages');
   }
   if (countsAsPage && !(await ctx.store.claimHostSlot(row.runId, row.host, ctx.settings.maxPagesPerHost))) {
