@@ -13,7 +13,7 @@ import { queryTerms } from '../shared/search/hybrid.js';
 import { FAN_IN, plannedMerge, type SegmentInfo } from '../shared/search/text-segments.js';
 import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
 import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
-import type { EnrichmentRecord } from '../shared/store/ports/index.js';
+import type { EnrichmentRecord } from '../shared/ports/index.js';
 import { startEmulators } from '../test/cloud/emulators.js';
 import { QUERIES } from '../test/fixtures/search/corpus.js';
 import { makePage, rng } from './search-corpus.js';

@@ -20,7 +20,7 @@ import { ApiCrawls, apiCrawlName } from '../shared/pipeline/cloud/api-crawls.js'
 import { finalizeRun, progressStage, type RunState } from '../shared/pipeline/cloud/run-control.js';
 import { finalizeStart, finalizeStep, type FinalizeDeps, type FinalizeEvent, type FinalizePlan } from '../shared/pipeline/cloud/run-finalize.js';
 import type { CloudDeps } from '../shared/pipeline/cloud/cloud-context.js';
-import type { FetchCommit, FrontierRow, WorkflowExecution, WorkflowRunner } from '../shared/store/ports/index.js';
+import type { FetchCommit, FrontierRow, WorkflowExecution, WorkflowRunner } from '../shared/ports/index.js';
 import { machine, publish, today } from './report.js';
 
 const json = process.argv.includes('--json');

@@ -8,7 +8,7 @@ import { awsClients, type AwsClients } from '../shared/store/aws/clients.js';
 import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
 import { frontierItem, linksItem, pageItem } from '../shared/store/aws/dynamo-items.js';
 import { TABLE_DEFINITION } from '../shared/store/aws/table.js';
-import type { EdgeRecord, FrontierRow, PageRecord } from '../shared/store/ports/index.js';
+import type { EdgeRecord, FrontierRow, PageRecord } from '../shared/ports/index.js';
 import { machine, publish, today, type BenchTable } from './report.js';
 
 const sizes = process.argv

@@ -17,7 +17,7 @@ import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
 import { DynamoCrawlStore } from '../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
 import { S3VectorsIndex } from '../shared/store/aws/s3-vectors.js';
-import type { VectorIndex } from '../shared/store/ports/index.js';
+import type { VectorIndex } from '../shared/ports/index.js';
 import { resolveSettings } from '../shared/config/resolve.js';
 import { ApiCrawls } from '../shared/pipeline/cloud/api-crawls.js';
 import { SfnWorkflow } from '../shared/store/aws/sfn-workflow.js';

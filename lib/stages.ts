@@ -12,7 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { FRONTIER_INDEX, INLINKS_INDEX } from '../shared/store/aws/table.js';
-import { archiveKeys } from '../shared/store/archive-keys.js';
+import { archiveKeys } from '../shared/ports/archive-keys.js';
 import { nagRef } from './nag.js';
 
 /** The repository root (a source checkout): functions are referenced by entry path only. */

@@ -9,7 +9,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { deadLetterQueue } from './dead-letters.js';
 import { CrawlConfigError } from '../shared/errors.js';
-import { CRAWL_EVENTS, type CrawlEventType } from '../shared/store/ports/event-sink.js';
+import { CRAWL_EVENTS, type CrawlEventType } from '../shared/ports/event-sink.js';
 
 /** The events a webhook may ask for: those the construct puts on its bus. */
 export const BUS_EVENTS = CRAWL_EVENTS;

@@ -22,7 +22,7 @@ export { defaultSettings, type CrawlSettings, type SettingName } from './config/
 export type { CrawlEvent, CrawlHooks } from './pipeline/stages/progress.js';
 export type { StoredPage } from './pipeline/stages/context.js';
 export type { Logger } from './log/logger.js';
-export type { RunSummary } from './store/records.js';
+export type { RunSummary } from './ports/records.js';
 export type { SearchResult, SearchHit } from './search/hybrid.js';
 export {
   TrawlError,

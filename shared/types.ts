@@ -5,12 +5,12 @@ export type { FetchedContent, SearchResult as WebSearchResult, SocialPost, FeedE
 export type { ScoredLink, Selection, Candidate } from './scoring/select.js';
 export type { EnrichRunResult, EnrichProgress } from './pipeline/embedded/enrich-run.js';
 export type { MatchReason, SearchMode } from './search/hybrid.js';
-export type { EnrichmentRecord, EnrichFailure, SearchFilters, StampedAt, EmbeddingMeta } from './store/ports/search-index.js';
+export type { EnrichmentRecord, EnrichFailure, SearchFilters, StampedAt, EmbeddingMeta } from './ports/search-index.js';
 export type { ModelStamp, ProviderName } from './enrich/providers.js';
 export type { BoundCut } from './extract/bounds.js';
 export type { ProgressStats } from './pipeline/stages/progress.js';
 export type { HistoryEntry } from './archive/replay.js';
-export type { ChangeKind, ChangeMeasure, ChangeQuery, ChangeRecord } from './store/ports/change-store.js';
+export type { ChangeKind, ChangeMeasure, ChangeQuery, ChangeRecord } from './ports/change-store.js';
 export type { DiffPart } from './changes/text-diff.js';
 export type { FetchResponse } from './fetch/http-fetcher.js';
 export type { ExportRecord } from './store/local/sqlite-export.js';
@@ -30,4 +30,4 @@ export type {
   FetchRecord,
   UrlState,
   UrlReason,
-} from './store/records.js';
+} from './ports/records.js';

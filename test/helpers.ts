@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createH2Server, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { frontierRowOf, type FrontierRow } from '../shared/store/ports/index.js';
+import { frontierRowOf, type FrontierRow } from '../shared/ports/index.js';
 
 /** A request's whole body as text. */
 export function readBody(req: IncomingMessage): Promise<string> {

@@ -1,4 +1,4 @@
-import type { EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../shared/store/ports/index.js';
+import type { EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../shared/ports/index.js';
 import { simhash } from '../shared/dedupe/simhash.js';
 import { metaFieldsOf } from '../shared/extract/meta-fields.js';
 import { frontierRow } from './helpers.js';

@@ -7,7 +7,7 @@ import { finalizeSearch, INTEGRITY_SLICE, rebuildRunText } from '../../shared/pi
 import { finalizeRun, markRunFailed, type ProgressState, type RunFailure } from '../../shared/pipeline/cloud/run-control.js';
 import { FINALIZE_SPREAD_PAGES, finalizeStart, finalizeStep, type FinalizeEvent, type FinalizePlan } from '../../shared/pipeline/cloud/run-finalize.js';
 import { WACZ_PART_FILES } from '../../shared/pipeline/cloud/warc-compaction.js';
-import type { TextIndexUpdate } from '../../shared/store/ports/index.js';
+import type { TextIndexUpdate } from '../../shared/ports/index.js';
 import { enrichRuntime } from '../enrich-runtime.js';
 import { instrumented, MetricUnit, runtime } from '../runtime.js';
 

@@ -9,7 +9,7 @@ import { authGuard, hostGuard, securityHeaders } from './guards.js';
 import { writeDecision, writeGuard, writeRequestOf, type WriteAccess, type WritePolicy } from './write-access.js';
 import { ApiMetrics } from './metrics.js';
 import { json, newRouter, type ApiDeps } from './router.js';
-import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
+import type { CrawlLauncher } from '../ports/crawl-launcher.js';
 import { changesRoutes } from './routes/changes.js';
 import { crawlsRoutes, type CrawlsRouteOptions } from './routes/crawls.js';
 import { graphRoutes } from './routes/graph.js';

@@ -4,12 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { DataDirLockedError, JobQueueFullError } from '../errors.js';
 import type { CrawlOptions } from '../library/crawl.js';
 import type { CrawlEvent } from '../pipeline/stages/progress.js';
-import type { RunSummary } from '../store/ports/index.js';
+import type { RunSummary } from '../ports/index.js';
 import type { WebhookSender } from './webhooks.js';
 import type { BookedJob, JobBook } from '../store/local/job-book.js';
-import type { CrawlJob, CrawlLauncher, JobEvent } from '../store/ports/crawl-launcher.js';
+import type { CrawlJob, CrawlLauncher, JobEvent } from '../ports/crawl-launcher.js';
 
-export type { CrawlJob, JobEvent } from '../store/ports/crawl-launcher.js';
+export type { CrawlJob, JobEvent } from '../ports/crawl-launcher.js';
 
 type CrawlFn = (seeds: readonly string[], options: CrawlOptions) => Promise<RunSummary>;
 

@@ -4,7 +4,7 @@ import * as cheerio from 'cheerio';
 import { ArchiveReplay } from '../archive/replay.js';
 import { decodeBody, sniffCharset } from '../fetch/charset.js';
 import { toMarkdown } from '../extract/markdown.js';
-import type { ExtractRecord, FetchRecord, PageRecord, WarcLocation } from '../store/ports/index.js';
+import type { ExtractRecord, FetchRecord, PageRecord, WarcLocation } from '../ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
 import type { FirecrawlReads, QuestionAnswers } from './firecrawl-ports.js';
 import type { Wanted } from './firecrawl-request.js';

@@ -1,9 +1,9 @@
 // The crawl jobs behind the Firecrawl routes: a scrape's one-page job and the page it stored (or
 // why it stored none), and a crawl's own webhook receiver told of its pages as they are stored.
 import type { Context } from 'hono';
-import type { CrawlJob } from '../store/ports/crawl-launcher.js';
+import type { CrawlJob } from '../ports/crawl-launcher.js';
 import type { JobOptions } from '../config/job-options.js';
-import type { FetchRecord, PageRecord } from '../store/ports/index.js';
+import type { FetchRecord, PageRecord } from '../ports/index.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { writeRequestOf } from './write-access.js';
 import { documentOf, idOfUrl } from './firecrawl-documents.js';

@@ -5,7 +5,7 @@ import * as cheerio from 'cheerio';
 import { plainText } from '../enrich/text.js';
 import { highlightsOf } from '../search/highlights.js';
 import { captureOf, citationsOf } from '../search/cited-highlights.js';
-import type { ExtractRecord, PageRecord } from '../store/ports/index.js';
+import type { ExtractRecord, PageRecord } from '../ports/index.js';
 import type { FirecrawlReads, QuestionAnswers } from './firecrawl-ports.js';
 import type { Wanted } from './firecrawl-request.js';
 

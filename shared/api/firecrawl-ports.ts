@@ -3,10 +3,10 @@
 import type { ArchiveReader } from '../archive/replay.js';
 import type { ExtractSpec } from '../enrich/extract-spec.js';
 import type { JobOptions } from '../config/job-options.js';
-import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
+import type { CrawlLauncher } from '../ports/crawl-launcher.js';
 import type { WebhookSender } from './webhooks.js';
 import type { Passage } from '../search/highlights.js';
-import type { BlobStore, CrawlStore, EnrichStore, ExtractRecord, GraphStore, PageRecord } from '../store/ports/index.js';
+import type { BlobStore, CrawlStore, EnrichStore, ExtractRecord, GraphStore, PageRecord } from '../ports/index.js';
 
 /** What the `question` format's chat model answers with. */
 export interface QuestionAnswers {

@@ -6,7 +6,7 @@
 // naming the option.
 import { Hono, type Context } from 'hono';
 import { specHash } from '../enrich/extract-spec.js';
-import type { PageRecord } from '../store/ports/index.js';
+import type { PageRecord } from '../ports/index.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { writeRequestOf } from './write-access.js';
 import { ForbiddenError } from '../errors.js';

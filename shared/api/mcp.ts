@@ -6,7 +6,7 @@ import { checkJobSeeds, MAX_JOB_SEEDS } from './job-seeds.js';
 import { hybridSearch } from '../search/hybrid.js';
 import { citedHighlights } from '../search/cited-highlights.js';
 import { targetId } from '../targets/route.js';
-import type { CrawlLauncher } from '../store/ports/crawl-launcher.js';
+import type { CrawlLauncher } from '../ports/crawl-launcher.js';
 import type { JobOptions } from '../config/job-options.js';
 import type { ApiDeps } from './router.js';
 import type { WriteAccess } from './write-access.js';

@@ -1,5 +1,5 @@
-import { FETCH_LATENCY_BOUNDS_MS, type CrawlStore, type EnrichStore } from '../store/ports/index.js';
-import { ENRICH_LATENCY_BOUNDS_MS } from '../store/ports/search-index.js';
+import { FETCH_LATENCY_BOUNDS_MS, type CrawlStore, type EnrichStore } from '../ports/index.js';
+import { ENRICH_LATENCY_BOUNDS_MS } from '../ports/search-index.js';
 
 /** Upper bounds (seconds) of the search latency histogram. */
 const SEARCH_BOUNDS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const;

@@ -1,6 +1,6 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Embedder } from '../enrich/providers.js';
-import type { ChangeStore, CrawlStore, EnrichStore, GraphStore, VectorIndex } from '../store/ports/index.js';
+import type { ChangeStore, CrawlStore, EnrichStore, GraphStore, VectorIndex } from '../ports/index.js';
 import { ErrorBody } from './schemas.js';
 import type { ChangeDiffs } from '../changes/change-diffs.js';
 

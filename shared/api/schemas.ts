@@ -1,6 +1,6 @@
 import { realCalendarDate } from '../util/calendar-date.js';
 import { z } from '@hono/zod-openapi';
-import { HIT_FIELDS, type HitField } from '../store/ports/page-fields.js';
+import { HIT_FIELDS, type HitField } from '../ports/page-fields.js';
 
 /** Longest query a search takes (characters). */
 export const MAX_QUERY_CHARS = 500;

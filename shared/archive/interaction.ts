@@ -2,9 +2,9 @@
 // interaction record — for fetches outside a frontier URL's own path (robots.txt, link previews,
 // a target's hops).
 import type { Fetcher, FetchRequest, FetchResponse } from '../fetch/http-fetcher.js';
-import type { BlobStore, CrawlStore, RecordKind } from '../store/ports/index.js';
+import type { BlobStore, CrawlStore, RecordKind } from '../ports/index.js';
 import { urlId } from '../url/canonical.js';
-import { contentHashOf, type BodyKeeping } from '../store/content-hash.js';
+import { contentHashOf, type BodyKeeping } from '../ports/content-hash.js';
 import type { WarcWriter } from './warc-writer.js';
 
 export interface InteractionDeps {

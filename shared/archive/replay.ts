@@ -4,7 +4,7 @@ import { FetchedAndFailedError, NeverFetchedError } from '../errors.js';
 export { FetchedAndFailedError, NeverFetchedError };
 import { acceptedClass, parseContentType } from '../fetch/content-type.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../fetch/http-fetcher.js';
-import type { CrawlStore, FetchRecord, WarcLocation } from '../store/ports/index.js';
+import type { CrawlStore, FetchRecord, WarcLocation } from '../ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
 import { readResponse, type ArchivedResponse } from './warc-reader.js';
 

@@ -1,7 +1,7 @@
 import { openSync, readSync, closeSync, createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { WARCParser, type WARCRecord } from 'warcio';
-import type { WarcLocation } from '../store/ports/index.js';
+import type { WarcLocation } from '../ports/index.js';
 
 /** The WARC 1.1 revisit profile of a conditional request the server answered 304 Not Modified. */
 export const SERVER_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';

@@ -4,9 +4,9 @@ import { basename, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { NO_CLOCK, type StageClock } from '../log/stage-clock.js';
 import { gzipRecord, RECORD_LEVEL } from './warc-gzip.js';
-import type { WarcLocation } from '../store/ports/index.js';
+import type { WarcLocation } from '../ports/index.js';
 import { IDENTICAL_PAYLOAD, readResponse, SERVER_NOT_MODIFIED, type ArchivedResponse } from './warc-reader.js';
-import { contentHashOf } from '../store/content-hash.js';
+import { contentHashOf } from '../ports/content-hash.js';
 import { WIRE_HEADERS } from '../fetch/content-type.js';
 import {
   DEFAULT_WARC_DIGEST,

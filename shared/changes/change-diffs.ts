@@ -1,4 +1,4 @@
-import type { ChangeStore } from '../store/ports/index.js';
+import type { ChangeStore } from '../ports/index.js';
 import { textDiff, type DiffPart } from './text-diff.js';
 
 /** The diff of a page a run changed (undefined when it did not): `inlineDiff` or a `DiffThread`'s. */

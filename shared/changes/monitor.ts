@@ -3,7 +3,7 @@
  * change is kept either way; `trawl changes` lists them all.
  */
 import type { CrawlSettings } from '../config/settings.js';
-import type { ChangeKind, ChangeRecord } from '../store/ports/index.js';
+import type { ChangeKind, ChangeRecord } from '../ports/index.js';
 
 export interface Monitor {
   /** URL path prefixes; empty: every path. */

@@ -4,7 +4,7 @@
  */
 import { hammingDistance } from '../dedupe/simhash.js';
 import type { MetaField } from '../extract/meta-fields.js';
-import type { ChangeKind, ChangeMeasure, ChangeRecord, ExtractRecord, FetchCommit } from '../store/ports/index.js';
+import type { ChangeKind, ChangeMeasure, ChangeRecord, ExtractRecord, FetchCommit } from '../ports/index.js';
 
 /** What the store held for a URL before this fetch. */
 export interface PreviousState {

@@ -4,7 +4,7 @@ import { CHANGE_KINDS, type ChangeKind } from '../config/change-kinds.js';
 import { diffText } from '../changes/text-diff.js';
 import { didYouMean } from './usage.js';
 import { jsonLine, changeCountsText } from './render.js';
-import type { ChangeQuery, ChangeRecord } from '../store/ports/index.js';
+import type { ChangeQuery, ChangeRecord } from '../ports/index.js';
 import { openStore, type TrawlStore } from '../library/store.js';
 
 export interface ChangesFlags {

@@ -1,7 +1,7 @@
 import type { CrawlSettings } from '../config/settings.js';
 import { crawl } from '../library/crawl.js';
 import type { CrawlEvent } from '../pipeline/stages/progress.js';
-import type { RunRecord, RunSummary } from '../store/ports/index.js';
+import type { RunRecord, RunSummary } from '../ports/index.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openLocalForReading } from '../store/local/open-local.js';

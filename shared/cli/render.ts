@@ -1,5 +1,5 @@
 import { printableJson } from './terminal-text.js';
-import { CHANGE_KINDS, type ChangeKind, type RunSummary } from '../store/ports/index.js';
+import { CHANGE_KINDS, type ChangeKind, type RunSummary } from '../ports/index.js';
 import type { CrawlEvent, ProgressStats } from '../pipeline/stages/progress.js';
 
 export function formatBytes(n: number): string {

@@ -8,7 +8,7 @@ import { enrich, searchStores } from '../library/enrich.js';
 import type { SearchMode, SearchResult } from '../search/hybrid.js';
 import { checkIndex, integrityMarkdown, reconcileIndex, type IntegrityReport, type ReconcileResult } from '../search/integrity.js';
 import { openLocalForReading, openLocalForWriting } from '../store/local/open-local.js';
-import type { SearchFilters } from '../store/ports/index.js';
+import type { SearchFilters } from '../ports/index.js';
 import { counted, jsonLine } from './render.js';
 
 export interface SearchIo {

@@ -2,7 +2,7 @@ import { UsageError } from '../errors.js';
 import type { CrawlSettings } from '../config/settings.js';
 import { select, type HomepageSelection } from '../library/select.js';
 import { jsonLine } from './render.js';
-import type { SelectionRecord } from '../store/ports/index.js';
+import type { SelectionRecord } from '../ports/index.js';
 
 export interface SelectFlags {
   cap?: string;

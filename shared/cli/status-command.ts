@@ -1,5 +1,5 @@
 import { openStore } from '../library/store.js';
-import type { RunSummary } from '../store/ports/index.js';
+import type { RunSummary } from '../ports/index.js';
 import { jsonLine, summaryText } from './render.js';
 import { liveLockHolder } from '../store/local/data-lock.js';
 

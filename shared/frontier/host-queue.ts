@@ -1,6 +1,6 @@
 import { Heap } from './heap.js';
 import { before } from './priority.js';
-import type { FrontierRow } from '../store/ports/index.js';
+import type { FrontierRow } from '../ports/index.js';
 import { newHostState, readyAt, type HostState } from '../politeness/host-state.js';
 import type { RobotsPolicy } from '../robots/robots-policy.js';
 

@@ -1,4 +1,4 @@
-import type { GraphStore, LinkView } from '../store/ports/index.js';
+import type { GraphStore, LinkView } from '../ports/index.js';
 
 export interface GraphNode {
   id: string;

@@ -20,7 +20,7 @@ import { enrichAll } from '../pipeline/embedded/enrich-run.js';
 import { resumableRun } from '../pipeline/embedded/run-start.js';
 import { selectStage } from '../pipeline/stages/select-stage.js';
 import { openLocalForReading, openLocalForWriting, requireDataDir } from '../store/local/open-local.js';
-import type { RunSummary } from '../store/ports/index.js';
+import type { RunSummary } from '../ports/index.js';
 import { routeTarget, type Target } from '../targets/route.js';
 import { checkTargetBackend } from '../targets/target-fetch.js';
 import type { CrawlSettingsOptions } from './settings-options.js';

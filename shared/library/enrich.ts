@@ -4,7 +4,7 @@ import { createProviders, preflightProvider } from '../enrich/provider-factory.j
 import { enrichAll, type EnrichProgress, type EnrichRunResult } from '../pipeline/embedded/enrich-run.js';
 import { hybridSearch, type SearchMode, type SearchResult } from '../search/hybrid.js';
 import { openLocalForWriting, type LocalStores } from '../store/local/open-local.js';
-import type { SearchFilters } from '../store/ports/index.js';
+import type { SearchFilters } from '../ports/index.js';
 import { settingsOf } from './crawl.js';
 import type { CrawlSettingsOptions } from './settings-options.js';
 

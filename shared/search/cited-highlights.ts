@@ -1,4 +1,4 @@
-import type { CrawlStore, FetchRecord, PageRecord } from '../store/ports/index.js';
+import type { CrawlStore, FetchRecord, PageRecord } from '../ports/index.js';
 import { highlightsOf, type HighlightOptions, type Passage } from './highlights.js';
 
 /** Where a passage came from: the WARC record of the capture the page's text was extracted from, and its span in that text (the markdown). */

@@ -1,7 +1,7 @@
 import type { Embedder } from '../enrich/providers.js';
 import { ProviderError, UsageError } from '../errors.js';
 import { stopwordSet, words } from '../enrich/text.js';
-import type { EnrichStore, HitDetails, SearchFilters, VectorIndex } from '../store/ports/index.js';
+import type { EnrichStore, HitDetails, SearchFilters, VectorIndex } from '../ports/index.js';
 
 /**
  * The full-text list's weight in the fused score; the vector list has the rest. Chosen on two

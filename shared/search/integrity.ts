@@ -1,4 +1,4 @@
-import type { EnrichmentRecord, EnrichStore, VectorEntry, VectorIndex } from '../store/ports/index.js';
+import type { EnrichmentRecord, EnrichStore, VectorEntry, VectorIndex } from '../ports/index.js';
 import type { ModelStamp } from '../enrich/providers.js';
 import { documentOf, embedPage, type EnrichDeps } from './page-vectors.js';
 

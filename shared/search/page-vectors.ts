@@ -3,7 +3,7 @@ import { withRetry, type RetryOptions } from '../enrich/provider-error.js';
 import type { Providers } from '../enrich/provider-factory.js';
 import { embeddingText, type EnrichDocument } from '../enrich/providers.js';
 import { plainText, words } from '../enrich/text.js';
-import type { EmbeddingMeta, EnrichCandidate, EnrichStore, VectorIndex } from '../store/ports/index.js';
+import type { EmbeddingMeta, EnrichCandidate, EnrichStore, VectorIndex } from '../ports/index.js';
 
 /** What the Summarize and Index stages need: the store (truth), the vector sink, the providers. */
 export interface EnrichDeps {

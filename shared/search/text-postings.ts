@@ -1,7 +1,7 @@
 // BM25 over term postings, for stores without a full-text engine (the cloud: DynamoDB and S3).
 // The embedded runtime uses SQLite FTS5 with the same field weights.
 import { stem, stopwordSet, words } from '../enrich/text.js';
-import type { SearchFilters } from '../store/ports/index.js';
+import type { SearchFilters } from '../ports/index.js';
 
 /** A term in the title counts most, then tags, summary, body (as in the FTS5 index). */
 export const FIELD_WEIGHTS = { title: 5, tags: 3, summary: 2, body: 1 } as const;

@@ -1,5 +1,5 @@
 import { historyOf, type HistoryEntry } from '../archive/replay.js';
-import type { CrawlStore } from '../store/ports/index.js';
+import type { CrawlStore } from '../ports/index.js';
 import { targetId } from './route.js';
 
 /** The history of a target (a URL, a search query, a social account) over time, marking where its content changed between fetches. */

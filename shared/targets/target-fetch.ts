@@ -11,7 +11,7 @@ import type { Fetcher, FetchResponse } from '../fetch/http-fetcher.js';
 import { extractPage } from '../extract/extract-page.js';
 import { parseFeed } from '../extract/feed.js';
 import { extractPdf } from '../extract/pdf.js';
-import type { BlobStore, CrawlStore, FetchRecord } from '../store/ports/index.js';
+import type { BlobStore, CrawlStore, FetchRecord } from '../ports/index.js';
 import { canonicalize, urlId } from '../url/canonical.js';
 import type { ApiClient, ApiExchange } from './api-client.js';
 import type { FetchedContent } from './content.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { WarcWriter } from '../../shared/archive/warc-writer.js';
 import { FileBlobStore } from '../../shared/store/local/blob-store.js';
 import { archivedStage } from '../../shared/pipeline/stages/fetch-stage.js';
-import { contentHashOf } from '../../shared/store/content-hash.js';
+import { contentHashOf } from '../../shared/ports/content-hash.js';
 import { page, row } from '../store-records.js';
 import { tempDir } from '../helpers.js';
 

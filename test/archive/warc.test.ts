@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import base32Encode from 'base32-encode';
 import { WarcWriter } from '../../shared/archive/warc-writer.js';
 import { archiveAnswer, type ArchiveAnswerContext, type Fetched } from '../../shared/pipeline/stages/fetch-stage.js';
-import type { ArchivedAnswer, FrontierRow, WarcLocation } from '../../shared/store/records.js';
+import type { ArchivedAnswer, FrontierRow, WarcLocation } from '../../shared/ports/records.js';
 import { readResponse, readWarc } from '../../shared/archive/warc-reader.js';
 import { tempDir } from '../helpers.js';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { contentChange, markdownBlocks, measureChange, rankShift, type PreviousState } from '../../shared/changes/page-change.js';
 import { told, type Monitor } from '../../shared/changes/monitor.js';
 import { simhash } from '../../shared/dedupe/simhash.js';
-import type { ChangeRecord, ExtractRecord, FetchCommit } from '../../shared/store/ports/index.js';
+import type { ChangeRecord, ExtractRecord, FetchCommit } from '../../shared/ports/index.js';
 
 const extract = (markdown: string, extra: Partial<ExtractRecord> = {}): ExtractRecord => ({
   urlId: 'u',

@@ -35,7 +35,7 @@ import { SqliteEnrichStore } from '../../shared/store/local/sqlite-search.js';
 import { DOCS, QUERIES } from '../fixtures/search/corpus.js';
 import { queryTerms } from '../../shared/search/hybrid.js';
 import { FAN_IN } from '../../shared/search/text-segments.js';
-import type { EnrichStore } from '../../shared/store/ports/index.js';
+import type { EnrichStore } from '../../shared/ports/index.js';
 
 let emu: Emulators;
 let n = 0;

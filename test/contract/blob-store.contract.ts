@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BlobStore } from '../../shared/store/ports/index.js';
+import type { BlobStore } from '../../shared/ports/index.js';
 import type { Adapter } from './adapter.js';
 
 /** The behaviour every BlobStore adapter must have. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FETCH_LATENCY_BOUNDS_MS, ROBOTS_REFUSAL, type ChunkRecord, type CrawlStore } from '../../shared/store/ports/index.js';
+import { FETCH_LATENCY_BOUNDS_MS, ROBOTS_REFUSAL, type ChunkRecord, type CrawlStore } from '../../shared/ports/index.js';
 import { simhash } from '../../shared/dedupe/simhash.js';
 import { META_FIELDS } from '../../shared/extract/meta-fields.js';
 import type { Adapter } from './adapter.js';

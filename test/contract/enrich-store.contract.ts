@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CrawlStore, EdgeRecord, EnrichmentRecord, EnrichStore, ExtractRecord } from '../../shared/store/ports/index.js';
-import { ENRICH_LATENCY_BOUNDS_MS } from '../../shared/store/ports/search-index.js';
-import { HIT_FIELDS, type PageFields } from '../../shared/store/ports/page-fields.js';
+import type { CrawlStore, EdgeRecord, EnrichmentRecord, EnrichStore, ExtractRecord } from '../../shared/ports/index.js';
+import { ENRICH_LATENCY_BOUNDS_MS } from '../../shared/ports/search-index.js';
+import { HIT_FIELDS, type PageFields } from '../../shared/ports/page-fields.js';
 
 /** A value for every field a hit shows from its page (`HIT_FIELDS`): one left out by an adapter fails the tests below. */
 const everyPageField = (salt: string): Required<PageFields> =>

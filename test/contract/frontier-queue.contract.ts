@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FrontierQueue, HostTurn } from '../../shared/store/ports/index.js';
+import type { FrontierQueue, HostTurn } from '../../shared/ports/index.js';
 import { using, type Adapter } from './adapter.js';
 
 /** A queue under test with a way to look at what it holds. */

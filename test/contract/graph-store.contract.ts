@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CrawlStore, EdgeRecord, FrontierRow, GraphStore, PageRecord } from '../../shared/store/ports/index.js';
+import type { CrawlStore, EdgeRecord, FrontierRow, GraphStore, PageRecord } from '../../shared/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { using, type Adapter } from './adapter.js';
 import { frontierRow } from '../helpers.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import type { ObjectStore } from '../../shared/store/ports/index.js';
+import type { ObjectStore } from '../../shared/ports/index.js';
 import { using, type Adapter } from './adapter.js';
 
 /** The behaviour every ObjectStore adapter must have: the archive key layout, JSON in, bytes out. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CrawlStore, FrontierRow, RunLedger } from '../../shared/store/ports/index.js';
+import type { CrawlStore, FrontierRow, RunLedger } from '../../shared/ports/index.js';
 import { using, type Adapter } from './adapter.js';
 import { frontierRow } from '../helpers.js';
 

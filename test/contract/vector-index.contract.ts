@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { VectorIndex, VectorRecord } from '../../shared/store/ports/index.js';
+import type { VectorIndex, VectorRecord } from '../../shared/ports/index.js';
 import { using, type Adapter } from './adapter.js';
 
 const vec = (...v: number[]) => Float32Array.from(v);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { WorkflowStarter } from '../../shared/store/ports/index.js';
+import type { WorkflowStarter } from '../../shared/ports/index.js';
 import { using, type Adapter } from './adapter.js';
 
 /** A starter under test with the executions its endpoint received. */

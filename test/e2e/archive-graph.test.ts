@@ -9,7 +9,7 @@ import { readResponse, readWarc } from '../../shared/archive/warc-reader.js';
 import { ArchiveReplay, FetchedAndFailedError, NeverFetchedError } from '../../shared/archive/replay.js';
 import { targetHistory } from '../../shared/targets/history.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
-import { ROBOTS_REFUSAL } from '../../shared/store/ports/index.js';
+import { ROBOTS_REFUSAL } from '../../shared/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import { tempDir } from '../helpers.js';

@@ -9,7 +9,7 @@ import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
 import { synthApp, type Synthesized } from '../lib/synth.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
-import type { FrontierRow } from '../../shared/store/ports/index.js';
+import type { FrontierRow } from '../../shared/ports/index.js';
 
 let emu: Emulators;
 let synth: Synthesized;

@@ -14,7 +14,7 @@ import { replayHost } from '../archive/replay-host.js';
 import { launchUiBrowser } from '../api/ui-browser.js';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { edgesOf } from '../../shared/store/aws/dynamo-items.js';
-import { archiveKeys } from '../../shared/store/archive-keys.js';
+import { archiveKeys } from '../../shared/ports/archive-keys.js';
 import type { Db } from '../../shared/store/local/sqlite-types.js';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import type { WebOptions } from '../web/hosts.js';

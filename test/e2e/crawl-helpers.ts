@@ -4,7 +4,7 @@ import type { Db } from '../../shared/store/local/sqlite-types.js';
 import { join } from 'node:path';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { crawlCommand } from '../../shared/cli/crawl-command.js';
-import type { RunSummary } from '../../shared/store/ports/index.js';
+import type { RunSummary } from '../../shared/ports/index.js';
 import { startWeb, type RequestLogEntry, type SyntheticWeb, type WebMode } from '../web/server.js';
 import type { WebOptions } from '../web/hosts.js';
 import { tempDir } from '../helpers.js';

@@ -4,7 +4,7 @@ import type { Db } from '../../shared/store/local/sqlite-types.js';
 import { startWeb, type SyntheticWeb } from '../web/server.js';
 import { tempDir } from '../helpers.js';
 import { crawlWeb, fetchCounts, minGap, openDb, requestsBy, testFlags, urlState } from './crawl-helpers.js';
-import type { RunSummary } from '../../shared/store/ports/index.js';
+import type { RunSummary } from '../../shared/ports/index.js';
 
 let web: SyntheticWeb;
 let data: ReturnType<typeof tempDir>;

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawl } from '../../shared/library/crawl.js';
 import { openStore } from '../../shared/library/store.js';
-import type { RunSummary } from '../../shared/store/ports/index.js';
+import type { RunSummary } from '../../shared/ports/index.js';
 import { tempDir } from '../helpers.js';
 import { startGeneratedWeb, type GeneratedWeb } from '../web/generated.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { contextWindow, extractLinks } from '../../shared/extract/link-context.js';
 import { parseDocument } from '../../shared/extract/dom.js';
 import { canonicalize } from '../../shared/url/canonical.js';
-import { extractFixture } from '../extract/fixtures.js';
+import { extractFixture } from './fixtures.js';
 
 const links = (html: string, url = 'https://www.site.example/page') => extractLinks(parseDocument(html), url, { canonicalize: (h) => canonicalize(h) });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { admissionFloor, ARCHIVED_FIRST, before, defaultPriority, relinkedPriority, resumedPriority, type PriorityFn } from '../../shared/frontier/priority.js';
 import { Heap } from '../../shared/frontier/heap.js';
 import { HostQueue } from '../../shared/frontier/host-queue.js';
-import type { FrontierRow } from '../../shared/store/ports/index.js';
+import type { FrontierRow } from '../../shared/ports/index.js';
 import { frontierRow } from '../helpers.js';
 
 test('scores depth, inlinks, freshness and content-type hints', () => {

@@ -8,7 +8,7 @@ import { MAX_LINKS } from '../../shared/extract/link-context.js';
 import { edgesOf, linksItem } from '../../shared/store/aws/dynamo-items.js';
 import { MAX_INLINK_SOURCES, TOP_PAGES, topItem } from '../../shared/store/aws/dynamo-ranks.js';
 import { keys } from '../../shared/store/aws/table.js';
-import type { EdgeRecord, RankedPage } from '../../shared/store/ports/index.js';
+import type { EdgeRecord, RankedPage } from '../../shared/ports/index.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 
 let emu: Emulators;

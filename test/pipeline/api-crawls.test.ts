@@ -7,7 +7,7 @@ import { ApiCrawls, apiCrawlName } from '../../shared/pipeline/cloud/api-crawls.
 import { ForbiddenError, JobQueueFullError, UsageError } from '../../shared/errors.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
-import type { WorkflowExecution, WorkflowRunner } from '../../shared/store/ports/index.js';
+import type { WorkflowExecution, WorkflowRunner } from '../../shared/ports/index.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { initRun, type RunInput } from '../../shared/pipeline/cloud/run-control.js';
 import type { CloudDeps } from '../../shared/pipeline/cloud/cloud-context.js';

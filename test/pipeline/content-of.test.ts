@@ -13,7 +13,7 @@ import { canonicalOptionsOf, robotsTokenOf } from '../../shared/pipeline/stages/
 import { contentOf, type Answered, type ContentDeps } from '../../shared/pipeline/stages/process-content.js';
 import type { RenderCapture } from '../../shared/pipeline/stages/render-stage.js';
 import { crawlScoring } from '../../shared/scoring/crawl-scoring.js';
-import type { FrontierRow } from '../../shared/store/ports/index.js';
+import type { FrontierRow } from '../../shared/ports/index.js';
 import { frontierRow } from '../helpers.js';
 import { makePdf } from '../web/pdf.js';
 

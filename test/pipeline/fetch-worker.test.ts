@@ -11,7 +11,7 @@ import { queueAtHosts } from '../../shared/pipeline/cloud/cloud-commit.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
-import type { FrontierRow, HostTurn } from '../../shared/store/ports/index.js';
+import type { FrontierRow, HostTurn } from '../../shared/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { FRONTIER_INDEX, hostQueueKey, keys, QUEUE_PARTS, queueOrder, shardOf } from '../../shared/store/aws/table.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { GroupCommit } from '../../shared/pipeline/embedded/group-commit.js';
-import type { FetchCommit } from '../../shared/store/ports/index.js';
+import type { FetchCommit } from '../../shared/ports/index.js';
 import { tempDir } from '../helpers.js';
 import { fetchRecord, row } from '../store-records.js';
 

@@ -6,7 +6,7 @@ import type { FetchResponse } from '../../shared/fetch/http-fetcher.js';
 import { testContext } from '../context.js';
 import { InlineExtractor } from '../../shared/extract/extractor.js';
 import { AddressRefusedError, NonRetryableFetchError, RetryableFetchError } from '../../shared/errors.js';
-import type { FrontierRow, PageRecord } from '../../shared/store/ports/index.js';
+import type { FrontierRow, PageRecord } from '../../shared/ports/index.js';
 import { frontierRow, tempDir } from '../helpers.js';
 import { makePdf } from '../web/pdf.js';
 import { urlId } from '../../shared/url/canonical.js';

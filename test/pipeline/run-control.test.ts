@@ -9,7 +9,7 @@ import { RUN_END_GRACE_MS } from '../../shared/pipeline/cloud/run-deadline.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { FRONTIER_QUEUE, SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
-import type { FrontierRow, HostTurn } from '../../shared/store/ports/index.js';
+import type { FrontierRow, HostTurn } from '../../shared/ports/index.js';
 import { sweepStep, TURN_STALE_MS, type Sweep } from '../../shared/pipeline/cloud/stall-recovery.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 import { frontierRow } from '../helpers.js';

@@ -5,10 +5,10 @@ import { readFileSync } from 'node:fs';
 import { WarcWriter } from '../../shared/archive/warc-writer.js';
 import { FileObjects } from '../../shared/store/local/file-objects.js';
 import { FileBlobStore } from '../../shared/store/local/blob-store.js';
-import { contentHashOf } from '../../shared/store/content-hash.js';
+import { contentHashOf } from '../../shared/ports/content-hash.js';
 import { taskBody } from '../../shared/pipeline/cloud/task-body.js';
 import type { PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
-import type { FrontierRow } from '../../shared/store/ports/index.js';
+import type { FrontierRow } from '../../shared/ports/index.js';
 import { tempDir } from '../helpers.js';
 
 const row = { runId: 3, urlId: 'u1', url: 'http://a.test/page', host: 'a.test' } as FrontierRow;

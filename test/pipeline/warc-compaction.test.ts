@@ -8,14 +8,14 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { WarcWriter } from '../../shared/archive/warc-writer.js';
 import { readWarc } from '../../shared/archive/warc-reader.js';
-import type { WarcLocation } from '../../shared/store/records.js';
+import type { WarcLocation } from '../../shared/ports/records.js';
 import { FileObjects } from '../../shared/store/local/file-objects.js';
 import { FileBlobStore } from '../../shared/store/local/blob-store.js';
-import { contentHashOf } from '../../shared/store/content-hash.js';
+import { contentHashOf } from '../../shared/ports/content-hash.js';
 import { taskBody } from '../../shared/pipeline/cloud/task-body.js';
 import { planWaczParts, writeRunWacz, writeWaczPart } from '../../shared/pipeline/cloud/run-wacz.js';
 import type { PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
-import type { ArchivedPage, FrontierRow, RunRecord } from '../../shared/store/ports/index.js';
+import type { ArchivedPage, FrontierRow, RunRecord } from '../../shared/ports/index.js';
 import { readZip, waczProblems } from '../archive/wacz-validate.js';
 import { tempDir } from '../helpers.js';
 

@@ -7,7 +7,7 @@ import { SqliteVectorIndex } from '../../shared/store/local/sqlite-vectors.js';
 import { bestCodes, bestSketches, ByteCodes, sketchTable, sketchVector } from '../../shared/search/vector-sketch.js';
 import { generated } from '../../scripts/build-wasm.js';
 import { readFileSync } from 'node:fs';
-import type { VectorRecord } from '../../shared/store/ports/index.js';
+import type { VectorRecord } from '../../shared/ports/index.js';
 import { tempDir } from '../helpers.js';
 import { seededRandom as random } from '../helpers.js';
 

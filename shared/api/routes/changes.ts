@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { ChangeDiffs, inlineDiff } from '../../changes/change-diffs.js';
-import type { ChangeKind, ChangeStore } from '../../store/ports/index.js';
+import type { ChangeKind, ChangeStore } from '../../ports/index.js';
 import { errors, json, newRouter } from '../router.js';
 import { ChangesBody, ChangesQuery, DiffBody, DiffParams } from '../change-schemas.js';
 

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { JOB_SETTINGS, type JobSetting } from '../../config/job-options.js';
-import type { CrawlLauncher, JobEvent } from '../../store/ports/crawl-launcher.js';
+import type { CrawlLauncher, JobEvent } from '../../ports/crawl-launcher.js';
 import { SETTINGS } from '../../config/settings.js';
 import { errors, json, newRouter } from '../router.js';
 import { ErrorBody } from '../schemas.js';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { checkJobOptions, type JobOptions } from '../../config/job-options.js';
 import { settingsFrom } from '../../config/resolve.js';
 import { extractSpecOf } from '../../enrich/extract-spec.js';
-import type { CrawlJob, CrawlLauncher, CrawlStore, RunLedger, RunRecord, WorkflowRunner } from '../../store/ports/index.js';
+import type { CrawlJob, CrawlLauncher, CrawlStore, RunLedger, RunRecord, WorkflowRunner } from '../../ports/index.js';
 import type { RunInput } from './run-control.js';
 import { ForbiddenError, JobQueueFullError, UsageError } from '../../errors.js';
 import { DEFAULT_API_CRAWL_LIMITS, type ApiCrawlLimits } from '../../config/api-crawl-limits.js';

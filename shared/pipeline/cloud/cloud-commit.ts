@@ -1,6 +1,6 @@
 import { DEFAULT_TRAP_LIMITS, trapShape } from '../../frontier/traps.js';
 import { admissionFloor } from '../../frontier/priority.js';
-import type { FrontierRow, HostTurn } from '../../store/ports/index.js';
+import type { FrontierRow, HostTurn } from '../../ports/index.js';
 import { inBatches } from '../../util/batches.js';
 import { urlId } from '../../url/canonical.js';
 import { Admitter, type LinkCandidate } from '../stages/admission.js';

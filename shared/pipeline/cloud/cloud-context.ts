@@ -19,7 +19,7 @@ import type {
   ObjectStore,
   RunLedger,
   RunRecord,
-} from '../../store/ports/index.js';
+} from '../../ports/index.js';
 import { buildContext, type CrawlContext, type Rendering } from '../stages/context.js';
 import type { CrawlSettings } from '../../config/settings.js';
 import type { Renderer } from '../../render/renderer.js';

@@ -1,8 +1,8 @@
 import { EnrichStepError, ModelThrottledError } from '../../errors.js';
 export { ModelThrottledError } from '../../errors.js';
 import { checkIndexSlice, integrityMarkdown, type IntegrityCursor } from '../../search/integrity.js';
-import { archiveKeys } from '../../store/archive-keys.js';
-import type { EnrichStore, ObjectStore, TextIndexUpdate } from '../../store/ports/index.js';
+import { archiveKeys } from '../../ports/archive-keys.js';
+import type { EnrichStore, ObjectStore, TextIndexUpdate } from '../../ports/index.js';
 import { ProviderError } from '../../enrich/provider-error.js';
 import { deadLetter, enrichWork, indexPage, summarizePage, type EnrichDeps, type EnrichWork, type Summarized } from '../stages/enrich-stage.js';
 import type { ExtractResult, PageWorkflowInput } from './page-workflow.js';

@@ -1,6 +1,6 @@
 import type { FetchResponse } from '../../fetch/http-fetcher.js';
 import { afterRequest, readyAt, type HostState } from '../../politeness/host-state.js';
-import type { FrontierRow, PageRecord, WarcLocation } from '../../store/ports/index.js';
+import type { FrontierRow, PageRecord, WarcLocation } from '../../ports/index.js';
 import { commitCloud } from './cloud-commit.js';
 import type { CloudContext } from './cloud-context.js';
 import { politenessConfig } from '../stages/context.js';

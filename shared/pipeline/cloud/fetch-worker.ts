@@ -1,6 +1,6 @@
-import type { HostTurn, WorkflowStarter } from '../../store/ports/index.js';
+import type { HostTurn, WorkflowStarter } from '../../ports/index.js';
 import { errorMessage, MalformedMessageError, nextStep } from '../../errors.js';
-import { parseHostTurn } from '../../store/frontier-message.js';
+import { parseHostTurn } from '../../ports/frontier-message.js';
 import { withRun, type CloudDeps } from './cloud-context.js';
 import { takeTurn } from './host-turn.js';
 

@@ -4,7 +4,7 @@
 // backed off past the run's patience closes its queue, the URLs left there settled in one write.
 import { readyAt, type HostState } from '../../politeness/host-state.js';
 import { robotsAllows } from '../../robots/robots-policy.js';
-import type { FrontierRow, HostRecord, HostTurn, QueueClosing } from '../../store/ports/index.js';
+import type { FrontierRow, HostRecord, HostTurn, QueueClosing } from '../../ports/index.js';
 import { originOf } from '../../url/canonical.js';
 import { enqueueCandidates } from './cloud-commit.js';
 import type { CloudContext } from './cloud-context.js';

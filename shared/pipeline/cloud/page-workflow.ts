@@ -1,5 +1,5 @@
 import { errorMessage } from '../../errors.js';
-import { FINAL_STATES } from '../../store/ports/index.js';
+import { FINAL_STATES } from '../../ports/index.js';
 import { commitCloud, givePageSlotsBack, queueAtHosts } from './cloud-commit.js';
 import type { CloudContext } from './cloud-context.js';
 import type { FetchOutcome } from '../stages/fetch-stage.js';

@@ -2,8 +2,8 @@
 // found where the fetch recorded it whether or not the run's end has compacted them since.
 import type { ArchiveReader } from '../../archive/replay.js';
 import { responseOfRecord } from '../../archive/warc-reader.js';
-import { archiveKeys } from '../../store/archive-keys.js';
-import type { ObjectStore } from '../../store/ports/index.js';
+import { archiveKeys } from '../../ports/archive-keys.js';
+import type { ObjectStore } from '../../ports/index.js';
 import { readRunWarcRange } from './warc-compaction.js';
 
 /** Reads a fetch's archived response from its run's WARC objects (one ranged GET). */

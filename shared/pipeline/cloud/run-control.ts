@@ -2,7 +2,7 @@ import { DEFAULT_MAX_MINUTES, runDeadline, runIsDead } from './run-deadline.js';
 import { settingsFrom } from '../../config/resolve.js';
 import { crawlScoring } from '../../scoring/crawl-scoring.js';
 import { parseProfile } from '../../scoring/profile.js';
-import { CHANGE_KINDS, type BusEvent, type ChangeKind, type ChangeStore, type GraphStore, type RunSummary } from '../../store/ports/index.js';
+import { CHANGE_KINDS, type BusEvent, type ChangeKind, type ChangeStore, type GraphStore, type RunSummary } from '../../ports/index.js';
 import { monitorOf, told, type Monitor } from '../../changes/monitor.js';
 import { errorMessage } from '../../errors.js';
 import { enqueueCandidates } from './cloud-commit.js';
@@ -20,7 +20,7 @@ import {
   type RankStore,
   type ShardPages,
 } from './run-finalize.js';
-import { archiveKeys } from '../../store/archive-keys.js';
+import { archiveKeys } from '../../ports/archive-keys.js';
 import { routeTarget } from '../../targets/route.js';
 
 /** What starts a run: one crawl of `crawls.json` (the EventBridge rule's input). */

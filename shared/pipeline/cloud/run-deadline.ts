@@ -1,4 +1,4 @@
-import type { RunRecord } from '../../store/ports/index.js';
+import type { RunRecord } from '../../ports/index.js';
 
 /** A run's time budget when neither the crawl nor its settings give one. */
 export const DEFAULT_MAX_MINUTES = 24 * 60;

@@ -5,8 +5,8 @@
 // shared/graph/sharded-rank.ts for the phases.
 import { Readable } from 'node:stream';
 import { MAX_INLINK_SOURCES, ShardedRank, type RankChunk, type RankedShardPage, type RankScratch } from '../../graph/sharded-rank.js';
-import { archiveKeys } from '../../store/archive-keys.js';
-import { CHANGE_KINDS, type ChangeKind, type ChangeRecord, type ObjectStore, type RankedPage, type UrlReason } from '../../store/ports/index.js';
+import { archiveKeys } from '../../ports/archive-keys.js';
+import { CHANGE_KINDS, type ChangeKind, type ChangeRecord, type ObjectStore, type RankedPage, type UrlReason } from '../../ports/index.js';
 import { monitorOf, told } from '../../changes/monitor.js';
 import { runSettings } from './cloud-context.js';
 import type { CloudDeps } from './cloud-context.js';

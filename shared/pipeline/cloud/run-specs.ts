@@ -3,7 +3,7 @@
 // workflow's steps, so the stages that only count (Progress, FinalizeRun) carry no model client.
 import { extractSpecOf } from '../../enrich/extract-spec.js';
 import { withSpec, type Providers } from '../../enrich/provider-factory.js';
-import type { RunRecord } from '../../store/ports/index.js';
+import type { RunRecord } from '../../ports/index.js';
 import type { RunSpecs } from './enrich-workflow.js';
 
 /**

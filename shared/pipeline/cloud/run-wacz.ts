@@ -18,9 +18,9 @@ import { PassThrough, Transform } from 'node:stream';
 import { Readable } from 'node:stream';
 import { writeWacz, type WaczResult } from '../../archive/wacz.js';
 import { capturesOfCdxj, capturesParquet, type RecordDetails } from '../../archive/capture-index.js';
-import { CONTENT_KINDS, type ChangeStore } from '../../store/ports/index.js';
-import { archiveKeys } from '../../store/archive-keys.js';
-import type { ArchivedPage, ArchivedPages, ObjectStore, RunRecord } from '../../store/ports/index.js';
+import { CONTENT_KINDS, type ChangeStore } from '../../ports/index.js';
+import { archiveKeys } from '../../ports/archive-keys.js';
+import type { ArchivedPage, ArchivedPages, ObjectStore, RunRecord } from '../../ports/index.js';
 import { cdxjKeyOf, compactWarcs, plannedSources, planWaczParts, retireSources, type Source } from './warc-compaction.js';
 
 export { planWaczParts } from './warc-compaction.js';

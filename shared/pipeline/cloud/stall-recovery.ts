@@ -4,7 +4,7 @@
 // bounded slice per Progress call, so its time is linear in them and one call's time is not: it
 // gives each host with queued URLs and no live (or only an old) turn a new turn, and queues lapsed
 // claims again (or fails them past their attempts).
-import type { HostTurn } from '../../store/ports/index.js';
+import type { HostTurn } from '../../ports/index.js';
 import type { CloudDeps } from './cloud-context.js';
 import { runSettings } from './cloud-context.js';
 import { inBatches } from '../../util/batches.js';

@@ -1,7 +1,7 @@
 import { responseOfRecord } from '../../archive/warc-reader.js';
-import { archiveKeys } from '../../store/archive-keys.js';
+import { archiveKeys } from '../../ports/archive-keys.js';
 import { readRunWarcRange } from './warc-compaction.js';
-import { contentHashOf } from '../../store/content-hash.js';
+import { contentHashOf } from '../../ports/content-hash.js';
 import type { CloudContext } from './cloud-context.js';
 import type { PageTask } from './fetch-worker.js';
 

@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
-import { archiveKeys } from '../../store/archive-keys.js';
-import type { ObjectStore } from '../../store/ports/index.js';
+import { archiveKeys } from '../../ports/archive-keys.js';
+import type { ObjectStore } from '../../ports/index.js';
 
 /** A WACZ part holds WARC objects of at most this many bytes in all (a part is read three times by one Lambda). */
 export const WACZ_PART_BYTES = 1024 ** 3;

@@ -4,7 +4,7 @@ import type { HostQueue } from '../../frontier/host-queue.js';
 import { afterRequest, readyAt } from '../../politeness/host-state.js';
 import { RateLimiter } from '../../politeness/rate-limiter.js';
 import { robotsAllows } from '../../robots/robots-policy.js';
-import type { ArchivedAnswer, ChangeStore, GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason } from '../../store/ports/index.js';
+import type { ArchivedAnswer, ChangeStore, GraphStore, FrontierRow, RunRecord, RunSummary, UrlReason } from '../../ports/index.js';
 import { pageSlotsAfter, robotsRefusalCommit } from '../stages/run-records.js';
 import { timerDelay } from '../../politeness/timers.js';
 import { addCandidates, answerOf, endOnFullDisk, resumeRun, startRun } from './run-open.js';

@@ -1,7 +1,7 @@
 import { HostQueue } from '../../frontier/host-queue.js';
 import { HostScheduler } from '../../frontier/scheduler.js';
-import type { FrontierRow, UrlState } from '../../store/ports/index.js';
-import { SOFT_SKIPS } from '../../store/ports/index.js';
+import type { FrontierRow, UrlState } from '../../ports/index.js';
+import { SOFT_SKIPS } from '../../ports/index.js';
 import { originOf } from '../../url/canonical.js';
 import { relinkedPriority, type PriorityFn } from '../../frontier/priority.js';
 import type { Admitter, LinkCandidate } from '../stages/admission.js';

@@ -1,4 +1,4 @@
-import type { EnrichCandidate } from '../../store/ports/index.js';
+import type { EnrichCandidate } from '../../ports/index.js';
 import { enrichPage, enrichWork, isStale, type EnrichDeps, type EnrichMode, type EnrichRunResult, type EnrichWork } from '../stages/enrich-stage.js';
 
 /** Candidates read from the store at a time. */

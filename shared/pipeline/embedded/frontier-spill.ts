@@ -1,7 +1,7 @@
 // The queued URLs a run holds in the store only (past the frontier's memory bound): read back
 // into their host's queue when it runs low, and settled with the host when it is parked or left.
 import type { HostQueue } from '../../frontier/host-queue.js';
-import type { CrawlStore, FrontierRow } from '../../store/ports/index.js';
+import type { CrawlStore, FrontierRow } from '../../ports/index.js';
 import type { CrawlState } from './crawl-state.js';
 
 /** URLs read from the store in one go, besides those the host holds (which the read also returns). */

@@ -2,7 +2,7 @@
 // SQLite transaction instead of one each). Each caller still gets its own answer — the url ids its
 // commit inserted — once the group is stored; a group that fails is retried commit by commit, so
 // one bad commit fails alone.
-import type { CrawlStore, FetchCommit } from '../../store/ports/index.js';
+import type { CrawlStore, FetchCommit } from '../../ports/index.js';
 
 export interface GroupCommitOptions {
   /** A group is stored as soon as it holds this many commits. */

@@ -11,7 +11,7 @@ import { renderModeFor } from '../../config/render-settings.js';
 import { renderExploring, renderStopped } from '../../render/decision.js';
 import { HostRenders } from './host-renders.js';
 import type { LargeBodies } from '../../fetch/http-fetcher.js';
-import type { FrontierRow, WarcLocation } from '../../store/ports/index.js';
+import type { FrontierRow, WarcLocation } from '../../ports/index.js';
 import type { LinkCandidate } from '../stages/admission.js';
 import type { CrawlContext } from '../stages/context.js';
 import { storeStage, type Fetched, type FetchOutcome } from '../stages/fetch-stage.js';

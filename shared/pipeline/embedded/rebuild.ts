@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { WARCParser } from 'warcio';
 import { errorMessage } from '../../errors.js';
 import type { FetchKind } from '../../fetch/content-type.js';
-import { frontierRowOf, type WarcLocation } from '../../store/ports/index.js';
+import { frontierRowOf, type WarcLocation } from '../../ports/index.js';
 import { canonicalize, urlId } from '../../url/canonical.js';
 import type { CrawlContext } from '../stages/context.js';
 import { archivedStage, storeStage } from '../stages/fetch-stage.js';

@@ -1,5 +1,5 @@
 import { errorMessage } from '../../errors.js';
-import { frontierRowOf } from '../../store/ports/index.js';
+import { frontierRowOf } from '../../ports/index.js';
 import type { CrawlContext } from '../stages/context.js';
 import { storedCapture } from '../stages/render-stage.js';
 import { contentOf } from '../stages/process-content.js';

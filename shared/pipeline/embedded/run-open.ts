@@ -6,7 +6,7 @@ import type { Env } from '../../config/resolve.js';
 import type { Resolver } from '../../fetch/address-guard.js';
 import type { LargeBodies } from '../../fetch/http-fetcher.js';
 import { DiskFullError, errorMessage } from '../../errors.js';
-import type { ArchivedAnswer, FrontierRow, RunRecord, WarcLocation } from '../../store/ports/index.js';
+import type { ArchivedAnswer, FrontierRow, RunRecord, WarcLocation } from '../../ports/index.js';
 import { archivedStage, requestStage, type Fetched } from '../stages/fetch-stage.js';
 import { Admitter, type LinkCandidate } from '../stages/admission.js';
 import type { CrawlContext } from '../stages/context.js';

@@ -4,7 +4,7 @@ import { cookiesAtRest } from '../../fetch/session-cookies.js';
 import { UsageError } from '../../errors.js';
 import { newHostState } from '../../politeness/host-state.js';
 import { resumedPriority } from '../../frontier/priority.js';
-import type { ArchivedAnswer, CrawlStore, FrontierRow, RunRecord } from '../../store/ports/index.js';
+import type { ArchivedAnswer, CrawlStore, FrontierRow, RunRecord } from '../../ports/index.js';
 import { wasFetchedPage } from '../stages/run-records.js';
 import type { Admitter, LinkCandidate } from '../stages/admission.js';
 import type { CrawlContext } from '../stages/context.js';

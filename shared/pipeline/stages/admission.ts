@@ -2,7 +2,7 @@ import type { CrawlSettings } from '../../config/settings.js';
 import type { FetchKind } from '../../fetch/content-type.js';
 import type { PriorityFn, PriorityInput } from '../../frontier/priority.js';
 import { DEFAULT_TRAP_LIMITS, TrapGuard } from '../../frontier/traps.js';
-import type { FrontierRow, UrlReason } from '../../store/ports/index.js';
+import type { FrontierRow, UrlReason } from '../../ports/index.js';
 import { canonicalize, hostKey, urlId, type CanonicalOptions } from '../../url/canonical.js';
 import { denyPattern, scopeChecker, type ScopeVerdict } from '../../url/scope.js';
 import type { LinearRegex } from '../../util/linear-regex.js';

@@ -4,7 +4,7 @@ import type { TextParts } from '../../extract/run-extract.js';
 import type { PdfText } from '../../extract/pdf.js';
 import { countWords, readingTimeMinutes } from '../../extract/metadata.js';
 import { metaFieldsOf } from '../../extract/meta-fields.js';
-import type { ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow } from '../../store/ports/index.js';
+import type { ChunkRecord, EdgeRecord, ExtractRecord, FrontierRow } from '../../ports/index.js';
 import type { CrawlContext } from './context.js';
 
 /** What the store keeps of an extraction, HTML or PDF. */

@@ -9,7 +9,7 @@ import type { Env } from '../../config/resolve.js';
 import { errorMessage } from '../../errors.js';
 import type { Resolver } from '../../fetch/address-guard.js';
 import type { Fetcher } from '../../fetch/http-fetcher.js';
-import type { BlobStore, CrawlStore, EdgeRecord, PageRecord, RunRecord } from '../../store/ports/index.js';
+import type { BlobStore, CrawlStore, EdgeRecord, PageRecord, RunRecord } from '../../ports/index.js';
 import { ApiClient } from '../../targets/api-client.js';
 import type { FetchedContent } from '../../targets/content.js';
 import { routeTarget, type Target } from '../../targets/route.js';

@@ -8,7 +8,7 @@ import { withRetry } from '../../enrich/provider-error.js';
 import type { Providers } from '../../enrich/provider-factory.js';
 import { sameStamp, type EnrichDocument } from '../../enrich/providers.js';
 import { contentStems } from '../../enrich/text.js';
-import { pageFieldsOf, type EnrichCandidate, type EnrichFailure, type EnrichmentRecord, type StampedAt } from '../../store/ports/index.js';
+import { pageFieldsOf, type EnrichCandidate, type EnrichFailure, type EnrichmentRecord, type StampedAt } from '../../ports/index.js';
 import { listingShare } from '../../search/listing.js';
 import type { SchemaExtraction, SchemaExtractor } from '../../enrich/schema-extract.js';
 

@@ -1,10 +1,10 @@
 import { errorMessage } from '../../errors.js';
 import type { FetchResponse } from '../../fetch/http-fetcher.js';
-import type { ArchivedAnswer, FrontierRow, FrontierStore, PageRecord, PageStore, WarcLocation } from '../../store/ports/index.js';
+import type { ArchivedAnswer, FrontierRow, FrontierStore, PageRecord, PageStore, WarcLocation } from '../../ports/index.js';
 import { responseFromArchive } from '../../archive/replay.js';
 import type { FetchRequest, LargeBodies } from '../../fetch/http-fetcher.js';
 import type { CrawlContext } from './context.js';
-import { contentHashOf } from '../../store/content-hash.js';
+import { contentHashOf } from '../../ports/content-hash.js';
 
 export type FetchOutcome =
   /** `bodyOwner`: the page that first fetched these bytes (this one unless it is a byte duplicate). */

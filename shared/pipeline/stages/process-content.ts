@@ -3,7 +3,7 @@ import { parseFeed } from '../../extract/feed.js';
 import { extractPdf } from '../../extract/pdf.js';
 import { gunzipCapped, parseSitemap } from '../../extract/sitemap.js';
 import { PageProcessingError } from '../../errors.js';
-import type { AliasRecord, ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../../store/ports/index.js';
+import type { AliasRecord, ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../../ports/index.js';
 import type { LinkCandidate } from './admission.js';
 import { sameUrl } from '../../url/canonical.js';
 import type { CrawlContext } from './context.js';

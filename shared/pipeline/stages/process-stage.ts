@@ -2,7 +2,7 @@ import { nextStep, PageProcessingError } from '../../errors.js';
 import { isThrottle, type ResponseEvent } from '../../politeness/host-state.js';
 import { parseRetryAfter } from '../../politeness/retry-after.js';
 import type { FetchResponse } from '../../fetch/http-fetcher.js';
-import type { FetchCommit, FetchRecord, FrontierRow, RecordKind, UrlReason, UrlState } from '../../store/ports/index.js';
+import type { FetchCommit, FetchRecord, FrontierRow, RecordKind, UrlReason, UrlState } from '../../ports/index.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
 import { contentOf, contentResult, type ContentResult, type RenderPass } from './process-content.js';

@@ -1,6 +1,6 @@
 import type { StoredPage } from './context.js';
 import type { EnrichRunResult } from './enrich-stage.js';
-import type { ChangeKind, ChangeRecord, FrontierRow, RunSummary, SelectionRecord, UrlReason, UrlState } from '../../store/ports/index.js';
+import type { ChangeKind, ChangeRecord, FrontierRow, RunSummary, SelectionRecord, UrlReason, UrlState } from '../../ports/index.js';
 import type { FetchKind } from '../../fetch/content-type.js';
 import type { ProcessResult } from './process-stage.js';
 import type { RobotsLoad } from './robots-stage.js';

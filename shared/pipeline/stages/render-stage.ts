@@ -3,7 +3,7 @@ import { errorMessage, RenderError } from '../../errors.js';
 import type { ShellSignals } from '../../extract/shell-signals.js';
 import { renderGained, type RenderDecision } from '../../render/decision.js';
 import type { RenderOutput, RenderRequest } from '../../render/renderer.js';
-import type { FetchRecord, FrontierRow, RenderInfo, WarcLocation } from '../../store/ports/index.js';
+import type { FetchRecord, FrontierRow, RenderInfo, WarcLocation } from '../../ports/index.js';
 import type { CrawlContext } from './context.js';
 import type { FetchOutcome } from './fetch-stage.js';
 import { afterRender, renderIsEvidence } from '../../render/decision.js';

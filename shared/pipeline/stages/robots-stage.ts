@@ -3,7 +3,7 @@ import { decodeBody } from '../../fetch/charset.js';
 import type { Fetcher, FetchResponse } from '../../fetch/http-fetcher.js';
 import { robotsCrawlDelayMs, robotsPolicyFrom, robotsSitemaps, type RobotsPolicy } from '../../robots/robots-policy.js';
 import { ROBOTS_MAX_BYTES } from '../../robots/robots-txt.js';
-import type { HostRecord } from '../../store/ports/index.js';
+import type { HostRecord } from '../../ports/index.js';
 import { afterRequest, backoffMs, withCrawlDelay, type HostState, type PolitenessConfig } from '../../politeness/host-state.js';
 import { parseRetryAfter } from '../../politeness/retry-after.js';
 import { politenessConfig, type CrawlContext } from './context.js';

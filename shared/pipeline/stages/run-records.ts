@@ -1,4 +1,4 @@
-import { ROBOTS_REFUSAL, type FetchCommit, type FetchRecord, type FrontierRow, type SeenUrl } from '../../store/ports/index.js';
+import { ROBOTS_REFUSAL, type FetchCommit, type FetchRecord, type FrontierRow, type SeenUrl } from '../../ports/index.js';
 
 /** What both runtimes commit for a URL robots.txt refuses: blocked, its attempts unchanged, and the interaction record of a request never made. */
 export function robotsRefusalCommit(row: FrontierRow, at: number): FetchCommit {

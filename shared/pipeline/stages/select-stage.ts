@@ -4,7 +4,7 @@
 // as reports/selection-<run>.json.
 import type { CrawlScoring } from '../../scoring/crawl-scoring.js';
 import { selectWithPreviews, type Candidate } from '../../scoring/select.js';
-import type { CrawlStore, GraphStore, ObjectStore, SelectionRecord } from '../../store/ports/index.js';
+import type { CrawlStore, GraphStore, ObjectStore, SelectionRecord } from '../../ports/index.js';
 import { canonicalize, urlId } from '../../url/canonical.js';
 
 /** Heads looked up per homepage, as the homepage pass previews at most. */

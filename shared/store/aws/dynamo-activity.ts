@@ -3,7 +3,7 @@
 // sum). The series once rode on COUNTERS as `m<minute>` attributes, growing the item by ~26 bytes
 // a minute: a day into a run each update cost 37 write units and the per-item limit capped the
 // run at ~5 pages/s (review of 2026-11). Those attributes are still read, for older tables.
-import { FETCH_LATENCY_BOUNDS_MS, latencyBucket, type FetchRecord, type RunActivity } from '../ports/index.js';
+import { FETCH_LATENCY_BOUNDS_MS, latencyBucket, type FetchRecord, type RunActivity } from '../../ports/index.js';
 
 const ACTIVITY_BUCKET_MS = 60_000;
 const ACTIVITY_ATTRIBUTE = /^m(\d+)(ok)?$/;

@@ -1,4 +1,4 @@
-import type { ArchivedPage, ArchivedPages } from '../ports/archived-pages.js';
+import type { ArchivedPage, ArchivedPages } from '../../ports/archived-pages.js';
 import { DynamoTable } from './dynamo-table.js';
 import { keys } from './table.js';
 

@@ -9,7 +9,7 @@
  */
 import { changeRecordOf, contentChange, type PreviousState } from '../../changes/page-change.js';
 import { underPaths } from '../../changes/monitor.js';
-import type { BlobStore } from '../ports/blob-store.js';
+import type { BlobStore } from '../../ports/blob-store.js';
 import {
   CHANGE_KINDS,
   CONTENT_KINDS,
@@ -18,8 +18,8 @@ import {
   type ChangeRecord,
   type ChangeStore,
   type ChangeTexts,
-} from '../ports/change-store.js';
-import type { ExtractRecord, FetchCommit, PageRecord } from '../records.js';
+} from '../../ports/change-store.js';
+import type { ExtractRecord, FetchCommit, PageRecord } from '../../ports/records.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoTable, inBatches } from './dynamo-table.js';

@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hammingDistance, simhashWideBands } from '../../dedupe/simhash.js';
-import type { BlobStore, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, PageRecord } from '../ports/index.js';
+import type { BlobStore, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, PageRecord } from '../../ports/index.js';
 import { chunkItems, chunksOf, edgesOf, extractItem, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
 import { DynamoHostQueues } from './dynamo-host-queues.js';
 import { isConditionFailure } from './dynamo-table.js';

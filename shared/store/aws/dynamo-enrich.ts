@@ -11,9 +11,9 @@ import type {
   PageRecord,
   SearchFilters,
   TextHit,
-} from '../ports/index.js';
-import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, LINKED_FROM_KEPT, type EnrichLatency } from '../ports/search-index.js';
-import { pageFieldsOf } from '../ports/page-fields.js';
+} from '../../ports/index.js';
+import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, LINKED_FROM_KEPT, type EnrichLatency } from '../../ports/search-index.js';
+import { pageFieldsOf } from '../../ports/page-fields.js';
 import { recordOf, type Item } from './dynamo-items.js';
 import { DynamoGraph } from './dynamo-graph.js';
 import { DynamoTable, sumCounters } from './dynamo-table.js';

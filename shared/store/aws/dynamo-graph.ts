@@ -1,4 +1,4 @@
-import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, SelectionRecord, UnfetchedUrl } from '../ports/index.js';
+import type { AliasRecord, EdgeRecord, GraphStore, LinkView, PageRecord, RankedPage, SelectionRecord, UnfetchedUrl } from '../../ports/index.js';
 import { urlId } from '../../url/canonical.js';
 import { edgesOf, recordOf } from './dynamo-items.js';
 import { DynamoRanks } from './dynamo-ranks.js';

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { HostQueues, HostTurn, HostTurnRecord, PendingUrl, QueueClosing, QueuedAt } from '../ports/index.js';
+import type { HostQueues, HostTurn, HostTurnRecord, PendingUrl, QueueClosing, QueuedAt } from '../../ports/index.js';
 import type { FetchKind } from '../../fetch/content-type.js';
 import { stateMoves } from './dynamo-ledger.js';
 import { DynamoLedger } from './dynamo-ledger.js';

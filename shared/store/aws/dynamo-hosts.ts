@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
-import type { HostRecord } from '../ports/index.js';
+import type { HostRecord } from '../../ports/index.js';
 import { DynamoContent } from './dynamo-content.js';
 import { keys } from './table.js';
 

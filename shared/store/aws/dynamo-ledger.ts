@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
-import type { FrontierRow, HostClaim, HostRecord, RunLedger, RunProgress, RunRecord, RunStatus } from '../ports/index.js';
+import type { FrontierRow, HostClaim, HostRecord, RunLedger, RunProgress, RunRecord, RunStatus } from '../../ports/index.js';
 import { recordOf, scopeOf } from './dynamo-items.js';
 import { DynamoTable, isConditionFailure } from './dynamo-table.js';
 import { FRONTIER_INDEX, keys } from './table.js';

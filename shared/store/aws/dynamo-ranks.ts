@@ -4,7 +4,7 @@ import { memoryScratch, rankAllShards } from '../../graph/rank-in-process.js';
 import { MAX_INLINK_SOURCES, ShardedRank, type RankChunk, type RankedShardPage, type RankPage } from '../../graph/sharded-rank.js';
 import { urlId } from '../../url/canonical.js';
 import { rankShift } from '../../changes/page-change.js';
-import type { ChangeRecord, RankedPage } from '../ports/index.js';
+import type { ChangeRecord, RankedPage } from '../../ports/index.js';
 import { changeKey } from './dynamo-changes.js';
 import { edgesOf, type Item } from './dynamo-items.js';
 import { DynamoTable, inBatches } from './dynamo-table.js';

@@ -1,5 +1,5 @@
 import type { HostState } from '../../politeness/host-state.js';
-import { targetsOf, type RunActivity, type RunStatus, type RunSummary } from '../ports/index.js';
+import { targetsOf, type RunActivity, type RunStatus, type RunSummary } from '../../ports/index.js';
 import { activityOf } from './dynamo-activity.js';
 import { DynamoHosts } from './dynamo-hosts.js';
 import { REASON_COUNTER, STATE_COUNTER } from './dynamo-ledger.js';

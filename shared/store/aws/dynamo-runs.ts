@@ -1,5 +1,5 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RunRecord, RunStatus } from '../ports/index.js';
+import type { RunRecord, RunStatus } from '../../ports/index.js';
 import { scopeOf } from './dynamo-items.js';
 import { DynamoReports } from './dynamo-reports.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';

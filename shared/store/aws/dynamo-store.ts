@@ -13,7 +13,7 @@ import {
   type SeenUrl,
   type UrlState,
   type UrlReason,
-} from '../ports/index.js';
+} from '../../ports/index.js';
 import { fetchItem, frontierItem, queueEntry, recordOf, type RunLayout } from './dynamo-items.js';
 import { latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoRuns } from './dynamo-runs.js';

@@ -1,5 +1,5 @@
 import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { BusEvent, EventSink } from '../ports/index.js';
+import type { BusEvent, EventSink } from '../../ports/index.js';
 import { inBatches } from '../../util/batches.js';
 
 /** EventBridge accepts ten entries a PutEvents call, each at most 256 KB. */

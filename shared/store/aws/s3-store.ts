@@ -11,9 +11,9 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { PassThrough, type Readable } from 'node:stream';
-import type { BlobStore, ObjectStore } from '../ports/index.js';
-import { archiveKeys } from '../archive-keys.js';
-import { contentHashOf } from '../content-hash.js';
+import type { BlobStore, ObjectStore } from '../../ports/index.js';
+import { archiveKeys } from '../../ports/archive-keys.js';
+import { contentHashOf } from '../../ports/content-hash.js';
 
 function isMissing(err: unknown): boolean {
   return err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404);

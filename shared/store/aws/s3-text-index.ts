@@ -12,7 +12,7 @@ import {
   type SegmentInfo,
   type TermShard,
 } from '../../search/text-segments.js';
-import { archiveKeys } from '../archive-keys.js';
+import { archiveKeys } from '../../ports/archive-keys.js';
 import type { DynamoTextManifest } from './dynamo-text-log.js';
 import type { S3Objects } from './s3-store.js';
 

@@ -6,7 +6,7 @@ import {
   QueryVectorsCommand,
   type S3VectorsClient,
 } from '@aws-sdk/client-s3vectors';
-import type { SearchFilters, VectorEntry, VectorIndex, VectorRecord } from '../ports/index.js';
+import type { SearchFilters, VectorEntry, VectorIndex, VectorRecord } from '../../ports/index.js';
 
 /** S3 Vectors' limits: vectors per PutVectors and keys per DeleteVectors; keys per GetVectors; results per query. */
 const WRITE_BATCH = 500;

@@ -1,4 +1,4 @@
-import type { FrontierRow, QueueClosing, UrlReason } from '../ports/index.js';
+import type { FrontierRow, QueueClosing, UrlReason } from '../../ports/index.js';
 
 /**
  * How a run's URL items that still read `queued` are settled without a write each: a host whose

@@ -1,5 +1,5 @@
 import { DescribeExecutionCommand, ExecutionDoesNotExist, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import type { WorkflowExecution, WorkflowRunner } from '../ports/index.js';
+import type { WorkflowExecution, WorkflowRunner } from '../../ports/index.js';
 
 /**
  * Starts executions of one state machine (the Express page workflow, or the standard run machine)

@@ -7,8 +7,8 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { parseHostTurn } from '../frontier-message.js';
-import type { FrontierQueue, HostTurn } from '../ports/index.js';
+import { parseHostTurn } from '../../ports/frontier-message.js';
+import type { FrontierQueue, HostTurn } from '../../ports/index.js';
 import { inBatches } from '../../util/batches.js';
 
 export { FRONTIER_QUEUE } from './frontier-queue.js';

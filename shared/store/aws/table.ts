@@ -168,4 +168,4 @@ export const TABLE_DEFINITION = {
 };
 
 /** S3 key layout (also public): the archive layout both runtimes share. */
-export { archiveKeys as s3Keys } from '../archive-keys.js';
+export { archiveKeys as s3Keys } from '../../ports/archive-keys.js';

@@ -1,6 +1,6 @@
 // The DynamoDB update that sets a URL item's state: the attributes it sets and removes, and where
 // the item sits in the frontier index afterwards. Pure: the store sends it.
-import { FINAL_STATES, type UrlState } from '../ports/index.js';
+import { FINAL_STATES, type UrlState } from '../../ports/index.js';
 import { doneShardKey, FRONTIER_INDEX, shardOf } from './table.js';
 
 /** The URL states whose fetch stored a page: the run's end ranks them. */

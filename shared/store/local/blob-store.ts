@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { BlobStore } from '../ports/index.js';
-import { contentHashOf } from '../content-hash.js';
+import type { BlobStore } from '../../ports/index.js';
+import { contentHashOf } from '../../ports/content-hash.js';
 
 /** Writes a file whole or not at all: to a temporary name beside it, then renamed. */
 export type FileWrite = (file: string, bytes: Uint8Array) => Promise<void>;

@@ -17,8 +17,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { ObjectStore } from '../ports/index.js';
-import { archiveKeys } from '../archive-keys.js';
+import type { ObjectStore } from '../../ports/index.js';
+import { archiveKeys } from '../../ports/archive-keys.js';
 
 /** Objects as files under a root directory, laid out by `archiveKeys` (the embedded ObjectStore). */
 export class FileObjects implements ObjectStore {

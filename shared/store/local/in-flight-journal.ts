@@ -13,7 +13,7 @@
 // it holds, so at most two files of ROTATE_LINES lines exist, whatever the number of pages.
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ArchivedAnswer } from '../records.js';
+import type { ArchivedAnswer } from '../../ports/records.js';
 
 export const JOURNAL_FILE = 'trawl.inflight';
 const ROTATE_LINES = 4096;

@@ -13,8 +13,8 @@ import {
   type ChangeRecord,
   type ChangeStore,
   type ChangeTexts,
-} from '../ports/change-store.js';
-import type { FetchCommit } from '../ports/index.js';
+} from '../../ports/change-store.js';
+import type { FetchCommit } from '../../ports/index.js';
 import { changeCounts, rowToExtract } from './sqlite-rows.js';
 
 const CONTENT_IN = `(${CONTENT_KINDS.map((k) => `'${k}'`).join(', ')})`;

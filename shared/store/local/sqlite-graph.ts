@@ -1,5 +1,5 @@
 import type { Db } from './sqlite-types.js';
-import type { GraphStore, LinkView, RankedPage, SelectionRecord, UnfetchedUrl } from '../ports/index.js';
+import type { GraphStore, LinkView, RankedPage, SelectionRecord, UnfetchedUrl } from '../../ports/index.js';
 import { CURRENT_EDGES, rowToEdge } from './sqlite-rows.js';
 import { CompactGraph } from '../../graph/compact-graph.js';
 import type { RankPoint } from '../../changes/page-change.js';

@@ -19,7 +19,7 @@ import {
   type RunActivity,
   FETCH_LATENCY_BOUNDS_MS,
   activityBucketMs,
-} from '../ports/index.js';
+} from '../../ports/index.js';
 
 const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
 

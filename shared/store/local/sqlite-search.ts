@@ -1,8 +1,8 @@
 import type { Db } from './sqlite-types.js';
 import { termsIn } from '../../enrich/text.js';
-import type { EnrichCandidate, EnrichFailure, EnrichmentRecord, EnrichStore, HitDetails, SearchFilters, TextHit } from '../ports/index.js';
-import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, LINKED_FROM_KEPT, type EnrichLatency } from '../ports/search-index.js';
-import { pageFieldsOf } from '../ports/page-fields.js';
+import type { EnrichCandidate, EnrichFailure, EnrichmentRecord, EnrichStore, HitDetails, SearchFilters, TextHit } from '../../ports/index.js';
+import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, LINKED_FROM_KEPT, type EnrichLatency } from '../../ports/search-index.js';
+import { pageFieldsOf } from '../../ports/page-fields.js';
 import { CURRENT_EDGES, Statements } from './sqlite-rows.js';
 
 /** Column weights of BM25: a term in the title counts most, then tags, summary, body. */

@@ -18,7 +18,7 @@ import type {
   SeenUrl,
   UrlState,
   UrlReason,
-} from '../ports/index.js';
+} from '../../ports/index.js';
 import { CURRENT_EDGES, rowToChunk, rowToEdge, rowToExtract, rowToFetch, rowToFrontier, rowToPage, rowToRun, summarize, activity } from './sqlite-rows.js';
 import { exportRecords, waczSources, type ExportRecord } from './sqlite-export.js';
 import { SqliteWriteOps, type BodyClaim } from './sqlite-writes.js';

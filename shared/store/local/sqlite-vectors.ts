@@ -1,5 +1,5 @@
 import type { Db } from './sqlite-types.js';
-import type { SearchFilters, VectorEntry, VectorIndex, VectorRecord } from '../ports/index.js';
+import type { SearchFilters, VectorEntry, VectorIndex, VectorRecord } from '../../ports/index.js';
 import { filterSql } from './sqlite-search.js';
 import { Statements } from './sqlite-rows.js';
 import { deleteSketch, putSketch, SketchCache } from './sqlite-sketches.js';

@@ -1,8 +1,8 @@
 import type { Db, Statement } from './sqlite-types.js';
 import { simhashBands } from '../../dedupe/simhash.js';
 import { urlId } from '../../url/canonical.js';
-import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, HostRecord, PageRecord } from '../ports/index.js';
-import { SOFT_SKIPS } from '../ports/index.js';
+import type { AliasRecord, ChunkRecord, EdgeRecord, ExtractRecord, FetchCommit, FetchRecord, FrontierRow, HostRecord, PageRecord } from '../../ports/index.js';
+import { SOFT_SKIPS } from '../../ports/index.js';
 import { frontierParams, pageParams } from './sqlite-rows.js';
 import { writeFileAtomic } from './blob-store.js';
 import { NO_CLOCK, type StageClock } from '../../log/stage-clock.js';

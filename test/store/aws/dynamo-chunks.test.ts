@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chunkItems, chunksOf } from '../../../shared/store/aws/dynamo-items.js';
-import type { ChunkRecord } from '../../../shared/store/ports/index.js';
+import type { ChunkRecord } from '../../../shared/ports/index.js';
 
 const markdown = 'One two three. Four five six. Seven eight nine.';
 const chunk = (seq: number, text: string): ChunkRecord => ({ urlId: 'u', seq, id: `c${seq}`, position: seq / 3, tokens: 3, text });

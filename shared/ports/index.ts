@@ -1,5 +1,5 @@
 // The store ports, one file each, and the records they carry. Adapters live in ../local and ../aws.
-export * from '../records.js';
+export * from './records.js';
 export type { CrawlStore, RunStore, FrontierStore, PageStore, HostStore } from './crawl-store.js';
 export type { BlobStore } from './blob-store.js';
 export type { GraphStore } from './graph-store.js';

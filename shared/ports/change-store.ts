@@ -1,4 +1,4 @@
-import { CHANGE_KINDS, type ChangeKind } from '../../config/change-kinds.js';
+import { CHANGE_KINDS, type ChangeKind } from '../config/change-kinds.js';
 
 export { CHANGE_KINDS, type ChangeKind };
 

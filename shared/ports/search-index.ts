@@ -1,7 +1,7 @@
-import type { EnrichStage } from '../../errors.js';
-import type { ModelStamp } from '../../enrich/providers.js';
+import type { EnrichStage } from '../errors.js';
+import type { ModelStamp } from '../enrich/providers.js';
 import { pageFieldsOf, type PageFields } from './page-fields.js';
-import type { SchemaExtraction } from '../../enrich/schema-extract.js';
+import type { SchemaExtraction } from '../enrich/schema-extract.js';
 
 /** A model stamp with the time the output was made. */
 export interface StampedAt extends ModelStamp {

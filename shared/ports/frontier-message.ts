@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MalformedMessageError } from '../errors.js';
-import type { HostTurn } from './ports/host-queues.js';
+import type { HostTurn } from './host-queues.js';
 
 /** The body of a dispatch message: a turn at a host for a run, validated before anything acts on it. */
 export const hostTurnSchema = z.object({

@@ -1,5 +1,5 @@
-import type { HostState } from '../../politeness/host-state.js';
-import type { FrontierRow, HostClaim, RunProgress, RunRecord } from '../records.js';
+import type { HostState } from '../politeness/host-state.js';
+import type { FrontierRow, HostClaim, RunProgress, RunRecord } from './records.js';
 
 /**
  * What many stateless workers need to share a run: claims and counters, each one conditional

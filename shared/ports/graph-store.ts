@@ -1,4 +1,4 @@
-import type { LinkView, RankedPage, SelectionRecord, UnfetchedUrl } from '../records.js';
+import type { LinkView, RankedPage, SelectionRecord, UnfetchedUrl } from './records.js';
 
 /** Link graph queries over the current snapshot of every page. */
 export interface GraphStore {

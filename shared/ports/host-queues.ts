@@ -7,8 +7,8 @@
  * queue SQS looks at for groups it can serve.
  */
 
-import type { UrlReason, UrlState } from '../records.js';
-import type { FetchKind } from '../../fetch/content-type.js';
+import type { UrlReason, UrlState } from './records.js';
+import type { FetchKind } from '../fetch/content-type.js';
 
 /** How a closed host queue's URLs settle: skipped as parked or past the host's page cap, deferred as backed off. */
 export interface QueueClosing {

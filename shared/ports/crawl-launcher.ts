@@ -1,5 +1,5 @@
-import type { RunSummary } from '../records.js';
-import type { JobOptions } from '../../config/job-options.js';
+import type { RunSummary } from './records.js';
+import type { JobOptions } from '../config/job-options.js';
 
 /** One crawl asked for over the API or MCP, as its caller follows it. */
 export interface CrawlJob {

@@ -1,4 +1,4 @@
-import type { HostState } from '../../politeness/host-state.js';
+import type { HostState } from '../politeness/host-state.js';
 import type {
   ArchivedAnswer,
   ChunkRecord,
@@ -16,7 +16,7 @@ import type {
   SeenUrl,
   UrlReason,
   UrlState,
-} from '../records.js';
+} from './records.js';
 
 /**
  * Runs: their records, status and scope. Reads answer `undefined` (or an empty list) when there is

@@ -3,7 +3,7 @@
 // from. A field named here is read from the page's stored metadata (every text field of
 // `MetaField` is kept there), kept with its enrichment record, and shown on each hit, in both
 // runtimes, `/search` and the MCP search tool, with the description below in the API's schema.
-import type { MetaField } from '../../extract/meta-fields.js';
+import type { MetaField } from '../extract/meta-fields.js';
 
 export const HIT_FIELDS = {
   language: "The page's language (BCP 47), from its markup.",

@@ -1,6 +1,6 @@
 /** The records the store ports read and write: a public contract (the DynamoDB items carry the same fields). */
 import type { FetchKind } from '../fetch/content-type.js';
-import type { ChangeKind } from './ports/change-store.js';
+import type { ChangeKind } from './change-store.js';
 import type { HostState } from '../politeness/host-state.js';
 import type { MetadataFields } from '../extract/meta-fields.js';
 
@@ -395,4 +395,4 @@ export type HostClaim =
   /** Refused: when the host is ready, whether another worker holds it, whether it is backed off (not only waiting its delay), and why it is parked. */
   | { claimed: false; readyAt: number; leased: boolean; backedOff?: boolean; parkedReason?: string };
 
-export type { SelectedPage, SelectionRecord } from './ports/selection.js';
+export type { SelectedPage, SelectionRecord } from './selection.js';
