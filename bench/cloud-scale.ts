@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FINALIZE_CHUNK_PAGES, FINALIZE_SPREAD_PAGES, WRITE_CHUNK_PAGES } from '../shared/pipeline/cloud/run-finalize.js';
 import { SWEEP_ITEMS_PER_CALL } from '../shared/pipeline/cloud/stall-recovery.js';
-import { RUN_SHARDS, runShardsFor } from '../shared/store/aws/table.js';
+import { RUN_SHARDS, runShardsFor } from '../shared/store/aws/table-layout.js';
 import { DEFAULT_FETCH_CONCURRENCY } from '../lib/crawler.js';
 import { WACZ_PART_BYTES, WACZ_PART_FILES } from '../shared/pipeline/cloud/warc-compaction.js';
 import { machine, publish, today } from './report.js';

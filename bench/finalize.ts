@@ -7,7 +7,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { awsClients, type AwsClients } from '../shared/store/aws/clients.js';
 import { DynamoGraph } from '../shared/store/aws/dynamo-graph.js';
 import { frontierItem, linksItem, pageItem } from '../shared/store/aws/dynamo-items.js';
-import { TABLE_DEFINITION } from '../shared/store/aws/table.js';
+import { TABLE_DEFINITION } from '../shared/store/aws/table-layout.js';
 import type { EdgeRecord, FrontierRow, PageRecord } from '../shared/ports/index.js';
 import { machine, publish, today, type BenchTable } from './report.js';
 

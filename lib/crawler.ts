@@ -16,7 +16,7 @@ import { checkSchedules, CrawlSchedules } from './schedules.js';
 import { DEFAULT_TEXT_REBUILD_LOG_ENTRIES, SearchIndex } from './search-index.js';
 import { CrawlStages, STAGES, type StageName, type StageSizing } from './stages.js';
 import { CrawlStorage, DEFAULT_WARM_THROUGHPUT } from './storage.js';
-import { DEFAULT_FETCH_RETENTION_DAYS } from '../shared/store/aws/table.js';
+import { DEFAULT_FETCH_RETENTION_DAYS } from '../shared/store/aws/table-layout.js';
 import { FRONTIER_QUEUE } from '../shared/store/aws/frontier-queue.js';
 import { VISIBILITY_PER_TIMEOUT } from './quotas.js';
 import { ENV, environmentOf } from '../shared/config/lambda-environment.js';

@@ -11,7 +11,7 @@ import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { FRONTIER_INDEX, INLINKS_INDEX } from '../shared/store/aws/table.js';
+import { FRONTIER_INDEX, INLINKS_INDEX } from '../shared/store/aws/table-layout.js';
 import { archiveKeys } from '../shared/ports/archive-keys.js';
 import { nagRef } from './nag.js';
 

@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { FRONTIER_INDEX, INLINKS_INDEX, KEY, TTL_ATTRIBUTE } from '../shared/store/aws/table.js';
+import { FRONTIER_INDEX, INLINKS_INDEX, KEY, TTL_ATTRIBUTE } from '../shared/store/aws/table-layout.js';
 
 export interface StorageProps {
   /** Use this table instead of creating one (it must have trawl's layout). */

@@ -1,7 +1,7 @@
 // `import type { PageRecord, … } from 'trawl/types'`: the shapes of what trawl stores and
 // returns, for code that reads the store or handles events in detail. Types only.
 export type * from './index.js';
-export type { FetchedContent, SearchResult as WebSearchResult, SocialPost, FeedEntry } from './targets/content.js';
+export type { FetchedContent, WebSearchResult, SocialPost, FeedEntry } from './targets/content.js';
 export type { ScoredLink, Selection, Candidate } from './scoring/select.js';
 export type { EnrichRunResult, EnrichProgress } from './pipeline/embedded/enrich-run.js';
 export type { MatchReason, SearchMode } from './search/hybrid.js';

@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { errorMessage, JobQueueFullError, UsageError } from '../errors.js';
 import type { ExtractSpec } from '../enrich/extract-spec.js';
-import { pageActionsOf } from '../render/page-session.js';
+import { pageActionsOf } from '../render/action-rules.js';
 import type { JsonAnswers } from './firecrawl-ports.js';
 import { checkJobSeeds } from './job-seeds.js';
 import { checkWebhookSettings } from './webhooks.js';

@@ -11,7 +11,7 @@ const MAX_WORDS = 80;
 const DAMPING = 0.85;
 const ITERATIONS = 40;
 
-interface Candidate {
+interface SentenceCandidate {
   index: number;
   text: string;
   stems: Set<string>;
@@ -20,7 +20,7 @@ interface Candidate {
 }
 
 /** TextRank's similarity: shared content words, normalised by the log lengths of both sentences. */
-function similarity(a: Candidate, b: Candidate): number {
+function similarity(a: SentenceCandidate, b: SentenceCandidate): number {
   if (a.stems.size < 2 || b.stems.size < 2) return 0;
   let shared = 0;
   for (const s of a.stems) if (b.stems.has(s)) shared++;
@@ -28,7 +28,7 @@ function similarity(a: Candidate, b: Candidate): number {
 }
 
 /** PageRank over the sentence graph, weighted by similarity; a small lead bias breaks flat graphs. */
-function rank(candidates: Candidate[]): number[] {
+function rank(candidates: SentenceCandidate[]): number[] {
   const n = candidates.length;
   const weights = candidates.map((a) => candidates.map((b) => (a === b ? 0 : similarity(a, b))));
   const outSum = weights.map((row) => row.reduce((s, w) => s + w, 0));
@@ -56,7 +56,7 @@ function rank(candidates: Candidate[]): number[] {
  * @example summarizeExtractive(plainText(extract.markdown), 'en')
  */
 export function summarizeExtractive(text: string, language?: string, maxCandidates = 120): string {
-  const candidates: Candidate[] = [];
+  const candidates: SentenceCandidate[] = [];
   for (const s of sentences(text, language)) {
     const wordsIn = s.split(/\s+/).length;
     if (wordsIn < MIN_WORDS || wordsIn > MAX_WORDS || !/[.!?…。]["'”’)]?$/.test(s)) continue;
@@ -66,7 +66,7 @@ export function summarizeExtractive(text: string, language?: string, maxCandidat
   if (candidates.length === 0) return fallbackLead(text);
   const scores = rank(candidates);
   const order = [...candidates].sort((a, b) => scores[b.index]! - scores[a.index]! || a.index - b.index);
-  const chosen: Candidate[] = [];
+  const chosen: SentenceCandidate[] = [];
   let tokens = 0;
   for (const c of order) {
     if (chosen.length >= SUMMARY_LIMITS.sentences) break;

@@ -1,7 +1,7 @@
 // The typed content `fetch(target)` returns, live or from the archive.
 import type { SocialPlatform } from './route.js';
 
-export interface SearchResult {
+export interface WebSearchResult {
   url: string;
   title: string;
   snippet: string;
@@ -45,7 +45,7 @@ export type FetchedContent = Common &
     | { type: 'feed'; url: string; status: number; title?: string; items: FeedEntry[] }
     | { type: 'pdf'; url: string; status: number; title?: string; text: string; pages: number }
     | { type: 'raw'; url: string; status: number; mime: string; bytes: number }
-    | { type: 'search-results'; query: string; backend: string; results: SearchResult[] }
+    | { type: 'search-results'; query: string; backend: string; results: WebSearchResult[] }
     | { type: 'social-posts'; platform: SocialPlatform; account: string; backend: string; posts: SocialPost[] }
   );
 

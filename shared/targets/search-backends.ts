@@ -3,12 +3,12 @@
 // Serper key; with none, an error naming the three ways to configure one.
 import { UsageError } from '../errors.js';
 import type { ApiClient, ApiExchange } from './api-client.js';
-import type { SearchResult } from './content.js';
+import type { WebSearchResult } from './content.js';
 
 export interface SearchBackend {
   /** `searxng`, `brave` or `serper`: recorded with each interaction. */
   name: string;
-  search(query: string, limit: number, log: ApiExchange[]): Promise<SearchResult[]>;
+  search(query: string, limit: number, log: ApiExchange[]): Promise<WebSearchResult[]>;
 }
 
 /** Results asked for when a call names no limit. */
@@ -19,9 +19,9 @@ type Env = Record<string, string | undefined>;
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Keeps the first `limit` results with an http(s) URL, ranked from 1, a URL once. */
-function ranked(items: Array<{ url: string; title: string; snippet: string }>, limit: number): SearchResult[] {
+function ranked(items: Array<{ url: string; title: string; snippet: string }>, limit: number): WebSearchResult[] {
   const seen = new Set<string>();
-  const out: SearchResult[] = [];
+  const out: WebSearchResult[] = [];
   for (const i of items) {
     if (!/^https?:\/\//i.test(i.url) || seen.has(i.url)) continue;
     seen.add(i.url);
@@ -32,7 +32,7 @@ function ranked(items: Array<{ url: string; title: string; snippet: string }>, l
 }
 
 /** Pages through a provider until `limit` results or an empty page (at most 5 pages). */
-async function paged(limit: number, page: (n: number) => Promise<Array<{ url: string; title: string; snippet: string }>>): Promise<SearchResult[]> {
+async function paged(limit: number, page: (n: number) => Promise<Array<{ url: string; title: string; snippet: string }>>): Promise<WebSearchResult[]> {
   const items: Array<{ url: string; title: string; snippet: string }> = [];
   for (let n = 0; n < 5 && ranked(items, limit).length < limit; n++) {
     const got = await page(n);

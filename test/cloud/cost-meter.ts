@@ -13,7 +13,7 @@
 //   durations then include network time as on AWS, with their calls in parallel where they are.
 // - Logs: the bytes each handler writes to stdout/stderr, plus the platform's START/END/REPORT lines.
 import { createRequire } from 'node:module';
-import { TABLE_DEFINITION } from '../../shared/store/aws/table.js';
+import { TABLE_DEFINITION } from '../../shared/store/aws/table-layout.js';
 import { currentFunction, hookSdkSend, type SdkSend } from './sdk-hook.js';
 
 /** Typical in-region round trips from a Lambda function, in ms (p50 of AWS's own published guidance and common measurements). */

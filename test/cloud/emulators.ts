@@ -12,7 +12,7 @@ import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
 import { awsClients, type AwsClients, type AwsEndpoints } from '../../shared/store/aws/clients.js';
 import { FRONTIER_QUEUE } from '../../shared/store/aws/sqs-frontier.js';
-import { TABLE_DEFINITION } from '../../shared/store/aws/table.js';
+import { TABLE_DEFINITION } from '../../shared/store/aws/table-layout.js';
 import { CreateIndexCommand, S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { tempDir } from '../helpers.js';
 import { startS3VectorsServer } from './s3-vectors-server.js';

@@ -266,19 +266,21 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
       await s.recordFetch(fetchRecord(run.id, 'c', 125_000, 'h3', { durationMs: 40_000 }));
       await s.recordFetch(fetchRecord(run.id, 'd', 126_000, undefined, { status: undefined, error: 'ECONNRESET', durationMs: 10 }));
       await s.recordFetch(fetchRecord(run.id, 'e', 127_000, undefined, { status: undefined, error: ROBOTS_REFUSAL, durationMs: 0 }));
+      await s.recordFetch(fetchRecord(run.id, 'f', 1_500, 'h1', { status: 304, notModified: true, durationMs: 5 }));
       const a = await s.activity(run.id);
       assert.equal(a.runId, run.id);
       assert.ok(a.bucketMs >= 1000 && a.bucketMs <= 60_000, `bucket ${a.bucketMs} ms`);
-      assert.deepEqual([a.points.reduce((n, p) => n + p.requests, 0), a.points.reduce((n, p) => n + p.ok, 0)], [4, 2]);
+      const sum = (k: 'requests' | 'ok' | 'unchanged') => a.points.reduce((n, p) => n + p[k], 0);
+      assert.deepEqual([sum('requests'), sum('ok'), sum('unchanged')], [5, 2, 1], 'a 304 is a request and unchanged, not a 2xx');
       for (const p of a.points) assert.equal(p.at % a.bucketMs, 0);
       const pointOf = (at: number) => a.points.findIndex((p) => p.at <= at && at < p.at + a.bucketMs);
       assert.ok(pointOf(1_000) >= 0 && pointOf(1_000) < pointOf(125_000), 'points are oldest first');
-      assert.deepEqual(a.points[pointOf(1_000)], { at: a.points[pointOf(1_000)]!.at, requests: 2, ok: 1 });
+      assert.deepEqual(a.points[pointOf(1_000)], { at: a.points[pointOf(1_000)]!.at, requests: 3, ok: 1, unchanged: 1 });
       const expected = new Array<number>(FETCH_LATENCY_BOUNDS_MS.length + 1).fill(0);
-      expected[0] = 2; // 5 ms and 10 ms
+      expected[0] = 3; // 5 ms, 5 ms and 10 ms
       expected[3] = 1; // 300 ms: (250, 500]
       expected[FETCH_LATENCY_BOUNDS_MS.length] = 1; // 40 s: above the last bound
-      assert.deepEqual(a.latency, { counts: expected, sumMs: 40_315 });
+      assert.deepEqual(a.latency, { counts: expected, sumMs: 40_320 });
     }));
 
   test(`${name}: the first page fetched with some bytes owns them; an owner whose page moved on gives them up`, () =>

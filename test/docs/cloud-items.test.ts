@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { keys, RUN_SHARDS } from '../../shared/store/aws/table.js';
+import { keys, RUN_SHARDS } from '../../shared/store/aws/table-layout.js';
 import { changeKey, lastKey, linkKey } from '../../shared/store/aws/dynamo-changes.js';
 import { enrichKeys } from '../../shared/store/aws/dynamo-enrich.js';
 import { TOP_KEY } from '../../shared/store/aws/dynamo-ranks.js';

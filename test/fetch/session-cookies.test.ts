@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cookieHeader, cookiesFor, cookiesOfHost, sessionCookiesOf } from '../../shared/fetch/session-cookies.js';
 import { HttpFetcher } from '../../shared/fetch/http-fetcher.js';
-import { pageActionsOf } from '../../shared/render/page-session.js';
+import { pageActionsOf } from '../../shared/render/action-rules.js';
 import { UsageError } from '../../shared/errors.js';
 import { serve, tempDir } from '../helpers.js';
 

@@ -7,7 +7,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_LINKS } from '../../shared/extract/link-context.js';
 import { edgesOf, linksItem } from '../../shared/store/aws/dynamo-items.js';
 import { MAX_INLINK_SOURCES, TOP_PAGES, topItem } from '../../shared/store/aws/dynamo-ranks.js';
-import { keys } from '../../shared/store/aws/table.js';
+import { keys } from '../../shared/store/aws/table-layout.js';
 import type { EdgeRecord, RankedPage } from '../../shared/ports/index.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 

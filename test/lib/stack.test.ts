@@ -13,7 +13,7 @@ import { STAGES } from '../../lib/stages.js';
 /** A DevTools call only puppeteer-core's browser code makes: its bundle is in the stage that holds it. */
 const PUPPETEER_MARK = 'Target.setDiscoverTargets';
 import { CrawlConfigError, loadCrawls, validateCrawls } from '../../lib/crawls-config.js';
-import { FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table.js';
+import { FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store/aws/table-layout.js';
 import { DEFAULT_WARM_THROUGHPUT } from '../../lib/storage.js';
 import { DEFAULT_FETCH_CONCURRENCY } from '../../lib/crawler.js';
 import { FRONTIER_QUEUE } from '../../shared/store/aws/sqs-frontier.js';

@@ -14,7 +14,7 @@ import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
 import type { FrontierRow, HostTurn } from '../../shared/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { FRONTIER_INDEX, hostQueueKey, keys, QUEUE_PARTS, queueOrder, shardOf } from '../../shared/store/aws/table.js';
+import { FRONTIER_INDEX, hostQueueKey, keys, QUEUE_PARTS, queueOrder, shardOf } from '../../shared/store/aws/table-layout.js';
 import { serve, frontierRow } from '../helpers.js';
 import { startEmulators, type Emulators } from '../cloud/emulators.js';
 

@@ -8,7 +8,7 @@ import { ErrorBody } from '../schemas.js';
 import { checkJobSeeds, MAX_JOB_SEEDS } from '../job-seeds.js';
 import { ForbiddenError, JobQueueFullError, UsageError } from '../../errors.js';
 import { writeRequestOf } from '../write-access.js';
-import { pageActionsOf } from '../../render/page-session.js';
+import { pageActionsOf } from '../../render/action-rules.js';
 import { sessionCookiesOf } from '../../fetch/session-cookies.js';
 import { extractSpecOf, schemaValidator } from '../../enrich/extract-spec.js';
 

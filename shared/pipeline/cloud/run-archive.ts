@@ -4,7 +4,7 @@ import type { ArchiveReader } from '../../archive/replay.js';
 import { responseOfRecord } from '../../archive/warc-reader.js';
 import { archiveKeys } from '../../ports/archive-keys.js';
 import type { ObjectStore } from '../../ports/index.js';
-import { readRunWarcRange } from './warc-compaction.js';
+import { readRunWarcRange } from './warc-read.js';
 
 /** Reads a fetch's archived response from its run's WARC objects (one ranged GET). */
 export function runWarcArchive(objects: ObjectStore): ArchiveReader {

@@ -1,6 +1,6 @@
 import { responseOfRecord } from '../../archive/warc-reader.js';
 import { archiveKeys } from '../../ports/archive-keys.js';
-import { readRunWarcRange } from './warc-compaction.js';
+import { readRunWarcRange } from './warc-read.js';
 import { contentHashOf } from '../../ports/content-hash.js';
 import type { CloudContext } from './cloud-context.js';
 import type { PageTask } from './fetch-worker.js';

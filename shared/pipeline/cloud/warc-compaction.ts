@@ -4,8 +4,8 @@
 // one WARC object (gzip members concatenate into a valid WARC.gz),
 // `warc/run-<id>/trawl-<id>-part-<digest>.warc.gz`, with its CDXJ index beside it (`….cdxj`).
 // The small objects are deleted once the part is packaged; a record is still found by the
-// location its fetch recorded (`readRunWarcRange`). No import here is heavier than the object
-// port: the fetch and page steps read records through this module.
+// location its fetch recorded (`warc-read.ts` follows the plan). No import here is heavier than
+// the object port: the read path imports the plan's layout from here.
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
@@ -172,7 +172,8 @@ export async function planWaczParts(
   return parts.length;
 }
 
-async function readJson<T>(objects: ObjectStore, key: string): Promise<T | undefined> {
+/** A JSON object of the run's end (its parts' index, a part's listing), if it is there. */
+export async function readJson<T>(objects: ObjectStore, key: string): Promise<T | undefined> {
   const body = await objects.get(key);
   return body ? (JSON.parse(body.toString()) as T) : undefined;
 }
@@ -185,22 +186,4 @@ export async function plannedSources(objects: ObjectStore, runId: number, part: 
   const sources = await readJson<Source[]>(objects, planned.plan);
   if (!sources) throw new Error(`the listing of WACZ part ${part} of run ${runId} (${planned.plan}) is missing: plan the run's end again`);
   return sources;
-}
-
-/**
- * `length` bytes at `offset` of one of the run's WARC objects, where it is now: the object itself,
- * or, once the run's end compacted it away, the same bytes in the compacted object of its part. A
- * page workflow still running when its run ended reads its record this way.
- */
-export async function readRunWarcRange(objects: ObjectStore, runId: number, file: string, offset: number, length: number): Promise<Buffer | undefined> {
-  const key = archiveKeys.warc(runId, file);
-  const direct = await objects.getRange(key, offset, length);
-  if (direct) return direct;
-  const index = await readJson<PlannedPart[]>(objects, partsKey(runId));
-  const planned = index?.find((p) => p.first <= key && key <= p.last);
-  const sources = planned && (await readJson<Source[]>(objects, planned.plan));
-  const at = sources?.findIndex((s) => s.key === key) ?? -1;
-  if (!sources || at < 0) return undefined;
-  const base = sources.slice(0, at).reduce((n, s) => n + s.size, 0);
-  return objects.getRange(compactedKeyOf(runId, sources), base + offset, length);
 }

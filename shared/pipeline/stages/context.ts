@@ -1,4 +1,4 @@
-import { pageActionsOf } from '../../render/page-session.js';
+import { pageActionsOf } from '../../render/action-rules.js';
 import type { PageAction } from '../../render/actions.js';
 import { sessionCookiesOf, type SessionCookie } from '../../fetch/session-cookies.js';
 import { availableParallelism, freemem } from 'node:os';

@@ -1,6 +1,6 @@
 import type { ArchivedPage, ArchivedPages } from '../../ports/archived-pages.js';
 import { DynamoTable } from './dynamo-table.js';
-import { keys } from './table.js';
+import { keys } from './table-layout.js';
 
 /** URLs read a batch (their PAGE and EXTRACT items in one BatchGet of 100 keys). */
 const BATCH = 50;

@@ -23,7 +23,7 @@ import type { ExtractRecord, FetchCommit, PageRecord } from '../../ports/records
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoTable, inBatches } from './dynamo-table.js';
-import { keys, shardOf } from './table.js';
+import { keys, shardOf } from './table-layout.js';
 import { edgesOf, type Item } from './dynamo-items.js';
 
 const titleOf = (page: Item | undefined) => (typeof page?.title === 'string' && page.title ? { title: page.title } : {});

@@ -4,7 +4,7 @@ import type { BlobStore, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, Pa
 import { chunkItems, chunksOf, edgesOf, extractItem, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
 import { DynamoHostQueues } from './dynamo-host-queues.js';
 import { isConditionFailure } from './dynamo-table.js';
-import { keys } from './table.js';
+import { keys } from './table-layout.js';
 
 /** Text fields longer than this go to the blob store (DynamoDB items stop at 400 KB). */
 const SPILL_BYTES = 100_000;

@@ -19,7 +19,7 @@ import { DynamoGraph } from './dynamo-graph.js';
 import { DynamoTable, sumCounters } from './dynamo-table.js';
 import { S3TextIndex, type TextFold, type TextSnapshot } from './s3-text-index.js';
 import type { S3Objects } from './s3-store.js';
-import { keys } from './table.js';
+import { keys } from './table-layout.js';
 import { DynamoTextLog, DynamoTextManifest, textLogKey } from './dynamo-text-log.js';
 
 /**

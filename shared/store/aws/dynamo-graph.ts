@@ -4,7 +4,7 @@ import { edgesOf, recordOf } from './dynamo-items.js';
 import { DynamoRanks } from './dynamo-ranks.js';
 import type { RankChunk, RankedShardPage } from '../../graph/sharded-rank.js';
 import { DynamoTable } from './dynamo-table.js';
-import { INLINKS_INDEX, keys } from './table.js';
+import { INLINKS_INDEX, keys } from './table-layout.js';
 
 interface Snapshot {
   pages: Map<string, PageRecord & { pagerank?: number; inlinks?: number; inlinkHosts?: number }>;

@@ -4,7 +4,7 @@ import type { FetchKind } from '../../fetch/content-type.js';
 import { stateMoves } from './dynamo-ledger.js';
 import { DynamoLedger } from './dynamo-ledger.js';
 import { isConditionFailure } from './dynamo-table.js';
-import { FRONTIER_INDEX, hostQueueKeys, keys, runPartition } from './table.js';
+import { FRONTIER_INDEX, hostQueueKeys, keys, runPartition } from './table-layout.js';
 
 const URL_SK = 'URL#';
 

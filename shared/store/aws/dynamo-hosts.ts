@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { newHostState, type HostState } from '../../politeness/host-state.js';
 import type { HostRecord } from '../../ports/index.js';
 import { DynamoContent } from './dynamo-content.js';
-import { keys } from './table.js';
+import { keys } from './table-layout.js';
 
 /** Hosts on the single table: politeness state (HOST) and robots.txt (ROBOTS, long bodies in the blob store). */
 export abstract class DynamoHosts extends DynamoContent {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { FRONTIER_INDEX, INLINKS_INDEX, keys, queueOrder, urlQueueKey } from './table.js';
+import { FRONTIER_INDEX, INLINKS_INDEX, keys, queueOrder, urlQueueKey } from './table-layout.js';
 import type { ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../../ports/index.js';
 
 /** A stored item: the record's fields plus PK/SK, the item type and index keys. */

@@ -4,7 +4,7 @@ import { newHostState, type HostState } from '../../politeness/host-state.js';
 import type { FrontierRow, HostClaim, HostRecord, RunLedger, RunProgress, RunRecord, RunStatus } from '../../ports/index.js';
 import { recordOf, scopeOf } from './dynamo-items.js';
 import { DynamoTable, isConditionFailure } from './dynamo-table.js';
-import { FRONTIER_INDEX, keys } from './table.js';
+import { FRONTIER_INDEX, keys } from './table-layout.js';
 
 /** A host claim that was not made: when the host is ready, whether another worker holds it, and why it is parked. */
 function unclaimed(item: Record<string, unknown> | undefined, now: number): HostClaim {

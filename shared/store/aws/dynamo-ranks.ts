@@ -8,7 +8,7 @@ import type { ChangeRecord, RankedPage } from '../../ports/index.js';
 import { changeKey } from './dynamo-changes.js';
 import { edgesOf, type Item } from './dynamo-items.js';
 import { DynamoTable, inBatches } from './dynamo-table.js';
-import { keys, shardOf } from './table.js';
+import { keys, shardOf } from './table-layout.js';
 
 /** Pages kept in the TOP item, the most `/graph/top` (and the web UI's home page) asks for. */
 export const TOP_PAGES = 200;

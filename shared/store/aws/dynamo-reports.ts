@@ -3,7 +3,7 @@ import { targetsOf, type RunActivity, type RunStatus, type RunSummary } from '..
 import { activityOf } from './dynamo-activity.js';
 import { DynamoHosts } from './dynamo-hosts.js';
 import { REASON_COUNTER, STATE_COUNTER } from './dynamo-ledger.js';
-import { keys } from './table.js';
+import { keys } from './table-layout.js';
 
 /** A run's summary (its URLs by state, skips by reason, parked hosts) and its activity series, read back from its counters. */
 export abstract class DynamoReports extends DynamoHosts {

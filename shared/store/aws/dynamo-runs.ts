@@ -3,7 +3,7 @@ import type { RunRecord, RunStatus } from '../../ports/index.js';
 import { scopeOf } from './dynamo-items.js';
 import { DynamoReports } from './dynamo-reports.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { QUEUE_PARTS, runShardsFor, TTL_ATTRIBUTE, keys } from './table.js';
+import { QUEUE_PARTS, runShardsFor, TTL_ATTRIBUTE, keys } from './table-layout.js';
 
 /** Runs: the run counter, each run's RUN and COUNTERS items, its status and scope (the `RunStore` half of the cloud store). */
 export abstract class DynamoRuns extends DynamoReports {

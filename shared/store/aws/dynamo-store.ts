@@ -22,7 +22,7 @@ import { settledRow, type SettledView } from './settled-view.js';
 import { stateUpdate, type StateFields } from './url-state-update.js';
 import { DynamoChanges } from './dynamo-changes.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { DEFAULT_FETCH_RETENTION_DAYS, FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE, keys } from './table.js';
+import { DEFAULT_FETCH_RETENTION_DAYS, FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE, keys } from './table-layout.js';
 import { urlId as urlIdOf } from '../../url/canonical.js';
 
 export interface DynamoStoreOptions {
@@ -50,7 +50,7 @@ function seenUrls(table: string, runId: number): Set<string> {
 }
 
 /**
- * The cloud CrawlStore: one DynamoDB table (layout in `table.ts`). No transactions: every write
+ * The cloud CrawlStore: one DynamoDB table (layout in `table-layout.ts`). No transactions: every write
  * is a single-item (often conditional) operation, ordered so that a crash at any point leaves
  * data a redelivery completes, and counters move only when a conditional write succeeded.
  */

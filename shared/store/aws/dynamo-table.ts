@@ -12,7 +12,7 @@ import {
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Item, RunLayout } from './dynamo-items.js';
-import { doneShardKey, FRONTIER_INDEX, keys, runPartition } from './table.js';
+import { doneShardKey, FRONTIER_INDEX, keys, runPartition } from './table-layout.js';
 
 import { inBatches } from '../../util/batches.js';
 

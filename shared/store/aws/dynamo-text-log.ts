@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './dynamo-items.js';
 import { DynamoTable } from './dynamo-table.js';
-import { pad, shardOf } from './table.js';
+import { pad, shardOf } from './table-layout.js';
 
 /** Partitions of the text-change log: `TEXTLOG` (the one partition it had, still read) and `TEXTLOG#1`…`TEXTLOG#7`. */
 export const TEXT_LOG_SHARDS = 8;

@@ -1,7 +1,7 @@
 // The DynamoDB update that sets a URL item's state: the attributes it sets and removes, and where
 // the item sits in the frontier index afterwards. Pure: the store sends it.
 import { FINAL_STATES, type UrlState } from '../../ports/index.js';
-import { doneShardKey, FRONTIER_INDEX, shardOf } from './table.js';
+import { doneShardKey, FRONTIER_INDEX, shardOf } from './table-layout.js';
 
 /** The URL states whose fetch stored a page: the run's end ranks them. */
 const PAGE_STATES: ReadonlySet<UrlState> = new Set(['done', 'duplicate']);

@@ -5,7 +5,7 @@ import { DynamoCrawlStore } from '../../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../../shared/store/aws/s3-store.js';
 import { BAND_CANDIDATES } from '../../../shared/store/aws/dynamo-content.js';
 import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { LARGE_RUN_PAGES, LARGE_RUN_SHARDS, RUN_SHARDS } from '../../../shared/store/aws/table.js';
+import { LARGE_RUN_PAGES, LARGE_RUN_SHARDS, RUN_SHARDS } from '../../../shared/store/aws/table-layout.js';
 import { DynamoEnrichStore } from '../../../shared/store/aws/dynamo-enrich.js';
 import { TEXT_LOG_SHARDS } from '../../../shared/store/aws/dynamo-text-log.js';
 import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
