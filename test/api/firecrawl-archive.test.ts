@@ -136,6 +136,13 @@ test(
       assert.equal(batched.status, 0, batched.stderr);
       assert.match(batched.stdout, /\/guide \d+\n/);
       assert.match(batched.stdout, /\/fares \d+\n/);
+      const attributes = await runSnippet('attributes.mjs', '@mendable/firecrawl-js', [url, 'main a', 'data-kind'], {
+        TRAWL_URL: server.url.replace(/\/$/, ''),
+        TRAWL_API_WRITE_TOKEN: WRITE,
+      });
+      assert.equal(attributes.status, 0, attributes.stderr);
+      assert.match(attributes.stdout, /crossing takes forty minutes/, 'the summary first');
+      assert.match(attributes.stdout, /\nmain a data-kind: rules fares\n$/);
 
       // Lockdown: from the archive, not one request to the site (not even robots.txt).
       const before = asked.length;
