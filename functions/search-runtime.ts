@@ -7,7 +7,7 @@ import { handle } from 'hono/aws-lambda';
 import { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { createApi, type ApiDeps } from '../shared/api/app.js';
 import { mcpHttpHandler } from '../shared/api/mcp.js';
-import { firecrawlRoutes, runJson } from '../shared/api/firecrawl.js';
+import { firecrawlRoutes, runJson } from '../shared/api/routes/firecrawl.js';
 import { runWarcArchive } from '../shared/pipeline/cloud/run-archive.js';
 import { loadUiAssets } from '../shared/api/ui-assets.js';
 import { adaptPowertools, functionLogger } from './powertools-logger.js';

@@ -133,6 +133,31 @@ export class UsageError extends TrawlError {
   }
 }
 
+/** The statuses a refused API request answers with. */
+export type RefusedStatus = 400 | 403 | 404 | 408 | 413 | 415 | 429 | 502;
+
+/**
+ * An API request that cannot be served as asked (a Firecrawl request, an upload, a page not in
+ * the archive under lockdown): answered with `status` in the caller's error shape, saying why.
+ */
+export class RequestRefusedError extends UsageError {
+  constructor(
+    message: string,
+    readonly status: RefusedStatus = 400,
+  ) {
+    super(message);
+    this.name = 'RequestRefusedError';
+  }
+}
+
+/** A service an answer needs (the chat model) failed: the API answers 502. */
+export class UpstreamError extends TrawlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 'fail-url', options);
+    this.name = 'UpstreamError';
+  }
+}
+
 /** A server's job queue is full: the caller tries again once a job has ended (HTTP 429). */
 export class JobQueueFullError extends TrawlError {
   constructor(message: string) {

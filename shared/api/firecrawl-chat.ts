@@ -1,11 +1,11 @@
 // The `json` format of `trawl serve`'s Firecrawl routes: the page's values for the request's schema
 // from the server's chat model, now. Apart from the routes, so the cloud's search API (which answers
 // from the extraction its page workflow stored) carries no tokenizer.
-import { errorMessage } from '../errors.js';
+import { errorMessage, UpstreamError } from '../errors.js';
 import { SchemaExtractor } from '../enrich/schema-extract.js';
 import type { ChatClient } from '../enrich/providers.js';
 import type { JsonAnswers, QuestionAnswers } from './firecrawl-ports.js';
-import { UpstreamFailed } from './firecrawl-request.js';
+
 import { NOT_IN_PAGE } from './firecrawl-passages.js';
 
 /** Answers `json` with the server's chat model; without one (the local provider) it is refused, naming the fix. */
@@ -19,7 +19,7 @@ export function chatJson(chat: ChatClient | undefined): JsonAnswers {
       try {
         out = await extractor.extract({ url: page.url, title: x?.title ?? page.title ?? '', markdown: x?.markdown ?? '' });
       } catch (err) {
-        throw new UpstreamFailed(`the ${chat!.provider} model ${chat!.model} failed: ${errorMessage(err)}`, { cause: err });
+        throw new UpstreamError(`the ${chat!.provider} model ${chat!.model} failed: ${errorMessage(err)}`, { cause: err });
       }
       return out.error ? { warning: `json: ${out.error}` } : { json: out.data };
     },
@@ -46,7 +46,7 @@ export function chatQuestions(chat: ChatClient | undefined): QuestionAnswers | u
           maxTokens: 300,
         });
       } catch (err) {
-        throw new UpstreamFailed(`the ${chat.provider} model ${chat.model} failed: ${errorMessage(err)}`, { cause: err });
+        throw new UpstreamError(`the ${chat.provider} model ${chat.model} failed: ${errorMessage(err)}`, { cause: err });
       }
       const answer = text.trim();
       return !answer || answer.toLowerCase().replace(/[.!]$/, '') === NOT_IN_PAGE ? undefined : answer;

@@ -1,5 +1,6 @@
 // The crawl jobs behind the Firecrawl routes: a scrape's one-page job and the page it stored (or
 // why it stored none), and a crawl's own webhook receiver told of its pages as they are stored.
+import { RequestRefusedError } from '../errors.js';
 import type { Context } from 'hono';
 import type { CrawlJob } from '../ports/crawl-launcher.js';
 import type { JobOptions } from '../config/job-options.js';
@@ -8,7 +9,7 @@ import { checkJobSeeds } from './job-seeds.js';
 import { writeRequestOf } from './write-access.js';
 import { documentOf, idOfUrl } from './firecrawl-documents.js';
 import type { FirecrawlOptions } from './firecrawl-ports.js';
-import { Refused, type Wanted, type WebhookConfig } from './firecrawl-request.js';
+import { type Wanted, type WebhookConfig } from './firecrawl-request.js';
 
 /** What a scrape's fetch gave: a stored page, or an error status's answer (which stores no page). */
 export type Fetched = { page: PageRecord } | { answered: FetchRecord };
@@ -34,7 +35,7 @@ export class FirecrawlJobs {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const job = await this.options.jobs.get(started.id);
-      if (!job) throw new Refused('the job went away', 502);
+      if (!job) throw new RequestRefusedError('the job went away', 502);
       const ended = job.status === 'finished' || job.status === 'stopped' || job.status === 'failed';
       const page = await this.read(async (r) => {
         const p = await r.store.getPage(id);
@@ -44,12 +45,12 @@ export class FirecrawlJobs {
       });
       if (page) return { job, page };
       if (ended) {
-        if (job.status === 'failed') throw new Refused(`the crawl of ${url} failed: ${job.error ?? 'see the server log'}`, 502);
+        if (job.status === 'failed') throw new RequestRefusedError(`the crawl of ${url} failed: ${job.error ?? 'see the server log'}`, 502);
         return { job, page: undefined };
       }
       if (Date.now() > until) {
         await this.options.jobs.stop(started.id);
-        throw new Refused(`the page was not fetched within ${timeoutMs} ms (the server's crawl queue may be busy): try again, or raise timeout`, 408);
+        throw new RequestRefusedError(`the page was not fetched within ${timeoutMs} ms (the server's crawl queue may be busy): try again, or raise timeout`, 408);
       }
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -66,7 +67,7 @@ export class FirecrawlJobs {
     const history = await this.read((r) => r.store.fetchHistory(id));
     const answered = history.filter((f) => f.kind === 'page' && f.warc && f.status !== undefined && f.status >= 400).at(-1);
     if (answered) return { answered };
-    throw new Refused(`${url} is not in the archive: with lockdown nothing is fetched (scrape it once without lockdown, or crawl its site)`, 404);
+    throw new RequestRefusedError(`${url} is not in the archive: with lockdown nothing is fetched (scrape it once without lockdown, or crawl its site)`, 404);
   }
 
   /** The stored page of a URL fetched within `maxAge`, else fetched now as a one-page crawl job. */
@@ -101,13 +102,13 @@ export class FirecrawlJobs {
     if (answered) return answered;
     const skips = Object.keys(job.summary?.skipsByReason ?? {});
     const run = `GET /crawls/${job.id} has the run`;
-    if (skips.includes('robots')) throw new Refused(`${url} was not fetched: robots.txt of ${new URL(url).origin} disallows it`, 403);
+    if (skips.includes('robots')) throw new RequestRefusedError(`${url} was not fetched: robots.txt of ${new URL(url).origin} disallows it`, 403);
     if (skips.some((r) => r === 'private-address' || r === 'address-refused'))
-      throw new Refused(`${url} was not fetched: it leads to a private or refused address (the server's --allow-private-network admits it)`, 403);
-    if (skips.includes('content-type')) throw new Refused(`${url} was not fetched: its content type is not one trawl keeps as a page`, 415);
+      throw new RequestRefusedError(`${url} was not fetched: it leads to a private or refused address (the server's --allow-private-network admits it)`, 403);
+    if (skips.includes('content-type')) throw new RequestRefusedError(`${url} was not fetched: its content type is not one trawl keeps as a page`, 415);
     const failed = history.filter((f) => f.fetchedAt >= job.createdAt && f.error).at(-1);
     const cause = failed?.error ?? (skips.length ? `skipped (${skips.join(', ')})` : 'its host did not answer');
-    throw new Refused(`${url} was not fetched: ${cause} (${run})`, 502);
+    throw new RequestRefusedError(`${url} was not fetched: ${cause} (${run})`, 502);
   }
 
   /**

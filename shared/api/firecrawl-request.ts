@@ -3,7 +3,8 @@
 import * as cheerio from 'cheerio';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { errorMessage, JobQueueFullError, UsageError } from '../errors.js';
+import { errorMessage, JobQueueFullError, RequestRefusedError, UpstreamError, UsageError } from '../errors.js';
+import type { JobOptions } from '../config/job-options.js';
 import type { ExtractSpec } from '../enrich/extract-spec.js';
 import { pageActionsOf } from '../render/action-rules.js';
 import type { JsonAnswers } from './firecrawl-ports.js';
@@ -105,6 +106,38 @@ export const MapBody = z
   })
   .passthrough();
 
+/**
+ * A Firecrawl `excludePaths` or `includePaths` entry, a regular expression over a URL's path, as a
+ * trawl `deny` or `include` pattern over the whole URL: a `^` anchors it at the path's start (after
+ * the scheme and host).
+ */
+export function pathPattern(pattern: string): string {
+  const path = pattern.startsWith('^') ? `^[a-z][a-z0-9+.-]*://[^/?#]*(?:${pattern.slice(1)})` : pattern;
+  return `/${path}/`;
+}
+
+/**
+ * The crawl job a Firecrawl crawl request asks for, as the typed options every launcher takes, or a
+ * refusal that says what trawl does instead. Pure: the route checks the seeds and the webhook.
+ */
+export function crawlJobOptions(req: z.infer<typeof CrawlBody>, wanted: Wanted): JobOptions {
+  if (req.allowExternalLinks)
+    throw new RequestRefusedError('allowExternalLinks is not supported: a crawl stays on its host (allowSubdomains: true takes its domain)');
+  if (wanted.json) throw new RequestRefusedError('the json format of a crawl is the crawl\'s extract schema: start it with POST /crawls and "extractSchema"');
+  if (wanted.actions) throw new RequestRefusedError('actions of a crawl go by URL pattern: start it with POST /crawls and "actions" rules');
+  if (wanted.tags) throw new RequestRefusedError('includeTags and excludeTags are for a scrape: a crawl keeps each page by --main-content (onlyMainContent)');
+  const depth = req.maxDiscoveryDepth ?? req.maxDepth;
+  return {
+    maxPages: req.limit ?? 10_000,
+    ...(depth === undefined ? {} : { maxDepth: depth }),
+    ...(req.excludePaths?.length ? { deny: req.excludePaths.map(pathPattern) } : {}),
+    ...(req.includePaths?.length ? { include: req.includePaths.map(pathPattern) } : {}),
+    ...(req.allowSubdomains || req.crawlEntireDomain ? { scope: 'domain' } : {}),
+    mainContent: wanted.mainContent,
+    enrich: false,
+  };
+}
+
 export type Version = 'v1' | 'v2';
 type Options = z.infer<typeof ScrapeOptions>;
 export interface Wanted {
@@ -129,19 +162,6 @@ export interface Wanted {
   mainContent: 'article' | 'full';
 }
 
-/** A request trawl cannot serve as asked: a 400 in Firecrawl's error shape. */
-export class Refused extends Error {
-  constructor(
-    message: string,
-    readonly status: 400 | 403 | 404 | 408 | 413 | 415 | 429 | 502 = 400,
-  ) {
-    super(message);
-  }
-}
-
-/** A service the answer needs failed (the chat model): a 502 in Firecrawl's error shape. */
-export class UpstreamFailed extends Error {}
-
 /** Checks CSS selectors now: a bad one is this request's 400, naming it. */
 function checkedSelectors(name: string, selectors: string[] | undefined): string[] {
   const $ = cheerio.load('<p></p>');
@@ -149,7 +169,7 @@ function checkedSelectors(name: string, selectors: string[] | undefined): string
     try {
       $(s);
     } catch (err) {
-      throw new Refused(`${name}: ${JSON.stringify(s)} is not a CSS selector (${errorMessage(err)})`);
+      throw new RequestRefusedError(`${name}: ${JSON.stringify(s)} is not a CSS selector (${errorMessage(err)})`);
     }
   }
   return selectors ?? [];
@@ -157,8 +177,8 @@ function checkedSelectors(name: string, selectors: string[] | undefined): string
 
 /** What a scrape asks for, or why trawl refuses it. */
 export function wantedOf(options: Options, version: Version, json: JsonAnswers | undefined, questions?: boolean): Wanted {
-  if (options.mobile) throw new Refused('mobile is not supported: trawl renders with a desktop viewport');
-  if (options.location) throw new Refused('location is not supported: trawl fetches from where the server is');
+  if (options.mobile) throw new RequestRefusedError('mobile is not supported: trawl renders with a desktop viewport');
+  if (options.location) throw new RequestRefusedError('location is not supported: trawl fetches from where the server is');
   const formats = new Set<string>();
   let spec: ExtractSpec | undefined;
   let screenshot: { fullPage: boolean } | undefined;
@@ -167,7 +187,7 @@ export function wantedOf(options: Options, version: Version, json: JsonAnswers |
     const name = typeof f === 'string' ? f : f.type;
     if (name === 'json' || name === 'extract') {
       const asked = typeof f === 'string' ? (version === 'v1' ? (name === 'json' ? options.jsonOptions : options.extract) : undefined) : JsonFormat.parse(f);
-      if (!asked?.schema && !asked?.prompt) throw new Refused(`the ${name} format needs a schema or a prompt`);
+      if (!asked?.schema && !asked?.prompt) throw new RequestRefusedError(`the ${name} format needs a schema or a prompt`);
       spec = { schema: asked.schema ?? { type: 'object' }, ...(asked.prompt ? { prompt: asked.prompt } : {}) };
       continue;
     }
@@ -181,12 +201,12 @@ export function wantedOf(options: Options, version: Version, json: JsonAnswers |
       continue;
     }
     if (!FORMATS.has(name))
-      throw new Refused(
+      throw new RequestRefusedError(
         `the ${name} format is not supported: trawl serves markdown, html, rawHtml, links, summary, highlights, question, attributes, screenshot and json`,
       );
     formats.add(name);
   }
-  if (extra.question && !questions) throw new Refused(QUESTION_REFUSAL);
+  if (extra.question && !questions) throw new RequestRefusedError(QUESTION_REFUSAL);
   const include = checkedSelectors('includeTags', options.includeTags);
   const exclude = checkedSelectors('excludeTags', options.excludeTags);
   const own = options.actions ?? [];
@@ -195,7 +215,7 @@ export function wantedOf(options: Options, version: Version, json: JsonAnswers |
   if (actions.length) pageActionsOf({ actions });
   if (spec) {
     const why = json ? json.refusal(spec) : 'the json format is not served here';
-    if (why) throw new Refused(why);
+    if (why) throw new RequestRefusedError(why);
   }
   const actionShots = own.some((a) => (a as { type?: unknown } | null)?.type === 'screenshot');
   return {
@@ -218,7 +238,8 @@ export const QUESTION_REFUSAL =
 function formatOf(name: string, f: unknown): Pick<Wanted, 'highlights' | 'question' | 'summary' | 'attributes'> | undefined {
   const parsed = <T>(schema: z.ZodType<T>): T => {
     const got = schema.safeParse(f);
-    if (!got.success) throw new Refused(`the ${name} format: ${got.error.issues.map((i) => `${i.path.join('.') || 'format'}: ${i.message}`).join('; ')}`);
+    if (!got.success)
+      throw new RequestRefusedError(`the ${name} format: ${got.error.issues.map((i) => `${i.path.join('.') || 'format'}: ${i.message}`).join('; ')}`);
     return got.data;
   };
   if (name === 'summary') return { summary: true };
@@ -242,14 +263,14 @@ export async function webhookOf(given: z.infer<typeof WebhookBody>, allowPrivate
     checkWebhookSettings([w.url], undefined);
     await checkJobSeeds([w.url], allowPrivateNetwork);
   } catch (err) {
-    throw new Refused(`webhook: ${errorMessage(err)}`);
+    throw new RequestRefusedError(`webhook: ${errorMessage(err)}`);
   }
   const headers = typeof given === 'string' ? {} : (given.headers ?? {});
-  if (Object.keys(headers).length > MAX_WEBHOOK_HEADERS) throw new Refused(`webhook.headers: at most ${MAX_WEBHOOK_HEADERS} headers`);
+  if (Object.keys(headers).length > MAX_WEBHOOK_HEADERS) throw new RequestRefusedError(`webhook.headers: at most ${MAX_WEBHOOK_HEADERS} headers`);
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name) || SENDER_HEADERS.test(name))
-      throw new Refused(`webhook.headers: ${JSON.stringify(name)} is not a header a receiver's request may set`);
-    if (/[\r\n\0]/.test(value)) throw new Refused(`webhook.headers: the value of ${name} holds a line break`);
+      throw new RequestRefusedError(`webhook.headers: ${JSON.stringify(name)} is not a header a receiver's request may set`);
+    if (/[\r\n\0]/.test(value)) throw new RequestRefusedError(`webhook.headers: the value of ${name} holds a line break`);
   }
   const events = typeof given === 'string' ? undefined : given.events;
   return {
@@ -277,8 +298,8 @@ export function parseCrawlId(id: string): { jobId: string; formats: Set<string> 
 }
 
 export const failure = (c: Context, err: unknown) => {
-  if (err instanceof Refused) return c.json({ success: false, error: err.message }, err.status);
-  if (err instanceof UpstreamFailed) return c.json({ success: false, error: err.message }, 502);
+  if (err instanceof RequestRefusedError) return c.json({ success: false, error: err.message }, err.status);
+  if (err instanceof UpstreamError) return c.json({ success: false, error: err.message }, 502);
   if (err instanceof UsageError) return c.json({ success: false, error: err.message }, 400);
   if (err instanceof JobQueueFullError) return c.json({ success: false, error: err.message }, 429);
   throw err;
@@ -288,17 +309,17 @@ export async function body<T extends z.ZodTypeAny>(c: Context, schema: T): Promi
   // As every other route: a body not declared JSON is refused, not parsed as JSON anyway.
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && !type.endsWith('+json'))
-    throw new Refused(`the body is declared ${type || 'without a type'}: send one JSON object with Content-Type: application/json`, 415);
+    throw new RequestRefusedError(`the body is declared ${type || 'without a type'}: send one JSON object with Content-Type: application/json`, 415);
   let raw: unknown;
   try {
     raw = await c.req.json();
   } catch {
-    throw new Refused('the body is not JSON: send one JSON object with Content-Type: application/json');
+    throw new RequestRefusedError('the body is not JSON: send one JSON object with Content-Type: application/json');
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Refused(`invalid body field "${issue?.path.join('.') || '(all)'}": ${issue?.message ?? 'not valid'}`);
+    throw new RequestRefusedError(`invalid body field "${issue?.path.join('.') || '(all)'}": ${issue?.message ?? 'not valid'}`);
   }
   return parsed.data as z.infer<T>;
 }

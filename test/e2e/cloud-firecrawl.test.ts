@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Firecrawl, { type CrawlJob, type Document } from '@mendable/firecrawl-js';
 import { leafPointers } from '../../shared/enrich/schema-extract.js';
-import { STORED_JSON_WAIT_MS } from '../../shared/api/firecrawl.js';
+import { STORED_JSON_WAIT_MS } from '../../shared/api/routes/firecrawl.js';
 import { FIRECRAWL_WAIT_MS } from '../../functions/search-runtime.js';
 import { DynamoEnrichStore } from '../../shared/store/aws/dynamo-enrich.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';

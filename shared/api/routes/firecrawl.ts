@@ -5,32 +5,31 @@
 // stores as Firecrawl documents. What trawl does not do is refused with Firecrawl's error shape,
 // naming the option.
 import { Hono, type Context } from 'hono';
-import { specHash } from '../enrich/extract-spec.js';
-import type { PageRecord } from '../ports/index.js';
-import { checkJobSeeds } from './job-seeds.js';
-import { writeRequestOf } from './write-access.js';
-import { ForbiddenError } from '../errors.js';
-import { answerDocument, documentOf } from './firecrawl-documents.js';
-import { FirecrawlJobs } from './firecrawl-jobs.js';
+import { specHash } from '../../enrich/extract-spec.js';
+import type { PageRecord } from '../../ports/index.js';
+import { checkJobSeeds } from '../job-seeds.js';
+import { writeRequestOf } from '../write-access.js';
+import { ForbiddenError, RequestRefusedError, UpstreamError } from '../../errors.js';
+import { answerDocument, documentOf } from '../firecrawl-documents.js';
+import { FirecrawlJobs } from '../firecrawl-jobs.js';
 import { searchRoute } from './firecrawl-search.js';
-import type { FirecrawlOptions, FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
+import type { FirecrawlOptions, FirecrawlReads, JsonAnswers } from '../firecrawl-ports.js';
 import {
   BatchScrapeBody,
   body,
   crawlIdOf,
   CrawlBody,
+  crawlJobOptions,
   failure,
   MapBody,
   parseCrawlId,
-  Refused,
   ScrapeBody,
   wantedOf,
   webhookOf,
   type Wanted,
-} from './firecrawl-request.js';
+} from '../firecrawl-request.js';
 
-export { UpstreamFailed } from './firecrawl-request.js';
-export type { FirecrawlOptions, FirecrawlReads, JsonAnswers } from './firecrawl-ports.js';
+export type { FirecrawlOptions, FirecrawlReads, JsonAnswers } from '../firecrawl-ports.js';
 
 /** Documents a crawl status answers with at most; the rest come with `next`. */
 const PAGE_DOCS = 100;
@@ -68,16 +67,6 @@ export function runJson(chatModel: boolean, waitMs = STORED_JSON_WAIT_MS): JsonA
       }
     },
   };
-}
-
-/**
- * A Firecrawl `excludePaths` or `includePaths` entry, a regular expression over a URL's path, as a
- * trawl `deny` or `include` pattern over the whole URL: a `^` anchors it at the path's start (after
- * the scheme and host).
- */
-export function pathPattern(pattern: string): string {
-  const path = pattern.startsWith('^') ? `^[a-z][a-z0-9+.-]*://[^/?#]*(?:${pattern.slice(1)})` : pattern;
-  return `/${path}/`;
 }
 
 /** The Firecrawl-compatible routes. */
@@ -130,9 +119,11 @@ function scrapeRoute(app: Hono, jobs: FirecrawlJobs, version: Version): void {
 
 /** What `lockdown` cannot answer: whatever needs a request to leave the machine. */
 function lockdownRefusal(wanted: Wanted): void {
-  if (wanted.actions) throw new Refused('lockdown answers from the archive: actions and the screenshot format need the page fetched and rendered');
+  if (wanted.actions) throw new RequestRefusedError('lockdown answers from the archive: actions and the screenshot format need the page fetched and rendered');
   if (wanted.json || wanted.question)
-    throw new Refused('lockdown sends no request off the machine: the json and question formats call the chat model (the highlights format answers offline)');
+    throw new RequestRefusedError(
+      'lockdown sends no request off the machine: the json and question formats call the chat model (the highlights format answers offline)',
+    );
 }
 
 /** `POST /crawl`, and a crawl's status and cancel (`GET` and `DELETE /crawl/{id}`). */
@@ -141,32 +132,16 @@ function crawlRoutes(app: Hono, jobs: FirecrawlJobs, version: Version): void {
     try {
       const req = await body(c, CrawlBody);
       const wanted = wantedOf(req.scrapeOptions ?? {}, version, jobs.options.json);
-      if (req.allowExternalLinks) throw new Refused('allowExternalLinks is not supported: a crawl stays on its host (allowSubdomains: true takes its domain)');
+      const settings = crawlJobOptions(req, wanted);
       const canFollow = jobs.options.webhooks && jobs.options.jobs.follow && jobs.options.jobs.followPages;
       if (req.webhook && !canFollow)
-        throw new Refused(
+        throw new RequestRefusedError(
           jobs.options.webhookRefusal ?? "a crawl's own webhook is not supported here: the server's --webhook receivers are told of every crawl",
         );
-      if (wanted.json) throw new Refused('the json format of a crawl is the crawl\'s extract schema: start it with POST /crawls and "extractSchema"');
-      if (wanted.actions) throw new Refused('actions of a crawl go by URL pattern: start it with POST /crawls and "actions" rules');
-      if (wanted.tags) throw new Refused('includeTags and excludeTags are for a scrape: a crawl keeps each page by --main-content (onlyMainContent)');
       await checkJobSeeds([req.url], jobs.options.allowPrivateNetwork);
       const hook = req.webhook === undefined ? undefined : await webhookOf(req.webhook, jobs.options.allowPrivateNetwork);
-      const depth = req.maxDiscoveryDepth ?? req.maxDepth;
       const { caller } = writeRequestOf(c);
-      const job = await jobs.options.jobs.start(
-        [req.url],
-        {
-          maxPages: req.limit ?? 10_000,
-          ...(depth === undefined ? {} : { maxDepth: depth }),
-          ...(req.excludePaths?.length ? { deny: req.excludePaths.map(pathPattern) } : {}),
-          ...(req.includePaths?.length ? { include: req.includePaths.map(pathPattern) } : {}),
-          ...(req.allowSubdomains || req.crawlEntireDomain ? { scope: 'domain' } : {}),
-          mainContent: wanted.mainContent,
-          enrich: false,
-        },
-        caller ? { caller } : {},
-      );
+      const job = await jobs.options.jobs.start([req.url], settings, caller ? { caller } : {});
       const id = crawlIdOf(job.id, wanted.formats);
       if (hook) jobs.tellReceiver(job.id, id, hook, wanted);
       return c.json({ success: true, id, url: new URL(`/${version}/crawl/${id}`, c.req.url).href }, 200);
@@ -189,19 +164,19 @@ function batchRoutes(app: Hono, jobs: FirecrawlJobs, version: Version): void {
       const req = await body(c, BatchScrapeBody);
       const wanted = wantedOf(req, version, jobs.options.json);
       if (wanted.json || wanted.actions || wanted.question || wanted.highlights || wanted.attributes || wanted.summary)
-        throw new Refused(
+        throw new RequestRefusedError(
           'a batch scrape answers with markdown, html, rawHtml and links: scrape a page for json, question, highlights, attributes, summary, actions or a screenshot',
         );
       const valid = req.urls.filter((u) => /^https?:\/\//i.test(u) && URL.canParse(u));
       const invalid = req.urls.filter((u) => !valid.includes(u));
       if (invalid.length && !req.ignoreInvalidURLs)
-        throw new Refused(
+        throw new RequestRefusedError(
           `not http(s) URLs: ${invalid
             .slice(0, 5)
             .map((u) => JSON.stringify(u))
             .join(', ')} (ignoreInvalidURLs: true skips them)`,
         );
-      if (!valid.length) throw new Refused('no valid URL to scrape');
+      if (!valid.length) throw new RequestRefusedError('no valid URL to scrape');
       await checkJobSeeds(valid, jobs.options.allowPrivateNetwork);
       const { caller } = writeRequestOf(c);
       const job = await jobs.options.jobs.start(
@@ -296,7 +271,7 @@ function mapRoute(app: Hono, jobs: FirecrawlJobs, version: Version): void {
     try {
       const req = await body(c, MapBody);
       const fetched = await jobs.freshPage(c, req.url, V2_MAX_AGE_MS, { formats: new Set(), mainContent: 'article' }, jobs.waitMs);
-      if ('answered' in fetched) throw new Refused(`${req.url} answered ${fetched.answered.status}: there is no page to map from`, 502);
+      if ('answered' in fetched) throw new RequestRefusedError(`${req.url} answered ${fetched.answered.status}: there is no page to map from`, 502);
       const { page } = fetched;
       const links = await jobs.read(async (reads) => {
         const host = new URL(page.url).hostname;

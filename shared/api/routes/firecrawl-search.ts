@@ -2,11 +2,12 @@
 // the query, each with the page's passages for it as its `description` (Firecrawl's search
 // highlights), and with `scrapeOptions` each hit as a document in the formats asked for, read from
 // the stores (nothing is fetched: the index holds only pages the crawls stored).
+import { RequestRefusedError } from '../../errors.js';
 import type { Hono } from 'hono';
-import { highlightsOf } from '../search/highlights.js';
-import { documentOf, idOfUrl } from './firecrawl-documents.js';
-import type { FirecrawlJobs } from './firecrawl-jobs.js';
-import { body, failure, Refused, SearchBody, wantedOf, type Version } from './firecrawl-request.js';
+import { highlightsOf } from '../../search/highlights.js';
+import { documentOf, idOfUrl } from '../firecrawl-documents.js';
+import type { FirecrawlJobs } from '../firecrawl-jobs.js';
+import { body, failure, SearchBody, wantedOf, type Version } from '../firecrawl-request.js';
 
 /** A web hit's page stored within this long is its document with no new fetch (Firecrawl's scrape default). */
 const WEB_MAX_AGE_MS = 2 * 86_400_000;
@@ -34,13 +35,13 @@ export function searchRoute(app: Hono, jobs: FirecrawlJobs, version: Version): v
     try {
       const req = await body(c, SearchBody);
       const search = jobs.options.webSearch ? webIndex(jobs.options.webSearch) : jobs.options.search;
-      if (!search) throw new Refused('search is not served here: it answers from a trawl serve data directory’s search index');
+      if (!search) throw new RequestRefusedError('search is not served here: it answers from a trawl serve data directory’s search index');
       const sources = (req.sources ?? ['web']).map((s) => (typeof s === 'string' ? s : s.type));
       const other = sources.find((s) => s !== 'web');
-      if (other) throw new Refused(`the ${other} source is not supported: trawl searches the pages its crawls stored (the web source)`);
+      if (other) throw new RequestRefusedError(`the ${other} source is not supported: trawl searches the pages its crawls stored (the web source)`);
       const wanted = req.scrapeOptions?.formats?.length ? wantedOf(req.scrapeOptions, version, undefined, false) : undefined;
       if (wanted?.actions || wanted?.question)
-        throw new Refused("a search's scrapeOptions read the stored pages: actions, screenshot and question are not served there");
+        throw new RequestRefusedError("a search's scrapeOptions read the stored pages: actions, screenshot and question are not served there");
       const limit = req.limit ?? DEFAULT_LIMIT;
       // Domain filters apply before the limit: a few more hits are asked for when they are given.
       const answer = await search(req.query, req.includeDomains || req.excludeDomains ? limit * 4 : limit);

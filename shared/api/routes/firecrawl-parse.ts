@@ -1,16 +1,17 @@
 // Firecrawl's `POST /v2/parse`: an uploaded file (multipart: `file`, and `options` as JSON), HTML or
 // PDF, read as a crawled page is — the same extraction, nothing fetched, nothing stored — and
 // answered as a document in the formats asked for: markdown, html, links, summary, highlights.
+import { RequestRefusedError } from '../../errors.js';
 import type { Hono } from 'hono';
-import { decodeBody, sniffCharset } from '../fetch/charset.js';
-import { extractPage } from '../extract/extract-page.js';
-import { extractPdf } from '../extract/pdf.js';
-import { summarizeExtractive } from '../enrich/local-summary.js';
-import { plainText } from '../enrich/text.js';
-import { highlightsOf } from '../search/highlights.js';
-import { canonicalize } from '../url/canonical.js';
-import { cleanHtml } from './firecrawl-documents.js';
-import { failure, PARSE_MAX_BYTES, Refused, ScrapeOptionsBody, wantedOf } from './firecrawl-request.js';
+import { decodeBody, sniffCharset } from '../../fetch/charset.js';
+import { extractPage } from '../../extract/extract-page.js';
+import { extractPdf } from '../../extract/pdf.js';
+import { summarizeExtractive } from '../../enrich/local-summary.js';
+import { plainText } from '../../enrich/text.js';
+import { highlightsOf } from '../../search/highlights.js';
+import { canonicalize } from '../../url/canonical.js';
+import { cleanHtml } from '../firecrawl-documents.js';
+import { failure, PARSE_MAX_BYTES, ScrapeOptionsBody, wantedOf } from '../firecrawl-request.js';
 
 const PDF_MAGIC = Buffer.from('%PDF-');
 
@@ -23,26 +24,26 @@ export function parseRoute(app: Hono): void {
     try {
       const declared = Number(c.req.header('content-length') ?? 0);
       if (declared > PARSE_MAX_BYTES + 64 * 1024)
-        throw new Refused(`the upload is ${declared} bytes: a parsed file may have at most ${PARSE_MAX_BYTES} bytes`, 413);
+        throw new RequestRefusedError(`the upload is ${declared} bytes: a parsed file may have at most ${PARSE_MAX_BYTES} bytes`, 413);
       if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('multipart/form-data'))
-        throw new Refused('send the file as multipart/form-data: a part "file" (the file) and a part "options" (JSON)', 415);
+        throw new RequestRefusedError('send the file as multipart/form-data: a part "file" (the file) and a part "options" (JSON)', 415);
       const form = await c.req.parseBody();
       const file = form.file;
-      if (!(file instanceof File)) throw new Refused('the form has no part "file": send the file to parse there');
-      if (file.size > PARSE_MAX_BYTES) throw new Refused(`${file.name} is ${file.size} bytes: a parsed file may have at most ${PARSE_MAX_BYTES} bytes`, 413);
+      if (!(file instanceof File)) throw new RequestRefusedError('the form has no part "file": send the file to parse there');
+      if (file.size > PARSE_MAX_BYTES) throw new RequestRefusedError(`${file.name} is ${file.size} bytes: a parsed file may have at most ${PARSE_MAX_BYTES} bytes`, 413);
       let options: unknown = {};
       if (typeof form.options === 'string' && form.options.trim()) {
         try {
           options = JSON.parse(form.options);
         } catch {
-          throw new Refused('the part "options" is not JSON');
+          throw new RequestRefusedError('the part "options" is not JSON');
         }
       }
       const parsed = ScrapeOptionsBody.safeParse(options);
-      if (!parsed.success) throw new Refused(`options: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success) throw new RequestRefusedError(`options: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       const wanted = wantedOf(parsed.data, 'v2', undefined, false);
       if (wanted.json || wanted.question || wanted.actions || wanted.attributes || wanted.tags)
-        throw new Refused('a parse answers with markdown, html, links, summary and highlights');
+        throw new RequestRefusedError('a parse answers with markdown, html, links, summary and highlights');
       const bytes = Buffer.from(await file.arrayBuffer());
       return c.json({ success: true, data: await parsedDocument(bytes, file.name, file.type, wanted) }, 200);
     } catch (err) {
@@ -60,15 +61,15 @@ async function parsedDocument(bytes: Buffer, name: string, type: string, wanted:
   let title: string | undefined;
   let language: string | undefined;
   if (pdf) {
-    if (!bytes.subarray(0, 5).equals(PDF_MAGIC)) throw new Refused(`${name} is declared a PDF and does not start as one`);
+    if (!bytes.subarray(0, 5).equals(PDF_MAGIC)) throw new RequestRefusedError(`${name} is declared a PDF and does not start as one`);
     const text = await extractPdf(bytes).catch((err: unknown) => {
-      throw new Refused(`${name} could not be read as a PDF: ${err instanceof Error ? err.message : String(err)}`);
+      throw new RequestRefusedError(`${name} could not be read as a PDF: ${err instanceof Error ? err.message : String(err)}`);
     });
     markdown = text.text;
     title = text.title;
   } else {
     if (!/html|xml|text/i.test(type || 'text/html') && !/\.x?html?$/i.test(name))
-      throw new Refused(`${name} (${type}) is neither HTML nor PDF: parse takes those`, 415);
+      throw new RequestRefusedError(`${name} (${type}) is neither HTML nor PDF: parse takes those`, 415);
     html = decodeBody(bytes, sniffCharset(bytes, undefined, true));
     const x = extractPage(html, url, { canonicalize: (h) => canonicalize(h), robotsToken: 'trawl', mainContent: wanted.mainContent });
     markdown = x.markdown;
