@@ -9,7 +9,7 @@ import { specHash } from '../../enrich/extract-spec.js';
 import type { PageRecord } from '../../ports/index.js';
 import { checkJobSeeds } from '../job-seeds.js';
 import { writeRequestOf } from '../write-access.js';
-import { ForbiddenError, RequestRefusedError, UpstreamError } from '../../errors.js';
+import { ForbiddenError, RequestRefusedError } from '../../errors.js';
 import { answerDocument, documentOf } from '../firecrawl-documents.js';
 import { FirecrawlJobs } from '../firecrawl-jobs.js';
 import { searchRoute } from './firecrawl-search.js';
