@@ -10,7 +10,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { QUERIES } from '../test/fixtures/search/corpus.js';
+import { QUERIES } from '../support/search/corpus.js';
 import { pageId, seedStore } from './search-corpus.js';
 import { openLocalForWriting } from '../shared/store/local/open-local.js';
 import { createProviders } from '../shared/enrich/provider-factory.js';

@@ -14,8 +14,8 @@ import { FAN_IN, plannedMerge, type SegmentInfo } from '../shared/search/text-se
 import { DynamoEnrichStore } from '../shared/store/aws/dynamo-enrich.js';
 import { S3BlobStore, S3Objects } from '../shared/store/aws/s3-store.js';
 import type { EnrichmentRecord } from '../shared/ports/index.js';
-import { startEmulators } from '../test/cloud/emulators.js';
-import { QUERIES } from '../test/fixtures/search/corpus.js';
+import { startEmulators } from '../support/cloud/emulators.js';
+import { QUERIES } from '../support/search/corpus.js';
 import { makePage, rng } from './search-corpus.js';
 import { machine, markdownTable, publish, today } from './report.js';
 

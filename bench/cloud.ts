@@ -1,7 +1,7 @@
 // npm run bench:cloud — the Lambda bundles (size against the 250 MB unzipped limit), each
 // handler's cold-start import time in Node, and the cost of 1,000 pages at AWS list prices, from a
 // crawl through the cloud path on emulators of a web whose articles carry ~60 links. The meter
-// (test/cloud/cost-meter.ts) bills as AWS bills: DynamoDB units from item sizes with the index
+// (support/cloud/cost-meter.ts) bills as AWS bills: DynamoDB units from item sizes with the index
 // writes, only the handlers' own S3 and SQS requests, network time added to every call, log bytes.
 // `-- --json` prints one JSON line: { usdPer1kPages, parts: {…}, pages, … }. `-- --trace FILE`
 // also writes the crawl's measured trace (DynamoDB units by partition-key pattern, reads and the
@@ -14,12 +14,12 @@ import { EVENTS_PER_POLL, EVENTS_PER_POLL_WITH_TEXT_REBUILD, STANDARD_HISTORY_EV
 import { execFileSync } from 'node:child_process';
 import { DEFAULT_SIZING } from '../lib/crawler.js';
 import { STAGES, ROOT, type StageName } from '../lib/stages.js';
-import { startCostMeter, PLATFORM_LOG_BYTES } from '../test/cloud/cost-meter.js';
-import { startEmulators } from '../test/cloud/emulators.js';
-import { cloudCrawl } from '../test/cloud/harness.js';
-import { synthApp } from '../test/lib/synth.js';
-import { OPEN_WEB_DEFAULTS, startOpenWeb } from '../test/web/open-web.js';
-import { QuotaLayer, quotaOptionsOf } from '../test/cloud/quota-layer.js';
+import { startCostMeter, PLATFORM_LOG_BYTES } from '../support/cloud/cost-meter.js';
+import { startEmulators } from '../support/cloud/emulators.js';
+import { cloudCrawl } from '../support/cloud/harness.js';
+import { synthApp } from '../support/synth.js';
+import { OPEN_WEB_DEFAULTS, startOpenWeb } from '../support/web/open-web.js';
+import { QuotaLayer, quotaOptionsOf } from '../support/cloud/quota-layer.js';
 
 const LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024;
 /** Memory (MB) of each stage as the Crawler construct deploys it by default. */

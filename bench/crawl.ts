@@ -6,8 +6,8 @@
 // the server's request log; trawl with `--render never` and with the default `--render auto`. Then
 // where trawl's time goes, by stage; then a 1-host and a 2-host crawl with each page processed in
 // its host's turn and off it.
-import { startWeb } from '../test/web/server.js';
-import { startGeneratedWeb } from '../test/web/generated.js';
+import { startWeb } from '../support/web/server.js';
+import { startGeneratedWeb } from '../support/web/generated.js';
 import { webMetrics, type WebMetrics } from './web-metrics.js';
 import { stageText } from '../shared/cli/render.js';
 import { runChild, trawlArgs } from './children.js';

@@ -12,7 +12,7 @@ import { mainContentText } from '../shared/extract/main-content.js';
 import { toMarkdown } from '../shared/extract/markdown.js';
 import { chunkText } from '../shared/extract/chunks.js';
 import { simhash } from '../shared/dedupe/simhash.js';
-import { articleHtml } from '../test/web/pages.js';
+import { articleHtml } from '../support/web/pages.js';
 import {
   collectRuns,
   CORPUS,

@@ -15,7 +15,7 @@ import { crawl } from '../shared/library/crawl.js';
 import type { PriorityFn } from '../shared/frontier/priority.js';
 import { focusedPriority } from '../shared/scoring/focus.js';
 import { loadProfile } from '../shared/scoring/profile.js';
-import { serve } from '../test/helpers.js';
+import { serve } from '../support/helpers.js';
 
 const PAGES = Number(process.env.BENCH_FOCUS_PAGES ?? 1500);
 const BUDGET = Number(process.env.BENCH_FOCUS_BUDGET ?? 150);

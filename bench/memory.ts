@@ -7,7 +7,7 @@
 // pages. BENCH_MEMORY_PAGES sets the size (checkpoints past it are left out); BENCH_MEMORY_FRONTIER=growing
 // crawls the tree-shaped web instead, whose frontier holds most of the web soon after the start.
 import { runChild, trawlArgs } from './children.js';
-import { startGeneratedWeb, type FrontierShape } from '../test/web/generated.js';
+import { startGeneratedWeb, type FrontierShape } from '../support/web/generated.js';
 import { machine, publish, today } from './report.js';
 
 const PAGES = Number(process.env.BENCH_MEMORY_PAGES ?? 100_000);

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crawl } from '../shared/library/crawl.js';
-import { startWeb } from '../test/web/server.js';
+import { startWeb } from '../support/web/server.js';
 import { runChild, trawlArgs, type ChildResult } from './children.js';
 import { machine, publish, today } from './report.js';
 

@@ -1,6 +1,6 @@
 // Generated pages for the search and API benchmarks: the search fixture's sentences recombined, seeded.
 import { createHash } from 'node:crypto';
-import { DOCS } from '../test/fixtures/search/corpus.js';
+import { DOCS } from '../support/search/corpus.js';
 import { openLocalForWriting } from '../shared/store/local/open-local.js';
 
 /** mulberry32: a small seeded generator, so every run builds the same store. */

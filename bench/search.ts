@@ -10,7 +10,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QUERIES } from '../test/fixtures/search/corpus.js';
+import { QUERIES } from '../support/search/corpus.js';
 import { seedStore } from './search-corpus.js';
 import { openLocalForWriting } from '../shared/store/local/open-local.js';
 import { createProviders } from '../shared/enrich/provider-factory.js';
@@ -23,9 +23,9 @@ import { machine, markdownTable, publish, today, type BenchTable } from './repor
 import { resolveSettings } from '../shared/cli/args.js';
 import { crawlCommand } from '../shared/cli/crawl-command.js';
 import { TEXT_WEIGHT } from '../shared/search/hybrid.js';
-import { evaluateReal, startRealSite } from '../test/search/real-site.js';
-import { startFixtureSite } from '../test/search/fixture-site.js';
-import { evaluate } from '../test/search/evaluate.js';
+import { evaluateReal, startRealSite } from '../support/search/real-site.js';
+import { startFixtureSite } from '../support/search/fixture-site.js';
+import { evaluate } from '../support/search/evaluate.js';
 
 const SIZES = (process.env.BENCH_SEARCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const QUERY_RUNS = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
@@ -128,7 +128,7 @@ console.log(
 );
 console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) console.log(r);
-// Ranking quality: questions on 24 real articles with their blog's hub pages (test/search/real-site.ts)
+// Ranking quality: questions on 24 real articles with their blog's hub pages (support/search/real-site.ts)
 // and the known-answer fixture's 30 queries, each site crawled and enriched with the local provider;
 // MRR and recall@5 by mode, and the hybrid MRR for full-text weights around the default.
 const WEIGHTS = [0.4, 0.5, 0.6, 0.7, 0.8];

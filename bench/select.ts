@@ -2,8 +2,8 @@
 // previews, the 1 s host delay) on each company fixture site served on loopback; per-site wall time
 // and p50/p90, then the same with the delay off. BENCH_SELECT_DELAYS=1000,0 picks the delays.
 import { select } from '../shared/library/select.js';
-import { COMPANIES, companyResponse } from '../test/web/companies.js';
-import { serve } from '../test/helpers.js';
+import { COMPANIES, companyResponse } from '../support/web/companies.js';
+import { serve } from '../support/helpers.js';
 import { machine, publish, today } from './report.js';
 
 const DELAYS = (process.env.BENCH_SELECT_DELAYS ?? '1000,0').split(',').map(Number);

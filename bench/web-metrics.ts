@@ -1,6 +1,6 @@
 import { canonicalize } from '../shared/url/canonical.js';
 import { isPathAllowed, parseRobotsTxt } from '../shared/robots/robots-txt.js';
-import type { SyntheticWeb } from '../test/web/server.js';
+import type { SyntheticWeb } from '../support/web/server.js';
 
 export interface WebMetrics {
   requests: number;

@@ -6,7 +6,7 @@ import { resolveSettings } from '../shared/cli/args.js';
 import { crawlCommand } from '../shared/cli/crawl-command.js';
 import { searchCommand } from '../shared/cli/search-commands.js';
 import { DEFAULT_PORT, startServer } from '../shared/cli/serve-command.js';
-import { startWeb } from '../test/web/server.js';
+import { startWeb } from '../support/web/server.js';
 
 const dataDir = resolve(process.env.TRAWL_DATA ?? './trawl-data');
 // One port per host on 127.0.0.1 works everywhere (macOS has only 127.0.0.1 on loopback).

@@ -217,3 +217,18 @@ test('the extraction worker and the writer thread load no zod (~3.4 MB of heap i
     assert.equal(packages.get('zod'), undefined, `${entry} loads zod through ${packages.get('zod')}: keep checks of user input out of its modules`);
   }
 });
+
+test('the benches, the scripts and the test support import nothing from test/ (what they share with the tests is in support/)', () => {
+  const found: string[] = [];
+  for (const root of ['bench', 'scripts', 'support']) {
+    const files = readdirSync(root, { recursive: true }) as string[];
+    for (const name of files.filter((f) => /\.(ts|mts|mjs)$/.test(f))) {
+      const file = join(root, name);
+      for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+        const target = normalize(join(dirname(file), m[1] ?? m[2]!));
+        if (target.startsWith('test/')) found.push(`${file} → ${target}`);
+      }
+    }
+  }
+  assert.deepEqual(found, [], 'move what a bench or script needs from test/ into support/');
+});

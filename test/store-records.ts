@@ -1,7 +1,7 @@
 import type { EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, PageRecord } from '../shared/ports/index.js';
 import { simhash } from '../shared/dedupe/simhash.js';
 import { metaFieldsOf } from '../shared/extract/meta-fields.js';
-import { frontierRow } from './helpers.js';
+import { frontierRow } from '../support/helpers.js';
 
 /** Store records for store tests: a URL `http://a.test/<id>` and its fetch, page, edge and extraction. */
 /** Each builder: the record's identity first (run, id), then what tests vary most, then any other field as an override. */

@@ -50,7 +50,10 @@ export class FirecrawlJobs {
       }
       if (Date.now() > until) {
         await this.options.jobs.stop(started.id);
-        throw new RequestRefusedError(`the page was not fetched within ${timeoutMs} ms (the server's crawl queue may be busy): try again, or raise timeout`, 408);
+        throw new RequestRefusedError(
+          `the page was not fetched within ${timeoutMs} ms (the server's crawl queue may be busy): try again, or raise timeout`,
+          408,
+        );
       }
       await new Promise((r) => setTimeout(r, 200));
     }

@@ -7,7 +7,7 @@ import type { EnrichStore, HitDetails, SearchFilters, VectorIndex } from '../por
  * The full-text list's weight in the fused score; the vector list has the rest. Chosen on two
  * question sets (`bench:search` prints both): the known-answer fixture (30 queries: MRR 0.950 from
  * 0.4 to 0.7, 0.967 at 0.8; 0.950 with reciprocal rank fusion) and questions on real articles
- * (`test/search/real-site.ts`: 0.90 at 0.4, 0.98 at 0.6, 1.0 from 0.7; 0.88 with reciprocal rank
+ * (`support/search/real-site.ts`: 0.90 at 0.4, 0.98 at 0.6, 1.0 from 0.7; 0.88 with reciprocal rank
  * fusion). The lowest weight where both are at their best but for one query, so that the vectors
  * of a provider that embeds meaning (the local one hashes words) keep a third of the say.
  */
@@ -79,7 +79,7 @@ export function queryTerms(q: string): string[] {
 
 /**
  * Vector matches below this cosine similarity are dropped. Chosen on the search fixture with the
- * local provider (test/fixtures/search/corpus.ts): nonsense queries ("xyzzy", "lorem ipsum dolor",
+ * local provider (support/search/corpus.ts): nonsense queries ("xyzzy", "lorem ipsum dolor",
  * …) reach at most 0.13 against any page, while nine in ten known answers score above 0.21. Other
  * providers' scales differ: pass `minSimilarity` (or `--min-similarity`) for them.
  */

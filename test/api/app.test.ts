@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveOptions, startServer } from '../../shared/cli/serve-command.js';
 import { UsageError } from '../../shared/errors.js';
-import { withEnrichedCrawl } from '../search/fixture-site.js';
+import { withEnrichedCrawl } from '../../support/search/fixture-site.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, checked by the assertions
 type Json = Record<string, any>;

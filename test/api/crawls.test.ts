@@ -10,11 +10,11 @@ import { Webhook } from 'standardwebhooks';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { WebhookSender } from '../../shared/api/webhooks.js';
 import { resolveSettings } from '../../shared/cli/args.js';
-import { startFixtureSite } from '../search/fixture-site.js';
-import { serve, tempDir } from '../helpers.js';
-import { guideResponse } from '../web/guides.js';
+import { startFixtureSite } from '../../support/search/fixture-site.js';
+import { serve, tempDir } from '../../support/helpers.js';
+import { guideResponse } from '../../support/web/guides.js';
 import { webhooksCommand } from '../../shared/cli/data-commands.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
 
 const SECRET = `whsec_${Buffer.from('a secret of twenty-four!').toString('base64')}`;
 

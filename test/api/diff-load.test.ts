@@ -7,8 +7,8 @@ import Database from '../../shared/store/local/sqlite-driver.js';
 import { openLocalForWriting } from '../../shared/store/local/open-local.js';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { resolveSettings } from '../../shared/cli/args.js';
-import { tempDir } from '../helpers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
+import { tempDir } from '../../support/helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
 
 /** About `bytes` of markdown whose every line differs with `seed`: no common stretch to set aside. */
 function longText(bytes: number, seed: number): string {

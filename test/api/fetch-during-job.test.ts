@@ -9,8 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startServer } from '../../shared/cli/serve-command.js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { LOCK_FILE } from '../../shared/store/local/data-lock.js';
-import { serve, tempDir } from '../helpers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
 
 const WRITE = 'a-write-token-of-some-length';
 const PAGES = 8;

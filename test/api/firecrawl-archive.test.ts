@@ -16,10 +16,10 @@ import { openLocalForWriting } from '../../shared/store/local/open-local.js';
 import { indexSearch } from '../../shared/search/hybrid.js';
 import { ProviderError } from '../../shared/errors.js';
 import type { Embedder } from '../../shared/enrich/providers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
-import { serve, tempDir } from '../helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { modelServer } from '../enrich/model-servers.js';
-import { makePdf } from '../web/pdf.js';
+import { makePdf } from '../../support/web/pdf.js';
 import { runSnippet } from './doc-snippets.js';
 
 const WRITE = 'a-write-token-of-some-length';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { hostAllowed } from '../../shared/api/guards.js';
 import { startServer } from '../../shared/cli/serve-command.js';
-import { withEnrichedCrawl } from '../search/fixture-site.js';
+import { withEnrichedCrawl } from '../../support/search/fixture-site.js';
 
 /** A GET with a Host header of our choosing (fetch does not let one be set). */
 function get(url: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { startServer } from '../../shared/cli/serve-command.js';
-import { withEnrichedCrawl } from '../search/fixture-site.js';
+import { withEnrichedCrawl } from '../../support/search/fixture-site.js';
 
 const require = createRequire(import.meta.url);
 const INSPECTOR = join(dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build', 'index.js');

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startFixtureSite } from '../search/fixture-site.js';
-import { tempDir } from '../helpers.js';
+import { startFixtureSite } from '../../support/search/fixture-site.js';
+import { tempDir } from '../../support/helpers.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- tool results, checked below
 const body = (r: unknown) => JSON.parse((r as { content: Array<{ text: string }> }).content[0]!.text) as Json;
@@ -84,7 +84,7 @@ test('without --allow-private-network the crawl tool refuses a loopback seed, na
 test('the same tools over Streamable HTTP at /mcp on trawl serve, with the token; without it the call is refused', { timeout: 180_000 }, async () => {
   const { startServer } = await import('../../shared/cli/serve-command.js');
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  const { withEnrichedCrawl } = await import('../search/fixture-site.js');
+  const { withEnrichedCrawl } = await import('../../support/search/fixture-site.js');
   await withEnrichedCrawl(async (settings) => {
     const token = 'a-long-enough-secret-token';
     const server = await startServer(settings, { port: '0', token }, {});

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startServer } from '../../shared/cli/serve-command.js';
-import { withEnrichedCrawl } from '../search/fixture-site.js';
+import { withEnrichedCrawl } from '../../support/search/fixture-site.js';
 import { OpenApiChecker } from './openapi-check.js';
-import { serve } from '../helpers.js';
+import { serve } from '../../support/helpers.js';
 
 /** Runs Redocly's CLI (`redocly lint`, recommended rules) on a document; its JSON report. */
 async function redoclyLint(

@@ -7,7 +7,7 @@ import { openLocalForReading } from '../../shared/store/local/open-local.js';
 import { ReaderPool } from '../../shared/store/local/reader-pool.js';
 import { LocalEmbedder } from '../../shared/enrich/local-provider.js';
 import { serveOptions } from '../../shared/cli/serve-command.js';
-import { withEnrichedCrawl } from '../search/fixture-site.js';
+import { withEnrichedCrawl } from '../../support/search/fixture-site.js';
 
 const QUERIES = ['seasoning cast iron', 'compost heap', 'sourdough starter feeding', 'index fund fees'];
 

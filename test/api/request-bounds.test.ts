@@ -7,8 +7,8 @@ import { startServer } from '../../shared/cli/serve-command.js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { MAX_QUEUED_JOBS } from '../../shared/api/crawl-jobs.js';
 import { denyPattern } from '../../shared/url/scope.js';
-import { serve, tempDir } from '../helpers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
 
 const WRITE = 'a-write-token-of-some-length';
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${WRITE}` };

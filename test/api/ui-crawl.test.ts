@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { loadUiAssets } from '../../shared/api/ui-assets.js';
-import { startFixtureSite } from '../search/fixture-site.js';
-import { tempDir } from '../helpers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
+import { startFixtureSite } from '../../support/search/fixture-site.js';
+import { tempDir } from '../../support/helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
 import { launchUiBrowser } from './ui-browser.js';
 
 test('the New crawl form starts a crawl with the write token and follows it live to its run', { timeout: 180_000 }, async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { loadUiAssets } from '../../shared/api/ui-assets.js';
-import { withEnrichedCrawl } from '../search/fixture-site.js';
+import { withEnrichedCrawl } from '../../support/search/fixture-site.js';
 import { launchUiBrowser } from './ui-browser.js';
 
 const SHOTS = join(process.cwd(), 'test-output', 'ui');

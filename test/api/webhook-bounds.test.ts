@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { WebhookSender, type Delivery } from '../../shared/api/webhooks.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { runCli, startCli } from '../e2e/cli-process.js';
 
 const SECRET = `whsec_${Buffer.from('twenty-four random bytes').toString('base64')}`;

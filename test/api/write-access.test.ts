@@ -7,8 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startServer, type RunningServer } from '../../shared/cli/serve-command.js';
 import { resolveSettings } from '../../shared/cli/args.js';
-import { tempDir } from '../helpers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
+import { tempDir } from '../../support/helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
 
 const READ = 'a-read-token-of-some-length';
 const WRITE = 'a-write-token-of-some-length';

@@ -9,7 +9,7 @@ import { openSync, readSync, closeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { WARCParser } from 'warcio';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { changingSite, crawlTwice } from '../changes/site.js';
 
 /** Common Crawl's columnar index schema (cc-index-schema-flat), its 33 columns in order. */

@@ -4,7 +4,7 @@
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { serve } from '../helpers.js';
+import { serve } from '../../support/helpers.js';
 
 // The package exports its library, not its service worker: sw.js sits beside the library's entry.
 const require = createRequire(import.meta.url);

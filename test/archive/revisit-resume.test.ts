@@ -9,7 +9,7 @@ import { FileBlobStore } from '../../shared/store/local/blob-store.js';
 import { archivedStage } from '../../shared/pipeline/stages/fetch-stage.js';
 import { contentHashOf } from '../../shared/ports/content-hash.js';
 import { page, row } from '../store-records.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 test('an unchanged 200 is a revisit, and a resume reads its body back from the blob store', async () => {
   const dir = tempDir();

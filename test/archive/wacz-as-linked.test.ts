@@ -8,7 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { crawl, openStore } from '../../shared/index.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { replayHost } from './replay-host.js';
 import { launchUiBrowser } from '../api/ui-browser.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { crawl, openStore } from '../../shared/index.js';
 import { readWarc } from '../../shared/archive/warc-reader.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { replayHost } from './replay-host.js';
 import { changingSite } from '../changes/site.js';
 import { launchUiBrowser } from '../api/ui-browser.js';

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { warcFileSource, writeWacz } from '../../shared/archive/wacz.js';
 import { gzipMemberEnd, wholeRecordsLength } from '../../shared/archive/warc-snapshot.js';
 import { openStore } from '../../shared/library/store.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { startCli } from '../e2e/cli-process.js';
 import { readZip, waczProblems } from './wacz-validate.js';
 

@@ -6,7 +6,7 @@ import { closeSync, createWriteStream, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { openStore } from '../../shared/index.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { changingSite, crawlTwice } from '../changes/site.js';
 import { readZip, waczProblems } from './wacz-validate.js';
 

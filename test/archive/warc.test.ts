@@ -7,7 +7,7 @@ import { WarcWriter } from '../../shared/archive/warc-writer.js';
 import { archiveAnswer, type ArchiveAnswerContext, type Fetched } from '../../shared/pipeline/stages/fetch-stage.js';
 import type { ArchivedAnswer, FrontierRow, WarcLocation } from '../../shared/ports/records.js';
 import { readResponse, readWarc } from '../../shared/archive/warc-reader.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 const exchange = (n: number, body = `<html><body>page ${n}</body></html>`) => ({
   url: `https://a.test/p${n}?q=1`,

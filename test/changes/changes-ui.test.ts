@@ -8,7 +8,7 @@ import { crawl } from '../../shared/index.js';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { loadUiAssets } from '../../shared/api/ui-assets.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { launchUiBrowser } from '../api/ui-browser.js';
 import { changingSite } from './site.js';
 

@@ -10,8 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { openStore } from '../../shared/index.js';
-import { tempDir } from '../helpers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
+import { tempDir } from '../../support/helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
 import { changingSite } from './site.js';
 
 async function receiver(): Promise<{ url: string; bodies: Array<{ type: string; data: Record<string, unknown> }>; close(): Promise<void> }> {

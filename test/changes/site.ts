@@ -1,7 +1,7 @@
 // A small site that changes between two crawls: one page edited, one removed, one unlinked (still
 // in the sitemap), one newly linked from the home page, the rest as they were (answered 304).
 import { createHash } from 'node:crypto';
-import { serve } from '../helpers.js';
+import { serve } from '../../support/helpers.js';
 import { crawl } from '../../shared/index.js';
 
 export interface ChangingSite {

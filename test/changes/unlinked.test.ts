@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawl, openStore } from '../../shared/index.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 
 test('an unlinked page still served is orphaned; one that answers 404 is removed', { timeout: 120_000 }, async () => {
   let version = 1;

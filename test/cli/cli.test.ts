@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from '../../shared/store/local/sqlite-driver.js';
 import { resolveSettings, parseCommandLine } from '../../shared/cli/args.js';
 import { UsageError } from '../../shared/errors.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { runCli } from '../e2e/cli-process.js';
 
 function trawl(args: string[], env: Record<string, string> = {}) {

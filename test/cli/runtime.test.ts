@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MALLOC_ENV, RUNTIME_ENV, tuneRuntime, V8_FLAGS, type RuntimeProcess } from '../../shared/cli/runtime.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 function fakeProcess(env: NodeJS.ProcessEnv, execve: boolean) {
   const calls: Array<{ file: string; args: string[]; env: NodeJS.ProcessEnv }> = [];

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { printable, printableJson } from '../../shared/cli/terminal-text.js';
 import { jsonLine } from '../../shared/cli/render.js';
 import { realCalendarDate } from '../../shared/util/calendar-date.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { runCli } from '../e2e/cli-process.js';
 import { openLocalForWriting } from '../../shared/store/local/open-local.js';
 

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../e2e/cli-process.js';
 import { COMMANDS, commandHelp, didYouMean, joinNegativeValues } from '../../shared/cli/usage.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 test('--version, and each command its own help with an example', async () => {
   const v = await runCli(['--version']);

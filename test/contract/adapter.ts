@@ -1,4 +1,4 @@
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 /** How a contract suite gets a fresh instance of the adapter under test, and lets it go. */
 export interface Adapter<T> {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { CrawlStore, EdgeRecord, FrontierRow, GraphStore, PageRecord } from '../../shared/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { using, type Adapter } from './adapter.js';
-import { frontierRow } from '../helpers.js';
+import { frontierRow } from '../../support/helpers.js';
 
 /** A graph store reads what the crawl store of the same adapter wrote. */
 export interface GraphPair {

@@ -5,7 +5,7 @@ import { openLocalForWriting, type LocalStores } from '../../shared/store/local/
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { SqliteGraph } from '../../shared/store/local/sqlite-graph.js';
 import { inTempDir } from './adapter.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { blobStoreContract } from './blob-store.contract.js';
 import { crawlStoreContract } from './crawl-store.contract.js';
 import { graphStoreContract } from './graph-store.contract.js';

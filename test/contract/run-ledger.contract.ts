@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CrawlStore, FrontierRow, RunLedger } from '../../shared/ports/index.js';
 import { using, type Adapter } from './adapter.js';
-import { frontierRow } from '../helpers.js';
+import { frontierRow } from '../../support/helpers.js';
 
 const row = (runId: number, id: string, host = 'a.test'): FrontierRow => frontierRow({ runId, urlId: id, url: `http://${host}/${id}` });
 

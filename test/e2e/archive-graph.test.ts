@@ -11,9 +11,9 @@ import { targetHistory } from '../../shared/targets/history.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { ROBOTS_REFUSAL } from '../../shared/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
-import { startWeb, type SyntheticWeb } from '../web/server.js';
-import { tempDir } from '../helpers.js';
-import { crawlWeb, openDb, testFlags } from './crawl-helpers.js';
+import { startWeb, type SyntheticWeb } from '../../support/web/server.js';
+import { tempDir } from '../../support/helpers.js';
+import { crawlWeb, openDb, testFlags } from '../../support/crawl-helpers.js';
 
 let web: SyntheticWeb;
 let data: ReturnType<typeof tempDir>;

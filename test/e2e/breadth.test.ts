@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crawl } from '../../shared/index.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 const ARTICLES = 60;
 const SHARED = Array.from({ length: 30 }, (_, i) => `/news/section-${i}`);

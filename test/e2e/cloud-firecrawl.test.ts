@@ -16,10 +16,10 @@ import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { canonicalize, urlId } from '../../shared/url/canonical.js';
 import { TAGS_SYSTEM } from '../../shared/enrich/prompts.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudCrawl, templateVariable, type CloudCrawl } from '../cloud/harness.js';
-import { callSearchApi, signingProxy } from '../cloud/api-call.js';
-import { synthApp, type Synthesized } from '../lib/synth.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { cloudCrawl, templateVariable, type CloudCrawl } from '../../support/cloud/harness.js';
+import { callSearchApi, signingProxy } from '../../support/cloud/api-call.js';
+import { synthApp, type Synthesized } from '../../support/synth.js';
 import { letterVector, modelServer } from '../enrich/model-servers.js';
 import { PRODUCTS, productPage, readProduct, SCHEMA, startShop, UNLISTED } from '../enrich/shop-site.js';
 

@@ -7,11 +7,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { crawl as embeddedCrawl } from '../../shared/library/crawl.js';
-import { COMPANIES, companyResponse } from '../web/companies.js';
-import { serve, tempDir } from '../helpers.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
-import { synthApp, type Synthesized } from '../lib/synth.js';
+import { COMPANIES, companyResponse } from '../../support/web/companies.js';
+import { serve, tempDir } from '../../support/helpers.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { cloudCrawl, tableItems, type CloudCrawl } from '../../support/cloud/harness.js';
+import { synthApp, type Synthesized } from '../../support/synth.js';
 
 const SITE = COMPANIES.find((c) => c.name === 'hub')!;
 const BUDGET = 12;

@@ -2,11 +2,11 @@
 // the run ends on its own, normal pages are stored, hostile ones are recorded with their reasons.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWeb, type SyntheticWeb } from '../web/server.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { startWeb, type SyntheticWeb } from '../../support/web/server.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
-import { synthApp, type Synthesized } from '../lib/synth.js';
+import { cloudCrawl, tableItems, type CloudCrawl } from '../../support/cloud/harness.js';
+import { synthApp, type Synthesized } from '../../support/synth.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import type { FrontierRow } from '../../shared/ports/index.js';

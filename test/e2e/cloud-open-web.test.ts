@@ -8,11 +8,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { cloudCrawl, tableItems } from '../cloud/harness.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { QuotaLayer, quotaOptionsOf } from '../cloud/quota-layer.js';
-import { synthApp, type Synthesized } from '../lib/synth.js';
-import { startOpenWeb, type OpenWeb } from '../web/open-web.js';
+import { cloudCrawl, tableItems } from '../../support/cloud/harness.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { QuotaLayer, quotaOptionsOf } from '../../support/cloud/quota-layer.js';
+import { synthApp, type Synthesized } from '../../support/synth.js';
+import { startOpenWeb, type OpenWeb } from '../../support/web/open-web.js';
 import { STAGES } from '../../lib/stages.js';
 
 /** The web answers twenty times faster than the one it models; the run's delay and stall are compressed alike. */

@@ -6,11 +6,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { closeRenderers } from '../../functions/runtime.js';
-import { startWeb, type SyntheticWeb } from '../web/server.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
-import { synthApp, type Synthesized } from '../lib/synth.js';
-import { readWarcBytes } from './crawl-helpers.js';
+import { startWeb, type SyntheticWeb } from '../../support/web/server.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { cloudCrawl, tableItems, type CloudCrawl } from '../../support/cloud/harness.js';
+import { synthApp, type Synthesized } from '../../support/synth.js';
+import { readWarcBytes } from '../../support/crawl-helpers.js';
 
 /** A user's script, run by an action: it writes a paragraph the served page does not have. */
 const ACTED = "document.body.insertAdjacentHTML('beforeend', '<p id=\"acted\">Written by an action in the cloud render step.</p>')";

@@ -12,13 +12,13 @@ import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { S3VectorsIndex } from '../../shared/store/aws/s3-vectors.js';
 import { archiveKeys } from '../../shared/ports/archive-keys.js';
 import type { EnrichmentRecord, VectorEntry } from '../../shared/ports/index.js';
-import { DOCS } from '../fixtures/search/corpus.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { assertIamAllows, cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
-import { callSearchApi, lambdaFetch } from '../cloud/api-call.js';
-import { synthApp, type Synthesized } from '../lib/synth.js';
-import { evaluate } from '../search/evaluate.js';
-import { startFixtureSite } from '../search/fixture-site.js';
+import { DOCS } from '../../support/search/corpus.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { assertIamAllows, cloudCrawl, tableItems, type CloudCrawl } from '../../support/cloud/harness.js';
+import { callSearchApi, lambdaFetch } from '../../support/cloud/api-call.js';
+import { synthApp, type Synthesized } from '../../support/synth.js';
+import { evaluate } from '../../support/search/evaluate.js';
+import { startFixtureSite } from '../../support/search/fixture-site.js';
 
 const SETTINGS = { allowPrivateNetwork: true, delayMs: 0, maxRps: 0 };
 

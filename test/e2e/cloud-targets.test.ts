@@ -17,11 +17,11 @@ import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { replayApi } from '../../shared/targets/target-fetch.js';
 import type { FetchedContent } from '../../shared/targets/content.js';
 import { urlId } from '../../shared/url/canonical.js';
-import { serve, tempDir } from '../helpers.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
-import { startSecretsServer, type SecretsServer } from '../cloud/secrets-server.js';
-import { synthApp, type Synthesized } from '../lib/synth.js';
+import { serve, tempDir } from '../../support/helpers.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { cloudCrawl, tableItems, type CloudCrawl } from '../../support/cloud/harness.js';
+import { startSecretsServer, type SecretsServer } from '../../support/cloud/secrets-server.js';
+import { synthApp, type Synthesized } from '../../support/synth.js';
 import { KEYS, startApiServers, type ApiServers } from '../targets/api-servers.js';
 
 const QUERY = 'search:fire sprinkler inspection Minneapolis';

@@ -16,14 +16,14 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { edgesOf } from '../../shared/store/aws/dynamo-items.js';
 import { archiveKeys } from '../../shared/ports/archive-keys.js';
 import type { Db } from '../../shared/store/local/sqlite-types.js';
-import { startWeb, type SyntheticWeb } from '../web/server.js';
-import type { WebOptions } from '../web/hosts.js';
-import { tempDir } from '../helpers.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { assertIamAllows, cloudCrawl, tableItems, type CloudCrawl } from '../cloud/harness.js';
-import { callSearchApi, lambdaFetch } from '../cloud/api-call.js';
-import { synthApp, type Synthesized } from '../lib/synth.js';
-import { crawlWeb, minGap, openDb, requestsBy, testFlags } from './crawl-helpers.js';
+import { startWeb, type SyntheticWeb } from '../../support/web/server.js';
+import type { WebOptions } from '../../support/web/hosts.js';
+import { tempDir } from '../../support/helpers.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { assertIamAllows, cloudCrawl, tableItems, type CloudCrawl } from '../../support/cloud/harness.js';
+import { callSearchApi, lambdaFetch } from '../../support/cloud/api-call.js';
+import { synthApp, type Synthesized } from '../../support/synth.js';
+import { crawlWeb, minGap, openDb, requestsBy, testFlags } from '../../support/crawl-helpers.js';
 
 const WEB: Partial<WebOptions> = { articles: 8, blogHosts: 1, crawlDelaySeconds: 0.3 };
 /** The embedded test flags, as crawl settings. */

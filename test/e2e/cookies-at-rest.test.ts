@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { startServer } from '../../shared/cli/serve-command.js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { runCli } from './cli-process.js';
-import { testFlags } from './crawl-helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
 
 const SECRET = 'a-session-value-that-must-never-be-stored-7f3a';
 

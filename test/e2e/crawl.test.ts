@@ -1,9 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Db } from '../../shared/store/local/sqlite-types.js';
-import { startWeb, type SyntheticWeb } from '../web/server.js';
-import { tempDir } from '../helpers.js';
-import { crawlWeb, fetchCounts, minGap, openDb, requestsBy, testFlags, urlState } from './crawl-helpers.js';
+import { startWeb, type SyntheticWeb } from '../../support/web/server.js';
+import { tempDir } from '../../support/helpers.js';
+import { crawlWeb, fetchCounts, minGap, openDb, requestsBy, testFlags, urlState } from '../../support/crawl-helpers.js';
 import type { RunSummary } from '../../shared/ports/index.js';
 
 let web: SyntheticWeb;

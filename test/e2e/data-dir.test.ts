@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, sta
 import { join } from 'node:path';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { LOCK_FILE } from '../../shared/store/local/data-lock.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { runCli, startCli } from './cli-process.js';
-import { withWeb } from './crawl-helpers.js';
+import { withWeb } from '../../support/crawl-helpers.js';
 import { letterVector, modelServer } from '../enrich/model-servers.js';
 
 /** Every file of a directory with its size and content hash: what "unchanged" means. */

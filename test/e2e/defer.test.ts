@@ -2,9 +2,9 @@
 // and --resume or the next crawl picks them up once that time has come.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, tempDir } from '../helpers.js';
-import { crawlWeb, openDb, testFlags, urlState } from './crawl-helpers.js';
-import type { SyntheticWeb } from '../web/server.js';
+import { serve, tempDir } from '../../support/helpers.js';
+import { crawlWeb, openDb, testFlags, urlState } from '../../support/crawl-helpers.js';
+import type { SyntheticWeb } from '../../support/web/server.js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { crawlCommand } from '../../shared/cli/crawl-command.js';
 

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import Database from '../../shared/store/local/sqlite-driver.js';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { backToSchema11, page, row } from '../store-records.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { runCli, type CliResult } from './cli-process.js';
-import { openDb } from './crawl-helpers.js';
+import { openDb } from '../../support/crawl-helpers.js';
 import { SCHEMA_VERSION } from '../../shared/store/local/schema.js';
 
 const PAGES = 12;

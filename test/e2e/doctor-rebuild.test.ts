@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './cli-process.js';
-import { withWeb } from './crawl-helpers.js';
+import { withWeb } from '../../support/crawl-helpers.js';
 
 interface Status {
   pagesStored: number;

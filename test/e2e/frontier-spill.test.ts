@@ -4,10 +4,10 @@
 // to its end with most of its frontier in the database is the scale test's (test/e2e/scale.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, tempDir } from '../helpers.js';
-import { crawlWeb, openDb, testFlags } from './crawl-helpers.js';
-import type { SyntheticWeb } from '../web/server.js';
-import { startGeneratedWeb } from '../web/generated.js';
+import { serve, tempDir } from '../../support/helpers.js';
+import { crawlWeb, openDb, testFlags } from '../../support/crawl-helpers.js';
+import type { SyntheticWeb } from '../../support/web/server.js';
+import { startGeneratedWeb } from '../../support/web/generated.js';
 
 const flags = (dir: string, extra: Record<string, unknown> = {}) => testFlags(dir, { 'delay-ms': '0', 'frontier-memory': '20', ...extra });
 

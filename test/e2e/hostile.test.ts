@@ -4,10 +4,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Db } from '../../shared/store/local/sqlite-types.js';
-import { startWeb, type SyntheticWeb } from '../web/server.js';
-import { tempDir } from '../helpers.js';
+import { startWeb, type SyntheticWeb } from '../../support/web/server.js';
+import { tempDir } from '../../support/helpers.js';
 import { runCli, type CliResult } from './cli-process.js';
-import { openDb } from './crawl-helpers.js';
+import { openDb } from '../../support/crawl-helpers.js';
 
 let web: SyntheticWeb;
 let data: ReturnType<typeof tempDir>;

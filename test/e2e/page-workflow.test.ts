@@ -9,12 +9,12 @@ import { handler as recordFailure } from '../../functions/record-failure/index.j
 import type { PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
-import { cloudEnvironment } from '../cloud/harness.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { stateMachines, synthApp } from '../lib/synth.js';
+import { cloudEnvironment } from '../../support/cloud/harness.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { stateMachines, synthApp } from '../../support/synth.js';
 import { handler as summarizePage } from '../../functions/summarize-page/index.js';
 import { handler as indexPage } from '../../functions/index-page/index.js';
-import { frontierRow } from '../helpers.js';
+import { frontierRow } from '../../support/helpers.js';
 
 let emu: Emulators;
 let store: DynamoCrawlStore;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crawlWeb, openDb, testFlags, urlState, withWeb } from './crawl-helpers.js';
+import { crawlWeb, openDb, testFlags, urlState, withWeb } from '../../support/crawl-helpers.js';
 import { statusCommand } from '../../shared/cli/status-command.js';
 
 test('a second crawl re-fetches conditionally and reports unchanged pages', async () => {

@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { crawl } from '../../shared/library/crawl.js';
 import { openStore } from '../../shared/library/store.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 
 const SECRET = 's3cret-session-value';
 const html = (title: string, body: string) =>

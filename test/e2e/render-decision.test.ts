@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { crawl } from '../../shared/library/crawl.js';
 import { RENDER_RULES } from '../../shared/render/decision.js';
 import type { ProgressStats } from '../../shared/pipeline/stages/progress.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 const APP_HOSTS = 3;
 const APP_PAGES = 50;

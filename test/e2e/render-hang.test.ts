@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { startCli } from './cli-process.js';
 
 test('a crawl whose rendered page has subresources that never answer exits within 2 s of its summary', { timeout: 120_000 }, async () => {

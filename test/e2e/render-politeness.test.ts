@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { crawl } from '../../shared/library/crawl.js';
 import { findBrowser, SYSTEM_BROWSERS } from '../../shared/render/browser-path.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 
 const page = (title: string, body: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><link rel="stylesheet" href="/style.css?${title.length}"></head><body>${body}</body></html>`;

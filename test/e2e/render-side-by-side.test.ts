@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { crawl } from '../../shared/library/crawl.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 
 const APPS = 12;
 const SCRIPT_MS = 40;

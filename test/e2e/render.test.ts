@@ -11,7 +11,7 @@ import { crawl } from '../../shared/library/crawl.js';
 import { openStore } from '../../shared/library/store.js';
 import { sweepStaleProfiles } from '../../shared/render/chromium.js';
 import type { CrawlEvent } from '../../shared/pipeline/stages/progress.js';
-import { crawlWeb, openDb, requestsBy, testFlags, withWeb } from './crawl-helpers.js';
+import { crawlWeb, openDb, requestsBy, testFlags, withWeb } from '../../support/crawl-helpers.js';
 import { startCli } from './cli-process.js';
 import { processesWith, waitFor } from '../render/processes.js';
 

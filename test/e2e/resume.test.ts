@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { startWeb, type SyntheticWeb } from '../web/server.js';
-import { tempDir } from '../helpers.js';
+import { startWeb, type SyntheticWeb } from '../../support/web/server.js';
+import { tempDir } from '../../support/helpers.js';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { crawlWeb, fetchCounts, openDb, testFlags } from './crawl-helpers.js';
+import { crawlWeb, fetchCounts, openDb, testFlags } from '../../support/crawl-helpers.js';
 import { readWarc } from '../../shared/archive/warc-reader.js';
 import { runCli } from './cli-process.js';
 

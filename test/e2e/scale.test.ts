@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { crawl } from '../../shared/library/crawl.js';
 import { openStore } from '../../shared/library/store.js';
 import type { RunSummary } from '../../shared/ports/index.js';
-import { tempDir } from '../helpers.js';
-import { startGeneratedWeb, type GeneratedWeb } from '../web/generated.js';
+import { tempDir } from '../../support/helpers.js';
+import { startGeneratedWeb, type GeneratedWeb } from '../../support/web/generated.js';
 
 let web: GeneratedWeb;
 let data: ReturnType<typeof tempDir>;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { crawl } from '../../shared/index.js';
 import { gunzipCapped, parseSitemap } from '../../shared/extract/sitemap.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 const local = { allowPrivateNetwork: true, delayMs: 0, maxRps: 0, env: {} };
 const index = (locs: string[]) =>

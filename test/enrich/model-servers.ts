@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the JSON request bodies of three model APIs, read loosely by the tests */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TAGS_SYSTEM } from '../../shared/enrich/prompts.js';
-import { serve } from '../helpers.js';
+import { serve } from '../../support/helpers.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -12,7 +12,7 @@ import { SchemaExtractor, leafPointers } from '../../shared/enrich/schema-extrac
 import { extractSpecOf } from '../../shared/enrich/extract-spec.js';
 import { OpenAiChat } from '../../shared/enrich/openai.js';
 import { UsageError } from '../../shared/errors.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { PRODUCTS, readProduct, SCHEMA, startShop } from './shop-site.js';
 import { modelServer, type Scripted } from './model-servers.js';
 

@@ -1,6 +1,6 @@
 // A pond shop of product pages on loopback, and how a model reads a product from the chunks it is
 // sent (finding the values in the chunk text and naming the chunks), for the structured extraction tests.
-import { serve } from '../helpers.js';
+import { serve } from '../../support/helpers.js';
 
 export const SCHEMA = {
   type: 'object',

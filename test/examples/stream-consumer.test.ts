@@ -7,7 +7,7 @@ import { changesFrom } from '../../examples/stream-consumer.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { keys } from '../../shared/store/aws/table-layout.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
 
 let emu: Emulators;
 before(async () => {

@@ -10,7 +10,7 @@ import { BLOCK_FEATURES, type JudgedBlock } from '../../shared/extract/block-fea
 import { activeBlockModel, contentProbability, withBlockModel, type BlockModel } from '../../shared/extract/block-model.js';
 import { SHIPPED_BLOCK_MODEL } from '../../shared/extract/block-model-data.js';
 import { fitTrees } from '../../bench/block-training.js';
-import { prose } from '../web/pages.js';
+import { prose } from '../../support/web/pages.js';
 
 test('the trees are fitted deterministically and learn a rule the samples hold', () => {
   const linkDensity = BLOCK_FEATURES.indexOf('link-density');

@@ -4,7 +4,7 @@ import { Parser } from 'htmlparser2';
 import { boundHtml, DEFAULT_PAGE_BOUNDS } from '../../shared/extract/bounds.js';
 import { extractPage } from '../../shared/extract/extract-page.js';
 import { canonicalize } from '../../shared/url/canonical.js';
-import { deepPage, manyLinksPage } from '../web/hostile.js';
+import { deepPage, manyLinksPage } from '../../support/web/hostile.js';
 import { FIXTURES, fixtureHtml } from './fixtures.js';
 
 const options = { canonicalize: (h: string) => canonicalize(h), robotsToken: 'trawl' };

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cl100k } from '../../shared/extract/cl100k.js';
 import { CL100K_RANKS_SOURCE } from '../../shared/extract/runtime-files.js';
-import { seededRandom as random } from '../helpers.js';
+import { seededRandom as random } from '../../support/helpers.js';
 
 // trawl's cl100k_base against tiktoken's own (a devDependency, the reference): the same rank
 // table, and the same tokens for every text.

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { chunkText, countTokens, DEFAULT_CHUNKING } from '../../shared/extract/chunks.js';
 import { extractPdf } from '../../shared/extract/pdf.js';
 import { hammingDistance, simhash, simhashBands } from '../../shared/dedupe/simhash.js';
-import { makePdf } from '../web/pdf.js';
-import { prose } from '../web/pages.js';
+import { makePdf } from '../../support/web/pdf.js';
+import { prose } from '../../support/web/pages.js';
 
 function sentencesText(n: number): string {
   return Array.from({ length: n }, (_, i) => `Sentence number ${i} talks about ${prose(i, 12)}.`).join(' ');

@@ -20,7 +20,7 @@ test('worker threads give exactly the in-thread extraction, in both modes', asyn
 });
 
 test('a crawl without extraction workers stores the same content', async () => {
-  const { withWeb, crawlWeb, testFlags, openDb } = await import('../e2e/crawl-helpers.js');
+  const { withWeb, crawlWeb, testFlags, openDb } = await import('../../support/crawl-helpers.js');
   await withWeb({ articles: 6, blogHosts: 1, crawlDelaySeconds: 0 }, async (web, dataDir) => {
     const seeds = [`${web.origins.blog1}/`];
     await crawlWeb(web, testFlags(`${dataDir}/inline`, { 'delay-ms': '0', 'extract-workers': '0' }), seeds);
@@ -94,7 +94,7 @@ test('a page that takes too long fails alone; its worker is replaced and the oth
 });
 
 test('an extraction worker reads PDFs as the calling thread does, answers in order around them, and names an unreadable one', async () => {
-  const { makePdf } = await import('../web/pdf.js');
+  const { makePdf } = await import('../../support/web/pdf.js');
   const { extractPdf } = await import('../../shared/extract/pdf.js');
   const pdf = makePdf(['First page about crawling.', 'Second page (with parentheses).'], 'Crawler manual');
   const workers = new WorkerExtractor(canonical, { size: 1 });

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { extractPage } from '../../shared/extract/extract-page.js';
 import { canonicalize } from '../../shared/url/canonical.js';
-import { seededRandom as random } from '../helpers.js';
+import { seededRandom as random } from '../../support/helpers.js';
 
 const dir = new URL('../fixtures/extract/corpus/', import.meta.url);
 const pages = readdirSync(dir)

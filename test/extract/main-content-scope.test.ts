@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractPage } from '../../shared/extract/extract-page.js';
 import { runExtract } from '../../shared/extract/run-extract.js';
-import { prose } from '../web/pages.js';
+import { prose } from '../../support/web/pages.js';
 
 const PRODUCT = `<!doctype html><html><head><title>Bracket X200</title></head><body>
 <header><nav><a href="/">Home</a> <a href="/shop">Shop</a> <a href="/about">About us</a></nav></header>

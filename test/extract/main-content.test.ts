@@ -5,7 +5,7 @@ import { blockText, mainContentNodes, mainContentText } from '../../shared/extra
 import { withContentRules } from '../../shared/extract/content-rules.js';
 import { extractPage } from '../../shared/extract/extract-page.js';
 import { isDateline } from '../../shared/extract/dateline.js';
-import { prose } from '../web/pages.js';
+import { prose } from '../../support/web/pages.js';
 
 function mainText(html: string): string {
   return blockText(mainContentNodes(parseDocument(html)).nodes);

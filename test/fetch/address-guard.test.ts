@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { AddressGuard, isBlockedAddress } from '../../shared/fetch/address-guard.js';
 import { HttpFetcher } from '../../shared/fetch/http-fetcher.js';
 import { AddressRefusedError, NonRetryableFetchError } from '../../shared/errors.js';
-import { serve } from '../helpers.js';
+import { serve } from '../../support/helpers.js';
 
 test('blocks loopback, private, link-local, CGNAT, metadata, ULA and mapped addresses', () => {
   for (const ip of [

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeText } from '../../shared/fetch/charset.js';
-import { strayBytesPage } from '../web/hostile.js';
+import { strayBytesPage } from '../../support/web/hostile.js';
 
 test('follows a declared UTF-8 when only a few bytes are invalid (a ratio, not a count)', () => {
   const decoded = decodeText(strayBytesPage(), 'utf-8');

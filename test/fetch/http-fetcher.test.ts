@@ -5,7 +5,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { HttpFetcher, type LargeBodySlot } from '../../shared/fetch/http-fetcher.js';
 import { RetryableFetchError } from '../../shared/errors.js';
 import { decodeBody, sniffCharset } from '../../shared/fetch/charset.js';
-import { serve } from '../helpers.js';
+import { serve } from '../../support/helpers.js';
 import { Gate } from '../../shared/util/gate.js';
 
 let server: Awaited<ReturnType<typeof serve>>;

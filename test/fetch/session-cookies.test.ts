@@ -6,7 +6,7 @@ import { cookieHeader, cookiesFor, cookiesOfHost, sessionCookiesOf } from '../..
 import { HttpFetcher } from '../../shared/fetch/http-fetcher.js';
 import { pageActionsOf } from '../../shared/render/action-rules.js';
 import { UsageError } from '../../shared/errors.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 
 const cookies = sessionCookiesOf({
   cookies: {

@@ -4,7 +4,7 @@ import { admissionFloor, ARCHIVED_FIRST, before, defaultPriority, relinkedPriori
 import { Heap } from '../../shared/frontier/heap.js';
 import { HostQueue } from '../../shared/frontier/host-queue.js';
 import type { FrontierRow } from '../../shared/ports/index.js';
-import { frontierRow } from '../helpers.js';
+import { frontierRow } from '../../support/helpers.js';
 
 test('scores depth, inlinks, freshness and content-type hints', () => {
   const base = { url: 'http://a.test/page', depth: 0, inlinks: 0, fresh: false };

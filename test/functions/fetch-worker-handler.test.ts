@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { handler } from '../../functions/fetch-worker/index.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudEnvironment } from '../cloud/harness.js';
-import { frontierRow } from '../helpers.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { cloudEnvironment } from '../../support/cloud/harness.js';
+import { frontierRow } from '../../support/helpers.js';
 
 let emu: Emulators;
 let names: Awaited<ReturnType<Emulators['provision']>>;

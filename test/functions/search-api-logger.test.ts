@@ -2,9 +2,9 @@
 // that name the service and the function, queryable in CloudWatch Logs Insights.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudEnvironment } from '../cloud/harness.js';
-import { callSearchApi } from '../cloud/api-call.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { cloudEnvironment } from '../../support/cloud/harness.js';
+import { callSearchApi } from '../../support/cloud/api-call.js';
 
 let emu: Emulators;
 before(async () => {

@@ -2,9 +2,9 @@
 // reads: the search API Lambda reads the signed caller off the Function URL's request context.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { cloudEnvironment, RUN_MACHINE_ARN } from '../cloud/harness.js';
-import { callSearchApi } from '../cloud/api-call.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { cloudEnvironment, RUN_MACHINE_ARN } from '../../support/cloud/harness.js';
+import { callSearchApi } from '../../support/cloud/api-call.js';
 import { callerIsWriter } from '../../shared/api/write-access.js';
 import { apiCrawlName } from '../../shared/pipeline/cloud/api-crawls.js';
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';

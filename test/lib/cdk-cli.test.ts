@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../helpers.js';
-import { synthApp } from './synth.js';
+import { tempDir } from '../../support/helpers.js';
+import { synthApp } from '../../support/synth.js';
 
 const ENV = { account: '123456789012', region: 'eu-west-1' };
 

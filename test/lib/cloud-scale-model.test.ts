@@ -5,7 +5,7 @@ import { AWS_LIMITS, DEPLOYMENTS, growingReads, modelSize, rateLimits, scopeOf, 
 import { SWEEP_ITEMS_PER_CALL } from '../../shared/pipeline/cloud/stall-recovery.js';
 import { WACZ_PART_FILES } from '../../shared/pipeline/cloud/warc-compaction.js';
 import { FINALIZE_SPREAD_PAGES } from '../../shared/pipeline/cloud/run-finalize.js';
-import { partitionPattern } from '../cloud/cost-meter.js';
+import { partitionPattern } from '../../support/cloud/cost-meter.js';
 import { LARGE_RUN_PAGES } from '../../shared/store/aws/table-layout.js';
 
 function trace(partitions: Trace['partitions'], reads: Trace['reads'] = []): Trace {

@@ -15,7 +15,7 @@ import { THROTTLE_RETRIES } from '../../shared/pipeline/cloud/enrich-workflow.js
 import { Crawler, type CrawlerProps } from '../../lib/crawler.js';
 import { checkCrawlerProps } from '../../lib/props.js';
 import { CrawlConfigError } from '../../shared/errors.js';
-import { stateMachines } from './synth.js';
+import { stateMachines } from '../../support/synth.js';
 import { CAPPED_THROTTLES_ALARM } from '../../lib/observability.js';
 
 const crawls = [{ name: 'docs', schedule: 'rate(1 day)', seeds: ['https://docs.example/'] }];

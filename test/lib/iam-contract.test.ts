@@ -1,12 +1,12 @@
-// The IAM contract's evaluator (test/cloud/iam.ts) against the synthesized template: the calls
+// The IAM contract's evaluator (support/cloud/iam.ts) against the synthesized template: the calls
 // the handlers make are allowed by their own roles, and a template with one grant removed denies
 // the call that needed it, naming the function, the action and the resource.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { allowed, checkCalls, iamOf, impliedKmsCalls, policiesByFunction, type SdkCall } from '../cloud/iam.js';
-import { synthApp, type Synthesized } from './synth.js';
+import { allowed, checkCalls, iamOf, impliedKmsCalls, policiesByFunction, type SdkCall } from '../../support/cloud/iam.js';
+import { synthApp, type Synthesized } from '../../support/synth.js';
 
 let synth: Synthesized;
 let keyed: Synthesized;

@@ -9,7 +9,7 @@ import { edgesOf, linksItem } from '../../shared/store/aws/dynamo-items.js';
 import { MAX_INLINK_SOURCES, TOP_PAGES, topItem } from '../../shared/store/aws/dynamo-ranks.js';
 import { keys } from '../../shared/store/aws/table-layout.js';
 import type { EdgeRecord, RankedPage } from '../../shared/ports/index.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
 
 let emu: Emulators;
 let table: string;

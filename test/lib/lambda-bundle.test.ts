@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { externalModules, LAMBDA_BANNER } from '../../lib/stages.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 test('field extraction (cheerio, loaded on first use) runs from a Lambda bundle with no node_modules', async () => {
   const dir = tempDir('trawl-bundle-');

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../../lib/stages.js';
-import { synthApp } from './synth.js';
+import { synthApp } from '../../support/synth.js';
 
 /**
  * CloudFormation types LocalStack's community image creates (its resource-provider coverage for the

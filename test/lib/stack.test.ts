@@ -17,8 +17,8 @@ import { FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE } from '../../shared/store
 import { DEFAULT_WARM_THROUGHPUT } from '../../lib/storage.js';
 import { DEFAULT_FETCH_CONCURRENCY } from '../../lib/crawler.js';
 import { FRONTIER_QUEUE } from '../../shared/store/aws/sqs-frontier.js';
-import { tempDir } from '../helpers.js';
-import { stateMachines, synthApp, type Synthesized } from './synth.js';
+import { tempDir } from '../../support/helpers.js';
+import { stateMachines, synthApp, type Synthesized } from '../../support/synth.js';
 import { CL100K_RANKS, PDFJS_MODULE } from '../../shared/extract/runtime-files.js';
 
 let synth: Synthesized;

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crawl } from '../../shared/index.js';
 import { Closers } from '../../shared/util/closer.js';
-import { withWeb } from '../e2e/crawl-helpers.js';
+import { withWeb } from '../../support/crawl-helpers.js';
 
 const local = { allowPrivateNetwork: true, delayMs: 0, maxRps: 0, env: {} };
 

@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawl, openStore, settingsOf, type CrawlEvent, type StoredPage } from '../../shared/index.js';
 import { UsageError } from '../../shared/errors.js';
-import { withWeb } from '../e2e/crawl-helpers.js';
-import { tempDir } from '../helpers.js';
+import { withWeb } from '../../support/crawl-helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { existsSync, readdirSync } from 'node:fs';
 
 const local = { allowPrivateNetwork: true, delayMs: 0, maxRps: 0, env: {} };

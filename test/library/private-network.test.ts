@@ -12,7 +12,7 @@ import { crawl, extract, fetch } from '../../shared/index.js';
 import { UsageError } from '../../shared/errors.js';
 import { preflight } from '../../shared/fetch/preflight.js';
 import { runCli } from '../e2e/cli-process.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 async function withLocalSite(run: (origin: string) => Promise<void>): Promise<void> {
   const server = createServer((req, res) =>

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawl, enrich, openStore } from '../../shared/index.js';
-import { tempDir } from '../helpers.js';
-import { startFixtureSite } from '../search/fixture-site.js';
+import { tempDir } from '../../support/helpers.js';
+import { startFixtureSite } from '../../support/search/fixture-site.js';
 
 test('a program crawls, enriches and searches through the public library', async () => {
   const site = await startFixtureSite();

@@ -8,7 +8,7 @@ import { ForbiddenError, JobQueueFullError, UsageError } from '../../shared/erro
 import { DynamoCrawlStore } from '../../shared/store/aws/dynamo-store.js';
 import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import type { WorkflowExecution, WorkflowRunner } from '../../shared/ports/index.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
 import { initRun, type RunInput } from '../../shared/pipeline/cloud/run-control.js';
 import type { CloudDeps } from '../../shared/pipeline/cloud/cloud-context.js';
 import { SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';

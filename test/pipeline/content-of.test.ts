@@ -14,8 +14,8 @@ import { contentOf, type Answered, type ContentDeps } from '../../shared/pipelin
 import type { RenderCapture } from '../../shared/pipeline/stages/render-stage.js';
 import { crawlScoring } from '../../shared/scoring/crawl-scoring.js';
 import type { FrontierRow } from '../../shared/ports/index.js';
-import { frontierRow } from '../helpers.js';
-import { makePdf } from '../web/pdf.js';
+import { frontierRow } from '../../support/helpers.js';
+import { makePdf } from '../../support/web/pdf.js';
 
 /** The store's lookups the stage makes, kept in memory: bodies by hash, texts by hash and SimHash. */
 class MemoryTexts {

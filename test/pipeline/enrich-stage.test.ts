@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createProviders } from '../../shared/enrich/provider-factory.js';
 import { enrichAll } from '../../shared/pipeline/embedded/enrich-run.js';
 import { hybridSearch } from '../../shared/search/hybrid.js';
-import { withFixtureCrawl } from '../search/fixture-site.js';
+import { withFixtureCrawl } from '../../support/search/fixture-site.js';
 import { pagesModelServer } from '../enrich/model-servers.js';
 
 test('a page whose model calls keep failing goes to the dead-letter list, the pass goes on, and the next pass retries only it', async () => {

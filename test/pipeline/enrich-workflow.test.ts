@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createProviders } from '../../shared/enrich/provider-factory.js';
 import { indexStep, ModelThrottledError, summarizeStep, THROTTLE_RETRIES, type EnrichStepEvent } from '../../shared/pipeline/cloud/enrich-workflow.js';
-import { withFixtureCrawl } from '../search/fixture-site.js';
+import { withFixtureCrawl } from '../../support/search/fixture-site.js';
 import { letterVector, modelServer, pagesModelServer } from '../enrich/model-servers.js';
 import { TAGS_SYSTEM } from '../../shared/enrich/prompts.js';
 import { resolveSettings } from '../../shared/cli/args.js';

@@ -15,8 +15,8 @@ import type { FrontierRow, HostTurn } from '../../shared/ports/index.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { FRONTIER_INDEX, hostQueueKey, keys, QUEUE_PARTS, queueOrder, shardOf } from '../../shared/store/aws/table-layout.js';
-import { serve, frontierRow } from '../helpers.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
+import { serve, frontierRow } from '../../support/helpers.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
 
 let emu: Emulators;
 let site: { origin: string; close: () => Promise<void> };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { GroupCommit } from '../../shared/pipeline/embedded/group-commit.js';
 import type { FetchCommit } from '../../shared/ports/index.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { fetchRecord, row } from '../store-records.js';
 
 /** A real SQLite store, with a group (one transaction) that fails whenever it holds the commit of `bad`. */

@@ -7,7 +7,7 @@ import { crawl } from '../../shared/library/crawl.js';
 import { openStore } from '../../shared/library/store.js';
 import { ContentInFlight } from '../../shared/dedupe/in-flight.js';
 import { simhash } from '../../shared/dedupe/simhash.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 
 const WORDS = 'harbour council budget river school bridge market library transit housing garden festival museum clinic station forest'.split(' ');
 

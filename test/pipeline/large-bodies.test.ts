@@ -4,7 +4,7 @@
 // slot not given up would leave the last hosts waiting for ever).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crawlWeb, openDb, testFlags, withWeb } from '../e2e/crawl-helpers.js';
+import { crawlWeb, openDb, testFlags, withWeb } from '../../support/crawl-helpers.js';
 
 const CAP = 1536 * 1024;
 const BLOGS = 5;

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawl } from '../../shared/library/crawl.js';
 import { openStore } from '../../shared/library/store.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 
 const PAGES = 30;
 

@@ -7,8 +7,8 @@ import { testContext } from '../context.js';
 import { InlineExtractor } from '../../shared/extract/extractor.js';
 import { AddressRefusedError, NonRetryableFetchError, RetryableFetchError } from '../../shared/errors.js';
 import type { FrontierRow, PageRecord } from '../../shared/ports/index.js';
-import { frontierRow, tempDir } from '../helpers.js';
-import { makePdf } from '../web/pdf.js';
+import { frontierRow, tempDir } from '../../support/helpers.js';
+import { makePdf } from '../../support/web/pdf.js';
 import { urlId } from '../../shared/url/canonical.js';
 
 const HTML = Buffer.from(

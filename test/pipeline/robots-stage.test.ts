@@ -4,7 +4,7 @@ import { testContext } from '../context.js';
 import { loadRobots, robotsTurn } from '../../shared/pipeline/stages/robots-stage.js';
 import { newHostState } from '../../shared/politeness/host-state.js';
 import { robotsAllows } from '../../shared/robots/robots-policy.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 
 /** Serves a robots.txt behind `hops` redirects. */
 async function withRobotsServer(hops: number, fn: (origin: string, hits: string[], dataDir: string, now: { t: number }) => Promise<void>) {

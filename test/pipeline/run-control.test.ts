@@ -11,8 +11,8 @@ import { S3BlobStore, S3Objects } from '../../shared/store/aws/s3-store.js';
 import { FRONTIER_QUEUE, SqsFrontier } from '../../shared/store/aws/sqs-frontier.js';
 import type { FrontierRow, HostTurn } from '../../shared/ports/index.js';
 import { sweepStep, TURN_STALE_MS, type Sweep } from '../../shared/pipeline/cloud/stall-recovery.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { frontierRow } from '../helpers.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { frontierRow } from '../../support/helpers.js';
 
 let emu: Emulators;
 let n = 0;

@@ -20,9 +20,9 @@ import {
 } from '../../shared/pipeline/cloud/run-finalize.js';
 import { finalizeRun } from '../../shared/pipeline/cloud/run-control.js';
 import { urlId } from '../../shared/url/canonical.js';
-import { startEmulators, type Emulators } from '../cloud/emulators.js';
-import { tableItems } from '../cloud/harness.js';
-import { frontierRow } from '../helpers.js';
+import { startEmulators, type Emulators } from '../../support/cloud/emulators.js';
+import { tableItems } from '../../support/cloud/harness.js';
+import { frontierRow } from '../../support/helpers.js';
 import { edge, page } from '../store-records.js';
 
 let emu: Emulators;

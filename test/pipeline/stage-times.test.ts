@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { crawl } from '../../shared/library/crawl.js';
 import type { CrawlEvent } from '../../shared/pipeline/stages/progress.js';
 import { stageText } from '../../shared/cli/render.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { runCli } from '../e2e/cli-process.js';
 
 const PAGES = 12;

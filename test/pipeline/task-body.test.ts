@@ -9,7 +9,7 @@ import { contentHashOf } from '../../shared/ports/content-hash.js';
 import { taskBody } from '../../shared/pipeline/cloud/task-body.js';
 import type { PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
 import type { FrontierRow } from '../../shared/ports/index.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 const row = { runId: 3, urlId: 'u1', url: 'http://a.test/page', host: 'a.test' } as FrontierRow;
 

@@ -17,7 +17,7 @@ import { planWaczParts, writeRunWacz, writeWaczPart } from '../../shared/pipelin
 import type { PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
 import type { ArchivedPage, FrontierRow, RunRecord } from '../../shared/ports/index.js';
 import { readZip, waczProblems } from '../archive/wacz-validate.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 1);

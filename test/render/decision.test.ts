@@ -5,7 +5,7 @@ import { shellSignals } from '../../shared/extract/shell-signals.js';
 import { afterRender, RENDER_RULES, renderConcurrencyFor, renderDecision, renderGained, templateOf } from '../../shared/render/decision.js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { renderModeFor } from '../../shared/config/render-settings.js';
-import { htmlPage, prose } from '../web/pages.js';
+import { htmlPage, prose } from '../../support/web/pages.js';
 
 const signals = (html: string) => shellSignals(parseDocument(html), html);
 const decide = (html: string, mode: 'auto' | 'never' | 'always' = 'auto', host?: Parameters<typeof renderDecision>[3]) =>

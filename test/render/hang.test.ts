@@ -5,7 +5,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ChromiumRenderer, UNRESPONSIVE_MS } from '../../shared/render/chromium.js';
 import { RenderError } from '../../shared/errors.js';
-import { serve } from '../helpers.js';
+import { serve } from '../../support/helpers.js';
 
 const page = (script: string) => `<html><head><title>App</title></head><body><div id="root"></div><script>${script}</script></body></html>`;
 const HANG = page(`document.addEventListener('DOMContentLoaded', () => { for (;;) {} });`);

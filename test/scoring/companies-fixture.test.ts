@@ -3,7 +3,7 @@
 // are the dozens of query-stuffed city pages the exclusion exists for.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { COMPANIES, companyResponse } from '../web/companies.js';
+import { COMPANIES, companyResponse } from '../../support/web/companies.js';
 
 test('each company site links only to pages it serves, and its expected selection names pages it has', () => {
   for (const c of COMPANIES) {

@@ -10,8 +10,8 @@ import { openLocalForReading } from '../../shared/store/local/open-local.js';
 import { focusedPriority } from '../../shared/scoring/focus.js';
 import { urlId } from '../../shared/url/canonical.js';
 import { loadProfile } from '../../shared/scoring/profile.js';
-import { COMPANIES, companyResponse, type CompanySite } from '../web/companies.js';
-import { serve, tempDir } from '../helpers.js';
+import { COMPANIES, companyResponse, type CompanySite } from '../../support/web/companies.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { runCli } from '../e2e/cli-process.js';
 
 const FLAGS = { allowPrivateNetwork: true, delayMs: 0, extractWorkers: 0, env: {} } as const;

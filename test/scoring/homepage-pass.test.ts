@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { select } from '../../shared/library/select.js';
-import { COMPANIES, companyResponse, type CompanySite } from '../web/companies.js';
-import { serve } from '../helpers.js';
+import { COMPANIES, companyResponse, type CompanySite } from '../../support/web/companies.js';
+import { serve } from '../../support/helpers.js';
 import { runCli } from '../e2e/cli-process.js';
 
 async function served(c: CompanySite, robots?: string) {

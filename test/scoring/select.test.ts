@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { loadProfile } from '../../shared/scoring/profile.js';
 import { scoreLinks, selectPages, type Candidate } from '../../shared/scoring/select.js';
 import { CrawlConfigError } from '../../shared/errors.js';
-import { COMPANIES, type CompanySite } from '../web/companies.js';
+import { COMPANIES, type CompanySite } from '../../support/web/companies.js';
 
 const origin = (c: CompanySite) => `https://${c.name}.example`;
 

@@ -5,7 +5,7 @@ import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { SqliteEnrichStore } from '../../shared/store/local/sqlite-search.js';
 import { SqliteVectorIndex } from '../../shared/store/local/sqlite-vectors.js';
 import { enrichmentRecord } from '../contract/enrich-store.contract.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 const model = { provider: 'local' as const, model: 'm1', version: 'v1', at: 1 };
 

@@ -7,11 +7,11 @@ import { createProviders } from '../../shared/enrich/provider-factory.js';
 import { LocalEmbedder } from '../../shared/enrich/local-provider.js';
 import { DEFAULT_HASHING } from '../../shared/enrich/local-embedding.js';
 import { enrichAll } from '../../shared/pipeline/embedded/enrich-run.js';
-import { DOCS } from '../fixtures/search/corpus.js';
-import { tempDir } from '../helpers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
-import { startFixtureSite } from './fixture-site.js';
-import { evaluate } from './evaluate.js';
+import { DOCS } from '../../support/search/corpus.js';
+import { tempDir } from '../../support/helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
+import { startFixtureSite } from '../../support/search/fixture-site.js';
+import { evaluate } from '../../support/search/evaluate.js';
 
 test('the known-answer queries find their pages: BM25, vectors and fused, with the local provider', async () => {
   const site = await startFixtureSite();

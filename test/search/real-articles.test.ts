@@ -1,4 +1,4 @@
-// Search over real articles (test/search/real-site.ts): each question, written from the middle of
+// Search over real articles (support/search/real-site.ts): each question, written from the middle of
 // an article in other words, finds that article first or nearly (MRR at least 0.9), and no hub page
 // of the blog (home, archive, tag pages: they hold every article's title and first lines) ranks
 // above the article that answers.
@@ -9,9 +9,9 @@ import { crawlCommand } from '../../shared/cli/crawl-command.js';
 import { openLocalForWriting } from '../../shared/store/local/open-local.js';
 import { createProviders } from '../../shared/enrich/provider-factory.js';
 import { enrichAll } from '../../shared/pipeline/embedded/enrich-run.js';
-import { tempDir } from '../helpers.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
-import { evaluateReal, REAL_ARTICLES, startRealSite } from './real-site.js';
+import { tempDir } from '../../support/helpers.js';
+import { testFlags } from '../../support/crawl-helpers.js';
+import { evaluateReal, REAL_ARTICLES, startRealSite } from '../../support/search/real-site.js';
 
 test('questions on real articles find their article, above every hub page that lists it', async () => {
   const site = await startRealSite();

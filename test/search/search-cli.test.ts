@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from '../../shared/store/local/sqlite-driver.js';
-import { DOCS } from '../fixtures/search/corpus.js';
-import { tempDir } from '../helpers.js';
+import { DOCS } from '../../support/search/corpus.js';
+import { tempDir } from '../../support/helpers.js';
 import { runCli } from '../e2e/cli-process.js';
-import { startFixtureSite } from './fixture-site.js';
+import { startFixtureSite } from '../../support/search/fixture-site.js';
 import type { SearchHit } from '../../shared/search/hybrid.js';
 import type { IntegrityReport } from '../../shared/search/integrity.js';
 

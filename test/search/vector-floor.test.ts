@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crawl, openStore } from '../../shared/index.js';
-import { guideResponse } from '../web/guides.js';
-import { serve, tempDir } from '../helpers.js';
+import { guideResponse } from '../../support/web/guides.js';
+import { serve, tempDir } from '../../support/helpers.js';
 
 test('thin pages get no vector and nonsense finds nothing by vector; real queries still do', async () => {
   const site = await serve((req, res) => {

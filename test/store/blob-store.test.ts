@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { blobFile, FileBlobStore, SMALL_BODY_BYTES } from '../../shared/store/local/blob-store.js';
 import { openLocalForReading, openLocalForWriting } from '../../shared/store/local/open-local.js';
 import { contentHashOf } from '../../shared/ports/content-hash.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 test('a body goes to blobs/ab/<sha256>: one level of 256 directories, not a directory per body', async (t) => {
   const { dir, cleanup } = tempDir();

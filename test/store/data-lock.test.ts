@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { DataDirLock, LOCK_FILE, processStartMs } from '../../shared/store/local/data-lock.js';
 import { DataDirLockedError } from '../../shared/errors.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 const linux = existsSync('/proc/self/stat');
 

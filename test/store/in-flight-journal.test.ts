@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { InFlightJournal, JOURNAL_FILE } from '../../shared/store/local/in-flight-journal.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { nodeSqliteDatabase, sqliteCodeName, type NodeSqlite } from '../../shared/store/local/node-sqlite.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 
 // The adapter that gives node:sqlite the part of better-sqlite3's API the store uses, held to
 // better-sqlite3's behaviour where the two differ. Node 20 has no node:sqlite (it uses

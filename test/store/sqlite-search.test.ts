@@ -5,7 +5,7 @@ import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { BM25_WEIGHTS, ftsQuery, SqliteEnrichStore } from '../../shared/store/local/sqlite-search.js';
 import { salvage } from '../../shared/store/local/sqlite-salvage.js';
 import { enrichmentRecord as record } from '../contract/enrich-store.contract.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { stem } from '../../shared/enrich/text.js';
 import { LocalTextGenerator } from '../../shared/enrich/local-provider.js';
 import type { EnrichDocument } from '../../shared/enrich/providers.js';

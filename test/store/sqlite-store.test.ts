@@ -7,7 +7,7 @@ import { SqliteCrawlStore } from '../../shared/store/local/sqlite-store.js';
 import { SqliteEnrichStore } from '../../shared/store/local/sqlite-search.js';
 import { WRITE_SQL } from '../../shared/store/local/sqlite-writes.js';
 import { DataDirError } from '../../shared/errors.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
 import { backToSchema11, edge, fetchRecord, page, row } from '../store-records.js';
 
 test('summarises a run from its frontier and fetch records (the contract suite covers the writes)', async () => {

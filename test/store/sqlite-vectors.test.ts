@@ -8,8 +8,8 @@ import { bestCodes, bestSketches, ByteCodes, sketchTable, sketchVector } from '.
 import { generated } from '../../scripts/build-wasm.js';
 import { readFileSync } from 'node:fs';
 import type { VectorRecord } from '../../shared/ports/index.js';
-import { tempDir } from '../helpers.js';
-import { seededRandom as random } from '../helpers.js';
+import { tempDir } from '../../support/helpers.js';
+import { seededRandom as random } from '../../support/helpers.js';
 
 /** Vectors around 40 topics, like pages of a few sites: each a topic's centre plus its own noise. */
 function clustered(n: number, dimension: number, seed = 7): Float32Array[] {

@@ -4,7 +4,7 @@
 // (pageno, offset, page, after, max_id + Link, cursor), their rate-limit headers and their error
 // bodies. Fixtures are shaped like real responses (trimmed to the fields trawl reads and a few more).
 import type { ServerResponse } from 'node:http';
-import { readBody, serve } from '../helpers.js';
+import { readBody, serve } from '../../support/helpers.js';
 
 export const KEYS = { brave: 'brave-test-key', serper: 'serper-test-key', apify: 'apify-test-token' };
 

@@ -13,7 +13,7 @@ import type { CrawlEvent } from '../../shared/pipeline/stages/progress.js';
 import type { FetchedContent } from '../../shared/targets/content.js';
 import { openLocalForReading } from '../../shared/store/local/open-local.js';
 import { urlId } from '../../shared/url/canonical.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { runCli } from '../e2e/cli-process.js';
 import { startApiServers, type ApiServers } from './api-servers.js';
 

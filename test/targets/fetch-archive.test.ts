@@ -10,9 +10,9 @@ import { fetch, searchSocial } from '../../shared/library/fetch.js';
 import { openStore } from '../../shared/library/store.js';
 import { FetchedAndFailedError, NeverFetchedError } from '../../shared/errors.js';
 import type { FetchedContent } from '../../shared/targets/content.js';
-import { serve, tempDir } from '../helpers.js';
+import { serve, tempDir } from '../../support/helpers.js';
 import { runCli } from '../e2e/cli-process.js';
-import { makePdf } from '../web/pdf.js';
+import { makePdf } from '../../support/web/pdf.js';
 import { KEYS, startApiServers, type ApiServers } from './api-servers.js';
 
 let api: ApiServers;

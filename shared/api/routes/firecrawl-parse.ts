@@ -30,7 +30,8 @@ export function parseRoute(app: Hono): void {
       const form = await c.req.parseBody();
       const file = form.file;
       if (!(file instanceof File)) throw new RequestRefusedError('the form has no part "file": send the file to parse there');
-      if (file.size > PARSE_MAX_BYTES) throw new RequestRefusedError(`${file.name} is ${file.size} bytes: a parsed file may have at most ${PARSE_MAX_BYTES} bytes`, 413);
+      if (file.size > PARSE_MAX_BYTES)
+        throw new RequestRefusedError(`${file.name} is ${file.size} bytes: a parsed file may have at most ${PARSE_MAX_BYTES} bytes`, 413);
       let options: unknown = {};
       if (typeof form.options === 'string' && form.options.trim()) {
         try {

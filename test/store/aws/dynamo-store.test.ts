@@ -10,7 +10,7 @@ import { DynamoEnrichStore } from '../../../shared/store/aws/dynamo-enrich.js';
 import { TEXT_LOG_SHARDS } from '../../../shared/store/aws/dynamo-text-log.js';
 import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
 import { extract, fetchRecord, row } from '../../store-records.js';
-import { startEmulators, type Emulators } from '../../cloud/emulators.js';
+import { startEmulators, type Emulators } from '../../../support/cloud/emulators.js';
 import { enrichmentRecord } from '../../contract/enrich-store.contract.js';
 
 let emu: Emulators;

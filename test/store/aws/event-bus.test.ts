@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EventBridgeBus } from '../../../shared/store/aws/event-bus.js';
-import { startEventBridgeServer, type EventBridgeServer } from '../../cloud/eventbridge-server.js';
+import { startEventBridgeServer, type EventBridgeServer } from '../../../support/cloud/eventbridge-server.js';
 
 let server: EventBridgeServer;
 let client: EventBridgeClient;

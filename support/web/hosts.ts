@@ -51,11 +51,11 @@ export interface WebOptions {
   /** Blog hosts whose every page answers this many ms late. */
   slowHosts?: string[];
   slowMs?: number;
-  /** Adds the hostile hosts (test/web/hostile.ts) to the web. */
+  /** Adds the hostile hosts (support/web/hostile.ts) to the web. */
   hostile?: boolean;
-  /** Adds the single-page-app host (test/web/apps.ts) with this many chained app pages. */
+  /** Adds the single-page-app host (support/web/apps.ts) with this many chained app pages. */
   apps?: number;
-  /** Adds the `guides` host (test/web/guides.ts): pages of real prose for summaries, tags and search. */
+  /** Adds the `guides` host (support/web/guides.ts): pages of real prose for summaries, tags and search. */
   guides?: boolean;
   /**
    * What real sites cost (bench:crawl): each blog host also links a 20 MB page, PDFs and a long set

@@ -1,6 +1,6 @@
-// The `guides` host: the search fixture's pages (test/fixtures/search/corpus.ts) as a small site of
+// The `guides` host: the search fixture's pages (support/search/corpus.ts) as a small site of
 // real prose, so summaries, tags and search have sentences to work with.
-import { DOCS } from '../fixtures/search/corpus.js';
+import { DOCS } from '../search/corpus.js';
 import type { HostSpec, WebResponse } from './hosts.js';
 
 function escape(s: string): string {

@@ -80,7 +80,7 @@ export async function startStoreEmulators(): Promise<StoreEmulators> {
 }
 
 /**
- * Starts dynalite and s3rver in a child process (test/cloud/store-emulators-child.ts): a long run
+ * Starts dynalite and s3rver in a child process (support/cloud/store-emulators-child.ts): a long run
  * then uses both cores, the handlers on one and the emulated stores on the other.
  */
 async function childStoreEmulators(): Promise<StoreEmulators> {

@@ -1,6 +1,6 @@
 import { serve, tempDir } from '../helpers.js';
 import { guideResponse } from '../web/guides.js';
-import { testFlags } from '../e2e/crawl-helpers.js';
+import { testFlags } from '../crawl-helpers.js';
 import { resolveSettings } from '../../shared/cli/args.js';
 import { crawlCommand } from '../../shared/cli/crawl-command.js';
 import { openLocalForWriting, type LocalStores } from '../../shared/store/local/open-local.js';

@@ -1,5 +1,5 @@
 // Real articles (24 pages of 2025–2026 from the modern-eval corpus, Apache-2.0, in
-// test/fixtures/search/real) as a small blog on loopback: each article at /a/<id> as it was served,
+// support/search/real) as a small blog on loopback: each article at /a/<id> as it was served,
 // and the hub pages a blog has around them (the home page, an archive, a page per tag), each
 // listing its articles' titles and first lines. A question per article is written from the middle
 // of its text, in other words than the page's, never from its title.
@@ -20,7 +20,7 @@ export interface RealArticle {
   question: string;
 }
 
-const DIR = join(import.meta.dirname, '..', 'fixtures', 'search', 'real');
+const DIR = join(import.meta.dirname, 'real');
 export const REAL_ARTICLES: RealArticle[] = JSON.parse(readFileSync(join(DIR, 'articles.json'), 'utf8')) as RealArticle[];
 
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);

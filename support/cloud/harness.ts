@@ -23,7 +23,7 @@ import { FRONTIER_QUEUE } from '../../shared/store/aws/frontier-queue.js';
 import { ENV } from '../../shared/config/lambda-environment.js';
 import type { Emulators } from './emulators.js';
 import type { QuotaLayer } from './quota-layer.js';
-import { stateMachines, synthApp, type Synthesized } from '../lib/synth.js';
+import { stateMachines, synthApp, type Synthesized } from '../synth.js';
 import { asFunction, checkCalls, recordSdkCalls, takeRecorded } from './iam.js';
 import { callSearchApi } from './api-call.js';
 

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp } from '../../lib/app.js';
-import { tempDir } from '../helpers.js';
+import { buildApp } from '../lib/app.js';
+import { tempDir } from './helpers.js';
 
 export interface Synthesized {
   template: Record<string, unknown> & { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };

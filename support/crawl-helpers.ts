@@ -1,13 +1,13 @@
 import { WARCParser } from 'warcio';
-import Database from '../../shared/store/local/sqlite-driver.js';
-import type { Db } from '../../shared/store/local/sqlite-types.js';
+import Database from '../shared/store/local/sqlite-driver.js';
+import type { Db } from '../shared/store/local/sqlite-types.js';
 import { join } from 'node:path';
-import { resolveSettings } from '../../shared/cli/args.js';
-import { crawlCommand } from '../../shared/cli/crawl-command.js';
-import type { RunSummary } from '../../shared/ports/index.js';
-import { startWeb, type RequestLogEntry, type SyntheticWeb, type WebMode } from '../web/server.js';
-import type { WebOptions } from '../web/hosts.js';
-import { tempDir } from '../helpers.js';
+import { resolveSettings } from '../shared/cli/args.js';
+import { crawlCommand } from '../shared/cli/crawl-command.js';
+import type { RunSummary } from '../shared/ports/index.js';
+import { startWeb, type RequestLogEntry, type SyntheticWeb, type WebMode } from './web/server.js';
+import type { WebOptions } from './web/hosts.js';
+import { tempDir } from './helpers.js';
 
 /** Runs `fn` with a fresh synthetic web and data directory, and removes both afterwards. */
 export async function withWeb(options: Partial<WebOptions>, fn: (web: SyntheticWeb, dataDir: string) => Promise<void>, mode?: WebMode): Promise<void> {

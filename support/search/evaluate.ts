@@ -1,4 +1,4 @@
-import { QUERIES } from '../fixtures/search/corpus.js';
+import { QUERIES } from './corpus.js';
 import { hybridSearch, type SearchDeps, type SearchMode } from '../../shared/search/hybrid.js';
 
 export interface ModeScore {
