@@ -68,11 +68,14 @@ export class RenderError extends TrawlError {
   }
 }
 
+/** Where processing a fetched page failed: its text's extraction, a PDF, a sitemap, a feed, its render, or the step as a whole. */
+export type ProcessingStage = 'extract' | 'pdf' | 'sitemap' | 'feed' | 'render' | 'process';
+
 /** Processing one fetched page failed (extraction, PDF text, a worker crash or timeout): that URL fails, the crawl goes on. */
 export class PageProcessingError extends TrawlError {
-  /** Where it failed: `extract`, `pdf`, `sitemap`, `feed`, … */
-  readonly stage: string;
-  constructor(stage: string, cause: unknown) {
+  /** Where it failed. */
+  readonly stage: ProcessingStage;
+  constructor(stage: ProcessingStage, cause: unknown) {
     super(`${stage}: ${errorMessage(cause)}`, 'fail-url', { cause });
     this.name = 'PageProcessingError';
     this.stage = stage;

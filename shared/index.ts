@@ -6,8 +6,8 @@ export type { CrawlSettingsOptions } from './library/settings-options.js';
 export { openStore, type TrawlStore } from './library/store.js';
 export { enrich, type EnrichOptions, type SearchOptions } from './library/enrich.js';
 export { select, type SelectOptions, type HomepageSelection } from './library/select.js';
-// `fetchTarget` is the name to use (the global `fetch` is shadowed by `fetch`, kept one release).
-export { fetch as fetchTarget, fetch, searchSocial, type FetchOptions } from './library/fetch.js';
+// `fetchTarget`, not `fetch`: an import of it would shadow the global `fetch`.
+export { fetch as fetchTarget, searchSocial, type FetchOptions } from './library/fetch.js';
 export { routeTarget, type Target, type SocialPlatform } from './targets/route.js';
 export { loadProfile, parseProfile, type Profile } from './scoring/profile.js';
 export { doctor, extract, rebuild, reextract, type DoctorReport, type RebuildReport, type RebuildResult, type ReextractReport } from './library/maintenance.js';

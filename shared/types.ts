@@ -13,8 +13,7 @@ export type { HistoryEntry } from './archive/replay.js';
 export type { ChangeKind, ChangeMeasure, ChangeQuery, ChangeRecord } from './ports/change-store.js';
 export type { DiffPart } from './changes/text-diff.js';
 export type { FetchResponse } from './fetch/http-fetcher.js';
-export type { ExportRecord } from './store/local/sqlite-export.js';
-export type { ArchiveCheck, TableReport } from './store/local/sqlite-salvage.js';
+export type { ExportRecord, ArchiveCheck, TableReport } from './ports/data-dir-reports.js';
 export type {
   RunRecord,
   RunStatus,

@@ -17,7 +17,7 @@ import { replayApi, replayTarget, socialSearchKey } from '../targets/target-fetc
 const DEFAULT_TOKEN = productToken(DEFAULT_USER_AGENT);
 import type { FetchResponse } from '../fetch/http-fetcher.js';
 import { openLocalForReading, type LocalStores } from '../store/local/open-local.js';
-import type { ExportRecord } from '../store/local/sqlite-export.js';
+import type { ExportRecord } from '../ports/data-dir-reports.js';
 import type { ChunkRecord, ExtractRecord, LinkView, PageRecord, RankedPage, RunRecord, RunSummary, UnfetchedUrl } from '../ports/index.js';
 import type { ChangeQuery, ChangeRecord, EnrichmentRecord } from '../ports/index.js';
 import { textDiff, type DiffPart } from '../changes/text-diff.js';

@@ -80,7 +80,7 @@ export interface FrontierStore {
    */
   lapsedUrls(runId: number, now: number): Promise<FrontierRow[]>;
   /** Every URL still `queued` becomes `skipped` with `reason` (a finished run leaves none queued); returns how many. Idempotent: a second call finds none. */
-  settleQueued(runId: number, reason: string): Promise<number>;
+  settleQueued(runId: number, reason: UrlReason): Promise<number>;
   /** The URLs still `queued`, for resuming a run. */
   queuedUrls(runId: number): Promise<FrontierRow[]>;
   /**

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { crawl, extract, fetch } from '../../shared/index.js';
+import { crawl, extract, fetchTarget } from '../../shared/index.js';
 import { UsageError } from '../../shared/errors.js';
 import { preflight } from '../../shared/fetch/preflight.js';
 import { runCli } from '../e2e/cli-process.js';
@@ -39,7 +39,7 @@ test('the library refuses a loopback seed at once, naming the option, and stores
       await assert.rejects(crawl([`${origin}/`], { data: data.dir, env: {} }), (e: unknown) => e instanceof UsageError && refusal.test(e.message));
       assert.equal(existsSync(join(data.dir, 'trawl.db')), false, 'nothing was created');
       await assert.rejects(extract(`${origin}/`), (e: Error) => refusal.test(e.message));
-      await assert.rejects(fetch(`${origin}/`, { data: data.dir, env: {} }), (e: Error) => refusal.test(e.message));
+      await assert.rejects(fetchTarget(`${origin}/`, { data: data.dir, env: {} }), (e: Error) => refusal.test(e.message));
       const summary = await crawl([`${origin}/`], { data: data.dir, env: {}, allowPrivateNetwork: true, delayMs: 0 });
       assert.equal(summary.pagesStored, 1);
     } finally {

@@ -1,5 +1,5 @@
 import { errorMessage } from '../../errors.js';
-import { FINAL_STATES } from '../../ports/index.js';
+import { FINAL_STATES, type UrlReason, type UrlState } from '../../ports/index.js';
 import { commitCloud, givePageSlotsBack, queueAtHosts } from './cloud-commit.js';
 import type { CloudContext } from './cloud-context.js';
 import type { FetchOutcome } from '../stages/fetch-stage.js';
@@ -18,10 +18,15 @@ export type PageWorkflowInput = PageTask & {
   };
 };
 
+/** Why a page step ended as it did where no URL reason says it: the step ran past its state timeout, or was put back after throttling. */
+export type StepOutcome = 'step-timed-out' | 'processing-deferred';
+
 export interface ExtractResult {
   urlId: string;
-  state: string;
-  reason?: string;
+  /** The URL's state, or `render`: the workflow's Render step comes next. */
+  state: UrlState | 'render';
+  /** The URL's reason, the render decision's (free text), or the step's own outcome. */
+  reason?: UrlReason | StepOutcome | (string & {});
   /** Where the extracted content went in S3, when there was any. */
   extracted?: string;
   links: number;

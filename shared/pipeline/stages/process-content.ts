@@ -2,7 +2,7 @@ import { decodeBody, sniffCharset } from '../../fetch/charset.js';
 import { parseFeed } from '../../extract/feed.js';
 import { extractPdf } from '../../extract/pdf.js';
 import { gunzipCapped, parseSitemap } from '../../extract/sitemap.js';
-import { PageProcessingError } from '../../errors.js';
+import { PageProcessingError, type ProcessingStage } from '../../errors.js';
 import type { AliasRecord, ChunkRecord, CrawlStore, EdgeRecord, ExtractRecord, FrontierRow, PageRecord } from '../../ports/index.js';
 import type { LinkCandidate } from './admission.js';
 import { sameUrl } from '../../url/canonical.js';
@@ -57,7 +57,7 @@ export interface RenderPass {
 }
 
 /** Runs one processing stage; any error becomes a `PageProcessingError` naming the stage. */
-async function stage<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+async function stage<T>(name: ProcessingStage, fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {

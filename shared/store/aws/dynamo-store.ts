@@ -237,7 +237,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
    * Settles the run's queued URLs at its end in its counters alone (one write, however many): their
    * items stay `queued`, and every read shows them skipped with the reason the RUN item records.
    */
-  async settleQueued(runId: number, reason: string): Promise<number> {
+  async settleQueued(runId: number, reason: UrlReason): Promise<number> {
     const counters = await this.runCounters(runId);
     const queued = Math.max(0, Number(counters?.[`${STATE_COUNTER}queued`] ?? 0));
     await this.doc.send(

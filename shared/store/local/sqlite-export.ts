@@ -1,9 +1,9 @@
+import type { ExportRecord } from '../../ports/data-dir-reports.js';
 import type { Db } from './sqlite-types.js';
 import type { WaczPage } from '../../archive/wacz.js';
 import { CURRENT_EDGES } from './sqlite-rows.js';
 
-/** One line of `trawl export`: a page with its extraction (its CSS-selector fields, its values for the extract schema), an edge of a current snapshot, or an interaction; keys in camelCase. */
-export type ExportRecord = { type: 'page' | 'edge' | 'interaction' } & Record<string, unknown>;
+export type { ExportRecord };
 
 /** Columns that hold JSON text: exported as the JSON they hold. */
 const JSON_COLUMNS = new Set(['fields', 'headers', 'render', 'extracted']);

@@ -5,40 +5,9 @@ import { dirname, join } from 'node:path';
 import { errorMessage } from '../../errors.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { blobFile } from './blob-store.js';
+import type { ArchiveCheck, DoctorReport, TableReport } from '../../ports/data-dir-reports.js';
 
-/** What a damaged database still holds, table by table. */
-export interface TableReport {
-  table: string;
-  /** Rows read (and, when repairing, copied). */
-  rows: number;
-  /** The first read error, when the table could not be read to its end. */
-  error?: string;
-}
-
-export interface DoctorReport {
-  file: string;
-  /** `PRAGMA integrity_check` findings (empty when the file is sound). */
-  problems: string[];
-  tables: TableReport[];
-  /** When repaired: where the damaged file was moved, and the repaired file. */
-  repaired?: { damaged: string; rowsCopied: number; rowsLost: boolean };
-  /** Nothing can be read (the schema itself is lost, as in a truncated file): the file is left as it is. */
-  unreadable?: boolean;
-  /** The archive beside the database: WARC files and bodies its fetch records point to. */
-  archive?: ArchiveCheck;
-}
-
-export interface ArchiveCheck {
-  warcFiles: number;
-  /** WARC files the records name that are not in `warc/`. */
-  missingWarc: string[];
-  /** WARC files shorter than the last record the database places in them. */
-  truncatedWarc: string[];
-  blobs: number;
-  missingBlobs: number;
-  /** A few of the missing bodies' hashes. */
-  missingBlobSample: string[];
-}
+export type { ArchiveCheck, DoctorReport, TableReport };
 
 /** Checks the WARC files and blobs the fetch records of `db` point to, under the data directory. */
 export function checkArchive(db: Db, dataDir: string): ArchiveCheck {

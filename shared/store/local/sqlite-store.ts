@@ -160,7 +160,7 @@ export class SqliteCrawlStore implements CrawlStore {
     return this.journal.answers(runId);
   }
 
-  async settleQueued(runId: number, reason: string): Promise<number> {
+  async settleQueued(runId: number, reason: UrlReason): Promise<number> {
     return this.writer.call('settleQueued', runId, reason);
   }
 
