@@ -22,6 +22,7 @@ import { resolveSettings } from '../shared/config/resolve.js';
 import { ApiCrawls } from '../shared/pipeline/cloud/api-crawls.js';
 import { SfnWorkflow } from '../shared/store/aws/sfn-workflow.js';
 import { createEmbedder } from '../shared/enrich/embedder-factory.js';
+import { indexSearch } from '../shared/search/hybrid.js';
 
 export type Handler = ReturnType<typeof handle>;
 
@@ -113,6 +114,8 @@ export function searchApi(): Handler {
               jobs: crawls.jobs,
               read: (use) => use({ store, graph: deps.graph, blobs, archive: runWarcArchive(objects), enrich: deps.enrich }),
               json: runJson(chatModel),
+              // POST /search: the deployment's own hybrid index (the table's full text and the vector index).
+              search: (q, limit) => indexSearch({ enrich: deps.enrich, vectors: deps.vectors, embedder: deps.embedder }, q, limit),
               allowPrivateNetwork: crawls.allowPrivateNetwork,
               waitMs: FIRECRAWL_WAIT_MS,
               webhookRefusal:

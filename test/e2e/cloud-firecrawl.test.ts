@@ -229,6 +229,11 @@ test('a stored page is scraped from DynamoDB and S3 with includeTags, and mapped
   assert.ok(lit.summary && lit.summary.length > 10);
   assert.equal(lit.attributes?.[0]?.selector, 'h1');
   await assert.rejects(sdk.scrape(`${shop.origin}/never-crawled`, { formats: ['markdown'], lockdown: true }), /not in the archive/);
+  // Search over the deployment's own index: the page that answers first, described by its passages for the query.
+  const found = await sdk.search('pond pump flow rate', { limit: 3 });
+  const first = found.web?.[0] as { url?: string; description?: string } | undefined;
+  assert.equal(first?.url, productUrl('pond-pump'), JSON.stringify(found.web));
+  assert.match(first?.description ?? '', /[Ff]low/, 'a passage of the page as its description');
   const map = await sdk.map(`${shop.origin}/`);
   for (const p of PRODUCTS)
     assert.ok(
