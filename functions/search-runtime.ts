@@ -23,6 +23,8 @@ import { ApiCrawls } from '../shared/pipeline/cloud/api-crawls.js';
 import { SfnWorkflow } from '../shared/store/aws/sfn-workflow.js';
 import { createEmbedder } from '../shared/enrich/embedder-factory.js';
 import { indexSearch } from '../shared/search/hybrid.js';
+import { BedrockChat } from '../shared/enrich/bedrock.js';
+import { chatQuestions } from '../shared/api/firecrawl-question.js';
 
 export type Handler = ReturnType<typeof handle>;
 
@@ -114,6 +116,8 @@ export function searchApi(): Handler {
               jobs: crawls.jobs,
               read: (use) => use({ store, graph: deps.graph, blobs, archive: runWarcArchive(objects), enrich: deps.enrich }),
               json: runJson(chatModel),
+              // The question format: the deployment's Bedrock chat model, from the page's passages.
+              questions: chatQuestions(chatModel && env.TRAWL_CHAT_MODEL ? new BedrockChat(env.TRAWL_CHAT_MODEL, { region: env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT }) : undefined),
               // POST /search: the deployment's own hybrid index (the table's full text and the vector index).
               search: (q, limit) => indexSearch({ enrich: deps.enrich, vectors: deps.vectors, embedder: deps.embedder }, q, limit),
               allowPrivateNetwork: crawls.allowPrivateNetwork,

@@ -292,7 +292,8 @@ function enrichmentSteps(
   search.grantModels(fns['summarize-page'], ['chat']);
   search.grantModels(fns['index-page'], ['embed']);
   search.grantVectors(fns['search-api'], 'query');
-  search.grantModels(fns['search-api'], ['embed']);
+  // The API embeds queries, and answers Firecrawl's question format with the chat model.
+  search.grantModels(fns['search-api'], ['embed', 'chat']);
   // Progress counts the full-text log past the generation; the loop rebuilds past this many entries.
   fns['run-progress'].addEnvironment(ENV.textRebuildLogEntries, String(enrichment.textRebuildLogEntries ?? DEFAULT_TEXT_REBUILD_LOG_ENTRIES));
   const timeout = (name: 'summarize-page' | 'index-page') => Duration.seconds(sizing[name].timeout.toSeconds() - 5);

@@ -232,7 +232,7 @@ export function wantedOf(options: Options, version: Version, json: JsonAnswers |
 
 /** Why the `question` format is refused without a chat model. */
 export const QUESTION_REFUSAL =
-  "the question format needs an LLM provider: start trawl serve with --provider openai (and --openai-base-url) or --provider bedrock (the cloud API does not answer it); the highlights format answers with the page's own passages offline";
+  "the question format needs an LLM provider: start trawl serve with --provider openai (and --openai-base-url) or --provider bedrock (on AWS, a deployment with enrichment.provider bedrock answers it); the highlights format answers with the page's own passages offline";
 
 /** The formats trawl answers from the page's stored text: `summary`, `highlights`, `question`, `attributes`; undefined for any other. */
 function formatOf(name: string, f: unknown): Pick<Wanted, 'highlights' | 'question' | 'summary' | 'attributes'> | undefined {

@@ -6,7 +6,8 @@ import { firecrawlRoutes, type FirecrawlOptions } from '../api/routes/firecrawl.
 import { parseRoute } from '../api/routes/firecrawl-parse.js';
 import type { Hono } from 'hono';
 import { summarizeExtractive } from '../enrich/local-summary.js';
-import { chatJson, chatQuestions } from '../api/firecrawl-chat.js';
+import { chatJson } from '../api/firecrawl-chat.js';
+import { chatQuestions } from '../api/firecrawl-question.js';
 import { indexSearch } from '../search/hybrid.js';
 import { checkSearchProvider, searchBackend } from '../targets/search-backends.js';
 import { ApiClient } from '../targets/api-client.js';

@@ -86,6 +86,7 @@ before(async () => {
         const system = body.system[0].text as string;
         const user = body.messages.at(-1).content[0].text as string;
         if (system.startsWith('You extract structured data')) return converse(JSON.stringify(readProduct(user)));
+        if (system.startsWith('You answer a question about one web page')) return converse(/Flow/.test(user) ? 'It moves water at the flow rate in its table [1].' : 'not in this page');
         return converse(system === TAGS_SYSTEM ? '["#ponds", "#garden", "#water"]' : 'A product for garden ponds, with its price and specification.');
       },
       '/model/[^/]+/invoke': (body) => ({ body: { embedding: letterVector(body.inputText as string, body.dimensions as number), inputTextTokenCount: 12 } }),
@@ -229,6 +230,11 @@ test('a stored page is scraped from DynamoDB and S3 with includeTags, and mapped
   assert.ok(lit.summary && lit.summary.length > 10);
   assert.equal(lit.attributes?.[0]?.selector, 'h1');
   await assert.rejects(sdk.scrape(`${shop.origin}/never-crawled`, { formats: ['markdown'], lockdown: true }), /not in the archive/);
+  // The question format with the deployment's Bedrock model, from the stored page's passages (no run).
+  const asked = await sdk.scrape(productUrl('pond-pump'), { formats: [{ type: 'question', question: 'What is its flow rate?' }] });
+  assert.equal(asked.answer, 'It moves water at the flow rate in its table [1].');
+  const sent = bedrock.seen.find((r) => String(r.body.system?.[0]?.text).startsWith('You answer a question about one web page'));
+  assert.match(JSON.stringify(sent?.body), /Flow/, 'the passages went to the model');
   // Search over the deployment's own index: the page that answers first, described by its passages for the query.
   const found = await sdk.search('pond pump flow rate', { limit: 3 });
   const first = found.web?.[0] as { url?: string; description?: string } | undefined;
