@@ -117,7 +117,11 @@ export function searchApi(): Handler {
               read: (use) => use({ store, graph: deps.graph, blobs, archive: runWarcArchive(objects), enrich: deps.enrich }),
               json: runJson(chatModel),
               // The question format: the deployment's Bedrock chat model, from the page's passages.
-              questions: chatQuestions(chatModel && env.TRAWL_CHAT_MODEL ? new BedrockChat(env.TRAWL_CHAT_MODEL, { region: env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT }) : undefined),
+              questions: chatQuestions(
+                chatModel && env.TRAWL_CHAT_MODEL
+                  ? new BedrockChat(env.TRAWL_CHAT_MODEL, { region: env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT })
+                  : undefined,
+              ),
               // POST /search: the deployment's own hybrid index (the table's full text and the vector index).
               search: (q, limit) => indexSearch({ enrich: deps.enrich, vectors: deps.vectors, embedder: deps.embedder }, q, limit),
               allowPrivateNetwork: crawls.allowPrivateNetwork,

@@ -86,7 +86,8 @@ before(async () => {
         const system = body.system[0].text as string;
         const user = body.messages.at(-1).content[0].text as string;
         if (system.startsWith('You extract structured data')) return converse(JSON.stringify(readProduct(user)));
-        if (system.startsWith('You answer a question about one web page')) return converse(/Flow/.test(user) ? 'It moves water at the flow rate in its table [1].' : 'not in this page');
+        if (system.startsWith('You answer a question about one web page'))
+          return converse(/Flow/.test(user) ? 'It moves water at the flow rate in its table [1].' : 'not in this page');
         return converse(system === TAGS_SYSTEM ? '["#ponds", "#garden", "#water"]' : 'A product for garden ponds, with its price and specification.');
       },
       '/model/[^/]+/invoke': (body) => ({ body: { embedding: letterVector(body.inputText as string, body.dimensions as number), inputTextTokenCount: 12 } }),
