@@ -4,7 +4,7 @@ import { metaFieldsOf } from '../shared/extract/meta-fields.js';
 import { frontierRow } from '../support/helpers.js';
 
 /** Store records for store tests: a URL `http://a.test/<id>` and its fetch, page, edge and extraction. */
-/** Each builder: the record's identity first (run, id), then what tests vary most, then any other field as an override. */
+/** `fetchRecord` and `page` take one object: the record's identity (`runId`, `urlId`) and any field to set; the others are the record's identity first (run, id), then what tests vary most, then overrides. */
 export const row = (
   runId: number,
   id: string,
@@ -12,35 +12,33 @@ export const row = (
   reason?: FrontierRow['reason'],
   extra: Partial<FrontierRow> = {},
 ): FrontierRow => frontierRow({ runId, urlId: id, url: `http://a.test/${id}`, depth: 1, state, reason, ...extra });
-export const fetchRecord = (runId: number, id: string, at: number, hash?: string, extra: Partial<FetchRecord> = {}): FetchRecord => ({
+export const fetchRecord = ({ runId, urlId, ...overrides }: Pick<FetchRecord, 'runId' | 'urlId'> & Partial<FetchRecord>): FetchRecord => ({
   runId,
-  urlId: id,
-  url: `http://a.test/${id}`,
+  urlId,
+  url: `http://a.test/${urlId}`,
   kind: 'page',
   fetcher: 'http',
   status: 200,
-  fetchedAt: at,
+  fetchedAt: 0,
   durationMs: 5,
   bytes: 10,
   truncated: false,
   notModified: false,
-  contentHash: hash,
-  ...extra,
+  ...overrides,
 });
-export const page = (runId: number, id: string, hash: string, at: number, extra: Partial<PageRecord> = {}): PageRecord => ({
-  urlId: id,
-  url: `http://a.test/${id}`,
+export const page = ({ runId, urlId, ...overrides }: Pick<PageRecord, 'runId' | 'urlId'> & Partial<PageRecord>): PageRecord => ({
+  urlId,
+  url: `http://a.test/${urlId}`,
   host: 'a.test',
   runId,
   status: 200,
   mime: 'text/html',
   bytes: 10,
   truncated: false,
-  fetchedAt: at,
+  fetchedAt: 0,
   indexable: true,
   nofollow: false,
-  contentHash: hash,
-  ...extra,
+  ...overrides,
 });
 export const edge = (from: string, snapshot: string, to: string, extra: Partial<EdgeRecord> = {}): EdgeRecord => ({
   fromId: from,

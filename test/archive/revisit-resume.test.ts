@@ -20,7 +20,7 @@ test('an unchanged 200 is a revisit, and a resume reads its body back from the b
     assert.equal(hash, contentHashOf(body));
     const archive = new WarcWriter(join(dir.dir, 'warc'));
     const at = Date.UTC(2026, 10, 1);
-    const previous = page(1, 'u1', hash, at);
+    const previous = page({ runId: 1, urlId: 'u1', contentHash: hash, fetchedAt: at });
     const exchange = (status: number, bytes: Buffer) =>
       archive.write({
         url: previous.url,

@@ -138,8 +138,8 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
         urlId: 'p',
         state: 'done',
         attempts: 1,
-        fetch: fetchRecord(run.id, 'p', 10, 'h1'),
-        page: page(run.id, 'p', 'h1', 10),
+        fetch: fetchRecord({ runId: run.id, urlId: 'p', fetchedAt: 10, contentHash: 'h1' }),
+        page: page({ runId: run.id, urlId: 'p', contentHash: 'h1', fetchedAt: 10 }),
         edges: [edge('p', 'h1', 'q'), edge('p', 'h1', 'r')],
         extract: extract('p', 'alpha beta gamma delta epsilon', 'h1'),
         chunks: [{ urlId: 'p', seq: 0, id: 'c0', position: 0, tokens: 5, text: 'alpha beta gamma delta epsilon' }],
@@ -170,7 +170,14 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
         metadata: { ...text, wordCount: 4, sources: { title: 'meta' }, cuts: [{ part: 'markdown' }] },
         fields: { price: 12.5, sizes: ['S', 'M'], name: 'Pond pump' },
       });
-      await s.commitFetch({ runId: run.id, urlId: 'x', state: 'done', attempts: 1, page: page(run.id, 'x', 'h1', 10), extract: x });
+      await s.commitFetch({
+        runId: run.id,
+        urlId: 'x',
+        state: 'done',
+        attempts: 1,
+        page: page({ runId: run.id, urlId: 'x', contentHash: 'h1', fetchedAt: 10 }),
+        extract: x,
+      });
       assert.deepEqual(await s.getExtract('x'), x);
     }));
 
@@ -184,19 +191,27 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
           urlId: 'a',
           state: 'done',
           attempts: 1,
-          fetch: fetchRecord(run.id, 'a', 10, 'ha'),
-          page: page(run.id, 'a', 'ha', 10),
+          fetch: fetchRecord({ runId: run.id, urlId: 'a', fetchedAt: 10, contentHash: 'ha' }),
+          page: page({ runId: run.id, urlId: 'a', contentHash: 'ha', fetchedAt: 10 }),
           edges: [edge('a', 'ha', 'x')],
           discovered: [row(run.id, 'x'), row(run.id, 'y')],
         },
-        { runId: run.id, urlId: 'b', state: 'queued', reason: 'http-429', attempts: 1, notBefore: 50, fetch: fetchRecord(run.id, 'b', 11) },
+        {
+          runId: run.id,
+          urlId: 'b',
+          state: 'queued',
+          reason: 'http-429',
+          attempts: 1,
+          notBefore: 50,
+          fetch: fetchRecord({ runId: run.id, urlId: 'b', fetchedAt: 11 }),
+        },
         {
           runId: run.id,
           urlId: 'c',
           state: 'done',
           attempts: 1,
-          fetch: fetchRecord(run.id, 'c', 12, 'hc'),
-          page: page(run.id, 'c', 'hc', 12),
+          fetch: fetchRecord({ runId: run.id, urlId: 'c', fetchedAt: 12, contentHash: 'hc' }),
+          page: page({ runId: run.id, urlId: 'c', contentHash: 'hc', fetchedAt: 12 }),
           discovered: [row(run.id, 'y'), row(run.id, 'z')],
         },
       ]);
@@ -226,8 +241,8 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
         urlId: 'p',
         state: 'done',
         attempts: 1,
-        fetch: fetchRecord(run.id, 'p', 10, 'h1'),
-        page: page(run.id, 'p', 'h1', 10),
+        fetch: fetchRecord({ runId: run.id, urlId: 'p', fetchedAt: 10, contentHash: 'h1' }),
+        page: page({ runId: run.id, urlId: 'p', contentHash: 'h1', fetchedAt: 10 }),
         edges: [edge('p', 'h1', 'old')],
       });
       await s.commitFetch({
@@ -235,11 +250,11 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
         urlId: 'p',
         state: 'done',
         attempts: 2,
-        fetch: fetchRecord(run.id, 'p', 20, 'h2'),
-        page: page(run.id, 'p', 'h2', 20),
+        fetch: fetchRecord({ runId: run.id, urlId: 'p', fetchedAt: 20, contentHash: 'h2' }),
+        page: page({ runId: run.id, urlId: 'p', contentHash: 'h2', fetchedAt: 20 }),
         edges: [edge('p', 'h2', 'new')],
       });
-      await s.recordFetch(fetchRecord(run.id, 'p', 30, undefined, { status: undefined, error: 'ECONNRESET' }));
+      await s.recordFetch(fetchRecord({ runId: run.id, urlId: 'p', fetchedAt: 30, status: undefined, error: 'ECONNRESET' }));
       const history = await s.fetchHistory('p');
       assert.deepEqual(
         history.map((h) => [h.fetchedAt, h.contentHash ?? null, h.error ?? null]),
@@ -261,12 +276,12 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
   test(`${name}: counts a run's fetches over time and by latency, leaving robots.txt refusals out`, () =>
     withStore(async (s) => {
       const run = await s.createRun([], {}, 1);
-      await s.recordFetch(fetchRecord(run.id, 'a', 1_000, 'h1', { durationMs: 5 }));
-      await s.recordFetch(fetchRecord(run.id, 'b', 2_000, undefined, { status: 404, durationMs: 300 }));
-      await s.recordFetch(fetchRecord(run.id, 'c', 125_000, 'h3', { durationMs: 40_000 }));
-      await s.recordFetch(fetchRecord(run.id, 'd', 126_000, undefined, { status: undefined, error: 'ECONNRESET', durationMs: 10 }));
-      await s.recordFetch(fetchRecord(run.id, 'e', 127_000, undefined, { status: undefined, error: ROBOTS_REFUSAL, durationMs: 0 }));
-      await s.recordFetch(fetchRecord(run.id, 'f', 1_500, 'h1', { status: 304, notModified: true, durationMs: 5 }));
+      await s.recordFetch(fetchRecord({ runId: run.id, urlId: 'a', fetchedAt: 1_000, contentHash: 'h1', durationMs: 5 }));
+      await s.recordFetch(fetchRecord({ runId: run.id, urlId: 'b', fetchedAt: 2_000, status: 404, durationMs: 300 }));
+      await s.recordFetch(fetchRecord({ runId: run.id, urlId: 'c', fetchedAt: 125_000, contentHash: 'h3', durationMs: 40_000 }));
+      await s.recordFetch(fetchRecord({ runId: run.id, urlId: 'd', fetchedAt: 126_000, status: undefined, error: 'ECONNRESET', durationMs: 10 }));
+      await s.recordFetch(fetchRecord({ runId: run.id, urlId: 'e', fetchedAt: 127_000, status: undefined, error: ROBOTS_REFUSAL, durationMs: 0 }));
+      await s.recordFetch(fetchRecord({ runId: run.id, urlId: 'f', fetchedAt: 1_500, contentHash: 'h1', status: 304, notModified: true, durationMs: 5 }));
       const a = await s.activity(run.id);
       assert.equal(a.runId, run.id);
       assert.ok(a.bucketMs >= 1000 && a.bucketMs <= 60_000, `bucket ${a.bucketMs} ms`);
@@ -290,7 +305,13 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
       assert.equal(await s.claimBody('b1', 'first', 30), 'first', 'a refetch keeps it');
       const run = await s.createRun([], {}, 1);
       await s.addUrls([row(run.id, 'first')]);
-      await s.commitFetch({ runId: run.id, urlId: 'first', state: 'done', attempts: 1, page: { ...page(run.id, 'first', 'b2', 40) } });
+      await s.commitFetch({
+        runId: run.id,
+        urlId: 'first',
+        state: 'done',
+        attempts: 1,
+        page: { ...page({ runId: run.id, urlId: 'first', contentHash: 'b2', fetchedAt: 40 }) },
+      });
       assert.equal(await s.claimBody('b1', 'second', 50), 'second', 'the owner now has other bytes');
       assert.equal(await s.claimBody('b1', 'third', 60), 'second');
     }));

@@ -55,7 +55,7 @@ async function stored(
     urlId: id,
     state: 'done',
     attempts: 1,
-    page: { ...page(runId, id, `h-${id}`, 10), indexable: opts.indexable ?? true },
+    page: { ...page({ runId, urlId: id, contentHash: `h-${id}`, fetchedAt: 10 }), indexable: opts.indexable ?? true },
     edges: opts.edges,
     extract: extract(id, text, `h-${id}`, { title: `Title ${id}`, ...opts.x }),
   });

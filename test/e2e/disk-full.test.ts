@@ -95,7 +95,13 @@ test('a migration that finds the disk full says so and leaves the directory as i
     const first = new SqliteCrawlStore(dir);
     const run = await first.createRun(['http://a.test/'], {}, 1);
     await first.addUrls([row(run.id, 'a')]);
-    await first.commitFetch({ runId: run.id, urlId: 'a', state: 'done', attempts: 1, page: page(run.id, 'a', 'h1', 5) });
+    await first.commitFetch({
+      runId: run.id,
+      urlId: 'a',
+      state: 'done',
+      attempts: 1,
+      page: page({ runId: run.id, urlId: 'a', contentHash: 'h1', fetchedAt: 5 }),
+    });
     await first.close();
     // Back to data schema 11: the links WITHOUT ROWID, 20,000 of them (~8 MB for the migration to copy).
     const old = new Database(join(dir, 'trawl.db'));

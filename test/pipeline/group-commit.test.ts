@@ -37,7 +37,7 @@ const commitOf = (runId: number, id: string, found: string[] = []): FetchCommit 
   urlId: id,
   state: 'done',
   attempts: 1,
-  fetch: fetchRecord(runId, id, 1),
+  fetch: fetchRecord({ runId, urlId: id, fetchedAt: 1 }),
   discovered: found.map((f) => row(runId, f)),
 });
 

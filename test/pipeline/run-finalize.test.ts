@@ -50,7 +50,7 @@ async function seeded(name: string): Promise<{ deps: FinalizeDeps; table: string
       urlId: urlId(url(i)),
       state: 'done',
       attempts: 1,
-      page: page(run.id, urlId(url(i)), `c${i}`, 1, { url: url(i), host: `h${i % 4}.test`, title: `Page ${i}` }),
+      page: page({ runId: run.id, urlId: urlId(url(i)), contentHash: `c${i}`, fetchedAt: 1, url: url(i), host: `h${i % 4}.test`, title: `Page ${i}` }),
       edges: targets.map((t) => edge(urlId(url(i)), `c${i}`, urlId(url(t)), { toUrl: url(t) })),
     });
   }

@@ -21,8 +21,8 @@ test('summarises a run from its frontier and fetch records (the contract suite c
       urlId: 'a',
       state: 'done',
       attempts: 1,
-      fetch: fetchRecord(run.id, 'a', 5, 'h1', { durationMs: 3 }),
-      page: { ...page(run.id, 'a', 'h1', 5), etag: '"e"' },
+      fetch: fetchRecord({ runId: run.id, urlId: 'a', fetchedAt: 5, contentHash: 'h1', durationMs: 3 }),
+      page: { ...page({ runId: run.id, urlId: 'a', contentHash: 'h1', fetchedAt: 5 }), etag: '"e"' },
       edges: [edge('a', 'h1', 'b')],
       discovered: [row(run.id, 'b')],
     });
@@ -72,7 +72,7 @@ test('migrates a data directory of the previous schema forward, keeping its data
       urlId: 'a',
       state: 'done',
       attempts: 1,
-      page: { ...page(run.id, 'a', 'h1', 5), bytes: 1 },
+      page: { ...page({ runId: run.id, urlId: 'a', contentHash: 'h1', fetchedAt: 5 }), bytes: 1 },
     });
     await first.close();
     // Back to schema 2: no bodies table, no render columns on pages, no search tables.

@@ -127,7 +127,7 @@ test('fetch records and minutes of activity carry the TTL the deployment sets; h
   const run = await store.createRun(['http://a.test/'], {}, 1);
   const at = Date.UTC(2026, 10, 28, 12, 0, 0);
   const before = Math.floor(Date.now() / 1000);
-  await store.recordFetch(fetchRecord(run.id, 'p', at, 'h1'));
+  await store.recordFetch(fetchRecord({ runId: run.id, urlId: 'p', fetchedAt: at, contentHash: 'h1' }));
   const items = (await emu.clients.doc.send(new ScanCommand({ TableName: names.table }))).Items ?? [];
   const fetch = items.find((i) => i.type === 'FETCH');
   assert.equal(fetch?.expiresAt, Math.floor(at / 1000) + 7 * 86_400);
