@@ -23,7 +23,7 @@ import { ApiCrawls } from '../shared/pipeline/cloud/api-crawls.js';
 import { SfnWorkflow } from '../shared/store/aws/sfn-workflow.js';
 import { createEmbedder } from '../shared/enrich/embedder-factory.js';
 import { indexSearch } from '../shared/search/hybrid.js';
-import { BedrockChat } from '../shared/enrich/bedrock.js';
+import { chatClient } from '../shared/enrich/chat-client.js';
 import { chatQuestions } from '../shared/api/firecrawl-question.js';
 
 export type Handler = ReturnType<typeof handle>;
@@ -68,6 +68,8 @@ export function searchApi(): Handler {
       ? new S3VectorsIndex(new S3VectorsClient({ endpoint: env.AWS_ENDPOINT_URL_S3VECTORS }), config.vectorBucket, config.vectorIndex)
       : NO_VECTORS;
     const store = new DynamoCrawlStore(clients.doc, table, { blobs });
+    // The deployment's provider settings (TRAWL_PROVIDER, TRAWL_CHAT_MODEL, TRAWL_EMBED_MODEL, TRAWL_EMBED_DIMENSION).
+    const providers = resolveSettings({}, env, (name) => `the function's environment (${name})`);
     // The deployment's enrichment has a chat model: a crawl's extract schema and Firecrawl's json need one.
     const chatModel = env.TRAWL_PROVIDER === 'bedrock';
     // With `api.startCrawls` the construct names the run state machine: POST /crawls starts it (IAM-authorised).
@@ -90,13 +92,8 @@ export function searchApi(): Handler {
       graph: new DynamoGraph(clients.doc, table),
       enrich: new DynamoEnrichStore(clients.doc, table, blobs, objects),
       vectors,
-      // The deployment's provider settings (TRAWL_PROVIDER, TRAWL_EMBED_MODEL, TRAWL_EMBED_DIMENSION): queries are embedded as the pages were.
-      embedder: new QueryEmbeddingCache(
-        createEmbedder(
-          resolveSettings({}, env, (name) => `the function's environment (${name})`),
-          env,
-        ),
-      ),
+      // Queries are embedded as the pages were.
+      embedder: new QueryEmbeddingCache(createEmbedder(providers, env)),
     };
     const api = createApi(deps, {
       apiKey: config.apiKeySha256 ? { header: config.apiKeyHeader, sha256: config.apiKeySha256 } : undefined,
@@ -117,11 +114,7 @@ export function searchApi(): Handler {
               read: (use) => use({ store, graph: deps.graph, blobs, archive: runWarcArchive(objects), enrich: deps.enrich }),
               json: runJson(chatModel),
               // The question format: the deployment's Bedrock chat model, from the page's passages.
-              questions: chatQuestions(
-                chatModel && env.TRAWL_CHAT_MODEL
-                  ? new BedrockChat(env.TRAWL_CHAT_MODEL, { region: env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT })
-                  : undefined,
-              ),
+              questions: chatQuestions(chatModel ? chatClient(providers, env) : undefined),
               // POST /search: the deployment's own hybrid index (the table's full text and the vector index).
               search: (q, limit) => indexSearch({ enrich: deps.enrich, vectors: deps.vectors, embedder: deps.embedder }, q, limit),
               allowPrivateNetwork: crawls.allowPrivateNetwork,

@@ -1,7 +1,6 @@
-import { DEFAULT_MODELS } from '../config/enrich-settings.js';
-import { bedrockCredentials, BedrockChat, type BedrockOptions } from './bedrock.js';
+import { bedrockCredentials, type BedrockOptions } from './bedrock.js';
+import { chatClient, checkProvider } from './chat-client.js';
 import { LocalTextGenerator } from './local-provider.js';
-import { OpenAiChat } from './openai.js';
 import { createEmbedder } from './embedder-factory.js';
 import { PromptedGenerator } from './prompts.js';
 import type { ChatClient, Embedder, ProviderSettings, TextGenerator } from './providers.js';
@@ -68,21 +67,6 @@ export function chatFor(settings: ProviderSettings, env: NodeJS.ProcessEnv = {},
   return settings.provider === 'local' ? undefined : chatClient(settings, env, bedrock);
 }
 
-/**
- * What a provider needs before a crawl fetches anything: OpenAI's own endpoint takes no request
- * without a key, so a crawl that would enrich or extract with it and has none is refused at once,
- * naming the variable, instead of crawling and failing every page. A local endpoint (Ollama, vLLM)
- * may need none.
- */
-export function checkProvider(settings: Pick<ProviderSettings, 'provider' | 'openaiBaseUrl'>, env: NodeJS.ProcessEnv): void {
-  if (settings.provider !== 'openai') return;
-  const key = env.TRAWL_OPENAI_API_KEY ?? env.OPENAI_API_KEY;
-  if (!key && new URL(settings.openaiBaseUrl).hostname === 'api.openai.com')
-    throw new UsageError(
-      '--provider openai calls https://api.openai.com with no key: set TRAWL_OPENAI_API_KEY (or OPENAI_API_KEY), or point --openai-base-url at a local endpoint that needs none',
-    );
-}
-
 /** How long the preflight waits for an OpenAI-compatible endpoint's first answer. */
 export const PREFLIGHT_TIMEOUT_MS = 10_000;
 
@@ -116,16 +100,6 @@ export async function preflightProvider(
   }
   if (status === 401 || status === 403)
     throw new UsageError(`${base} refused the key (HTTP ${status}): set TRAWL_OPENAI_API_KEY (or OPENAI_API_KEY) to a key it accepts`);
-}
-
-/** The chat model of an LLM provider. */
-function chatClient(settings: ProviderSettings, env: NodeJS.ProcessEnv, bedrock: BedrockOptions): ChatClient {
-  checkProvider(settings, env);
-  const provider = settings.provider === 'bedrock' ? 'bedrock' : 'openai';
-  const model = settings.chatModel || DEFAULT_MODELS[provider].chat;
-  if (provider === 'bedrock')
-    return new BedrockChat(model, { region: settings.bedrockRegion || env.AWS_REGION, endpoint: env.TRAWL_BEDROCK_ENDPOINT, ...bedrock });
-  return new OpenAiChat(model, { baseUrl: settings.openaiBaseUrl, apiKey: env.TRAWL_OPENAI_API_KEY ?? env.OPENAI_API_KEY });
 }
 
 /** Bedrock's preflight: the SDK's credential chain must give credentials (no model is called: that costs). */

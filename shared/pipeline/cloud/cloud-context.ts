@@ -109,6 +109,12 @@ async function currentRun(deps: CloudDeps, runId: number): Promise<RunRecord | u
   return run;
 }
 
+/** A change this container wrote to a run's RUN item, seen by its next invocations while they reuse the cached item. */
+export function rememberRunChange(store: object, runId: number, change: Partial<RunRecord>): void {
+  const hit = runCache.get(store)?.get(runId);
+  if (hit) hit.run = { ...hit.run, ...change };
+}
+
 export async function cloudContext(deps: CloudDeps, runId: number): Promise<CloudContext> {
   const run = await currentRun(deps, runId);
   if (!run) throw new RunNotFoundError(runId);

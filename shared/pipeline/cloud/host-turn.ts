@@ -7,7 +7,7 @@ import { robotsAllows } from '../../robots/robots-policy.js';
 import type { FrontierRow, HostRecord, HostTurn, QueueClosing } from '../../ports/index.js';
 import { originOf } from '../../url/canonical.js';
 import { enqueueCandidates } from './cloud-commit.js';
-import type { CloudContext } from './cloud-context.js';
+import { rememberRunChange, type CloudContext } from './cloud-context.js';
 import { fetchClaimed, type PageTask } from './fetch-claimed.js';
 import { robotsTurn } from '../stages/robots-stage.js';
 import { robotsRefusalCommit } from '../stages/run-records.js';
@@ -36,18 +36,6 @@ export const URL_LEASE_MS = 10 * 60_000;
 
 /** A turn that finds the run's page budget spent waits this long before it looks again. */
 export const PAGES_FULL_WAIT_MS = 60_000;
-
-/**
- * When this container last found each run's page budget spent: its other turns wait without
- * reading the RUN item again or writing it (one write a container, not one a turn).
- */
-const pagesFullSeen = new WeakMap<object, Map<number, number>>();
-
-function rememberPagesFull(ctx: CloudContext, runId: number, at: number): void {
-  const seen = pagesFullSeen.get(ctx.store) ?? new Map<number, number>();
-  if (seen.size > 1000) seen.clear();
-  pagesFullSeen.set(ctx.store, seen.set(runId, at));
-}
 
 /**
  * One step of a turn: it goes on (`next`: the URLs it took are counted out of the host's queue, the
@@ -79,8 +67,7 @@ export async function takeTurn(ctx: CloudContext, turn: HostTurn): Promise<TurnS
   if (typeof endsBy === 'number' && now >= endsBy) return done('run-past-deadline');
   // The page budget was found spent a moment ago: the turn waits (a slot given back lets it go on),
   // without a write; the run ends once its fetches in flight are done, and its turns are dropped then.
-  const fullAt = Math.max(ctx.run.pagesFullAt ?? -Infinity, pagesFullSeen.get(ctx.store)?.get(ctx.run.id) ?? -Infinity);
-  if (now - fullAt < PAGES_FULL_WAIT_MS) return later(PAGES_FULL_WAIT_MS, 'max-pages');
+  if (ctx.run.pagesFullAt !== undefined && now - ctx.run.pagesFullAt < PAGES_FULL_WAIT_MS) return later(PAGES_FULL_WAIT_MS, 'max-pages');
   const claim = await ctx.store.claimHost(turn.host, ctx.workerId, now, HOST_LEASE_MS);
   if (!claim.claimed && claim.parkedReason) return closeQueue(ctx, turn, 0, { state: 'skipped', reason: 'host-parked' }, 'host-parked');
   if (!claim.claimed) {
@@ -152,8 +139,10 @@ async function fetchInTurn(
     // URLs this step took are counted out first (the robots.txt refusals before it).
     await ctx.store.releaseUrl(row.runId, row.urlId);
     if (at.taken > 1) await ctx.store.keepTurn(turn, at.taken - 1, ctx.clock());
-    await ctx.store.markPagesFull(row.runId, ctx.clock());
-    rememberPagesFull(ctx, row.runId, ctx.clock());
+    const fullAt = ctx.clock();
+    await ctx.store.markPagesFull(row.runId, fullAt);
+    // This container's next turns see it in their cached RUN item: one write a container, not one a turn.
+    rememberRunChange(ctx.store, row.runId, { pagesFullAt: fullAt });
     return later(PAGES_FULL_WAIT_MS, 'max-pages');
   }
   if (countsAsPage && !(await ctx.store.claimHostSlot(row.runId, row.host, ctx.settings.maxPagesPerHost))) {

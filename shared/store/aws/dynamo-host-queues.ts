@@ -131,19 +131,7 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
   async nextQueued(runId: number, host: string, limit: number): Promise<QueuedAt[]> {
     const parts = hostQueueKeys(runId, host, (await this.layoutOf(runId)).queueParts);
     const share = parts.length === 1 ? limit : Math.ceil(limit / parts.length) + 1;
-    const read = (q: string, n: number) =>
-      this.doc
-        .send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: FRONTIER_INDEX.name,
-            KeyConditionExpression: '#qpk = :q',
-            ExpressionAttributeNames: { '#qpk': FRONTIER_INDEX.pk },
-            ExpressionAttributeValues: { ':q': q },
-            Limit: n,
-          }),
-        )
-        .then((res) => res.Items ?? []);
+    const read = async (q: string, n: number) => (await this.frontierPartition(q, n)).Items ?? [];
     let lists = await Promise.all(parts.map((q) => read(q, share)));
     const total = lists.reduce((n, l) => n + l.length, 0);
     if (share < limit && total < limit) lists = await Promise.all(lists.map((l, k) => (l.length < share ? l : read(parts[k]!, limit))));

@@ -89,6 +89,21 @@ export class DynamoTable {
     return parts.flat();
   }
 
+  /** Up to `limit` entries of one partition of the frontier index (a host's queue part, a shard's pages), in its order, from `start`. */
+  protected frontierPartition(qpk: string, limit: number, start?: Record<string, unknown>) {
+    return this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: FRONTIER_INDEX.name,
+        KeyConditionExpression: '#qpk = :q',
+        ExpressionAttributeNames: { '#qpk': FRONTIER_INDEX.pk },
+        ExpressionAttributeValues: { ':q': qpk },
+        ExclusiveStartKey: start,
+        Limit: limit,
+      }),
+    );
+  }
+
   /**
    * One page of a shard's fetched pages (their URL ids, at most `limit`) from `cursor`, and the
    * cursor after them: the frontier index's `D#<run>#<shard>` partition, which holds only the URLs
@@ -101,17 +116,7 @@ export class DynamoTable {
     let start: Record<string, unknown> | undefined =
       cursor === undefined ? undefined : { [FRONTIER_INDEX.pk]: qpk, [FRONTIER_INDEX.sk]: cursor, PK: runPartition(runId, shards, shard), SK: `URL#${cursor}` };
     do {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: FRONTIER_INDEX.name,
-          KeyConditionExpression: '#qpk = :q',
-          ExpressionAttributeNames: { '#qpk': FRONTIER_INDEX.pk },
-          ExpressionAttributeValues: { ':q': qpk },
-          ExclusiveStartKey: start,
-          Limit: limit - ids.length,
-        }),
-      );
+      const res = await this.frontierPartition(qpk, limit - ids.length, start);
       for (const i of res.Items ?? []) ids.push(String(i[FRONTIER_INDEX.sk]));
       start = res.LastEvaluatedKey;
     } while (start && ids.length < limit);
