@@ -28,7 +28,16 @@ export const archiveKeys = {
   textIndexManifest: () => 'search/text/current.json',
   /** The prefix of every object of the full-text index. */
   textIndex: () => 'search/text/',
+  /** A segment's page table whole: the layout of segments written before rows came in chunks. */
   textIndexDocs: (segment: string) => `search/text/${segment}/docs.json`,
+  /** Rows `chunk × ROWS_PER_CHUNK` on of a segment's page table. */
+  textIndexRows: (segment: string, chunk: number) => `search/text/${segment}/rows-${String(chunk).padStart(5, '0')}.json`,
+  /** A segment's url ids, sorted, with each one's row and weighted length: what a fold looks up to mark older entries dead. */
+  textIndexIds: (segment: string) => `search/text/${segment}/ids.bin`,
+  /** The weighted length of each of a segment's rows (u32 each, in row order). */
+  textIndexLengths: (segment: string) => `search/text/${segment}/lengths.bin`,
+  /** A segment's dead rows, one bit a row: a version per fold that marked rows dead. */
+  textIndexDead: (segment: string, version: string) => `search/text/${segment}/dead-${version}.bin`,
   textIndexTombstones: (segment: string) => `search/text/${segment}/tombstones.json`,
   textIndexShard: (segment: string, shard: number) => `search/text/${segment}/terms-${String(shard).padStart(3, '0')}.json`,
 } as const;

@@ -1,13 +1,16 @@
 // The segments of a full-text index kept as immutable objects (the cloud's index in S3): how a
-// segment is laid out, which segments merge, how a merge keeps only each page's newest entry, and
-// which entries a query counts. No I/O here: `s3-text-index.ts` reads and writes the objects.
+// segment is laid out, which segments merge, how a merge keeps only live rows, and which rows are
+// live. No I/O here: `s3-text-index.ts` reads and writes the objects.
 //
 // A segment holds the pages folded in at one time: a row per page (url id, filter fields, weighted
-// length), tombstones for pages deleted since, and its postings split into term shards. A page
-// folded in again lives in the newer segment; the older entry is dead from then on, and a merge
-// drops it. Segments merge in tiers: the newest FAN_IN segments of one level become one segment of
-// the next level, so an index of F folds holds at most (FAN_IN - 1) segments a level and
-// log_FAN_IN(F) levels.
+// length) in chunks of ROWS_PER_CHUNK, its url ids sorted in an id table, and its postings split
+// into term shards. A page folded in again lives in the newer segment: the fold looks the page up in
+// the older segments' id tables and marks its old row dead in that segment's dead-row bitset (a new
+// version of it), and keeps each segment's live rows and their summed length in the manifest. A
+// query so needs no table of every page: corpus statistics are the manifest's sums, a posting's
+// liveness one bit, and only its best hits' rows are read. Segments merge in tiers: the newest
+// FAN_IN segments of one level become one segment of the next level, so an index of F folds holds at
+// most (FAN_IN - 1) segments a level and log_FAN_IN(F) levels.
 import { fnv1a } from '../enrich/local-embedding.js';
 import type { PostedDoc } from './text-postings.js';
 
@@ -19,6 +22,8 @@ export const MAX_SEGMENT_DOCS = 2 ** 21;
 const DOCS_PER_SHARD = 2048;
 /** Term shards a segment has at most. */
 const MAX_SHARDS = 256;
+/** Rows a chunk of a segment's page table holds: a query reads the chunks of its hits only. */
+export const ROWS_PER_CHUNK = 4096;
 
 /** A page's row: url id, host, language, published, tags, weighted length. */
 export type DocRow = [string, string, string | null, string | null, string[], number];
@@ -32,15 +37,39 @@ export interface SegmentInfo {
   level: number;
   /** Rows (pages) the segment holds, dead ones included. */
   docs: number;
+  /** Url ids a segment of the earlier layout (no `format`) lists as deleted since the segments before it. */
   tombstones: number;
   shards: number;
+  /**
+   * 2: rows in chunks, an id table, and liveness in the manifest and a dead-row bitset. Absent: a
+   * segment written before, with one page table and tombstones, read as it was until a fold
+   * converts it.
+   */
+  format?: 2;
+  /** Live rows and their summed weighted length (format 2). */
+  live?: number;
+  liveLength?: number;
+  /** The version of the segment's dead-row bitset, once a fold has marked one of its rows dead. */
+  dead?: string;
 }
 
 /** A segment's contents. */
 export interface SegmentData {
   rows: DocRow[];
-  tombstones: string[];
   shards: TermShard[];
+}
+
+/** A segment of the earlier layout: its page table and the url ids deleted since the segments before it. */
+export interface LegacyTable {
+  rows: DocRow[];
+  tombstones: string[];
+}
+
+/** Which rows of a segment are live: those whose bit is clear. */
+export interface SegmentLiveness {
+  dead: Uint8Array;
+  live: number;
+  liveLength: number;
 }
 
 /** The shard of a term in a segment of `shards` term shards. */
@@ -55,11 +84,15 @@ export function shardsFor(docs: number): number {
   return n;
 }
 
-/** A segment of pages folded in together (the last entry of a url id wins) and the url ids deleted since. */
-export function buildSegment(docs: Iterable<PostedDoc>, deleted: Iterable<string>, shards?: number): SegmentData {
+/** Chunks of a page table of `docs` rows. */
+export function chunksOf(docs: number): number {
+  return Math.ceil(docs / ROWS_PER_CHUNK);
+}
+
+/** A segment of pages folded in together (the last entry of a url id wins). */
+export function buildSegment(docs: Iterable<PostedDoc>, shards?: number): SegmentData {
   const latest = new Map<string, PostedDoc>();
   for (const d of docs) latest.set(d.urlId, d);
-  const tombstones = [...new Set(deleted)].filter((id) => !latest.has(id)).sort();
   const n = shards ?? shardsFor(latest.size);
   const out: TermShard[] = Array.from({ length: n }, () => Object.create(null) as TermShard);
   const rows: DocRow[] = [];
@@ -68,7 +101,90 @@ export function buildSegment(docs: Iterable<PostedDoc>, deleted: Iterable<string
     rows.push([d.urlId, d.host, d.language ?? null, d.published ?? null, d.tags, d.length]);
     for (const [t, tf] of d.terms) (out[termShardOf(t, n)]![t] ??= []).push(i, tf);
   }
-  return { rows, tombstones, shards: out };
+  return { rows, shards: out };
+}
+
+/** The manifest's entry of a segment written whole now: every row live. */
+export function segmentInfo(id: string, level: number, data: { rows: readonly DocRow[]; shards: number }): SegmentInfo {
+  return { id, level, docs: data.rows.length, tombstones: 0, shards: data.shards, format: 2, live: data.rows.length, liveLength: summedLength(data.rows) };
+}
+
+function summedLength(rows: readonly DocRow[]): number {
+  let n = 0;
+  for (const r of rows) n += r[5];
+  return n;
+}
+
+/** Whether row `row` is marked dead (no bitset: none is). */
+export function isDead(dead: Uint8Array | undefined, row: number): boolean {
+  return dead !== undefined && (dead[row >> 3]! & (1 << (row & 7))) !== 0;
+}
+
+/** A bitset of `docs` rows, none dead, or a copy of `from`. */
+export function deadRows(docs: number, from?: Uint8Array): Uint8Array {
+  const out = new Uint8Array(Math.ceil(docs / 8));
+  if (from) out.set(from.subarray(0, out.length));
+  return out;
+}
+
+export function markDead(dead: Uint8Array, row: number): void {
+  dead[row >> 3]! |= 1 << (row & 7);
+}
+
+/**
+ * A segment's id table: its url ids sorted by their UTF-8 bytes, each with its row and weighted
+ * length. Laid out as the row count (u32), the rows (u32 each), the lengths (f64 each), the offsets
+ * of the ids' bytes (u32 each, one more than rows), then the ids' bytes; read in place.
+ */
+export function encodeIdTable(rows: readonly DocRow[]): Buffer {
+  const ids = rows.map((r, i) => ({ bytes: Buffer.from(r[0]), row: i, length: r[5] }));
+  ids.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+  const n = ids.length;
+  const idBytes = ids.reduce((sum, id) => sum + id.bytes.length, 0);
+  const out = Buffer.alloc(4 + n * 4 + n * 8 + (n + 1) * 4 + idBytes);
+  out.writeUInt32LE(n, 0);
+  let offset = 0;
+  const blob = 4 + n * 16 + 4;
+  ids.forEach((id, k) => {
+    out.writeUInt32LE(id.row, 4 + k * 4);
+    out.writeDoubleLE(id.length, 4 + n * 4 + k * 8);
+    out.writeUInt32LE(offset, 4 + n * 12 + k * 4);
+    id.bytes.copy(out, blob + offset);
+    offset += id.bytes.length;
+  });
+  out.writeUInt32LE(offset, 4 + n * 12 + n * 4);
+  return out;
+}
+
+/** An id table read in place: which row a url id has in the segment. */
+export class IdTable {
+  private readonly n: number;
+  private readonly blob: number;
+
+  constructor(private readonly bytes: Buffer) {
+    this.n = bytes.readUInt32LE(0);
+    this.blob = 4 + this.n * 16 + 4;
+  }
+
+  private id(k: number): Buffer {
+    const at = 4 + this.n * 12 + k * 4;
+    return this.bytes.subarray(this.blob + this.bytes.readUInt32LE(at), this.blob + this.bytes.readUInt32LE(at + 4));
+  }
+
+  /** The url id's row and weighted length, if the segment holds it. */
+  find(urlId: string): { row: number; length: number } | undefined {
+    const want = Buffer.from(urlId);
+    let lo = 0;
+    let hi = this.n - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const c = Buffer.compare(this.id(mid), want);
+      if (c === 0) return { row: this.bytes.readUInt32LE(4 + mid * 4), length: this.bytes.readDoubleLE(4 + this.n * 4 + mid * 8) };
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
 }
 
 /**
@@ -88,45 +204,24 @@ export function plannedMerge(segments: readonly SegmentInfo[], fanIn = FAN_IN, m
 /** How the rows of merged segments map into the merged one. */
 export interface MergePlan {
   rows: DocRow[];
-  tombstones: string[];
   /** For each input segment, each row's position in the merged segment, or -1 where it is dead. */
   remap: Int32Array[];
   shards: number;
 }
 
-/**
- * The rows of a merge of consecutive segments (`inputs` oldest first): each url id's newest entry
- * is kept, a row or a tombstone. Tombstones are kept only when older segments remain outside the
- * merge (`olderRemain`): there is nothing left for them to hide otherwise.
- */
-export function mergeRows(inputs: ReadonlyArray<Pick<SegmentData, 'rows' | 'tombstones'>>, olderRemain: boolean, shards?: number): MergePlan {
-  const seen = new Set<string>();
-  const tombstones: string[] = [];
-  const keep: Array<Array<number>> = inputs.map(() => []);
-  for (let s = inputs.length - 1; s >= 0; s--) {
-    const input = inputs[s]!;
-    for (const id of input.tombstones) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      if (olderRemain) tombstones.push(id);
-    }
-    for (let i = 0; i < input.rows.length; i++) {
-      const id = input.rows[i]![0];
-      if (seen.has(id)) continue;
-      seen.add(id);
-      keep[s]!.push(i);
-    }
-  }
+/** The rows of a merge of segments: their live rows, in order (a page has one live row in the index, so nothing else is dropped). */
+export function mergeRows(inputs: ReadonlyArray<{ rows: readonly DocRow[]; dead?: Uint8Array }>, shards?: number): MergePlan {
   const rows: DocRow[] = [];
-  const remap = inputs.map((input, s) => {
+  const remap = inputs.map((input) => {
     const map = new Int32Array(input.rows.length).fill(-1);
-    for (const i of keep[s]!) {
+    input.rows.forEach((row, i) => {
+      if (isDead(input.dead, i)) return;
       map[i] = rows.length;
-      rows.push(input.rows[i]!);
-    }
+      rows.push(row);
+    });
     return map;
   });
-  return { rows, tombstones: tombstones.sort(), remap, shards: shards ?? shardsFor(rows.length) };
+  return { rows, remap, shards: shards ?? shardsFor(rows.length) };
 }
 
 /** The input shards of segment `inputShards` term shards that hold the terms of output shard `j` of `outputShards`. */
@@ -159,51 +254,27 @@ export function mergeShard(j: number, plan: Pick<MergePlan, 'remap' | 'shards'>,
 }
 
 /**
- * Which entry of each url id counts across segments (oldest first): the newest. A query counts a
- * posting only when it points at its page's live row, and the corpus statistics (pages, summed
- * length) are those of the live rows.
+ * The liveness of segments of the earlier layout (oldest first), as a fold converts them and a
+ * query reads an index no fold has converted yet: each url id's newest entry is live, and a
+ * tombstone hides the entries before it.
  */
-export class LiveRows {
-  /** Url id → segment × 2^32 + row of its live entry; a tombstone is -1 - segment. */
-  private readonly live = new Map<string, number>();
-  docs = 0;
-  totalLength = 0;
-
-  private readonly rows: Array<readonly DocRow[]>;
-
-  constructor(segments: ReadonlyArray<Pick<SegmentData, 'rows' | 'tombstones'>>) {
-    this.rows = segments.map((s) => s.rows);
-    segments.forEach((segment, s) => {
-      for (const id of segment.tombstones) this.set(id, -1 - s, 0);
-      segment.rows.forEach((row, i) => this.set(row[0], s * 2 ** 32 + i, row[5]));
-    });
-  }
-
-  private set(id: string, at: number, length: number): void {
-    const before = this.live.get(id);
-    if (before !== undefined && before >= 0) {
-      this.docs -= 1;
-      this.totalLength -= this.rowAt(before)[5];
+export function legacyLiveness(tables: readonly LegacyTable[]): SegmentLiveness[] {
+  const out = tables.map((t) => ({ dead: deadRows(t.rows.length), live: 0, liveLength: 0 }));
+  const seen = new Set<string>();
+  for (let s = tables.length - 1; s >= 0; s--) {
+    const table = tables[s]!;
+    const mine = out[s]!;
+    // Within a segment the last row of an id wins, as a fold built it.
+    for (let i = table.rows.length - 1; i >= 0; i--) {
+      const row = table.rows[i]!;
+      if (seen.has(row[0])) markDead(mine.dead, i);
+      else {
+        seen.add(row[0]);
+        mine.live += 1;
+        mine.liveLength += row[5];
+      }
     }
-    this.live.set(id, at);
-    if (at >= 0) {
-      this.docs += 1;
-      this.totalLength += length;
-    }
+    for (const id of table.tombstones) seen.add(id);
   }
-
-  private rowAt(at: number): DocRow {
-    return this.rows[Math.floor(at / 2 ** 32)]![at % 2 ** 32]!;
-  }
-
-  /** Whether row `row` of segment `segment` is its page's live entry. */
-  isLive(segment: number, row: number): boolean {
-    return this.live.get(this.rows[segment]![row]![0]) === segment * 2 ** 32 + row;
-  }
-
-  /** The live row of a url id, if it has one. */
-  rowOf(urlId: string): DocRow | undefined {
-    const at = this.live.get(urlId);
-    return at === undefined || at < 0 ? undefined : this.rowAt(at);
-  }
+  return out;
 }

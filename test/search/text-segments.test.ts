@@ -5,12 +5,18 @@ import {
   buildSegment,
   FAN_IN,
   inputShardsFor,
-  LiveRows,
+  encodeIdTable,
+  IdTable,
+  isDead,
+  legacyLiveness,
+  markDead,
+  deadRows,
   mergeRows,
   mergeShard,
   plannedMerge,
   shardsFor,
   termShardOf,
+  type DocRow,
   type SegmentData,
   type SegmentInfo,
   type TermShard,
@@ -29,27 +35,51 @@ function doc(id: string, random: () => number): PostedDoc {
   return { urlId: id, host: `h${id.length}.test`, tags: [], length: 10 + Math.floor(random() * 90), terms };
 }
 
+/** Segments with their dead rows, as folds leave them. */
+type Held = SegmentData & { dead: Uint8Array };
+
 /** What a query sees: each live page's frequency of every term, and the corpus statistics. */
-function view(segments: SegmentData[]): { docs: number; totalLength: number; postings: Map<string, Map<string, number>> } {
-  const live = new LiveRows(segments);
+function view(segments: Held[]): { docs: number; totalLength: number; postings: Map<string, Map<string, number>> } {
   const postings = new Map<string, Map<string, number>>();
-  segments.forEach((segment, s) => {
+  let docs = 0;
+  let totalLength = 0;
+  for (const segment of segments) {
+    segment.rows.forEach((r, i) => {
+      if (isDead(segment.dead, i)) return;
+      docs += 1;
+      totalLength += r[5];
+    });
     for (const shard of segment.shards)
       for (const term in shard) {
         const list = shard[term]!;
         for (let j = 0; j < list.length; j += 2) {
-          if (!live.isLive(s, list[j]!)) continue;
+          if (isDead(segment.dead, list[j]!)) continue;
           let of = postings.get(term);
           if (!of) postings.set(term, (of = new Map()));
+          assert.ok(!of.has(segment.rows[list[j]!]![0]), 'a page has one live row');
           of.set(segment.rows[list[j]!]![0], list[j + 1]!);
         }
       }
-  });
-  return { docs: live.docs, totalLength: live.totalLength, postings };
+  }
+  return { docs, totalLength, postings };
 }
 
-function merged(inputs: SegmentData[], olderRemain: boolean, shards?: number): SegmentData {
-  const plan = mergeRows(inputs, olderRemain, shards);
+/** A fold as the index makes it: the pages' rows in older segments marked dead (found in their id tables), then the new segment. */
+function fold(segments: Held[], docs: PostedDoc[], deleted: string[], shards: number): void {
+  const data = buildSegment(docs, shards);
+  const ids = [...data.rows.map((r) => r[0]), ...deleted];
+  for (const segment of segments) {
+    const table = new IdTable(encodeIdTable(segment.rows));
+    for (const id of ids) {
+      const at = table.find(id);
+      if (at) markDead(segment.dead, at.row);
+    }
+  }
+  segments.push({ ...data, dead: deadRows(data.rows.length) });
+}
+
+function merged(inputs: Held[], shards?: number): Held {
+  const plan = mergeRows(inputs, shards);
   const out: TermShard[] = [];
   for (let j = 0; j < plan.shards; j++) {
     out.push(
@@ -60,14 +90,14 @@ function merged(inputs: SegmentData[], olderRemain: boolean, shards?: number): S
       ),
     );
   }
-  return { rows: plan.rows, tombstones: plan.tombstones, shards: out };
+  return { rows: plan.rows, shards: out, dead: deadRows(plan.rows.length) };
 }
 
-test('a segment keeps the last entry of a page, tombstones only pages it has no row for, and a power of two of term shards', () => {
+test('a segment keeps the last entry of a page and a power of two of term shards', () => {
   const random = rng(1);
   const a = doc('a', random);
   const a2 = { ...doc('a', random), length: 999 };
-  const segment = buildSegment([a, doc('b', random), a2], ['c', 'a', 'c']);
+  const segment = buildSegment([a, doc('b', random), a2]);
   assert.deepEqual(
     segment.rows.map((r) => [r[0], r[5]]),
     [
@@ -75,7 +105,6 @@ test('a segment keeps the last entry of a page, tombstones only pages it has no 
       ['b', segment.rows[1]![5]],
     ],
   );
-  assert.deepEqual(segment.tombstones, ['c']);
   for (const [n, shards] of [
     [0, 1],
     [2048, 1],
@@ -139,24 +168,50 @@ test('an input shard of a merge is the one that holds the output shard’s terms
   }
 });
 
+test('an id table finds each url id’s row and length, and nothing for an id it lacks', () => {
+  const random = rng(5);
+  const rows: DocRow[] = Array.from({ length: 500 }, (_, i) => [i % 7 === 0 ? `ü${i}` : `${Math.floor(random() * 1e9).toString(36)}-${i}`, 'h', null, null, [], i * 1.5]);
+  const table = new IdTable(encodeIdTable(rows));
+  rows.forEach((r, i) => assert.deepEqual(table.find(r[0]), { row: i, length: i * 1.5 }, r[0]));
+  for (const id of ['', 'zzzz', '0', 'ü', 'nope-1']) assert.equal(table.find(id), undefined, id);
+  assert.equal(new IdTable(encodeIdTable([])).find('a'), undefined);
+});
+
+test('segments of the earlier layout: each url id’s newest row is live, and a tombstone hides the rows before it', () => {
+  const row = (id: string, length: number): DocRow => [id, 'h', null, null, [], length];
+  const liveness = legacyLiveness([
+    { rows: [row('a', 1), row('b', 2), row('c', 3)], tombstones: [] },
+    { rows: [row('b', 20), row('b', 21)], tombstones: ['c'] },
+    { rows: [row('c', 300)], tombstones: ['a'] },
+  ]);
+  const dead = liveness.map((l, s) => [0, 1, 2].filter((i) => isDead(l.dead, i) && i < [3, 2, 1][s]!));
+  assert.deepEqual(dead, [[0, 1, 2], [0], []]);
+  assert.deepEqual(
+    liveness.map((l) => [l.live, l.liveLength]),
+    [
+      [0, 0],
+      [1, 21],
+      [1, 300],
+    ],
+  );
+});
+
 test('merged segments hold what the unmerged ones showed a query: each page’s newest entry, deleted pages gone, the same statistics', () => {
   for (const seed of [1, 2, 3, 4]) {
     const random = rng(seed);
-    const segments: SegmentData[] = [];
+    const segments: Held[] = [];
     const ids = Array.from({ length: 300 }, (_, i) => `u${i}`);
     for (let s = 0; s < 12; s++) {
       const docs = Array.from({ length: 20 + Math.floor(random() * 400) }, () => doc(ids[Math.floor(random() * ids.length)]!, random));
       const deleted = Array.from({ length: Math.floor(random() * 20) }, () => ids[Math.floor(random() * ids.length)]!);
-      segments.push(buildSegment(docs, deleted, 2 ** Math.floor(random() * 5)));
+      fold(segments, docs, deleted, 2 ** Math.floor(random() * 5));
     }
     const before = view(segments);
     for (const from of [0, 4, 9])
       for (const shards of [1, 4, 32]) {
-        const after = [...segments.slice(0, from), merged(segments.slice(from), from > 0, shards)];
+        const after = [...segments.slice(0, from), merged(segments.slice(from), shards)];
         assert.deepEqual(view(after), before, `seed ${seed}, merging from segment ${from} into ${shards} shards`);
       }
-    const all = merged(segments, false);
-    assert.equal(all.tombstones.length, 0, 'nothing older remains: no tombstone is kept');
-    assert.equal(all.rows.length, before.docs, 'a merge of everything keeps live rows only');
+    assert.equal(merged(segments).rows.length, before.docs, 'a merge keeps live rows only');
   }
 });

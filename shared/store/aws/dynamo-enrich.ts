@@ -1,5 +1,6 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { bm25, decodeTerms, docTerms, encodeTerms, passesFilters, queryIndexTerms, termsHeld, type PostedDoc } from '../../search/text-postings.js';
+import { decodeTerms, docTerms, encodeTerms, queryIndexTerms, termsHeld, type PostedDoc } from '../../search/text-postings.js';
+import { searchSegments, type SegmentReader } from '../../search/segment-search.js';
 import type {
   BlobStore,
   EnrichCandidate,
@@ -17,7 +18,7 @@ import { pageFieldsOf } from '../../ports/page-fields.js';
 import { recordOf, type Item } from './dynamo-items.js';
 import { DynamoGraph } from './dynamo-graph.js';
 import { DynamoTable, sumCounters } from './dynamo-table.js';
-import { S3TextIndex, type TextFold, type TextSnapshot } from './s3-text-index.js';
+import { S3TextIndex, type TextFold } from './s3-text-index.js';
 import type { S3Objects } from './s3-store.js';
 import { keys } from './table-layout.js';
 import { DynamoTextLog, DynamoTextManifest, textLogKey } from './dynamo-text-log.js';
@@ -60,6 +61,17 @@ function termsItemOf(d: PostedDoc): Item {
     terms: encodeTerms(d.terms),
   };
 }
+
+/** An index before its first fold: no segment to read. */
+const NO_SEGMENTS: SegmentReader = {
+  segments: [],
+  docs: 0,
+  totalLength: 0,
+  dead: () => Promise.resolve(undefined),
+  lengths: () => Promise.resolve(new Uint32Array()),
+  postings: () => Promise.resolve([]),
+  rows: () => Promise.resolve([]),
+};
 
 function postedOf(item: Item): PostedDoc {
   return {
@@ -270,56 +282,7 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     const snapshot = await this.textIndex.snapshot();
     const changed = await this.changedSince(snapshot?.manifest.builtAt ?? 0);
     const fresh = (await this.batchGet(changed.map(enrichKeys.terms))).map(postedOf);
-    const replaced = new Set(changed);
-    // Corpus statistics over the segments' live pages with the delta applied.
-    let docs = snapshot?.live.docs ?? 0;
-    let totalLength = snapshot?.live.totalLength ?? 0;
-    for (const id of changed) {
-      const row = snapshot?.live.rowOf(id);
-      if (!row) continue;
-      docs -= 1;
-      totalLength -= row[5];
-    }
-    const df = new Map<string, number>();
-    const matched = snapshot ? await this.indexedMatches(snapshot, query, replaced, df) : new Map<string, PostedDoc>();
-    for (const d of fresh) {
-      docs += 1;
-      totalLength += d.length;
-      for (const t of query) if (d.terms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
-    }
-    const stats = { docs, totalLength, df: (t: string) => df.get(t) ?? 0 };
-    const hits: TextHit[] = [];
-    for (const d of [...matched.values(), ...fresh]) {
-      if (!passesFilters(d, filters)) continue;
-      const score = bm25(d, query, stats);
-      if (score > 0) hits.push({ urlId: d.urlId, score });
-    }
-    return hits.sort((a, b) => b.score - a.score || (a.urlId < b.urlId ? -1 : 1)).slice(0, limit);
-  }
-
-  /**
-   * Pages of the segments holding a query term, with their frequencies for the query's terms: a
-   * posting counts only where it is its page's live entry, and pages changed since the last fold
-   * are left to the delta. Counts each term's live holders into `df`.
-   */
-  private async indexedMatches(snapshot: TextSnapshot, query: string[], replaced: Set<string>, df: Map<string, number>): Promise<Map<string, PostedDoc>> {
-    const out = new Map<string, PostedDoc>();
-    const reads = snapshot.segments.flatMap((_, s) => query.map((t) => ({ s, t })));
-    const postings = await Promise.all(reads.map(({ s, t }) => snapshot.postings(s, t)));
-    reads.forEach(({ s, t }, r) => {
-      const list = postings[r]!;
-      for (let j = 0; j < list.length; j += 2) {
-        const i = list[j]!;
-        if (!snapshot.live.isLive(s, i)) continue;
-        const [urlId, host, language, published, tags, length] = snapshot.row(s, i);
-        if (replaced.has(urlId)) continue;
-        df.set(t, (df.get(t) ?? 0) + 1);
-        let d = out.get(urlId);
-        if (!d) out.set(urlId, (d = { urlId, host, language: language ?? undefined, published: published ?? undefined, tags, length, terms: new Map() }));
-        d.terms.set(t, list[j + 1]!);
-      }
-    });
-    return out;
+    return searchSegments(snapshot ?? NO_SEGMENTS, query, { replaced: new Set(changed), fresh }, filters, limit);
   }
 
   /**

@@ -1,15 +1,27 @@
+import { LRUCache } from 'lru-cache';
+import type { SegmentReader } from '../../search/segment-search.js';
 import type { PostedDoc } from '../../search/text-postings.js';
 import {
   buildSegment,
+  chunksOf,
+  deadRows,
+  encodeIdTable,
+  IdTable,
   inputShardsFor,
-  LiveRows,
+  isDead,
+  legacyLiveness,
+  markDead,
   mergeRows,
   mergeShard,
   plannedMerge,
+  ROWS_PER_CHUNK,
+  segmentInfo,
   termShardOf,
   type DocRow,
+  type LegacyTable,
   type SegmentData,
   type SegmentInfo,
+  type SegmentLiveness,
   type TermShard,
 } from '../../search/text-segments.js';
 import { archiveKeys } from '../../ports/archive-keys.js';
@@ -18,25 +30,27 @@ import type { S3Objects } from './s3-store.js';
 
 /** How long a container trusts the manifest it read (a newer one is picked up after it). */
 const MANIFEST_TTL_MS = 30_000;
-/** Term shards kept in memory per container. */
-const SHARD_CACHE = 256;
-/** A merged-away segment's objects are deleted this long after the merge: a query that read the manifest before still finds them. */
+/** Bytes of term shards, row chunks, lengths and dead-row bitsets a container keeps for queries (parsed, estimated). */
+const CACHE_BYTES = 256 * 2 ** 20;
+/** A merged-away segment's objects (and a replaced dead-row bitset) are deleted this long after: a query that read the manifest before still finds them. */
 export const RETIRE_AFTER_MS = 10 * 60_000;
 
 export interface TextIndexManifest {
   /** Wall-clock ms when the last fold started: changes logged from then on are the index's delta. */
   builtAt: number;
-  /** Oldest first: a page's entry in a later segment replaces its entries in earlier ones. */
+  /** Oldest first: a page has one live row in them, in the segment that took it last. */
   segments: SegmentInfo[];
-  /** Segments merged away, deleted RETIRE_AFTER_MS after `at`. */
+  /** Segments merged away (or left with no live row), deleted RETIRE_AFTER_MS after `at`. */
   retired: Array<SegmentInfo & { at: number }>;
+  /** Dead-row bitsets replaced by a newer version, deleted RETIRE_AFTER_MS after `at`. */
+  retiredObjects?: Array<{ key: string; at: number }>;
 }
 
 /** What a fold did. */
 export interface TextFold {
   /** The fold was committed (false: another fold committed first; the log keeps its changes for the next). */
   committed: boolean;
-  /** Pages and tombstones written in the new segment. */
+  /** Pages written in the new segment, and pages deleted (an older row marked dead, no new one). */
   folded: number;
   deleted: number;
   /** Segments the index has after the fold and its merges, and how many merges ran. */
@@ -44,38 +58,83 @@ export interface TextFold {
   merges: number;
 }
 
-const segmentKeys = (s: SegmentInfo): string[] => [
-  archiveKeys.textIndexDocs(s.id),
-  ...(s.tombstones > 0 ? [archiveKeys.textIndexTombstones(s.id)] : []),
-  ...Array.from({ length: s.shards }, (_, n) => archiveKeys.textIndexShard(s.id, n)),
-];
+/** A parsed object and about how many bytes it holds in memory. */
+interface Held {
+  value: unknown;
+  bytes: number;
+}
 
 /** A level for the one generation an index had before segments: about where merges of 1,000-page folds would have put it. */
 function legacyLevel(docs: number): number {
   return Math.max(0, Math.ceil(Math.log(Math.max(1, docs / 1000)) / Math.log(8)));
 }
 
-/** The segments of one manifest as a query reads them: rows, which entry of each page is live, postings on demand. */
-export class TextSnapshot {
-  readonly live: LiveRows;
+/**
+ * The segments of one manifest as a query reads them (a `SegmentReader`): corpus statistics from
+ * the manifest, each segment's dead rows, lengths, postings and rows read when asked and cached by
+ * bytes. An index whose segments are of the earlier layout (no fold has converted them yet) is read
+ * from their page tables, held whole, as it was.
+ */
+export class TextSnapshot implements SegmentReader {
+  readonly docs: number;
+  readonly totalLength: number;
 
   constructor(
     private readonly index: S3TextIndex,
     readonly manifest: TextIndexManifest,
-    readonly segments: ReadonlyArray<Pick<SegmentData, 'rows' | 'tombstones'>>,
-    live?: LiveRows,
+    private readonly legacy?: { tables: LegacyTable[]; liveness: SegmentLiveness[] },
   ) {
-    this.live = live ?? new LiveRows(segments);
+    const sums = manifest.segments.map((s, i) => legacy?.liveness[i] ?? { live: s.live ?? 0, liveLength: s.liveLength ?? 0 });
+    this.docs = sums.reduce((n, s) => n + s.live, 0);
+    this.totalLength = sums.reduce((n, s) => n + s.liveLength, 0);
   }
 
-  /** The term's postings in segment `s`: row positions and weighted frequencies, interleaved. */
-  async postings(s: number, term: string): Promise<number[]> {
+  get segments(): readonly SegmentInfo[] {
+    return this.manifest.segments;
+  }
+
+  dead(s: number): Promise<Uint8Array | undefined> {
+    if (this.legacy) return Promise.resolve(this.legacy.liveness[s]!.dead);
+    return this.index.deadOf(this.manifest.segments[s]!);
+  }
+
+  async lengths(s: number): Promise<Uint32Array> {
+    if (this.legacy) return Uint32Array.from(this.legacy.tables[s]!.rows, (r) => r[5]);
+    return this.index.lengthsOf(this.manifest.segments[s]!);
+  }
+
+  async postings(s: number, term: string): Promise<readonly number[]> {
     const info = this.manifest.segments[s]!;
     return (await this.index.shard(info, termShardOf(term, info.shards)))[term] ?? [];
   }
 
-  row(s: number, i: number): DocRow {
-    return this.segments[s]!.rows[i]!;
+  async rows(s: number, rows: readonly number[]): Promise<DocRow[]> {
+    if (this.legacy) return rows.map((i) => this.legacy!.tables[s]!.rows[i]!);
+    const info = this.manifest.segments[s]!;
+    const chunks = new Map<number, DocRow[]>();
+    for (const i of rows) {
+      const c = Math.floor(i / ROWS_PER_CHUNK);
+      if (!chunks.has(c)) chunks.set(c, await this.index.rowChunk(info, c));
+    }
+    return rows.map((i) => chunks.get(Math.floor(i / ROWS_PER_CHUNK))![i % ROWS_PER_CHUNK]!);
+  }
+
+  /** The url ids given that have a live row in the segments (read from their id tables). */
+  async indexed(ids: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let s = 0; s < this.segments.length; s++) {
+      if (this.legacy) {
+        this.legacy.tables[s]!.rows.forEach((r, i) => !isDead(this.legacy!.liveness[s]!.dead, i) && ids.includes(r[0]) && out.add(r[0]));
+        continue;
+      }
+      const table = await this.index.idTable(this.segments[s]!);
+      const dead = await this.dead(s);
+      for (const id of ids) {
+        const at = table.find(id);
+        if (at && !isDead(dead, at.row)) out.add(id);
+      }
+    }
+    return out;
   }
 }
 
@@ -87,8 +146,10 @@ export class TextSnapshot {
  */
 export class S3TextIndex {
   private cached?: { at: number; snapshot?: TextSnapshot };
-  private readonly loaded = new Map<string, Promise<Pick<SegmentData, 'rows' | 'tombstones'>>>();
-  private readonly shards = new Map<string, Promise<TermShard>>();
+  /** Page tables of the earlier layout, while an index of them is read unconverted. */
+  private readonly legacyTables = new Map<string, Promise<LegacyTable>>();
+  private readonly held = new LRUCache<string, Held>({ maxSize: CACHE_BYTES, sizeCalculation: (h) => Math.max(1, h.bytes) });
+  private readonly reading = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly objects: S3Objects,
@@ -116,24 +177,31 @@ export class S3TextIndex {
 
   /**
    * Folds changed pages in as a new segment (`docs` as they are now; `deleted`, url ids whose
-   * entry is gone), then runs the merges that are due and deletes segments retired long enough.
-   * `builtAt` is when the fold started reading the change log, `current` the manifest it read
-   * then: the fold is committed only if no other fold committed since.
+   * entry is gone): their rows in older segments are marked dead first. Then runs the merges that
+   * are due and deletes what was retired long enough. `builtAt` is when the fold started reading
+   * the change log, `current` the manifest it read then: the fold is committed only if no other
+   * fold committed since. Segments of the earlier layout are converted first.
    */
   async fold(current: { version: number; manifest: TextIndexManifest } | undefined, docs: PostedDoc[], deleted: string[], builtAt: number): Promise<TextFold> {
     const base: TextIndexManifest = current?.manifest ?? { builtAt: 0, segments: [], retired: [] };
-    const data = buildSegment(docs, deleted);
-    const segments = [...base.segments];
-    if (data.rows.length + data.tombstones.length > 0) segments.push(await this.write(`${builtAt.toString(36)}-${random()}`, 0, data));
+    const data = buildSegment(docs);
+    const folded = new Set(data.rows.map((r) => r[0]));
+    const gone = [...new Set(deleted)].filter((id) => !folded.has(id));
+    const retiredObjects = [...(base.retiredObjects ?? [])];
+    const retired = [...base.retired];
+    const marked = await this.markDead(await this.converted(base.segments), [...folded, ...gone], retiredObjects);
+    const segments = marked.filter((s) => s.live! > 0);
+    for (const s of marked) if (s.live === 0) retired.push({ ...s, at: this.now() });
+    if (data.rows.length > 0) segments.push(await this.write(`${builtAt.toString(36)}-${random()}`, 0, data));
     let version = current?.version ?? 0;
-    let next: TextIndexManifest = { builtAt: Math.max(base.builtAt, builtAt), segments, retired: base.retired };
-    const out: TextFold = { committed: false, folded: data.rows.length, deleted: data.tombstones.length, segments: segments.length, merges: 0 };
+    let next: TextIndexManifest = { builtAt: Math.max(base.builtAt, builtAt), segments, retired, retiredObjects };
+    const out: TextFold = { committed: false, folded: data.rows.length, deleted: gone.length, segments: segments.length, merges: 0 };
     if (!(await this.cell.swap(JSON.stringify(next), version))) return out;
     out.committed = true;
     version += 1;
     for (let from = plannedMerge(next.segments); from !== undefined; from = plannedMerge(next.segments)) {
       const inputs = next.segments.slice(from);
-      const merged = await this.merge(inputs, from > 0);
+      const merged = await this.merge(inputs);
       const after: TextIndexManifest = {
         ...next,
         segments: [...next.segments.slice(0, from), merged],
@@ -144,76 +212,231 @@ export class S3TextIndex {
       next = after;
       out.merges += 1;
     }
-    const due = next.retired.filter((s) => this.now() - s.at >= RETIRE_AFTER_MS);
-    if (due.length > 0) {
-      await this.objects.deleteMany(due.flatMap(segmentKeys));
-      const after = { ...next, retired: next.retired.filter((s) => !due.includes(s)) };
-      if (await this.cell.swap(JSON.stringify(after), version)) next = after;
-    }
+    next = await this.sweep(next, version);
     out.segments = next.segments.length;
     this.cached = undefined;
     return out;
   }
 
+  /** Deletes the objects of segments and bitsets retired long enough, and drops them from the manifest. */
+  private async sweep(manifest: TextIndexManifest, version: number): Promise<TextIndexManifest> {
+    const due = (at: number) => this.now() - at >= RETIRE_AFTER_MS;
+    const segments = manifest.retired.filter((s) => due(s.at));
+    const objects = (manifest.retiredObjects ?? []).filter((o) => due(o.at));
+    if (segments.length + objects.length === 0) return manifest;
+    const keys = objects.map((o) => o.key);
+    // A segment's prefix whole: its page table and every bitset version, a lost fold's ones too.
+    for (const s of segments) keys.push(...(await this.objects.list(`${archiveKeys.textIndex()}${s.id}/`)).map((o) => o.key));
+    await this.objects.deleteMany(keys);
+    const after = {
+      ...manifest,
+      retired: manifest.retired.filter((s) => !segments.includes(s)),
+      retiredObjects: (manifest.retiredObjects ?? []).filter((o) => !objects.includes(o)),
+    };
+    return (await this.cell.swap(JSON.stringify(after), version)) ? after : manifest;
+  }
+
+  /**
+   * Marks dead the rows the url ids have in the segments (oldest first), one segment at a time:
+   * a segment with rows newly dead gets a new version of its bitset, and its live sums go down.
+   */
+  private async markDead(segments: SegmentInfo[], ids: string[], retiredObjects: Array<{ key: string; at: number }>): Promise<SegmentInfo[]> {
+    if (ids.length === 0) return segments;
+    const out: SegmentInfo[] = [];
+    for (const info of segments) {
+      const table = await this.idTable(info);
+      const before = await this.deadOf(info);
+      let dead: Uint8Array | undefined;
+      let live = info.live!;
+      let liveLength = info.liveLength!;
+      for (const id of ids) {
+        const at = table.find(id);
+        if (!at || isDead(dead ?? before, at.row)) continue;
+        dead ??= deadRows(info.docs, before);
+        markDead(dead, at.row);
+        live -= 1;
+        liveLength -= at.length;
+      }
+      if (!dead) {
+        out.push(info);
+        continue;
+      }
+      const version = `${this.now().toString(36)}-${random()}`;
+      await this.objects.put(archiveKeys.textIndexDead(info.id, version), Buffer.from(dead), 'application/octet-stream');
+      if (info.dead) retiredObjects.push({ key: archiveKeys.textIndexDead(info.id, info.dead), at: this.now() });
+      out.push({ ...info, dead: version, live, liveLength });
+    }
+    return out;
+  }
+
+  /**
+   * Segments of the earlier layout converted: each one's page table written in chunks with its id
+   * table and lengths, and the rows its newer entries (or tombstones) hid marked dead. Their term
+   * shards stay as they are. Reads every such page table once (the first fold after an upgrade).
+   */
+  private async converted(segments: SegmentInfo[]): Promise<SegmentInfo[]> {
+    if (segments.every((s) => s.format === 2)) return segments;
+    const tables = await Promise.all(segments.map((s) => (s.format === 2 ? Promise.resolve(undefined) : this.legacyTable(s))));
+    const legacy = tables.filter((t): t is LegacyTable => t !== undefined);
+    const liveness = legacyLiveness(legacy);
+    let k = 0;
+    const out: SegmentInfo[] = [];
+    for (let i = 0; i < segments.length; i++) {
+      const table = tables[i];
+      if (!table) {
+        out.push(segments[i]!);
+        continue;
+      }
+      const info = segments[i]!;
+      const { dead, live, liveLength } = liveness[k++]!;
+      await this.writeRows(info.id, table.rows);
+      const version = `${this.now().toString(36)}-${random()}`;
+      const anyDead = live < table.rows.length;
+      if (anyDead) await this.objects.put(archiveKeys.textIndexDead(info.id, version), Buffer.from(dead), 'application/octet-stream');
+      out.push({ ...info, format: 2, live, liveLength, ...(anyDead ? { dead: version } : {}) });
+    }
+    return out;
+  }
+
   /** Writes a segment's objects and returns its entry. */
   private async write(id: string, level: number, data: SegmentData): Promise<SegmentInfo> {
-    const info: SegmentInfo = { id, level, docs: data.rows.length, tombstones: data.tombstones.length, shards: data.shards.length };
-    await this.writeTable(id, data);
+    await this.writeRows(id, data.rows);
     for (let n = 0; n < data.shards.length; n += 8) {
       await Promise.all(
         data.shards.slice(n, n + 8).map((shard, j) => this.objects.put(archiveKeys.textIndexShard(id, n + j), JSON.stringify(shard), 'application/json')),
       );
     }
-    return info;
+    return segmentInfo(id, level, { rows: data.rows, shards: data.shards.length });
   }
 
-  /** Merges consecutive segments into one of the next level, one output term shard at a time. */
-  private async merge(inputs: SegmentInfo[], olderRemain: boolean): Promise<SegmentInfo> {
-    const plan = mergeRows(await Promise.all(inputs.map((s) => this.segment(s))), olderRemain);
+  /** A segment's page table in chunks, its id table and its rows' lengths. */
+  private async writeRows(id: string, rows: readonly DocRow[]): Promise<void> {
+    const chunks = chunksOf(rows.length);
+    for (let c = 0; c < chunks; c += 8) {
+      await Promise.all(
+        Array.from({ length: Math.min(8, chunks - c) }, (_, j) =>
+          this.objects.put(
+            archiveKeys.textIndexRows(id, c + j),
+            JSON.stringify(rows.slice((c + j) * ROWS_PER_CHUNK, (c + j + 1) * ROWS_PER_CHUNK)),
+            'application/json',
+          ),
+        ),
+      );
+    }
+    await this.objects.put(archiveKeys.textIndexIds(id), encodeIdTable(rows), 'application/octet-stream');
+    const lengths = Uint32Array.from(rows, (r) => r[5]);
+    await this.objects.put(archiveKeys.textIndexLengths(id), Buffer.from(lengths.buffer, lengths.byteOffset, lengths.byteLength), 'application/octet-stream');
+  }
+
+  /** Merges consecutive segments into one of the next level (their live rows), one output term shard at a time. */
+  private async merge(inputs: SegmentInfo[]): Promise<SegmentInfo> {
+    const tables: Array<{ rows: DocRow[]; dead?: Uint8Array }> = [];
+    for (const s of inputs) tables.push({ rows: await this.allRows(s), dead: await this.deadOf(s) });
+    const plan = mergeRows(tables);
+    tables.length = 0;
     const id = `${this.now().toString(36)}-${random()}`;
-    const info: SegmentInfo = { id, level: inputs[0]!.level + 1, docs: plan.rows.length, tombstones: plan.tombstones.length, shards: plan.shards };
-    await this.writeTable(id, plan);
+    await this.writeRows(id, plan.rows);
     for (let j = 0; j < plan.shards; j++) {
       // An input shard is read for each output shard it feeds (several when it has fewer shards): S3 reads, not memory.
       const shards = await Promise.all(inputs.map((s) => Promise.all(inputShardsFor(j, s.shards, plan.shards).map((n) => this.readShard(s.id, n)))));
       await this.objects.put(archiveKeys.textIndexShard(id, j), JSON.stringify(mergeShard(j, plan, shards)), 'application/json');
     }
-    return info;
+    return segmentInfo(id, inputs[0]!.level + 1, { rows: plan.rows, shards: plan.shards });
   }
 
-  /** A segment's page table, and its tombstones when it has any. */
-  private async writeTable(id: string, table: Pick<SegmentData, 'rows' | 'tombstones'>): Promise<void> {
-    await this.objects.put(archiveKeys.textIndexDocs(id), JSON.stringify(table.rows), 'application/json');
-    if (table.tombstones.length > 0) await this.objects.put(archiveKeys.textIndexTombstones(id), JSON.stringify(table.tombstones), 'application/json');
+  /** Every row of a segment, its chunks read in turn. */
+  private async allRows(info: SegmentInfo): Promise<DocRow[]> {
+    const rows: DocRow[] = [];
+    for (let c = 0; c < chunksOf(info.docs); c++) for (const r of await this.readJson<DocRow[]>(archiveKeys.textIndexRows(info.id, c), info)) rows.push(r);
+    return rows;
   }
 
-  /** A segment's rows and tombstones (cached: segments never change). */
-  segment(info: SegmentInfo): Promise<Pick<SegmentData, 'rows' | 'tombstones'>> {
-    let got = this.loaded.get(info.id);
+  private async readJson<T>(key: string, info: SegmentInfo): Promise<T> {
+    const bytes = await this.objects.get(key);
+    if (!bytes) throw new Error(`the full-text segment ${info.id} has lost ${key} in S3: restore search/text/${info.id}/ from the bucket's versions`);
+    return JSON.parse(bytes.toString()) as T;
+  }
+
+  /** A page table of the earlier layout and its tombstones. */
+  private legacyTable(info: SegmentInfo): Promise<LegacyTable> {
+    let got = this.legacyTables.get(info.id);
     if (!got) {
       got = (async () => {
-        const rows = await this.objects.get(archiveKeys.textIndexDocs(info.id));
-        if (!rows) throw new Error(`the full-text segment ${info.id} has no page table in S3: restore search/text/${info.id}/ from the bucket's versions`);
-        const tombstones = info.tombstones > 0 ? await this.objects.get(archiveKeys.textIndexTombstones(info.id)) : undefined;
-        return { rows: JSON.parse(rows.toString()) as DocRow[], tombstones: tombstones ? (JSON.parse(tombstones.toString()) as string[]) : [] };
+        const rows = await this.readJson<DocRow[]>(archiveKeys.textIndexDocs(info.id), info);
+        const tombstones = info.tombstones > 0 ? await this.readJson<string[]>(archiveKeys.textIndexTombstones(info.id), info) : [];
+        return { rows, tombstones };
       })();
-      this.loaded.set(info.id, got);
-      got.catch(() => this.loaded.delete(info.id));
+      this.legacyTables.set(info.id, got);
+      got.catch(() => this.legacyTables.delete(info.id));
     }
     return got;
   }
 
-  /** A term shard of a segment (cached for queries). */
-  shard(info: SegmentInfo, n: number): Promise<TermShard> {
-    const key = `${info.id}/${n}`;
-    let shard = this.shards.get(key);
-    if (!shard) {
-      if (this.shards.size >= SHARD_CACHE) this.shards.delete(this.shards.keys().next().value!);
-      shard = this.readShard(info.id, n);
-      this.shards.set(key, shard);
-      shard.catch(() => this.shards.delete(key));
+  /** An object read once and held by its size, shared by the queries that ask for it meanwhile. */
+  private hold<T>(key: string, read: () => Promise<Held>): Promise<T> {
+    const have = this.held.get(key);
+    if (have) return Promise.resolve(have.value as T);
+    let pending = this.reading.get(key) as Promise<T> | undefined;
+    if (!pending) {
+      pending = read().then((h) => {
+        this.held.set(key, h);
+        return h.value as T;
+      });
+      this.reading.set(key, pending);
+      void pending.then(
+        () => this.reading.delete(key),
+        () => this.reading.delete(key),
+      );
     }
-    return shard;
+    return pending;
+  }
+
+  /** A term shard of a segment. */
+  shard(info: SegmentInfo, n: number): Promise<TermShard> {
+    return this.hold(archiveKeys.textIndexShard(info.id, n), async () => {
+      const bytes = await this.objects.get(archiveKeys.textIndexShard(info.id, n));
+      // Parsed numbers take about four times their JSON digits.
+      return { value: bytes ? (JSON.parse(bytes.toString()) as TermShard) : {}, bytes: 4 * (bytes?.length ?? 0) };
+    });
+  }
+
+  /** Chunk `c` of a segment's page table. */
+  rowChunk(info: SegmentInfo, c: number): Promise<DocRow[]> {
+    const key = archiveKeys.textIndexRows(info.id, c);
+    return this.hold(key, async () => {
+      const rows = await this.readJson<DocRow[]>(key, info);
+      return { value: rows, bytes: 200 * rows.length };
+    });
+  }
+
+  /** The weighted length of each row of a segment. */
+  lengthsOf(info: SegmentInfo): Promise<Uint32Array> {
+    const key = archiveKeys.textIndexLengths(info.id);
+    return this.hold(key, async () => {
+      const bytes = await this.objects.get(key);
+      if (!bytes) throw new Error(`the full-text segment ${info.id} has lost ${key} in S3: restore search/text/${info.id}/ from the bucket's versions`);
+      const lengths = new Uint32Array(bytes.length / 4);
+      Buffer.from(lengths.buffer).set(bytes);
+      return { value: lengths, bytes: bytes.length };
+    });
+  }
+
+  /** A segment's dead-row bitset, if a fold has marked any of its rows dead. */
+  deadOf(info: SegmentInfo): Promise<Uint8Array | undefined> {
+    if (!info.dead) return Promise.resolve(undefined);
+    const key = archiveKeys.textIndexDead(info.id, info.dead);
+    return this.hold(key, async () => {
+      const bytes = await this.objects.get(key);
+      if (!bytes) throw new Error(`the full-text segment ${info.id} has lost ${key} in S3: restore search/text/${info.id}/ from the bucket's versions`);
+      return { value: new Uint8Array(bytes), bytes: bytes.length };
+    });
+  }
+
+  /** A segment's id table (read by folds, not held). */
+  async idTable(info: SegmentInfo): Promise<IdTable> {
+    const bytes = await this.objects.get(archiveKeys.textIndexIds(info.id));
+    if (!bytes) throw new Error(`the full-text segment ${info.id} has lost its id table in S3: restore search/text/${info.id}/ from the bucket's versions`);
+    return new IdTable(bytes);
   }
 
   private async readShard(id: string, n: number): Promise<TermShard> {
@@ -225,15 +448,18 @@ export class S3TextIndex {
   async snapshot(now = Date.now()): Promise<TextSnapshot | undefined> {
     if (this.cached && now - this.cached.at < MANIFEST_TTL_MS) return this.cached.snapshot;
     const current = await this.manifest();
-    let snapshot = this.cached?.snapshot;
-    if (!current) snapshot = undefined;
-    else if (!snapshot || JSON.stringify(snapshot.manifest.segments) !== JSON.stringify(current.manifest.segments)) {
-      const segments = await Promise.all(current.manifest.segments.map((s) => this.segment(s)));
-      snapshot = new TextSnapshot(this, current.manifest, segments);
-      // Segments merged away are not read again by this container.
-      const kept = new Set(current.manifest.segments.map((s) => s.id));
-      for (const id of this.loaded.keys()) if (!kept.has(id)) this.loaded.delete(id);
-    } else snapshot = new TextSnapshot(this, current.manifest, snapshot.segments, snapshot.live);
+    let snapshot: TextSnapshot | undefined;
+    if (current) {
+      const segments = current.manifest.segments;
+      const legacy = segments.some((s) => s.format !== 2);
+      if (legacy) {
+        const tables = await Promise.all(segments.map((s) => this.legacyTable(s)));
+        snapshot = new TextSnapshot(this, current.manifest, { tables, liveness: legacyLiveness(tables) });
+      } else {
+        snapshot = new TextSnapshot(this, current.manifest);
+        this.legacyTables.clear();
+      }
+    }
     this.cached = { at: now, snapshot };
     return snapshot;
   }
