@@ -76,20 +76,20 @@ export async function searchSegments(reader: SegmentReader, query: readonly stri
   const filtered = hasFilters(filters);
   const top = new TopCandidates(limit + delta.replaced.size);
   for (let s = 0; s < reader.segments.length; s++) {
-    const scored = await scoreSegment(reader, s, query, stats);
+    const { rows, scores } = await scoreSegment(reader, s, query, stats);
     if (!filtered) {
-      scored.forEach((score, row) => top.add({ score, s, row }));
+      for (const row of rows) top.add({ score: scores[row]!, s, row });
       continue;
     }
     // The matches' rows, a chunk at a time.
-    const rows = [...scored.keys()].sort((a, b) => a - b);
+    rows.sort((a, b) => a - b);
     for (let from = 0; from < rows.length; ) {
       const chunk = Math.floor(rows[from]! / ROWS_PER_CHUNK);
       let to = from;
       while (to < rows.length && Math.floor(rows[to]! / ROWS_PER_CHUNK) === chunk) to += 1;
       const wanted = rows.slice(from, to);
       (await reader.rows(s, wanted)).forEach((row, k) => {
-        if (passesFilters(docOf(row), filters) && !delta.replaced.has(row[0])) top.add({ score: scored.get(wanted[k]!)!, s, row: wanted[k]!, urlId: row[0] });
+        if (passesFilters(docOf(row), filters) && !delta.replaced.has(row[0])) top.add({ score: scores[wanted[k]!]!, s, row: wanted[k]!, urlId: row[0] });
       });
       from = to;
     }
@@ -103,27 +103,30 @@ export async function searchSegments(reader: SegmentReader, query: readonly stri
   return hits.sort((a, b) => b.score - a.score || (a.urlId < b.urlId ? -1 : 1)).slice(0, limit);
 }
 
-/** BM25 of the live rows of one segment that hold a query term (row → score). */
-async function scoreSegment(reader: SegmentReader, s: number, query: readonly string[], stats: CorpusStats): Promise<Map<number, number>> {
-  const scores = new Map<number, number>();
+/** BM25 of the live rows of one segment that hold a query term: those rows, and the scores by row (a typed array of the segment's rows). */
+async function scoreSegment(reader: SegmentReader, s: number, query: readonly string[], stats: CorpusStats): Promise<{ rows: number[]; scores: Float64Array }> {
   const dead = await reader.dead(s);
   const avgdl = Math.max(stats.docs > 0 ? stats.totalLength / stats.docs : 1, 1e-9);
   let lengths: Uint32Array | undefined;
+  let scores: Float64Array | undefined;
+  const touched: number[] = [];
   for (const t of query) {
     const df = stats.df(t);
     if (df === 0) continue;
     const list = await reader.postings(s, t);
     if (list.length === 0) continue;
     lengths ??= await reader.lengths(s);
+    const into = (scores ??= new Float64Array(lengths.length));
     const idf = Math.log(1 + (stats.docs - df + 0.5) / (df + 0.5));
     for (let j = 0; j < list.length; j += 2) {
       const row = list[j]!;
       if (isDead(dead, row)) continue;
       const tf = list[j + 1]!;
-      scores.set(row, (scores.get(row) ?? 0) + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * lengths[row]!) / avgdl)));
+      if (into[row] === 0) touched.push(row);
+      into[row] = into[row]! + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * lengths[row]!) / avgdl));
     }
   }
-  return scores;
+  return { rows: touched, scores: scores ?? new Float64Array() };
 }
 
 /**
@@ -154,9 +157,12 @@ class TopCandidates {
   async hits(reader: SegmentReader, replaced: ReadonlySet<string>, limit: number): Promise<TextHit[]> {
     this.items.sort((a, b) => b.score - a.score);
     const out: TextHit[] = [];
+    // Ties with the last hit are read for their url ids (the order's tie-break), up to a bound: a
+    // query whose best pages all score alike would read every row otherwise.
+    const tieBound = 4 * limit + 64;
     for (let k = 0; k < this.items.length; ) {
       const last = out.at(-1);
-      if (out.length >= limit && last && this.items[k]!.score < last.score) break;
+      if (out.length >= limit && last && (this.items[k]!.score < last.score || k >= tieBound)) break;
       const batch = this.items.slice(k, k + Math.max(limit, 16));
       k += batch.length;
       await Promise.all(
