@@ -125,7 +125,13 @@ async function queryStep(dir: string): Promise<void> {
     const started = performance.now();
     const snapshot = (await index.snapshot())!;
     const hits = await searchSegments(snapshot, q.terms, { replaced: new Set(), fresh: [] }, q.filters, 10);
-    results.push({ label: q.label, ms: performance.now() - started, hits: hits.length, readBytes: io.readBytes - before.readBytes, reads: io.reads - before.reads });
+    results.push({
+      label: q.label,
+      ms: performance.now() - started,
+      hits: hits.length,
+      readBytes: io.readBytes - before.readBytes,
+      reads: io.reads - before.reads,
+    });
   }
   const maxRss = process.resourceUsage().maxRSS * 1024;
   const rows = (await objects.list('search/text/')).filter((o) => /rows-\d+\.json$/.test(o.key));
@@ -170,7 +176,12 @@ try {
     peakHeap: number;
     io: { readBytes: number; writtenBytes: number; reads: number; writes: number };
   }>('merge', dir);
-  const q = step<{ baseRss: number; maxRss: number; tableBytes: number; results: Array<{ label: string; ms: number; hits: number; readBytes: number; reads: number }> }>('query', dir);
+  const q = step<{
+    baseRss: number;
+    maxRss: number;
+    tableBytes: number;
+    results: Array<{ label: string; ms: number; hits: number; readBytes: number; reads: number }>;
+  }>('query', dir);
   const mib = (n: number) => (n / 2 ** 20).toFixed(0);
   const header =
     '| pages merged | inputs | merges | the merged segment | the fold with its merge | peak RSS (its docs held: before the fold) | peak heap (before the fold) | read | written |';

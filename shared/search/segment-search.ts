@@ -54,7 +54,13 @@ const hasFilters = (f: SearchFilters): boolean => Boolean(f.domain || f.language
  * corpus statistics until the next fold takes it, as deleted documents count in Lucene's until a
  * merge: a fold's backlog is bounded, so the statistics move by that much at most.
  */
-export async function searchSegments(reader: SegmentReader, query: readonly string[], delta: TextDelta, filters: SearchFilters, limit: number): Promise<TextHit[]> {
+export async function searchSegments(
+  reader: SegmentReader,
+  query: readonly string[],
+  delta: TextDelta,
+  filters: SearchFilters,
+  limit: number,
+): Promise<TextHit[]> {
   const df = new Map<string, number>();
   for (let s = 0; s < reader.segments.length; s++) {
     const dead = await reader.dead(s);
@@ -83,7 +89,7 @@ export async function searchSegments(reader: SegmentReader, query: readonly stri
     }
     // The matches' rows, a chunk at a time.
     rows.sort((a, b) => a - b);
-    for (let from = 0; from < rows.length; ) {
+    for (let from = 0; from < rows.length;) {
       const chunk = Math.floor(rows[from]! / ROWS_PER_CHUNK);
       let to = from;
       while (to < rows.length && Math.floor(rows[to]! / ROWS_PER_CHUNK) === chunk) to += 1;
@@ -160,7 +166,7 @@ class TopCandidates {
     // Ties with the last hit are read for their url ids (the order's tie-break), up to a bound: a
     // query whose best pages all score alike would read every row otherwise.
     const tieBound = 4 * limit + 64;
-    for (let k = 0; k < this.items.length; ) {
+    for (let k = 0; k < this.items.length;) {
       const last = out.at(-1);
       if (out.length >= limit && last && (this.items[k]!.score < last.score || k >= tieBound)) break;
       const batch = this.items.slice(k, k + Math.max(limit, 16));

@@ -170,7 +170,14 @@ test('an input shard of a merge is the one that holds the output shard’s terms
 
 test('an id table finds each url id’s row and length, and nothing for an id it lacks', () => {
   const random = rng(5);
-  const rows: DocRow[] = Array.from({ length: 500 }, (_, i) => [i % 7 === 0 ? `ü${i}` : `${Math.floor(random() * 1e9).toString(36)}-${i}`, 'h', null, null, [], i * 1.5]);
+  const rows: DocRow[] = Array.from({ length: 500 }, (_, i) => [
+    i % 7 === 0 ? `ü${i}` : `${Math.floor(random() * 1e9).toString(36)}-${i}`,
+    'h',
+    null,
+    null,
+    [],
+    i * 1.5,
+  ]);
   const table = new IdTable(encodeIdTable(rows));
   rows.forEach((r, i) => assert.deepEqual(table.find(r[0]), { row: i, length: i * 1.5 }, r[0]));
   for (const id of ['', 'zzzz', '0', 'ü', 'nope-1']) assert.equal(table.find(id), undefined, id);

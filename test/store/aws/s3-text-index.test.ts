@@ -111,7 +111,10 @@ test('folds that rewrite and delete pages, and their tiered merges, answer as BM
   assert.ok(merges >= 1, `${merges} merges`);
   const snapshot = (await text.snapshot())!;
   assert.equal(snapshot.docs, live.size, 'the manifest counts each live page once');
-  assert.equal(snapshot.totalLength, [...live.values()].reduce((s, d) => s + d.length, 0));
+  assert.equal(
+    snapshot.totalLength,
+    [...live.values()].reduce((s, d) => s + d.length, 0),
+  );
   assert.ok(snapshot.segments.every((s) => s.format === 2));
   for (const [query, filters] of QUERIES) {
     const got = await searchSegments(snapshot, query, { replaced: new Set(), fresh: [] }, filters, 10);
@@ -125,7 +128,10 @@ test('folds that rewrite and delete pages, and their tiered merges, answer as BM
     const got = await searchSegments(snapshot, query, { replaced, fresh }, filters, 25);
     assert.deepEqual(shown(got), shown(expected(live, replaced, fresh, query, filters, 25)), `${query} ${JSON.stringify(filters)} with changes pending`);
   }
-  assert.deepEqual([...(await snapshot.indexed(['u00001', 'nope', [...live.keys()][9]!]))].sort(), ['u00001', [...live.keys()][9]!].filter((id) => live.has(id)).sort());
+  assert.deepEqual(
+    [...(await snapshot.indexed(['u00001', 'nope', [...live.keys()][9]!]))].sort(),
+    ['u00001', [...live.keys()][9]!].filter((id) => live.has(id)).sort(),
+  );
 });
 
 test('a query reads the manifest, its terms’ shards, dead-row bitsets and lengths, and the rows of its best hits only: no id table, no whole page table', async () => {
@@ -133,8 +139,18 @@ test('a query reads the manifest, its terms’ shards, dead-row bitsets and leng
   const writer = open();
   const random = rng(11);
   const ids = Array.from({ length: 3 * ROWS_PER_CHUNK }, (_, i) => `p${i}`);
-  await writer.fold(await writer.manifest(), ids.map((id) => doc(id, random)), [], 1);
-  await writer.fold(await writer.manifest(), ids.slice(0, 50).map((id) => doc(id, random)), ids.slice(50, 60), 2);
+  await writer.fold(
+    await writer.manifest(),
+    ids.map((id) => doc(id, random)),
+    [],
+    1,
+  );
+  await writer.fold(
+    await writer.manifest(),
+    ids.slice(0, 50).map((id) => doc(id, random)),
+    ids.slice(50, 60),
+    2,
+  );
   const reader = open();
   objects.reads = [];
   const snapshot = (await reader.snapshot())!;
@@ -187,7 +203,10 @@ test('an index of the earlier layout (whole page tables, tombstones) is read as 
   assert.equal(fold.committed, true);
   for (const d of docs) live.set(d.urlId, d);
   live.delete('v2');
-  assert.ok((await text.manifest())!.manifest.segments.every((s) => s.format === 2), 'converted');
+  assert.ok(
+    (await text.manifest())!.manifest.segments.every((s) => s.format === 2),
+    'converted',
+  );
   objects.reads = [];
   await check('after its fold');
   assert.ok(!objects.reads.some((k) => k.endsWith('docs.json')), 'no whole page table read');
