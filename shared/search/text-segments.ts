@@ -224,28 +224,37 @@ export function mergeRows(inputs: ReadonlyArray<{ rows: readonly DocRow[]; dead?
   return { rows, remap, shards: shards ?? shardsFor(rows.length) };
 }
 
-/** The input shards of segment `inputShards` term shards that hold the terms of output shard `j` of `outputShards`. */
-export function inputShardsFor(j: number, inputShards: number, outputShards: number): number[] {
-  if (inputShards <= outputShards) return [j % inputShards];
-  const out: number[] = [];
-  for (let s = j; s < inputShards; s += outputShards) out.push(s);
-  return out;
+/**
+ * How a merge writes its output shards so that it reads each input shard once: in m groups, m the
+ * fewest shards of any input or of the output (all powers of two), group r writing the output
+ * shards j ≡ r (mod m) from the input shards n ≡ r (mod m) — a term's shard in each is its hash
+ * modulo the shard count, so both fall in the group of its hash modulo m.
+ */
+export function mergeGroups(inputShards: readonly number[], outputShards: number): Array<{ outputs: number[]; inputs: number[][] }> {
+  const m = Math.min(outputShards, ...inputShards);
+  const congruent = (count: number, r: number) => Array.from({ length: count / m }, (_, k) => r + k * m);
+  return Array.from({ length: m }, (_, r) => ({ outputs: congruent(outputShards, r), inputs: inputShards.map((k) => congruent(k, r)) }));
 }
 
-/** Output shard `j` of a merge: the live postings of its terms from every input shard given, renumbered. */
-export function mergeShard(j: number, plan: Pick<MergePlan, 'remap' | 'shards'>, inputs: ReadonlyArray<ReadonlyArray<TermShard>>): TermShard {
-  const out: TermShard = Object.create(null);
+/** Output shards `outputs` of a merge: the live postings of their terms from every input shard given (per input, oldest first), renumbered. */
+export function mergeShards(
+  outputs: readonly number[],
+  plan: Pick<MergePlan, 'remap' | 'shards'>,
+  inputs: ReadonlyArray<ReadonlyArray<TermShard>>,
+): Map<number, TermShard> {
+  const out = new Map(outputs.map((j) => [j, Object.create(null) as TermShard]));
   inputs.forEach((shards, s) => {
     const map = plan.remap[s]!;
     for (const shard of shards) {
       for (const term in shard) {
-        if (termShardOf(term, plan.shards) !== j) continue;
+        const into = out.get(termShardOf(term, plan.shards));
+        if (!into) continue;
         const postings = shard[term]!;
         let merged: number[] | undefined;
         for (let k = 0; k < postings.length; k += 2) {
           const to = map[postings[k]!]!;
           if (to < 0) continue;
-          (merged ??= out[term] ??= []).push(to, postings[k + 1]!);
+          (merged ??= into[term] ??= []).push(to, postings[k + 1]!);
         }
       }
     }

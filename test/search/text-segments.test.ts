@@ -4,7 +4,6 @@ import type { PostedDoc } from '../../shared/search/text-postings.js';
 import {
   buildSegment,
   FAN_IN,
-  inputShardsFor,
   encodeIdTable,
   IdTable,
   isDead,
@@ -12,7 +11,8 @@ import {
   markDead,
   deadRows,
   mergeRows,
-  mergeShard,
+  mergeGroups,
+  mergeShards,
   plannedMerge,
   shardsFor,
   termShardOf,
@@ -81,14 +81,16 @@ function fold(segments: Held[], docs: PostedDoc[], deleted: string[], shards: nu
 function merged(inputs: Held[], shards?: number): Held {
   const plan = mergeRows(inputs, shards);
   const out: TermShard[] = [];
-  for (let j = 0; j < plan.shards; j++) {
-    out.push(
-      mergeShard(
-        j,
-        plan,
-        inputs.map((input) => inputShardsFor(j, input.shards.length, plan.shards).map((n) => input.shards[n]!)),
-      ),
+  for (const group of mergeGroups(
+    inputs.map((i) => i.shards.length),
+    plan.shards,
+  )) {
+    const written = mergeShards(
+      group.outputs,
+      plan,
+      inputs.map((input, i) => group.inputs[i]!.map((n) => input.shards[n]!)),
     );
+    for (const [j, shard] of written) out[j] = shard;
   }
   return { rows: plan.rows, shards: out, dead: deadRows(plan.rows.length) };
 }
@@ -153,17 +155,30 @@ test('the newest FAN_IN segments merge when they share a level and fit; so an in
   );
 });
 
-test('an input shard of a merge is the one that holds the output shard’s terms, whichever has more shards', () => {
+test('a merge reads each input shard once, in the group of the output shards that hold its terms, whichever has more shards', () => {
   for (const [inputShards, outputShards] of [
-    [1, 8],
-    [4, 8],
-    [8, 8],
-    [32, 8],
+    [[1, 4], 8],
+    [[4, 8], 8],
+    [[8], 8],
+    [[32, 16], 8],
+    [[32, 32, 32], 256],
   ] as const) {
-    for (let j = 0; j < outputShards; j++) {
-      const from = inputShardsFor(j, inputShards, outputShards);
-      for (const t of VOCABULARY)
-        if (termShardOf(t, outputShards) === j) assert.ok(from.includes(termShardOf(t, inputShards)), `${t}: ${inputShards} → ${outputShards}`);
+    const groups = mergeGroups(inputShards, outputShards);
+    assert.deepEqual(
+      groups.flatMap((g) => g.outputs).sort((a, b) => a - b),
+      Array.from({ length: outputShards }, (_, j) => j),
+      'every output shard written once',
+    );
+    inputShards.forEach((k, i) =>
+      assert.deepEqual(
+        groups.flatMap((g) => g.inputs[i]!).sort((a, b) => a - b),
+        Array.from({ length: k }, (_, n) => n),
+        'every input shard read once',
+      ),
+    );
+    for (const t of VOCABULARY) {
+      const group = groups.find((g) => g.outputs.includes(termShardOf(t, outputShards)))!;
+      inputShards.forEach((k, i) => assert.ok(group.inputs[i]!.includes(termShardOf(t, k)), `${t}: ${inputShards} → ${outputShards}`));
     }
   }
 });

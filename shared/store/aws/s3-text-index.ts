@@ -7,12 +7,12 @@ import {
   deadRows,
   encodeIdTable,
   IdTable,
-  inputShardsFor,
   isDead,
   legacyLiveness,
   markDead,
   mergeRows,
-  mergeShard,
+  mergeGroups,
+  mergeShards,
   plannedMerge,
   ROWS_PER_CHUNK,
   segmentInfo,
@@ -328,7 +328,7 @@ export class S3TextIndex {
     await this.objects.put(archiveKeys.textIndexLengths(id), Buffer.from(lengths.buffer, lengths.byteOffset, lengths.byteLength), 'application/octet-stream');
   }
 
-  /** Merges consecutive segments into one of the next level (their live rows), one output term shard at a time. */
+  /** Merges consecutive segments into one of the next level (their live rows), a group of output term shards at a time. */
   private async merge(inputs: SegmentInfo[]): Promise<SegmentInfo> {
     const tables: Array<{ rows: DocRow[]; dead?: Uint8Array }> = [];
     for (const s of inputs) tables.push({ rows: await this.allRows(s), dead: await this.deadOf(s) });
@@ -336,10 +336,18 @@ export class S3TextIndex {
     tables.length = 0;
     const id = `${this.now().toString(36)}-${random()}`;
     await this.writeRows(id, plan.rows);
-    for (let j = 0; j < plan.shards; j++) {
-      // An input shard is read for each output shard it feeds (several when it has fewer shards): S3 reads, not memory.
-      const shards = await Promise.all(inputs.map((s) => Promise.all(inputShardsFor(j, s.shards, plan.shards).map((n) => this.readShard(s.id, n)))));
-      await this.objects.put(archiveKeys.textIndexShard(id, j), JSON.stringify(mergeShard(j, plan, shards)), 'application/json');
+    // A group of output shards at a time, from the input shards that hold their terms: each input shard is read once.
+    for (const group of mergeGroups(
+      inputs.map((s) => s.shards),
+      plan.shards,
+    )) {
+      const shards = await Promise.all(inputs.map((s, i) => Promise.all(group.inputs[i]!.map((n) => this.readShard(s.id, n)))));
+      const merged = mergeShards(group.outputs, plan, shards);
+      shards.length = 0;
+      for (const [j, shard] of merged) {
+        await this.objects.put(archiveKeys.textIndexShard(id, j), JSON.stringify(shard), 'application/json');
+        merged.delete(j);
+      }
     }
     return segmentInfo(id, inputs[0]!.level + 1, { rows: plan.rows, shards: plan.shards });
   }
