@@ -6,7 +6,8 @@
 // prints the merge's time, the peak RSS and heap during it, and the bytes it read and wrote. Then,
 // in a fresh process, queries over the merged index: what a query holds (its peak RSS over the
 // process's own), how long it takes and what it reads, the index's page table being far larger.
-// BENCH_MERGE_SEGMENT_PAGES changes the input segments' size (64,000).
+// BENCH_MERGE_SEGMENT_PAGES changes the input segments' size (64,000), BENCH_MERGE_HEAP_MB the
+// V8 old space each step runs in (1,100 MB).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -23,6 +24,8 @@ import { machine, markdownTable, publish, today } from './report.js';
 import { rng } from './search-corpus.js';
 
 const SEGMENT_PAGES = Number(process.env.BENCH_MERGE_SEGMENT_PAGES ?? 64_000);
+/** V8's old space for each step, well inside FinalizeRun's 1,769 MB: what a Lambda of that size can hold. */
+const HEAP_MB = Number(process.env.BENCH_MERGE_HEAP_MB ?? 1100);
 const VOCABULARY = 200_000;
 const TERMS_A_PAGE = 120;
 
@@ -150,7 +153,8 @@ if (process.argv[2] === '--query-step') {
 
 /** Runs a step in a process of its own and returns its JSON line. */
 function step<T>(name: string, dir: string): T {
-  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/segment-merge.ts', `--${name}-step`, dir], {
+  const heap = [`--max-old-space-size=${HEAP_MB}`];
+  const child = spawnSync(process.execPath, ['--expose-gc', ...heap, '--import', 'tsx', 'bench/segment-merge.ts', `--${name}-step`, dir], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     env: process.env,
@@ -194,7 +198,7 @@ try {
   for (const r of queryRows) console.log(r);
   const queryNote = `The four queries' process peaked at ${mib(q.maxRss)} MiB RSS (${mib(q.baseRss)} MiB before the first); the index's page table is ${mib(q.tableBytes)} MiB as JSON, of which a query reads only the chunks of its hits (a filtered one, the chunks of its matches, one at a time).`;
   console.log(queryNote);
-  const note = `The inputs took ${mib(inputBytes)} MiB (page tables and term shards as JSON). The fold's own ${SEGMENT_PAGES.toLocaleString('en')} pages are in memory before it starts (a run's fold holds 1,000). A merge holds every input's page table and the merged one whole, and reads each input term shard once for each output shard it feeds, one output shard at a time; the heap's peak counts garbage not yet collected.`;
+  const note = `The inputs took ${mib(inputBytes)} MiB (page tables and term shards as JSON). The fold's own ${SEGMENT_PAGES.toLocaleString('en')} pages are in memory before it starts (a run's fold holds 1,000), and each step runs with V8's old space capped at ${HEAP_MB.toLocaleString('en')} MB. A merge holds every input's page table and the merged one whole, and writes its term shards in groups (those whose terms come from the same input shards), reading each input shard once; the heap's peak counts garbage not yet collected.`;
   console.log(note);
   publish({
     bench: 'segment-merge',

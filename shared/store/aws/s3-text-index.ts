@@ -124,7 +124,8 @@ export class TextSnapshot implements SegmentReader {
     const out = new Set<string>();
     for (let s = 0; s < this.segments.length; s++) {
       if (this.legacy) {
-        this.legacy.tables[s]!.rows.forEach((r, i) => !isDead(this.legacy!.liveness[s]!.dead, i) && ids.includes(r[0]) && out.add(r[0]));
+        const wanted = new Set(ids);
+        this.legacy.tables[s]!.rows.forEach((r, i) => !isDead(this.legacy!.liveness[s]!.dead, i) && wanted.has(r[0]) && out.add(r[0]));
         continue;
       }
       const table = await this.index.idTable(this.segments[s]!);
@@ -359,10 +360,15 @@ export class S3TextIndex {
     return rows;
   }
 
-  private async readJson<T>(key: string, info: SegmentInfo): Promise<T> {
+  /** An object of a segment, which must be there. */
+  private async required(key: string, info: SegmentInfo): Promise<Buffer> {
     const bytes = await this.objects.get(key);
     if (!bytes) throw new Error(`the full-text segment ${info.id} has lost ${key} in S3: restore search/text/${info.id}/ from the bucket's versions`);
-    return JSON.parse(bytes.toString()) as T;
+    return bytes;
+  }
+
+  private async readJson<T>(key: string, info: SegmentInfo): Promise<T> {
+    return JSON.parse((await this.required(key, info)).toString()) as T;
   }
 
   /** A page table of the earlier layout and its tombstones. */
@@ -421,8 +427,7 @@ export class S3TextIndex {
   lengthsOf(info: SegmentInfo): Promise<Uint32Array> {
     const key = archiveKeys.textIndexLengths(info.id);
     return this.hold(key, async () => {
-      const bytes = await this.objects.get(key);
-      if (!bytes) throw new Error(`the full-text segment ${info.id} has lost ${key} in S3: restore search/text/${info.id}/ from the bucket's versions`);
+      const bytes = await this.required(key, info);
       const lengths = new Uint32Array(bytes.length / 4);
       Buffer.from(lengths.buffer).set(bytes);
       return { value: lengths, bytes: bytes.length };
@@ -434,17 +439,14 @@ export class S3TextIndex {
     if (!info.dead) return Promise.resolve(undefined);
     const key = archiveKeys.textIndexDead(info.id, info.dead);
     return this.hold(key, async () => {
-      const bytes = await this.objects.get(key);
-      if (!bytes) throw new Error(`the full-text segment ${info.id} has lost ${key} in S3: restore search/text/${info.id}/ from the bucket's versions`);
+      const bytes = await this.required(key, info);
       return { value: new Uint8Array(bytes), bytes: bytes.length };
     });
   }
 
   /** A segment's id table (read by folds, not held). */
   async idTable(info: SegmentInfo): Promise<IdTable> {
-    const bytes = await this.objects.get(archiveKeys.textIndexIds(info.id));
-    if (!bytes) throw new Error(`the full-text segment ${info.id} has lost its id table in S3: restore search/text/${info.id}/ from the bucket's versions`);
-    return new IdTable(bytes);
+    return new IdTable(await this.required(archiveKeys.textIndexIds(info.id), info));
   }
 
   private async readShard(id: string, n: number): Promise<TermShard> {
