@@ -196,7 +196,7 @@ try {
   const queryRows = q.results.map((r) => `| ${r.label} | ${r.hits} | ${r.ms.toFixed(0)} ms | ${mib(r.readBytes)} MiB in ${r.reads} reads |`);
   console.log(queryHeader);
   for (const r of queryRows) console.log(r);
-  const queryNote = `The four queries' process peaked at ${mib(q.maxRss)} MiB RSS (${mib(q.baseRss)} MiB before the first); the index's page table is ${mib(q.tableBytes)} MiB as JSON, of which a query reads only the chunks of its hits (a filtered one, the chunks of its matches, one at a time).`;
+  const queryNote = `The four queries' process peaked at ${mib(q.maxRss)} MiB RSS (${mib(q.baseRss)} MiB before the first); the index's page table is ${mib(q.tableBytes)} MiB as JSON, of which a query reads only the chunks of its hits (a filtered one, the segment's field columns besides).`;
   console.log(queryNote);
   const note = `The inputs took ${mib(inputBytes)} MiB (page tables and term shards as JSON). The fold's own ${SEGMENT_PAGES.toLocaleString('en')} pages are in memory before it starts (a run's fold holds 1,000), and each step runs with V8's old space capped at ${HEAP_MB.toLocaleString('en')} MB. A merge holds every input's page table and the merged one whole, and writes its term shards in groups (those whose terms come from the same input shards), reading each input shard once; the heap's peak counts garbage not yet collected.`;
   console.log(note);

@@ -36,6 +36,8 @@ export const archiveKeys = {
   textIndexIds: (segment: string) => `search/text/${segment}/ids.bin`,
   /** The weighted length of each of a segment's rows (u32 each, in row order). */
   textIndexLengths: (segment: string) => `search/text/${segment}/lengths.bin`,
+  /** A segment's filter fields by row (host, language, published, tags): what a filtered query tests. */
+  textIndexFields: (segment: string) => `search/text/${segment}/fields.bin`,
   /** A segment's dead rows, one bit a row: a version per fold that marked rows dead. */
   textIndexDead: (segment: string, version: string) => `search/text/${segment}/dead-${version}.bin`,
   textIndexTombstones: (segment: string) => `search/text/${segment}/tombstones.json`,

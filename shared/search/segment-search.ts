@@ -1,10 +1,10 @@
 // BM25 over the segments of the cloud's full-text index, holding a bounded amount whatever the
 // index holds: segments are read one at a time, a posting's liveness is one bit, corpus statistics
-// come from the manifest, and only the best hits' rows are read (a filtered query reads the rows of
-// the matches of one segment, a chunk at a time).
+// come from the manifest, filters are tested on the segment's field columns (each distinct value
+// once), and only the best hits' rows are read.
 import type { SearchFilters, TextHit } from '../ports/index.js';
-import { bm25, passesFilters, type CorpusStats, type PostedDoc } from './text-postings.js';
-import { isDead, ROWS_PER_CHUNK, type DocRow, type SegmentInfo } from './text-segments.js';
+import { bm25, fieldFilters, passesFilters, type CorpusStats, type PostedDoc } from './text-postings.js';
+import { isDead, type DocRow, type RowFields, type SegmentInfo } from './text-segments.js';
 
 /** BM25's usual constants (as `bm25`). */
 const K1 = 1.2;
@@ -22,6 +22,8 @@ export interface SegmentReader {
   dead(s: number): Promise<Uint8Array | undefined>;
   /** The term's postings in the segment: row and weighted frequency, interleaved. */
   postings(s: number, term: string): Promise<readonly number[]>;
+  /** The segment's filter fields by row. */
+  fields(s: number): Promise<RowFields>;
   /** Rows of the segment, in the order asked. */
   rows(s: number, rows: readonly number[]): Promise<DocRow[]>;
 }
@@ -39,14 +41,18 @@ interface Candidate {
   urlId?: string;
 }
 
-const docOf = (row: DocRow): Pick<PostedDoc, 'host' | 'language' | 'published' | 'tags'> => ({
-  host: row[1],
-  language: row[2] ?? undefined,
-  published: row[3] ?? undefined,
-  tags: row[4],
-});
-
 const hasFilters = (f: SearchFilters): boolean => Boolean(f.domain || f.language || f.since || f.until || (f.tags && f.tags.length > 0));
+
+/** Which rows of a segment pass the filters: each field's distinct values tested once. */
+function passingRows(fields: RowFields, filters: SearchFilters): (row: number) => boolean {
+  const p = fieldFilters(filters);
+  const host = fields.hosts.map((h) => p.host(h));
+  const language = fields.languages.map((l) => p.language(l ?? undefined));
+  const published = fields.published.map((d) => p.published(d ?? undefined));
+  const tags = fields.tags.map((t) => p.tags(t));
+  const ids = fields.ids;
+  return (row) => host[ids[4 * row]!]! && language[ids[4 * row + 1]!]! && published[ids[4 * row + 2]!]! && tags[ids[4 * row + 3]!]!;
+}
 
 /**
  * The best `limit` pages for the query's index terms, over the segments and the pages changed
@@ -83,22 +89,9 @@ export async function searchSegments(
   const top = new TopCandidates(limit + delta.replaced.size);
   for (let s = 0; s < reader.segments.length; s++) {
     const { rows, scores } = await scoreSegment(reader, s, query, stats);
-    if (!filtered) {
-      for (const row of rows) top.add({ score: scores[row]!, s, row });
-      continue;
-    }
-    // The matches' rows, a chunk at a time.
-    rows.sort((a, b) => a - b);
-    for (let from = 0; from < rows.length;) {
-      const chunk = Math.floor(rows[from]! / ROWS_PER_CHUNK);
-      let to = from;
-      while (to < rows.length && Math.floor(rows[to]! / ROWS_PER_CHUNK) === chunk) to += 1;
-      const wanted = rows.slice(from, to);
-      (await reader.rows(s, wanted)).forEach((row, k) => {
-        if (passesFilters(docOf(row), filters) && !delta.replaced.has(row[0])) top.add({ score: scores[wanted[k]!]!, s, row: wanted[k]!, urlId: row[0] });
-      });
-      from = to;
-    }
+    if (rows.length === 0) continue;
+    const passes = filtered ? passingRows(await reader.fields(s), filters) : () => true;
+    for (const row of rows) if (passes(row)) top.add({ score: scores[row]!, s, row });
   }
   const hits = await top.hits(reader, delta.replaced, limit);
   for (const d of delta.fresh) {

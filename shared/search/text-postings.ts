@@ -74,19 +74,32 @@ export function decodeTerms(encoded: string): Map<string, number> {
 
 /** Whether a document's filter fields pass the filters (same rules as the SQLite filters). */
 export function passesFilters(d: Pick<PostedDoc, 'host' | 'language' | 'published' | 'tags'>, f: SearchFilters): boolean {
-  if (f.domain) {
-    const domain = f.domain.toLowerCase().replace(/^\.+/, '');
-    if (d.host !== domain && !d.host.endsWith(`.${domain}`) && !d.host.startsWith(`${domain}:`)) return false;
-  }
-  if (f.language) {
-    const lang = (d.language ?? '').toLowerCase();
-    const want = f.language.toLowerCase();
-    if (lang !== want && !lang.startsWith(`${want}-`)) return false;
-  }
-  if (f.since && !(d.published !== undefined && d.published >= f.since)) return false;
-  if (f.until && !(d.published !== undefined && d.published < `${f.until}\uffff`)) return false;
-  for (const tag of f.tags ?? []) if (!d.tags.includes(tag)) return false;
-  return true;
+  const p = fieldFilters(f);
+  return p.host(d.host) && p.language(d.language) && p.published(d.published) && p.tags(d.tags);
+}
+
+/** The filters as one test per filter field, so that a column of distinct values is tested once a value. */
+export function fieldFilters(f: SearchFilters): {
+  host(host: string): boolean;
+  language(language: string | undefined): boolean;
+  published(published: string | undefined): boolean;
+  tags(tags: readonly string[]): boolean;
+} {
+  const domain = (f.domain ?? '').toLowerCase().replace(/^\.+/, '');
+  const want = f.language?.toLowerCase();
+  return {
+    host: (host) => !f.domain || host === domain || host.endsWith(`.${domain}`) || host.startsWith(`${domain}:`),
+    language: (language) => {
+      if (!want) return true;
+      const lang = (language ?? '').toLowerCase();
+      return lang === want || lang.startsWith(`${want}-`);
+    },
+    published: (published) => {
+      if (f.since && !(published !== undefined && published >= f.since)) return false;
+      return !(f.until && !(published !== undefined && published < `${f.until}\uffff`));
+    },
+    tags: (tags) => (f.tags ?? []).every((tag) => tags.includes(tag)),
+  };
 }
 
 /** Corpus statistics BM25 needs. */

@@ -131,6 +131,60 @@ export function markDead(dead: Uint8Array, row: number): void {
   dead[row >> 3]! |= 1 << (row & 7);
 }
 
+/** A segment's filter fields by row: each field's distinct values, and each row's value in each, as indexes. */
+export interface RowFields {
+  hosts: string[];
+  languages: Array<string | null>;
+  published: Array<string | null>;
+  tags: string[][];
+  /** Row r's host, language, published and tags: indexes into the lists above, at 4r to 4r + 3. */
+  ids: Uint32Array;
+}
+
+/** The filter fields of a page table, each distinct value listed once. */
+export function rowFields(rows: readonly DocRow[]): RowFields {
+  const out: RowFields = { hosts: [], languages: [], published: [], tags: [], ids: new Uint32Array(4 * rows.length) };
+  const seen = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
+  const lists: unknown[][] = [out.hosts, out.languages, out.published, out.tags];
+  rows.forEach((row, r) => {
+    [row[1], row[2], row[3], row[4]].forEach((value, k) => {
+      const key = JSON.stringify(value);
+      let at = seen[k]!.get(key);
+      if (at === undefined) {
+        at = lists[k]!.push(value) - 1;
+        seen[k]!.set(key, at);
+      }
+      out.ids[4 * r + k] = at;
+    });
+  });
+  return out;
+}
+
+/** Row fields as bytes: the length of the lists' JSON (u32), that JSON, padding to a multiple of 4, the indexes (u32 each). */
+export function encodeRowFields(fields: RowFields): Buffer {
+  const lists = Buffer.from(JSON.stringify([fields.hosts, fields.languages, fields.published, fields.tags]));
+  const at = 4 + lists.length + ((4 - (lists.length % 4)) % 4);
+  const out = Buffer.alloc(at + fields.ids.byteLength);
+  out.writeUInt32LE(lists.length, 0);
+  lists.copy(out, 4);
+  Buffer.from(fields.ids.buffer, fields.ids.byteOffset, fields.ids.byteLength).copy(out, at);
+  return out;
+}
+
+export function decodeRowFields(bytes: Buffer): RowFields {
+  const length = bytes.readUInt32LE(0);
+  const [hosts, languages, published, tags] = JSON.parse(bytes.subarray(4, 4 + length).toString()) as [
+    string[],
+    Array<string | null>,
+    Array<string | null>,
+    string[][],
+  ];
+  const at = 4 + length + ((4 - (length % 4)) % 4);
+  const ids = new Uint32Array((bytes.length - at) / 4);
+  Buffer.from(ids.buffer).set(bytes.subarray(at));
+  return { hosts, languages, published, tags, ids };
+}
+
 /**
  * A segment's id table: its url ids sorted by their UTF-8 bytes, each with its row and weighted
  * length. Laid out as the row count (u32), the rows (u32 each), the lengths (f64 each), the offsets

@@ -4,7 +4,10 @@ import type { PostedDoc } from '../../shared/search/text-postings.js';
 import {
   buildSegment,
   FAN_IN,
+  decodeRowFields,
   encodeIdTable,
+  encodeRowFields,
+  rowFields,
   IdTable,
   isDead,
   legacyLiveness,
@@ -197,6 +200,30 @@ test('an id table finds each url id’s row and length, and nothing for an id it
   rows.forEach((r, i) => assert.deepEqual(table.find(r[0]), { row: i, length: i * 1.5 }, r[0]));
   for (const id of ['', 'zzzz', '0', 'ü', 'nope-1']) assert.equal(table.find(id), undefined, id);
   assert.equal(new IdTable(encodeIdTable([])).find('a'), undefined);
+});
+
+test('a segment’s filter fields keep each row’s host, language, published and tags, each distinct value listed once', () => {
+  const rows: DocRow[] = [
+    ['a', 'x.test', 'en', '2026-01-02', ['#one'], 5],
+    ['b', 'y.test', null, null, [], 6],
+    ['c', 'x.test', 'en', '2026-01-03', ['#one', '#two'], 7],
+    ['d', 'ü.test', 'de', '2026-01-02', ['#one'], 8],
+  ];
+  const fields = decodeRowFields(encodeRowFields(rowFields(rows)));
+  assert.deepEqual(fields.hosts, ['x.test', 'y.test', 'ü.test']);
+  assert.deepEqual(fields.published, ['2026-01-02', null, '2026-01-03']);
+  rows.forEach((row, r) =>
+    assert.deepEqual(
+      [
+        fields.hosts[fields.ids[4 * r]!],
+        fields.languages[fields.ids[4 * r + 1]!],
+        fields.published[fields.ids[4 * r + 2]!],
+        fields.tags[fields.ids[4 * r + 3]!],
+      ],
+      [row[1], row[2], row[3], row[4]],
+    ),
+  );
+  assert.equal(decodeRowFields(encodeRowFields(rowFields([]))).ids.length, 0);
 });
 
 test('segments of the earlier layout: each url id’s newest row is live, and a tombstone hides the rows before it', () => {

@@ -69,6 +69,7 @@ const NO_SEGMENTS: SegmentReader = {
   totalLength: 0,
   dead: () => Promise.resolve(undefined),
   lengths: () => Promise.resolve(new Uint32Array()),
+  fields: () => Promise.resolve({ hosts: [], languages: [], published: [], tags: [], ids: new Uint32Array() }),
   postings: () => Promise.resolve([]),
   rows: () => Promise.resolve([]),
 };

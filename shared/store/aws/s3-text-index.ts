@@ -5,6 +5,8 @@ import {
   buildSegment,
   chunksOf,
   deadRows,
+  decodeRowFields,
+  encodeRowFields,
   encodeIdTable,
   IdTable,
   isDead,
@@ -15,10 +17,12 @@ import {
   mergeShards,
   plannedMerge,
   ROWS_PER_CHUNK,
+  rowFields,
   segmentInfo,
   termShardOf,
   type DocRow,
   type LegacyTable,
+  type RowFields,
   type SegmentData,
   type SegmentInfo,
   type SegmentLiveness,
@@ -101,6 +105,11 @@ export class TextSnapshot implements SegmentReader {
   async lengths(s: number): Promise<Uint32Array> {
     if (this.legacy) return Uint32Array.from(this.legacy.tables[s]!.rows, (r) => r[5]);
     return this.index.lengthsOf(this.manifest.segments[s]!);
+  }
+
+  async fields(s: number): Promise<RowFields> {
+    if (this.legacy) return rowFields(this.legacy.tables[s]!.rows);
+    return this.index.fieldsOf(this.manifest.segments[s]!);
   }
 
   async postings(s: number, term: string): Promise<readonly number[]> {
@@ -310,7 +319,7 @@ export class S3TextIndex {
     return segmentInfo(id, level, { rows: data.rows, shards: data.shards.length });
   }
 
-  /** A segment's page table in chunks, its id table and its rows' lengths. */
+  /** A segment's page table in chunks, its id table, its rows' filter fields and lengths. */
   private async writeRows(id: string, rows: readonly DocRow[]): Promise<void> {
     const chunks = chunksOf(rows.length);
     for (let c = 0; c < chunks; c += 8) {
@@ -325,6 +334,7 @@ export class S3TextIndex {
       );
     }
     await this.objects.put(archiveKeys.textIndexIds(id), encodeIdTable(rows), 'application/octet-stream');
+    await this.objects.put(archiveKeys.textIndexFields(id), encodeRowFields(rowFields(rows)), 'application/octet-stream');
     const lengths = Uint32Array.from(rows, (r) => r[5]);
     await this.objects.put(archiveKeys.textIndexLengths(id), Buffer.from(lengths.buffer, lengths.byteOffset, lengths.byteLength), 'application/octet-stream');
   }
@@ -431,6 +441,15 @@ export class S3TextIndex {
       const lengths = new Uint32Array(bytes.length / 4);
       Buffer.from(lengths.buffer).set(bytes);
       return { value: lengths, bytes: bytes.length };
+    });
+  }
+
+  /** A segment's filter fields by row. */
+  fieldsOf(info: SegmentInfo): Promise<RowFields> {
+    const key = archiveKeys.textIndexFields(info.id);
+    return this.hold(key, async () => {
+      const bytes = await this.required(key, info);
+      return { value: decodeRowFields(bytes), bytes: bytes.length };
     });
   }
 

@@ -134,7 +134,7 @@ test('folds that rewrite and delete pages, and their tiered merges, answer as BM
   );
 });
 
-test('a query reads the manifest, its terms’ shards, dead-row bitsets and lengths, and the rows of its best hits only: no id table, no whole page table', async () => {
+test('a query reads the manifest, its terms’ shards, dead-row bitsets, lengths and (filtered) field columns, and the rows of its best hits only: no id table, no whole page table', async () => {
   const { objects, open } = await index();
   const writer = open();
   const random = rng(11);
@@ -160,6 +160,13 @@ test('a query reads the manifest, its terms’ shards, dead-row bitsets and leng
   assert.ok(!kinds.some((k) => k === 'ids.bin' || k === 'docs.json'), kinds.join(' '));
   const chunks = objects.reads.filter((k) => /rows-\d+\.json$/.test(k));
   assert.ok(chunks.length <= 10, `${chunks.length} row chunks read for 10 hits`);
+  // A filtered query tests the segments' field columns, and reads rows for its hits only.
+  objects.reads = [];
+  const filtered = await searchSegments(snapshot, ['t0'], { replaced: new Set(), fresh: [] }, { domain: 'b.test', language: 'de' }, 5);
+  assert.equal(filtered.length, 5);
+  assert.ok(objects.reads.some((k) => k.endsWith('fields.bin')));
+  const filteredChunks = objects.reads.filter((k) => /rows-\d+\.json$/.test(k));
+  assert.ok(filteredChunks.length <= 5, `${filteredChunks.length} row chunks read for 5 filtered hits`);
   const first = (await reader.manifest())!.manifest.segments[0]!;
   assert.ok(first.dead, 'the big segment has a dead-row bitset');
   assert.equal(first.live, 3 * ROWS_PER_CHUNK - 60);
