@@ -30,7 +30,7 @@ export interface IndexAnswer {
 
 /** What the routes read of the crawl's stores: the same ports in both runtimes. */
 export interface FirecrawlReads {
-  store: Pick<CrawlStore, 'getPage' | 'getExtract' | 'seenUrls' | 'fetchHistory'>;
+  store: Pick<CrawlStore, 'getPage' | 'getExtract' | 'runPages' | 'fetchHistory'>;
   graph: Pick<GraphStore, 'outlinks'>;
   /** The rendered DOM and the screenshot of a rendered page, by hash. */
   blobs: Pick<BlobStore, 'get'>;

@@ -94,6 +94,11 @@ export interface FrontierStore {
   /** Every URL the run has seen, for rebuilding per-run state on resume. */
   seenUrls(runId: number): Promise<SeenUrl[]>;
   /**
+   * A run's fetched pages (URLs `done`: a page stored, no duplicate) a slice at a time: at most
+   * `limit` url ids from `cursor` (none: the first), and the cursor after them while more may follow.
+   */
+  runPages(runId: number, limit: number, cursor?: string): Promise<{ urlIds: string[]; cursor?: string }>;
+  /**
    * Stores what one fetch produced (its interaction record, page, links, extraction, new URLs)
    * and sets the URL's state last; returns the url ids of `discovered` that were new. Safe to
    * repeat: a redelivered commit rewrites the same items and inserts no URL twice.

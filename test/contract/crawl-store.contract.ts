@@ -91,6 +91,32 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
       ]);
     }));
 
+  test(`${name}: hands a run's fetched pages a slice at a time, each once, in slices as asked, without duplicates, other kinds or other runs`, () =>
+    withStore(async (s) => {
+      const run = await s.createRun([], {}, 1);
+      const other = await s.createRun([], {}, 1);
+      const ids = Array.from({ length: 25 }, (_, i) => `p${String(i).padStart(2, '0')}`);
+      await s.addUrls([...ids.map((id) => row(run.id, id)), row(run.id, 'map', 'queued', undefined, { kind: 'sitemap' }), row(other.id, 'p00')]);
+      const done = ids.filter((_, i) => i % 5 !== 0);
+      await s.setUrlStates(run.id, done, 'done', 'http-200');
+      await s.setUrlStates(run.id, ['p00', 'p05'], 'duplicate', 'duplicate-body');
+      await s.setUrlStates(run.id, ['map'], 'done', 'http-200');
+      await s.setUrlStates(other.id, ['p00'], 'done', 'http-200');
+      const got: string[] = [];
+      let cursor: string | undefined;
+      let slices = 0;
+      do {
+        const slice = await s.runPages(run.id, 3, cursor);
+        assert.ok(slice.urlIds.length <= 3);
+        got.push(...slice.urlIds);
+        cursor = slice.cursor;
+        slices += 1;
+        assert.ok(slices < 100, 'the cursor moves on');
+      } while (cursor);
+      assert.deepEqual([...got].sort(), done);
+      assert.deepEqual((await s.runPages(run.id, 100)).urlIds.sort(), done, 'one slice when it fits');
+    }));
+
   test(`${name}: counts attempts when a URL goes in flight, so a page that kills the process fails after maxAttempts`, () =>
     withStore(async (s) => {
       const run = await s.createRun([], {}, 1);

@@ -216,19 +216,28 @@ function jobStatus(jobs: FirecrawlJobs, version: Version, route: JobRoute) {
     let next: string | undefined;
     const runId = job.summary?.runId;
     if (runId !== undefined && status !== 'scraping') {
+      total = job.progress.pagesStored;
       data = await jobs.read(async (reads) => {
-        // The run's fetched pages from its own URL list, in the order it found them; only this answer's are read.
-        const done = (await reads.store.seenUrls(runId)).filter((u) => u.kind === 'page' && u.state === 'done');
-        total = done.length;
-        const pages = await Promise.all(done.slice(skip, skip + PAGE_DOCS).map((u) => reads.store.getPage(u.urlId)));
+        // The run's fetched pages a slice at a time, from the cursor the last answer's `next` carried
+        // (or past `skip` pages): an answer reads its own pages only, never the run's whole URL list.
+        let cursor = c.req.query('cursor') || undefined;
+        for (let skipped = cursor ? 0 : skip; skipped > 0;) {
+          const passed = await reads.store.runPages(runId, Math.min(skipped, 1000), cursor);
+          skipped -= passed.urlIds.length;
+          cursor = passed.cursor;
+          if (!cursor) return [];
+        }
+        const slice = await reads.store.runPages(runId, PAGE_DOCS, cursor);
+        if (slice.cursor) {
+          const u = new URL(c.req.url);
+          u.searchParams.set('skip', String(skip + slice.urlIds.length));
+          u.searchParams.set('cursor', slice.cursor);
+          next = u.href;
+        }
+        const pages = await Promise.all(slice.urlIds.map((id) => reads.store.getPage(id)));
         const own = pages.filter((p): p is PageRecord => p !== undefined && p.runId === runId && p.status !== undefined);
         return Promise.all(own.map(async (p) => documentOf(reads, p, wanted, await reads.store.getExtract(p.urlId))));
       });
-      if (skip + PAGE_DOCS < total) {
-        const u = new URL(c.req.url);
-        u.searchParams.set('skip', String(skip + PAGE_DOCS));
-        next = u.href;
-      }
     }
     return c.json(
       {

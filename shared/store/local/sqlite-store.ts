@@ -182,6 +182,17 @@ export class SqliteCrawlStore implements CrawlStore {
     return rows.map((r) => ({ urlId: r.url_id!, url: r.url!, kind: r.kind as SeenUrl['kind'], state: r.state as UrlState, reason: r.reason ?? undefined }));
   }
 
+  async runPages(runId: number, limit: number, cursor?: string): Promise<{ urlIds: string[]; cursor?: string }> {
+    // In the order the run found them (the frontier's rowid); the cursor is the last rowid given.
+    const rows = this.sql("SELECT rowid, url_id FROM frontier WHERE run_id = ? AND state = 'done' AND kind = 'page' AND rowid > ? ORDER BY rowid LIMIT ?").all(
+      runId,
+      Number(cursor ?? 0),
+      limit + 1,
+    ) as Array<{ rowid: number; url_id: string }>;
+    const page = rows.slice(0, limit);
+    return { urlIds: page.map((r) => r.url_id), ...(rows.length > limit ? { cursor: String(page.at(-1)!.rowid) } : {}) };
+  }
+
   async commitFetch(commit: FetchCommit): Promise<string[]> {
     return (await this.commitFetches([commit]))[0]!;
   }
