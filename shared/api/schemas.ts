@@ -213,7 +213,16 @@ const RunBrief = z.object({
   finishedAt: z.number().optional(),
   seeds: z.array(z.string()),
 });
-export const RunsBody = z.object({ runs: z.array(RunBrief) }).openapi('Runs');
+export const RunsBody = z
+  .object({
+    runs: z.array(RunBrief),
+    next: z.number().optional().openapi({ description: 'Where the next page of older runs starts: pass it as `before`.' }),
+  })
+  .openapi('Runs');
+export const RunsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  before: z.coerce.number().int().min(1).optional().openapi({ description: 'Only runs numbered below this (the `next` of the page before).' }),
+});
 export const RunBody = z
   .object({
     id: z.number(),

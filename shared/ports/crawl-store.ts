@@ -29,6 +29,8 @@ export interface RunStore {
   latestRun(): Promise<RunRecord | undefined>;
   /** Every run, oldest first. */
   runs(): Promise<RunRecord[]>;
+  /** Runs newest first, at most `limit`, numbered below `before` (none: from the newest): a listing that reads only its own runs. */
+  recentRuns(limit: number, before?: number): Promise<RunRecord[]>;
   /** One run by its id; undefined when there is no such run. */
   getRun(runId: number): Promise<RunRecord | undefined>;
   /** The runs whose status is `running`, oldest first: read without the runs that ended. */

@@ -97,8 +97,11 @@ test('the API answers every route over a crawl, validates every parameter and pa
       assert.equal((await get(`/graph/neighbourhood/${id}?depth=3`)).status, 400);
 
       // Runs: counters, statuses and the pages/s series.
-      const runs = (await get('/runs')).json().runs;
+      const listed = (await get('/runs')).json();
+      const runs = listed.runs;
       assert.equal(runs.length, 1);
+      assert.equal(listed.next, undefined, 'one run: no older page');
+      assert.equal((await get('/runs?limit=0')).status, 400);
       const run = (await get(`/runs/${runs[0].id}`)).json();
       assert.equal(run.status, 'finished');
       assert.ok(run.pagesStored >= 10);

@@ -342,6 +342,18 @@ export function crawlStoreContract(name: string, adapter: Adapter<CrawlStore>): 
       assert.equal(await s.claimBody('b1', 'third', 60), 'second');
     }));
 
+  test(`${name}: lists the newest runs a page at a time`, () =>
+    withStore(async (s) => {
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await s.createRun([`http://${i}.test/`], {}, i)).id);
+      const of = (runs: Array<{ id: number }>) => runs.map((r) => r.id);
+      assert.deepEqual(of(await s.recentRuns(2)), [ids[4], ids[3]]);
+      assert.deepEqual(of(await s.recentRuns(2, ids[3])), [ids[2], ids[1]]);
+      assert.deepEqual(of(await s.recentRuns(10, ids[1])), [ids[0]]);
+      assert.deepEqual(of(await s.recentRuns(10, ids[0])), []);
+      assert.deepEqual((await s.recentRuns(1))[0]?.seeds, ['http://4.test/']);
+    }));
+
   test(`${name}: lists runs oldest first and reads a page's chunks in order`, () =>
     withStore(async (s) => {
       const first = await s.createRun(['http://a.test/'], { maxPages: 5 }, 1);

@@ -1,14 +1,26 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { errors, json, newRouter, type ApiDeps } from '../router.js';
-import { RunBody, RunParams, RunsBody } from '../schemas.js';
+import { RunBody, RunParams, RunsBody, RunsQuery } from '../schemas.js';
 
 /** `/runs` and `/runs/{id}`: the runs, with their counters and activity. */
 export function runsRoutes(deps: ApiDeps): OpenAPIHono {
   const router = newRouter();
-  router.openapi(createRoute({ method: 'get', path: '/runs', summary: 'Every run, newest first', responses: { 200: json(RunsBody, 'Runs.') } }), async (c) => {
-    const runs = (await deps.store.runs()).reverse().map(({ id, status, startedAt, finishedAt, seeds }) => ({ id, status, startedAt, finishedAt, seeds }));
-    return c.json({ runs }, 200);
-  });
+  router.openapi(
+    createRoute({
+      method: 'get',
+      path: '/runs',
+      summary: 'The runs, newest first, a page at a time',
+      request: { query: RunsQuery },
+      responses: { 200: json(RunsBody, 'Runs.'), 400: errors[400] },
+    }),
+    async (c) => {
+      const { limit, before } = c.req.valid('query');
+      const page = await deps.store.recentRuns(limit, before);
+      const runs = page.map(({ id, status, startedAt, finishedAt, seeds }) => ({ id, status, startedAt, finishedAt, seeds }));
+      const oldest = page.at(-1)?.id;
+      return c.json({ runs, ...(page.length === limit && oldest !== undefined && oldest > 1 ? { next: oldest } : {}) }, 200);
+    },
+  );
 
   router.openapi(
     createRoute({

@@ -212,9 +212,10 @@ async function pageView(id: string): Promise<void> {
 
 // ---- runs -----------------------------------------------------------------------------------
 
-async function runsView(): Promise<void> {
+async function runsView(before?: number, shown: Json[] = []): Promise<void> {
   try {
-    const { runs } = await api('/runs');
+    const page = await api(before ? `/runs?before=${before}` : '/runs');
+    const runs = [...shown, ...page.runs];
     view.replaceChildren(
       h('h1', {}, 'Runs'),
       runs.length
@@ -239,6 +240,11 @@ async function runsView(): Promise<void> {
           )
         : h('p', { class: 'status' }, 'No crawl has run yet.'),
     );
+    if (page.next) {
+      const older = h('button', { class: 'more' }, 'Older runs');
+      older.addEventListener('click', () => void runsView(page.next, runs));
+      view.append(older);
+    }
   } catch (err) {
     view.replaceChildren(failure(err));
   }

@@ -127,6 +127,19 @@ export abstract class DynamoRuns extends DynamoReports {
     );
   }
 
+  async recentRuns(limit: number, before?: number): Promise<RunRecord[]> {
+    // Run ids are the run counter's values: the ids below `before`, newest first, read by key (an
+    // id whose run was never written is passed over).
+    let last = Math.min(Number((await this.get(keys.runCounter()))?.last ?? 0), (before ?? Infinity) - 1);
+    const out: RunRecord[] = [];
+    while (out.length < limit && last >= 1) {
+      const ids = Array.from({ length: Math.min(limit - out.length, last) }, (_, i) => last - i);
+      out.push(...(await this.batchGet(ids.map((id) => keys.run(id)))).map(runOf).sort((a, b) => b.id - a.id));
+      last -= ids.length;
+    }
+    return out;
+  }
+
   async runs(): Promise<RunRecord[]> {
     const counter = await this.get(keys.runCounter());
     const last = Number(counter?.last ?? 0);

@@ -92,6 +92,12 @@ export class SqliteCrawlStore implements CrawlStore {
     return (this.sql('SELECT * FROM runs ORDER BY id').all() as Array<Record<string, unknown>>).map(rowToRun);
   }
 
+  async recentRuns(limit: number, before?: number): Promise<RunRecord[]> {
+    return (
+      this.sql('SELECT * FROM runs WHERE id < ? ORDER BY id DESC LIMIT ?').all(before ?? Number.MAX_SAFE_INTEGER, limit) as Array<Record<string, unknown>>
+    ).map(rowToRun);
+  }
+
   async getRun(runId: number): Promise<RunRecord | undefined> {
     const row = this.sql('SELECT * FROM runs WHERE id = ?').get(runId) as Record<string, unknown> | undefined;
     return row ? rowToRun(row) : undefined;
