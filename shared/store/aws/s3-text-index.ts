@@ -271,8 +271,7 @@ export class S3TextIndex {
         out.push(info);
         continue;
       }
-      const version = `${this.now().toString(36)}-${random()}`;
-      await this.objects.put(archiveKeys.textIndexDead(info.id, version), Buffer.from(dead), 'application/octet-stream');
+      const version = await this.putDead(info.id, dead);
       if (info.dead) retiredObjects.push({ key: archiveKeys.textIndexDead(info.id, info.dead), at: this.now() });
       out.push({ ...info, dead: version, live, liveLength });
     }
@@ -300,12 +299,17 @@ export class S3TextIndex {
       const info = segments[i]!;
       const { dead, live, liveLength } = liveness[k++]!;
       await this.writeRows(info.id, table.rows);
-      const version = `${this.now().toString(36)}-${random()}`;
       const anyDead = live < table.rows.length;
-      if (anyDead) await this.objects.put(archiveKeys.textIndexDead(info.id, version), Buffer.from(dead), 'application/octet-stream');
-      out.push({ ...info, format: 2, live, liveLength, ...(anyDead ? { dead: version } : {}) });
+      out.push({ ...info, format: 2, live, liveLength, ...(anyDead ? { dead: await this.putDead(info.id, dead) } : {}) });
     }
     return out;
+  }
+
+  /** Writes a new version of a segment's dead-row bitset and returns the version. */
+  private async putDead(id: string, dead: Uint8Array): Promise<string> {
+    const version = `${this.now().toString(36)}-${random()}`;
+    await this.objects.put(archiveKeys.textIndexDead(id, version), Buffer.from(dead), 'application/octet-stream');
+    return version;
   }
 
   /** Writes a segment's objects and returns its entry. */
@@ -433,34 +437,32 @@ export class S3TextIndex {
     });
   }
 
-  /** The weighted length of each row of a segment. */
-  lengthsOf(info: SegmentInfo): Promise<Uint32Array> {
-    const key = archiveKeys.textIndexLengths(info.id);
+  /** A binary object of a segment, decoded and held by its size. */
+  private holdBinary<T>(info: SegmentInfo, key: string, decode: (bytes: Buffer) => T): Promise<T> {
     return this.hold(key, async () => {
       const bytes = await this.required(key, info);
+      return { value: decode(bytes), bytes: bytes.length };
+    });
+  }
+
+  /** The weighted length of each row of a segment. */
+  lengthsOf(info: SegmentInfo): Promise<Uint32Array> {
+    return this.holdBinary(info, archiveKeys.textIndexLengths(info.id), (bytes) => {
       const lengths = new Uint32Array(bytes.length / 4);
       Buffer.from(lengths.buffer).set(bytes);
-      return { value: lengths, bytes: bytes.length };
+      return lengths;
     });
   }
 
   /** A segment's filter fields by row. */
   fieldsOf(info: SegmentInfo): Promise<RowFields> {
-    const key = archiveKeys.textIndexFields(info.id);
-    return this.hold(key, async () => {
-      const bytes = await this.required(key, info);
-      return { value: decodeRowFields(bytes), bytes: bytes.length };
-    });
+    return this.holdBinary(info, archiveKeys.textIndexFields(info.id), decodeRowFields);
   }
 
   /** A segment's dead-row bitset, if a fold has marked any of its rows dead. */
   deadOf(info: SegmentInfo): Promise<Uint8Array | undefined> {
     if (!info.dead) return Promise.resolve(undefined);
-    const key = archiveKeys.textIndexDead(info.id, info.dead);
-    return this.hold(key, async () => {
-      const bytes = await this.required(key, info);
-      return { value: new Uint8Array(bytes), bytes: bytes.length };
-    });
+    return this.holdBinary(info, archiveKeys.textIndexDead(info.id, info.dead), (bytes) => new Uint8Array(bytes));
   }
 
   /** A segment's id table (read by folds, not held). */
