@@ -15,6 +15,15 @@ import type { BlobStore, ObjectStore } from '../../ports/index.js';
 import { archiveKeys } from '../../ports/archive-keys.js';
 import { contentHashOf } from '../../ports/content-hash.js';
 
+/** Reads of an object's body, the first included, before a cut-off body is an error. */
+const BODY_READ_ATTEMPTS = 3;
+
+/** A body cut off while it streamed: the connection reset or closed under it. */
+function isCutOff(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | undefined;
+  return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.message === 'aborted' || e?.message === 'socket hang up';
+}
+
 function isMissing(err: unknown): boolean {
   return err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404);
 }
@@ -143,13 +152,25 @@ export class S3Objects implements ObjectStore {
     }
   }
 
+  /**
+   * One object's bytes. The SDK retries a request that fails before its answer, not a body cut off
+   * while it streams (the connection reset under it): such a read is asked again, twice at most.
+   */
   private async read(key: string, range?: string): Promise<Buffer | undefined> {
-    try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range }));
-      return Buffer.from(await res.Body!.transformToByteArray());
-    } catch (err) {
-      if (isMissing(err)) return undefined;
-      throw err;
+    for (let attempt = 1; ; attempt++) {
+      let res;
+      try {
+        res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range }));
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        throw err;
+      }
+      try {
+        return Buffer.from(await res.Body!.transformToByteArray());
+      } catch (err) {
+        if (attempt >= BODY_READ_ATTEMPTS || !isCutOff(err)) throw err;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
     }
   }
 }
