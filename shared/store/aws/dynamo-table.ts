@@ -123,6 +123,32 @@ export class DynamoTable {
     return { ids, ...(start ? { cursor: String(start[FRONTIER_INDEX.sk]) } : {}) };
   }
 
+  /** A run's fetched pages a slice at a time (the `CrawlStore` port's `runPages`). */
+  async runPages(runId: number, limit: number, cursor?: string): Promise<{ urlIds: string[]; cursor?: string }> {
+    // Shard by shard through the frontier index's `D#<run>#<shard>` partitions (the run's stored
+    // pages); the cursor is `<shard>` or `<shard>:<the last url id given>`. Duplicates are left out.
+    const shards = await this.shardsOf(runId);
+    const [first, after] = (cursor ?? '0').split(':') as [string, string | undefined];
+    const urlIds: string[] = [];
+    let inner = after;
+    for (let shard = Number(first); shard < shards; shard++, inner = undefined) {
+      while (urlIds.length < limit) {
+        const page = await this.donePages(runId, shard, limit - urlIds.length, inner);
+        const states = await this.batchGet(
+          page.ids.map((id) => keys.frontier(runId, id, shards)),
+          ['urlId', 'state', 'kind'],
+        );
+        const done = new Set(states.filter((i) => i.state === 'done' && i.kind === 'page').map((i) => String(i.urlId)));
+        urlIds.push(...page.ids.filter((id) => done.has(id)));
+        inner = page.cursor;
+        if (inner === undefined) break;
+        if (urlIds.length >= limit) return { urlIds, cursor: `${shard}:${inner}` };
+      }
+      if (urlIds.length >= limit) return { urlIds, ...(shard + 1 < shards ? { cursor: String(shard + 1) } : {}) };
+    }
+    return { urlIds };
+  }
+
   /** The run's counters, summed over its shards (consistent reads); undefined when the run has none. */
   protected async runCounters(runId: number): Promise<Item | undefined> {
     const shards = await this.shardsOf(runId);
