@@ -6,13 +6,12 @@
 import { getDomain } from 'tldts';
 import { boundHtml } from '../shared/extract/bounds.js';
 import { parseDocument, textOf } from '../shared/extract/dom.js';
-import { extractPage } from '../shared/extract/extract-page.js';
 import { mainContentText } from '../shared/extract/main-content.js';
 import { BLOCK_FEATURES } from '../shared/extract/block-features.js';
 import { isFurnitureLine } from '../shared/extract/content-blocks.js';
 import { contentProbability, withBlockModel, type BlockModel, type TreeNode } from '../shared/extract/block-model.js';
 import type { TreeModel } from '../shared/util/boosted-trees.js';
-import { corpusPages, countPage, EXTRACT_OPTIONS, foldOf, norm, prf, siteOf, zeroCounts, type Counts, type Page } from './extraction-corpus.js';
+import { corpusPages, countPage, foldOf, norm, prf, siteOf, zeroCounts, type Counts, type Page } from './extraction-corpus.js';
 import { pageScore, wholeTextF1, wholeTextPages, type WholeTextPage } from './whole-text.js';
 
 /** A page of either corpus, extracted by the rules alone, with its candidate blocks. */
@@ -300,21 +299,13 @@ export function fitBlockModel(pages: TrainPage[], trainedOn: string, o: TrainOpt
   return { ...model, dropBelow: best.dropBelow, addAbove: best.addAbove };
 }
 
-/** A page's text by `extractPage`, with a model or the rules alone. */
-function extracted(p: TrainPage, model: BlockModel | null): string {
-  try {
-    return withBlockModel(model, () => extractPage(p.html, p.url, EXTRACT_OPTIONS).text);
-  } catch {
-    return '';
-  }
-}
-
 export interface CorpusFigures {
   snippets: { precision: number; recall: number; f1: number };
   whole: { precision: number; recall: number; f1: number; byType: Record<string, number> };
 }
 
-function figures(pages: TrainPage[], texts: string[]): CorpusFigures {
+/** Both corpora's figures of some pages' texts, the whole text by page type too. */
+export function figures(pages: TrainPage[], texts: string[]): CorpusFigures {
   const s = scoreTexts(pages, texts);
   const byType: Record<string, Array<{ p: number | null; r: number | null }>> = {};
   let w = 0;
@@ -325,32 +316,6 @@ function figures(pages: TrainPage[], texts: string[]): CorpusFigures {
   return {
     snippets: prf(s.snippets.tp, s.snippets.fp, s.snippets.fn),
     whole: { ...wholeTextF1(s.whole), byType: Object.fromEntries(Object.entries(byType).map(([t, v]) => [t, wholeTextF1(v).f1])) },
-  };
-}
-
-/**
- * k-fold cross-validation by site over both corpora: each fold's model is fitted (trees and
- * thresholds) on the other folds' pages of both corpora and scored, by `extractPage` itself, on the
- * fold's pages; beside it the rules alone on the same pages.
- */
-export function crossValidateBlocks(pages: TrainPage[], k: number): { rules: CorpusFigures; learned: CorpusFigures; thresholds: string[] } {
-  const learnedTexts = new Array<string>(pages.length);
-  const thresholds: string[] = [];
-  for (let f = 0; f < k; f++) {
-    const train = pages.filter((p) => foldOf(p.site, k) !== f);
-    const model = fitBlockModel(train, `folds other than ${f}`);
-    thresholds.push(`${model.dropBelow}/${model.addAbove}`);
-    pages.forEach((p, i) => {
-      if (foldOf(p.site, k) === f) learnedTexts[i] = extracted(p, model);
-    });
-  }
-  return {
-    rules: figures(
-      pages,
-      pages.map((p) => extracted(p, null)),
-    ),
-    learned: figures(pages, learnedTexts),
-    thresholds,
   };
 }
 

@@ -28,7 +28,8 @@ import {
 } from './extraction-corpus.js';
 import { machine, publish, today, type BenchTable } from './report.js';
 import { pageScore, wholeTextF1, wholeTextPages, WHOLE_TEXT_CORPUS } from './whole-text.js';
-import { crossValidateBlocks, trainingPages, type CorpusFigures } from './block-training.js';
+import { trainingPages, type CorpusFigures } from './block-training.js';
+import { crossValidateExtraction } from './scope-training.js';
 
 interface Row {
   name: string;
@@ -199,9 +200,9 @@ if (whole.length) {
   });
 } else console.log(`no corpus at ${WHOLE_TEXT_CORPUS} (set TRAWL_WHOLE_TEXT_CORPUS): skipping the whole-text table\n`);
 
-// The learned block model, cross-validated by site on both corpora at once (as train:extract fits it).
+// The learned models, cross-validated by site on both corpora at once (as train:extract fits them).
 if (pages.length && whole.length) {
-  const cv = crossValidateBlocks(trainingPages(), K);
+  const cv = crossValidateExtraction(trainingPages(), K);
   const cellsOf = (f: CorpusFigures) => [
     ...[f.snippets.precision, f.snippets.recall, f.snippets.f1, f.whole.precision, f.whole.recall, f.whole.f1].map((v) => v.toFixed(3)),
     ...Object.keys(f.whole.byType)
@@ -211,11 +212,12 @@ if (pages.length && whole.length) {
   const types = Object.keys(cv.rules.whole.byType).sort();
   console.log('');
   table({
-    title: `The learned block model: ${K}-fold cross-validation by site over both corpora (each fold's model fitted on the other folds' pages of both, its held-out pages extracted by extractPage), beside the rules alone on the same pages`,
+    title: `The learned models: ${K}-fold cross-validation by site over both corpora (each fold's block model, then its scope model, fitted on the other folds' pages of both; its held-out pages extracted by extractPage), beside the rules alone on the same pages. Thresholds per fold (block model's drop below / add above, scope model's region above): ${cv.thresholds.join(', ')}; held-out pages given their whole region: ${cv.regionPages}`,
     columns: ['extractor', 'snippets P', 'snippets R', 'snippets F1', 'whole text P', 'whole text R', 'whole text F1', ...types],
     rows: [
       ['the rules alone', ...cellsOf(cv.rules)],
-      [`rules + the block model fitted per fold (thresholds ${cv.thresholds.join(', ')})`, ...cellsOf(cv.learned)],
+      ['rules + the block model fitted per fold', ...cellsOf(cv.learned)],
+      ['rules + the block model + the scope model fitted per fold (as shipped)', ...cellsOf(cv.scoped)],
     ],
   });
 }

@@ -6,6 +6,7 @@ import { withHeadline, withLead } from './article-edges.js';
 import { dropAppeals, dropDatelines, dropReadAlso, dropRepeats, HEADING, leafBlocks, outermost, PROSE_TAGS, trimTail } from './content-blocks.js';
 import { applyBlockModel } from './block-model.js';
 import { declaredType, type JudgedBlock, type PageType } from './block-features.js';
+import { activeScopeModel, regionNodes, regionStats, regionWins, scopeFeatures, textStats } from './page-scope.js';
 
 export { classTokens } from './page-model.js';
 
@@ -14,10 +15,11 @@ export { classTokens } from './page-model.js';
  * like Readability), the paragraph classifier (every block judged on its own length, link density and
  * furniture, then smoothed by its neighbours, like jusText) when the container misses most of the
  * good text, `relaxed` when a short first choice was made again with nothing set aside as furniture
- * (see `mainContentText`), `body` (the body without furniture) for a page without prose, `none` for a
- * page without a body.
+ * (see `mainContentText`), `body` (the body without furniture) for a page without prose, `region`
+ * when the learned scope model judged the page no article and took its whole main region (see
+ * `page-scope.ts`), `none` for a page without a body.
  */
-export type ContentMethod = 'container' | 'classifier' | 'relaxed' | 'body' | 'full' | 'none';
+export type ContentMethod = 'container' | 'classifier' | 'relaxed' | 'body' | 'region' | 'full' | 'none';
 
 /** What counts as the main content: the page's article, or all of its readable content (`--main-content`). */
 export type MainContentScope = 'article' | 'full';
@@ -39,6 +41,8 @@ export interface ContentOptions {
   relaxed?: boolean;
   /** Sees every candidate block the learned model judges, with its features (`npm run train:extract`). */
   onJudged?: (blocks: JudgedBlock[]) => void;
+  /** Sees the scope model's features of the page and the rules' text (`npm run train:extract`). */
+  onScope?: (features: number[], rulesText: string) => void;
 }
 
 /** The main content of a page as nodes in document order (the tree is pruned in place). */
@@ -270,6 +274,22 @@ export interface MainText extends MainNodes {
  * extractor when its first result looks wrong. The tree of `doc` is pruned in place.
  */
 export function mainContentText(doc: Doc, options: ContentOptions & { reparse?: () => Doc } = {}): MainText {
+  const { onScope, ...others } = options;
+  const scopeModel = activeScopeModel();
+  const judging = options.reparse && options.scope !== 'full' && (scopeModel || onScope);
+  // The page's region is measured before the content pass prunes the tree.
+  const region = judging ? regionStats(doc, declaredType(doc)) : undefined;
+  const chosen = rulesContentText(doc, others);
+  if (!region || !judging) return chosen;
+  const features = scopeFeatures(region, chosen.method, textStats(chosen.nodes, false));
+  onScope?.(features, chosen.text);
+  if (!scopeModel || !regionWins(scopeModel, features)) return chosen;
+  const nodes = regionNodes(options.reparse!());
+  const text = blockText(nodes);
+  return text.trim() ? { nodes, method: 'region', text } : chosen;
+}
+
+function rulesContentText(doc: Doc, options: ContentOptions & { reparse?: () => Doc }): MainText {
   const { reparse, onBlocks, onJudged, ...rest } = options;
   // Each pass's blocks are told once the pass whose text is kept is known.
   const seen = () => {
