@@ -10,6 +10,7 @@ import { mainContentText } from '../shared/extract/main-content.js';
 import { BLOCK_FEATURES } from '../shared/extract/block-features.js';
 import { isFurnitureLine } from '../shared/extract/content-blocks.js';
 import { contentProbability, withBlockModel, type BlockModel, type TreeNode } from '../shared/extract/block-model.js';
+import { withScopeModel } from '../shared/extract/page-scope.js';
 import type { TreeModel } from '../shared/util/boosted-trees.js';
 import { corpusPages, countPage, foldOf, norm, prf, siteOf, zeroCounts, type Counts, type Page } from './extraction-corpus.js';
 import { pageScore, wholeTextF1, wholeTextPages, type WholeTextPage } from './whole-text.js';
@@ -64,13 +65,16 @@ function rulesPass(html: string): { text: string; blocks: TrainPage['blocks'] } 
   let text = '';
   try {
     const parse = () => parseDocument(boundHtml(html).html);
-    const main = withBlockModel(null, () =>
-      mainContentText(parse(), {
-        reparse: parse,
-        onJudged: (judged) => {
-          for (const b of judged) blocks.push({ text: norm(textOf(b.el)), inside: b.inside, features: b.features });
-        },
-      }),
+    // The rules alone: neither learned model.
+    const main = withScopeModel(null, () =>
+      withBlockModel(null, () =>
+        mainContentText(parse(), {
+          reparse: parse,
+          onJudged: (judged) => {
+            for (const b of judged) blocks.push({ text: norm(textOf(b.el)), inside: b.inside, features: b.features });
+          },
+        }),
+      ),
     );
     text = norm(main.text);
   } catch {
