@@ -6,7 +6,7 @@ import { blockFeatures, BLOCK_FEATURES, type JudgedBlock, type PageSignals, type
 import { CELLS, isFurnitureLine, leafBlocks, outermost } from './content-blocks.js';
 import type { PageModel } from './page-model.js';
 import { SHIPPED_BLOCK_MODEL } from './block-model-data.js';
-import { fittedOn, treeProbability, type TreeModel } from '../util/boosted-trees.js';
+import { fittedOn, ModelSlot, treeProbability, type TreeModel } from '../util/boosted-trees.js';
 
 /*
  * The learned block model: gradient-boosted trees over the named block features, fitted by
@@ -32,7 +32,7 @@ const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** An outside block with more of its text in links than this is never a candidate (menus, link lists). */
 export const CANDIDATE_LINK_DENSITY = 0.6;
 
-let active: BlockModel | null = usable(SHIPPED_BLOCK_MODEL);
+const slot = new ModelSlot<BlockModel>(usable(SHIPPED_BLOCK_MODEL));
 
 function usable(m: BlockModel | null): BlockModel | null {
   return fittedOn(m, BLOCK_FEATURES) ? m : null;
@@ -40,18 +40,12 @@ function usable(m: BlockModel | null): BlockModel | null {
 
 /** Runs `f` with another model (`null`: the rules alone), as the training's cross-validation does. */
 export function withBlockModel<T>(model: BlockModel | null, f: () => T): T {
-  const before = active;
-  active = model;
-  try {
-    return f();
-  } finally {
-    active = before;
-  }
+  return slot.with(model, f);
 }
 
 /** The model in use, or null for the rules alone. */
 export function activeBlockModel(): BlockModel | null {
-  return active;
+  return slot.get();
 }
 
 /** A block's probability of being content. */
@@ -82,7 +76,7 @@ export function judgeContent(model: PageModel, nodes: Element[], type: PageType,
  * sees every candidate block (the training's samples).
  */
 export function applyBlockModel(model: PageModel, nodes: Element[], type: PageType, onJudged?: (blocks: JudgedBlock[]) => void): Element[] {
-  const m = active;
+  const m = slot.get();
   if ((!m && !onJudged) || nodes.length === 0) return nodes;
   // A model that drops nothing (its threshold at 0) needs the features of the blocks outside only.
   const judged = judgeContent(model, nodes, type, onJudged || !m || m.dropBelow > 0 ? undefined : (_el, inside) => !inside);

@@ -41,6 +41,8 @@ export interface ContentOptions {
   relaxed?: boolean;
   /** Sees every candidate block the learned model judges, with its features (`npm run train:extract`). */
   onJudged?: (blocks: JudgedBlock[]) => void;
+  /** The page's declared type, when the caller has read it already (it is read before the tree is pruned). */
+  pageType?: PageType;
   /** Sees the scope model's features of the page and the rules' text (`npm run train:extract`). */
   onScope?: (features: number[], rulesText: string) => void;
 }
@@ -240,7 +242,7 @@ export function mainContentNodes(doc: Doc, options: ContentOptions = {}): MainNo
   const body = selectFirst(doc, 'body') ?? selectFirst(doc, 'html');
   if (!body) return { nodes: [], method: 'none' };
   // The page's declared type, read before its scripts (JSON-LD) are pruned.
-  const type = declaredType(doc);
+  const type = options.pageType ?? declaredType(doc);
   pruneNeverContent(body);
   const model = new PageModel(body, !options.relaxed);
   if (options.scope === 'full') {
@@ -278,8 +280,9 @@ export function mainContentText(doc: Doc, options: ContentOptions & { reparse?: 
   const scopeModel = activeScopeModel();
   const judging = options.reparse && options.scope !== 'full' && (scopeModel || onScope);
   // The page's region is measured before the content pass prunes the tree.
-  const region = judging ? regionStats(doc, declaredType(doc)) : undefined;
-  const chosen = rulesContentText(doc, others);
+  const pageType = judging ? declaredType(doc) : undefined;
+  const region = pageType ? regionStats(doc, pageType) : undefined;
+  const chosen = rulesContentText(doc, { ...others, pageType });
   if (!region || !judging) return chosen;
   const features = scopeFeatures(region, chosen.method, textStats(chosen.nodes, false));
   onScope?.(features, chosen.text);

@@ -4,7 +4,7 @@ import { NEVER_CONTENT } from './content-rules.js';
 import { pruneNeverContent } from './page-model.js';
 import type { PageType } from './block-features.js';
 import { SHIPPED_SCOPE_MODEL } from './scope-model-data.js';
-import { fittedOn, treeProbability, type TreeModel } from '../util/boosted-trees.js';
+import { fittedOn, ModelSlot, treeProbability, type TreeModel } from '../util/boosted-trees.js';
 
 /*
  * The learned choice of scope: some pages are no article (a listing, a collection, a product, a
@@ -167,22 +167,16 @@ export function regionNodes(doc: Doc): Element[] {
   return [root];
 }
 
-let active: ScopeModel | null = fittedOn(SHIPPED_SCOPE_MODEL, SCOPE_FEATURES) ? SHIPPED_SCOPE_MODEL : null;
+const slot = new ModelSlot<ScopeModel>(fittedOn(SHIPPED_SCOPE_MODEL, SCOPE_FEATURES) ? SHIPPED_SCOPE_MODEL : null);
 
 /** Runs `f` with another scope model (`null`: the rules' choice always stands), as the training's cross-validation does. */
 export function withScopeModel<T>(model: ScopeModel | null, f: () => T): T {
-  const before = active;
-  active = model;
-  try {
-    return f();
-  } finally {
-    active = before;
-  }
+  return slot.with(model, f);
 }
 
 /** The scope model in use, or null. */
 export function activeScopeModel(): ScopeModel | null {
-  return active;
+  return slot.get();
 }
 
 /** Whether the region is the better text, by a model. */

@@ -29,3 +29,22 @@ export function treeProbability(m: TreeModel, features: number[]): number {
 export function fittedOn(m: TreeModel | null | undefined, features: readonly string[]): boolean {
   return !!m && m.features.length === features.length && m.features.every((f, i) => f === features[i]);
 }
+
+/** The model in use, swapped for another while a function runs (as the training's cross-validation does). */
+export class ModelSlot<T> {
+  constructor(private current: T | null) {}
+
+  get(): T | null {
+    return this.current;
+  }
+
+  with<R>(model: T | null, f: () => R): R {
+    const before = this.current;
+    this.current = model;
+    try {
+      return f();
+    } finally {
+      this.current = before;
+    }
+  }
+}
