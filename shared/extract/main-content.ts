@@ -273,7 +273,9 @@ export interface MainText extends MainNodes {
  * A class word or tag mistaken for furniture ("TestReport__Section--Ads" around a review, an
  * `<aside>` holding the live commentary) otherwise leaves a headline and a line. Readability retries
  * without its class flags the same way when its article is short; trafilatura falls back to a second
- * extractor when its first result looks wrong. The tree of `doc` is pruned in place.
+ * extractor when its first result looks wrong. Then the learned scope model (`page-scope.ts`), given
+ * the page's region as measured before the pass and the rules' choice, may take the whole region
+ * instead (method `region`). The tree of `doc` is pruned in place.
  */
 export function mainContentText(doc: Doc, options: ContentOptions & { reparse?: () => Doc } = {}): MainText {
   const { onScope, ...others } = options;
