@@ -89,10 +89,10 @@ after(async () => {
   project?.cleanup();
 });
 
-// The budget holds the learned block model and tag ranker too (about 32 KB packed: each is in the
-// library and in the stage bundles that extract or tag).
-test('the tarball holds the library, the construct, their declarations, the CLI, the web UI, the scoring profiles and the Lambda stages, and nothing else, in at most 5.1 MB', () => {
-  assert.ok(packedBytes <= 5_100_000, `the tarball is ${(packedBytes / 1e6).toFixed(2)} MB`);
+// The budget holds the learned block model, scope model and tag ranker too (about 40 KB packed:
+// each is in the library and in the stage bundles that extract or tag).
+test('the tarball holds the library, the construct, their declarations, the CLI, the web UI, the scoring profiles and the Lambda stages, and nothing else, in at most 5.2 MB', () => {
+  assert.ok(packedBytes <= 5_200_000, `the tarball is ${(packedBytes / 1e6).toFixed(2)} MB`);
   const pkg = join(project.dir, 'node_modules/trawl');
   for (const f of [
     'dist/shared/index.js',
