@@ -231,7 +231,7 @@ function approxText(p: TrainPage, probs: number[], dropBelow: number, addAbove: 
 }
 
 /** Both corpora's scores of some pages' texts: snippet F1 and whole-text F1. */
-function scoreTexts(pages: TrainPage[], texts: string[]): { snippets: Counts; whole: Array<{ p: number | null; r: number | null }> } {
+export function scoreTexts(pages: TrainPage[], texts: string[]): { snippets: Counts; whole: Array<{ p: number | null; r: number | null }> } {
   const snippets = zeroCounts();
   const whole: Array<{ p: number | null; r: number | null }> = [];
   pages.forEach((p, i) => {
@@ -243,7 +243,7 @@ function scoreTexts(pages: TrainPage[], texts: string[]): { snippets: Counts; wh
 
 const f1OfCounts = (c: Counts) => prf(c.tp, c.fp, c.fn).f1;
 /** The objective a model's thresholds are chosen by: the mean of the two corpora's F1. */
-const objective = (s: ReturnType<typeof scoreTexts>) => (f1OfCounts(s.snippets) + wholeTextF1(s.whole).f1) / 2;
+export const objective = (s: ReturnType<typeof scoreTexts>) => (f1OfCounts(s.snippets) + wholeTextF1(s.whole).f1) / 2;
 
 const DROP_BELOW = [0, 0.05, 0.1, 0.2, 0.3];
 const ADD_ABOVE = [0.5, 0.6, 0.7, 0.8, 0.9, 1.01];

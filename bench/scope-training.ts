@@ -8,9 +8,9 @@ import { mainContentText, blockText } from '../shared/extract/main-content.js';
 import { withBlockModel, type BlockModel } from '../shared/extract/block-model.js';
 import { regionNodes, regionProbability, SCOPE_FEATURES, withScopeModel, type ScopeModel } from '../shared/extract/page-scope.js';
 import { countPage, foldOf, norm, prf, zeroCounts } from './extraction-corpus.js';
-import { pageScore, wholeTextF1 } from './whole-text.js';
+import { pageScore } from './whole-text.js';
 import { extractPage } from '../shared/extract/extract-page.js';
-import { figures, fitBlockModel, fitTrees, type CorpusFigures, type TrainOptions, type TrainPage } from './block-training.js';
+import { figures, fitBlockModel, fitTrees, objective, scoreTexts, type CorpusFigures, type TrainOptions, type TrainPage } from './block-training.js';
 import { EXTRACT_OPTIONS } from './extraction-corpus.js';
 
 export const SCOPE_OPTIONS: TrainOptions = { trees: 40, depth: 3, rate: 0.15, lambda: 2, bins: 32, minLeaf: 3 };
@@ -70,17 +70,6 @@ function pageF1(p: TrainPage, text: string): number {
   return s.p && s.r ? (2 * s.p * s.r) / (s.p + s.r) : 0;
 }
 
-/** The mean of the two corpora's F1 over some pages' texts (the objective the threshold is chosen by). */
-function objective(pages: TrainPage[], texts: string[]): number {
-  const snippets = zeroCounts();
-  const whole: Array<{ p: number | null; r: number | null }> = [];
-  pages.forEach((p, i) => {
-    if (p.snippets) countPage(snippets, p.snippets, norm(texts[i]!));
-    else if (p.truth) whole.push(pageScore(p.truth.truth, texts[i]!));
-  });
-  return (prf(snippets.tp, snippets.fp, snippets.fn).f1 + wholeTextF1(whole).f1) / 2;
-}
-
 function treesOn(pages: TrainPage[], samples: ScopeSample[]): Pick<ScopeModel, 'base' | 'trees'> {
   const x: number[][] = [];
   const y: number[] = [];
@@ -116,8 +105,10 @@ export function fitScopeModel(pages: TrainPage[], samples: ScopeSample[], traine
   let best = { above: 1.01, score: -1 };
   for (const above of ABOVE) {
     const score = objective(
-      pages,
-      samples.map((s, i) => (probs[i]! > above ? s.regionText : s.rulesText)),
+      scoreTexts(
+        pages,
+        samples.map((s, i) => (probs[i]! > above ? s.regionText : s.rulesText)),
+      ),
     );
     if (score > best.score + 1e-9) best = { above, score };
   }

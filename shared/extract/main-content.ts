@@ -285,7 +285,7 @@ export function mainContentText(doc: Doc, options: ContentOptions & { reparse?: 
   const pageType = judging ? declaredType(doc) : undefined;
   const region = pageType ? regionStats(doc, pageType) : undefined;
   const chosen = rulesContentText(doc, { ...others, pageType });
-  if (!region || !judging) return chosen;
+  if (!region) return chosen;
   const features = scopeFeatures(region, chosen.method, textStats(chosen.nodes, false));
   onScope?.(features, chosen.text);
   if (!scopeModel || !regionWins(scopeModel, features)) return chosen;
