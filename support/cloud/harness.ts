@@ -399,7 +399,9 @@ async function handleBatch(emu: Emulators, queueUrl: string, queueArn: string, t
       awsRegion: 'us-east-1',
     })),
   };
-  const out = await timings.time('fetch-worker', () => fetchWorker(event, { getRemainingTimeInMillis: () => 60_000 }));
+  // Lambda's context: the time left of the function's 60 s timeout, counted from the invocation's start.
+  const endsAt = Date.now() + 60_000;
+  const out = await timings.time('fetch-worker', () => fetchWorker(event, { getRemainingTimeInMillis: () => endsAt - Date.now() }));
   const failed = new Set(out.batchItemFailures.map((f) => f.itemIdentifier));
   const deleted = new Set<string>();
   for (const m of batch) {

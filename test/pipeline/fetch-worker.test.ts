@@ -130,6 +130,21 @@ test("a host's URLs are fetched in priority order, one turn at a time; a duplica
   assert.equal((await deps.store.hostTurn(run.id, host))?.queued, 0);
 });
 
+test("a message takes no step whose fetch would end past its handler's deadline: its turn is handed on", async () => {
+  requests.length = 0;
+  const { deps, queue, sent } = await setup({ delayMs: 0, timeoutMs: 5000 });
+  await queue('/d1', '/d2', '/d3');
+  const turn = sent.splice(0)[0]!;
+  // The handler ends in 14 s: its first step is its own; a second (a 5 s fetch and the 10 s hand-on) would end past it.
+  const v = await frontierMessageStage(deps, turn, { ...wait, endsAt: Date.now() + 14_000 });
+  assert.ok(v.action === 'later' && v.outcome === 'robots-fetched', JSON.stringify(v));
+  assert.deepEqual(requests, ['/robots.txt'], 'robots.txt was the one step taken; the turn waits in the queue');
+  // With time to spare, the message, delivered again, takes the host's pages in a row.
+  const w = await frontierMessageStage(deps, turn, { ...wait, endsAt: Date.now() + 60_000 });
+  assert.ok(w.action === 'delete' && !w.next, JSON.stringify(w));
+  assert.deepEqual(requests.slice(1).sort(), ['/d1', '/d2', '/d3']);
+});
+
 test('a turn handed back to wait is renewed at its host, so a stall never takes it for lost', async () => {
   const slow = await setup({ delayMs: 600 });
   await slow.queue('/w1');

@@ -13,8 +13,16 @@ export interface WaitPolicy {
   maxInlineWaitMs: number;
   /** Stop waiting in the handler once this much time has gone by (stay well inside the Lambda timeout). */
   maxTotalWaitMs: number;
+  /**
+   * When the handler must be done (by the context's clock): a further step is taken only while a
+   * fetch at the run's timeout, and the hand-on after it, still fit before it. Absent: no deadline.
+   */
+  endsAt?: number;
   sleep?: (ms: number) => Promise<void>;
 }
+
+/** What a message keeps after its last step's fetch: starting its page workflows and handing its turn on. */
+export const HAND_ON_RESERVE_MS = 10_000;
 
 /**
  * Waits longer than this are handed back to the queue instead of slept in the handler. A second of
@@ -24,9 +32,13 @@ export interface WaitPolicy {
  */
 export const MAX_INLINE_WAIT_MS = 200;
 
-/** How long a handler with `remainingMs` left may wait for hosts: a host ready within MAX_INLINE_WAIT_MS is waited for, and waiting stops 20 s short of the timeout. */
-export function waitPolicyFor(remainingMs = 60_000): WaitPolicy {
-  return { maxInlineWaitMs: MAX_INLINE_WAIT_MS, maxTotalWaitMs: Math.max(0, remainingMs - 20_000) };
+/**
+ * How long a handler with `remainingMs` left may wait for hosts and go on taking steps: a host ready
+ * within MAX_INLINE_WAIT_MS is waited for, waiting stops 20 s short of the timeout, and a step is
+ * taken only while its fetch fits before the handler's end.
+ */
+export function waitPolicyFor(remainingMs = 60_000, now = Date.now()): WaitPolicy {
+  return { maxInlineWaitMs: MAX_INLINE_WAIT_MS, maxTotalWaitMs: Math.max(0, remainingMs - 20_000), endsAt: now + remainingMs };
 }
 
 /**
@@ -142,9 +154,11 @@ export async function frontierMessageStage(deps: CloudDeps, turn: HostTurn, poli
   const withPages = () => ({ outcome: outcomes.join(', '), ...(pages.length ? { pages } : {}) });
   // One context for the message however long it waits: one run read, one fetcher, one WARC file.
   return withRun(deps, turn.runId, async (ctx) => {
+    // A step after a wait of `delayMs` fits when its fetch (at the run's timeout) and the hand-on still end in time.
+    const fits = (delayMs: number) => policy.endsAt === undefined || ctx.clock() + delayMs + ctx.settings.timeoutMs + HAND_ON_RESERVE_MS <= policy.endsAt;
     for (;;) {
       const step = await takeTurn(ctx, turn);
-      const inline = (delayMs: number) => delayMs <= policy.maxInlineWaitMs && waited + delayMs <= policy.maxTotalWaitMs;
+      const inline = (delayMs: number) => delayMs <= policy.maxInlineWaitMs && waited + delayMs <= policy.maxTotalWaitMs && fits(delayMs);
       if (step.action === 'later') {
         if (inline(step.delayMs)) {
           await sleep(step.delayMs);
