@@ -1,5 +1,5 @@
 import { Tokenizer } from 'htmlparser2';
-import { HEADING_TAGS } from './dom.js';
+import { HEADING_TAGS, parseDocument, type Doc } from './dom.js';
 
 /**
  * What one page may cost before it is parsed. Measured on 990 real pages (the extraction
@@ -245,4 +245,16 @@ export function boundHtml(html: string, bounds: PageBounds = DEFAULT_PAGE_BOUNDS
   }
   if (at < end) parts.push(source.slice(at, end));
   return { html: parts.join(''), cuts };
+}
+
+/**
+ * A page parsed within its bounds. Most pages are far inside them: the page is parsed once, the
+ * parse counting as it goes, and only a page that passes a bound is scanned, cut (`boundHtml`) and
+ * parsed again.
+ */
+export function parseWithinBounds(html: string, bounds: PageBounds = DEFAULT_PAGE_BOUNDS): { doc: Doc; cuts: BoundCut[] } {
+  const doc = html.length <= bounds.maxChars ? parseDocument(html, bounds) : undefined;
+  if (doc) return { doc, cuts: [] };
+  const bounded = boundHtml(html, bounds);
+  return { doc: parseDocument(bounded.html), cuts: bounded.cuts };
 }

@@ -1,5 +1,5 @@
-import { parseDocument as parseTree } from 'htmlparser2';
-import { type AnyNode, type Document, Element, isTag, isText } from 'domhandler';
+import { Parser } from 'htmlparser2';
+import { type AnyNode, type Document, DomHandler, Element, isTag, isText } from 'domhandler';
 import { compile, selectAll, selectOne } from 'css-select';
 import { appendChild, textContent } from 'domutils';
 
@@ -15,9 +15,48 @@ export const HEADING_TAGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const;
 export type El = Element;
 export type { AnyNode };
 
-/** Parses HTML into a tree (lower-cased tag and attribute names, entities decoded), with body content that strayed into `<head>` moved to the body. */
-export function parseDocument(html: string): Doc {
-  const doc = parseTree(html, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+/** How large a tree a parse may build: elements, their nesting, links. */
+export interface TreeLimits {
+  maxElements: number;
+  maxDepth: number;
+  maxLinks: number;
+}
+
+class LimitPassed extends Error {}
+
+/** domhandler's tree builder, stopping the parse at the first element past a limit (before the parser's stack grows deep). */
+class LimitedHandler extends DomHandler {
+  private elements = 0;
+  private links = 0;
+
+  constructor(private readonly limits: TreeLimits) {
+    super();
+  }
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    // The stack holds the document and the open elements: its length is the new element's depth.
+    const l = this.limits;
+    if (++this.elements > l.maxElements || this.tagStack.length > l.maxDepth || (name === 'a' && ++this.links > l.maxLinks)) throw new LimitPassed();
+    super.onopentag(name, attribs);
+  }
+}
+
+/**
+ * Parses HTML into a tree (lower-cased tag and attribute names, entities decoded), with body
+ * content that strayed into `<head>` moved to the body. With `limits`, the parse stops at the first
+ * element past one and the answer is undefined (the caller bounds the page first: bounds.ts).
+ */
+export function parseDocument(html: string): Doc;
+export function parseDocument(html: string, limits: TreeLimits): Doc | undefined;
+export function parseDocument(html: string, limits?: TreeLimits): Doc | undefined {
+  const handler = limits ? new LimitedHandler(limits) : new DomHandler();
+  try {
+    new Parser(handler, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true }).end(html);
+  } catch (err) {
+    if (err instanceof LimitPassed) return undefined;
+    throw err;
+  }
+  const doc = handler.root;
   addSkeleton(doc);
   hoistBodyContent(doc);
   sinkTrailingContent(doc);

@@ -2,8 +2,8 @@ import { hash } from 'node:crypto';
 import { simhash } from '../dedupe/simhash.js';
 import { extractLinks, type ContextLink } from './link-context.js';
 import { chunkText, type Chunk, DEFAULT_CHUNKING } from './chunks.js';
-import { attr, parseDocument, selectEvery, selectFirst, textOf, type Doc } from './dom.js';
-import { boundHtml, type BoundCut, type PageBounds } from './bounds.js';
+import { attr, selectEvery, selectFirst, textOf, type Doc } from './dom.js';
+import { parseWithinBounds, type BoundCut, type PageBounds } from './bounds.js';
 import { robotsDirectives } from './robots-meta.js';
 import { blockText, mainContentText, type ContentMethod, type MainContentScope } from './main-content.js';
 import { toMarkdown } from './markdown.js';
@@ -71,8 +71,8 @@ export type LinkExtraction = Pick<
 
 /** Parses a page within its bounds. */
 function boundedDocument(html: string, options: ExtractOptions): { doc: Doc; cuts?: BoundCut[] } {
-  const bounded = boundHtml(html, options.bounds);
-  return { doc: parseDocument(bounded.html), cuts: bounded.cuts.length ? bounded.cuts : undefined };
+  const bounded = parseWithinBounds(html, options.bounds);
+  return { doc: bounded.doc, cuts: bounded.cuts.length ? bounded.cuts : undefined };
 }
 
 function linkParts(doc: Doc, url: string, options: ExtractOptions): Omit<LinkExtraction, 'shell'> {

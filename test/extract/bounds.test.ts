@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Parser } from 'htmlparser2';
-import { boundHtml, DEFAULT_PAGE_BOUNDS } from '../../shared/extract/bounds.js';
+import { boundHtml, DEFAULT_PAGE_BOUNDS, parseWithinBounds } from '../../shared/extract/bounds.js';
+import { parseDocument } from '../../shared/extract/dom.js';
+import { getOuterHTML as render } from 'domutils';
 import { extractPage } from '../../shared/extract/extract-page.js';
 import { canonicalize } from '../../shared/url/canonical.js';
 import { deepPage, manyLinksPage } from '../../support/web/hostile.js';
@@ -35,6 +37,27 @@ test('measures depth as the parser builds the tree: implied closes, void and sel
     const cut = boundHtml(html, { ...DEFAULT_PAGE_BOUNDS, maxDepth: depth - 1 }).cuts.find((c) => c.bound === 'maxDepth');
     assert.equal(cut?.found, depth, html.slice(0, 60));
     assert.equal(boundHtml(html, { ...DEFAULT_PAGE_BOUNDS, maxDepth: depth }).cuts.length, 0);
+  }
+});
+
+test('parses a page inside its bounds once, and one past a bound as the scan cuts it, bound by bound', () => {
+  const flat = `<body>${'<p>x</p>'.repeat(200)}</body>`;
+  const cases: Array<[string, Partial<typeof DEFAULT_PAGE_BOUNDS>]> = [
+    ...FIXTURES.map((name): [string, Partial<typeof DEFAULT_PAGE_BOUNDS>] => [fixtureHtml(name), {}]),
+    [deepPage(), {}],
+    [manyLinksPage(), { maxChars: 10_000_000 }],
+    [flat, { maxElements: 102 }],
+    [flat, { maxElements: 403 }],
+    [flat, { maxChars: 1000 }],
+    ['<p>one<p>two<div>three<ul><li>a<li>b<li><p>c</ul></div>', { maxDepth: 4 }],
+    ['<p>one<p>two<div>three<ul><li>a<li>b<li><p>c</ul></div>', { maxDepth: 5 }],
+  ];
+  for (const [html, bounds] of cases) {
+    const b = { ...DEFAULT_PAGE_BOUNDS, ...bounds };
+    const scanned = boundHtml(html, b);
+    const parsed = parseWithinBounds(html, b);
+    assert.deepEqual(parsed.cuts, scanned.cuts, html.slice(0, 60));
+    assert.equal(render(parsed.doc), render(parseDocument(scanned.html)), html.slice(0, 60));
   }
 });
 
