@@ -22,12 +22,6 @@ function tokenizer(): Cl100k {
   cl100k ??= Cl100k.load(RANKS);
   return cl100k;
 }
-/**
- * A page's text is data, not a prompt: a special token's spelling in it (an article about
- * tokenizers quoting `<|endoftext|>`) is encoded as the plain text it is.
- */
-const encode = (text: string) => tokenizer().encode(text);
-
 /** A piece of a document sized for an embedding model. */
 export interface Chunk {
   id: string;
@@ -59,32 +53,42 @@ interface Sentence {
 }
 
 /**
- * BPE merging is quadratic in the length of one pre-token, so a 5 MB run without spaces (a
- * base64 blob, a generated page) would take minutes. Runs longer than this are cut into pieces
- * first; natural-language words are far shorter, so real text tokenizes exactly as before.
+ * BPE merging is quadratic in the length of one pre-token, so a 5 MB run of letters (a base64
+ * blob, a generated page) would take minutes. Longer pre-tokens are merged in parts of this many
+ * characters; natural-language words are far shorter, so real text tokenizes exactly as tiktoken does.
  */
-const MAX_RUN = 64;
-// Anchored at a run's start (the lookbehind): unanchored, the search retried inside every word.
-const LONG_RUN = new RegExp(`(?<!\\S)\\S{${MAX_RUN + 1},}`, 'g');
+const MAX_PIECE = 64;
 
+/**
+ * A page's text is data, not a prompt: a special token's spelling in it (an article about
+ * tokenizers quoting `<|endoftext|>`) is encoded as the plain text it is.
+ */
 function tokenize(text: string): number[] {
-  return encode(text.length > MAX_RUN ? text.replace(LONG_RUN, (run) => run.replace(new RegExp(`.{${MAX_RUN}}`, 'g'), '$& ').trimEnd()) : text);
+  return tokenizer().encode(text, MAX_PIECE);
 }
 
 export function countTokens(text: string): number {
   return tokenize(text).length;
 }
 
+/** Token counts of stretches of a text, from one pass over it (`Cl100k.spans`). */
+function spanCounter(text: string): (from: number, to: number) => number {
+  const spans = tokenizer().spans(text, MAX_PIECE);
+  return (from, to) => spans.countSpan(from, to);
+}
+
 /** Sentences (and paragraph breaks) with their token counts; a sentence longer than the maximum is cut by tokens. */
-function sentences(text: string, maxTokens: number): Sentence[] {
+function sentences(text: string, maxTokens: number, count: (from: number, to: number) => number): Sentence[] {
   const out: Sentence[] = [];
-  const re = /[^.!?\n]+(?:[.!?]+["')\]]*|\n+|$)\s*/g;
+  // Every character is in a sentence: one may start with its marks (`![image](…)`, `…and`), and a line of marks is one.
+  const re = /[.!?]*[^.!?\n]+(?:[.!?]+["')\]]*|\n+|$)\s*|[.!?\n]+\s*/g;
   for (let m = re.exec(text); m && m[0].length > 0; m = re.exec(text)) {
-    const tokens = tokenize(m[0]);
-    if (tokens.length <= maxTokens) {
-      out.push({ text: m[0], tokens: tokens.length, offset: m.index });
+    const counted = count(m.index, m.index + m[0].length);
+    if (counted <= maxTokens) {
+      out.push({ text: m[0], tokens: counted, offset: m.index });
       continue;
     }
+    const tokens = tokenize(m[0]);
     let offset = m.index;
     // One decoder across the pieces: a character whose bytes two pieces share goes whole to the second.
     const utf8 = new TextDecoder();
@@ -105,7 +109,8 @@ function sentences(text: string, maxTokens: number): Sentence[] {
 export function chunkText(fullText: string, options: ChunkOptions = DEFAULT_CHUNKING): Chunk[] {
   // 1 MiB of text is ~250k tokens, ~500 chunks: past that a "page" is a data dump, not prose to embed.
   const text = fullText.length > MAX_CHUNKED_CHARS ? fullText.slice(0, MAX_CHUNKED_CHARS) : fullText;
-  const all = sentences(text, options.maxTokens);
+  const count = spanCounter(text);
+  const all = sentences(text, options.maxTokens, count);
   if (all.length === 0) return [];
   const groups: Sentence[][] = [];
   let current: Sentence[] = [];
@@ -138,14 +143,16 @@ export function chunkText(fullText: string, options: ChunkOptions = DEFAULT_CHUN
     previous.push(...newInLast);
   } else groups.push(current);
   const chunks: Chunk[] = groups.map((g) => {
-    const body = g
-      .map((s) => s.text)
-      .join('')
-      .trim();
+    const joined = g.map((s) => s.text).join('');
+    const body = joined.trim();
+    // Sentences that follow each other in the text: the body is a stretch of it, counted from the one pass.
+    const from = g[0]!.offset;
+    const stretch = text.startsWith(joined, from);
+    const lead = joined.length - joined.trimStart().length;
     return {
       id: hash('sha256', body, 'hex').slice(0, 32),
       text: body,
-      tokens: countTokens(body),
+      tokens: stretch ? count(from + lead, from + lead + body.length) : countTokens(body),
       position: Math.round((g[0]!.offset / Math.max(1, text.length)) * 1000) / 1000,
     };
   });

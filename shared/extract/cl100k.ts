@@ -104,22 +104,47 @@ export class Cl100k {
     return new Cl100k(JSON.parse(readFileSync(path, 'utf8')) as RankFile);
   }
 
-  /** Tokens of `text`, special tokens' spellings encoded as the plain text they are (tiktoken's `encode_ordinary`). */
-  encode(text: string): number[] {
+  /**
+   * Tokens of `text`, special tokens' spellings encoded as the plain text they are (tiktoken's
+   * `encode_ordinary`). Byte-pair merging is quadratic in a piece's length: with `maxPiece`, a
+   * longer piece (a run of letters in a base64 blob) is merged in parts of that many characters.
+   */
+  encode(text: string, maxPiece = Infinity): number[] {
     const out: number[] = [];
-    for (const match of text.matchAll(PIECES)) {
-      const piece = match[0];
-      let tokens = this.cache.get(piece);
-      if (!tokens) {
-        const bytes = Buffer.from(piece, 'utf8').toString('latin1');
-        const whole = this.rank(bytes, 0, bytes.length);
-        tokens = whole < 0 ? this.merge(bytes) : [whole];
-        if (this.cache.size >= CACHE_PIECES) this.cache.clear();
-        this.cache.set(piece, tokens);
-      }
-      for (const t of tokens) out.push(t);
-    }
+    for (const match of text.matchAll(PIECES)) for (const t of this.pieceTokens(match[0], maxPiece)) out.push(t);
     return out;
+  }
+
+  /** The tokens of one pre-tokenizer piece (remembered: words repeat), merged in parts of `maxPiece` characters at most. */
+  private pieceTokens(piece: string, maxPiece = Infinity): number[] {
+    if (piece.length > maxPiece) {
+      const out: number[] = [];
+      for (let at = 0; at < piece.length;) {
+        let end = Math.min(piece.length, at + maxPiece);
+        // Never between the halves of a surrogate pair.
+        if (end < piece.length && (piece.charCodeAt(end) & 0xfc00) === 0xdc00) end--;
+        for (const t of this.pieceTokens(piece.slice(at, end))) out.push(t);
+        at = end;
+      }
+      return out;
+    }
+    let tokens = this.cache.get(piece);
+    if (!tokens) {
+      const bytes = Buffer.from(piece, 'utf8').toString('latin1');
+      const whole = this.rank(bytes, 0, bytes.length);
+      tokens = whole < 0 ? this.merge(bytes) : [whole];
+      if (this.cache.size >= CACHE_PIECES) this.cache.clear();
+      this.cache.set(piece, tokens);
+    }
+    return tokens;
+  }
+
+  /**
+   * Counts tokens of many stretches of one text with one pass over it (`TokenSpans.count`): the
+   * text's pieces are counted once, and a stretch's count is theirs, its edges counted again.
+   */
+  spans(text: string, maxPiece = Infinity): TokenSpans {
+    return new TokenSpans(text, (piece) => this.pieceTokens(piece, maxPiece).length);
   }
 
   /** The bytes of `tokens`, concatenated. */
@@ -170,6 +195,110 @@ export class Cl100k {
     }
     const tokens: number[] = [];
     for (let i = 0; i + 1 < starts.length; i++) tokens.push(this.rank(bytes, starts[i]!, starts[i + 1]!));
+    return tokens;
+  }
+}
+
+const isSpace = (c: number) =>
+  (c >= 9 && c <= 13) ||
+  c === 32 ||
+  c === 0x85 ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000;
+
+/**
+ * Exact token counts of stretches of one text, as `encode(text.slice(from, to)).length` would give
+ * them, from one pre-tokenization of the whole text. The pattern has no look-behind, so a stretch's
+ * own pieces are the text's from the first place their boundaries meet, up to the last piece
+ * whose matching never looked at a character past the stretch's end: a piece looks one character
+ * past its end, and one starting with white space looks to the end of that white space. The
+ * pieces before the meeting place and after the last such piece are the stretch's own, counted here.
+ */
+export class TokenSpans {
+  /** Where each of the text's pieces starts, and the text's length last. */
+  private readonly starts: number[] = [];
+  /** Tokens before each piece: `before[i + 1] - before[i]` are piece i's. */
+  private readonly before: number[] = [0];
+  private readonly re = new RegExp(PIECES.source, PIECES.flags);
+
+  constructor(
+    private readonly text: string,
+    private readonly count: (piece: string) => number,
+  ) {
+    let total = 0;
+    for (const m of text.matchAll(PIECES)) {
+      this.starts.push(m.index);
+      this.before.push((total += count(m[0])));
+    }
+    this.starts.push(text.length);
+  }
+
+  /** The index of the piece starting at `at`, or -1 when no piece starts there. */
+  private pieceAt(at: number): number {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid]! < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.starts.length - 1 && this.starts[lo] === at ? lo : -1;
+  }
+
+  /** Whether matching piece i looked at nothing at or past `to`. */
+  private inside(i: number, to: number): boolean {
+    const start = this.starts[i]!;
+    const end = this.starts[i + 1]!;
+    if (end >= to) return false;
+    if (!isSpace(this.text.charCodeAt(start))) return true;
+    let run = start;
+    while (run < to && isSpace(this.text.charCodeAt(run))) run++;
+    return run < to;
+  }
+
+  /** Tokens of `text.slice(from, to)`. */
+  countSpan(from: number, to: number): number {
+    const sub = this.text.slice(from, to);
+    const re = this.re;
+    re.lastIndex = 0;
+    let tokens = 0;
+    let first = -1;
+    // An end inside a surrogate pair leaves half a character the text does not have: all counted here.
+    const low = (at: number) => at > 0 && at < this.text.length && (this.text.charCodeAt(at) & 0xfc00) === 0xdc00;
+    const split = low(from) || low(to);
+    // The stretch's own pieces until one ends where a piece of the text starts.
+    while (!split && re.lastIndex < sub.length) {
+      first = this.pieceAt(from + re.lastIndex);
+      if (first >= 0) break;
+      const m = re.exec(sub)!;
+      tokens += this.count(m[0]);
+    }
+    if (split) for (let m = re.exec(sub); m; m = re.exec(sub)) tokens += this.count(m[0]);
+    if (first < 0) return tokens;
+    // The text's pieces from there, while their matching stayed inside the stretch.
+    let last = first - 1;
+    let lo = first;
+    let hi = this.starts.length - 2;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid + 1]! < to) {
+        last = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    while (last >= first && !this.inside(last, to)) last--;
+    if (last >= first) {
+      tokens += this.before[last + 1]! - this.before[first]!;
+      re.lastIndex = this.starts[last + 1]! - from;
+    }
+    // The stretch's own pieces after them.
+    for (let m = re.exec(sub); m; m = re.exec(sub)) tokens += this.count(m[0]);
     return tokens;
   }
 }

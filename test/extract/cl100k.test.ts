@@ -105,3 +105,20 @@ test('encodes every text to the tokens tiktoken gives, and decodes them back to 
 test('a damaged rank table is refused with what is wrong', () => {
   assert.throws(() => new Cl100k({ pat_str: '', bpe_ranks: ranks.bpe_ranks.slice(0, 5000) }), /holds \d+ tokens, not 100,256: the file is damaged/);
 });
+
+test('counts any stretch of a text as tiktoken counts the stretch on its own, from one pass over the text', () => {
+  const next = random(47);
+  let spans = 0;
+  for (const text of texts()) {
+    const counter = ours.spans(text);
+    for (let i = 0; i < 60; i++) {
+      const from = Math.floor(next() * text.length);
+      const to = from + Math.floor(next() * Math.min(2000, text.length - from + 1));
+      const stretch = text.slice(from, to);
+      assert.equal(counter.countSpan(from, to), reference.encode_ordinary(stretch).length, JSON.stringify(stretch.slice(0, 200)));
+      spans++;
+    }
+    assert.equal(counter.countSpan(0, text.length), reference.encode_ordinary(text).length);
+  }
+  assert.ok(spans > 20_000, `${spans} stretches compared`);
+});

@@ -48,6 +48,28 @@ test('merges a short tail and splits an over-long sentence', () => {
   assert.deepEqual(chunkText(''), []);
 });
 
+test("chunks keep every character of the text, and count their tokens as tiktoken does, links' long URLs too", () => {
+  const url = `https://example.com/${'a-long-path-segment/'.repeat(6)}page.html`;
+  const lines = Array.from({ length: 60 }, (_, i) =>
+    i % 3 === 0 ? `![figure ${i}](${url}?n=${i})` : i % 3 === 1 ? `...and ${prose(i, 30)}?! See [the page](${url}).` : `!!!\n${prose(i, 20)}.`,
+  );
+  const text = lines.join('\n');
+  const chunks = chunkText(text);
+  assert.ok(chunks.length >= 2);
+  const words = (s: string) => s.replace(/\s+/g, '');
+  // Without the overlap, the chunks are the text: no image's mark or line of marks is left out.
+  let rebuilt = chunks[0]!.text;
+  for (const c of chunks.slice(1)) {
+    const overlap = [...Array(c.text.length).keys()].reverse().find((n) => n > 0 && rebuilt.endsWith(c.text.slice(0, n))) ?? 0;
+    rebuilt += c.text.slice(overlap);
+  }
+  assert.equal(words(rebuilt), words(text));
+  for (const c of chunks) assert.equal(c.tokens, countTokens(c.text));
+  // A run of 149 characters without spaces (the URL) is counted as tiktoken counts it (36 tokens): only a piece longer than 64 characters is merged in parts.
+  assert.equal(countTokens(url), 36);
+  assert.ok(countTokens('x'.repeat(6400)) >= 100, 'a 6,400-letter piece is merged in parts of 64');
+});
+
 test('an over-long sentence in a non-Latin script is cut between characters, never inside one', () => {
   // Mathematical letters (4 bytes, more than one token each) and no sentence end: the sentence is cut by tokens, inside characters.
   const text = '𝔘𝔫𝔦𝔠𝔬𝔡𝔢'.repeat(1200);
