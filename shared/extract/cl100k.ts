@@ -140,7 +140,7 @@ export class Cl100k {
   }
 
   /**
-   * Counts tokens of many stretches of one text with one pass over it (`TokenSpans.count`): the
+   * Counts tokens of many stretches of one text with one pass over it (`TokenSpans.countSpan`): the
    * text's pieces are counted once, and a stretch's count is theirs, its edges counted again.
    */
   spans(text: string, maxPiece = Infinity): TokenSpans {
