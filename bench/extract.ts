@@ -4,8 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { extractPage } from '../shared/extract/extract-page.js';
-import { boundHtml } from '../shared/extract/bounds.js';
-import { parseDocument } from '../shared/extract/dom.js';
+import { parseWithinBounds } from '../shared/extract/bounds.js';
 import { extractLinks } from '../shared/extract/link-context.js';
 import { metadataFields } from '../shared/extract/metadata.js';
 import { mainContentText } from '../shared/extract/main-content.js';
@@ -95,12 +94,12 @@ function stages(pages: Array<{ url: string; html: string }>): Record<string, num
     return r;
   };
   for (const p of pages) {
-    const bounded = time('bounds', () => boundHtml(p.html));
-    const doc = time('parse', () => parseDocument(bounded.html));
+    // Parsed within the page's bounds, as extractPage parses (a page past a bound is scanned and cut first).
+    const doc = time('parse', () => parseWithinBounds(p.html).doc);
     time('links', () => extractLinks(doc, p.url, opts));
     time('metadata', () => metadataFields(doc, p.url));
     // Its text included, and the second look at a short first choice (a parse of its own).
-    const main = time('main content', () => mainContentText(doc, { reparse: () => parseDocument(bounded.html) }));
+    const main = time('main content', () => mainContentText(doc, { reparse: () => parseWithinBounds(p.html).doc }));
     const text = main.text;
     const md = time('markdown', () => toMarkdown(main.nodes, p.url));
     time('chunks (BPE)', () => chunkText(md));
