@@ -156,6 +156,8 @@ export function chunkText(fullText: string, options: ChunkOptions = DEFAULT_CHUN
       position: Math.round((g[0]!.offset / Math.max(1, text.length)) * 1000) / 1000,
     };
   });
+  // A text of white space and marks alone ("\n", "   ") has nothing to embed.
+  if (chunks.length === 1 && !chunks[0]!.text) return [];
   chunks.forEach((c, i) => {
     c.prevId = chunks[i - 1]?.id;
     c.nextId = chunks[i + 1]?.id;

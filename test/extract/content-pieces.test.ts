@@ -46,6 +46,7 @@ test('merges a short tail and splits an over-long sentence', () => {
   assert.ok(parts.length >= 3);
   assert.ok(parts.every((c) => c.tokens <= 1024));
   assert.deepEqual(chunkText(''), []);
+  assert.deepEqual(chunkText('\n\n  \n'), [], 'white space alone is no chunk');
 });
 
 test("chunks keep every character of the text, and count their tokens as tiktoken does, links' long URLs too", () => {
