@@ -16,7 +16,7 @@ export interface EventBridgeServer {
   events: PutEvent[];
   /** The next PutEvents calls answer with every entry failed (EventBridge's partial failure). */
   failNext(calls: number): void;
-  /** Every nth entry from now on is refused alone (ThrottlingException), as a busy bus refuses part of a call. */
+  /** Every nth entry from now on is refused alone (ThrottlingException), as a busy bus refuses part of a call; an entry is refused once at most. */
   refuseEvery(n: number): void;
   close(): Promise<void>;
 }
@@ -26,6 +26,7 @@ export async function startEventBridgeServer(): Promise<EventBridgeServer> {
   let failing = 0;
   let refuseEvery = 0;
   let seen = 0;
+  const refused = new Set<string>();
   const server = await serve(async (req, res) => {
     const reply = (status: number, payload: unknown) =>
       void res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(payload));
@@ -40,7 +41,11 @@ export async function startEventBridgeServer(): Promise<EventBridgeServer> {
       return reply(200, { FailedEntryCount: Entries.length, Entries: Entries.map(() => ({ ErrorCode: 'InternalFailure', ErrorMessage: 'try again' })) });
     }
     const answers = Entries.map((e) => {
-      if (refuseEvery && ++seen % refuseEvery === 0) return { ErrorCode: 'ThrottlingException', ErrorMessage: 'Rate exceeded' };
+      // An entry is refused once at most: a retry of it is taken, however the calls interleave.
+      if (refuseEvery && !refused.has(e.Detail ?? '') && ++seen % refuseEvery === 0) {
+        refused.add(e.Detail ?? '');
+        return { ErrorCode: 'ThrottlingException', ErrorMessage: 'Rate exceeded' };
+      }
       let detail: unknown;
       try {
         detail = JSON.parse(e.Detail ?? '');
