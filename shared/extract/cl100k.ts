@@ -199,18 +199,8 @@ export class Cl100k {
   }
 }
 
-const isSpace = (c: number) =>
-  (c >= 9 && c <= 13) ||
-  c === 32 ||
-  c === 0x85 ||
-  c === 0xa0 ||
-  c === 0x1680 ||
-  (c >= 0x2000 && c <= 0x200a) ||
-  c === 0x2028 ||
-  c === 0x2029 ||
-  c === 0x202f ||
-  c === 0x205f ||
-  c === 0x3000;
+/** One character of the pre-tokenizer's white space (`SPACE`). */
+const SPACE_CHAR = new RegExp(`[${SPACE}]`);
 
 /**
  * Exact token counts of stretches of one text, as `encode(text.slice(from, to)).length` would give
@@ -256,9 +246,9 @@ export class TokenSpans {
     const start = this.starts[i]!;
     const end = this.starts[i + 1]!;
     if (end >= to) return false;
-    if (!isSpace(this.text.charCodeAt(start))) return true;
+    if (!SPACE_CHAR.test(this.text[start]!)) return true;
     let run = start;
-    while (run < to && isSpace(this.text.charCodeAt(run))) run++;
+    while (run < to && SPACE_CHAR.test(this.text[run]!)) run++;
     return run < to;
   }
 
