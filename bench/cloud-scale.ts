@@ -416,7 +416,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   } else {
     const t = traceSummary(trace);
     console.log(
-      `Trace: ${t.web} web of ${t.hosts} hosts, ${trace.pages} pages, ${t.urlItemsPerPage} URL items a page, ${trace.requests} requests, ${t.throttles} throttles, through the cloud path on emulators (bench:cloud); ${trace.partitions.length} partition-key patterns, $${trace.usdPer1kPages.toFixed(4)} per 1,000 pages\n`,
+      `Trace: ${t.web} web of ${t.hosts} hosts, ${trace.pages} pages, ${t.urlItemsPerPage} frontier URLs a page, ${trace.requests} requests, ${t.throttles} throttles, through the cloud path on emulators (bench:cloud); ${trace.partitions.length} partition-key patterns, $${trace.usdPer1kPages.toFixed(4)} per 1,000 pages\n`,
     );
     for (const [name, d] of Object.entries(DEPLOYMENTS)) {
       console.log(

@@ -20,6 +20,7 @@ import { cloudCrawl } from '../support/cloud/harness.js';
 import { synthApp } from '../support/synth.js';
 import { OPEN_WEB_DEFAULTS, startOpenWeb } from '../support/web/open-web.js';
 import { QuotaLayer, quotaOptionsOf } from '../support/cloud/quota-layer.js';
+import { frontierUrlCount } from '../shared/store/aws/dynamo-waiting.js';
 
 const LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024;
 /** Memory (MB) of each stage as the Crawler construct deploys it by default. */
@@ -255,16 +256,15 @@ const parts = {
 };
 const total = Object.values(parts).reduce((a, b) => a + b, 0);
 
-// What the crawl left stored: every item of the table by bytes, and the URL items (fetched or not).
+// What the crawl left stored: every item of the table by bytes, and the frontier's URLs (fetched or
+// not: URL items, and URLs still waiting in their page's batch).
 let dynamoBytes = 0;
 let urlItems = 0;
 let start: Record<string, unknown> | undefined;
 do {
   const res = await emu.clients.doc.send(new ScanCommand({ TableName: names.table, ExclusiveStartKey: start }));
-  for (const item of res.Items ?? []) {
-    dynamoBytes += Buffer.byteLength(JSON.stringify(item));
-    if (item.type === 'URL') urlItems++;
-  }
+  for (const item of res.Items ?? []) dynamoBytes += Buffer.byteLength(JSON.stringify(item));
+  urlItems += frontierUrlCount(res.Items ?? []);
   start = res.LastEvaluatedKey;
 } while (start);
 const urlItemsPerPage = urlItems / pages;
@@ -352,7 +352,7 @@ if (JSON_OUT) {
   );
 } else {
   say(
-    `\nCrawl through the cloud path on an open web of ${web.hosts.length} hosts from ${SEEDS} seeds: ${pages} pages stored (${LINKS} links a page), ${urlItems} URL items (${urlItemsPerPage.toFixed(1)} a page, most never fetched), ${requests} requests, ${throttles} throttles, ${(crawl.elapsedMs / 1000).toFixed(1)} s on 4 workers, ${DELAY_MS} ms per-host delay\n`,
+    `\nCrawl through the cloud path on an open web of ${web.hosts.length} hosts from ${SEEDS} seeds: ${pages} pages stored (${LINKS} links a page), ${urlItems} URLs in the frontier (${urlItemsPerPage.toFixed(1)} a page, most never fetched), ${requests} requests, ${throttles} throttles, ${(crawl.elapsedMs / 1000).toFixed(1)} s on 4 workers, ${DELAY_MS} ms per-host delay\n`,
   );
   table(lambdaRows);
   say('');

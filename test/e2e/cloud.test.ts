@@ -66,12 +66,14 @@ before(async () => {
   bucket = names.bucket;
   cloudWeb = await startWeb(WEB);
   localWeb = await startWeb(WEB);
+  // The bound is a hang guard: the crawl takes about 160 s of one core on an idle machine, and CI
+  // runs it beside the open-web test on two cores.
   crawl = await cloudCrawl(
     emu,
     synth,
     names,
     { crawl: 'synthetic', seeds: cloudWeb.seeds(), settings: SETTINGS },
-    { workers: 4, pollMs: 200, timeoutMs: 240_000, throughApi: true },
+    { workers: 4, pollMs: 200, timeoutMs: 480_000, throughApi: true },
   );
   items = await tableItems(emu, names.table);
   data = tempDir();

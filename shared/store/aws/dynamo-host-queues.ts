@@ -2,11 +2,13 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { HostQueues, HostTurn, HostTurnRecord, PendingUrl, QueueClosing, QueuedAt } from '../../ports/index.js';
 import type { FetchKind } from '../../fetch/content-type.js';
 import { stateMoves } from './dynamo-ledger.js';
-import { DynamoLedger } from './dynamo-ledger.js';
 import { isConditionFailure } from './dynamo-table.js';
+import { DynamoWaiting, WAITING_SK } from './dynamo-waiting.js';
 import { FRONTIER_INDEX, hostQueueKeys, keys, runPartition } from './table-layout.js';
 
 const URL_SK = 'URL#';
+/** Reads of a host's queue head one `nextQueued` makes at most, admitting the waiting batches it finds there. */
+const ADMIT_ROUNDS = 3;
 
 /** Parked hosts this process has recorded for a run (`table\nrun\nhost`). */
 const parkedSeen = new Set<string>();
@@ -18,7 +20,7 @@ const PARKED_SEEN_MAX = 200_000;
  * `HOST#<host>`, beside its page slots) holds the host's live turn and queued count, each change
  * one conditional update, so a turn ends only when nothing is queued at its host.
  */
-export abstract class DynamoHostQueues extends DynamoLedger implements HostQueues {
+export abstract class DynamoHostQueues extends DynamoWaiting implements HostQueues {
   private async hostKey(runId: number, host: string) {
     return keys.runHost(runId, host, await this.shardsOf(runId));
   }
@@ -126,10 +128,25 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
    * The first `limit` URLs of a host's queue. Each part is asked for its first few (a share of
    * `limit`, one more): the merged list is in exact order as far as that share, about the order
    * beyond it. A part that may hold more while the merged list falls short of `limit` is asked
-   * again for `limit`, so a short answer still means the queue holds no more.
+   * again for `limit`, so a short answer still means the queue holds no more. Batches of URLs
+   * waiting (`WAIT#`) among the first `limit` are admitted, and the queue read again.
    */
   async nextQueued(runId: number, host: string, limit: number): Promise<QueuedAt[]> {
-    const parts = hostQueueKeys(runId, host, (await this.layoutOf(runId)).queueParts);
+    const layout = await this.layoutOf(runId);
+    for (let round = 1; ; round++) {
+      const head = await this.queueHead(runId, host, limit, layout.queueParts);
+      const waiting = head.filter((i) => String(i.SK).startsWith(WAITING_SK));
+      if (waiting.length === 0 || round === ADMIT_ROUNDS) {
+        return head
+          .filter((i) => String(i.SK).startsWith(URL_SK))
+          .map((i) => ({ urlId: String(i.SK).slice(URL_SK.length), notBefore: Number(i.notBefore ?? 0) }));
+      }
+      await this.admitWaiting(runId, await this.hostKey(runId, host), waiting, layout);
+    }
+  }
+
+  private async queueHead(runId: number, host: string, limit: number, queueParts: number): Promise<Array<Record<string, unknown>>> {
+    const parts = hostQueueKeys(runId, host, queueParts);
     const share = parts.length === 1 ? limit : Math.ceil(limit / parts.length) + 1;
     const read = async (q: string, n: number) => (await this.frontierPartition(q, n)).Items ?? [];
     let lists = await Promise.all(parts.map((q) => read(q, share)));
@@ -137,10 +154,9 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
     if (share < limit && total < limit) lists = await Promise.all(lists.map((l, k) => (l.length < share ? l : read(parts[k]!, limit))));
     return lists
       .flat()
-      .filter((i) => String(i.SK).startsWith(URL_SK))
+      .filter((i) => String(i.SK).startsWith(URL_SK) || String(i.SK).startsWith(WAITING_SK))
       .sort((a, b) => (String(a[FRONTIER_INDEX.sk]) < String(b[FRONTIER_INDEX.sk]) ? -1 : 1))
-      .slice(0, limit)
-      .map((i) => ({ urlId: String(i.SK).slice(URL_SK.length), notBefore: Number(i.notBefore ?? 0) }));
+      .slice(0, limit);
   }
 
   async keepTurn(turn: HostTurn, taken: number, now: number): Promise<boolean> {
@@ -240,17 +256,18 @@ export abstract class DynamoHostQueues extends DynamoLedger implements HostQueue
     const res = await this.doc.send(
       new QueryCommand({
         TableName: this.table,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        // URL items and the batches of URLs waiting (`WAIT#`, after them): a waiting batch is its host's queued work.
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
         FilterExpression: '#st IN (:q, :f)',
-        ProjectionExpression: 'urlId, #host, #st, leaseUntil, attempts, kind',
+        ProjectionExpression: 'SK, urlId, #host, #st, leaseUntil, attempts, kind',
         ExpressionAttributeNames: { '#st': 'state', '#host': 'host' },
-        ExpressionAttributeValues: { ':pk': pk, ':sk': URL_SK, ':q': 'queued', ':f': 'in_flight' },
+        ExpressionAttributeValues: { ':pk': pk, ':from': URL_SK, ':to': `${WAITING_SK}\uffff`, ':q': 'queued', ':f': 'in_flight' },
         ExclusiveStartKey: cursor === undefined ? undefined : { PK: pk, SK: cursor },
         Limit: limit,
       }),
     );
     const urls = (res.Items ?? []).map((i) => ({
-      urlId: String(i.urlId),
+      urlId: String(i.urlId ?? i.SK),
       host: String(i.host),
       state: i.state as PendingUrl['state'],
       ...(i.leaseUntil !== undefined ? { leaseUntil: Number(i.leaseUntil) } : {}),

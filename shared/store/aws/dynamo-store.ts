@@ -1,9 +1,7 @@
 import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
-  FINAL_STATES,
   ROBOTS_REFUSAL,
   SETTLED_STATES,
-  SOFT_SKIPS,
   type BlobStore,
   type CrawlStore,
   type FetchCommit,
@@ -14,7 +12,7 @@ import {
   type UrlState,
   type UrlReason,
 } from '../../ports/index.js';
-import { fetchItem, frontierItem, queueEntry, recordOf, type RunLayout } from './dynamo-items.js';
+import { fetchItem, queueEntry, recordOf, type RunLayout } from './dynamo-items.js';
 import { latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoRuns } from './dynamo-runs.js';
 import { STATE_COUNTER, stateMoves } from './dynamo-ledger.js';
@@ -35,18 +33,6 @@ export interface DynamoStoreOptions {
   fetchRetentionDays?: number;
   /** Where texts too large for an item (long markdown, huge robots.txt) are kept. */
   blobs: BlobStore;
-}
-
-/** URLs a run has in the frontier (neither absent nor skipped for a path-dependent reason), by table and run: what this process has seen. */
-const seenByRun = new Map<string, Set<string>>();
-/** A warm Lambda keeps its cache across pages; past this many URLs a run's set starts over. */
-const SEEN_MAX = 200_000;
-
-function seenUrls(table: string, runId: number): Set<string> {
-  const key = `${table}\n${runId}`;
-  let set = seenByRun.get(key);
-  if (!set || set.size > SEEN_MAX) seenByRun.set(key, (set = new Set()));
-  return set;
 }
 
 /**
@@ -73,56 +59,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   readonly changes: DynamoChanges;
 
   async addUrls(rows: FrontierRow[]): Promise<string[]> {
-    const expiresAt = Math.floor(Date.now() / 1000) + this.retentionSeconds;
-    const inserted: string[] = [];
-    // Counted once, in one update: a progress check between a settled +1 and its enqueued +1 would see a drained run.
-    const counts = new Map<number, Record<string, number>>();
-    const count = (runId: number, moves: Record<string, number>) => {
-      const c = counts.get(runId) ?? {};
-      for (const [k, n] of Object.entries(moves)) c[k] = (c[k] ?? 0) + n;
-      counts.set(runId, c);
-    };
-    // Most links of a page are known already: those this process has seen in the run are dropped,
-    // one eventually consistent BatchGet (half a read unit each) finds the others, and only the
-    // rest are written. A failed conditional put would cost a write unit each.
-    const seen = (runId: number) => seenUrls(this.table, runId);
-    const unseen = rows.filter((r) => !seen(r.runId).has(r.urlId));
-    const layouts = new Map<number, RunLayout>();
-    for (const runId of new Set(rows.map((r) => r.runId))) layouts.set(runId, await this.layoutOf(runId));
-    const keyOf = (r: FrontierRow) => keys.frontier(r.runId, r.urlId, layouts.get(r.runId)!.shards);
-    const known = new Map((await this.batchGet(unseen.map(keyOf), ['PK', 'SK', 'state', 'reason'])).map((i) => [`${String(i.PK)}\n${String(i.SK)}`, i]));
-    const candidates = unseen.filter((row) => {
-      const k = keyOf(row);
-      const current = known.get(`${k.PK}\n${k.SK}`);
-      const soft = current?.state === 'skipped' && (SOFT_SKIPS as readonly unknown[]).includes(current.reason);
-      if (current && !soft) seen(row.runId).add(row.urlId);
-      return !current || (row.state === 'queued' && soft);
-    });
-    await inBatches(candidates, 16, async (row) => {
-      // A URL skipped for a reason that depends on the path to it is queued when a better path appears.
-      const soft = row.state === 'queued';
-      try {
-        const res = await this.doc.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: frontierItem(row, expiresAt, layouts.get(row.runId)!),
-            ConditionExpression: soft ? 'attribute_not_exists(PK) OR (#st = :skipped AND #r IN (:soft0, :soft1))' : 'attribute_not_exists(PK)',
-            ExpressionAttributeNames: soft ? { '#st': 'state', '#r': 'reason' } : undefined,
-            ExpressionAttributeValues: soft ? { ':skipped': 'skipped', ':soft0': SOFT_SKIPS[0], ':soft1': SOFT_SKIPS[1] } : undefined,
-            ReturnValues: 'ALL_OLD',
-          }),
-        );
-        inserted.push(row.urlId);
-        if (row.state !== 'skipped') seenUrls(this.table, row.runId).add(row.urlId);
-        count(row.runId, stateMoves(res.Attributes, row));
-        if (row.state === 'queued') count(row.runId, { enqueued: 1 });
-        else if (FINAL_STATES.has(row.state)) count(row.runId, { enqueued: 1, settled: 1 });
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
-    });
-    for (const [runId, c] of counts) await this.addCounters(runId, c);
-    return rows.filter((r) => inserted.includes(r.urlId)).map((r) => r.urlId);
+    return this.addFrontier(rows, false, Math.floor(Date.now() / 1000) + this.retentionSeconds);
   }
 
   async markInFlight(runId: number, urlId: string): Promise<void> {
@@ -275,12 +212,10 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
 
   private async urlsIn(runId: number, state: UrlState): Promise<FrontierRow[]> {
     const view = await this.settledView(runId);
-    const items = await this.runItems(runId, 'URL#', {
-      expr: '#st IN (:s, :q)',
-      names: { '#st': 'state' },
-      values: { ':s': state, ':q': 'queued' },
-    });
-    return items.map((i) => settledRow(recordOf<FrontierRow>(i)!, view)).filter((r) => r.state === state);
+    // Every URL item is read: a URL waiting in a batch that has an item of its own is that item.
+    const rows = (await this.runItems(runId, 'URL#')).map((i) => recordOf<FrontierRow>(i)!);
+    const all = [...rows.filter((r) => r.state === state || r.state === 'queued'), ...(await this.waitingUrls(runId, new Set(rows.map((r) => r.urlId))))];
+    return all.map((r) => settledRow(r, view)).filter((r) => r.state === state);
   }
 
   async queuedUrls(runId: number): Promise<FrontierRow[]> {
@@ -293,9 +228,11 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
 
   async seenUrls(runId: number): Promise<SeenUrl[]> {
     const view = await this.settledView(runId);
-    return (await this.runItems(runId, 'URL#')).map((i) => {
-      const { state, reason } = settledRow({ state: i.state as UrlState, reason: i.reason as UrlReason | undefined, host: String(i.host) }, view);
-      return { urlId: String(i.urlId), url: String(i.url), kind: i.kind as SeenUrl['kind'], state, reason };
+    const items = (await this.runItems(runId, 'URL#')).map((i) => recordOf<FrontierRow>(i)!);
+    const waiting = await this.waitingUrls(runId, new Set(items.map((r) => r.urlId)));
+    return [...items, ...waiting].map((r) => {
+      const { state, reason } = settledRow({ state: r.state, reason: r.reason, host: r.host }, view);
+      return { urlId: r.urlId, url: r.url, kind: r.kind, state, reason };
     });
   }
 
@@ -310,7 +247,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     // Everything before the state is independent items, each write idempotent: written at once (a
     // Lambda billed by the millisecond waits for one round trip, not ten; the cloud bench's meter).
     const [inserted] = await Promise.all([
-      this.addUrls(c.discovered ?? []),
+      this.addFrontier(c.discovered ?? [], true, Math.floor(Date.now() / 1000) + this.retentionSeconds),
       c.fetch ? this.recordFetch(c.fetch) : undefined,
       c.rendered ? this.recordFetch(c.rendered) : undefined,
       // Aliases are also indexed by their target (inlinks index, `ALIAS#<targetId>`), so links to an alias count as inlinks of its target.
