@@ -42,7 +42,7 @@ after(async () => {
 });
 
 test(
-  'an open-web run passes 10⁵ URL items under AWS limits, outlives a stall, and ends finished with ranks, archive and politeness',
+  'an open-web run passes 10⁵ URLs in its frontier under AWS limits, outlives a stall, and ends finished with ranks, archive and politeness',
   { skip, timeout: 1_800_000 },
   async () => {
     const names = await emu.provision('open');
@@ -121,7 +121,9 @@ test(
           assert.ok(gap >= DELAY_MS - 5, `host ${host} was asked again ${gap} ms after an answer (delay ${DELAY_MS} ms)`);
         }
       }
-      console.log(`open web: ${urls} URLs in the frontier (${urlItems} URL items), ${pages.length} pages, ${web.log.length} requests, quota ${JSON.stringify(quota.report)}`);
+      console.log(
+        `open web: ${urls} URLs in the frontier (${urlItems} URL items), ${pages.length} pages, ${web.log.length} requests, quota ${JSON.stringify(quota.report)}`,
+      );
       // AWS's limits: throttles are retried, never a failed call or a limit past what AWS allows.
       assert.deepEqual(quota.report.violations, []);
       // Calls still throttled after the SDK's retries failed their step, which went back with a back-off and was done again.

@@ -6,10 +6,23 @@ import type { ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, FrontierRow, 
 /** A stored item: the record's fields plus PK/SK, the item type and index keys. */
 export type Item = Record<string, unknown>;
 
-/** Removes the key and index attributes of an item, leaving the record. */
+/** Removes the key and index attributes of an item (and the waiting batch that admitted a URL), leaving the record. */
 export function recordOf<T>(item: Item | undefined): T | undefined {
   if (!item) return undefined;
-  const { PK: _pk, SK: _sk, type: _type, GSI1PK: _g1, GSI1SK: _g1s, GSI2PK: _g2, GSI2SK: _g2s, QPK: _q, QSK: _qs, expiresAt: _ttl, ...rest } = item;
+  const {
+    PK: _pk,
+    SK: _sk,
+    type: _type,
+    GSI1PK: _g1,
+    GSI1SK: _g1s,
+    GSI2PK: _g2,
+    GSI2SK: _g2s,
+    QPK: _q,
+    QSK: _qs,
+    expiresAt: _ttl,
+    admittedBy: _batch,
+    ...rest
+  } = item;
   return rest as T;
 }
 

@@ -10,6 +10,8 @@ import { FRONTIER_INDEX, keys, queueOrder, urlQueueKey } from './table-layout.js
 export const WAITING_SK = 'WAIT#';
 /** URLs one waiting item holds at most: a few tens of kilobytes gzipped, far inside DynamoDB's 400 KB. */
 const WAITING_ROWS_MAX = 400;
+/** A page's new URLs of a host wait in a batch from this many on. */
+const WAITING_MIN = 3;
 /** The fields every URL of a batch shares, kept once on the item. */
 type Shared = 'runId' | 'host' | 'discoveredFrom' | 'state';
 
@@ -36,6 +38,16 @@ export function frontierUrlCount(items: Iterable<Item>): number {
     else if (i.type === 'WAITING' && i.state === 'queued') n += Number(i.count ?? 0);
   }
   return n;
+}
+
+/**
+ * The rows that wait in batches: those of a page's hosts with WAITING_MIN new URLs or more. A
+ * host's one or two get URL items at once, as a batch of them would cost as much and its admission more.
+ */
+function waitingGroups(rows: FrontierRow[]): FrontierRow[] {
+  const byHost = new Map<string, number>();
+  for (const r of rows) byHost.set(`${r.runId}\n${r.host}`, (byHost.get(`${r.runId}\n${r.host}`) ?? 0) + 1);
+  return rows.filter((r) => byHost.get(`${r.runId}\n${r.host}`)! >= WAITING_MIN);
 }
 
 /** URLs a run has in the frontier (neither absent nor skipped for a path-dependent reason), by table and run: what this process has seen. */
@@ -96,7 +108,9 @@ export abstract class DynamoWaiting extends DynamoLedger {
       if (current && !soft) seen(row.runId).add(row.urlId);
       return !current || (row.state === 'queued' && soft);
     });
-    const waits = wait ? candidates.filter((r) => r.state === 'queued' && r.discoveredFrom !== undefined && !known.has(keyString(keyOf(r)))) : [];
+    const waits = wait
+      ? waitingGroups(candidates.filter((r) => r.state === 'queued' && r.discoveredFrom !== undefined && !known.has(keyString(keyOf(r)))))
+      : [];
     const waiting = new Set(waits);
     for (const runId of new Set(waits.map((r) => r.runId))) {
       const put = await this.putWaiting(
@@ -199,54 +213,62 @@ export abstract class DynamoWaiting extends DynamoLedger {
    * before is known by its `admittedBy`.
    */
   protected async admitWaiting(runId: number, hostKey: Item, waiting: Item[], layout: RunLayout): Promise<void> {
-    for (const entry of waiting) {
-      const key = { PK: entry.PK, SK: entry.SK };
-      const item = (await this.doc.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
-      if (!item || item.state !== 'queued') continue;
-      const expiresAt = Number(item.expiresAt);
-      const moves: Record<string, number> = {};
-      const add = (m: Record<string, number>, sign: number) => {
-        for (const [k, n] of Object.entries(m)) moves[k] = (moves[k] ?? 0) + sign * n;
-      };
-      let known = 0;
-      await inBatches(waitingRows(item), 16, async (row) => {
-        const urlKey = keys.frontier(runId, row.urlId, layout.shards);
-        try {
-          const res = await this.doc.send(
-            new PutCommand({
-              TableName: this.table,
-              Item: { ...frontierItem(row, expiresAt, layout), admittedBy: String(key.SK) },
-              // A URL skipped for a reason that depends on the path to it is queued by this better path.
-              ConditionExpression: 'attribute_not_exists(PK) OR (#st = :skipped AND #r IN (:soft0, :soft1))',
-              ExpressionAttributeNames: { '#st': 'state', '#r': 'reason' },
-              ExpressionAttributeValues: { ':skipped': 'skipped', ':soft0': SOFT_SKIPS[0], ':soft1': SOFT_SKIPS[1] },
-              ReturnValues: 'ALL_OLD',
-            }),
-          );
-          // Counted as new when it was put waiting: a skipped URL queued again leaves its old state.
-          if (res.Attributes) {
-            add(stateMoves(res.Attributes, row), 1);
-            add(stateMoves(undefined, row), -1);
-          }
-        } catch (err) {
-          if (!isConditionFailure(err)) throw err;
-          const current = (
-            await this.doc.send(new GetCommand({ TableName: this.table, Key: urlKey, ProjectionExpression: 'admittedBy', ConsistentRead: true }))
-          ).Item;
-          if (current?.admittedBy === key.SK) return;
-          // The run had it already: it was counted twice, once here.
-          add(stateMoves(undefined, row), -1);
-          moves.enqueued = (moves.enqueued ?? 0) - 1;
-          known++;
-        }
-      });
-      if (Object.values(moves).some((n) => n !== 0)) await this.addCounters(runId, moves);
-      if (known > 0)
-        await this.doc.send(
-          new UpdateCommand({ TableName: this.table, Key: hostKey, UpdateExpression: 'ADD queued :minus', ExpressionAttributeValues: { ':minus': -known } }),
+    const items = await this.batchGet(
+      waiting.map((e) => ({ PK: e.PK, SK: e.SK })),
+      undefined,
+      true,
+    );
+    // The batches at once (a fetch worker is billed by the millisecond); each one's URLs 16 at a time.
+    await Promise.all(items.filter((i) => i.state === 'queued').map((item) => this.admitOne(runId, hostKey, item, layout)));
+  }
+
+  private async admitOne(runId: number, hostKey: Item, item: Item, layout: RunLayout): Promise<void> {
+    const key = { PK: item.PK, SK: item.SK };
+    const expiresAt = Number(item.expiresAt);
+    const moves: Record<string, number> = {};
+    const add = (m: Record<string, number>, sign: number) => {
+      for (const [k, n] of Object.entries(m)) moves[k] = (moves[k] ?? 0) + sign * n;
+    };
+    let known = 0;
+    await inBatches(waitingRows(item), 16, async (row) => {
+      const urlKey = keys.frontier(runId, row.urlId, layout.shards);
+      try {
+        const res = await this.doc.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: { ...frontierItem(row, expiresAt, layout), admittedBy: String(key.SK) },
+            // A URL skipped for a reason that depends on the path to it is queued by this better path.
+            ConditionExpression: 'attribute_not_exists(PK) OR (#st = :skipped AND #r IN (:soft0, :soft1))',
+            ExpressionAttributeNames: { '#st': 'state', '#r': 'reason' },
+            ExpressionAttributeValues: { ':skipped': 'skipped', ':soft0': SOFT_SKIPS[0], ':soft1': SOFT_SKIPS[1] },
+            ReturnValues: 'ALL_OLD',
+          }),
         );
-      // Out of the queue, kept until its TTL (no delete: the admission is one update).
-      await this.doc.send(
+        // Counted as new when it was put waiting: a skipped URL queued again leaves its old state.
+        if (res.Attributes) {
+          add(stateMoves(res.Attributes, row), 1);
+          add(stateMoves(undefined, row), -1);
+        }
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+        const current = (await this.doc.send(new GetCommand({ TableName: this.table, Key: urlKey, ProjectionExpression: 'admittedBy', ConsistentRead: true })))
+          .Item;
+        if (current?.admittedBy === key.SK) return;
+        // The run had it already: it was counted twice, once here.
+        add(stateMoves(undefined, row), -1);
+        moves.enqueued = (moves.enqueued ?? 0) - 1;
+        known++;
+      }
+    });
+    // Out of the queue, kept until its TTL (no delete: the admission is one update), as the counts move.
+    await Promise.all([
+      Object.values(moves).some((n) => n !== 0) ? this.addCounters(runId, moves) : undefined,
+      known > 0
+        ? this.doc.send(
+            new UpdateCommand({ TableName: this.table, Key: hostKey, UpdateExpression: 'ADD queued :minus', ExpressionAttributeValues: { ':minus': -known } }),
+          )
+        : undefined,
+      this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: key,
@@ -254,8 +276,8 @@ export abstract class DynamoWaiting extends DynamoLedger {
           ExpressionAttributeNames: { '#st': 'state', '#qpk': FRONTIER_INDEX.pk, '#qsk': FRONTIER_INDEX.sk },
           ExpressionAttributeValues: { ':admitted': 'admitted' },
         }),
-      );
-    }
+      ),
+    ]);
   }
 
   /** The URLs of a run still waiting in batches (not admitted), each once, leaving out `except` (URLs the run has items for). */
