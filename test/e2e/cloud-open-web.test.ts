@@ -2,7 +2,7 @@
 // link to a hundred and eighty others (most of them never fetched under the budget), answers 0.2–2 s apart in
 // twenty-fold compressed time, some hosts slow, failing or gone. The real handlers run through the
 // cloud path on the emulators (stores in a child process), with the quota layer answering as AWS
-// does past a limit. The run passes 10⁵ URL items, lives through a five-minute stall of its fetch
+// does past a limit. The run holds 10⁵ URLs in its frontier, lives through a five-minute stall of its fetch
 // workers in the middle (fifteen seconds here), and ends finished with its ranks and its archive,
 // every host served one request at a time and never sooner than the run's delay.
 import { after, before, test } from 'node:test';
