@@ -44,6 +44,20 @@ export function stateMoves(from: { state?: unknown; reason?: unknown } | undefin
   return moves;
 }
 
+/** Counter shards whose share of a run's page budget this process found spent, by `table\nrun`. */
+const spentByRun = new Map<string, Set<number>>();
+const SPENT_RUNS_MAX = 1_000;
+
+function spentShards(table: string, runId: number): Set<number> {
+  const key = `${table}\n${runId}`;
+  let set = spentByRun.get(key);
+  if (!set) {
+    if (spentByRun.size >= SPENT_RUNS_MAX) spentByRun.clear();
+    spentByRun.set(key, (set = new Set()));
+  }
+  return set;
+}
+
 function randomShard(shards: number): number {
   return Math.floor(Math.random() * shards);
 }
@@ -178,15 +192,23 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
   /**
    * Takes one page slot of the run's budget; false when the budget is spent. The budget is split
    * over the counter shards (shard k holds its share of `maxPages`): a claim tries a random shard,
-   * then the next ones, so only a run's last pages cost more than one write.
+   * then the next ones. A shard found spent is tried last by this process's later claims (a failed
+   * conditional write costs a write unit), so a run's end costs a process each spent shard once,
+   * not every claim the shards it walks past; a slot given back there is still found.
    */
   async claimPageSlot(runId: number, maxPages: number): Promise<boolean> {
     const shards = await this.shardsOf(runId);
+    const full = spentShards(this.table, runId);
     const start = randomShard(shards);
-    for (let i = 0; i < shards; i++) {
-      const k = (start + i) % shards;
+    const order = Array.from({ length: shards }, (_, i) => (start + i) % shards);
+    for (const k of [...order.filter((k) => !full.has(k)), ...order.filter((k) => full.has(k))]) {
       const share = budgetShare(maxPages, shards, k);
-      if (share > 0 && (await this.conditionalAdd(keys.runCounters(runId, shards, k), 'pages', 1, share))) return true;
+      if (share <= 0) continue;
+      if (await this.conditionalAdd(keys.runCounters(runId, shards, k), 'pages', 1, share)) {
+        full.delete(k);
+        return true;
+      }
+      full.add(k);
     }
     return false;
   }
