@@ -192,23 +192,31 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
   /**
    * Takes one page slot of the run's budget; false when the budget is spent. The budget is split
    * over the counter shards (shard k holds its share of `maxPages`): a claim tries a random shard,
-   * then the next ones. A shard found spent is tried last by this process's later claims (a failed
-   * conditional write costs a write unit), so a run's end costs a process each spent shard once,
-   * not every claim the shards it walks past; a slot given back there is still found.
+   * then the next ones. A failed conditional write costs a write unit, so a shard found spent is
+   * not tried again by this process; once every shard was found spent, their counters are read (a
+   * tenth of the cost) and only a shard with a slot given back is tried. A run's end so costs a
+   * process each spent shard once, not every claim the shards it walks past.
    */
   async claimPageSlot(runId: number, maxPages: number): Promise<boolean> {
     const shards = await this.shardsOf(runId);
-    const full = spentShards(this.table, runId);
+    const spent = spentShards(this.table, runId);
     const start = randomShard(shards);
-    const order = Array.from({ length: shards }, (_, i) => (start + i) % shards);
-    for (const k of [...order.filter((k) => !full.has(k)), ...order.filter((k) => full.has(k))]) {
-      const share = budgetShare(maxPages, shards, k);
-      if (share <= 0) continue;
-      if (await this.conditionalAdd(keys.runCounters(runId, shards, k), 'pages', 1, share)) {
-        full.delete(k);
+    const order = Array.from({ length: shards }, (_, i) => (start + i) % shards).filter((k) => budgetShare(maxPages, shards, k) > 0);
+    let tries = order.filter((k) => !spent.has(k));
+    if (tries.length === 0) {
+      const counters = await this.batchGet(
+        order.map((k) => keys.runCounters(runId, shards, k)),
+        ['PK', 'pages'],
+      );
+      const taken = new Map(counters.map((c) => [String(c.PK), Number(c.pages ?? 0)]));
+      tries = order.filter((k) => (taken.get(keys.runCounters(runId, shards, k).PK) ?? 0) < budgetShare(maxPages, shards, k));
+    }
+    for (const k of tries) {
+      if (await this.conditionalAdd(keys.runCounters(runId, shards, k), 'pages', 1, budgetShare(maxPages, shards, k))) {
+        spent.delete(k);
         return true;
       }
-      full.add(k);
+      spent.add(k);
     }
     return false;
   }

@@ -199,6 +199,11 @@ test("a run's URLs, counters and page budget are spread over its shards; a run m
   const claims: boolean[] = [];
   for (let i = 0; i < 50; i++) claims.push(await counting.claimPageSlot(run.id, 50));
   assert.ok(failedWrites <= RUN_SHARDS, `${failedWrites} failed writes for 50 claims over ${RUN_SHARDS} shards`);
+  // Spent: once every shard was found so, a claim reads the counters instead of failing writes.
+  for (let i = 0; i < 3; i++) assert.equal(await counting.claimPageSlot(run.id, 50), false);
+  const afterSpent = failedWrites;
+  for (let i = 0; i < 10; i++) assert.equal(await counting.claimPageSlot(run.id, 50), false);
+  assert.equal(failedWrites, afterSpent);
   claims.push(...(await Promise.all(Array.from({ length: 30 }, () => store.claimPageSlot(run.id, 50)))));
   assert.equal(claims.filter(Boolean).length, 50);
   assert.equal((await store.runProgress(run.id))?.pages, 50);
