@@ -56,6 +56,7 @@ function builtKeys(): Record<string, { PK: string; SK: string }> {
     runMinute: keys.runMinute(run, 29_000_000, RUN_SHARDS, 3),
     frontier: keys.frontier(run, id, RUN_SHARDS),
     runHost: keys.runHost(run, 'a.test', RUN_SHARDS),
+    waiting: keys.waiting(run, 'a.test', id, 0, RUN_SHARDS),
     trap: keys.trap(run, 'a.test/cal/*', RUN_SHARDS),
     runParked: keys.runParked(run, 'a.test'),
     selection: keys.selection(run, id),

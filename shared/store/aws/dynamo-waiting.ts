@@ -15,11 +15,6 @@ const WAITING_MIN = 3;
 /** The fields every URL of a batch shares, kept once on the item. */
 type Shared = 'runId' | 'host' | 'discoveredFrom' | 'state';
 
-function waitingKey(runId: number, host: string, from: string, part: number, shards: number): Item {
-  const { PK } = keys.runHost(runId, host, shards);
-  return { PK, SK: `${WAITING_SK}${host}#${from}#${part}` };
-}
-
 /** A waiting item's URLs as frontier rows (queued, found on `discoveredFrom`). */
 export function waitingRows(item: Item): FrontierRow[] {
   const shared = { runId: Number(item.runId), host: String(item.host), discoveredFrom: String(item.from), state: 'queued' as const };
@@ -174,7 +169,7 @@ export abstract class DynamoWaiting extends DynamoLedger {
     const put = await inBatches(parts, 16, async ({ rows: part, part: n }) => {
       const first = part[0]!;
       const from = first.discoveredFrom ?? '';
-      const key = waitingKey(first.runId, first.host, from, n, layout.shards);
+      const key = keys.waiting(first.runId, first.host, from, n, layout.shards);
       const best = [...part].sort((a, b) => (queueOrder(a.priority, a.depth, a.urlId) < queueOrder(b.priority, b.depth, b.urlId) ? -1 : 1))[0]!;
       const stored = part.map(({ runId: _r, host: _h, discoveredFrom: _d, state: _s, ...rest }) => rest);
       try {

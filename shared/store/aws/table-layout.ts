@@ -39,6 +39,11 @@ export const keys = {
   }),
   frontier: (runId: number, urlId: string, shards: number) => ({ PK: runPartition(runId, shards, shardOf(urlId, shards)), SK: `URL#${urlId}` }),
   runHost: (runId: number, host: string, shards: number) => ({ PK: runPartition(runId, shards, shardOf(host, shards)), SK: `HOST#${host}` }),
+  /** The new URLs one page links to on one host (a part of them), waiting for the host's turn: beside the run's host record. */
+  waiting: (runId: number, host: string, fromId: string, part: number, shards: number) => ({
+    PK: runPartition(runId, shards, shardOf(host, shards)),
+    SK: `WAIT#${host}#${fromId}#${part}`,
+  }),
   trap: (runId: number, key: string, shards: number) => ({ PK: runPartition(runId, shards, shardOf(key, shards)), SK: `TRAP#${key}` }),
   /** A host whose URLs the run skipped as parked: the summary's parked hosts, read without the run's URLs. */
   runParked: (runId: number, host: string) => ({ PK: `RUN#${runId}`, SK: `PARKED#${host}` }),
