@@ -7,8 +7,13 @@ import { DynamoWaiting, WAITING_SK } from './dynamo-waiting.js';
 import { FRONTIER_INDEX, hostQueueKeys, keys, runPartition } from './table-layout.js';
 
 const URL_SK = 'URL#';
-/** Reads of a host's queue head one `nextQueued` makes at most, admitting the waiting batches it finds there. */
+/**
+ * Reads of a host's queue head one `nextQueued` makes, admitting the waiting batches it finds there:
+ * at most ADMIT_ROUNDS when the head shows a URL to take, up to ADMIT_ROUNDS_EMPTY while it shows
+ * only batches (of URLs the run had meanwhile), so a turn does not read an empty queue that is not.
+ */
 const ADMIT_ROUNDS = 3;
+const ADMIT_ROUNDS_EMPTY = 12;
 
 /** Parked hosts this process has recorded for a run (`table\nrun\nhost`). */
 const parkedSeen = new Set<string>();
@@ -136,10 +141,9 @@ export abstract class DynamoHostQueues extends DynamoWaiting implements HostQueu
     for (let round = 1; ; round++) {
       const head = await this.queueHead(runId, host, limit, layout.queueParts);
       const waiting = head.filter((i) => String(i.SK).startsWith(WAITING_SK));
-      if (waiting.length === 0 || round === ADMIT_ROUNDS) {
-        return head
-          .filter((i) => String(i.SK).startsWith(URL_SK))
-          .map((i) => ({ urlId: String(i.SK).slice(URL_SK.length), notBefore: Number(i.notBefore ?? 0) }));
+      const urls = head.filter((i) => String(i.SK).startsWith(URL_SK));
+      if (waiting.length === 0 || (round >= ADMIT_ROUNDS && urls.length > 0) || round === ADMIT_ROUNDS_EMPTY) {
+        return urls.map((i) => ({ urlId: String(i.SK).slice(URL_SK.length), notBefore: Number(i.notBefore ?? 0) }));
       }
       await this.admitWaiting(runId, await this.hostKey(runId, host), waiting, layout);
     }
