@@ -199,8 +199,8 @@ export class Cl100k {
   }
 }
 
-/** One character of the pre-tokenizer's white space (`SPACE`). */
-const SPACE_CHAR = new RegExp(`[${SPACE}]`);
+/** The run of the pre-tokenizer's white space (`SPACE`) where `lastIndex` points (sticky). */
+const SPACE_RUN = new RegExp(`[${SPACE}]*`, 'y');
 
 /**
  * Exact token counts of stretches of one text, as `encode(text.slice(from, to)).length` would give
@@ -246,10 +246,9 @@ export class TokenSpans {
     const start = this.starts[i]!;
     const end = this.starts[i + 1]!;
     if (end >= to) return false;
-    if (!SPACE_CHAR.test(this.text[start]!)) return true;
-    let run = start;
-    while (run < to && SPACE_CHAR.test(this.text[run]!)) run++;
-    return run < to;
+    // A piece that starts with white space may have looked ahead over it: inside if the run ends before `to`.
+    SPACE_RUN.lastIndex = start;
+    return start + SPACE_RUN.exec(this.text)![0].length < to;
   }
 
   /** Tokens of `text.slice(from, to)`. */
