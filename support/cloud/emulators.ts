@@ -16,6 +16,7 @@ import { TABLE_DEFINITION } from '../../shared/store/aws/table-layout.js';
 import { CreateIndexCommand, S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { tempDir } from '../helpers.js';
 import { startS3VectorsServer } from './s3-vectors-server.js';
+import { atomicObjects, type S3rverStore } from './s3rver-atomic.js';
 import { startEventBridgeServer, type EventBridgeServer } from './eventbridge-server.js';
 
 /** Requests the emulators served, by service and operation, with the DynamoDB capacity they would use. */
@@ -66,6 +67,8 @@ export async function startStoreEmulators(): Promise<StoreEmulators> {
   await new Promise<void>((r) => dynamo.listen(0, '127.0.0.1', r));
   const s3dir = tempDir('trawl-s3-');
   const s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3dir.dir });
+  // S3 replaces an object whole, and reads it after the write's answer: s3rver needs help for both.
+  atomicObjects(s3.store as S3rverStore);
   const s3Address = (await s3.run()) as AddressInfo;
   return {
     dynamodb: `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`,

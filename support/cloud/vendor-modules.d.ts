@@ -10,6 +10,8 @@ declare module 's3rver' {
     constructor(options: { port?: number; address?: string; silent?: boolean; directory: string; configureBuckets?: Array<{ name: string }> });
     run(): Promise<AddressInfo>;
     httpServer: Server;
+    /** Its FilesystemStore (support/cloud/s3rver-atomic.ts types the part it uses). */
+    store: unknown;
     close(): Promise<void>;
   }
 }
