@@ -3,10 +3,9 @@ import type { HostQueues, HostTurn, HostTurnRecord, PendingUrl, QueueClosing, Qu
 import type { FetchKind } from '../../fetch/content-type.js';
 import { stateMoves } from './dynamo-ledger.js';
 import { isConditionFailure } from './dynamo-table.js';
-import { DynamoWaiting, WAITING_SK } from './dynamo-waiting.js';
-import { FRONTIER_INDEX, hostQueueKeys, keys, runPartition } from './table-layout.js';
+import { DynamoWaiting } from './dynamo-waiting.js';
+import { FRONTIER_INDEX, hostQueueKeys, keys, runPartition, URL_SK, WAITING_SK } from './table-layout.js';
 
-const URL_SK = 'URL#';
 /**
  * Reads of a host's queue head one `nextQueued` makes, admitting the waiting batches it finds there:
  * at most ADMIT_ROUNDS when the head shows a URL to take, up to ADMIT_ROUNDS_EMPTY while it shows

@@ -201,7 +201,8 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
     const shards = await this.shardsOf(runId);
     const spent = spentShards(this.table, runId);
     const start = randomShard(shards);
-    const order = Array.from({ length: shards }, (_, i) => (start + i) % shards).filter((k) => budgetShare(maxPages, shards, k) > 0);
+    const share = Array.from({ length: shards }, (_, k) => budgetShare(maxPages, shards, k));
+    const order = Array.from({ length: shards }, (_, i) => (start + i) % shards).filter((k) => share[k]! > 0);
     let tries = order.filter((k) => !spent.has(k));
     if (tries.length === 0) {
       const counters = await this.batchGet(
@@ -209,10 +210,10 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
         ['PK', 'pages'],
       );
       const taken = new Map(counters.map((c) => [String(c.PK), Number(c.pages ?? 0)]));
-      tries = order.filter((k) => (taken.get(keys.runCounters(runId, shards, k).PK) ?? 0) < budgetShare(maxPages, shards, k));
+      tries = order.filter((k) => (taken.get(keys.runCounters(runId, shards, k).PK) ?? 0) < share[k]!);
     }
     for (const k of tries) {
-      if (await this.conditionalAdd(keys.runCounters(runId, shards, k), 'pages', 1, budgetShare(maxPages, shards, k))) {
+      if (await this.conditionalAdd(keys.runCounters(runId, shards, k), 'pages', 1, share[k]!)) {
         spent.delete(k);
         return true;
       }

@@ -20,7 +20,7 @@ import { settledRow, type SettledView } from './settled-view.js';
 import { stateUpdate, type StateFields } from './url-state-update.js';
 import { DynamoChanges } from './dynamo-changes.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { DEFAULT_FETCH_RETENTION_DAYS, FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE, keys } from './table-layout.js';
+import { DEFAULT_FETCH_RETENTION_DAYS, FRONTIER_INDEX, INLINKS_INDEX, TTL_ATTRIBUTE, URL_SK, keys } from './table-layout.js';
 import { urlId as urlIdOf } from '../../url/canonical.js';
 
 export interface DynamoStoreOptions {
@@ -142,7 +142,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   async requeueInFlight(runId: number, maxAttempts: number): Promise<{ requeued: number; exhausted: number }> {
-    const pending = await this.runItems(runId, 'URL#', {
+    const pending = await this.runItems(runId, URL_SK, {
       expr: '#st IN (:f, :d)',
       names: { '#st': 'state' },
       values: { ':f': 'in_flight', ':d': 'deferred' },
@@ -159,7 +159,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   async lapsedUrls(runId: number, now: number): Promise<FrontierRow[]> {
-    const items = await this.runItems(runId, 'URL#', {
+    const items = await this.runItems(runId, URL_SK, {
       expr: '#st = :f AND leaseUntil < :now',
       names: { '#st': 'state' },
       values: { ':f': 'in_flight', ':now': now },
@@ -210,12 +210,19 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     return row?.state === 'queued' ? settledRow(row, await this.settledView(runId, row.host)) : row;
   }
 
-  private async urlsIn(runId: number, state: UrlState): Promise<FrontierRow[]> {
+  /**
+   * Every URL of the run's frontier with its state as the run's end settles it: the URL items, and
+   * the URLs of batches still waiting (a URL waiting in a batch that has an item of its own is that item).
+   */
+  private async frontierRows(runId: number): Promise<FrontierRow[]> {
     const view = await this.settledView(runId);
-    // Every URL item is read: a URL waiting in a batch that has an item of its own is that item.
-    const rows = (await this.runItems(runId, 'URL#')).map((i) => recordOf<FrontierRow>(i)!);
-    const all = [...rows.filter((r) => r.state === state || r.state === 'queued'), ...(await this.waitingUrls(runId, new Set(rows.map((r) => r.urlId))))];
-    return all.map((r) => settledRow(r, view)).filter((r) => r.state === state);
+    const items = (await this.runItems(runId, URL_SK)).map((i) => recordOf<FrontierRow>(i)!);
+    const waiting = await this.waitingUrls(runId, new Set(items.map((r) => r.urlId)));
+    return [...items, ...waiting].map((r) => settledRow(r, view));
+  }
+
+  private async urlsIn(runId: number, state: UrlState): Promise<FrontierRow[]> {
+    return (await this.frontierRows(runId)).filter((r) => r.state === state);
   }
 
   async queuedUrls(runId: number): Promise<FrontierRow[]> {
@@ -227,13 +234,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
   }
 
   async seenUrls(runId: number): Promise<SeenUrl[]> {
-    const view = await this.settledView(runId);
-    const items = (await this.runItems(runId, 'URL#')).map((i) => recordOf<FrontierRow>(i)!);
-    const waiting = await this.waitingUrls(runId, new Set(items.map((r) => r.urlId)));
-    return [...items, ...waiting].map((r) => {
-      const { state, reason } = settledRow({ state: r.state, reason: r.reason, host: r.host }, view);
-      return { urlId: r.urlId, url: r.url, kind: r.kind, state, reason };
-    });
+    return (await this.frontierRows(runId)).map(({ urlId, url, kind, state, reason }) => ({ urlId, url, kind, state, reason }));
   }
 
   async commitFetch(c: FetchCommit): Promise<string[]> {

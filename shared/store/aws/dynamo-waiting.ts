@@ -4,10 +4,8 @@ import { FINAL_STATES, SOFT_SKIPS, type FrontierRow } from '../../ports/index.js
 import { frontierItem, type Item, type RunLayout } from './dynamo-items.js';
 import { DynamoLedger, stateMoves } from './dynamo-ledger.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
-import { FRONTIER_INDEX, keys, queueOrder, urlQueueKey } from './table-layout.js';
+import { FRONTIER_INDEX, keys, queueOrder, urlQueueKey, WAITING_SK } from './table-layout.js';
 
-/** Sort-key prefix of a waiting batch in its run partition. */
-export const WAITING_SK = 'WAIT#';
 /** URLs one waiting item holds at most: a few tens of kilobytes gzipped, far inside DynamoDB's 400 KB. */
 const WAITING_ROWS_MAX = 400;
 /** A page's new URLs of a host wait in a batch from this many on. */
@@ -137,7 +135,7 @@ export abstract class DynamoWaiting extends DynamoLedger {
             }),
           );
           inserted.push(row.urlId);
-          if (row.state !== 'skipped') seenUrls(this.table, row.runId).add(row.urlId);
+          if (row.state !== 'skipped') seen(row.runId).add(row.urlId);
           count(row.runId, stateMoves(res.Attributes, row));
           if (row.state === 'queued') count(row.runId, { enqueued: 1 });
           else if (FINAL_STATES.has(row.state)) count(row.runId, { enqueued: 1, settled: 1 });
@@ -158,10 +156,10 @@ export abstract class DynamoWaiting extends DynamoLedger {
   private async putWaiting(rows: FrontierRow[], layout: RunLayout, expiresAt: number): Promise<FrontierRow[]> {
     const byItem = new Map<string, FrontierRow[]>();
     for (const r of rows) {
-      const from = r.discoveredFrom ?? '';
-      const group = byItem.get(`${r.runId}\n${r.host}\n${from}`) ?? [];
+      const id = `${r.runId}\n${r.host}\n${r.discoveredFrom ?? ''}`;
+      const group = byItem.get(id) ?? [];
       group.push(r);
-      byItem.set(`${r.runId}\n${r.host}\n${from}`, group);
+      byItem.set(id, group);
     }
     const parts: Array<{ rows: FrontierRow[]; part: number }> = [];
     for (const group of byItem.values())
@@ -170,7 +168,8 @@ export abstract class DynamoWaiting extends DynamoLedger {
       const first = part[0]!;
       const from = first.discoveredFrom ?? '';
       const key = keys.waiting(first.runId, first.host, from, n, layout.shards);
-      const best = [...part].sort((a, b) => (queueOrder(a.priority, a.depth, a.urlId) < queueOrder(b.priority, b.depth, b.urlId) ? -1 : 1))[0]!;
+      const order = (r: FrontierRow) => queueOrder(r.priority, r.depth, r.urlId);
+      const best = part.reduce((a, b) => (order(b) < order(a) ? b : a));
       const stored = part.map(({ runId: _r, host: _h, discoveredFrom: _d, state: _s, ...rest }) => rest);
       try {
         await this.doc.send(

@@ -19,6 +19,10 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 /** Days a fetch record (`FETCH#`) is kept when the deployment does not say (`fetchRetention`). */
 export const DEFAULT_FETCH_RETENTION_DAYS = 400;
 
+/** Sort-key prefixes of a run partition's frontier items: a URL, and a batch of URLs waiting for their host's turn (after the URLs). */
+export const URL_SK = 'URL#';
+export const WAITING_SK = 'WAIT#';
+
 /** Partition and sort keys of every item type. */
 export const keys = {
   runCounter: () => ({ PK: 'RUNS', SK: 'COUNTER' }),
@@ -37,12 +41,12 @@ export const keys = {
     PK: runPartition(runId, shards, shard),
     SK: `ACT#${String(minute).padStart(10, '0')}`,
   }),
-  frontier: (runId: number, urlId: string, shards: number) => ({ PK: runPartition(runId, shards, shardOf(urlId, shards)), SK: `URL#${urlId}` }),
+  frontier: (runId: number, urlId: string, shards: number) => ({ PK: runPartition(runId, shards, shardOf(urlId, shards)), SK: `${URL_SK}${urlId}` }),
   runHost: (runId: number, host: string, shards: number) => ({ PK: runPartition(runId, shards, shardOf(host, shards)), SK: `HOST#${host}` }),
   /** The new URLs one page links to on one host (a part of them), waiting for the host's turn: beside the run's host record. */
   waiting: (runId: number, host: string, fromId: string, part: number, shards: number) => ({
     PK: runPartition(runId, shards, shardOf(host, shards)),
-    SK: `WAIT#${host}#${fromId}#${part}`,
+    SK: `${WAITING_SK}${host}#${fromId}#${part}`,
   }),
   trap: (runId: number, key: string, shards: number) => ({ PK: runPartition(runId, shards, shardOf(key, shards)), SK: `TRAP#${key}` }),
   /** A host whose URLs the run skipped as parked: the summary's parked hosts, read without the run's URLs. */
