@@ -5,12 +5,13 @@
 // empty. Here the store writes each object to a file of its own, flushes it, then renames it over
 // the old one; a key's rename and metadata, and a read's metadata and open, take turns. A read
 // already open keeps the file it opened.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { digesting } from '../../shared/util/digesting.js';
 
 /** What s3rver's FilesystemStore has that this needs (s3rver/lib/stores/filesystem.js). */
 export interface S3rverStore {
@@ -46,29 +47,21 @@ export function atomicObjects(store: S3rverStore): void {
     await mkdir(dirname(path), { recursive: true });
     // Not named like an object (`…._S3rver_object`), so a listing never shows it.
     const part = `${path}.${randomUUID()}.part`;
-    const md5 = createHash('md5');
-    let size = 0;
-    const count = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        md5.update(chunk);
-        size += chunk.length;
-        callback(null, chunk);
-      },
-    });
+    const md5 = digesting('md5');
     const source = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content;
     try {
       // The file is flushed and closed when the pipeline ends.
-      await pipeline(source, count, createWriteStream(part));
+      await pipeline(source, md5.stream, createWriteStream(part));
     } catch (err) {
       await rm(part, { force: true });
       throw err;
     }
-    const digest = md5.digest('hex');
+    const digest = md5.digest();
     await inTurn(object.bucket, object.key, async () => {
       await rename(part, path);
       await store.putMetadata(object.bucket, object.key, object.metadata, digest);
     });
-    return { size, md5: digest };
+    return { size: md5.bytes(), md5: digest };
   };
   store.getObject = (bucket, key, options) => inTurn(bucket, key, () => getObject.call(store, bucket, key, options));
   store.deleteObject = (bucket, key) => inTurn(bucket, key, () => deleteObject.call(store, bucket, key));

@@ -13,10 +13,10 @@
 //
 // Packaging compacts the archive (`warc-compaction.ts`): a WACZ holds the one WARC object a part
 // its small objects were concatenated into, and they are deleted once the part is written.
-import { createHash } from 'node:crypto';
-import { PassThrough, Transform } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { Readable } from 'node:stream';
 import { writeWacz, type WaczResult } from '../../archive/wacz.js';
+import { digesting } from '../../util/digesting.js';
 import { capturesOfCdxj, capturesParquet, type RecordDetails } from '../../archive/capture-index.js';
 import { CONTENT_KINDS, type ChangeStore } from '../../ports/index.js';
 import { archiveKeys } from '../../ports/archive-keys.js';
@@ -72,15 +72,7 @@ export async function writeWaczPart(
   }
   const compacted = await compactWarcs(deps.objects, run.id, warcs);
   const key = `wacz/run-${run.id}/${partName(part)}.wacz`;
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const out = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      cb(null, chunk);
-    },
-  });
+  const { stream: out, digest, bytes } = digesting('sha256');
   let index: readonly string[] = [];
   let recordDetails: ReadonlyMap<string, RecordDetails> = new Map();
   // The part lists the pages its own WARC files hold, once they are indexed.
@@ -121,8 +113,8 @@ export async function writeWaczPart(
   const entry: WaczPart & { warc: string } = {
     name: `${partName(part)}.wacz`,
     path: `run-${run.id}/${partName(part)}.wacz`,
-    hash: `sha256:${hash.digest('hex')}`,
-    bytes,
+    hash: `sha256:${digest()}`,
+    bytes: bytes(),
     records: result.records,
     pages: result.pages,
     warc: compacted.key,
