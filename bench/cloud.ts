@@ -187,9 +187,7 @@ if (expressLogging?.Level !== 'ERROR' || expressLogging.IncludeExecutionData)
   throw new Error(`the meter prices the page workflow's logs at level ERROR without execution data; the template says ${JSON.stringify(expressLogging)}`);
 
 const lambdaTrace: Record<string, { invocations: number; seconds: number; maxInvocationSeconds: number; memoryMb: number }> = {};
-const lambdaRows: string[][] = [
-  ['stage', 'invocations', 'median ms', 'AWS round trips ms (sum)', '− emulators ms (sum)', '+ web ms', 'GB-s', 'log KB', 'cost / 1000 pages'],
-];
+const lambdaRows: string[][] = [['stage', 'invocations', 'median ms', 'AWS round trips ms (sum)', '+ web ms', 'GB-s', 'log KB', 'cost / 1000 pages']];
 let lambdaCost = 0;
 let invocations = 0;
 let logBytes = 0;
@@ -200,10 +198,7 @@ const PAGE_STAGES = new Set(['extract-page', 'render-page', 'record-failure', 's
 const polls = Math.ceil(crawl.elapsedMs / 1000 / POLL_SECONDS);
 const scaleOf = (stage: StageName, n: number) => (stage === 'run-progress' && n > 0 ? polls / n : 1);
 for (const stage of STAGES) {
-  // A run's measured time less what it waited on the emulators (its calls' modeled round trips stay in).
-  const runs = crawl.timings.runsByFunction.get(stage) ?? [];
-  const waitedMs = runs.map((run) => meter.emulators.ms(run));
-  const measuredMs = (crawl.timings.byFunction.get(stage) ?? []).map((ms, i) => Math.max(0, ms - waitedMs[i]!));
+  const measuredMs = crawl.timings.byFunction.get(stage) ?? [];
   const scale = scaleOf(stage, measuredMs.length);
   const ms = scale === 1 ? measuredMs : measuredMs.slice(0, polls);
   const raw = meter.usage(stage);
@@ -225,10 +220,6 @@ for (const stage of STAGES) {
     String(ms.length),
     median(ms).toFixed(1),
     u.networkMs.toFixed(0),
-    waitedMs
-      .slice(0, ms.length)
-      .reduce((a, b) => a + b, 0)
-      .toFixed(0),
     web.toFixed(0),
     gbSeconds.toFixed(2),
     ((u.logBytes + ms.length * PLATFORM_LOG_BYTES) / 1024).toFixed(1),

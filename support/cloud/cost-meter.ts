@@ -15,7 +15,6 @@
 import { createRequire } from 'node:module';
 import { TABLE_DEFINITION } from '../../shared/store/aws/table-layout.js';
 import { currentFunction, hookSdkSend, type SdkSend } from './sdk-hook.js';
-import { EmulatorWaits } from './emulator-waits.js';
 
 /** Typical in-region round trips from a Lambda function, in ms (p50 of AWS's own published guidance and common measurements). */
 export const LATENCY_MS = {
@@ -119,8 +118,6 @@ export class CostMeter {
   readonly s3PutsByPrefix = new Map<string, number>();
   /** Bytes the handlers uploaded (PutObject and UploadPart bodies): what the crawl stores in S3. */
   s3BytesPut = 0;
-  /** How long each handler run waited on the emulators' answers: time AWS would not bill. */
-  readonly emulators = new EmulatorWaits();
 
   usage(fn: string): FunctionUsage {
     let u = this.byFunction.get(fn);
@@ -181,7 +178,6 @@ export class CostMeter {
     this.writeUnitsByKind.clear();
     this.s3PutsByPrefix.clear();
     this.s3BytesPut = 0;
-    this.emulators.clear();
   }
 }
 
@@ -233,12 +229,7 @@ async function meterCall(call: SdkSend, send: () => Promise<unknown>): Promise<u
   meter.usage(call.fn).networkMs += latency;
   const next = async () => {
     await sleep(latency);
-    const from = performance.now();
-    try {
-      return await send();
-    } finally {
-      meter.emulators.add(call.invocation, from, performance.now());
-    }
+    return send();
   };
   const u = meter.usage(call.fn);
   switch (call.serviceId) {

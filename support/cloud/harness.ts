@@ -26,7 +26,6 @@ import type { QuotaLayer } from './quota-layer.js';
 import { stateMachines, synthApp, type Synthesized } from '../synth.js';
 import { asFunction, checkCalls, recordSdkCalls, takeRecorded } from './iam.js';
 import { callSearchApi } from './api-call.js';
-import { currentInvocation } from './sdk-hook.js';
 
 recordSdkCalls();
 
@@ -48,29 +47,20 @@ const task = <I, O>(fn: (input: I) => Promise<O>): never => fn as unknown as nev
 /** Handler durations (ms) and invocation counts, per function: the cost model's input. */
 export class Timings {
   readonly byFunction = new Map<string, number[]>();
-  /** The handler run (`asFunction`'s number, the cost meter's key) of each duration in `byFunction`, in the same order. */
-  readonly runsByFunction = new Map<string, number[]>();
   private invocations = 0;
   constructor(private readonly quota?: QuotaLayer) {}
   async time<T>(fn: string, body: () => Promise<T>): Promise<T> {
     const started = performance.now();
     // Lambda's limits on the invocation: its concurrency and its function's timeout.
     const ended = this.quota?.invoked(fn, ++this.invocations);
-    let run = 0;
     try {
       // Every SDK call the handler makes is recorded under its function, for the IAM check.
-      return await asFunction(fn, () => {
-        run = currentInvocation() ?? 0;
-        return body();
-      });
+      return await asFunction(fn, body);
     } finally {
       ended?.();
       const list = this.byFunction.get(fn) ?? [];
       list.push(performance.now() - started);
       this.byFunction.set(fn, list);
-      const runs = this.runsByFunction.get(fn) ?? [];
-      runs.push(run);
-      this.runsByFunction.set(fn, runs);
     }
   }
 }

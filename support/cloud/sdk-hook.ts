@@ -35,11 +35,6 @@ export function currentFunction(): string | undefined {
   return running.getStore()?.fn;
 }
 
-/** The number of the handler's run here (its `asFunction` call), if any. */
-export function currentInvocation(): number | undefined {
-  return running.getStore()?.invocation;
-}
-
 type Sendable = { config: { serviceId?: string } };
 type Command = { input: SdkInput; constructor: { name: string } };
 
