@@ -94,9 +94,9 @@ const runner = (list, timeoutMs, testConcurrency) =>
     },
   );
 // The long files run beside the others in a runner of their own, one at a time, with a 40-minute
-// bound: the open-web scale test (~16 minutes alone, ~25 in CI beside the other runner) and the closed-web cloud crawl compared with an
-// embedded one (~3 minutes of one core, past 5 minutes on two cores shared three ways). Every
-// other file fails after 10 minutes.
+// bound: the open-web scale test (~16 minutes alone, ~25 in CI beside the other runner) and the
+// closed-web cloud crawl compared with an embedded one (~3 minutes of one core, past 5 minutes on
+// two cores shared three ways). Every other file fails after 10 minutes.
 const LONG = ['test/e2e/cloud-open-web', 'test/e2e/cloud.test.ts'];
 const isLong = (f) => LONG.some((p) => f.startsWith(p));
 const children = [];

@@ -13,8 +13,7 @@
 //
 // Packaging compacts the archive (`warc-compaction.ts`): a WACZ holds the one WARC object a part
 // its small objects were concatenated into, and they are deleted once the part is written.
-import { PassThrough } from 'node:stream';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { writeWacz, type WaczResult } from '../../archive/wacz.js';
 import { digesting } from '../../util/digesting.js';
 import { capturesOfCdxj, capturesParquet, type RecordDetails } from '../../archive/capture-index.js';

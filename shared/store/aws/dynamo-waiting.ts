@@ -6,6 +6,8 @@ import { DynamoLedger, stateMoves } from './dynamo-ledger.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
 import { FRONTIER_INDEX, keys, queueOrder, urlQueueKey, WAITING_SK } from './table-layout.js';
 
+/** A frontier row's place in its host's queue. */
+const queueOrderOf = (r: FrontierRow) => queueOrder(r.priority, r.depth, r.urlId);
 /** URLs one waiting item holds at most: a few tens of kilobytes gzipped, far inside DynamoDB's 400 KB. */
 const WAITING_ROWS_MAX = 400;
 /** A page's new URLs of a host wait in a batch from this many on. */
@@ -168,8 +170,7 @@ export abstract class DynamoWaiting extends DynamoLedger {
       const first = part[0]!;
       const from = first.discoveredFrom ?? '';
       const key = keys.waiting(first.runId, first.host, from, n, layout.shards);
-      const order = (r: FrontierRow) => queueOrder(r.priority, r.depth, r.urlId);
-      const best = part.reduce((a, b) => (order(b) < order(a) ? b : a));
+      const best = part.reduce((a, b) => (queueOrderOf(b) < queueOrderOf(a) ? b : a));
       const stored = part.map(({ runId: _r, host: _h, discoveredFrom: _d, state: _s, ...rest }) => rest);
       try {
         await this.doc.send(
