@@ -41,6 +41,8 @@ export interface WebhookOptions {
   connectionsPerReceiver?: number;
   /** Deliveries waiting for one receiver, at most; past it a new one is recorded as failed at once. @default 1000 */
   queuePerReceiver?: number;
+  /** How long `close()` lets the attempts already under way be answered before it cuts them off. @default 2000 */
+  closeGraceMs?: number;
   /** Told of a delivery after each attempt (the server records it: `trawl webhooks`). */
   onDelivery?: (delivery: Delivery) => void;
 }
@@ -134,13 +136,18 @@ export class WebhookSender {
   }
 
   /**
-   * Stops at once (a server shutting down waits for no receiver): attempts under way are cut off,
-   * and every delivery not made is recorded as failed (`ok: false`, with why).
+   * Stops: no new attempt starts, and no retry; the attempts already under way get `closeGraceMs`
+   * to be answered (a crawl's last events, sent as it ended, still reach a receiver that answers),
+   * then are cut off. Every delivery not made is recorded as failed (`ok: false`, with why).
    */
   async close(): Promise<void> {
     this.closing = true;
     for (const wake of this.waits) wake();
     for (const lane of this.lanes.values()) for (const go of lane.waiting.splice(0)) go();
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.closeGraceMs ?? 2000)));
+    await Promise.race([this.flush(), graceOver]);
+    clearTimeout(timer);
     for (const end of this.attemptsUnderWay) end(new Error(SHUT_DOWN));
     await this.flush();
   }

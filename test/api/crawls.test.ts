@@ -116,60 +116,64 @@ test(
     const good = await receiver();
     const broken = await receiver(Infinity);
     const data = tempDir();
-    // The server's settings are its crawls' politeness: a delay between requests keeps the first
-    // crawl running when the server stops, and its requests carry the server's User-Agent.
-    const agent = 'trawl-serve-test/1.0 (+https://example.com/bot)';
-    const settings = resolveSettings(testFlags(data.dir, { 'delay-ms': '150', 'user-agent': agent }), {});
-    const writeToken = 'a-write-token-of-some-length';
-    const flags = { port: '0', 'write-token': writeToken, webhook: [good.url, broken.url] };
-    const env = { TRAWL_WEBHOOK_SECRET: SECRET };
-    const post = (url: string, seeds: string[]) =>
-      fetch(new URL('/crawls', url), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${writeToken}` },
-        body: JSON.stringify({ seeds, maxPages: 12, enrich: false }),
-      }).then(async (r) => ((await r.json()) as { id: string }).id);
-    const status = async (url: string, id: string) =>
-      (await (await fetch(new URL(`/crawls/${id}`, url))).json()) as { status: string; progress: { requests: number }; summary?: { pagesStored: number } };
-
-    let server = await startServer(settings, flags, env);
-    const first = await post(server.url, [`${site.origin}/`]);
-    const second = await post(server.url, [`${other.origin}/`]);
-    for (let i = 0; i < 600 && (await status(server.url, first)).progress.requests < 4; i++) await new Promise((r) => setTimeout(r, 50));
-    assert.equal((await status(server.url, second)).status, 'queued');
-    await server.close();
-    const before = [...asked.values()].reduce((a, b) => a + b, 0);
-    assert.ok(before >= 4);
-
-    server = await startServer(settings, flags, env);
+    // Every server of the test closes however it ends: a failed assertion must not hold the file open.
     try {
-      let a = await status(server.url, first);
-      let b = await status(server.url, second);
-      for (let i = 0; i < 2400 && (b.status === 'queued' || b.status === 'running' || a.status !== 'finished'); i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        [a, b] = [await status(server.url, first), await status(server.url, second)];
-      }
-      assert.equal(a.status, 'finished', 'the interrupted crawl resumed and finished');
-      assert.equal(b.status, 'finished', 'the queued crawl ran after it');
-      assert.ok(a.summary!.pagesStored > 5);
-    } finally {
-      await server.close();
-    }
-    // The resumed run asked again at most what was in flight at the stop: one request for the one host.
-    assert.deepEqual([...agents], [agent], "every request of the jobs carries the server's User-Agent");
-    const twice = [...asked].filter(([p, n]) => n > 1 && p !== '/robots.txt');
-    assert.ok(twice.length <= 1, `asked twice: ${JSON.stringify(twice)}`);
+      // The server's settings are its crawls' politeness: a delay between requests keeps the first
+      // crawl running when the server stops, and its requests carry the server's User-Agent.
+      const agent = 'trawl-serve-test/1.0 (+https://example.com/bot)';
+      const settings = resolveSettings(testFlags(data.dir, { 'delay-ms': '150', 'user-agent': agent }), {});
+      const writeToken = 'a-write-token-of-some-length';
+      const flags = { port: '0', 'write-token': writeToken, webhook: [good.url, broken.url] };
+      const env = { TRAWL_WEBHOOK_SECRET: SECRET };
+      const post = (url: string, seeds: string[]) =>
+        fetch(new URL('/crawls', url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${writeToken}` },
+          body: JSON.stringify({ seeds, maxPages: 12, enrich: false }),
+        }).then(async (r) => ((await r.json()) as { id: string }).id);
+      const status = async (url: string, id: string) =>
+        (await (await fetch(new URL(`/crawls/${id}`, url))).json()) as { status: string; progress: { requests: number }; summary?: { pagesStored: number } };
 
-    // Every delivery is on record: the broken receiver's as failed, after its attempts.
-    const lines: string[] = [];
-    const failed = await webhooksCommand(data.dir, { failed: true }, false, (l) => lines.push(l));
-    assert.ok(failed > 0 && lines.every((l) => l.includes('FAILED') && l.includes(broken.url)), lines.join('\n'));
-    const all: string[] = [];
-    await webhooksCommand(data.dir, { failed: false }, true, (l) => all.push(l));
-    const records = all.map((l) => JSON.parse(l) as { ok: boolean; url: string; event: string; job?: string });
-    assert.ok(records.some((r) => r.ok && r.url === good.url && r.event === 'crawl.finished' && r.job === second));
-    assert.ok(records.some((r) => r.ok && r.event === 'crawl.started' && r.job === first));
-    await Promise.all([good.close(), broken.close(), site.close(), other.close()]);
-    data.cleanup();
+      let server = await startServer(settings, flags, env);
+      const first = await post(server.url, [`${site.origin}/`]);
+      const second = await post(server.url, [`${other.origin}/`]);
+      for (let i = 0; i < 600 && (await status(server.url, first)).progress.requests < 4; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal((await status(server.url, second)).status, 'queued');
+      await server.close();
+      const before = [...asked.values()].reduce((a, b) => a + b, 0);
+      assert.ok(before >= 4);
+
+      server = await startServer(settings, flags, env);
+      try {
+        let a = await status(server.url, first);
+        let b = await status(server.url, second);
+        for (let i = 0; i < 2400 && (b.status === 'queued' || b.status === 'running' || a.status !== 'finished'); i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          [a, b] = [await status(server.url, first), await status(server.url, second)];
+        }
+        assert.equal(a.status, 'finished', 'the interrupted crawl resumed and finished');
+        assert.equal(b.status, 'finished', 'the queued crawl ran after it');
+        assert.ok(a.summary!.pagesStored > 5);
+      } finally {
+        await server.close();
+      }
+      // The resumed run asked again at most what was in flight at the stop: one request for the one host.
+      assert.deepEqual([...agents], [agent], "every request of the jobs carries the server's User-Agent");
+      const twice = [...asked].filter(([p, n]) => n > 1 && p !== '/robots.txt');
+      assert.ok(twice.length <= 1, `asked twice: ${JSON.stringify(twice)}`);
+
+      // Every delivery is on record: the broken receiver's as failed, after its attempts.
+      const lines: string[] = [];
+      const failed = await webhooksCommand(data.dir, { failed: true }, false, (l) => lines.push(l));
+      assert.ok(failed > 0 && lines.every((l) => l.includes('FAILED') && l.includes(broken.url)), lines.join('\n'));
+      const all: string[] = [];
+      await webhooksCommand(data.dir, { failed: false }, true, (l) => all.push(l));
+      const records = all.map((l) => JSON.parse(l) as { ok: boolean; url: string; event: string; job?: string });
+      assert.ok(records.some((r) => r.ok && r.url === good.url && r.event === 'crawl.finished' && r.job === second));
+      assert.ok(records.some((r) => r.ok && r.event === 'crawl.started' && r.job === first));
+    } finally {
+      await Promise.all([good.close(), broken.close(), site.close(), other.close()]);
+      data.cleanup();
+    }
   },
 );

@@ -1,6 +1,7 @@
 // A webhook receiver cannot hold trawl: an attempt ends at its deadline even when the receiver
 // trickles its answer, a receiver gets at most two sockets at once however many deliveries wait,
-// and a server that stops cuts attempts off at once and records every delivery not made. Settings
+// and a server that stops lets the attempts under way be answered for a grace of seconds, then cuts
+// them off and records every delivery not made. Settings
 // that cannot work (a file: receiver, a short or empty secret) are refused when given.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -83,15 +84,22 @@ test('a trickling receiver: each attempt ends at its deadline, recorded as faile
   }
 });
 
-test('close() cuts attempts off at once and records every delivery not made', { timeout: 30_000 }, async () => {
+test('close() gives the attempts under way their grace, then cuts them off and records every delivery not made', { timeout: 30_000 }, async () => {
   const hook = await trickler();
   const recorded = new Map<string, Delivery>();
-  const sender = new WebhookSender({ urls: [hook.url], allowPrivateNetwork: true, timeoutMs: 60_000, onDelivery: (d) => recorded.set(d.id, d) });
+  const sender = new WebhookSender({
+    urls: [hook.url],
+    allowPrivateNetwork: true,
+    timeoutMs: 60_000,
+    closeGraceMs: 500,
+    onDelivery: (d) => recorded.set(d.id, d),
+  });
   for (let i = 0; i < 5; i++) sender.send('crawl.started', { id: `job-${i}` });
   for (let i = 0; i < 100 && hook.requests() < 2; i++) await new Promise((r) => setTimeout(r, 20));
   const t = performance.now();
   await sender.close();
-  assert.ok(performance.now() - t < 2_000, 'closed without waiting for the receiver');
+  const took = performance.now() - t;
+  assert.ok(took >= 450 && took < 2_500, `closed after its grace, not the receiver's minute: ${took.toFixed(0)} ms`);
   assert.equal(recorded.size, 5);
   for (const d of recorded.values()) {
     assert.equal(d.ok, false);
@@ -99,6 +107,34 @@ test('close() cuts attempts off at once and records every delivery not made', { 
   }
   await hook.close();
 });
+
+test(
+  'a receiver that answers within the grace gets the events under way when the server stops; those waiting are recorded as failed',
+  { timeout: 30_000 },
+  async () => {
+    let answered = 0;
+    const hook = await serve((req, res) => {
+      req.resume();
+      setTimeout(() => {
+        answered++;
+        res.writeHead(204).end();
+      }, 300);
+    });
+    const sender = new WebhookSender({ urls: [`${hook.origin}/hook`], allowPrivateNetwork: true, closeGraceMs: 5_000 });
+    for (let i = 0; i < 4; i++) sender.send('crawl.finished', { id: `job-${i}` });
+    await new Promise((r) => setTimeout(r, 50));
+    const t = performance.now();
+    await sender.close();
+    assert.ok(performance.now() - t < 3_000, 'close waits for the answers, not for the whole grace');
+    const all = sender.deliveries();
+    assert.equal(all.filter((d) => d.ok).length, 2, 'the two attempts under way (two connections a receiver) were answered');
+    assert.equal(answered, 2);
+    const failed = sender.deliveries(true);
+    assert.equal(failed.length, 2);
+    for (const d of failed) assert.match(d.error ?? '', /server stopped before the receiver answered/);
+    await hook.close();
+  },
+);
 
 test('a file: receiver, an empty secret and a short one are refused when given', async () => {
   assert.throws(() => new WebhookSender({ urls: ['file:///etc/passwd'], allowPrivateNetwork: false }), /not http\(s\)/);
