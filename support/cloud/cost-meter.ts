@@ -8,9 +8,10 @@
 //   condition fails is billed one unit, as AWS bills it.
 // - S3 and SQS: the handlers' own requests (not the harness's queue emulation), S3 by request class,
 //   SQS batches by started 64 KB.
-// - Network time: the emulators answer on loopback in microseconds, so each call is held for the
-//   latency a Lambda in the same region sees (LATENCY_MS) before it is sent: the handlers' measured
-//   durations then include network time as on AWS, with their calls in parallel where they are.
+// - Network time: each call takes at least the round trip a Lambda in the same region sees
+//   (LATENCY_MS): an emulator that answers sooner is waited out, one that answers later counts
+//   whole (its own time stands for the service's). The handlers' measured durations then include
+//   network time as on AWS, with their calls in parallel where they are.
 // - Logs: the bytes each handler writes to stdout/stderr, plus the platform's START/END/REPORT lines.
 import { createRequire } from 'node:module';
 import { TABLE_DEFINITION } from '../../shared/store/aws/table-layout.js';
@@ -224,12 +225,17 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 async function meterCall(call: SdkSend, send: () => Promise<unknown>): Promise<unknown> {
   const meter = active;
   if (!meter) return send();
-  // The round trip this call would take on AWS, waited before it goes out.
+  // The round trip this call would take on AWS: the emulator's answer, waited out to at least that.
   const latency = latencyOf(call);
   meter.usage(call.fn).networkMs += latency;
   const next = async () => {
-    await sleep(latency);
-    return send();
+    const sent = performance.now();
+    try {
+      return await send();
+    } finally {
+      const left = latency - (performance.now() - sent);
+      if (left > 0) await sleep(left);
+    }
   };
   const u = meter.usage(call.fn);
   switch (call.serviceId) {

@@ -58,6 +58,12 @@ function spentShards(table: string, runId: number): Set<number> {
   return set;
 }
 
+/**
+ * Counter reads of spent budgets under way in this process, by `table\nrun`: the turns an invocation
+ * takes at once that all find the budget spent share one read of the run's counters.
+ */
+const countersReads = new Map<string, Promise<Array<Record<string, unknown>>>>();
+
 function randomShard(shards: number): number {
   return Math.floor(Math.random() * shards);
 }
@@ -205,10 +211,16 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
     const order = Array.from({ length: shards }, (_, i) => (start + i) % shards).filter((k) => share[k]! > 0);
     let tries = order.filter((k) => !spent.has(k));
     if (tries.length === 0) {
-      const counters = await this.batchGet(
-        order.map((k) => keys.runCounters(runId, shards, k)),
-        ['PK', 'pages'],
-      );
+      const readKey = `${this.table}\n${runId}`;
+      let read = countersReads.get(readKey);
+      if (!read) {
+        read = this.batchGet(
+          [...order].sort((a, b) => a - b).map((k) => keys.runCounters(runId, shards, k)),
+          ['PK', 'pages'],
+        ).finally(() => countersReads.delete(readKey));
+        countersReads.set(readKey, read);
+      }
+      const counters = await read;
       const taken = new Map(counters.map((c) => [String(c.PK), Number(c.pages ?? 0)]));
       tries = order.filter((k) => (taken.get(keys.runCounters(runId, shards, k).PK) ?? 0) < share[k]!);
     }

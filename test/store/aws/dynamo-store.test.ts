@@ -185,13 +185,16 @@ test("a run's URLs, counters and page budget are spread over its shards; a run m
   // The budget: exactly maxPages claims succeed, however they fall on the shards. A spent shard
   // costs this process one failed write, not one each claim that walks past it.
   let failedWrites = 0;
+  let batchReads = 0;
   const counting = new DynamoCrawlStore(
     {
-      send: (command: never) =>
-        emu.clients.doc.send(command).catch((err: Error) => {
+      send: (command: never) => {
+        if ((command as object).constructor.name === 'BatchGetCommand') batchReads++;
+        return emu.clients.doc.send(command).catch((err: Error) => {
           if (err.name === 'ConditionalCheckFailedException') failedWrites++;
           throw err;
-        }),
+        });
+      },
     } as never,
     table,
     { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, 'unused')) },
@@ -204,6 +207,10 @@ test("a run's URLs, counters and page budget are spread over its shards; a run m
   const afterSpent = failedWrites;
   for (let i = 0; i < 10; i++) assert.equal(await counting.claimPageSlot(run.id, 50), false);
   assert.equal(failedWrites, afterSpent);
+  // The turns an invocation takes at once, all finding the budget spent, share one read of the counters.
+  const readsBefore = batchReads;
+  assert.deepEqual(await Promise.all(Array.from({ length: 10 }, () => counting.claimPageSlot(run.id, 50))), Array(10).fill(false));
+  assert.equal(batchReads - readsBefore, 1);
   claims.push(...(await Promise.all(Array.from({ length: 30 }, () => store.claimPageSlot(run.id, 50)))));
   assert.equal(claims.filter(Boolean).length, 50);
   assert.equal((await store.runProgress(run.id))?.pages, 50);
