@@ -123,6 +123,12 @@ export class CrawlObservability extends Construct {
         `The fetch worker failed ${FAILED_MESSAGES_ALARM} turns in five minutes (each handed back after a short back-off; ten failures take a turn to the DLQ): throttles or an error on every turn; see its log.`,
         FAILED_MESSAGES_ALARM,
       );
+    if ('fetch-worker' in props.functions)
+      this.alarm(
+        'page-starts-failed',
+        counted('fetch-worker', 'PageStartsFailed'),
+        'The fetch worker fetched pages whose workflow it could not start (Step Functions refused): their URLs are fetched again when their claims lapse; see its log.',
+      );
     if ('record-failure' in props.functions)
       this.alarm(
         'page-steps-failed',

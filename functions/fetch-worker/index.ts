@@ -2,14 +2,16 @@
 // of a host is in flight at a time), so Powertools' batch processor takes them in parallel and
 // reports partial failures; what happens to each turn is settleFrontierMessage's, and this handler
 // logs, counts and answers SQS. A turn that fails is handed back with a short back-off first, so a
-// poisoned message reaches the dead-letter queue in minutes.
+// poisoned message reaches the dead-letter queue in minutes. The batch's turns write one WARC file
+// a run, uploaded once they are done; then the pages they fetched start their workflows.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { errorMessage, MessageHandedBackError } from '../../shared/errors.js';
-import { failureBackoffMs, settleFrontierMessage, waitPolicyFor } from '../../shared/pipeline/cloud/fetch-worker.js';
+import { failureBackoffMs, settleFrontierMessage, startPageWorkflow, waitPolicyFor, type PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
+import { InvocationWarcs } from '../../shared/pipeline/cloud/invocation-warcs.js';
 import { instrumented, MetricUnit, runtime, type Runtime } from '../runtime.js';
 
-async function handleRecord(rt: Runtime, record: SQSRecord, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<void> {
+async function handleRecord(rt: Runtime, record: SQSRecord, fetched: PageTask[], context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<void> {
   const receives = Number(record.attributes.ApproximateReceiveCount ?? 1);
   const message = { body: record.body, receipt: record.receiptHandle, id: record.messageId, group: record.attributes.MessageGroupId, receives };
   let settled;
@@ -22,6 +24,7 @@ async function handleRecord(rt: Runtime, record: SQSRecord, context?: Pick<Conte
     await rt.frontier.handBack(record.receiptHandle, delayMs).catch(() => undefined);
     throw err;
   }
+  if ('pages' in settled && settled.pages) fetched.push(...settled.pages);
   switch (settled.action) {
     case 'dead-lettered':
       rt.logger.error('frontier message dead-lettered', { messageId: record.messageId, reason: settled.reason });
@@ -34,7 +37,7 @@ async function handleRecord(rt: Runtime, record: SQSRecord, context?: Pick<Conte
       rt.logger.debug('turn taken', { host: settled.turn.host, action: settled.action, outcome: settled.outcome });
       // A fixed set of metric names (outcomes like http-404 stay in the logs, not in metric names).
       rt.metrics.addMetric(settled.action === 'later' ? 'MessagesHandedBack' : 'MessagesSettled', MetricUnit.Count, 1);
-      if (settled.action === 'delete' && settled.pages?.length) rt.metrics.addMetric('PagesFetched', MetricUnit.Count, settled.pages.length);
+      if (settled.pages?.length) rt.metrics.addMetric('PagesFetched', MetricUnit.Count, settled.pages.length);
       // Handed back with its visibility set: failing the item keeps SQS from deleting it.
       if (settled.action === 'later') throw new MessageHandedBackError(settled.delayMs, settled.outcome);
   }
@@ -45,10 +48,32 @@ export async function handler(event: SQSEvent, context?: Pick<Context, 'getRemai
   // A processor per invocation: it keeps the batch's failures, and two invocations in one process
   // (the emulated event source runs several) must not report each other's.
   const processor = new BatchProcessor(EventType.SQS);
-  return instrumented(rt, () =>
-    processPartialResponse(event, (record: SQSRecord) => handleRecord(rt, record, context), processor, {
-      context: context as Context,
-      throwOnFullBatchFailure: false,
-    }),
-  );
+  const warcs = new InvocationWarcs(rt.objects);
+  const deps = { ...rt, warcs };
+  const fetched: PageTask[] = [];
+  return instrumented(rt, async () => {
+    let response: SQSBatchResponse;
+    try {
+      response = await processPartialResponse(event, (record: SQSRecord) => handleRecord(deps, record, fetched, context), processor, {
+        context: context as Context,
+        throwOnFullBatchFailure: false,
+      });
+    } finally {
+      // The records are in S3 before any page's workflow reads them (an upload that fails fails the
+      // batch: its fetched URLs stay claimed until their lease lapses, and are queued again then).
+      await warcs.close();
+    }
+    await startPages(rt, fetched);
+    return response;
+  });
+}
+
+/** Starts the fetched pages' workflows; one that does not start is logged and counted, and its URL taken again when its claim lapses. */
+async function startPages(rt: Runtime, pages: PageTask[]): Promise<void> {
+  const failures = await Promise.allSettled(pages.map((page) => startPageWorkflow(rt, page)));
+  for (const [i, f] of failures.entries()) {
+    if (f.status === 'fulfilled') continue;
+    rt.logger.error('a page workflow did not start; its URL is taken again when its claim lapses', { url: pages[i]!.row.url, error: errorMessage(f.reason) });
+    rt.metrics.addMetric('PageStartsFailed', MetricUnit.Count, 1);
+  }
 }

@@ -36,6 +36,7 @@ test('every alarm sends to the alarm topic, and timeouts, throttling and a stuck
     ['summarize-page', 'index-page'],
   );
   assert.equal(byName('PageStepsFailed').length, 1);
+  assert.equal(byName('PageStartsFailed').length, 1, 'a fetched page whose workflow did not start pages a team');
   assert.equal(byName('IndexInconsistent').length, 1);
   // Fetch-worker turns that failed (handed back after a short back-off) page a team past a threshold.
   const failedTurns = counted.find((a) => a.Properties.MetricName === 'MessagesFailed');

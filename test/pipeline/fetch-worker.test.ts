@@ -28,6 +28,7 @@ before(async () => {
     requests.push(req.url ?? '');
     requestedAt.set(req.url ?? '', Date.now());
     if (req.url === '/robots.txt') res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n');
+    else if (req.url?.startsWith('/ok')) res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${req.url}</title><p>A page at ${req.url}.</p>`);
     else res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>gone</h1>');
   });
 });
@@ -163,6 +164,20 @@ test('a turn handed back to wait is renewed at its host, so a stall never takes 
   assert.equal(v.action, 'later', JSON.stringify(v));
   assert.equal(handedBack.length, 1, 'the message waits in the queue');
   assert.ok((await slow.deps.store.hostTurn(slow.run.id, turn.host))!.turnAt! > sentAt, "the turn's time is renewed");
+});
+
+test('a message whose turn must wait after its steps starts the page workflows of the pages it fetched', async () => {
+  const { deps, queue, sent } = await setup({ delayMs: 0, maxPages: 1 });
+  await queue('/ok1', '/ok2');
+  const turn = sent.splice(0)[0]!;
+  deps.frontier.handBack = async () => undefined;
+  const started: string[] = [];
+  const pageWorkflow = { start: async (_name: string, page: { row: { url: string } }) => void started.push(new URL(page.row.url).pathname) };
+  // robots.txt, then one page (the budget's one), then the other finds the budget spent: the turn waits.
+  const v = await handleFrontierMessage({ ...deps, pageWorkflow } as never, turn, { receipt: 'r', id: 'm', receives: 1 }, wait);
+  assert.deepEqual([v.action, v.outcome.split(', ').at(-1)], ['later', 'max-pages'], JSON.stringify(v));
+  assert.equal(started.length, 1, 'the page fetched goes on to its workflow');
+  assert.ok(['/ok1', '/ok2'].includes(started[0]!));
 });
 
 test('a parked host closes its queue: its URLs settle in one write, later ones too, and no turn is given again', async () => {

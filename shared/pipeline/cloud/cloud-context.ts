@@ -23,6 +23,7 @@ import type {
 import { buildContext, type CrawlContext, type Rendering } from '../stages/context.js';
 import type { CrawlSettings } from '../../config/settings.js';
 import type { Renderer } from '../../render/renderer.js';
+import type { InvocationWarcs } from './invocation-warcs.js';
 
 /** The cloud's store: the crawl's records, the claims and counters the workers share, the hosts' queues. */
 export type CloudStore = CrawlStore & RunLedger & HostQueues;
@@ -59,6 +60,8 @@ export interface CloudDeps {
   changes?: ChangeStore;
   /** A run's stored pages, for the WACZ FinalizeRun writes; absent: no WACZ. */
   archivedPages?: ArchivedPages;
+  /** The WARC files of an invocation that takes several turns at once; absent: each context writes and uploads its own. */
+  warcs?: InvocationWarcs;
 }
 
 /** A stage's context for one run: the run's settings, a fetcher, and a WARC writer whose files go to S3. */
@@ -70,7 +73,7 @@ export interface CloudContext extends CrawlContext {
   /** Names this invocation in host claims and WARC file names. */
   workerId: string;
   urlLeaseMs?: number;
-  /** Uploads the WARC files written to `warc/run-<id>/` and releases the fetcher. */
+  /** Uploads the WARC files written to `warc/run-<id>/` (unless the invocation's `warcs` do) and releases the fetcher. */
   close(): Promise<void>;
 }
 
@@ -119,9 +122,9 @@ export async function cloudContext(deps: CloudDeps, runId: number): Promise<Clou
   const run = await currentRun(deps, runId);
   if (!run) throw new RunNotFoundError(runId);
   const workerId = randomBytes(6).toString('hex');
-  const dir = mkdtempSync(join(tmpdir(), 'trawl-warc-'));
-  // Lambda extracts on its own thread; each invocation's WARC files go to warc/run-N/ when it ends.
   const settings = runSettings(run);
+  // Lambda extracts on its own thread; the context's WARC files (or the invocation's) go to warc/run-N/ when it ends.
+  const dir = deps.warcs ? undefined : mkdtempSync(join(tmpdir(), 'trawl-warc-'));
   const base = buildContext({
     settings,
     scoring: runScoring(run, settings),
@@ -130,6 +133,7 @@ export async function cloudContext(deps: CloudDeps, runId: number): Promise<Clou
     blobs: deps.blobs,
     warcDir: dir,
     warcFileTag: workerId,
+    warc: deps.warcs?.writerFor(runId, settings),
     // Bodies live in the WARC record only: the page workflow reads them back by location.
     bodies: 'archive',
     rendering: deps.rendering ?? 'workflow',
@@ -147,6 +151,7 @@ export async function cloudContext(deps: CloudDeps, runId: number): Promise<Clou
     urlLeaseMs: deps.urlLeaseMs,
     async close() {
       await base.close();
+      if (!dir) return;
       try {
         for (const file of base.archive!.files) await deps.objects.putWarc(runId, basename(file), readFileSync(file));
       } finally {

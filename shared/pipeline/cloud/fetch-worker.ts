@@ -61,7 +61,8 @@ export function failureBackoffMs(receives: number): number {
  * What to do with a turn's message: delete it (starting the page workflow of the pages fetched, and
  * sending the next turn when the host has more), or hand it back for later (its turn still live).
  */
-export type TurnVerdict = { action: 'delete'; outcome: string; pages?: PageTask[]; next?: HostTurn } | { action: 'later'; delayMs: number; outcome: string };
+export type TurnVerdict =
+  { action: 'delete'; outcome: string; pages?: PageTask[]; next?: HostTurn } | { action: 'later'; delayMs: number; outcome: string; pages?: PageTask[] };
 
 /** A dispatch message as the queue delivered it. */
 export interface ReceivedMessage {
@@ -115,6 +116,9 @@ export async function handleFrontierMessage(
   policy: WaitPolicy,
 ): Promise<TurnVerdict> {
   const verdict = await frontierMessageStage(deps, turn, policy);
+  // The pages the message fetched, whether its turn goes on or waits. Pages whose records are in the
+  // invocation's shared WARC files are started by the invocation, once those are uploaded.
+  if (!deps.warcs) for (const page of verdict.pages ?? []) await startPageWorkflow(deps, page);
   if (verdict.action === 'later') {
     // A turn that waits (the host's delay or back-off, a spent page budget) is alive: its time is
     // renewed, so the stall's recovery never takes it for lost and sends its host a second one.
@@ -127,12 +131,14 @@ export async function handleFrontierMessage(
     await deps.frontier.sendTurns([{ ...turn, copy: message.id }]);
     return { action: 'delete', outcome: `${verdict.outcome}; renewed` };
   }
-  for (const page of verdict.action === 'delete' ? (verdict.pages ?? []) : []) {
-    const row = page.row;
-    await deps.pageWorkflow.start(`r${row.runId}-${row.urlId}-${row.attempts}-${Date.now().toString(36)}`, page);
-  }
   if (verdict.action === 'delete' && verdict.next) await deps.frontier.sendTurns([verdict.next]);
   return verdict;
+}
+
+/** Starts a fetched page's workflow (its WARC record uploaded), named after the page's attempt. */
+export async function startPageWorkflow(deps: { pageWorkflow: WorkflowStarter }, page: PageTask): Promise<void> {
+  const row = page.row;
+  await deps.pageWorkflow.start(`r${row.runId}-${row.urlId}-${row.attempts}-${Date.now().toString(36)}`, page);
 }
 
 /** Steps of one host's turn one message takes in a row at most (each at the host's own pace), so a message's time stays bounded. */
@@ -165,9 +171,9 @@ export async function frontierMessageStage(deps: CloudDeps, turn: HostTurn, poli
           waited += step.delayMs;
           continue;
         }
-        // Steps taken before are counted; the turn (still live) waits in the queue as this message.
+        // Steps taken before are counted, their pages go on; the turn (still live) waits in the queue as this message.
         if (steps > 0) ctx.logger.debug('turn waits after its steps', { host: turn.host, outcomes: outcomes.join(', ') });
-        return { ...step, outcome: [...outcomes, step.outcome].join(', ') };
+        return { ...step, outcome: [...outcomes, step.outcome].join(', '), ...(pages.length ? { pages } : {}) };
       }
       pages.push(...(step.pages ?? []));
       outcomes.push(step.outcome);

@@ -95,6 +95,8 @@ export interface ContextParts {
   warcDir?: string;
   /** Put into WARC file names, so writers sharing a destination never collide. */
   warcFileTag?: string;
+  /** A WARC writer to use instead of one of its own in `warcDir` (shared with other contexts); its owner closes it. */
+  warc?: WarcWriter;
   /**
    * `blobs` (default): a fetched body goes to the blob store as well as the WARC file, where
    * re-extraction reads it by hash. `archive`: only to the WARC file (a context without one keeps
@@ -183,16 +185,18 @@ export function buildContext(parts: ContextParts): CrawlContext {
   const fetcher = parts.fetcher ?? fetcherFor(settings, { resolver: parts.resolver, cookies: sessionCookies });
   const previewFetcher = settings.preview && scoring.focused && !parts.fetcher ? previewFetcherFor(settings, { resolver: parts.resolver }) : undefined;
   const stages = parts.stages ?? new StageClock(settings.stageTimes);
-  const archive = parts.warcDir
-    ? new WarcWriter(parts.warcDir, {
-        maxFileBytes: settings.warcMaxBytes,
-        digest: settings.warcDigest,
-        fileTag: parts.warcFileTag,
-        clock: stages,
-        // Where a body's only copy is its record (the cloud), an unchanged one is archived whole.
-        identicalPayloadRevisits: parts.bodies !== 'archive',
-      })
-    : undefined;
+  const archive =
+    parts.warc ??
+    (parts.warcDir
+      ? new WarcWriter(parts.warcDir, {
+          maxFileBytes: settings.warcMaxBytes,
+          digest: settings.warcDigest,
+          fileTag: parts.warcFileTag,
+          clock: stages,
+          // Where a body's only copy is its record (the cloud), an unchanged one is archived whole.
+          identicalPayloadRevisits: parts.bodies !== 'archive',
+        })
+      : undefined);
   const extractor = parts.extractor ?? new InlineExtractor(canonical);
   const logger = parts.logger ?? createLogger('warn');
   const rendering: Rendering = mayRender(settings) ? (parts.rendering ?? 'local') : 'none';
@@ -224,7 +228,7 @@ export function buildContext(parts: ContextParts): CrawlContext {
       const closers = new Closers();
       closers.add(() => previewFetcher?.close());
       closers.add(() => fetcher.close());
-      closers.add(() => archive?.close());
+      if (!parts.warc) closers.add(() => archive?.close());
       closers.add(() => extractor.close());
       // A renderer handed in belongs to the caller (a Lambda container keeps its browser warm).
       if (!parts.renderer) closers.add(() => renderer?.close());
