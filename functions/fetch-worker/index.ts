@@ -60,7 +60,7 @@ export async function handler(event: SQSEvent, context?: Pick<Context, 'getRemai
       });
     } finally {
       // The records are in S3 before any page's workflow reads them (an upload that fails fails the
-      // batch: its fetched URLs stay claimed until their lease lapses, and are queued again then).
+      // batch, as a worker that died: its URLs' claims lapse and a stalled run's recovery queues them again).
       await warcs.close();
     }
     await startPages(rt, fetched);
@@ -68,12 +68,15 @@ export async function handler(event: SQSEvent, context?: Pick<Context, 'getRemai
   });
 }
 
-/** Starts the fetched pages' workflows; one that does not start is logged and counted, and its URL taken again when its claim lapses. */
+/** Starts the fetched pages' workflows; one that does not start is logged and counted (its URL's claim lapses, as a worker's that died). */
 async function startPages(rt: Runtime, pages: PageTask[]): Promise<void> {
   const failures = await Promise.allSettled(pages.map((page) => startPageWorkflow(rt, page)));
   for (const [i, f] of failures.entries()) {
     if (f.status === 'fulfilled') continue;
-    rt.logger.error('a page workflow did not start; its URL is taken again when its claim lapses', { url: pages[i]!.row.url, error: errorMessage(f.reason) });
+    rt.logger.error('a page workflow did not start; its URL is queued again once its claim lapses and the run stalls', {
+      url: pages[i]!.row.url,
+      error: errorMessage(f.reason),
+    });
     rt.metrics.addMetric('PageStartsFailed', MetricUnit.Count, 1);
   }
 }

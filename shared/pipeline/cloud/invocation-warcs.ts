@@ -15,7 +15,7 @@ import type { ObjectStore } from '../../ports/index.js';
 export class InvocationWarcs {
   private readonly writers = new Map<number, WarcWriter>();
   private readonly dir = mkdtempSync(join(tmpdir(), 'trawl-warc-'));
-  /** Names the invocation in its files' names (and its turns' host claims). */
+  /** Names the invocation in its files' names. */
   readonly tag = randomBytes(6).toString('hex');
 
   constructor(private readonly objects: ObjectStore) {}
