@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { WarcWriter } from '../../archive/warc-writer.js';
+import type { WarcWriter } from '../../archive/warc-writer.js';
+import { warcWriterFor } from '../stages/context.js';
 import type { CrawlSettings } from '../../config/settings.js';
 import type { ObjectStore } from '../../ports/index.js';
 
@@ -23,17 +24,8 @@ export class InvocationWarcs {
   /** The run's writer, made by the first turn of the run with the run's WARC settings. */
   writerFor(runId: number, settings: CrawlSettings): WarcWriter {
     let writer = this.writers.get(runId);
-    if (!writer)
-      this.writers.set(
-        runId,
-        (writer = new WarcWriter(this.dir, {
-          maxFileBytes: settings.warcMaxBytes,
-          digest: settings.warcDigest,
-          fileTag: this.tag,
-          // The body's only copy is its record: an unchanged one is archived whole.
-          identicalPayloadRevisits: false,
-        })),
-      );
+    // The body's only copy is its record (`bodies: 'archive'`).
+    if (!writer) this.writers.set(runId, (writer = warcWriterFor(this.dir, settings, { fileTag: this.tag, bodies: 'archive' })));
     return writer;
   }
 

@@ -172,6 +172,18 @@ export function canonicalOptionsOf(settings: Pick<CrawlSettings, 'trackingParams
   return { trackingParams: settings.trackingParams, sessionParams: settings.sessionParams };
 }
 
+/** A WARC writer in `dir` with the settings' file size and digest. */
+export function warcWriterFor(dir: string, settings: CrawlSettings, options: { fileTag?: string; clock?: StageClock; bodies?: BodyKeeping } = {}): WarcWriter {
+  return new WarcWriter(dir, {
+    maxFileBytes: settings.warcMaxBytes,
+    digest: settings.warcDigest,
+    fileTag: options.fileTag,
+    clock: options.clock,
+    // Where a body's only copy is its record (the cloud), an unchanged one is archived whole.
+    identicalPayloadRevisits: options.bodies !== 'archive',
+  });
+}
+
 /**
  * The one wiring of a crawl: fetcher, WARC writer, canonicalisation, priority, extraction and
  * hooks from the settings and the adapters a runtime chose. A new setting is wired here once.
@@ -186,17 +198,7 @@ export function buildContext(parts: ContextParts): CrawlContext {
   const previewFetcher = settings.preview && scoring.focused && !parts.fetcher ? previewFetcherFor(settings, { resolver: parts.resolver }) : undefined;
   const stages = parts.stages ?? new StageClock(settings.stageTimes);
   const archive =
-    parts.warc ??
-    (parts.warcDir
-      ? new WarcWriter(parts.warcDir, {
-          maxFileBytes: settings.warcMaxBytes,
-          digest: settings.warcDigest,
-          fileTag: parts.warcFileTag,
-          clock: stages,
-          // Where a body's only copy is its record (the cloud), an unchanged one is archived whole.
-          identicalPayloadRevisits: parts.bodies !== 'archive',
-        })
-      : undefined);
+    parts.warc ?? (parts.warcDir ? warcWriterFor(parts.warcDir, settings, { fileTag: parts.warcFileTag, clock: stages, bodies: parts.bodies }) : undefined);
   const extractor = parts.extractor ?? new InlineExtractor(canonical);
   const logger = parts.logger ?? createLogger('warn');
   const rendering: Rendering = mayRender(settings) ? (parts.rendering ?? 'local') : 'none';
