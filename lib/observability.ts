@@ -127,7 +127,7 @@ export class CrawlObservability extends Construct {
       this.alarm(
         'page-starts-failed',
         counted('fetch-worker', 'PageStartsFailed'),
-        'The fetch worker fetched pages whose workflow it could not start (Step Functions refused): their URLs are queued again once their claims lapse and the run stalls; see its log.',
+        "The fetch worker fetched pages whose workflow it could not start (Step Functions refused): each went back to its host's queue after a throttle, or failed; see its log.",
       );
     if ('record-failure' in props.functions)
       this.alarm(

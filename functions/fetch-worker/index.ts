@@ -9,6 +9,8 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { errorMessage, MessageHandedBackError } from '../../shared/errors.js';
 import { failureBackoffMs, settleFrontierMessage, startPageWorkflow, waitPolicyFor, type PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { InvocationWarcs } from '../../shared/pipeline/cloud/invocation-warcs.js';
+import { withRun } from '../../shared/pipeline/cloud/cloud-context.js';
+import { recordFailureStage } from '../../shared/pipeline/cloud/page-workflow.js';
 import { instrumented, MetricUnit, runtime, type Runtime } from '../runtime.js';
 
 async function handleRecord(rt: Runtime, record: SQSRecord, fetched: PageTask[], context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<void> {
@@ -68,15 +70,24 @@ export async function handler(event: SQSEvent, context?: Pick<Context, 'getRemai
   });
 }
 
-/** Starts the fetched pages' workflows; one that does not start is logged and counted (its URL's claim lapses, as a worker's that died). */
+/**
+ * Starts the fetched pages' workflows. A page whose workflow does not start is logged and counted,
+ * and settled as its workflow's Catch would: back to its host's queue when the refusal was
+ * transient (a throttle), failed otherwise; its exchange stays in the archive with the error.
+ */
 async function startPages(rt: Runtime, pages: PageTask[]): Promise<void> {
-  const failures = await Promise.allSettled(pages.map((page) => startPageWorkflow(rt, page)));
-  for (const [i, f] of failures.entries()) {
-    if (f.status === 'fulfilled') continue;
-    rt.logger.error('a page workflow did not start; its URL is queued again once its claim lapses and the run stalls', {
-      url: pages[i]!.row.url,
-      error: errorMessage(f.reason),
-    });
+  const starts = await Promise.allSettled(pages.map((page) => startPageWorkflow(rt, page)));
+  for (const [i, start] of starts.entries()) {
+    if (start.status === 'fulfilled') continue;
+    const page = pages[i]!;
+    const error = { Error: (start.reason as Error | undefined)?.name ?? 'Error', Cause: JSON.stringify({ errorMessage: errorMessage(start.reason) }) };
+    rt.logger.error('a page workflow did not start', { url: page.row.url, error: error.Error, cause: errorMessage(start.reason) });
     rt.metrics.addMetric('PageStartsFailed', MetricUnit.Count, 1);
+    try {
+      await withRun(rt, page.row.runId, (ctx) => recordFailureStage(ctx, page, error));
+    } catch (err) {
+      // Not settled either: its URL's claim lapses, and a stalled run's recovery queues it again.
+      rt.logger.error('a page whose workflow did not start could not be settled', { url: page.row.url, error: errorMessage(err) });
+    }
   }
 }

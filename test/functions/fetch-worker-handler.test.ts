@@ -34,6 +34,11 @@ before(async () => {
     req.on('end', () => {
       void (async () => {
         const input = JSON.parse(String((JSON.parse(body) as { input: string }).input));
+        // A page at /refused is refused as Step Functions refuses a start it throttles.
+        if (new URL(input.row.url).pathname === '/refused')
+          return res
+            .writeHead(400, { 'content-type': 'application/x-amz-json-1.0' })
+            .end(JSON.stringify({ __type: 'ThrottlingException', message: 'Rate exceeded' }));
         const warcObjects = (await objects.list(archiveKeys.warc(input.row.runId, ''))).map((o) => o.key);
         starts.push({ input, warcObjects });
         res
@@ -84,7 +89,7 @@ test('a message of a run that does not exist is dropped, not retried', async () 
   assert.deepEqual(res.batchItemFailures, []);
 });
 
-test("a batch's turns write one WARC object a run, uploaded before the workflows of the pages they fetched start", async () => {
+test("a batch's turns write one WARC object a run, uploaded before the workflows of the pages they fetched start; a page refused a start goes back to its host's queue", async () => {
   const page = (req: { url?: string }, res: import('node:http').ServerResponse) =>
     req.url === '/robots.txt'
       ? res.writeHead(404).end()
@@ -106,10 +111,14 @@ test("a batch's turns write one WARC object a run, uploaded before the workflows
       { allowPrivateNetwork: true, delayMs: 0 },
       Date.now(),
     );
-    const rows = sites.map((s) => frontierRow({ runId: run.id, urlId: urlId(`${s.origin}/a`), url: `${s.origin}/a`, host: new URL(s.origin).host }));
+    const rows = [...sites, sites[0]!].map((s, i) => {
+      const url = `${s.origin}/${i === 2 ? 'refused' : 'a'}`;
+      return frontierRow({ runId: run.id, urlId: urlId(url), url, host: new URL(s.origin).host, priority: i === 2 ? 0 : 1 });
+    });
     await store.addUrls(rows);
     await withRun(deps, run.id, (ctx) => queueAtHosts(ctx, rows));
     assert.equal(sent.length, 2, 'each host got a turn');
+    const refused = rows[2]!;
     starts.length = 0;
     const event: SQSEvent = { Records: sent.map((t, i) => record(`t${i}`, JSON.stringify(t), t.host)) };
     const res = await handler(event, { getRemainingTimeInMillis: () => 120_000 });
@@ -124,6 +133,11 @@ test("a batch's turns write one WARC object a run, uploaded before the workflows
       assert.deepEqual(start.warcObjects, warcs, 'the object was in S3 when the workflow started');
       assert.ok(warcs[0]!.endsWith(`/${start.input.warc?.file}`), JSON.stringify(start.input.warc));
     }
+    // The page whose start was throttled is queued again, one attempt spent, its fetch on record with why.
+    const back = await store.getUrl(run.id, refused.urlId);
+    assert.deepEqual([back?.state, back?.attempts], ['queued', 1]);
+    const history = await store.fetchHistory(refused.urlId);
+    assert.match(history[0]?.error ?? '', /processing deferred: ThrottlingException/);
   } finally {
     await Promise.all(sites.map((s) => s.close()));
   }
