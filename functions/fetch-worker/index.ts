@@ -7,10 +7,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { errorMessage, MessageHandedBackError } from '../../shared/errors.js';
-import { failureBackoffMs, settleFrontierMessage, startPageWorkflow, waitPolicyFor, type PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
-import { InvocationWarcs } from '../../shared/pipeline/cloud/invocation-warcs.js';
-import { withRun } from '../../shared/pipeline/cloud/cloud-context.js';
-import { recordFailureStage } from '../../shared/pipeline/cloud/page-workflow.js';
+import { failureBackoffMs, settleFrontierMessage, takeBatch, waitPolicyFor, type PageTask } from '../../shared/pipeline/cloud/fetch-worker.js';
 import { instrumented, MetricUnit, runtime, type Runtime } from '../runtime.js';
 
 async function handleRecord(rt: Runtime, record: SQSRecord, fetched: PageTask[], context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<void> {
@@ -50,44 +47,14 @@ export async function handler(event: SQSEvent, context?: Pick<Context, 'getRemai
   // A processor per invocation: it keeps the batch's failures, and two invocations in one process
   // (the emulated event source runs several) must not report each other's.
   const processor = new BatchProcessor(EventType.SQS);
-  const warcs = new InvocationWarcs(rt.objects);
-  const deps = { ...rt, warcs };
-  const fetched: PageTask[] = [];
   return instrumented(rt, async () => {
-    let response: SQSBatchResponse;
-    try {
-      response = await processPartialResponse(event, (record: SQSRecord) => handleRecord(deps, record, fetched, context), processor, {
+    const { result, refused } = await takeBatch(rt, (deps, fetched) =>
+      processPartialResponse(event, (record: SQSRecord) => handleRecord(deps, record, fetched, context), processor, {
         context: context as Context,
         throwOnFullBatchFailure: false,
-      });
-    } finally {
-      // The records are in S3 before any page's workflow reads them (an upload that fails fails the
-      // batch, as a worker that died: its URLs' claims lapse and a stalled run's recovery queues them again).
-      await warcs.close();
-    }
-    await startPages(rt, fetched);
-    return response;
+      }),
+    );
+    if (refused) rt.metrics.addMetric('PageStartsFailed', MetricUnit.Count, refused);
+    return result;
   });
-}
-
-/**
- * Starts the fetched pages' workflows. A page whose workflow does not start is logged and counted,
- * and settled as its workflow's Catch would: back to its host's queue when the refusal was
- * transient (a throttle), failed otherwise; its exchange stays in the archive with the error.
- */
-async function startPages(rt: Runtime, pages: PageTask[]): Promise<void> {
-  const starts = await Promise.allSettled(pages.map((page) => startPageWorkflow(rt, page)));
-  for (const [i, start] of starts.entries()) {
-    if (start.status === 'fulfilled') continue;
-    const page = pages[i]!;
-    const error = { Error: (start.reason as Error | undefined)?.name ?? 'Error', Cause: JSON.stringify({ errorMessage: errorMessage(start.reason) }) };
-    rt.logger.error('a page workflow did not start', { url: page.row.url, error: error.Error, cause: errorMessage(start.reason) });
-    rt.metrics.addMetric('PageStartsFailed', MetricUnit.Count, 1);
-    try {
-      await withRun(rt, page.row.runId, (ctx) => recordFailureStage(ctx, page, error));
-    } catch (err) {
-      // Not settled either: its URL's claim lapses, and a stalled run's recovery queues it again.
-      rt.logger.error('a page whose workflow did not start could not be settled', { url: page.row.url, error: errorMessage(err) });
-    }
-  }
 }

@@ -3,6 +3,8 @@ import { errorMessage, MalformedMessageError, nextStep } from '../../errors.js';
 import { parseHostTurn } from '../../ports/frontier-message.js';
 import { withRun, type CloudDeps } from './cloud-context.js';
 import { takeTurn } from './host-turn.js';
+import { InvocationWarcs } from './invocation-warcs.js';
+import { recordFailureStage } from './page-workflow.js';
 
 export { claimRetryMs, HOST_LEASE_MS, URL_LEASE_MS, type TurnStep } from './host-turn.js';
 export type { PageTask } from './fetch-claimed.js';
@@ -133,6 +135,44 @@ export async function handleFrontierMessage(
   }
   if (verdict.action === 'delete' && verdict.next) await deps.frontier.sendTurns([verdict.next]);
   return verdict;
+}
+
+/**
+ * A batch of turns taken at once (`take`, handed the pages list its turns fill): they share one
+ * WARC file a run, uploaded when they are all done; then the pages they fetched start their
+ * workflows. Resolves with `take`'s result and how many pages were refused a start (each settled
+ * as its workflow's Catch would: back to its host's queue after a throttle, failed otherwise). An
+ * upload that fails fails the batch, as a worker that died: its URLs' claims lapse and a stalled
+ * run's recovery queues them again.
+ */
+export async function takeBatch<D extends CloudDeps & { pageWorkflow: WorkflowStarter }, T>(
+  deps: D,
+  take: (deps: D & { warcs: InvocationWarcs }, fetched: PageTask[]) => Promise<T>,
+): Promise<{ result: T; refused: number }> {
+  const warcs = new InvocationWarcs(deps.objects);
+  const fetched: PageTask[] = [];
+  let result: T;
+  try {
+    result = await take({ ...deps, warcs }, fetched);
+  } finally {
+    await warcs.close();
+  }
+  const starts = await Promise.allSettled(fetched.map((page) => startPageWorkflow(deps, page)));
+  let refused = 0;
+  for (const [i, start] of starts.entries()) {
+    if (start.status === 'fulfilled') continue;
+    refused++;
+    const page = fetched[i]!;
+    const error = { Error: (start.reason as Error | undefined)?.name ?? 'Error', Cause: JSON.stringify({ errorMessage: errorMessage(start.reason) }) };
+    deps.logger.error('a page workflow did not start', { url: page.row.url, error: error.Error, cause: errorMessage(start.reason) });
+    try {
+      await withRun(deps, page.row.runId, (ctx) => recordFailureStage(ctx, page, error));
+    } catch (err) {
+      // Not settled either: its URL's claim lapses, and a stalled run's recovery queues it again.
+      deps.logger.error('a page whose workflow did not start could not be settled', { url: page.row.url, error: errorMessage(err) });
+    }
+  }
+  return { result, refused };
 }
 
 /** Starts a fetched page's workflow (its WARC record uploaded), named after the page's attempt. */

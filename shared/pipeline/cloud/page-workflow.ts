@@ -3,7 +3,7 @@ import { FINAL_STATES, type UrlReason, type UrlState } from '../../ports/index.j
 import { commitCloud, givePageSlotsBack, queueAtHosts } from './cloud-commit.js';
 import type { CloudContext } from './cloud-context.js';
 import type { FetchOutcome } from '../stages/fetch-stage.js';
-import type { PageTask } from './fetch-worker.js';
+import type { PageTask } from './fetch-claimed.js';
 import { taskBody } from './task-body.js';
 import { fetchRecord, processStage } from '../stages/process-stage.js';
 import type { RenderPass } from '../stages/process-content.js';

@@ -3,7 +3,7 @@ import { archiveKeys } from '../../ports/archive-keys.js';
 import { readRunWarcRange } from './warc-read.js';
 import { contentHashOf } from '../../ports/content-hash.js';
 import type { CloudContext } from './cloud-context.js';
-import type { PageTask } from './fetch-worker.js';
+import type { PageTask } from './fetch-claimed.js';
 
 /**
  * A fetched page's body for the steps after the fetch: its response record in the run's WARC
