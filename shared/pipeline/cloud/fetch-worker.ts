@@ -23,8 +23,11 @@ export interface WaitPolicy {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** What a message keeps after its last step's fetch: starting its page workflows and handing its turn on. */
-export const HAND_ON_RESERVE_MS = 10_000;
+/**
+ * What a message keeps after its last step's fetch: handing its turn on, then the batch's tail
+ * (uploading its WARC files, starting every page's workflow, settling a start refused).
+ */
+export const HAND_ON_RESERVE_MS = 15_000;
 
 /**
  * Waits longer than this are handed back to the queue instead of slept in the handler. A second of
