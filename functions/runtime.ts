@@ -71,6 +71,7 @@ export function runtime(service: string): Runtime {
     env.AWS_ENDPOINT_URL_SFN,
     env.URL_LEASE_MS,
     env.TURN_STALE_MS,
+    env.EXTRACTED_SNAPSHOTS,
     env.EVENT_BUS_NAME,
     env.AWS_ENDPOINT_URL_EVENTBRIDGE,
   ].join('|');
@@ -103,6 +104,7 @@ export function runtime(service: string): Runtime {
     pageWorkflow: new SfnWorkflow(clients.sfn, config.pageWorkflowArn),
     logger: adaptPowertools(powertools),
     urlLeaseMs: config.urlLeaseMs,
+    extractedSnapshots: config.extractedSnapshots,
     turnStaleMs: config.turnStaleMs,
     ...(config.eventBusName
       ? { events: new EventBridgeBus(new EventBridgeClient({ region: env.AWS_REGION, endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE }), config.eventBusName) }

@@ -139,6 +139,7 @@ export class Crawler extends Construct {
           deadLetterUrl: this.frontier.deadLetters.queueUrl,
           frontierRetentionDays: String(times.frontierRetentionDays ?? 90),
           fetchRetentionDays: String(times.fetchRetentionDays ?? DEFAULT_FETCH_RETENTION_DAYS),
+          extractedSnapshots: String(props.extractedSnapshots ?? false),
         }),
       },
     });

@@ -29,6 +29,7 @@ export const ENV = {
   apiWriters: 'API_WRITERS',
   apiAdmins: 'API_ADMINS',
   textRebuildLogEntries: 'TEXT_REBUILD_LOG_ENTRIES',
+  extractedSnapshots: 'EXTRACTED_SNAPSHOTS',
 } as const;
 
 export type EnvName = keyof typeof ENV;
@@ -43,6 +44,11 @@ const schema = z.object({
   frontierRetentionDays: positive.default(90),
   fetchRetentionDays: positive.optional(),
   urlLeaseMs: positive.optional(),
+  /** `true`: Extract writes each page's extraction under `extracted/` too (the construct's `extractedSnapshots`). */
+  extractedSnapshots: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((s) => s === 'true'),
   turnStaleMs: positive.optional(),
   vectorBucket: z.string().optional(),
   vectorIndex: z.string().default('pages'),

@@ -340,7 +340,11 @@ test('archives every exchange in WARC files under warc/ (the only copy of a fetc
   }
   assert.ok(keys.some((k) => /^warc\/run-1\/trawl-1-.*\.warc\.gz$/.test(k)));
   assert.ok(keys.includes('reports/run-1.json'));
-  assert.ok(keys.some((k) => k.startsWith('extracted/')));
+  assert.deepEqual(
+    keys.filter((k) => k.startsWith('extracted/')),
+    [],
+    'no extracted/ snapshots by default: the table holds each extraction',
+  );
   const fetches = items.filter((i) => i.type === 'FETCH');
   // The page workflow read every body back from its WARC record: none went to raw/ as well.
   const hashes = fetches.map((f) => f.contentHash as string | undefined).filter((h): h is string => !!h);

@@ -19,6 +19,8 @@ import { frontierRow } from '../../support/helpers.js';
 let emu: Emulators;
 let store: DynamoCrawlStore;
 let blobs: S3BlobStore;
+let objects: S3Objects;
+type Results = { Extract: { state: string; links: number; extracted?: string }; Summarize: { status: string }; Index: { status: string } };
 let machine: StateMachine;
 let runId: number;
 
@@ -26,7 +28,8 @@ before(async () => {
   emu = await startEmulators();
   const names = await emu.provision('page-workflow');
   cloudEnvironment(emu, names, 'http://127.0.0.1:9');
-  blobs = new S3BlobStore(new S3Objects(emu.clients.s3, names.bucket));
+  objects = new S3Objects(emu.clients.s3, names.bucket);
+  blobs = new S3BlobStore(objects);
   store = new DynamoCrawlStore(emu.clients.doc, names.table, { blobs });
   const synth = synthApp({ bundle: false });
   machine = new StateMachine(stateMachines(synth.template).EXPRESS.definition as never, { validationOptions: { noValidate: true } });
@@ -78,11 +81,11 @@ test('extracts and enriches a page once, however often the workflow starts', asy
     '<html><head><title>Hello</title></head><body><article><h1>Hello</h1><p>Some words about a subject worth reading, with a <a href="/next">next page</a>.</p></article></body></html>',
   );
   const task = await taskFor('hello', html);
-  type Results = { Extract: { state: string; links: number; extracted: string }; Summarize: { status: string }; Index: { status: string } };
   const first = (await run(task)) as { results: Results };
   assert.equal(first.results.Extract.state, 'done');
   assert.equal(first.results.Extract.links, 1);
-  assert.match(first.results.Extract.extracted, /^extracted\/id-hello\/[0-9a-f]{64}\.json$/);
+  assert.equal(first.results.Extract.extracted, undefined, 'no extracted/ snapshot unless the deployment keeps them');
+  assert.deepEqual(await objects.list('extracted/'), []);
   assert.equal(first.results.Summarize.status, 'summarized');
   assert.equal(first.results.Index.status, 'indexed');
   const progress = await store.runProgress(runId);
@@ -92,6 +95,21 @@ test('extracts and enriches a page once, however often the workflow starts', asy
   assert.deepEqual(await store.runProgress(runId), progress, 'a second start changes no counter and enqueues nothing');
   assert.equal((await store.getExtract('id-hello'))?.title, 'Hello');
   assert.equal((await store.getUrl(runId, 'id-hello'))?.state, 'done');
+});
+
+test('a deployment that keeps extracted snapshots writes each page\'s extraction under extracted/', async () => {
+  process.env.EXTRACTED_SNAPSHOTS = 'true';
+  try {
+    const html = Buffer.from('<html><head><title>Kept</title></head><body><article><h1>Kept</h1><p>Words kept as a snapshot, with a <a href="/x">link</a>.</p></article></body></html>');
+    const out = (await run(await taskFor('kept', html))) as { results: Results };
+    assert.match(out.results.Extract.extracted ?? '', /^extracted\/id-kept\/[0-9a-f]{64}\.json$/);
+    const doc = JSON.parse((await objects.get(out.results.Extract.extracted!))!.toString()) as { url: string; markdown: string; links: unknown[] };
+    assert.equal(doc.url, 'http://a.test/kept');
+    assert.match(doc.markdown, /Words kept as a snapshot/);
+    assert.equal(doc.links.length, 1);
+  } finally {
+    delete process.env.EXTRACTED_SNAPSHOTS;
+  }
 });
 
 test('a failing step is caught: the URL fails and the fetch stays in the archive with the error', async () => {

@@ -422,13 +422,20 @@ test('webhooks: each receiver an API destination behind a rule on the bus, with 
   );
 });
 
+const envValues = (t: Template, name: string) =>
+  new Set(
+    Object.values(t.findResources('AWS::Lambda::Function'))
+      .map((f) => (f as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables?.[name])
+      .filter((v) => v !== undefined),
+  );
+
+test('extracted/ snapshots are written only where extractedSnapshots asks for them', () => {
+  assert.deepEqual([...envValues(synth({}), 'EXTRACTED_SNAPSHOTS')], ['false']);
+  assert.deepEqual([...envValues(synth({ extractedSnapshots: true }), 'EXTRACTED_SNAPSHOTS')], ['true']);
+});
+
 test('fetch records expire after fetchRetention, and warc/ and extracted/ follow their lifecycle props', () => {
-  const fetchDays = (t: Template) =>
-    new Set(
-      Object.values(t.findResources('AWS::Lambda::Function'))
-        .map((f) => (f as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables?.FETCH_RETENTION_DAYS)
-        .filter((v) => v !== undefined),
-    );
+  const fetchDays = (t: Template) => envValues(t, 'FETCH_RETENTION_DAYS');
   const rules = (t: Template) =>
     Object.values(t.findResources('AWS::S3::Bucket'))
       .flatMap(

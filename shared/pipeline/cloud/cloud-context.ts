@@ -62,6 +62,8 @@ export interface CloudDeps {
   archivedPages?: ArchivedPages;
   /** The WARC files of an invocation that takes several turns at once; absent: each context writes and uploads its own. */
   warcs?: InvocationWarcs;
+  /** Extract writes each page's extraction under `extracted/` as well as into the table (the construct's `extractedSnapshots`). */
+  extractedSnapshots?: boolean;
 }
 
 /** A stage's context for one run: the run's settings, a fetcher, and a WARC writer whose files go to S3. */
@@ -73,6 +75,8 @@ export interface CloudContext extends CrawlContext {
   /** Names this invocation in host claims and WARC file names. */
   workerId: string;
   urlLeaseMs?: number;
+  /** Extract writes each page's extraction under `extracted/` too. */
+  extractedSnapshots: boolean;
   /** Uploads the WARC files written to `warc/run-<id>/` (unless the invocation's `warcs` do) and releases the fetcher. */
   close(): Promise<void>;
 }
@@ -149,6 +153,7 @@ export async function cloudContext(deps: CloudDeps, runId: number): Promise<Clou
     run,
     workerId,
     urlLeaseMs: deps.urlLeaseMs,
+    extractedSnapshots: deps.extractedSnapshots ?? false,
     async close() {
       await base.close();
       if (!dir) return;

@@ -59,7 +59,7 @@ async function outcomeOf(ctx: CloudContext, task: PageTask): Promise<Extract<Fet
 
 /**
  * The page workflow's Extract state: markdown, metadata, links with context, SimHash and chunks
- * into DynamoDB and `extracted/` in S3; new URLs into the frontier. Repeating it (Express starts
+ * into DynamoDB (and `extracted/` in S3 where the deployment keeps snapshots); new URLs into the frontier. Repeating it (Express starts
  * at least once) rewrites the same items and sends nothing twice.
  */
 export async function extractStage(ctx: CloudContext, task: PageWorkflowInput): Promise<ExtractResult> {
@@ -75,7 +75,7 @@ export async function extractStage(ctx: CloudContext, task: PageWorkflowInput): 
   const result = await processStage(ctx, task.row, read.outcome, pass);
   if (result.renderWanted) return { urlId: task.row.urlId, state: 'render', reason: result.renderWanted.reason, links: 0, render: result.renderWanted };
   let extracted: string | undefined;
-  if (result.extract && result.page?.contentHash) {
+  if (ctx.extractedSnapshots && result.extract && result.page?.contentHash) {
     const { markdown, ...metadata } = result.extract;
     extracted = await ctx.objects.putExtracted(task.row.urlId, result.page.contentHash, {
       url: task.row.url,

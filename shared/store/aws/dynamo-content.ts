@@ -62,11 +62,14 @@ export abstract class DynamoContent extends DynamoHostQueues {
     const { text, blob } = await this.spill(x.markdown);
     const item = extractItem({ ...x, markdown: text ?? '' }, chunks.length);
     if (blob) item.markdownBlob = blob;
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
-    if (!x.textDuplicateOf) await this.putIfAbsent({ ...keys.text(x.textHash), type: 'TEXT', urlId: x.urlId });
     const stale = Array.from({ length: Math.max(0, Number(previous?.chunkCount ?? 0) - chunks.length) }, (_, i) => keys.chunk(x.urlId, chunks.length + i));
-    await this.batchWrite(chunkItems(chunks, x.markdown), stale);
-    await this.writeBands(x, previous);
+    // Independent items, each write idempotent: sent at once (the URL's state is set after them all).
+    await Promise.all([
+      this.doc.send(new PutCommand({ TableName: this.table, Item: item })),
+      x.textDuplicateOf ? undefined : this.putIfAbsent({ ...keys.text(x.textHash), type: 'TEXT', urlId: x.urlId }),
+      this.batchWrite(chunkItems(chunks, x.markdown), stale),
+      this.writeBands(x, previous),
+    ]);
   }
 
   /**

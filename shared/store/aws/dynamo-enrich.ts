@@ -188,19 +188,22 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     await this.put(termsItemOf(posted));
     const { tookMs, ...stored } = record;
     await this.put({ ...enrichKeys.enrichment(record.urlId), type: 'ENRICH', ...stored });
-    await this.logChange(record.urlId);
-    await this.clearEnrichFailure(record.urlId);
-    if (tookMs !== undefined) {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: enrichKeys.latency(Math.floor(Math.random() * LATENCY_SHARDS)),
-          UpdateExpression: 'SET #type = :type ADD #bucket :one, latencyMs :ms',
-          ExpressionAttributeNames: { '#type': 'type', '#bucket': `lat${enrichLatencyBucket(tookMs)}` },
-          ExpressionAttributeValues: { ':type': 'ENRICH_STATS', ':one': 1, ':ms': Math.round(tookMs) },
-        }),
-      );
-    }
+    // After the record, and independent of each other: sent at once.
+    await Promise.all([
+      this.logChange(record.urlId),
+      this.clearEnrichFailure(record.urlId),
+      tookMs === undefined
+        ? undefined
+        : this.doc.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: enrichKeys.latency(Math.floor(Math.random() * LATENCY_SHARDS)),
+              UpdateExpression: 'SET #type = :type ADD #bucket :one, latencyMs :ms',
+              ExpressionAttributeNames: { '#type': 'type', '#bucket': `lat${enrichLatencyBucket(tookMs)}` },
+              ExpressionAttributeValues: { ':type': 'ENRICH_STATS', ':one': 1, ':ms': Math.round(tookMs) },
+            }),
+          ),
+    ]);
   }
 
   async enrichLatency(): Promise<EnrichLatency> {
