@@ -9,8 +9,14 @@ export interface RunLedger {
   getRun(runId: number): Promise<RunRecord | undefined>;
   runProgress(runId: number): Promise<RunProgress | undefined>;
   getUrl(runId: number, urlId: string): Promise<FrontierRow | undefined>;
-  /** Claims a queued URL (or one whose claim lapsed); undefined when it is not fetchable now. */
-  claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined>;
+  /**
+   * Claims a queued URL (or one whose claim lapsed); undefined when it is not fetchable now. With
+   * `deferCounts`, its move in the run's counters rides the run's next page slot claimed here (or
+   * counter update), and `flushCounters` writes what no slot carried.
+   */
+  claimUrl(runId: number, urlId: string, now: number, leaseMs: number, deferCounts?: boolean): Promise<FrontierRow | undefined>;
+  /** Writes the counter moves of claims made with `deferCounts` that nothing carried yet. */
+  flushCounters(): Promise<void>;
   /** Records that the run's page budget was found spent at `at` (see `RunRecord.pagesFullAt`). */
   markPagesFull(runId: number, at: number): Promise<void>;
   /** Marks the run idle (its progress stalled) from `at`, once: see `RunRecord.idleSince`. */

@@ -85,7 +85,12 @@ export async function takeTurn(ctx: CloudContext, turn: HostTurn): Promise<TurnS
       state = next;
     });
   } finally {
-    await ctx.store.releaseHost(state, ctx.workerId);
+    try {
+      await ctx.store.releaseHost(state, ctx.workerId);
+    } finally {
+      // The step's claims not counted with a page slot (robots.txt first, a non-page URL, a budget spent).
+      await ctx.store.flushCounters();
+    }
   }
 }
 
@@ -99,7 +104,8 @@ async function underClaim(ctx: CloudContext, turn: HostTurn, host: HostRecord, s
   if (ready.length === 0) return later(Math.min(...queued.map((q) => q.notBefore)) - now, 'not-before');
   let taken = 0;
   for (const q of ready) {
-    const row = await ctx.store.claimUrl(turn.runId, q.urlId, ctx.clock(), ctx.urlLeaseMs ?? URL_LEASE_MS);
+    // Counted with the page slot it goes on to claim: one write for both.
+    const row = await ctx.store.claimUrl(turn.runId, q.urlId, ctx.clock(), ctx.urlLeaseMs ?? URL_LEASE_MS, true);
     // Claimed or settled since the index was read: the next one.
     if (!row) continue;
     taken++;

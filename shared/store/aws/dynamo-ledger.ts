@@ -85,6 +85,31 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
   abstract getHost(host: string): Promise<HostRecord | undefined>;
   abstract releaseUrl(runId: number, urlId: string, attempts?: number): Promise<void>;
 
+  /**
+   * State moves of URLs claimed with `deferCounts`, by run, not yet written: the next page slot
+   * claimed for the run carries them in its own update (a claim's moves cost a write unit of their
+   * own otherwise), else the run's next counter update or {@link flushCounters} does.
+   */
+  private readonly pendingMoves = new Map<number, Record<string, number>>();
+
+  private deferMoves(runId: number, moves: Record<string, number>): void {
+    const p = this.pendingMoves.get(runId) ?? {};
+    for (const [k, n] of Object.entries(moves)) p[k] = (p[k] ?? 0) + n;
+    this.pendingMoves.set(runId, p);
+  }
+
+  /** Takes the run's deferred moves (they are this caller's to write, or to give back). */
+  private takeMoves(runId: number): Record<string, number> {
+    const p = this.pendingMoves.get(runId) ?? {};
+    this.pendingMoves.delete(runId);
+    return p;
+  }
+
+  /** Writes the state moves of claims not yet carried by a page slot's update. */
+  async flushCounters(): Promise<void> {
+    for (const runId of [...this.pendingMoves.keys()]) await this.sendCounters(runId, {}, {});
+  }
+
   protected async addCounters(runId: number, counters: Record<string, number>, statusKey?: string): Promise<void> {
     const batch = gathering.getStore();
     if (!batch) return this.sendCounters(runId, counters, statusKey ? { [statusKey]: 1 } : {});
@@ -108,10 +133,22 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
     }
   }
 
-  private async sendCounters(runId: number, counters: Record<string, number>, statuses: Record<string, number>): Promise<void> {
+  private async sendCounters(runId: number, own: Record<string, number>, statuses: Record<string, number>): Promise<void> {
+    const pending = this.takeMoves(runId);
+    const counters = { ...own };
+    for (const [k, n] of Object.entries(pending)) counters[k] = (counters[k] ?? 0) + n;
     const entries = Object.entries(counters).filter(([, n]) => n !== 0);
     const byStatus = Object.entries(statuses).filter(([, n]) => n !== 0);
     if (entries.length === 0 && byStatus.length === 0) return;
+    try {
+      await this.sendCounterUpdate(runId, entries, byStatus);
+    } catch (err) {
+      this.deferMoves(runId, pending);
+      throw err;
+    }
+  }
+
+  private async sendCounterUpdate(runId: number, entries: Array<[string, number]>, byStatus: Array<[string, number]>): Promise<void> {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const adds = entries.map(([k, n], i) => {
@@ -224,13 +261,21 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
       const taken = new Map(counters.map((c) => [String(c.PK), Number(c.pages ?? 0)]));
       tries = order.filter((k) => (taken.get(keys.runCounters(runId, shards, k).PK) ?? 0) < share[k]!);
     }
-    for (const k of tries) {
-      if (await this.conditionalAdd(keys.runCounters(runId, shards, k), 'pages', 1, share[k]!)) {
-        spent.delete(k);
-        return true;
+    // The slot's update carries the moves of the claims deferred until now (given back if no slot is had).
+    const carried = this.takeMoves(runId);
+    try {
+      for (const k of tries) {
+        if (await this.conditionalAdd(keys.runCounters(runId, shards, k), 'pages', 1, share[k]!, carried)) {
+          spent.delete(k);
+          return true;
+        }
+        spent.add(k);
       }
-      spent.add(k);
+    } catch (err) {
+      this.deferMoves(runId, carried);
+      throw err;
     }
+    this.deferMoves(runId, carried);
     return false;
   }
 
@@ -287,8 +332,12 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
     return recordOf<FrontierRow>(await this.get(keys.frontier(runId, urlId, await this.shardsOf(runId))));
   }
 
-  /** Claims a queued URL for fetching (or one whose earlier claim lapsed); undefined when it is not fetchable now. */
-  async claimUrl(runId: number, urlId: string, now: number, leaseMs: number): Promise<FrontierRow | undefined> {
+  /**
+   * Claims a queued URL for fetching (or one whose earlier claim lapsed); undefined when it is not
+   * fetchable now. With `deferCounts`, the state move waits for the run's next page slot or counter
+   * update (see `pendingMoves`); the caller flushes what is left when its step ends.
+   */
+  async claimUrl(runId: number, urlId: string, now: number, leaseMs: number, deferCounts = false): Promise<FrontierRow | undefined> {
     try {
       const res = await this.doc.send(
         new UpdateCommand({
@@ -303,7 +352,9 @@ export abstract class DynamoLedger extends DynamoTable implements RunLedger {
         }),
       );
       const { leaseUntil: _lease, ...before } = recordOf<FrontierRow & { leaseUntil?: number }>(res.Attributes)!;
-      await this.addCounters(runId, stateMoves(before, { state: 'in_flight', reason: before.reason }));
+      const moves = stateMoves(before, { state: 'in_flight', reason: before.reason });
+      if (deferCounts) this.deferMoves(runId, moves);
+      else await this.addCounters(runId, moves);
       return { ...before, state: 'in_flight' };
     } catch (err) {
       if (isConditionFailure(err)) return undefined;

@@ -247,16 +247,21 @@ export class DynamoTable {
     }
   }
 
-  protected async conditionalAdd(key: Item, field: string, by: number, below?: number): Promise<boolean> {
+  protected async conditionalAdd(key: Item, field: string, by: number, below?: number, alsoAdd: Record<string, number> = {}): Promise<boolean> {
+    const also = Object.entries(alsoAdd).filter(([, n]) => n !== 0);
     try {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: key,
-          UpdateExpression: 'ADD #f :by',
+          UpdateExpression: `ADD #f :by${also.map((_, i) => `, #a${i} :a${i}`).join('')}`,
           ConditionExpression: below === undefined ? undefined : 'attribute_not_exists(#f) OR #f < :max',
-          ExpressionAttributeNames: { '#f': field },
-          ExpressionAttributeValues: below === undefined ? { ':by': by } : { ':by': by, ':max': below },
+          ExpressionAttributeNames: { '#f': field, ...Object.fromEntries(also.map(([k], i) => [`#a${i}`, k])) },
+          ExpressionAttributeValues: {
+            ':by': by,
+            ...(below === undefined ? {} : { ':max': below }),
+            ...Object.fromEntries(also.map(([, n], i) => [`:a${i}`, n])),
+          },
         }),
       );
       return true;

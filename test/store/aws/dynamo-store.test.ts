@@ -339,3 +339,51 @@ test("an enrichment deletes the page's dead letter only where its candidate read
   await enrich.putEnrichment(enrichmentRecord('ok', 'Again', []), 'again');
   assert.deepEqual(deletes, ['bad', 'ok']);
 });
+
+test("a claim's counter move rides the page slot its step claims next: one write for both, and a flush writes what no slot carried", async () => {
+  const { store, table } = await fresh();
+  const counterWrites: string[] = [];
+  const counting = new DynamoCrawlStore(
+    {
+      send: (command: never) => {
+        const c = command as { constructor: { name: string }; input: { Key?: { SK?: string } } };
+        const counter = c.constructor.name === 'UpdateCommand' && String(c.input.Key?.SK).startsWith('COUNTERS');
+        // Writes made (a failed conditional write changes nothing).
+        return emu.clients.doc.send(command).then((out) => {
+          if (counter) counterWrites.push(String(c.input.Key?.SK));
+          return out;
+        });
+      },
+    } as never,
+    table,
+    { blobs: new S3BlobStore(new S3Objects(emu.clients.s3, 'unused')) },
+  );
+  const run = await store.createRun([], {}, 1);
+  await store.addUrls(['a', 'b', 'c'].map((id) => row(run.id, id)));
+  const byState = async () => (await store.summary(run.id)).urlsByState;
+  assert.deepEqual(await byState(), { queued: 3 });
+
+  // A page: claimed, then its slot; the slot's update carries the move.
+  assert.ok(await counting.claimUrl(run.id, 'a', 10, 60_000, true));
+  assert.deepEqual(counterWrites, [], 'the claim alone writes no counter');
+  assert.equal(await counting.claimPageSlot(run.id, 1), true);
+  assert.equal(counterWrites.length, 1);
+  assert.deepEqual(await byState(), { queued: 2, in_flight: 1 });
+  assert.equal((await store.runProgress(run.id))?.pages, 1);
+
+  // No slot taken (the budget of one page spent): the move waits for the flush.
+  assert.ok(await counting.claimUrl(run.id, 'b', 10, 60_000, true));
+  assert.equal(await counting.claimPageSlot(run.id, 1), false);
+  assert.deepEqual(await byState(), { queued: 2, in_flight: 1 });
+  await counting.flushCounters();
+  assert.deepEqual(await byState(), { queued: 1, in_flight: 2 });
+  await counting.flushCounters();
+  assert.equal(counterWrites.length, 2, 'a second flush has nothing to write');
+
+  // Given back before anything was written: the claim's move and the release's cancel out.
+  assert.ok(await counting.claimUrl(run.id, 'c', 10, 60_000, true));
+  await counting.releaseUrl(run.id, 'c');
+  await counting.flushCounters();
+  assert.deepEqual(await byState(), { queued: 1, in_flight: 2 });
+  assert.equal(counterWrites.length, 2);
+});
