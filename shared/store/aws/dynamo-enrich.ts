@@ -47,8 +47,6 @@ export const enrichKeys = {
 } as const;
 const SHARDS = [...HEX, '_'];
 const LATENCY_SHARDS = 8;
-/** Pages whose dead letter a warm container remembers having read (present or not) before it starts over. */
-const DEAD_LETTERS_SEEN_MAX = 10_000;
 
 function termsItemOf(d: PostedDoc): Item {
   return {
@@ -98,8 +96,6 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
   private readonly graph: DynamoGraph;
   /** Candidate url ids of the current listing pass (a Scan, done once per pass). */
   private candidateIds?: string[];
-  /** Whether each page's dead letter was there when this process last read the page as a candidate. */
-  private readonly deadLetterSeen = new Map<string, boolean>();
 
   constructor(
     doc: DynamoDBDocumentClient,
@@ -142,25 +138,14 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
   }
 
   async enrichCandidate(urlId: string): Promise<EnrichCandidate | undefined> {
-    return (await this.candidatesOf([urlId], true))[0];
+    return (await this.candidatesOf([urlId]))[0];
   }
 
-  /**
-   * With `failures`, the pages' dead letters are read too (half a read unit each where there is
-   * none) and remembered for {@link putEnrichment}, which then deletes one only where it is: a delete
-   * costs a write unit whether or not the item is there.
-   */
-  private async candidatesOf(ids: string[], failures = false): Promise<EnrichCandidate[]> {
+  private async candidatesOf(ids: string[]): Promise<EnrichCandidate[]> {
     if (ids.length === 0) return [];
-    const items = await this.batchGet(
-      ids.flatMap((id) => [keys.page(id), keys.extract(id), enrichKeys.enrichment(id), ...(failures ? [enrichKeys.failure(id)] : [])]),
-    );
+    const items = await this.batchGet(ids.flatMap((id) => [keys.page(id), keys.extract(id), enrichKeys.enrichment(id)]));
     const byKey = new Map(items.map((i) => [`${i.PK}|${i.SK}`, i]));
     const at = (k: { PK: string; SK: string }) => byKey.get(`${k.PK}|${k.SK}`);
-    if (failures) {
-      if (this.deadLetterSeen.size > DEAD_LETTERS_SEEN_MAX) this.deadLetterSeen.clear();
-      for (const id of ids) this.deadLetterSeen.set(id, at(enrichKeys.failure(id)) !== undefined);
-    }
     const out: EnrichCandidate[] = [];
     for (const id of ids) {
       const page = recordOf<PageRecord>(at(keys.page(id)));
@@ -203,14 +188,10 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     await this.put(termsItemOf(posted));
     const { tookMs, ...stored } = record;
     await this.put({ ...enrichKeys.enrichment(record.urlId), type: 'ENRICH', ...stored });
-    // A dead letter this process read as absent is not deleted (one recorded since by a concurrent
-    // start of the same page stays until the page's next enrichment).
-    const deadLetter = this.deadLetterSeen.get(record.urlId);
-    this.deadLetterSeen.delete(record.urlId);
     // After the record, and independent of each other: sent at once.
     await Promise.all([
       this.logChange(record.urlId),
-      deadLetter === false ? undefined : this.clearEnrichFailure(record.urlId),
+      this.clearEnrichFailure(record.urlId),
       tookMs === undefined
         ? undefined
         : this.doc.send(

@@ -9,7 +9,7 @@ import { LARGE_RUN_PAGES, LARGE_RUN_SHARDS, RUN_SHARDS } from '../../../shared/s
 import { DynamoEnrichStore } from '../../../shared/store/aws/dynamo-enrich.js';
 import { TEXT_LOG_SHARDS } from '../../../shared/store/aws/dynamo-text-log.js';
 import { NEAR_DUPLICATE_DISTANCE, simhash } from '../../../shared/dedupe/simhash.js';
-import { extract, fetchRecord, page, row } from '../../store-records.js';
+import { extract, fetchRecord, row } from '../../store-records.js';
 import { startEmulators, type Emulators } from '../../../support/cloud/emulators.js';
 import { enrichmentRecord } from '../../contract/enrich-store.contract.js';
 
@@ -301,43 +301,6 @@ test('a fold takes only changes older than the log skew; the run-end fold waits 
   assert.equal(settled.folded, 3, 'the changes of seconds ago are folded: the fold waited them out');
   assert.equal(await enrich.textLogBacklog(10), 0);
   assert.equal((await enrich.textSearch(['harbour'], {}, 10)).length, 3, 'from the segments');
-});
-
-test("an enrichment deletes the page's dead letter only where its candidate read found one: a delete of nothing costs a write unit", async () => {
-  const { store, table, objects } = await fresh();
-  const deletes: string[] = [];
-  // The document client as the enrich store sees it, noting each DeleteItem it sends.
-  const doc = new Proxy(emu.clients.doc, {
-    get(target, prop, receiver) {
-      if (prop !== 'send') return Reflect.get(target, prop, receiver);
-      return (cmd: { constructor: { name: string }; input: { Key?: { SK?: string } } }) => {
-        if (cmd.constructor.name === 'DeleteCommand') deletes.push(String(cmd.input.Key?.SK));
-        return (target.send as (c: unknown) => Promise<unknown>)(cmd);
-      };
-    },
-  });
-  const enrich = new DynamoEnrichStore(doc, table, new S3BlobStore(objects), objects, 0);
-  const runId = (await store.createRun(['http://a.test/'], {}, 1)).id;
-  for (const id of ['ok', 'bad']) {
-    await store.commitFetch({
-      runId,
-      urlId: id,
-      state: 'done',
-      attempts: 1,
-      page: page({ runId, urlId: id, contentHash: `h-${id}` }),
-      extract: { ...extract(id, `words of ${id} to index`, `h-${id}`), runId },
-    });
-  }
-  await enrich.recordEnrichFailure({ urlId: 'bad', url: 'http://a.test/bad', stage: 'summary', error: 'throttled', attempts: 1, failedAt: 5 });
-  for (const id of ['ok', 'bad']) {
-    assert.ok(await enrich.enrichCandidate(id), `${id} is a candidate`);
-    await enrich.putEnrichment(enrichmentRecord(id, 'Enriched', []), 'enriched');
-  }
-  assert.deepEqual(deletes, ['bad']);
-  assert.deepEqual(await enrich.enrichFailures(), []);
-  // Written without a candidate read first (a rebuild's own path): deleted as before, whatever is there.
-  await enrich.putEnrichment(enrichmentRecord('ok', 'Again', []), 'again');
-  assert.deepEqual(deletes, ['bad', 'ok']);
 });
 
 test("a claim's counter move rides the page slot its step claims next: one write for both, and a flush writes what no slot carried", async () => {
