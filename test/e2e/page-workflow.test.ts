@@ -97,10 +97,12 @@ test('extracts and enriches a page once, however often the workflow starts', asy
   assert.equal((await store.getUrl(runId, 'id-hello'))?.state, 'done');
 });
 
-test('a deployment that keeps extracted snapshots writes each page\'s extraction under extracted/', async () => {
+test("a deployment that keeps extracted snapshots writes each page's extraction under extracted/", async () => {
   process.env.EXTRACTED_SNAPSHOTS = 'true';
   try {
-    const html = Buffer.from('<html><head><title>Kept</title></head><body><article><h1>Kept</h1><p>Words kept as a snapshot, with a <a href="/x">link</a>.</p></article></body></html>');
+    const html = Buffer.from(
+      '<html><head><title>Kept</title></head><body><article><h1>Kept</h1><p>Words kept as a snapshot, with a <a href="/x">link</a>.</p></article></body></html>',
+    );
     const out = (await run(await taskFor('kept', html))) as { results: Results };
     assert.match(out.results.Extract.extracted ?? '', /^extracted\/id-kept\/[0-9a-f]{64}\.json$/);
     const doc = JSON.parse((await objects.get(out.results.Extract.extracted!))!.toString()) as { url: string; markdown: string; links: unknown[] };
