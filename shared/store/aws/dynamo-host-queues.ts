@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { HostQueues, HostTurn, HostTurnRecord, PendingUrl, QueueClosing, QueuedAt } from '../../ports/index.js';
 import type { FetchKind } from '../../fetch/content-type.js';
-import { stateMoves } from './dynamo-ledger.js';
+import { stateMoves } from './dynamo-run-counters.js';
 import { isConditionFailure } from './dynamo-table.js';
 import { DynamoWaiting } from './dynamo-waiting.js';
 import { FRONTIER_INDEX, hostQueueKeys, keys, runPartition, URL_SK, WAITING_SK } from './table-layout.js';

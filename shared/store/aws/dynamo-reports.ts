@@ -2,7 +2,7 @@ import type { HostState } from '../../politeness/host-state.js';
 import { targetsOf, type RunActivity, type RunStatus, type RunSummary } from '../../ports/index.js';
 import { activityOf } from './dynamo-activity.js';
 import { DynamoHosts } from './dynamo-hosts.js';
-import { REASON_COUNTER, STATE_COUNTER } from './dynamo-ledger.js';
+import { REASON_COUNTER, STATE_COUNTER } from './dynamo-run-counters.js';
 import { keys } from './table-layout.js';
 
 /** A run's summary (its URLs by state, skips by reason, parked hosts) and its activity series, read back from its counters. */

@@ -15,7 +15,7 @@ import {
 import { fetchItem, queueEntry, recordOf, type RunLayout } from './dynamo-items.js';
 import { latencyCounters, minuteCounters } from './dynamo-activity.js';
 import { DynamoRuns } from './dynamo-runs.js';
-import { STATE_COUNTER, stateMoves } from './dynamo-ledger.js';
+import { STATE_COUNTER, stateMoves } from './dynamo-run-counters.js';
 import { settledRow, type SettledView } from './settled-view.js';
 import { stateUpdate, type StateFields } from './url-state-update.js';
 import { DynamoChanges } from './dynamo-changes.js';

@@ -2,7 +2,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { FINAL_STATES, SOFT_SKIPS, type FrontierRow } from '../../ports/index.js';
 import { frontierItem, type Item, type RunLayout } from './dynamo-items.js';
-import { DynamoLedger, stateMoves } from './dynamo-ledger.js';
+import { DynamoLedger } from './dynamo-ledger.js';
+import { stateMoves } from './dynamo-run-counters.js';
 import { inBatches, isConditionFailure } from './dynamo-table.js';
 import { FRONTIER_INDEX, keys, queueOrder, urlQueueKey, WAITING_SK } from './table-layout.js';
 
