@@ -82,6 +82,12 @@ export interface HostQueues {
    */
   keepTurn(turn: HostTurn, taken: number, now: number): Promise<boolean>;
   /**
+   * What {@link keepTurn} does, and one of the host's page slots of the run taken (`maxPerHost` at
+   * most), in one update: before a page's fetch, so the step that fetches needs no `keepTurn` after
+   * it. `full` when the host's slots are spent (nothing counted), `stale` when `turn` was not live.
+   */
+  keepTurnWithSlot(turn: HostTurn, taken: number, now: number, maxPerHost: number): Promise<'kept' | 'full' | 'stale'>;
+  /**
    * Hands a live turn on to the next one (returned; the caller sends it), counting the `taken` URLs
    * the turn moved out of the queue. Undefined when `turn` was not live (a duplicate message).
    */

@@ -151,17 +151,21 @@ async function fetchInTurn(
     rememberRunChange(ctx.store, row.runId, { pagesFullAt: fullAt });
     return later(PAGES_FULL_WAIT_MS, 'max-pages');
   }
-  if (countsAsPage && !(await ctx.store.claimHostSlot(row.runId, row.host, ctx.settings.maxPagesPerHost))) {
+  // The host's page slot and the turn kept, in one write: the step needs no keepTurn after its fetch.
+  const slot = countsAsPage ? await ctx.store.keepTurnWithSlot(turn, at.taken, ctx.clock(), ctx.settings.maxPagesPerHost) : undefined;
+  // A turn no longer live still fetches the URL it claimed, as it always did: its hand-on finds it stale.
+  if (slot === 'full' || (slot === 'stale' && !(await ctx.store.claimHostSlot(row.runId, row.host, ctx.settings.maxPagesPerHost)))) {
     await ctx.store.releasePageSlot(row.runId);
     await ctx.store.setUrlStates(row.runId, [row.urlId], 'skipped', 'max-pages-per-host');
     return closeQueue(ctx, turn, at.taken, { state: 'skipped', reason: 'max-pages-per-host' }, 'max-pages-per-host');
   }
+  const kept = slot === 'kept';
   let after = at.state;
   const fetched = await fetchClaimed(ctx, row, at.state, (next) => {
     after = next;
     at.setState(next);
   });
-  const handed = await handOn(ctx, turn, at.taken, fetched.outcome, at.maybeLast);
+  const handed = await handOn(ctx, turn, kept ? 0 : at.taken, fetched.outcome, at.maybeLast, kept);
   return { ...handed, ...(fetched.page ? { pages: [fetched.page] } : {}), ...(handed.action === 'next' ? { readyAt: readyAt(after) } : {}) } as TurnStep;
 }
 
@@ -170,9 +174,10 @@ async function fetchInTurn(
  * counted out, the turn still live, handed on by the caller when it stops taking steps), or it ends
  * when nothing is left (`maybeLast`: the queue read showed fewer URLs than it asked for).
  */
-async function handOn(ctx: CloudContext, turn: HostTurn, taken: number, outcome: string, maybeLast: boolean): Promise<TurnStep> {
+async function handOn(ctx: CloudContext, turn: HostTurn, taken: number, outcome: string, maybeLast: boolean, kept = false): Promise<TurnStep> {
   if (maybeLast && (await ctx.store.endTurn(turn, taken))) return done(outcome);
-  if (await ctx.store.keepTurn(turn, taken, ctx.clock())) return { action: 'next', outcome };
+  // `kept`: the step's page slot kept the turn a moment ago (its URLs counted out then).
+  if (kept || (await ctx.store.keepTurn(turn, taken, ctx.clock()))) return { action: 'next', outcome };
   // Not live: a duplicate of a turn already handed on; its work is done, nothing more is sent.
   return done(`${outcome}; stale-turn`);
 }

@@ -180,6 +180,27 @@ export abstract class DynamoHostQueues extends DynamoWaiting implements HostQueu
     }
   }
 
+  async keepTurnWithSlot(turn: HostTurn, taken: number, now: number, maxPerHost: number): Promise<'kept' | 'full' | 'stale'> {
+    const Key = await this.hostKey(turn.runId, turn.host);
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key,
+          UpdateExpression: 'SET turnAt = :now ADD queued :minus, fetched :one',
+          ConditionExpression: 'turn = :cur AND (attribute_not_exists(fetched) OR fetched < :max)',
+          ExpressionAttributeValues: { ':now': now, ':minus': -taken, ':one': 1, ':cur': turn.turn, ':max': maxPerHost },
+        }),
+      );
+      return 'kept';
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    // Which part failed: read once, on this rare path only.
+    const item = (await this.doc.send(new GetCommand({ TableName: this.table, Key, ConsistentRead: true }))).Item;
+    return item?.turn !== turn.turn ? 'stale' : 'full';
+  }
+
   async passTurn(turn: HostTurn, taken: number, now: number): Promise<HostTurn | undefined> {
     try {
       const res = await this.doc.send(

@@ -350,3 +350,21 @@ test("a claim's counter move rides the page slot its step claims next: one write
   assert.deepEqual(await byState(), { queued: 1, in_flight: 2 });
   assert.equal(counterWrites.length, 2);
 });
+
+test("a fetching step's host page slot keeps its turn in the same write: counted out, renewed, and told apart when the slots are spent or the turn is stale", async () => {
+  const { store } = await fresh();
+  const run = await store.createRun([], {}, 1);
+  const turn = (await store.addHostWork(run.id, 'h.test', 3, 100))!;
+  assert.ok(turn, 'a host with no turn gets one');
+  assert.equal(await store.keepTurnWithSlot(turn, 1, 200, 2), 'kept');
+  assert.deepEqual(await store.hostTurn(run.id, 'h.test'), { queued: 2, turn: turn.turn, turnAt: 200 });
+  assert.equal(await store.keepTurnWithSlot(turn, 1, 300, 2), 'kept');
+  // Two pages of two: the third slot is refused and nothing is counted out.
+  assert.equal(await store.keepTurnWithSlot(turn, 1, 400, 2), 'full');
+  assert.deepEqual(await store.hostTurn(run.id, 'h.test'), { queued: 1, turn: turn.turn, turnAt: 300 });
+  assert.equal(await store.keepTurnWithSlot({ ...turn, turn: turn.turn + 1 }, 1, 400, 5), 'stale');
+  assert.deepEqual(await store.hostTurn(run.id, 'h.test'), { queued: 1, turn: turn.turn, turnAt: 300 });
+  // The host slot a kept turn took is the one claimHostSlot counts: a third is still refused.
+  assert.equal(await store.claimHostSlot(run.id, 'h.test', 2), false);
+  assert.equal(await store.endTurn(turn, 1), true);
+});
