@@ -1,4 +1,5 @@
 import type { ArchivedPage, ArchivedPages } from '../../ports/archived-pages.js';
+import { itemMarkdown } from './dynamo-items.js';
 import { DynamoTable } from './dynamo-table.js';
 import { keys } from './table-layout.js';
 
@@ -33,7 +34,7 @@ export class DynamoArchivedPages extends DynamoTable implements ArchivedPages {
         const x = extracts.get(id);
         const title = (x?.title ?? page.title) as string | undefined;
         // Markdown spilled to S3 (over 100 KB) is left out of the list: replay still finds the page by URL.
-        const text = typeof x?.markdown === 'string' && x.markdown ? x.markdown : undefined;
+        const text = itemMarkdown(x) || undefined;
         yield { id, url: String(page.url), ts: Number(page.fetchedAt), ...(title ? { title } : {}), ...(text ? { text } : {}) };
       }
     }

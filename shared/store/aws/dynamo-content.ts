@@ -1,10 +1,10 @@
 import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hammingDistance, simhashWideBands } from '../../dedupe/simhash.js';
 import type { BlobStore, ChunkRecord, EdgeRecord, ExtractRecord, FetchRecord, PageRecord } from '../../ports/index.js';
-import { chunkItems, chunksOf, edgesOf, extractItem, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
+import { chunkItems, chunksOf, edgesOf, extractItem, itemMarkdown, linksItem, pageItem, recordOf, type Item } from './dynamo-items.js';
 import { DynamoHostQueues } from './dynamo-host-queues.js';
 import { isConditionFailure } from './dynamo-table.js';
-import { keys } from './table-layout.js';
+import { ENRICH_DEAD_LETTER, keys } from './table-layout.js';
 
 /** Text fields longer than this go to the blob store (DynamoDB items stop at 400 KB). */
 const SPILL_BYTES = 100_000;
@@ -45,7 +45,7 @@ export abstract class DynamoContent extends DynamoHostQueues {
   async chunks(urlId: string): Promise<ChunkRecord[]> {
     return chunksOf(await this.partition(`URL#${urlId}`, 'CHUNK#'), async () => {
       const extract = await this.get(keys.extract(urlId));
-      return (await this.unspill(extract?.markdown, extract?.markdownBlob)) ?? '';
+      return (await this.unspill(itemMarkdown(extract), extract?.markdownBlob)) ?? '';
     });
   }
 
@@ -62,6 +62,8 @@ export abstract class DynamoContent extends DynamoHostQueues {
     const { text, blob } = await this.spill(x.markdown);
     const item = extractItem({ ...x, markdown: text ?? '' }, chunks.length);
     if (blob) item.markdownBlob = blob;
+    // The page's enrichment dead letter outlives its extraction: its next enrichment deletes it.
+    if (previous?.[ENRICH_DEAD_LETTER]) item[ENRICH_DEAD_LETTER] = true;
     const stale = Array.from({ length: Math.max(0, Number(previous?.chunkCount ?? 0) - chunks.length) }, (_, i) => keys.chunk(x.urlId, chunks.length + i));
     // Independent items, each write idempotent: sent at once (the URL's state is set after them all).
     await Promise.all([
@@ -142,8 +144,14 @@ export abstract class DynamoContent extends DynamoHostQueues {
   async getExtract(urlId: string): Promise<ExtractRecord | undefined> {
     const item = await this.get(keys.extract(urlId));
     if (!item) return undefined;
-    const { chunkCount: _n, markdownBlob, ...x } = recordOf<ExtractRecord & { chunkCount: number; markdownBlob?: string }>(item)!;
-    return { ...x, markdown: (await this.unspill(x.markdown, markdownBlob)) ?? '' };
+    const {
+      chunkCount: _n,
+      markdownBlob,
+      [ENRICH_DEAD_LETTER]: _d,
+      markdownGz: _gz,
+      ...x
+    } = recordOf<ExtractRecord & { chunkCount: number; markdownBlob?: string; deadLettered?: true; markdownGz?: Uint8Array }>(item)!;
+    return { ...x, markdown: (await this.unspill(itemMarkdown(item), markdownBlob)) ?? '' };
   }
 
   async getPage(urlId: string): Promise<PageRecord | undefined> {

@@ -1,10 +1,9 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decodeTerms, docTerms, encodeTerms, queryIndexTerms, termsHeld, type PostedDoc } from '../../search/text-postings.js';
 import { searchSegments, type SegmentReader } from '../../search/segment-search.js';
 import type {
   BlobStore,
   EnrichCandidate,
-  EnrichFailure,
   EnrichmentRecord,
   EnrichStore,
   ExtractRecord,
@@ -15,12 +14,13 @@ import type {
 } from '../../ports/index.js';
 import { ENRICH_LATENCY_BOUNDS_MS, enrichLatencyBucket, hitOf, LINKED_FROM_KEPT, type EnrichLatency } from '../../ports/search-index.js';
 import { pageFieldsOf } from '../../ports/page-fields.js';
-import { recordOf, type Item } from './dynamo-items.js';
+import { itemMarkdown, recordOf, type Item } from './dynamo-items.js';
 import { DynamoGraph } from './dynamo-graph.js';
-import { DynamoTable, sumCounters } from './dynamo-table.js';
+import { sumCounters } from './dynamo-table.js';
+import { DynamoEnrichDeadLetters } from './dynamo-dead-letters.js';
 import { S3TextIndex, type TextFold } from './s3-text-index.js';
 import type { S3Objects } from './s3-store.js';
-import { keys } from './table-layout.js';
+import { deadLetterKey, enrichmentKey, keys } from './table-layout.js';
 import { DynamoTextLog, DynamoTextManifest, textLogKey } from './dynamo-text-log.js';
 
 /**
@@ -34,18 +34,17 @@ export const FOLD_MAX_CHANGES = 20_000;
 /** Anchor texts shown per hit (from links in the body or a sidebar). */
 const INLINK_ANCHORS = 3;
 
-/** Enrichment items are spread over 16 partitions by the first hex digit of the url id; listing them in that order is url-id order. */
-const HEX = '0123456789abcdef';
 export const enrichKeys = {
-  enrichment: (urlId: string) => ({ PK: `ENRICH#${HEX.includes(urlId[0] ?? '') ? urlId[0] : '_'}`, SK: urlId }),
+  enrichment: enrichmentKey,
   terms: (urlId: string) => ({ PK: `URL#${urlId}`, SK: 'TERMS' }),
   /** The log of text changes (`dynamo-text-log.ts`). */
   textLog: textLogKey,
-  failure: (urlId: string) => ({ PK: 'ENRICH_FAILURES', SK: urlId }),
-  /** One of the latency histogram's shards (a random one takes each page's update); the histogram is their sum. */
+  failure: deadLetterKey,
+  /** The latency histogram's item (0: a fold adds what it took from the text log) and the shards pages once updated; the histogram is their sum and the log's. */
   latency: (shard = 0) => ({ PK: shard === 0 ? 'ENRICH_STATS' : `ENRICH_STATS#${shard}`, SK: 'LATENCY' }),
 } as const;
-const SHARDS = [...HEX, '_'];
+/** The enrichment records' partitions (`ENRICH#<first hex digit of the url id>`), in url-id order. */
+const SHARDS = [...'0123456789abcdef', '_'];
 const LATENCY_SHARDS = 8;
 
 function termsItemOf(d: PostedDoc): Item {
@@ -92,7 +91,7 @@ function postedOf(item: Item): PostedDoc {
  * Full-text search scores the index's segments in S3 and that delta together, so a page is
  * findable by its words as soon as it is enriched; a fold writes the delta as a new segment.
  */
-export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
+export class DynamoEnrichStore extends DynamoEnrichDeadLetters implements EnrichStore {
   private readonly graph: DynamoGraph;
   /** Candidate url ids of the current listing pass (a Scan, done once per pass). */
   private candidateIds?: string[];
@@ -152,12 +151,13 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
       const x = at(keys.extract(id));
       const extract = recordOf<ExtractRecord & { markdownBlob?: string }>(x);
       if (!page?.indexable || !extract || extract.wordCount <= 0 || extract.textDuplicateOf || extract.nearDuplicateOf) continue;
+      this.noteMark(id, x);
       out.push({
         urlId: id,
         url: page.url,
         host: page.host,
         title: extract.title ?? page.title ?? '',
-        markdown: await this.markdownOf(extract),
+        markdown: await this.markdownOf(extract, x),
         textHash: extract.textHash,
         ...pageFieldsOf(extract.metadata),
         enrichment: recordOf<EnrichmentRecord>(at(enrichKeys.enrichment(id))),
@@ -166,8 +166,8 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     return out;
   }
 
-  private async markdownOf(x: ExtractRecord & { markdownBlob?: string }): Promise<string> {
-    if (!x.markdownBlob) return x.markdown ?? '';
+  private async markdownOf(x: ExtractRecord & { markdownBlob?: string }, item: Item | undefined): Promise<string> {
+    if (!x.markdownBlob) return itemMarkdown(item) ?? '';
     const bytes = await this.blobs.get(x.markdownBlob);
     if (!bytes) throw new Error(`the markdown of ${x.urlId} (${x.markdownBlob}) is missing from the blob store: restore the raw/ objects of the bucket`);
     return bytes.toString();
@@ -188,29 +188,52 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
     await this.put(termsItemOf(posted));
     const { tookMs, ...stored } = record;
     await this.put({ ...enrichKeys.enrichment(record.urlId), type: 'ENRICH', ...stored });
-    // After the record, and independent of each other: sent at once.
-    await Promise.all([
-      this.logChange(record.urlId),
-      this.clearEnrichFailure(record.urlId),
-      tookMs === undefined
-        ? undefined
-        : this.doc.send(
-            new UpdateCommand({
-              TableName: this.table,
-              Key: enrichKeys.latency(Math.floor(Math.random() * LATENCY_SHARDS)),
-              UpdateExpression: 'SET #type = :type ADD #bucket :one, latencyMs :ms',
-              ExpressionAttributeNames: { '#type': 'type', '#bucket': `lat${enrichLatencyBucket(tookMs)}` },
-              ExpressionAttributeValues: { ':type': 'ENRICH_STATS', ':one': 1, ':ms': Math.round(tookMs) },
-            }),
-          ),
-    ]);
+    // After the record, and independent of each other: sent at once. The log entry carries the
+    // enrichment's time: the histogram reads it there until a fold adds it to the histogram's item.
+    await Promise.all([this.logChange(record.urlId, tookMs), this.clearDeadLetterOf(record.urlId)]);
   }
 
+  /**
+   * The histogram's items (what folds added, and the shards every page once updated) plus the
+   * times of the changes logged since the last fold: one write a fold, not one a page.
+   */
   async enrichLatency(): Promise<EnrichLatency> {
-    const item = sumCounters(await this.batchGet(Array.from({ length: LATENCY_SHARDS }, (_, k) => enrichKeys.latency(k)))) ?? {};
-    const counts = ENRICH_LATENCY_BOUNDS_MS.map((_, i) => Number(item[`lat${i}`] ?? 0));
-    counts.push(Number(item[`lat${ENRICH_LATENCY_BOUNDS_MS.length}`] ?? 0));
-    return { counts, sumMs: Number(item.latencyMs ?? 0) };
+    const [shards, current] = await Promise.all([
+      this.batchGet(Array.from({ length: LATENCY_SHARDS }, (_, k) => enrichKeys.latency(k))),
+      this.textIndex.manifest(),
+    ]);
+    const item = sumCounters(shards) ?? {};
+    const counts = Array.from({ length: ENRICH_LATENCY_BOUNDS_MS.length + 1 }, (_, i) => Number(item[`lat${i}`] ?? 0));
+    let sumMs = Number(item.latencyMs ?? 0);
+    for (const ms of await this.textLog.timedSince(current?.manifest.builtAt ?? 0)) {
+      counts[enrichLatencyBucket(ms)]! += 1;
+      sumMs += ms;
+    }
+    return { counts, sumMs };
+  }
+
+  /** Adds the timed changes a fold took to the histogram's item, in one update. */
+  private async addLatencies(taken: Array<{ tookMs?: number }>): Promise<void> {
+    const adds = new Map<string, number>();
+    let sumMs = 0;
+    for (const { tookMs } of taken) {
+      if (tookMs === undefined) continue;
+      const bucket = `lat${enrichLatencyBucket(tookMs)}`;
+      adds.set(bucket, (adds.get(bucket) ?? 0) + 1);
+      sumMs += tookMs;
+    }
+    if (adds.size === 0) return;
+    const names = Object.fromEntries([...adds.keys()].map((b, i) => [`#b${i}`, b]));
+    const values = Object.fromEntries([...adds.values()].map((n, i) => [`:b${i}`, n]));
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: enrichKeys.latency(0),
+        UpdateExpression: `SET #type = :type ADD latencyMs :ms, ${[...adds.keys()].map((_, i) => `#b${i} :b${i}`).join(', ')}`,
+        ExpressionAttributeNames: { '#type': 'type', ...names },
+        ExpressionAttributeValues: { ':type': 'ENRICH_STATS', ':ms': sumMs, ...values },
+      }),
+    );
   }
 
   async deleteEnrichment(urlId: string): Promise<void> {
@@ -223,8 +246,8 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
   }
 
   /** The delta of the full-text index: which pages changed since the last build. */
-  private async logChange(urlId: string): Promise<void> {
-    await this.textLog.log(urlId);
+  private async logChange(urlId: string, tookMs?: number): Promise<void> {
+    await this.textLog.log(urlId, tookMs);
   }
 
   async enrichments(afterUrlId: string, limit: number): Promise<EnrichmentRecord[]> {
@@ -252,27 +275,6 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
 
   async enrichmentsOf(urlIds: string[]): Promise<EnrichmentRecord[]> {
     return (await this.batchGet(urlIds.map(enrichKeys.enrichment))).map((i) => recordOf<EnrichmentRecord>(i)!);
-  }
-
-  async recordEnrichFailure(f: EnrichFailure): Promise<void> {
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: enrichKeys.failure(f.urlId),
-        UpdateExpression: 'SET #type = :t, urlId = :u, #url = :url, stage = :s, #error = :e, failedAt = :at ADD attempts :n',
-        ExpressionAttributeNames: { '#type': 'type', '#url': 'url', '#error': 'error' },
-        ExpressionAttributeValues: { ':t': 'ENRICH_FAILURE', ':u': f.urlId, ':url': f.url, ':s': f.stage, ':e': f.error, ':at': f.failedAt, ':n': f.attempts },
-      }),
-    );
-  }
-
-  async clearEnrichFailure(urlId: string): Promise<void> {
-    await this.doc.send(new DeleteCommand({ TableName: this.table, Key: enrichKeys.failure(urlId) }));
-  }
-
-  async enrichFailures(): Promise<EnrichFailure[]> {
-    const items = await this.partition(enrichKeys.failure('').PK, '');
-    return items.map((i) => recordOf<EnrichFailure>(i)!).sort((a, b) => a.failedAt - b.failedAt || (a.urlId < b.urlId ? -1 : 1));
   }
 
   /** Url ids logged as changed since `since` (ms), oldest first, each once. */
@@ -325,7 +327,11 @@ export class DynamoEnrichStore extends DynamoTable implements EnrichStore {
       changed.filter((id) => !present.has(id)),
       builtAt,
     );
-    if (fold.committed) await this.textLog.remove(taken);
+    if (fold.committed) {
+      // Before the entries go: a fold that stops between the two counts them again, never loses them.
+      await this.addLatencies(taken);
+      await this.textLog.remove(taken);
+    }
     return { ...fold, seconds: (Date.now() - started) / 1000 };
   }
 

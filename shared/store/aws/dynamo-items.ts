@@ -145,8 +145,21 @@ export function chunksOf(items: Item[], markdown: () => Promise<string>): Promis
   );
 }
 
+/** Markdown from this many bytes on is kept gzipped in its EXTRACT item (`markdownGz`): the item's write units are by its size. */
+export const MARKDOWN_GZIP_FROM = 256;
+
+/** A page's EXTRACT item, its markdown gzipped when long enough. */
 export function extractItem(x: ExtractRecord, chunkCount: number): Item {
-  return { ...keys.extract(x.urlId), type: 'EXTRACT', ...x, chunkCount };
+  const { markdown, ...rest } = x;
+  const text = markdown ?? '';
+  const body = Buffer.byteLength(text) >= MARKDOWN_GZIP_FROM ? { markdownGz: gzipSync(text) } : { markdown: text };
+  return { ...keys.extract(x.urlId), type: 'EXTRACT', ...rest, ...body, chunkCount };
+}
+
+/** The markdown an EXTRACT item holds itself (gzipped or not); undefined when it has none (spilled to S3, or no item). */
+export function itemMarkdown(item: Item | undefined): string | undefined {
+  if (item?.markdownGz instanceof Uint8Array) return gunzipSync(item.markdownGz).toString();
+  return typeof item?.markdown === 'string' ? item.markdown : undefined;
 }
 
 export const INDEX_NAMES = { inlinks: INLINKS_INDEX.name } as const;

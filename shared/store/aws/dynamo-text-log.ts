@@ -17,6 +17,8 @@ export interface LoggedChange {
   urlId: string;
   /** Wall-clock ms of the change. */
   at: number;
+  /** How long the enrichment that wrote the page took (ms), when it was timed: the latency histogram's share the log holds. */
+  tookMs?: number;
 }
 
 /**
@@ -25,9 +27,19 @@ export interface LoggedChange {
  * fold deletes exactly the entries it took, so what is in the log is what no fold holds.
  */
 export class DynamoTextLog extends DynamoTable {
-  /** Logs a change at wall-clock time (not the pipeline's clock: builds compare with it). */
-  async log(urlId: string): Promise<void> {
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...textLogKey(Date.now(), urlId), type: 'TEXTLOG', urlId } }));
+  /**
+   * Logs a change at wall-clock time (not the pipeline's clock: builds compare with it), with the
+   * time its enrichment took: the histogram counts it from the log until a fold adds it there.
+   */
+  async log(urlId: string, tookMs?: number): Promise<void> {
+    const took = tookMs === undefined ? {} : { tookMs: Math.round(tookMs) };
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...textLogKey(Date.now(), urlId), type: 'TEXTLOG', urlId, ...took } }));
+  }
+
+  /** The enrichment times logged since `since` (ms), of the changes that were timed. */
+  async timedSince(since: number): Promise<number[]> {
+    const items = await this.each((pk) => this.queryAll(range(pk, '>=', since, 'tookMs', true)));
+    return items.flatMap((i) => (i.tookMs === undefined ? [] : [Number(i.tookMs)]));
   }
 
   /** Url ids logged since `since` (ms), oldest first, each once. */
@@ -52,10 +64,18 @@ export class DynamoTextLog extends DynamoTable {
   /** The oldest `limit` changes logged before `before` (ms), oldest first. */
   async before(before: number, limit: number): Promise<LoggedChange[]> {
     const items = await this.each((pk) =>
-      this.doc.send(new QueryCommand({ TableName: this.table, ...range(pk, '<', before, 'PK, SK, urlId', true), Limit: limit })).then((res) => res.Items ?? []),
+      this.doc
+        .send(new QueryCommand({ TableName: this.table, ...range(pk, '<', before, 'PK, SK, urlId, tookMs', true), Limit: limit }))
+        .then((res) => res.Items ?? []),
     );
     return items
-      .map((i) => ({ PK: String(i.PK), SK: String(i.SK), urlId: String(i.urlId), at: Number(String(i.SK).split('#')[0]) }))
+      .map((i) => ({
+        PK: String(i.PK),
+        SK: String(i.SK),
+        urlId: String(i.urlId),
+        at: Number(String(i.SK).split('#')[0]),
+        ...(i.tookMs === undefined ? {} : { tookMs: Number(i.tookMs) }),
+      }))
       .sort((a, b) => (a.SK < b.SK ? -1 : a.SK > b.SK ? 1 : 0))
       .slice(0, limit);
   }

@@ -19,6 +19,17 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 /** Days a fetch record (`FETCH#`) is kept when the deployment does not say (`fetchRetention`). */
 export const DEFAULT_FETCH_RETENTION_DAYS = 400;
 
+/** A page's enrichment record, spread over 16 partitions by the first hex digit of the url id (listing them in that order is url-id order). */
+export const enrichmentKey = (urlId: string) => ({ PK: `ENRICH#${/^[0-9a-f]/.test(urlId) ? urlId[0] : '_'}`, SK: urlId });
+/** A page's enrichment dead letter: one partition, read only when they are listed. */
+export const deadLetterKey = (urlId: string) => ({ PK: 'ENRICH_FAILURES', SK: urlId });
+
+/**
+ * An EXTRACT item's mark that its page has an enrichment dead letter: its next enrichment deletes
+ * the dead letter, and an enrichment of a page without the mark writes nothing for it.
+ */
+export const ENRICH_DEAD_LETTER = 'deadLettered';
+
 /** Sort-key prefixes of a run partition's frontier items: a URL, and a batch of URLs waiting for their host's turn (after the URLs). */
 export const URL_SK = 'URL#';
 export const WAITING_SK = 'WAIT#';

@@ -272,16 +272,32 @@ test('the text-change log is spread over its partitions and read back whole, old
   const order = logged.sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : 1)).map((i) => String(i.urlId));
   assert.deepEqual(changed, [...new Set(order)]);
   assert.equal(await enrich.textLogBacklog(1000), 40);
-  for (const id of ids.slice(0, 10)) await enrich.putEnrichment(enrichmentRecord(id, `Harbour ${id}`, []), 'a harbour page');
+  for (const [i, id] of ids.slice(0, 10).entries())
+    await enrich.putEnrichment(enrichmentRecord(id, `Harbour ${id}`, [], { tookMs: 5 + i * 400 }), 'a harbour page');
   await new Promise((r) => setTimeout(r, 5));
+  // The enrichments' times: read from the log until a fold takes them, then from the histogram's item, the same.
+  const latency = await enrich.enrichLatency();
+  assert.equal(latency.sumMs, 10 * 5 + 400 * 45);
+  assert.equal(
+    latency.counts.reduce((a, b) => a + b, 0),
+    10,
+  );
   // A backlog past a fold's share is folded over several folds, oldest first; queries see every change meanwhile.
   const first = await enrich.indexTextChanges({ maxChanges: 30 });
   assert.deepEqual([first.folded, first.deleted], [10, 20], 'the 30 oldest changes: deletions, 10 of them of pages enriched since');
   assert.equal(await enrich.textLogBacklog(1000), 20);
   assert.equal((await enrich.textSearch(['harbour'], {}, 50)).length, 10, 'the pages enriched after the deletions, from the log');
+  assert.deepEqual(await enrich.enrichLatency(), latency);
   const second = await enrich.indexTextChanges({ maxChanges: 30 });
   assert.deepEqual([second.folded, second.deleted], [10, 10]);
   assert.equal(await enrich.textLogBacklog(1000), 0);
+  assert.deepEqual(await enrich.enrichLatency(), latency, 'the fold added the times it took, once');
+  const stats = ((await emu.clients.doc.send(new ScanCommand({ TableName: table }))).Items ?? []).filter((i) => i.type === 'ENRICH_STATS');
+  assert.deepEqual(
+    stats.map((i) => i.PK),
+    ['ENRICH_STATS'],
+    'one item, written by the fold',
+  );
   assert.equal((await enrich.textSearch(['harbour'], {}, 50)).length, 10, 'from the segments');
   assert.equal(((await emu.clients.doc.send(new ScanCommand({ TableName: table }))).Items ?? []).filter((i) => i.type === 'TEXTLOG').length, 0);
 });
