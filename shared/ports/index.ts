@@ -6,7 +6,7 @@ export type { GraphStore } from './graph-store.js';
 export type { FrontierQueue } from './frontier-queue.js';
 export type { WorkflowStarter, WorkflowRunner, WorkflowExecution } from './workflow-starter.js';
 export type { ObjectStore } from './object-store.js';
-export type { RunLedger } from './run-ledger.js';
+export type { CountedRequest, RequestActivity, RunLedger } from './run-ledger.js';
 export type { HostQueues, HostTurn, HostTurnRecord, PendingUrl, QueueClosing, QueuedAt } from './host-queues.js';
 export type * from './search-index.js';
 export * from './page-fields.js';

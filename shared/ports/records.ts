@@ -289,6 +289,8 @@ export interface FetchCommit {
   attempts: number;
   notBefore?: number;
   fetch?: FetchRecord;
+  /** `fetch` is counted in the run's activity already (by the worker that made it): its record adds nothing there. */
+  fetchCounted?: boolean;
   /** The browser's interaction, when the page was rendered: its own record, pointing at the rendered WARC records. */
   rendered?: FetchRecord;
   page?: PageRecord;

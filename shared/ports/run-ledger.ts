@@ -1,5 +1,5 @@
 import type { HostState } from '../politeness/host-state.js';
-import type { FrontierRow, HostClaim, RunProgress, RunRecord } from './records.js';
+import type { FetchRecord, FrontierRow, HostClaim, RunProgress, RunRecord } from './records.js';
 
 /**
  * What many stateless workers need to share a run: claims and counters, each one conditional
@@ -36,4 +36,16 @@ export interface RunLedger {
   releaseHostSlot(runId: number, host: string): Promise<void>;
   /** Adds `value` to a per-run trap counter unless it already holds `limit` other values; false when full. */
   rememberVariant(runId: number, key: string, value: string, limit: number): Promise<boolean>;
+}
+
+/** A request as the run's activity series counts it (the minute of `fetchedAt`, its status). */
+export type CountedRequest = Pick<FetchRecord, 'runId' | 'fetchedAt' | 'status' | 'notModified'>;
+
+/**
+ * The cloud's run activity counted where requests are made: a fetch worker counts the pages its
+ * batch fetched at once (one write a run and minute), and their commits, marked `fetchCounted`,
+ * do not count them again.
+ */
+export interface RequestActivity {
+  countRequests(requests: CountedRequest[]): Promise<void>;
 }

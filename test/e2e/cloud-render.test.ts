@@ -11,6 +11,7 @@ import { startEmulators, type Emulators } from '../../support/cloud/emulators.js
 import { cloudCrawl, tableItems, type CloudCrawl } from '../../support/cloud/harness.js';
 import { synthApp, type Synthesized } from '../../support/synth.js';
 import { readWarcBytes } from '../../support/crawl-helpers.js';
+import { itemMarkdown } from '../../shared/store/aws/dynamo-items.js';
 
 /** A user's script, run by an action: it writes a paragraph the served page does not have. */
 const ACTED = "document.body.insertAdjacentHTML('beforeend', '<p id=\"acted\">Written by an action in the cloud render step.</p>')";
@@ -91,7 +92,7 @@ test("a crawl's actions run in the cloud's Render step: the page is rendered for
   assert.equal(p?.fetcher, 'browser');
   assert.deepEqual([(p?.render as { outcome: string }).outcome, (p?.render as { reason: string }).reason], ['rendered', 'actions']);
   const x = items.find((i) => i.type === 'EXTRACT' && i.urlId === p?.urlId);
-  assert.match(String(x?.markdown), /Written by an action in the cloud render step/);
+  assert.match(String(itemMarkdown(x)), /Written by an action in the cloud render step/);
   // Its sibling has no actions and stays as served.
   assert.equal((page('/rendered-only/2')?.render as { outcome: string }).outcome, 'not-rendered');
 });

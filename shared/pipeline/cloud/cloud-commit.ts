@@ -79,12 +79,11 @@ export async function enqueueCandidates(ctx: CloudContext, candidates: LinkCandi
  * message or a second Express start counts nothing twice. A fetch to retry goes back to its
  * host's queue with the time it may be tried again.
  */
-export async function commitCloud(ctx: CloudContext, row: FrontierRow, result: ProcessResult, notBefore = 0): Promise<void> {
+export async function commitCloud(ctx: CloudContext, row: FrontierRow, result: ProcessResult, notBefore = 0, fetchCounted = false): Promise<void> {
   const attempts = row.attempts + 1;
   const discovered = await admitCloud(ctx, result.candidates);
-  const inserted = new Set(
-    await ctx.store.commitFetch(toFetchCommit(result, { runId: row.runId, urlId: row.urlId, attempts, notBefore: result.retry ? notBefore : 0, discovered })),
-  );
+  const commit = toFetchCommit(result, { runId: row.runId, urlId: row.urlId, attempts, notBefore: result.retry ? notBefore : 0, discovered });
+  const inserted = new Set(await ctx.store.commitFetch(fetchCounted ? { ...commit, fetchCounted } : commit));
   await queueAtHosts(ctx, [...discovered.filter((r) => inserted.has(r.urlId)), ...(result.retry ? [{ ...row, state: 'queued' as const }] : [])]);
 }
 

@@ -17,6 +17,7 @@ import type {
   FrontierQueue,
   HostQueues,
   ObjectStore,
+  RequestActivity,
   RunLedger,
   RunRecord,
 } from '../../ports/index.js';
@@ -26,7 +27,7 @@ import type { Renderer } from '../../render/renderer.js';
 import type { InvocationWarcs } from './invocation-warcs.js';
 
 /** The cloud's store: the crawl's records, the claims and counters the workers share, the hosts' queues. */
-export type CloudStore = CrawlStore & RunLedger & HostQueues;
+export type CloudStore = CrawlStore & RunLedger & HostQueues & RequestActivity;
 
 /** What every cloud stage is built from: the adapters, made once per Lambda container. */
 export interface CloudDeps {

@@ -19,6 +19,8 @@ export interface PageTask {
   previous?: PageRecord;
   at: number;
   warc?: WarcLocation;
+  /** The fetch worker counted the request in the run's activity: the page's commit does not count it again. */
+  counted?: boolean;
 }
 
 /**

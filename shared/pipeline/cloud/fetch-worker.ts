@@ -160,12 +160,24 @@ export async function takeBatch<D extends CloudDeps & { pageWorkflow: WorkflowSt
   } finally {
     await warcs.close();
   }
+  // The batch's requests are counted here, once a run and minute, not by each page's commit.
+  for (const page of fetched) page.counted = true;
   const starts = await Promise.allSettled(fetched.map((page) => startPageWorkflow(deps, page)));
+  const started = fetched.filter((_, i) => starts[i]!.status === 'fulfilled');
+  try {
+    await deps.store.countRequests(
+      started.map((p) => ({ runId: p.row.runId, fetchedAt: p.at, status: p.response.status, notModified: p.response.status === 304 })),
+    );
+  } catch (err) {
+    // A minute of the activity series short, never a batch failed after its pages went on.
+    deps.logger.warn('the batch’s requests could not be counted in the run’s activity', { pages: started.length, error: errorMessage(err) });
+  }
   let refused = 0;
   for (const [i, start] of starts.entries()) {
     if (start.status === 'fulfilled') continue;
     refused++;
-    const page = fetched[i]!;
+    // Its request is counted with its failure's record instead.
+    const page = { ...fetched[i]!, counted: false };
     const error = { Error: (start.reason as Error | undefined)?.name ?? 'Error', Cause: JSON.stringify({ errorMessage: errorMessage(start.reason) }) };
     deps.logger.error('a page workflow did not start', { url: page.row.url, error: error.Error, cause: errorMessage(start.reason) });
     try {

@@ -86,7 +86,7 @@ export async function extractStage(ctx: CloudContext, task: PageWorkflowInput): 
       links: result.edges ?? [],
     });
   }
-  await commitCloud(ctx, task.row, result);
+  await commitCloud(ctx, task.row, result, 0, task.counted === true);
   return { urlId: task.row.urlId, state: result.state, reason: result.reason, extracted, links: result.edges?.length ?? 0 };
 }
 
@@ -130,6 +130,7 @@ export async function recordFailureStage(
     reason: 'processing-failed',
     attempts,
     fetch,
+    fetchCounted: task.counted === true,
   });
   ctx.logger.error('page processing failed', { url: task.row.url, error: fetch.error });
   return { urlId: task.row.urlId, state: 'failed', reason: 'processing-failed', links: 0 };
@@ -152,7 +153,7 @@ async function deferPage(
     error: `processing deferred: ${error.Error ?? 'Error'}: ${errorMessage(causeOf(error.Cause))}`.slice(0, 2000),
   };
   const notBefore = ctx.clock() + STEP_RETRY_MS * 2 ** (attempts - 1);
-  await ctx.store.commitFetch({ runId: task.runId, urlId: task.row.urlId, state: 'queued', attempts, notBefore, fetch });
+  await ctx.store.commitFetch({ runId: task.runId, urlId: task.row.urlId, state: 'queued', attempts, notBefore, fetch, fetchCounted: task.counted === true });
   await givePageSlotsBack(ctx.store, task.runId, task.row);
   await queueAtHosts(ctx, [{ ...task.row, state: 'queued' }]);
   ctx.logger.warn('a page step was throttled or ran out of time: the URL goes back to its host queue', { url: task.row.url, error: error.Error, attempts });

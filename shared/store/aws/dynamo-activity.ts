@@ -15,7 +15,12 @@ export function latencyCounters(record: FetchRecord): Record<string, number> {
 }
 
 /** The minute a fetch counts in, and its increments of that minute's ACT item (requests, 2xx answers, 304s). */
-export function minuteCounters(record: FetchRecord): { minute: number; requests: number; ok: number; unchanged: number } {
+export function minuteCounters(record: Pick<FetchRecord, 'fetchedAt' | 'status' | 'notModified'>): {
+  minute: number;
+  requests: number;
+  ok: number;
+  unchanged: number;
+} {
   const ok = record.status !== undefined && record.status >= 200 && record.status < 300;
   return { minute: Math.floor(record.fetchedAt / ACTIVITY_BUCKET_MS), requests: 1, ok: ok ? 1 : 0, unchanged: record.notModified ? 1 : 0 };
 }

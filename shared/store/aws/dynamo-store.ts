@@ -5,6 +5,7 @@ import {
   type BlobStore,
   type CrawlStore,
   type FetchCommit,
+  type CountedRequest,
   type FetchRecord,
   type FrontierRow,
   type QueueClosing,
@@ -249,7 +250,7 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     // Lambda billed by the millisecond waits for one round trip, not ten; the cloud bench's meter).
     const [inserted] = await Promise.all([
       this.addFrontier(c.discovered ?? [], true, Math.floor(Date.now() / 1000) + this.retentionSeconds),
-      c.fetch ? this.recordFetch(c.fetch) : undefined,
+      c.fetch ? this.recordFetch(c.fetch, !c.fetchCounted) : undefined,
       c.rendered ? this.recordFetch(c.rendered) : undefined,
       // Aliases are also indexed by their target (inlinks index, `ALIAS#<targetId>`), so links to an alias count as inlinks of its target.
       ...(c.aliases ?? []).map((a) =>
@@ -297,7 +298,8 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
     return out;
   }
 
-  async recordFetch(record: FetchRecord): Promise<void> {
+  /** Stores a fetch's record (once) and counts it in the run's counters and, unless `countRequest` is false, its activity. */
+  async recordFetch(record: FetchRecord, countRequest = true): Promise<void> {
     // Counted once: a redelivered commit writes the same key and the condition stops it.
     if (!(await this.putIfAbsent(fetchItem(record, Math.floor(record.fetchedAt / 1000) + this.fetchRetentionSeconds)))) return;
     if (record.error === ROBOTS_REFUSAL) return;
@@ -307,24 +309,40 @@ export class DynamoCrawlStore extends DynamoRuns implements CrawlStore {
       { requests: 1, bytes: record.bytes, unchanged: record.notModified ? 1 : 0, ...latencyCounters(record) },
       record.status === undefined ? 'error' : String(record.status),
     );
-    const m = minuteCounters(record);
-    // The minute's item of a random shard: a run's requests a minute spread over its shards.
-    const shards = await this.shardsOf(record.runId);
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: keys.runMinute(record.runId, m.minute, shards, Math.floor(Math.random() * shards)),
-        UpdateExpression: `SET #t = :t, #exp = if_not_exists(#exp, :exp) ADD requests :r, ok :o${m.unchanged ? ', unchanged :u' : ''}`,
-        ExpressionAttributeNames: { '#t': 'type', '#exp': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: {
-          ':t': 'ACTIVITY',
-          ':r': m.requests,
-          ':o': m.ok,
-          ...(m.unchanged ? { ':u': m.unchanged } : {}),
-          ':exp': Math.floor(Date.now() / 1000) + this.retentionSeconds,
-        },
-      }),
-    );
+    if (countRequest) await this.countRequests([record]);
+  }
+
+  /** Adds requests to their run's activity series: one update a run and minute, whatever their number. */
+  async countRequests(requests: CountedRequest[]): Promise<void> {
+    const byMinute = new Map<string, { runId: number; minute: number; requests: number; ok: number; unchanged: number }>();
+    for (const r of requests) {
+      const m = minuteCounters(r);
+      const key = `${r.runId}\n${m.minute}`;
+      const sum = byMinute.get(key) ?? { runId: r.runId, minute: m.minute, requests: 0, ok: 0, unchanged: 0 };
+      sum.requests += m.requests;
+      sum.ok += m.ok;
+      sum.unchanged += m.unchanged;
+      byMinute.set(key, sum);
+    }
+    for (const m of byMinute.values()) {
+      // The minute's item of a random shard: a run's requests a minute spread over its shards.
+      const shards = await this.shardsOf(m.runId);
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.runMinute(m.runId, m.minute, shards, Math.floor(Math.random() * shards)),
+          UpdateExpression: `SET #t = :t, #exp = if_not_exists(#exp, :exp) ADD requests :r, ok :o${m.unchanged ? ', unchanged :u' : ''}`,
+          ExpressionAttributeNames: { '#t': 'type', '#exp': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: {
+            ':t': 'ACTIVITY',
+            ':r': m.requests,
+            ':o': m.ok,
+            ...(m.unchanged ? { ':u': m.unchanged } : {}),
+            ':exp': Math.floor(Date.now() / 1000) + this.retentionSeconds,
+          },
+        }),
+      );
+    }
   }
 
   async close(): Promise<void> {}
