@@ -128,7 +128,7 @@ async function underClaim(ctx: CloudContext, turn: HostTurn, host: HostRecord, s
     }
     return fetchInTurn(ctx, turn, row, { state, setState, taken, maybeLast: queued.length < TURN_CANDIDATES });
   }
-  return handOn(ctx, turn, taken, taken ? 'robots' : 'claimed-elsewhere', queued.length < TURN_CANDIDATES);
+  return handOn(ctx, turn, taken, taken ? 'robots' : 'claimed-elsewhere', { maybeLast: queued.length < TURN_CANDIDATES });
 }
 
 /** The page and host budgets, then the fetch of the claimed URL, then the turn handed on. */
@@ -165,7 +165,7 @@ async function fetchInTurn(
     after = next;
     at.setState(next);
   });
-  const handed = await handOn(ctx, turn, kept ? 0 : at.taken, fetched.outcome, at.maybeLast, kept);
+  const handed = await handOn(ctx, turn, kept ? 0 : at.taken, fetched.outcome, { maybeLast: at.maybeLast, kept });
   return { ...handed, ...(fetched.page ? { pages: [fetched.page] } : {}), ...(handed.action === 'next' ? { readyAt: readyAt(after) } : {}) } as TurnStep;
 }
 
@@ -174,7 +174,13 @@ async function fetchInTurn(
  * counted out, the turn still live, handed on by the caller when it stops taking steps), or it ends
  * when nothing is left (`maybeLast`: the queue read showed fewer URLs than it asked for).
  */
-async function handOn(ctx: CloudContext, turn: HostTurn, taken: number, outcome: string, maybeLast: boolean, kept = false): Promise<TurnStep> {
+async function handOn(
+  ctx: CloudContext,
+  turn: HostTurn,
+  taken: number,
+  outcome: string,
+  { maybeLast, kept = false }: { maybeLast: boolean; kept?: boolean },
+): Promise<TurnStep> {
   if (maybeLast && (await ctx.store.endTurn(turn, taken))) return done(outcome);
   // `kept`: the step's page slot kept the turn a moment ago (its URLs counted out then).
   if (kept || (await ctx.store.keepTurn(turn, taken, ctx.clock()))) return { action: 'next', outcome };
