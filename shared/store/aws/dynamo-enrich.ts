@@ -47,6 +47,17 @@ export const enrichKeys = {
 const SHARDS = [...'0123456789abcdef', '_'];
 const LATENCY_SHARDS = 8;
 
+/** The histogram's counters for these enrichment times: `lat<bucket>` (enrichments a bucket) and `latencyMs` (their sum); none for no time. */
+function latencyCountersOf(times: number[]): Record<string, number> {
+  const counters: Record<string, number> = {};
+  for (const ms of times) {
+    const bucket = `lat${enrichLatencyBucket(ms)}`;
+    counters[bucket] = (counters[bucket] ?? 0) + 1;
+    counters.latencyMs = (counters.latencyMs ?? 0) + ms;
+  }
+  return counters;
+}
+
 function termsItemOf(d: PostedDoc): Item {
   return {
     ...enrichKeys.terms(d.urlId),
@@ -202,36 +213,23 @@ export class DynamoEnrichStore extends DynamoEnrichDeadLetters implements Enrich
       this.batchGet(Array.from({ length: LATENCY_SHARDS }, (_, k) => enrichKeys.latency(k))),
       this.textIndex.manifest(),
     ]);
-    const item = sumCounters(shards) ?? {};
+    const logged = latencyCountersOf(await this.textLog.timedSince(current?.manifest.builtAt ?? 0));
+    const item = sumCounters([...shards, logged])!;
     const counts = Array.from({ length: ENRICH_LATENCY_BOUNDS_MS.length + 1 }, (_, i) => Number(item[`lat${i}`] ?? 0));
-    let sumMs = Number(item.latencyMs ?? 0);
-    for (const ms of await this.textLog.timedSince(current?.manifest.builtAt ?? 0)) {
-      counts[enrichLatencyBucket(ms)]! += 1;
-      sumMs += ms;
-    }
-    return { counts, sumMs };
+    return { counts, sumMs: Number(item.latencyMs ?? 0) };
   }
 
   /** Adds the timed changes a fold took to the histogram's item, in one update. */
   private async addLatencies(taken: Array<{ tookMs?: number }>): Promise<void> {
-    const adds = new Map<string, number>();
-    let sumMs = 0;
-    for (const { tookMs } of taken) {
-      if (tookMs === undefined) continue;
-      const bucket = `lat${enrichLatencyBucket(tookMs)}`;
-      adds.set(bucket, (adds.get(bucket) ?? 0) + 1);
-      sumMs += tookMs;
-    }
-    if (adds.size === 0) return;
-    const names = Object.fromEntries([...adds.keys()].map((b, i) => [`#b${i}`, b]));
-    const values = Object.fromEntries([...adds.values()].map((n, i) => [`:b${i}`, n]));
+    const adds = Object.entries(latencyCountersOf(taken.flatMap((c) => (c.tookMs === undefined ? [] : [c.tookMs]))));
+    if (adds.length === 0) return;
     await this.doc.send(
       new UpdateCommand({
         TableName: this.table,
         Key: enrichKeys.latency(0),
-        UpdateExpression: `SET #type = :type ADD latencyMs :ms, ${[...adds.keys()].map((_, i) => `#b${i} :b${i}`).join(', ')}`,
-        ExpressionAttributeNames: { '#type': 'type', ...names },
-        ExpressionAttributeValues: { ':type': 'ENRICH_STATS', ':ms': sumMs, ...values },
+        UpdateExpression: `SET #type = :type ADD ${adds.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+        ExpressionAttributeNames: { '#type': 'type', ...Object.fromEntries(adds.map(([k], i) => [`#a${i}`, k])) },
+        ExpressionAttributeValues: { ':type': 'ENRICH_STATS', ...Object.fromEntries(adds.map(([, n], i) => [`:a${i}`, n])) },
       }),
     );
   }
